@@ -1,0 +1,2 @@
+//! The bridge between the two implementations: Verilator build and cache, the FFI shim, the
+//! lockstep runner and its reports, and the lint and area flows.

@@ -1,0 +1,1 @@
+//! The SIMT instruction encoding (to be written).

@@ -1,0 +1,39 @@
+//! The catalogue of generatable units: names, one-line descriptions, parameter declarations,
+//! and each unit's typed config with its ports and tables.
+//!
+//! Adding a unit: a config module here (parameters, ports, tables), its RTL in
+//! `warpforge-hdl`, its model and stimulus in `warpforge-testbench`, and one line in
+//! [`CATALOGUE`] and in the cosim registry.
+
+pub mod simt_stack;
+pub mod warp_sched;
+
+use crate::params::ParamSpec;
+
+/// A generatable unit, as listed by `warpforge units`.
+pub struct UnitInfo {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub params: &'static [ParamSpec],
+}
+
+pub const CATALOGUE: &[UnitInfo] = &[
+    UnitInfo {
+        name: warp_sched::NAME,
+        about: "issue-stage warp scheduler (LRR, GTO) with launch-order age matrix",
+        params: warp_sched::PARAMS,
+    },
+    UnitInfo {
+        name: simt_stack::NAME,
+        about: "per-warp PDOM (SBR) reconvergence stack: divergent push, pop at the RPC",
+        params: simt_stack::PARAMS,
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static UnitInfo> {
+    CATALOGUE.iter().find(|u| u.name == name)
+}
+
+pub fn names() -> Vec<&'static str> {
+    CATALOGUE.iter().map(|u| u.name).collect()
+}

@@ -1,0 +1,17 @@
+//! The hardware: rust-hdl descriptions of the warpforge units.
+//!
+//! rust-hdl stays behind this crate's boundary: a unit's config goes in, Verilog text comes
+//! out ([`Design`]). Nothing else in warpforge touches rust-hdl types.
+
+pub mod primitives;
+pub mod simt_stack;
+pub mod warp_sched;
+
+/// Generated Verilog of one unit configuration.
+#[derive(Clone, Debug)]
+pub struct Design {
+    /// Name of the top module.
+    pub module: String,
+    /// The whole Verilog source: the top module and every submodule.
+    pub verilog: String,
+}

@@ -1,0 +1,1 @@
+//! RTL of simt-stack (to be written).

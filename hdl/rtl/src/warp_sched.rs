@@ -1,0 +1,1 @@
+//! RTL of warp-sched (to be written).

@@ -1,0 +1,1 @@
+//! ISA tools: assembler, interpreter, kernels (to be written).

@@ -1,0 +1,31 @@
+//! What the hardware is checked against: cycle models of every unit, written from the specs
+//! independently of the RTL, their stimulus generators and the spec vectors.
+//!
+//! Cycle convention (both sides): state changes only at the rising edge; a model's
+//! [`Model::step`] first computes this cycle's outputs from (state, inputs), then commits the
+//! next state.
+
+pub mod isa;
+pub mod rng;
+pub mod simt_stack;
+pub mod warp_sched;
+pub mod words;
+
+/// A cycle-exact reference model of one unit. Port values are packed as in
+/// [`warpforge_contract::Layout`].
+pub trait Model {
+    /// One clock cycle: write this cycle's outputs (all output ports, including debug ports)
+    /// from the current state and `inputs`, then commit the state for the next cycle.
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]);
+    /// The spec's invariants on the current (committed) state and the last cycle; `Err` names
+    /// the invariant that failed.
+    fn check_invariants(&self) -> Result<(), String>;
+    /// A one-line human-readable summary of the state, for mismatch reports and state logs.
+    fn state_line(&self) -> String;
+}
+
+/// A generator of legal input vectors. It sees the model's outputs of the previous cycle, so
+/// it can react to what the unit did (zero on the first cycle).
+pub trait Stimulus {
+    fn next(&mut self, cycle: u64, prev_outputs: &[u64], inputs: &mut [u64]);
+}

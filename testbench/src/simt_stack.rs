@@ -1,0 +1,1 @@
+//! Model of simt-stack (to be written).

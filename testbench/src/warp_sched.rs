@@ -1,0 +1,1 @@
+//! Model of warp-sched (to be written).
