@@ -29,3 +29,26 @@ pub trait Model {
 pub trait Stimulus {
     fn next(&mut self, cycle: u64, prev_outputs: &[u64], inputs: &mut [u64]);
 }
+
+/// A directed test vector from a spec: a parameter set and, per cycle, the inputs to drive and
+/// the outputs expected. Runs on the model (in `warpforge-testbench`'s tests) and on the RTL
+/// (through the cosim crate), so both are held to the same published numbers.
+#[derive(Clone, Debug)]
+pub struct SpecVector {
+    /// e.g. "latency_hiding_scheduler.md §4.1 vector A (gto)".
+    pub name: String,
+    /// Unit name, e.g. "warp-sched".
+    pub unit: &'static str,
+    /// Parameters as `--set` strings (`key=value`); unlisted ones take their defaults.
+    pub sets: Vec<String>,
+    pub cycles: Vec<VectorCycle>,
+}
+
+/// One cycle of a [`SpecVector`]. Input ports not listed are driven 0. Values are little-endian
+/// 64-bit words (one word for ports up to 64 bits).
+#[derive(Clone, Debug, Default)]
+pub struct VectorCycle {
+    pub inputs: Vec<(&'static str, Vec<u64>)>,
+    /// Output ports checked this cycle, with their expected values.
+    pub expect: Vec<(&'static str, Vec<u64>)>,
+}
