@@ -1,2 +1,9 @@
 //! The bridge between the two implementations: Verilator build and cache, the FFI shim, the
 //! lockstep runner and its reports, and the lint and area flows.
+
+pub mod area;
+pub mod lint;
+pub mod lockstep;
+pub mod registry;
+pub mod tools;
+pub mod verilator;
