@@ -2,8 +2,10 @@
 //! lockstep runner and its reports, and the lint and area flows.
 
 pub mod area;
+pub mod bench;
 pub mod lint;
 pub mod lockstep;
+pub mod regress;
 pub mod registry;
 pub mod tools;
 pub mod verilator;

@@ -1,1 +1,427 @@
-//! (to be written)
+//! The run-time Verilator bridge: `verilator --cc` with a unique prefix per design, a C++ shim
+//! rendered from an askama template, compiled with `cc` into a shared library and loaded with
+//! `libloading`. Builds are cached by a hash of everything that goes into them, so a second
+//! run of the same design loads the library without rebuilding.
+
+use askama::Template;
+use libloading::Library;
+use std::ffi::{c_void, CString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+use warpforge_contract::{Layout, Manifest};
+use warpforge_hdl::Design;
+
+/// Bumped whenever the shim or the build recipe changes, so stale cache entries are ignored.
+const RECIPE_VERSION: &str = "wf-bridge-3";
+/// Optimisation level of the C++ build (Verilated model and shim).
+const OPT_LEVEL: u32 = 2;
+
+#[derive(Debug)]
+pub enum BridgeError {
+    /// A required tool is not installed.
+    Missing(String),
+    /// A build step failed; the message names the step and the log.
+    Build(String),
+    /// The library could not be loaded.
+    Load(String),
+}
+
+impl fmt::Display for BridgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BridgeError::Missing(m) | BridgeError::Build(m) | BridgeError::Load(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for BridgeError {}
+
+/// Where compiled designs are cached: `$WARPFORGE_CACHE`, else `$XDG_CACHE_HOME/warpforge`,
+/// else `$HOME/.cache/warpforge`, else a folder in the system temp dir.
+pub fn cache_root() -> PathBuf {
+    if let Some(p) = CACHE_OVERRIDE.with(|c| c.borrow().clone()) {
+        return p;
+    }
+    if let Some(p) = std::env::var_os("WARPFORGE_CACHE") {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(p).join("warpforge");
+    }
+    if let Some(p) = std::env::var_os("HOME") {
+        return PathBuf::from(p).join(".cache").join("warpforge");
+    }
+    std::env::temp_dir().join("warpforge-cache")
+}
+
+thread_local! {
+    static CACHE_OVERRIDE: std::cell::RefCell<Option<PathBuf>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Run `f` with the build cache at `dir` on this thread (used to measure cold builds).
+pub fn with_cache_root<T>(dir: &Path, f: impl FnOnce() -> T) -> T {
+    let old = CACHE_OVERRIDE.with(|c| c.replace(Some(dir.to_path_buf())));
+    let out = f();
+    CACHE_OVERRIDE.with(|c| *c.borrow_mut() = old);
+    out
+}
+
+/// FNV-1a, 64 bits: a stable hash for cache keys (std's hasher may change between releases).
+pub fn fnv64(parts: &[&[u8]]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for part in parts {
+        for b in *part {
+            h ^= *b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= 0xff;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+fn verilator_path() -> Result<PathBuf, BridgeError> {
+    crate::tools::require("verilator").map_err(|e| BridgeError::Missing(e.to_string()))
+}
+
+fn run(cmd: &mut Command, what: &str, log: &Path) -> Result<(), BridgeError> {
+    let out = cmd.output().map_err(|e| BridgeError::Build(format!("{what}: could not start: {e}")))?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let _ = std::fs::write(log, &text);
+    if out.status.success() {
+        Ok(())
+    } else {
+        let first = text.lines().find(|l| l.contains("rror")).unwrap_or("").trim().to_string();
+        Err(BridgeError::Build(format!("{what} failed ({}); log: {} {first}", out.status, log.display())))
+    }
+}
+
+fn verilator_root(verilator: &Path) -> Result<PathBuf, BridgeError> {
+    let out = Command::new(verilator)
+        .args(["--getenv", "VERILATOR_ROOT"])
+        .output()
+        .map_err(|e| BridgeError::Build(format!("verilator --getenv: {e}")))?;
+    let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if root.is_empty() {
+        return Err(BridgeError::Build("verilator did not report VERILATOR_ROOT".into()));
+    }
+    Ok(PathBuf::from(root))
+}
+
+fn verilator_version(verilator: &Path) -> String {
+    Command::new(verilator)
+        .arg("--version")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default()
+}
+
+/// The C++ compiler, configured explicitly (there are no cargo build-script variables at
+/// run time).
+fn cxx(root: &Path, trace: bool) -> cc::Tool {
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .target(env!("WARPFORGE_TARGET"))
+        .host(env!("WARPFORGE_HOST"))
+        .opt_level(OPT_LEVEL)
+        .debug(false)
+        .pic(true)
+        .warnings(false)
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .include(root.join("include"))
+        .include(root.join("include").join("vltstd"))
+        .flag("-std=c++17")
+        .flag("-faligned-new")
+        .define("VM_TRACE", if trace { "1" } else { "0" })
+        .define("VM_TRACE_VCD", if trace { "1" } else { "0" })
+        .define("VL_THREADED", "1");
+    b.get_compiler()
+}
+
+/// Compile `sources` to objects in `dir`, up to the machine's parallelism at once.
+fn compile_objects(tool: &cc::Tool, sources: &[PathBuf], dir: &Path, extra_include: Option<&Path>) -> Result<Vec<PathBuf>, BridgeError> {
+    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let mut objects = vec![];
+    for chunk in sources.chunks(jobs) {
+        let mut children = vec![];
+        for src in chunk {
+            let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+            let obj = dir.join(format!("{stem}.o"));
+            let log = dir.join(format!("{stem}.log"));
+            let mut cmd = tool.to_command();
+            if let Some(inc) = extra_include {
+                cmd.arg("-I").arg(inc);
+            }
+            cmd.arg("-c").arg(src).arg("-o").arg(&obj);
+            let child = cmd
+                .stdout(std::process::Stdio::null())
+                .stderr(std::fs::File::create(&log).map_err(|e| BridgeError::Build(format!("{}: {e}", log.display())))?)
+                .spawn()
+                .map_err(|e| BridgeError::Build(format!("C++ compiler could not start: {e}")))?;
+            children.push((child, src.clone(), log));
+            objects.push(obj);
+        }
+        for (mut child, src, log) in children {
+            let status = child.wait().map_err(|e| BridgeError::Build(format!("C++ compiler: {e}")))?;
+            if !status.success() {
+                return Err(BridgeError::Build(format!(
+                    "C++ compile of {} failed; log: {}",
+                    src.display(),
+                    log.display()
+                )));
+            }
+        }
+    }
+    Ok(objects)
+}
+
+/// Verilator's own runtime (verilated.cpp and friends), compiled once per Verilator version
+/// and trace flag and shared by every design.
+fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBuf>, BridgeError> {
+    let key = fnv64(&[RECIPE_VERSION.as_bytes(), version.as_bytes(), &[trace as u8]]);
+    let dir = cache_root().join(format!("runtime-{key:016x}"));
+    let mut names = vec!["verilated.cpp", "verilated_threads.cpp"];
+    if trace {
+        names.push("verilated_vcd_c.cpp");
+    }
+    let objects: Vec<PathBuf> =
+        names.iter().map(|n| dir.join(n.replace(".cpp", ".o"))).collect();
+    if dir.join("done").exists() {
+        return Ok(objects);
+    }
+    let tmp = make_temp_dir(&cache_root(), "runtime")?;
+    let sources: Vec<PathBuf> = names.iter().map(|n| root.join("include").join(n)).collect();
+    compile_objects(&cxx(root, trace), &sources, tmp.path(), None)?;
+    std::fs::write(tmp.path().join("done"), b"ok").map_err(io_err)?;
+    publish(tmp, &dir)?;
+    Ok(objects)
+}
+
+fn io_err(e: std::io::Error) -> BridgeError {
+    BridgeError::Build(format!("cache: {e}"))
+}
+
+fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
+    std::fs::create_dir_all(parent).map_err(io_err)?;
+    tempfile::Builder::new().prefix(&format!(".tmp-{what}-")).tempdir_in(parent).map_err(io_err)
+}
+
+/// Move a finished build into place. If another process published the same key first, keep
+/// theirs (the contents are identical by construction).
+fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
+    let path = tmp.into_path();
+    if std::fs::rename(&path, dir).is_err() {
+        let _ = std::fs::remove_dir_all(&path);
+        if !dir.join("done").exists() {
+            return Err(BridgeError::Build(format!("cache: could not publish {}", dir.display())));
+        }
+    }
+    Ok(())
+}
+
+struct PortWord32 {
+    index: usize,
+    word: usize,
+    shift: usize,
+}
+struct PortWord64 {
+    word: usize,
+    lo: usize,
+    hi: usize,
+    has_hi: bool,
+}
+struct ShimPort {
+    name: String,
+    offset: usize,
+    wide: bool,
+    words32: Vec<PortWord32>,
+    words64: Vec<PortWord64>,
+}
+
+#[derive(Template)]
+#[template(path = "shim.cpp", escape = "none")]
+struct Shim {
+    prefix: String,
+    module: String,
+    trace: bool,
+    in_words: usize,
+    out_words: usize,
+    inputs: Vec<ShimPort>,
+    outputs: Vec<ShimPort>,
+}
+
+fn shim_ports(slots: &[warpforge_contract::manifest::Slot]) -> Vec<ShimPort> {
+    slots
+        .iter()
+        .map(|s| {
+            let n32 = s.width.div_ceil(32);
+            ShimPort {
+                name: s.name.clone(),
+                offset: s.offset,
+                wide: s.width > 64,
+                words32: (0..n32).map(|i| PortWord32 { index: i, word: s.offset + i / 2, shift: 32 * (i % 2) }).collect(),
+                words64: (0..s.words)
+                    .map(|i| PortWord64 { word: s.offset + i, lo: 2 * i, hi: 2 * i + 1, has_hi: 2 * i + 1 < n32 })
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+/// A compiled design in the cache.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub library: PathBuf,
+    pub dir: PathBuf,
+    /// True when this call built it; false when it came from the cache.
+    pub built: bool,
+    pub build_seconds: f64,
+    pub trace: bool,
+}
+
+/// Build (or find in the cache) the shared library of `design`.
+pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compiled, BridgeError> {
+    let t0 = Instant::now();
+    let verilator = verilator_path()?;
+    let version = verilator_version(&verilator);
+    let layout = manifest.layout();
+    let key = fnv64(&[
+        RECIPE_VERSION.as_bytes(),
+        version.as_bytes(),
+        design.verilog.as_bytes(),
+        design.module.as_bytes(),
+        format!("{:?}", layout).as_bytes(),
+        &[trace as u8],
+    ]);
+    let prefix = format!("Vwf{key:016x}");
+    let dir = cache_root().join(format!("{}-{key:016x}{}", design.module, if trace { "-trace" } else { "" }));
+    let library = dir.join(format!("lib{prefix}.so"));
+    if dir.join("done").exists() && library.exists() {
+        return Ok(Compiled { library, dir, built: false, build_seconds: t0.elapsed().as_secs_f64(), trace });
+    }
+    let root = verilator_root(&verilator)?;
+    let runtime = runtime_objects(&root, &version, trace)?;
+
+    let tmp = make_temp_dir(&cache_root(), &design.module)?;
+    let work = tmp.path();
+    let vfile = work.join(format!("{}.v", design.module));
+    std::fs::write(&vfile, &design.verilog).map_err(io_err)?;
+    let obj = work.join("obj");
+    let mut cmd = Command::new(&verilator);
+    cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "unique", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
+        .arg("--prefix")
+        .arg(&prefix)
+        .arg("--top-module")
+        .arg(&design.module)
+        .arg("-Mdir")
+        .arg(&obj);
+    if trace {
+        cmd.arg("--trace");
+    }
+    cmd.arg(&vfile);
+    run(&mut cmd, "verilator --cc", &work.join("verilator.log"))?;
+
+    let shim = Shim {
+        prefix: prefix.clone(),
+        module: design.module.clone(),
+        trace,
+        in_words: layout.in_words,
+        out_words: layout.out_words,
+        inputs: shim_ports(&layout.inputs),
+        outputs: shim_ports(&layout.outputs),
+    };
+    let shim_path = work.join("wf_shim.cpp");
+    std::fs::write(&shim_path, shim.render().map_err(|e| BridgeError::Build(format!("shim template: {e}")))?)
+        .map_err(io_err)?;
+
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&obj)
+        .map_err(io_err)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    sources.sort();
+    sources.push(shim_path);
+    let tool = cxx(&root, trace);
+    let mut objects = compile_objects(&tool, &sources, work, Some(&obj))?;
+    objects.extend(runtime);
+    let built_lib = work.join(format!("lib{prefix}.so"));
+    let mut link = tool.to_command();
+    link.arg("-shared").arg("-o").arg(&built_lib).args(&objects).arg("-pthread").arg("-latomic");
+    run(&mut link, "link", &work.join("link.log"))?;
+    std::fs::write(work.join("done"), b"ok").map_err(io_err)?;
+    publish(tmp, &dir)?;
+    Ok(Compiled { library, dir, built: true, build_seconds: t0.elapsed().as_secs_f64(), trace })
+}
+
+type NewFn = unsafe extern "C" fn(u64) -> *mut c_void;
+type FreeFn = unsafe extern "C" fn(*mut c_void);
+type RunFn = unsafe extern "C" fn(*mut c_void, u64, *const u64, *mut u64);
+type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const std::os::raw::c_char, u64) -> i32;
+type TraceCloseFn = unsafe extern "C" fn(*mut c_void);
+
+/// One instance of a Verilated design, driven a batch of cycles at a time.
+pub struct Rtl {
+    handle: *mut c_void,
+    free: FreeFn,
+    run: RunFn,
+    trace_open: TraceOpenFn,
+    trace_close: TraceCloseFn,
+    in_words: usize,
+    out_words: usize,
+    // Keep the library loaded as long as the instance lives; dropped last.
+    _lib: Library,
+}
+
+impl Rtl {
+    /// Load the library and create an instance whose registers start from `seed`-random values.
+    pub fn load(compiled: &Compiled, layout: &Layout, seed: u64) -> Result<Rtl, BridgeError> {
+        let load_err = |e: libloading::Error| BridgeError::Load(format!("{}: {e}", compiled.library.display()));
+        // SAFETY: the library is one we built from the shim template; its symbols have the
+        // signatures declared above.
+        unsafe {
+            let lib = Library::new(&compiled.library).map_err(load_err)?;
+            let new: NewFn = *lib.get::<NewFn>(b"wf_new").map_err(load_err)?;
+            let free: FreeFn = *lib.get::<FreeFn>(b"wf_free").map_err(load_err)?;
+            let run: RunFn = *lib.get::<RunFn>(b"wf_run").map_err(load_err)?;
+            let trace_open: TraceOpenFn = *lib.get::<TraceOpenFn>(b"wf_trace_open").map_err(load_err)?;
+            let trace_close: TraceCloseFn = *lib.get::<TraceCloseFn>(b"wf_trace_close").map_err(load_err)?;
+            let handle = new(seed);
+            Ok(Rtl { handle, free, run, trace_open, trace_close, in_words: layout.in_words, out_words: layout.out_words, _lib: lib })
+        }
+    }
+
+    /// Run `inputs.len() / in_words` cycles; `outputs` receives each cycle's outputs.
+    pub fn run(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let n = if self.in_words == 0 { outputs.len() / self.out_words.max(1) } else { inputs.len() / self.in_words };
+        assert!(outputs.len() >= n * self.out_words, "output buffer too small");
+        assert!(inputs.len() >= n * self.in_words, "input buffer too small");
+        // SAFETY: buffers are sized for n cycles as the shim expects.
+        unsafe { (self.run)(self.handle, n as u64, inputs.as_ptr(), outputs.as_mut_ptr()) }
+    }
+
+    /// Write a VCD of every cycle from `from_cycle` on. Fails if this is not a tracing build.
+    pub fn trace(&mut self, path: &Path, from_cycle: u64) -> Result<(), BridgeError> {
+        let c = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| BridgeError::Load(e.to_string()))?;
+        // SAFETY: valid handle and NUL-terminated path.
+        let ok = unsafe { (self.trace_open)(self.handle, c.as_ptr(), from_cycle) };
+        if ok == 1 {
+            Ok(())
+        } else {
+            Err(BridgeError::Load("this build has no tracing; build with trace = true".into()))
+        }
+    }
+}
+
+impl Drop for Rtl {
+    fn drop(&mut self) {
+        // SAFETY: handle came from wf_new of the same library, which is still loaded.
+        unsafe {
+            (self.trace_close)(self.handle);
+            (self.free)(self.handle);
+        }
+    }
+}

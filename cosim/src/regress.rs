@@ -1,0 +1,231 @@
+//! Regressions: a deterministic list of independent jobs (unit × config × seed, plus every
+//! spec vector), run on a pool of threads, sliceable with `--shard I/N` so a job array or a CI
+//! matrix can spread a nightly run over machines.
+
+use crate::lockstep::{self, Options, Source};
+use crate::registry::{self, Unit};
+use crate::verilator;
+use serde::Serialize;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+/// One regression job.
+#[derive(Clone, Debug, Serialize)]
+pub struct Job {
+    /// Stable id: `unit[k=v,…]/seed` or `vector:<name>`.
+    pub id: String,
+    pub unit: &'static str,
+    pub sets: Vec<String>,
+    pub seed: u64,
+    pub cycles: u64,
+    /// Index into the unit's spec vectors, for vector jobs.
+    pub vector: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JobResult {
+    pub id: String,
+    pub passed: bool,
+    pub cycles: u64,
+    pub seconds: f64,
+    pub message: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub suite: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+    /// Lockstep cycles per unit.
+    pub cycles: std::collections::BTreeMap<String, u64>,
+    pub results: Vec<JobResult>,
+}
+
+/// The random-lockstep configurations of each unit, as `--set` lists. Several sizes and every
+/// policy, including the extremes of each parameter.
+pub fn configs(unit: &str) -> Vec<Vec<String>> {
+    let sets = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    match unit {
+        "warp-sched" => vec![
+            sets(&["warps=48", "schedulers=2", "policy=gto"]),
+            sets(&["warps=48", "schedulers=2", "policy=lrr"]),
+            sets(&["warps=4", "schedulers=1", "policy=gto"]),
+            sets(&["warps=7", "schedulers=2", "policy=lrr"]),
+            sets(&["warps=64", "schedulers=2", "policy=gto"]),
+            sets(&["warps=2", "schedulers=1", "policy=lrr"]),
+        ],
+        "simt-stack" => vec![
+            sets(&["warp_size=32", "pc_bits=32", "depth=32"]),
+            sets(&["warp_size=8", "pc_bits=8", "depth=4"]),
+            sets(&["warp_size=4", "pc_bits=6", "depth=2"]),
+            sets(&["warp_size=64", "pc_bits=32", "depth=16"]),
+            sets(&["warp_size=16", "pc_bits=12", "depth=9"]),
+        ],
+        _ => vec![],
+    }
+}
+
+/// The suites: `quick` (the test suite's share: ≥ 10^6 cycles per unit), `full` (≥ 10^7
+/// cycles per unit), `vectors` (spec vectors only).
+pub const SUITES: &[&str] = &["quick", "full", "vectors"];
+
+pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
+    let (seeds, per_unit_cycles): (u64, u64) = match suite {
+        "quick" => (2, 1_200_000),
+        "full" => (4, 10_000_000),
+        "vectors" => (0, 0),
+        other => return Err(format!("--suite {other}: unknown suite; suites are: {}", SUITES.join(", "))),
+    };
+    let mut out = vec![];
+    for info in warpforge_contract::units::CATALOGUE {
+        for (i, v) in registry::spec_vectors(info.name).iter().enumerate() {
+            out.push(Job {
+                id: format!("vector:{}", v.name),
+                unit: info.name,
+                sets: v.sets.clone(),
+                seed: 0,
+                cycles: v.cycles.len() as u64,
+                vector: Some(i),
+            });
+        }
+        let cfgs = configs(info.name);
+        if seeds == 0 || cfgs.is_empty() {
+            continue;
+        }
+        let per_job = per_unit_cycles.div_ceil(seeds * cfgs.len() as u64);
+        for sets in &cfgs {
+            for s in 0..seeds {
+                let seed = 1 + s * 7919;
+                out.push(Job {
+                    id: format!("{}[{}]/seed{seed}", info.name, sets.join(",")),
+                    unit: info.name,
+                    sets: sets.clone(),
+                    seed,
+                    cycles: per_job,
+                    vector: None,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Parse `I/N` (0 ≤ I < N).
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("--shard {s}: expected I/N with 0 <= I < N (e.g. 0/4)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+fn run_job(job: &Job) -> JobResult {
+    let t0 = Instant::now();
+    let (passed, cycles, message) = match job.vector {
+        Some(i) => {
+            let v = &registry::spec_vectors(job.unit)[i];
+            match lockstep::run_spec_vector(v) {
+                Ok(()) => (true, v.cycles.len() as u64, String::new()),
+                Err(e) => (false, 0, e),
+            }
+        }
+        None => match Unit::resolve(job.unit, &job.sets) {
+            Err(e) => (false, 0, e),
+            Ok(unit) => {
+                let src = Source::Random(unit.stimulus(job.seed));
+                match lockstep::run(&unit, unit.model(), src, Options::new(job.cycles, job.seed)) {
+                    Err(e) => (false, 0, e.to_string()),
+                    Ok(r) => (r.passed(), r.cycles, if r.passed() { String::new() } else { r.render() }),
+                }
+            }
+        },
+    };
+    JobResult { id: job.id.clone(), passed, cycles, seconds: t0.elapsed().as_secs_f64(), message }
+}
+
+/// Run `jobs` on `threads` threads. Each distinct design is built once first, so threads do not
+/// race to build the same library. `progress` gets each finished result.
+pub fn run(suite: &str, jobs: &[Job], threads: usize, progress: &(dyn Fn(&JobResult, usize, usize) + Sync)) -> Summary {
+    let threads = threads.max(1);
+    // Build phase: one build per distinct configuration.
+    let mut distinct: Vec<(&'static str, Vec<String>)> = vec![];
+    for j in jobs {
+        if !distinct.iter().any(|(u, s)| *u == j.unit && *s == j.sets) {
+            distinct.push((j.unit, j.sets.clone()));
+        }
+    }
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some((u, sets)) = distinct.get(i) else { break };
+                if let Ok(unit) = Unit::resolve(u, sets) {
+                    // Failures surface again, with their message, in the job itself.
+                    let _ = verilator::build(&unit.design(), &unit.manifest(), false);
+                }
+            });
+        }
+    });
+    let results = Mutex::new(vec![None; jobs.len()]);
+    let next = AtomicUsize::new(0);
+    let finished = AtomicUsize::new(0);
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                let r = run_job(job);
+                let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                progress(&r, k, jobs.len());
+                results.lock().unwrap()[i] = Some(r);
+            });
+        }
+    });
+    let results: Vec<JobResult> = results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect();
+    let mut cycles = std::collections::BTreeMap::new();
+    for (j, r) in jobs.iter().zip(&results) {
+        if j.vector.is_none() {
+            *cycles.entry(j.unit.to_string()).or_insert(0) += r.cycles;
+        }
+    }
+    Summary {
+        suite: suite.to_string(),
+        passed: results.iter().filter(|r| r.passed).count(),
+        failed: results.iter().filter(|r| !r.passed).count(),
+        skipped: 0,
+        cycles,
+        results,
+    }
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// JUnit XML of a summary.
+pub fn junit(summary: &Summary) -> String {
+    let total: f64 = summary.results.iter().map(|r| r.seconds).sum();
+    let mut s = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"warpforge-{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.3}\">\n",
+        xml_escape(&summary.suite),
+        summary.results.len(),
+        summary.failed,
+        summary.skipped,
+        total
+    );
+    for r in &summary.results {
+        s += &format!("  <testcase classname=\"warpforge\" name=\"{}\" time=\"{:.3}\"", xml_escape(&r.id), r.seconds);
+        if r.passed {
+            s += "/>\n";
+        } else {
+            s += &format!(">\n    <failure message=\"{}\"/>\n  </testcase>\n", xml_escape(r.message.lines().next().unwrap_or("")));
+        }
+    }
+    s += "</testsuite>\n";
+    s
+}
