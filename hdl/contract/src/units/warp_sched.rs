@@ -46,11 +46,6 @@ impl WarpSchedConfig {
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
         let warps = p.usize("warps");
         let schedulers = p.usize("schedulers");
-        if warps < schedulers {
-            return Err(ParamError(format!(
-                "warps = {warps} with schedulers = {schedulers}: every scheduler needs at least one slot (warps >= schedulers)"
-            )));
-        }
         let policy = match p.str("policy") {
             "lrr" => Policy::Lrr,
             "gto" => Policy::Gto,
