@@ -1,0 +1,300 @@
+//! The simt-stack model on its own: spec vectors (crown.md §2.7, §2.8 and corner cases),
+//! long random runs with the invariants checked every cycle, fault injection, and stimulus
+//! reproducibility.
+
+use warpforge_contract::params::Params;
+use warpforge_contract::units::simt_stack::{self, SimtStackConfig};
+use warpforge_contract::Layout;
+use warpforge_testbench::simt_stack::{
+    spec_vectors, SimtStackFault, SimtStackModel, SimtStackStats, SimtStackStimulus,
+};
+use warpforge_testbench::{Model, SpecVector, Stimulus};
+
+fn config(sets: &[String]) -> SimtStackConfig {
+    let p = Params::resolve(simt_stack::NAME, simt_stack::PARAMS, None, sets)
+        .unwrap_or_else(|e| panic!("bad vector parameters: {e}"));
+    SimtStackConfig::from_params(&p).unwrap_or_else(|e| panic!("bad vector parameters: {e}"))
+}
+
+fn cfg(warp_size: usize, pc_bits: usize, depth: usize) -> SimtStackConfig {
+    SimtStackConfig {
+        warp_size,
+        pc_bits,
+        depth,
+    }
+}
+
+/// Drive one spec vector through the model: listed inputs packed with `Layout`, the rest 0;
+/// listed outputs compared on every non-reset cycle; invariants checked every cycle.
+/// Returns every cycle's outputs.
+fn run_vector(v: &SpecVector) -> Result<Vec<Vec<u64>>, String> {
+    assert_eq!(v.unit, simt_stack::NAME);
+    let cfg = config(&v.sets);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = SimtStackModel::new(&cfg);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let mut trace = vec![];
+    for (c, cycle) in v.cycles.iter().enumerate() {
+        inputs.iter_mut().for_each(|w| *w = 0);
+        let mut reset = false;
+        for (name, value) in &cycle.inputs {
+            let slot = layout
+                .input(name)
+                .ok_or_else(|| format!("cycle {c}: no input port {name}"))?;
+            assert!(value.len() <= slot.words, "cycle {c}: {name} too wide");
+            inputs[slot.offset..slot.offset + value.len()].copy_from_slice(value);
+            reset |= *name == "reset" && value[0] & 1 != 0;
+        }
+        model.step(&inputs, &mut outputs);
+        model
+            .check_invariants()
+            .map_err(|e| format!("{}: cycle {c}: invariant: {e}", v.name))?;
+        trace.push(outputs.clone());
+        if reset {
+            continue;
+        }
+        for (name, want) in &cycle.expect {
+            let slot = layout
+                .output(name)
+                .ok_or_else(|| format!("cycle {c}: no output port {name}"))?;
+            let got = &outputs[slot.offset..slot.offset + slot.words];
+            let mut want = want.clone();
+            want.resize(slot.words, 0);
+            if got != &want[..] {
+                return Err(format!(
+                    "{}: cycle {c}: {name} = {got:x?}, expected {want:x?} ({})",
+                    v.name,
+                    model.state_line()
+                ));
+            }
+        }
+    }
+    Ok(trace)
+}
+
+fn vector(name: &str) -> SpecVector {
+    spec_vectors()
+        .into_iter()
+        .find(|v| v.name.contains(name))
+        .unwrap_or_else(|| panic!("no vector {name}"))
+}
+
+#[test]
+fn every_spec_vector_passes() {
+    let vectors = spec_vectors();
+    for want in [
+        "§2.7 Fig 2-3",
+        "§2.8 Fig 2-4 stack snapshots (W0)",
+        "one-sided",
+        "same IPDOM",
+        "overflow",
+        "exit of a path",
+    ] {
+        assert!(
+            vectors.iter().any(|v| v.name.contains(want)),
+            "no vector {want}"
+        );
+    }
+    for v in &vectors {
+        run_vector(v).unwrap();
+        // Every non-reset cycle checks the whole state digest.
+        for c in v.cycles.iter().skip(1) {
+            assert!(
+                c.expect.iter().any(|(n, _)| *n == "dbg_stack"),
+                "{}",
+                v.name
+            );
+        }
+    }
+}
+
+#[test]
+fn fig_2_3_lane_activity_is_43_of_56() {
+    let v = vector("§2.7 Fig 2-3");
+    let cfg = config(&v.sets);
+    let layout = Layout::new(&cfg.ports());
+    let trace = run_vector(&v).unwrap();
+    let (commit, mask) = (
+        layout.input("commit").unwrap().offset,
+        layout.output("mask").unwrap().offset,
+    );
+    let mut issues = 0;
+    let mut lanes = 0;
+    for (c, cycle) in v.cycles.iter().enumerate() {
+        let mut inputs = vec![0u64; layout.in_words];
+        for (n, val) in &cycle.inputs {
+            inputs[layout.input(n).unwrap().offset] = val[0];
+        }
+        if inputs[commit] == 1 {
+            issues += 1;
+            lanes += trace[c][mask].count_ones();
+        }
+    }
+    assert_eq!(issues, 7);
+    assert_eq!(lanes, 43);
+    let activity = lanes as f64 / (issues * cfg.warp_size) as f64;
+    assert_eq!(format!("{:.1}%", 100.0 * activity), "76.8%");
+}
+
+#[test]
+fn a_wrong_expectation_is_reported() {
+    let mut v = vector("Fig 2-4 stack snapshots (W0)");
+    let c = &mut v.cycles[4];
+    for (n, val) in c.expect.iter_mut() {
+        if *n == "dbg_stack" {
+            val[0] ^= 1 << 9; // one mask bit of the bottom entry
+        }
+    }
+    let e = run_vector(&v).unwrap_err();
+    assert!(e.contains("dbg_stack"), "{e}");
+}
+
+fn random_run(cfg: &SimtStackConfig, seed: u64, cycles: u64) -> SimtStackStats {
+    let layout = Layout::new(&cfg.ports());
+    let mut model = SimtStackModel::new(cfg);
+    let mut stim = SimtStackStimulus::new(cfg, seed);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let pc_mask = (1u64 << cfg.pc_bits) - 1;
+    for c in 0..cycles {
+        stim.next(c, &outputs, &mut inputs);
+        for s in &layout.inputs {
+            if s.width < 64 {
+                assert_eq!(
+                    inputs[s.offset] >> s.width,
+                    0,
+                    "cycle {c}: {} wider than its port",
+                    s.name
+                );
+            }
+        }
+        model.step(&inputs, &mut outputs);
+        if let Err(e) = model.check_invariants() {
+            panic!(
+                "{cfg:?} seed {seed} cycle {c}: {e}\n  {}",
+                model.state_line()
+            );
+        }
+        assert_eq!(outputs[layout.output("pc").unwrap().offset] & !pc_mask, 0);
+    }
+    *model.stats()
+}
+
+#[test]
+fn random_runs_keep_every_invariant_and_cover_the_corners() {
+    let configs = [
+        cfg(32, 32, 32),
+        cfg(8, 8, 3),
+        cfg(4, 4, 2),
+        cfg(64, 16, 8),
+        cfg(16, 6, 64),
+    ];
+    let mut total = 0;
+    for c in &configs {
+        let mut st = SimtStackStats::default();
+        for seed in [11, 12, 13] {
+            let s = random_run(c, seed, 25_000);
+            st.cycles += s.cycles;
+            st.resets += s.resets;
+            st.launches += s.launches;
+            st.commits += s.commits;
+            st.advances += s.advances;
+            st.uniform_branches += s.uniform_branches;
+            st.divergent_branches += s.divergent_branches;
+            st.one_sided += s.one_sided;
+            st.exits += s.exits;
+            st.refused += s.refused;
+            st.pops += s.pops;
+            st.cascades += s.cascades;
+            st.max_depth = st.max_depth.max(s.max_depth);
+            st.full_cycles += s.full_cycles;
+        }
+        eprintln!("{c:?}: {st:?}");
+        total += st.cycles;
+        assert!(st.launches > 100 && st.exits > 100, "{c:?}: {st:?}");
+        assert!(
+            st.advances > 1000 && st.uniform_branches > 500,
+            "{c:?}: {st:?}"
+        );
+        assert!(
+            st.divergent_branches > 1000 && st.one_sided > 100,
+            "{c:?}: {st:?}"
+        );
+        assert!(st.pops > 1000, "{c:?}: {st:?}");
+        // A cascade needs a child and its parent above the bottom (or an exit that empties
+        // a divergent region of three entries): impossible with two entries.
+        if c.depth >= 3 {
+            assert!(st.cascades > 50, "{c:?}: {st:?}");
+        }
+        assert!(st.resets > 9, "{c:?}: {st:?}");
+        // Each divergence parks at least one lane in a pending entry, so a warp of W
+        // threads never needs more than 2W-1 entries: a deeper stack never overflows.
+        let reachable = c.depth.min(2 * c.warp_size - 1);
+        assert_eq!(st.max_depth, reachable, "{c:?}: {st:?}");
+        if c.depth < 2 * c.warp_size - 1 {
+            assert!(st.refused > 20 && st.full_cycles > 100, "{c:?}: {st:?}");
+        } else {
+            assert_eq!(st.refused, 0, "{c:?}: {st:?}");
+        }
+    }
+    assert!(total >= 300_000);
+}
+
+/// Run a faulty model until `check_invariants` fails; return the message.
+fn catch(cfg: &SimtStackConfig, fault: SimtStackFault) -> String {
+    let layout = Layout::new(&cfg.ports());
+    let mut model = SimtStackModel::new(cfg);
+    model.inject_fault(Some(fault));
+    let mut stim = SimtStackStimulus::new(cfg, 3);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    for c in 0..50_000 {
+        stim.next(c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        if let Err(e) = model.check_invariants() {
+            return e;
+        }
+    }
+    panic!("{fault:?} was never caught");
+}
+
+#[test]
+fn wrong_stack_updates_are_caught_by_the_invariants() {
+    let e = catch(&cfg(8, 8, 8), SimtStackFault::TakenGetsWholeMask);
+    assert!(e.contains("sibling"), "{e}");
+    let e = catch(&cfg(8, 8, 3), SimtStackFault::PushPastCapacity);
+    assert!(e.contains("exceeds capacity"), "{e}");
+}
+
+fn stream(cfg: &SimtStackConfig, seed: u64, cycles: u64) -> Vec<u64> {
+    let layout = Layout::new(&cfg.ports());
+    let mut model = SimtStackModel::new(cfg);
+    let mut stim = SimtStackStimulus::new(cfg, seed);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let mut all = vec![];
+    for c in 0..cycles {
+        stim.next(c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        all.extend_from_slice(&inputs);
+    }
+    all
+}
+
+#[test]
+fn same_seed_gives_the_same_stimulus() {
+    let c = cfg(32, 32, 32);
+    assert_eq!(stream(&c, 42, 5000), stream(&c, 42, 5000));
+    assert_ne!(stream(&c, 42, 5000), stream(&c, 43, 5000));
+}
+
+#[test]
+fn first_two_cycles_reset() {
+    let c = cfg(8, 8, 4);
+    let s = stream(&c, 7, 3);
+    let layout = Layout::new(&c.ports());
+    let r = layout.input("reset").unwrap().offset;
+    let w = layout.in_words;
+    assert_eq!((s[r], s[w + r], s[2 * w + r]), (1, 1, 0));
+}
