@@ -1,1 +1,554 @@
-//! (to be written)
+//! The area flow, three views side by side: storage bits from the manifest, Yosys generic
+//! synthesis (cell counts and a CMOS transistor estimate), and FPGA resources on iCE40, ECP5
+//! and Xilinx 7-series. (The CACTI view of the tables is not wired in yet: `cacti` is null.)
+
+use crate::tools::{self, FlowError};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+use warpforge_contract::Manifest;
+use warpforge_hdl::Design;
+
+/// Time limit of each Yosys run.
+const LIMIT: Duration = Duration::from_secs(1800);
+/// Yosys runs at once; the machine has two cores.
+const WORKERS: usize = 2;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AreaReport {
+    pub unit: String,
+    pub module: String,
+    pub storage_bits: StorageBits,
+    pub yosys: GenericArea,
+    pub fpga: FpgaArea,
+    /// SRAM/CAM area of the tables from CACTI; not computed yet.
+    pub cacti: Option<Value>,
+}
+
+/// State bits the manifest declares, in total and per table.
+#[derive(Clone, Debug, Serialize)]
+pub struct StorageBits {
+    pub total: usize,
+    pub tables: Vec<TableBits>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TableBits {
+    pub name: String,
+    pub entries: usize,
+    pub bits: usize,
+    pub total: usize,
+}
+
+/// Yosys generic synthesis (`synth -flatten`): gate-level cells, and after mapping to
+/// NAND/NOR/NOT (`abc -g cmos2`) an estimated transistor count.
+#[derive(Clone, Debug, Serialize)]
+pub struct GenericArea {
+    pub version: String,
+    pub total_cells: u64,
+    /// Flip-flop and latch cells among `cells`.
+    pub flip_flops: u64,
+    pub cells: BTreeMap<String, u64>,
+    pub cmos: CmosArea,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CmosArea {
+    /// Yosys' "Estimated number of transistors" (`stat -tech cmos`).
+    pub transistors: u64,
+    pub cells: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct FpgaArea {
+    pub ice40: FpgaResources,
+    pub ecp5: FpgaResources,
+    pub xilinx: FpgaResources,
+}
+
+/// One family's mapped cells and their summary by resource kind.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct FpgaResources {
+    pub luts: u64,
+    pub ffs: u64,
+    pub carries: u64,
+    /// Block RAM primitives (a Xilinx RAMB36 counts as one, like a RAMB18).
+    pub brams: u64,
+    pub dsps: u64,
+    /// LUTs used as memory or shift registers.
+    pub lutrams: u64,
+    pub total_cells: u64,
+    pub cells: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Family {
+    Ice40,
+    Ecp5,
+    Xilinx,
+}
+
+impl Family {
+    /// Which summary counter a mapped cell adds to, if any.
+    fn kind(self, cell: &str) -> Option<Kind> {
+        use Kind::*;
+        match self {
+            Family::Ice40 => match cell {
+                "SB_LUT4" => Some(Lut),
+                "SB_CARRY" => Some(Carry),
+                "SB_MAC16" => Some(Dsp),
+                "SB_SPRAM256KA" => Some(Bram),
+                c if c.starts_with("SB_DFF") => Some(Ff),
+                c if c.starts_with("SB_RAM40_4K") => Some(Bram),
+                _ => None,
+            },
+            Family::Ecp5 => match cell {
+                "LUT4" => Some(Lut),
+                "TRELLIS_FF" => Some(Ff),
+                "CCU2C" => Some(Carry),
+                "DP16KD" | "PDPW16KD" => Some(Bram),
+                "MULT18X18D" | "ALU54B" => Some(Dsp),
+                "TRELLIS_DPR16X4" => Some(LutRam),
+                _ => None,
+            },
+            Family::Xilinx => match cell {
+                // An inverter is a LUT1 once placed.
+                "INV" => Some(Lut),
+                c if c.starts_with("LUT") => Some(Lut),
+                c if c.starts_with("FD") || c.starts_with("LD") => Some(Ff),
+                c if c.starts_with("CARRY") => Some(Carry),
+                c if c.starts_with("RAMB") => Some(Bram),
+                c if c.starts_with("DSP") => Some(Dsp),
+                c if c.starts_with("RAM") || c.starts_with("SRL") => Some(LutRam),
+                _ => None,
+            },
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Lut,
+    Ff,
+    Carry,
+    Bram,
+    Dsp,
+    LutRam,
+}
+
+impl FpgaResources {
+    fn from_stat(family: Family, stat: Stat) -> FpgaResources {
+        let mut r = FpgaResources {
+            total_cells: stat.total_cells,
+            ..Default::default()
+        };
+        for (cell, &n) in &stat.cells {
+            let counter = match family.kind(cell) {
+                Some(Kind::Lut) => &mut r.luts,
+                Some(Kind::Ff) => &mut r.ffs,
+                Some(Kind::Carry) => &mut r.carries,
+                Some(Kind::Bram) => &mut r.brams,
+                Some(Kind::Dsp) => &mut r.dsps,
+                Some(Kind::LutRam) => &mut r.lutrams,
+                None => continue,
+            };
+            *counter += n;
+        }
+        r.cells = stat.cells;
+        r
+    }
+}
+
+/// Whether a Yosys internal gate-level cell holds state.
+fn is_flip_flop(cell: &str) -> bool {
+    cell.starts_with("$_") && (cell.contains("DFF") || cell.contains("DLATCH"))
+        || cell.starts_with("$_FF_")
+        || cell.starts_with("$_SR_")
+}
+
+/// One Yosys run of the flow.
+struct Job {
+    name: &'static str,
+    /// The synthesis command, for error messages.
+    step: &'static str,
+    script: String,
+}
+
+/// Measure `design` with the Yosys on PATH.
+pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
+    area_in(design, manifest, &tools::search_path())
+}
+
+/// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
+pub fn area_in(
+    design: &Design,
+    manifest: &Manifest,
+    search_path: &OsStr,
+) -> Result<AreaReport, FlowError> {
+    let m = design.module.as_str();
+    tools::check_module_name(m)?;
+    let yosys = tools::require_in("yosys", search_path)?;
+    let version = tools::version(&yosys)?;
+
+    let dir = tempfile::Builder::new()
+        .prefix("warpforge-area-")
+        .tempdir()
+        .map_err(|e| io_error("could not create a temporary directory", &e))?;
+    write(&dir.path().join("design.v"), &design.verilog)?;
+
+    // Slowest first, so the two workers finish together.
+    let read = "read_verilog design.v";
+    let jobs = [
+        Job {
+            name: "xilinx",
+            step: "synth_xilinx",
+            // A unit sits inside an SM, not at the pins: no I/O or clock buffers.
+            script: format!(
+                "{read}\nsynth_xilinx -top {m} -noiopad -noclkbuf\n\
+                 tee -q -o xilinx.json stat -json\n"
+            ),
+        },
+        Job {
+            name: "generic",
+            step: "synth",
+            // Flattened so the counts cover submodules once each, as in the FPGA flows.
+            script: format!(
+                "{read}\nsynth -flatten -top {m}\ntee -q -o generic.json stat -json\n\
+                 dffunmap\nabc -g cmos2\ntee -q -o cmos.json stat -tech cmos -json\n"
+            ),
+        },
+        Job {
+            name: "ice40",
+            step: "synth_ice40",
+            script: format!("{read}\nsynth_ice40 -top {m}\ntee -q -o ice40.json stat -json\n"),
+        },
+        Job {
+            name: "ecp5",
+            step: "synth_ecp5",
+            script: format!("{read}\nsynth_ecp5 -top {m}\ntee -q -o ecp5.json stat -json\n"),
+        },
+    ];
+    let failures = run_jobs(&yosys, dir.path(), &jobs);
+    if let Some((job, failure)) = failures.into_iter().next() {
+        // Keep the directory so the log named in the message still exists.
+        let kept = dir.keep();
+        return Err(match failure {
+            RunFailure::Flow(e) => e,
+            RunFailure::Exit(message) => FlowError::ToolFailed {
+                tool: "yosys".into(),
+                step: job.step.into(),
+                message,
+                log: Some(kept.join(format!("{}.log", job.name))),
+            },
+        });
+    }
+
+    let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
+    let generic = stat("generic")?;
+    let cmos = stat("cmos")?;
+    let transistors = cmos.transistors.ok_or_else(|| FlowError::BadOutput {
+        tool: "yosys".into(),
+        what: "`stat -tech cmos -json` gave no estimated_num_transistors".into(),
+    })?;
+    let yosys_area = GenericArea {
+        version,
+        total_cells: generic.total_cells,
+        flip_flops: generic
+            .cells
+            .iter()
+            .filter(|(c, _)| is_flip_flop(c))
+            .map(|(_, n)| n)
+            .sum(),
+        cells: generic.cells,
+        cmos: CmosArea {
+            transistors,
+            cells: cmos.cells,
+        },
+    };
+    let fpga = FpgaArea {
+        ice40: FpgaResources::from_stat(Family::Ice40, stat("ice40")?),
+        ecp5: FpgaResources::from_stat(Family::Ecp5, stat("ecp5")?),
+        xilinx: FpgaResources::from_stat(Family::Xilinx, stat("xilinx")?),
+    };
+    Ok(AreaReport {
+        unit: manifest.unit.clone(),
+        module: design.module.clone(),
+        storage_bits: StorageBits {
+            total: manifest.storage_bits(),
+            tables: manifest
+                .tables
+                .iter()
+                .map(|t| TableBits {
+                    name: t.name.clone(),
+                    entries: t.entries,
+                    bits: t.bits,
+                    total: t.total_bits(),
+                })
+                .collect(),
+        },
+        yosys: yosys_area,
+        fpga,
+        cacti: None,
+    })
+}
+
+enum RunFailure {
+    /// Yosys could not be run at all (or timed out).
+    Flow(FlowError),
+    /// Yosys ran and failed; the message is from its log.
+    Exit(String),
+}
+
+/// Run the jobs on [`WORKERS`] threads; return the failed ones in job order.
+fn run_jobs<'a>(yosys: &Path, dir: &Path, jobs: &'a [Job]) -> Vec<(&'a Job, RunFailure)> {
+    let next = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..WORKERS.min(jobs.len()) {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(job) = jobs.get(i) else { break };
+                if let Err(f) = run_job(yosys, dir, job) {
+                    failures
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((i, f));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    failures.sort_by_key(|(i, _)| *i);
+    failures.into_iter().map(|(i, f)| (&jobs[i], f)).collect()
+}
+
+fn run_job(yosys: &Path, dir: &Path, job: &Job) -> Result<(), RunFailure> {
+    let script = format!("{}.ys", job.name);
+    let log = format!("{}.log", job.name);
+    write(&dir.join(&script), &job.script).map_err(RunFailure::Flow)?;
+    let out = tools::run(
+        Command::new(yosys)
+            .args(["-Q", "-T", "-q", "-l", &log, "-s", &script])
+            .current_dir(dir),
+        LIMIT,
+    )
+    .map_err(RunFailure::Flow)?;
+    if out.success() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(dir.join(&log)).unwrap_or_default() + &out.combined();
+    Err(RunFailure::Exit(first_error(&text)))
+}
+
+/// The first `ERROR:` line of a Yosys log, or its last line when there is none.
+fn first_error(log: &str) -> String {
+    log.lines()
+        .find(|l| l.starts_with("ERROR:"))
+        .or_else(|| log.lines().rev().find(|l| !l.trim().is_empty()))
+        .unwrap_or("no output")
+        .trim()
+        .to_string()
+}
+
+fn io_error(what: &str, e: &std::io::Error) -> FlowError {
+    FlowError::Io {
+        what: what.to_string(),
+        error: e.to_string(),
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), FlowError> {
+    std::fs::write(path, text)
+        .map_err(|e| io_error(&format!("could not write {}", path.display()), &e))
+}
+
+/// The part of `stat -json` the flow uses.
+#[derive(Debug, PartialEq)]
+struct Stat {
+    total_cells: u64,
+    cells: BTreeMap<String, u64>,
+    transistors: Option<u64>,
+}
+
+fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| io_error(&format!("could not read {}", path.display()), &e))?;
+    parse_stat(&text, module).map_err(|what| FlowError::BadOutput {
+        tool: "yosys".into(),
+        what: format!("{}: {what}", path.display()),
+    })
+}
+
+/// Parse `stat -json`: the `design` totals when Yosys gives them (a known top), else the top
+/// module's own entry.
+fn parse_stat(text: &str, module: &str) -> Result<Stat, String> {
+    let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let stats = json
+        .get("design")
+        .or_else(|| json.get("modules")?.get(format!("\\{module}")))
+        .ok_or_else(|| format!("no statistics for the design or module {module}"))?;
+    let total_cells = stats
+        .get("num_cells")
+        .and_then(Value::as_u64)
+        .ok_or("no num_cells")?;
+    let cells = stats
+        .get("num_cells_by_type")
+        .and_then(Value::as_object)
+        .ok_or("no num_cells_by_type")?
+        .iter()
+        .map(|(k, v)| Some((k.clone(), v.as_u64()?)))
+        .collect::<Option<BTreeMap<_, _>>>()
+        .ok_or("a cell count is not a number")?;
+    // Yosys 0.23 writes the estimate as a string.
+    let transistors = match stats.get("estimated_num_transistors") {
+        None => None,
+        Some(Value::String(s)) => Some(s.trim().parse().map_err(|_| "bad transistor count")?),
+        Some(v) => Some(v.as_u64().ok_or("bad transistor count")?),
+    };
+    Ok(Stat {
+        total_cells,
+        cells,
+        transistors,
+    })
+}
+
+impl fmt::Display for AreaReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "area {} (module {})", self.unit, self.module)?;
+        writeln!(f, "  {:<18} {:>8}", "storage bits", self.storage_bits.total)?;
+        for t in &self.storage_bits.tables {
+            writeln!(
+                f,
+                "    {:<16} {:>8}  ({} x {})",
+                t.name, t.total, t.entries, t.bits
+            )?;
+        }
+        let y = &self.yosys;
+        writeln!(
+            f,
+            "  {:<18} {:>8} cells, {} flip-flops, ~{} transistors (CMOS)",
+            "yosys generic", y.total_cells, y.flip_flops, y.cmos.transistors
+        )?;
+        // Largest counts first: that is where the area goes.
+        let mut cells: Vec<_> = y.cells.iter().collect();
+        cells.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (cell, n) in cells {
+            writeln!(f, "    {cell:<16} {n:>8}")?;
+        }
+        writeln!(
+            f,
+            "  {:<18} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+            "fpga", "LUTs", "FFs", "carries", "BRAMs", "DSPs", "LUTRAMs"
+        )?;
+        for (name, r) in [
+            ("ice40", &self.fpga.ice40),
+            ("ecp5", &self.fpga.ecp5),
+            ("xilinx", &self.fpga.xilinx),
+        ] {
+            writeln!(
+                f,
+                "    {name:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+                r.luts, r.ffs, r.carries, r.brams, r.dsps, r.lutrams
+            )?;
+        }
+        if self.cacti.is_none() {
+            writeln!(f, "  {:<18} not computed", "cacti")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_prefers_design_totals_and_reads_string_transistors() {
+        let text = r#"{"modules": {"\\m": {"num_cells": 1, "num_cells_by_type": {"$_NOT_": 1}}},
+            "design": {"num_cells": 3, "num_cells_by_type": {"$_NOT_": 1, "$_DFF_P_": 2},
+                       "estimated_num_transistors": "34"}}"#;
+        let s = parse_stat(text, "m").unwrap();
+        assert_eq!(s.total_cells, 3);
+        assert_eq!(s.cells["$_DFF_P_"], 2);
+        assert_eq!(s.transistors, Some(34));
+    }
+
+    #[test]
+    fn stat_falls_back_to_the_module_and_rejects_garbage() {
+        let text = r#"{"modules": {"\\m": {"num_cells": 1, "num_cells_by_type": {"$_NOT_": 1}}}}"#;
+        assert_eq!(parse_stat(text, "m").unwrap().total_cells, 1);
+        assert!(parse_stat(text, "other").is_err());
+        assert!(parse_stat("not json", "m").is_err());
+        assert!(parse_stat(r#"{"design": {"num_cells": 1}}"#, "m").is_err());
+    }
+
+    #[test]
+    fn cells_are_classified_per_family() {
+        let cells = |list: &[(&str, u64)]| Stat {
+            total_cells: list.iter().map(|(_, n)| n).sum(),
+            cells: list.iter().map(|(c, n)| (c.to_string(), *n)).collect(),
+            transistors: None,
+        };
+        let x = FpgaResources::from_stat(
+            Family::Xilinx,
+            cells(&[
+                ("LUT6", 4),
+                ("LUT2", 1),
+                ("INV", 1),
+                ("FDRE", 3),
+                ("FDSE", 1),
+                ("CARRY4", 2),
+                ("RAMB36E1", 1),
+                ("RAMB18E1", 1),
+                ("DSP48E1", 2),
+                ("RAM64M", 1),
+                ("SRLC32E", 1),
+                ("MUXF7", 5),
+            ]),
+        );
+        assert_eq!(
+            (x.luts, x.ffs, x.carries, x.brams, x.dsps, x.lutrams),
+            (6, 4, 2, 2, 2, 2)
+        );
+        assert_eq!(x.total_cells, 23);
+        let i = FpgaResources::from_stat(
+            Family::Ice40,
+            cells(&[
+                ("SB_LUT4", 7),
+                ("SB_DFFESR", 2),
+                ("SB_DFF", 1),
+                ("SB_RAM40_4K", 1),
+            ]),
+        );
+        assert_eq!((i.luts, i.ffs, i.brams), (7, 3, 1));
+        let e = FpgaResources::from_stat(
+            Family::Ecp5,
+            cells(&[("LUT4", 5), ("PFUMX", 2), ("TRELLIS_FF", 4), ("CCU2C", 1)]),
+        );
+        assert_eq!((e.luts, e.ffs, e.carries), (5, 4, 1));
+    }
+
+    #[test]
+    fn flip_flop_cells() {
+        for ff in [
+            "$_DFF_P_",
+            "$_SDFF_PP0_",
+            "$_DFFE_PN0P_",
+            "$_DLATCH_P_",
+            "$_SR_PP_",
+            "$_FF_",
+        ] {
+            assert!(is_flip_flop(ff), "{ff}");
+        }
+        for gate in ["$_AND_", "$_MUX_", "$_NOT_", "$add"] {
+            assert!(!is_flip_flop(gate), "{gate}");
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The lint and area flows on small hand-written modules, good and deliberately bad.
+
+use warpforge_contract::{Manifest, Params, Port, Table};
+use warpforge_cosim::area::{area, area_in};
+use warpforge_cosim::lint::{lint, lint_in, LintReport};
+use warpforge_cosim::tools::FlowError;
+use warpforge_hdl::Design;
+
+fn design(module: &str, verilog: &str) -> Design {
+    Design {
+        module: module.into(),
+        verilog: verilog.into(),
+    }
+}
+
+fn manifest(module: &str, ports: Vec<Port>, tables: Vec<Table>) -> Manifest {
+    Manifest {
+        unit: "test-unit".into(),
+        module: module.into(),
+        params: Params::defaults(&[]),
+        ports,
+        tables,
+    }
+}
+
+/// An 8-bit register with synchronous reset, in rust-hdl's non-ANSI port style.
+const REG8: &str = "
+module reg8(clock, reset, d, q);
+    input wire clock;
+    input wire reset;
+    input wire [7:0] d;
+    output reg [7:0] q;
+    always @(posedge clock) begin
+        if (reset) q <= 8'd0;
+        else q <= d;
+    end
+endmodule
+";
+
+fn reg8_manifest() -> Manifest {
+    manifest(
+        "reg8",
+        vec![
+            Port::input("reset", 1, ""),
+            Port::input("d", 8, ""),
+            Port::output("q", 8, false, ""),
+        ],
+        vec![Table::new("q", 1, 8, "the register")],
+    )
+}
+
+fn run_lint(module: &str, verilog: &str, m: &Manifest) -> LintReport {
+    lint(&design(module, verilog), m).expect("lint flow runs")
+}
+
+/// The failing checks, by name.
+fn failed(r: &LintReport) -> Vec<&'static str> {
+    r.checks()
+        .into_iter()
+        .filter(|(_, c)| !c.passed)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+#[test]
+fn clean_module_passes_every_check() {
+    let r = run_lint("reg8", REG8, &reg8_manifest());
+    assert!(r.passed, "{r}");
+    assert!(failed(&r).is_empty());
+    assert!(
+        r.verilator.version.starts_with("Verilator"),
+        "{}",
+        r.verilator.version
+    );
+    assert!(r.yosys.version.starts_with("Yosys"), "{}", r.yosys.version);
+    assert!(r.to_string().contains("passed"));
+}
+
+#[test]
+fn waived_warnings_do_not_fail() {
+    // WIDTH (8-bit sum into 4 bits), UNUSEDSIGNAL (`spare`), UNUSEDPARAM (`P`), and a
+    // submodule whose name does not match the file (DECLFILENAME) are all waived.
+    let v = "
+module inc(input wire [3:0] a, output wire [3:0] y);
+    parameter P = 3;
+    wire [7:0] spare;
+    assign spare = {a, a};
+    assign y = a + 8'd1;
+endmodule
+module waived(input wire clock, input wire [3:0] a, output reg [3:0] q);
+    wire [3:0] y;
+    inc u(.a(a), .y(y));
+    always @(posedge clock) q <= y;
+endmodule
+";
+    let m = manifest(
+        "waived",
+        vec![Port::input("a", 4, ""), Port::output("q", 4, false, "")],
+        vec![],
+    );
+    let r = run_lint("waived", v, &m);
+    assert!(r.passed, "{r}");
+}
+
+#[test]
+fn latch_fails_in_yosys() {
+    let v = "
+module latchy(input wire clock, input wire en, input wire [3:0] d, output reg [3:0] q);
+    always @(*) if (en) q = d;
+endmodule
+";
+    let m = manifest(
+        "latchy",
+        vec![
+            Port::input("en", 1, ""),
+            Port::input("d", 4, ""),
+            Port::output("q", 4, true, ""),
+        ],
+        vec![],
+    );
+    let r = run_lint("latchy", v, &m);
+    assert!(!r.passed);
+    assert!(!r.yosys.passed, "{r}");
+    assert!(
+        r.yosys
+            .diagnostics
+            .iter()
+            .any(|d| d.contains("Latch inferred")),
+        "{:?}",
+        r.yosys.diagnostics
+    );
+    // Icarus accepts latches, and the ports match: only the latch is wrong.
+    assert!(r.iverilog.passed && r.ports.passed, "{r}");
+}
+
+#[test]
+fn combinational_loop_fails_in_yosys() {
+    let v = "
+module loopy(input wire clock, input wire a, output wire y);
+    wire b;
+    wire c;
+    assign b = a & c;
+    assign c = b | a;
+    assign y = c;
+endmodule
+";
+    let m = manifest(
+        "loopy",
+        vec![Port::input("a", 1, ""), Port::output("y", 1, true, "")],
+        vec![],
+    );
+    let r = run_lint("loopy", v, &m);
+    assert!(!r.passed);
+    assert!(!r.yosys.passed, "{r}");
+    assert!(
+        r.yosys.diagnostics.iter().any(|d| d.contains("logic loop")),
+        "{:?}",
+        r.yosys.diagnostics
+    );
+}
+
+#[test]
+fn loop_through_a_submodule_is_caught() {
+    // Each module alone is loop-free; the loop only exists across the hierarchy.
+    let v = "
+module pass_through(input wire i, output wire o);
+    assign o = ~i;
+endmodule
+module hier_loop(input wire clock, input wire a, output wire y);
+    wire back;
+    wire fwd;
+    assign fwd = a ^ back;
+    pass_through u(.i(fwd), .o(back));
+    assign y = back;
+endmodule
+";
+    let m = manifest(
+        "hier_loop",
+        vec![Port::input("a", 1, ""), Port::output("y", 1, true, "")],
+        vec![],
+    );
+    let r = run_lint("hier_loop", v, &m);
+    assert!(!r.yosys.passed, "{r}");
+}
+
+#[test]
+fn unwaived_verilator_warning_fails() {
+    // A blocking assignment in a clocked block (BLKSEQ): legal, synthesizable, not waived.
+    let v = "
+module blk(input wire clock, input wire [3:0] d, output reg [3:0] q);
+    always @(posedge clock) q = d;
+endmodule
+";
+    let m = manifest(
+        "blk",
+        vec![Port::input("d", 4, ""), Port::output("q", 4, false, "")],
+        vec![],
+    );
+    let r = run_lint("blk", v, &m);
+    assert!(!r.passed);
+    assert_eq!(failed(&r), ["verilator"], "{r}");
+    assert!(
+        r.verilator.diagnostics.iter().any(|d| d.contains("BLKSEQ")),
+        "{:?}",
+        r.verilator.diagnostics
+    );
+    assert!(r.to_string().contains("BLKSEQ"));
+}
+
+#[test]
+fn syntax_error_fails_every_tool() {
+    let v = "module broken(input wire clock, output wire y); assign y = ; endmodule\n";
+    let m = manifest("broken", vec![Port::output("y", 1, true, "")], vec![]);
+    let r = run_lint("broken", v, &m);
+    assert_eq!(
+        failed(&r),
+        ["verilator", "iverilog", "yosys", "ports"],
+        "{r}"
+    );
+}
+
+#[test]
+fn port_mismatches_with_the_manifest_fail() {
+    let base = reg8_manifest();
+    let variants: Vec<(&str, Manifest)> = vec![
+        ("width", {
+            let mut m = base.clone();
+            m.ports[1].width = 7;
+            m
+        }),
+        ("direction", {
+            let mut m = base.clone();
+            m.ports[2] = Port::input("q", 8, "");
+            m
+        }),
+        ("missing in Verilog", {
+            let mut m = base.clone();
+            m.ports.push(Port::output("extra", 1, false, ""));
+            m
+        }),
+        ("missing in manifest", {
+            let mut m = base.clone();
+            m.ports.remove(0);
+            m
+        }),
+        ("module name", {
+            let mut m = base.clone();
+            m.module = "other".into();
+            m
+        }),
+    ];
+    for (what, m) in variants {
+        let r = run_lint("reg8", REG8, &m);
+        assert_eq!(failed(&r), ["ports"], "{what}: {r}");
+        assert!(!r.passed);
+        assert_eq!(
+            r.ports.diagnostics.len(),
+            1,
+            "{what}: {:?}",
+            r.ports.diagnostics
+        );
+    }
+}
+
+#[test]
+fn design_without_a_clock_fails_the_port_check() {
+    let v = "module noclk(input wire a, output wire y); assign y = ~a; endmodule\n";
+    let m = manifest(
+        "noclk",
+        vec![Port::input("a", 1, ""), Port::output("y", 1, true, "")],
+        vec![],
+    );
+    let r = run_lint("noclk", v, &m);
+    assert_eq!(failed(&r), ["ports"], "{r}");
+    assert!(r.ports.diagnostics[0].contains("clock"));
+}
+
+#[test]
+fn lint_report_serializes_with_per_tool_results() {
+    let r = run_lint("reg8", REG8, &reg8_manifest());
+    let j = serde_json::to_value(&r).unwrap();
+    assert_eq!(j["unit"], "test-unit");
+    assert_eq!(j["passed"], true);
+    for tool in ["verilator", "iverilog", "yosys", "ports"] {
+        assert_eq!(j[tool]["passed"], true, "{tool}");
+        assert!(j[tool]["diagnostics"].is_array(), "{tool}");
+    }
+}
+
+#[test]
+fn area_of_an_8_bit_register() {
+    let r = area(&design("reg8", REG8), &reg8_manifest()).expect("area flow runs");
+    assert_eq!(r.storage_bits.total, 8);
+    assert_eq!(r.storage_bits.tables[0].total, 8);
+    assert_eq!(r.yosys.flip_flops, 8, "{:?}", r.yosys.cells);
+    assert!(r.yosys.total_cells >= 8);
+    // Eight flip-flops alone take well over a hundred transistors.
+    assert!(
+        r.yosys.cmos.transistors >= 8 * 10,
+        "{}",
+        r.yosys.cmos.transistors
+    );
+    assert_eq!(r.fpga.ice40.ffs, 8, "{:?}", r.fpga.ice40.cells);
+    assert_eq!(r.fpga.ecp5.ffs, 8, "{:?}", r.fpga.ecp5.cells);
+    assert_eq!(r.fpga.xilinx.ffs, 8, "{:?}", r.fpga.xilinx.cells);
+    // A plain register needs no LUT logic, carries or RAMs.
+    for f in [&r.fpga.ice40, &r.fpga.ecp5, &r.fpga.xilinx] {
+        assert_eq!((f.carries, f.brams, f.dsps), (0, 0, 0));
+    }
+    // No I/O buffers: the unit is measured as a block inside the SM.
+    assert!(!r.fpga.xilinx.cells.keys().any(|c| c.contains("BUF")));
+
+    let j = serde_json::to_value(&r).unwrap();
+    for key in ["unit", "storage_bits", "yosys", "fpga"] {
+        assert!(j.get(key).is_some(), "{key}");
+    }
+    assert!(j["cacti"].is_null());
+    let text = r.to_string();
+    assert!(
+        text.contains("storage bits") && text.contains("ice40"),
+        "{text}"
+    );
+}
+
+#[test]
+fn area_of_an_adder_uses_carries() {
+    let v = "
+module acc(input wire clock, input wire [15:0] x, output reg [15:0] s);
+    always @(posedge clock) s <= s + x;
+endmodule
+";
+    let m = manifest(
+        "acc",
+        vec![Port::input("x", 16, ""), Port::output("s", 16, false, "")],
+        vec![],
+    );
+    let r = area(&design("acc", v), &m).expect("area flow runs");
+    assert_eq!(r.storage_bits.total, 0);
+    assert_eq!(r.yosys.flip_flops, 16);
+    assert!(r.yosys.total_cells > 16);
+    assert!(
+        r.fpga.ice40.carries > 0 && r.fpga.ice40.luts > 0,
+        "{:?}",
+        r.fpga.ice40
+    );
+    assert!(r.fpga.ecp5.carries > 0, "{:?}", r.fpga.ecp5);
+    assert!(
+        r.fpga.xilinx.carries > 0 && r.fpga.xilinx.luts > 0,
+        "{:?}",
+        r.fpga.xilinx
+    );
+}
+
+#[test]
+fn area_of_broken_verilog_is_a_one_line_error() {
+    let v = "module broken(input wire clock, output wire y); assign y = ; endmodule\n";
+    let m = manifest("broken", vec![Port::output("y", 1, true, "")], vec![]);
+    let err = area(&design("broken", v), &m).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, FlowError::ToolFailed { .. }), "{text}");
+    assert!(text.starts_with("yosys synth"), "{text}");
+    assert!(text.contains("ERROR"), "{text}");
+    assert!(!text.contains('\n'));
+    // The log named in the message was kept for the user.
+    if let FlowError::ToolFailed { log: Some(log), .. } = &err {
+        assert!(log.exists(), "{}", log.display());
+        std::fs::remove_dir_all(log.parent().unwrap()).unwrap();
+    } else {
+        panic!("no log in {text}");
+    }
+}
+
+#[test]
+fn missing_tools_give_the_install_hint() {
+    let empty = tempfile::tempdir().unwrap();
+    let path = empty.path().as_os_str();
+    let d = design("reg8", REG8);
+    let m = reg8_manifest();
+    let err = lint_in(&d, &m, path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "verilator not found on PATH; install it with: apt-get install -y verilator"
+    );
+    let err = area_in(&d, &m, path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "yosys not found on PATH; install it with: apt-get install -y yosys"
+    );
+}
+
+#[test]
+fn bad_module_name_is_an_error_not_a_panic() {
+    let d = design("reg8; shell", REG8);
+    let err = lint(&d, &reg8_manifest()).unwrap_err();
+    assert!(matches!(err, FlowError::BadInput(_)), "{err}");
+    assert!(area(&d, &reg8_manifest()).is_err());
+}
