@@ -1060,7 +1060,7 @@ const NO: Option<u64> = None;
 
 /// crown.md §2.7, Fig 2-3: one 8-thread warp, `if (a > 4) … else …`, IPDOM at PC5.
 /// Cycles 2..=8 issue the 7 instructions (the `mask` output is the issuing mask).
-pub fn fig_2_3() -> SpecVector {
+fn fig_2_3() -> SpecVector {
     Sb::new("crown.md §2.7 Fig 2-3 SBR trace", 8, 4)
         .reset()
         .step(&[], &launch(0, 0xff), false)

@@ -450,28 +450,30 @@ impl Model for WarpSchedModel {
         } else {
             &self.order
         };
-        let n_launch = l.launch.count_ones() as usize;
-        let kept = self.order.len() - n_launch;
-        let mut want_kept = order_before
-            .iter()
-            .filter(|&&w| (l.exit | l.launch) >> w & 1 == 0);
-        for k in 0..kept {
-            if want_kept.next() != Some(&self.order[k]) {
-                return Err("surviving warps changed their relative age".into());
+        if l.order_changed {
+            let n_launch = l.launch.count_ones() as usize;
+            let kept = self.order.len() - n_launch;
+            let mut want_kept = order_before
+                .iter()
+                .filter(|&&w| (l.exit | l.launch) >> w & 1 == 0);
+            for k in 0..kept {
+                if want_kept.next() != Some(&self.order[k]) {
+                    return Err("surviving warps changed their relative age".into());
+                }
+            }
+            let mut lm = l.launch;
+            for k in kept..self.order.len() {
+                if self.order[k] as u32 != lm.trailing_zeros() {
+                    return Err(
+                        "launched warps are not the youngest in ascending slot order".into(),
+                    );
+                }
+                lm &= lm - 1;
             }
         }
-        let mut lm = l.launch;
-        for k in kept..self.order.len() {
-            if self.order[k] as u32 != lm.trailing_zeros() {
-                return Err("launched warps are not the youngest in ascending slot order".into());
-            }
-            lm &= lm - 1;
-        }
-        // Age rank at the start of the cycle (0 = oldest).
+        // Age rank at the start of the cycle (0 = oldest), built when GTO needs it.
         let mut rank = [u8::MAX; 64];
-        for (k, &w) in order_before.iter().enumerate() {
-            rank[w as usize] = k as u8;
-        }
+        let mut have_rank = false;
         for s in 0..n_sched {
             let e = l.eligible & self.supervised[s];
             let before = l.pointers[s];
@@ -522,24 +524,38 @@ impl Model for WarpSchedModel {
             let want = match self.cfg.policy {
                 Policy::Lrr => {
                     // I4: walk the supervised list from the position after last_issued.
+                    // A slot's position in its list is slot / schedulers (slots ascending).
                     let list = &self.supervised_list[s];
                     let start = if before.last_valid {
-                        list.iter().position(|&w| w == before.last_issued).unwrap() + 1
+                        before.last_issued / n_sched + 1
                     } else {
                         0
                     };
-                    (0..list.len())
-                        .map(|k| list[(start + k) % list.len()])
-                        .find(|&w| e >> w & 1 != 0)
+                    let (after, upto) = list.split_at(start.min(list.len()));
+                    upto.iter().chain(after).copied().find(|&w| e >> w & 1 != 0)
                 }
                 Policy::Gto => {
                     // I5: greedy if eligible, else the eligible warp of minimum age.
                     if before.greedy_valid && e >> before.last_issued & 1 != 0 {
                         Some(before.last_issued)
+                    } else if e == 0 {
+                        None
                     } else {
-                        (0..64)
-                            .filter(|&w| e >> w & 1 != 0)
-                            .min_by_key(|&w| rank[w])
+                        if !have_rank {
+                            for (k, &w) in order_before.iter().enumerate() {
+                                rank[w as usize] = k as u8;
+                            }
+                            have_rank = true;
+                        }
+                        let (mut best, mut m) = (None::<usize>, e);
+                        while m != 0 {
+                            let w = m.trailing_zeros() as usize;
+                            if best.is_none_or(|b| rank[w] < rank[b]) {
+                                best = Some(w);
+                            }
+                            m &= m - 1;
+                        }
+                        best
                     }
                 }
             };
@@ -906,9 +922,17 @@ fn vector_a(policy: &str) -> SpecVector {
 }
 
 /// §4.2 Vector B, LRR and GTO columns: 6 warps, ages W1,W3,W5,W0,W2,W4 (oldest first).
+/// One row of Vector B: class, ready, mem_ok, LRR issue, GTO issue.
+type RowB = (
+    &'static str,
+    &'static str,
+    bool,
+    Option<usize>,
+    Option<usize>,
+);
+
 fn vector_b(policy: &str) -> SpecVector {
-    // (class, ready, mem_ok, LRR, GTO)
-    let table: [(&str, &str, bool, Option<usize>, Option<usize>); 12] = [
+    let table: [RowB; 12] = [
         ("CCCMCM", "111111", true, Some(0), Some(1)),
         ("CCCMCM", "111111", true, Some(1), Some(1)),
         ("CCCMCM", "111111", false, Some(2), Some(1)),
@@ -1221,6 +1245,52 @@ fn two_schedulers(policy: &str) -> SpecVector {
     }
 }
 
+/// Exit and launch of one slot in one cycle (the exit applies first: the slot ends resident
+/// and youngest), and a launch into a resident slot (the warp is replaced, youngest again);
+/// both end the greediness of the last issued warp.
+fn relaunch_rules(policy: &str) -> SpecVector {
+    let lrr = policy == "lrr";
+    Vb::new(
+        &format!("warp-sched exit+launch in one cycle and launch into a resident slot ({policy})"),
+        4,
+        1,
+        policy,
+    )
+    .reset()
+    .launch(0b1111)
+    .elig(slots("0100"), Some(1))
+    .cycle(
+        &[("exit", slots("0100")), ("launch", slots("0100"))],
+        &[("issue_valid", 0), ("dbg_greedy_valid", 1)],
+    )
+    // Ages now W0,W2,W3,W1.
+    .cycle(
+        &[("launch", slots("0010"))],
+        &[
+            ("issue_valid", 0),
+            ("dbg_resident", 0b1111),
+            ("dbg_greedy_valid", 0),
+            ("dbg_last_issued", 1),
+            ("dbg_older", 0x51d0),
+        ],
+    )
+    // Ages now W0,W3,W1,W2.
+    .cycle(
+        &[
+            ("has_inst", 0b1111),
+            ("ready", 0b1111),
+            ("unit_free", 0b1111),
+        ],
+        &[
+            ("issue_valid", 1),
+            ("issue_slot", if lrr { 2 } else { 0 }),
+            ("dbg_older", 0x1b90),
+        ],
+    )
+    .elig(slots("0111"), Some(3))
+    .done()
+}
+
 /// The directed vectors of warp-sched (spec/latency_hiding_scheduler.md §4 and §7.3).
 pub fn spec_vectors() -> Vec<SpecVector> {
     let mut v = vec![];
@@ -1230,6 +1300,7 @@ pub fn spec_vectors() -> Vec<SpecVector> {
         v.push(s4_exit_relaunch(p));
         v.push(s6_ldst_busy(p));
         v.push(two_schedulers(p));
+        v.push(relaunch_rules(p));
     }
     v.push(s2_lrr_fairness());
     v.push(s3_gto_stickiness());

@@ -298,3 +298,30 @@ fn first_two_cycles_reset() {
     let w = layout.in_words;
     assert_eq!((s[r], s[w + r], s[2 * w + r]), (1, 1, 0));
 }
+
+/// Model + stimulus + invariant checks at the default configuration must leave most of the
+/// lockstep budget (10^6 cycles/s) to the RTL. Timing-dependent, so run on demand:
+/// `cargo test --release -p warpforge-testbench --test simt_stack_model -- --ignored`.
+#[test]
+#[ignore]
+fn throughput_at_the_default_config() {
+    let c = cfg(32, 32, 32);
+    let layout = Layout::new(&c.ports());
+    let mut model = SimtStackModel::new(&c);
+    let mut stim = SimtStackStimulus::new(&c, 1);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let n = 2_000_000;
+    let t = std::time::Instant::now();
+    for cycle in 0..n {
+        stim.next(cycle, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        model.check_invariants().unwrap();
+    }
+    let cps = n as f64 / t.elapsed().as_secs_f64();
+    eprintln!(
+        "simt-stack: {:.1} M cycles/s (stimulus + step + invariants)",
+        cps / 1e6
+    );
+    assert!(cps > 4e6, "{cps:.0} cycles/s");
+}

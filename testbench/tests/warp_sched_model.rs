@@ -318,3 +318,32 @@ fn first_two_cycles_reset() {
     let w = layout.in_words;
     assert_eq!((s[r], s[w + r], s[2 * w + r]), (1, 1, 0));
 }
+
+/// Model + stimulus + invariant checks at the default configuration must leave most of the
+/// lockstep budget (10^6 cycles/s) to the RTL. Timing-dependent, so run on demand:
+/// `cargo test --release -p warpforge-testbench --test warp_sched_model -- --ignored`.
+#[test]
+#[ignore]
+fn throughput_at_the_default_config() {
+    for policy in [Policy::Gto, Policy::Lrr] {
+        let c = cfg(48, 2, policy);
+        let layout = Layout::new(&c.ports());
+        let mut model = WarpSchedModel::new(&c);
+        let mut stim = WarpSchedStimulus::new(&c, 1);
+        let mut inputs = vec![0u64; layout.in_words];
+        let mut outputs = vec![0u64; layout.out_words];
+        let n = 2_000_000;
+        let t = std::time::Instant::now();
+        for cycle in 0..n {
+            stim.next(cycle, &outputs, &mut inputs);
+            model.step(&inputs, &mut outputs);
+            model.check_invariants().unwrap();
+        }
+        let cps = n as f64 / t.elapsed().as_secs_f64();
+        eprintln!(
+            "warp-sched {policy:?}: {:.1} M cycles/s (stimulus + step + invariants)",
+            cps / 1e6
+        );
+        assert!(cps > 4e6, "{cps:.0} cycles/s");
+    }
+}
