@@ -1,0 +1,177 @@
+//! The suite runner: assemble a kernel, generate its launch, run it in thread mode or warp
+//! mode, check the result against the host reference; and the interpreter throughput bench.
+
+use std::time::Instant;
+
+use super::asm::{assemble, AsmOptions};
+use super::interp::Machine;
+use super::kernels::{Kernel, SUITE};
+use super::warp::{run_warps, WarpOptions, WarpStats};
+use super::Program;
+
+/// How a case runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Thread,
+    /// Warp-level mode with this warp size.
+    Warp(u32),
+}
+
+impl Mode {
+    pub fn label(self) -> String {
+        match self {
+            Mode::Thread => "thread".into(),
+            Mode::Warp(w) => format!("warp{w}"),
+        }
+    }
+}
+
+/// The outcome of one kernel × size × mode.
+#[derive(Clone, Debug)]
+pub struct CaseResult {
+    pub kernel: &'static str,
+    pub size: u32,
+    pub mode: Mode,
+    /// None when the run completed and the host check passed.
+    pub error: Option<String>,
+    /// Thread-instructions executed (warp mode: active lane slots).
+    pub thread_instructions: u64,
+    pub warp: Option<WarpStats>,
+    pub seconds: f64,
+}
+
+impl CaseResult {
+    pub fn passed(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// Assembles a suite kernel (the embedded source).
+pub fn program(k: &Kernel, opts: &AsmOptions) -> Result<Program, String> {
+    assemble(k.source, &format!("kernels/{}.s", k.name), opts).map_err(|e| e.to_string())
+}
+
+/// Runs one case: generate, run, check.
+pub fn run_case(k: &Kernel, size: u32, seed: u64, mode: Mode, opts: &AsmOptions) -> CaseResult {
+    run_case_with(k, size, seed, mode, opts, None)
+}
+
+/// As [`run_case`], with a given stack depth for warp mode (default 4·warp size + 16).
+pub fn run_case_with(
+    k: &Kernel,
+    size: u32,
+    seed: u64,
+    mode: Mode,
+    opts: &AsmOptions,
+    stack_depth: Option<usize>,
+) -> CaseResult {
+    let mut r = CaseResult {
+        kernel: k.name,
+        size,
+        mode,
+        error: None,
+        thread_instructions: 0,
+        warp: None,
+        seconds: 0.0,
+    };
+    let prepared = program(k, opts).and_then(|p| {
+        let launch = (k.make)(size, seed)?;
+        let m = Machine::new(&p, &launch).map_err(|f| f.to_string())?;
+        Ok((launch, m))
+    });
+    let (launch, mut m) = match prepared {
+        Ok(x) => x,
+        Err(e) => {
+            r.error = Some(e);
+            return r;
+        }
+    };
+    let start = Instant::now();
+    let run = match mode {
+        Mode::Thread => m.run().map(|s| {
+            r.thread_instructions = s.thread_instructions;
+        }),
+        Mode::Warp(w) => {
+            let mut o = WarpOptions::new(w);
+            o.stack_depth = stack_depth.unwrap_or(default_stack_depth(w));
+            run_warps(&mut m, &o).map(|(s, _)| {
+                r.thread_instructions = s.active_lanes;
+                r.warp = Some(s);
+            })
+        }
+    };
+    r.seconds = start.elapsed().as_secs_f64();
+    r.error = match run {
+        Err(f) => Some(f.to_string()),
+        Ok(()) => (k.check)(&launch, &m).err(),
+    };
+    r
+}
+
+/// Stack entries per warp in warp mode unless given: a loop whose exit diverges adds one
+/// entry per divergent iteration (each removes at least one lane), so nested loops need a
+/// few warp sizes of entries.
+pub fn default_stack_depth(warp_size: u32) -> usize {
+    4 * warp_size as usize + 16
+}
+
+/// Every suite kernel at `size_index` (0 small, 1 large) in the given modes.
+pub fn run_suite(
+    size_index: usize,
+    modes: &[Mode],
+    seed: u64,
+    opts: &AsmOptions,
+) -> Vec<CaseResult> {
+    let mut out = Vec::new();
+    for k in SUITE {
+        for &mode in modes {
+            out.push(run_case(k, k.sizes[size_index.min(1)], seed, mode, opts));
+        }
+    }
+    out
+}
+
+/// Interpreter throughput over the whole suite at one size.
+#[derive(Clone, Debug)]
+pub struct Bench {
+    pub mode: Mode,
+    pub thread_instructions: u64,
+    pub warp_instructions: u64,
+    pub seconds: f64,
+}
+
+impl Bench {
+    pub fn thread_instructions_per_sec(&self) -> f64 {
+        self.thread_instructions as f64 / self.seconds.max(1e-9)
+    }
+    pub fn warp_instructions_per_sec(&self) -> f64 {
+        self.warp_instructions as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// Times the run phase of every suite kernel (not generation or checking) in `mode`.
+/// Errors if any case fails.
+pub fn bench(size_index: usize, mode: Mode, seed: u64) -> Result<Bench, String> {
+    let mut b = Bench {
+        mode,
+        thread_instructions: 0,
+        warp_instructions: 0,
+        seconds: 0.0,
+    };
+    for k in SUITE {
+        let r = run_case(
+            k,
+            k.sizes[size_index.min(1)],
+            seed,
+            mode,
+            &AsmOptions::default(),
+        );
+        if let Some(e) = r.error {
+            return Err(format!("{} ({}): {e}", k.name, mode.label()));
+        }
+        b.thread_instructions += r.thread_instructions;
+        b.warp_instructions += r.warp.map_or(0, |w| w.warp_instructions);
+        b.seconds += r.seconds;
+    }
+    Ok(b)
+}
