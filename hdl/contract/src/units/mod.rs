@@ -5,12 +5,17 @@
 //! `warpforge-hdl`, its model and stimulus in `warpforge-testbench`, and one line in
 //! [`CATALOGUE`] and in the cosim registry.
 
+pub mod dwr;
+pub mod dwr_ilt;
+pub mod dwr_pst;
+pub mod dwr_sco;
 pub mod simt_stack;
 pub mod warp_sched;
 
 use crate::params::ParamSpec;
 
 /// A generatable unit, as listed by `warpforge units`.
+#[derive(Debug)]
 pub struct UnitInfo {
     pub name: &'static str,
     pub about: &'static str,
@@ -27,6 +32,26 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: simt_stack::NAME,
         about: "per-warp PDOM (SBR) reconvergence stack: divergent push, pop at the RPC",
         params: simt_stack::PARAMS,
+    },
+    UnitInfo {
+        name: dwr_pst::NAME,
+        about: "DWR Partner-Synch Table: per-group barrier PC and lock vector, Eq. 5-1 release every cycle",
+        params: dwr_pst::PARAMS,
+    },
+    UnitInfo {
+        name: dwr_ilt::NAME,
+        about: "DWR Ignore-List Table: set-associative PCs of useless barriers, FIFO per set, flush at launch",
+        params: dwr_ilt::PARAMS,
+    },
+    UnitInfo {
+        name: dwr_sco::NAME,
+        about: "DWR Sub-warp Combiner: fuses the combine-ready partners at the selected PC into one large warp",
+        params: dwr_sco::PARAMS,
+    },
+    UnitInfo {
+        name: dwr::NAME,
+        about: "Dynamic Warp Resizing: sub-warp scheduler states, round-robin pick, PST, ILT, SCO, barrier latency",
+        params: dwr::PARAMS,
     },
 ];
 
