@@ -313,6 +313,9 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Some(Tok::Word(w)) if w.starts_with("%r") => Ok((self.reg()?, false, 0)),
             Some(Tok::Num(_)) | Some(Tok::P('-')) => Ok((0, true, self.imm()?)),
+            Some(Tok::Word(w)) if Special::ALL.iter().any(|s| s.name() == w) => self.expected(
+                "a general register or an immediate (a special register can only be the first source)",
+            ),
             _ => self.expected("a general register or an immediate"),
         }
     }

@@ -142,12 +142,13 @@ pub(crate) fn exec(
             sregs[(ins.a & 15) as usize]
         }
     } else {
-        regs[ins.a as usize]
+        // Predicate formats hold predicate numbers here, which may exceed the register count.
+        regs.get(ins.a as usize).copied().unwrap_or(0)
     };
     let b = if ins.b_imm {
         ins.imm
     } else {
-        regs[ins.b as usize]
+        regs.get(ins.b as usize).copied().unwrap_or(0)
     };
     let d = ins.d as usize;
     let p = |n: u8| (*preds >> n) & 1 == 1;
@@ -777,7 +778,7 @@ impl Machine {
         let base = if ins.a_sreg {
             sregs[(ins.a & 15) as usize]
         } else {
-            regs[ins.a as usize]
+            regs.get(ins.a as usize).copied().unwrap_or(0)
         };
         let fmt = ins.op.format();
         let write_addr = match fmt {
