@@ -94,3 +94,586 @@ mod tests {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Widths chosen when the design is built.
+//
+// rust-hdl types a signal as `Bits<N>` with a compile-time `N`, so every configuration of a
+// unit whose port widths follow its parameters needs its own monomorphized block. For
+// simt-stack that is one per (warp_size, pc_bits, depth) — over 10^5, since `dbg_stack` is
+// depth × (2·pc_bits + warp_size + 1) bits wide. `Wire`, `Fixed` and `WordReg` are the
+// runtime-width counterparts of `Signal`, `Constant` and `RegR`: rust-hdl sees them as atoms of
+// the width given at construction and emits them like any other signal, and `#[hdl_gen]`
+// kernels use them like typed signals, with `Word` as the value type.
+// ---------------------------------------------------------------------------------------------
+
+use rust_hdl::core::signal::get_signal_id;
+use std::cmp::Ordering;
+use std::marker::PhantomData;
+
+/// An unsigned bit vector whose width is fixed at run time. Arithmetic follows Verilog's
+/// unsigned rules: a binary operation is as wide as its wider operand and wraps.
+#[derive(Clone, Debug)]
+pub struct Word {
+    /// Bit `i` of the value, least significant first; `bits.len()` is the width.
+    bits: Vec<bool>,
+}
+
+impl Word {
+    pub fn zero(width: usize) -> Word {
+        Word {
+            bits: vec![false; width],
+        }
+    }
+
+    /// `value` truncated to `width` bits.
+    pub fn from_u64(width: usize, value: u64) -> Word {
+        Word {
+            bits: (0..width)
+                .map(|i| i < 64 && (value >> i) & 1 == 1)
+                .collect(),
+        }
+    }
+
+    pub fn width(&self) -> usize {
+        self.bits.len()
+    }
+
+    pub fn get_bit(&self, index: usize) -> bool {
+        self.bits.get(index).copied().unwrap_or(false)
+    }
+
+    pub fn replace_bit(&self, index: usize, val: bool) -> Word {
+        let mut w = self.clone();
+        if index < w.bits.len() {
+            w.bits[index] = val;
+        }
+        w
+    }
+
+    pub fn any(&self) -> bool {
+        self.bits.iter().any(|&b| b)
+    }
+
+    pub fn all(&self) -> bool {
+        self.bits.iter().all(|&b| b)
+    }
+
+    pub fn xor(&self) -> bool {
+        self.bits.iter().filter(|&&b| b).count() % 2 == 1
+    }
+
+    /// The value as an index (bit select by a signal in HDL kernels: `x.get_bit(i.index())`).
+    pub fn index(&self) -> usize {
+        self.to_u64() as usize
+    }
+
+    /// The low 64 bits.
+    pub fn to_u64(&self) -> u64 {
+        (0..64)
+            .filter(|&i| self.get_bit(i))
+            .map(|i| 1u64 << i)
+            .sum()
+    }
+
+    fn resized(&self, width: usize) -> Word {
+        Word {
+            bits: (0..width).map(|i| self.get_bit(i)).collect(),
+        }
+    }
+
+    fn zip(self, rhs: Word, f: impl Fn(bool, bool) -> bool) -> Word {
+        let width = self.width().max(rhs.width());
+        Word {
+            bits: (0..width)
+                .map(|i| f(self.get_bit(i), rhs.get_bit(i)))
+                .collect(),
+        }
+    }
+
+    /// `self + rhs + carry_in` in the wider operand's width.
+    fn add_with_carry(self, rhs: Word, mut carry: bool) -> Word {
+        let width = self.width().max(rhs.width());
+        let mut bits = Vec::with_capacity(width);
+        for i in 0..width {
+            let (a, b) = (self.get_bit(i), rhs.get_bit(i));
+            bits.push(a ^ b ^ carry);
+            carry = (a & b) | (carry & (a ^ b));
+        }
+        Word { bits }
+    }
+
+    fn shifted_left(&self, by: usize) -> Word {
+        Word {
+            bits: (0..self.width())
+                .map(|i| i >= by && self.get_bit(i - by))
+                .collect(),
+        }
+    }
+
+    fn shifted_right(&self, by: usize) -> Word {
+        Word {
+            bits: (0..self.width())
+                .map(|i| by < self.width() && self.get_bit(i + by))
+                .collect(),
+        }
+    }
+
+    /// A shift amount: anything at or above the width shifts everything out.
+    fn amount(&self) -> usize {
+        if self.bits.iter().skip(32).any(|&b| b) {
+            usize::MAX
+        } else {
+            self.to_u64() as usize
+        }
+    }
+}
+
+impl From<usize> for Word {
+    fn from(x: usize) -> Word {
+        Word::from_u64(64, x as u64)
+    }
+}
+
+impl From<bool> for Word {
+    fn from(x: bool) -> Word {
+        Word { bits: vec![x] }
+    }
+}
+
+impl std::ops::Not for Word {
+    type Output = Word;
+    fn not(self) -> Word {
+        Word {
+            bits: self.bits.iter().map(|b| !b).collect(),
+        }
+    }
+}
+
+impl std::ops::BitAnd for Word {
+    type Output = Word;
+    fn bitand(self, rhs: Word) -> Word {
+        self.zip(rhs, |a, b| a & b)
+    }
+}
+
+impl std::ops::BitOr for Word {
+    type Output = Word;
+    fn bitor(self, rhs: Word) -> Word {
+        self.zip(rhs, |a, b| a | b)
+    }
+}
+
+impl std::ops::BitXor for Word {
+    type Output = Word;
+    fn bitxor(self, rhs: Word) -> Word {
+        self.zip(rhs, |a, b| a ^ b)
+    }
+}
+
+impl std::ops::Add for Word {
+    type Output = Word;
+    fn add(self, rhs: Word) -> Word {
+        self.add_with_carry(rhs, false)
+    }
+}
+
+impl std::ops::Sub for Word {
+    type Output = Word;
+    fn sub(self, rhs: Word) -> Word {
+        let width = self.width().max(rhs.width());
+        self.add_with_carry(!rhs.resized(width), true)
+    }
+}
+
+impl std::ops::Add<usize> for Word {
+    type Output = Word;
+    fn add(self, rhs: usize) -> Word {
+        self + Word::from(rhs)
+    }
+}
+
+impl std::ops::Sub<usize> for Word {
+    type Output = Word;
+    fn sub(self, rhs: usize) -> Word {
+        self - Word::from(rhs)
+    }
+}
+
+impl std::ops::Shl<usize> for Word {
+    type Output = Word;
+    fn shl(self, by: usize) -> Word {
+        self.shifted_left(by)
+    }
+}
+
+impl std::ops::Shr<usize> for Word {
+    type Output = Word;
+    fn shr(self, by: usize) -> Word {
+        self.shifted_right(by)
+    }
+}
+
+impl std::ops::Shl<Word> for Word {
+    type Output = Word;
+    fn shl(self, by: Word) -> Word {
+        self.shifted_left(by.amount())
+    }
+}
+
+impl std::ops::Shr<Word> for Word {
+    type Output = Word;
+    fn shr(self, by: Word) -> Word {
+        self.shifted_right(by.amount())
+    }
+}
+
+impl PartialEq for Word {
+    fn eq(&self, other: &Word) -> bool {
+        self.cmp_value(other) == Ordering::Equal
+    }
+}
+
+impl PartialOrd for Word {
+    fn partial_cmp(&self, other: &Word) -> Option<Ordering> {
+        Some(self.cmp_value(other))
+    }
+}
+
+impl PartialEq<usize> for Word {
+    fn eq(&self, other: &usize) -> bool {
+        *self == Word::from(*other)
+    }
+}
+
+impl PartialOrd<usize> for Word {
+    fn partial_cmp(&self, other: &usize) -> Option<Ordering> {
+        self.partial_cmp(&Word::from(*other))
+    }
+}
+
+impl Word {
+    /// Compare as unsigned numbers, whatever the widths.
+    fn cmp_value(&self, other: &Word) -> Ordering {
+        let width = self.width().max(other.width());
+        for i in (0..width).rev() {
+            match (self.get_bit(i), other.get_bit(i)) {
+                (true, false) => return Ordering::Greater,
+                (false, true) => return Ordering::Less,
+                _ => {}
+            }
+        }
+        Ordering::Equal
+    }
+}
+
+fn word_vcd(w: &Word) -> VCDValue {
+    VCDValue::Composite(
+        w.bits
+            .iter()
+            .rev()
+            .map(|&b| Box::new(VCDValue::from(b)))
+            .collect(),
+    )
+}
+
+/// A signal (port or local) whose width is given at construction: the runtime-width `Signal`.
+#[derive(Clone, Debug)]
+pub struct Wire<D: Direction> {
+    pub next: Word,
+    val: Word,
+    id: usize,
+    claimed: bool,
+    dir: PhantomData<D>,
+}
+
+impl<D: Direction> Wire<D> {
+    pub fn new(width: usize) -> Wire<D> {
+        assert!(width > 0, "a wire needs at least one bit");
+        Wire {
+            next: Word::zero(width),
+            val: Word::zero(width),
+            id: get_signal_id(),
+            claimed: false,
+            dir: PhantomData,
+        }
+    }
+
+    /// The current value. Usable in HDL kernels.
+    pub fn val(&self) -> Word {
+        self.val.clone()
+    }
+
+    pub fn width(&self) -> usize {
+        self.val.width()
+    }
+}
+
+impl<D: Direction> Atom for Wire<D> {
+    fn bits(&self) -> usize {
+        self.width()
+    }
+    fn connected(&self) -> bool {
+        self.claimed
+    }
+    fn changed(&self) -> bool {
+        false
+    }
+    fn kind(&self) -> AtomKind {
+        D::KIND
+    }
+    fn descriptor(&self) -> TypeDescriptor {
+        TypeDescriptor {
+            name: format!("Bits::<{}>", self.width()),
+            kind: TypeKind::Bits(self.width()),
+        }
+    }
+    fn vcd(&self) -> VCDValue {
+        word_vcd(&self.val)
+    }
+    fn id(&self) -> usize {
+        self.id
+    }
+    fn verilog(&self) -> VerilogLiteral {
+        // Only constants print their value; a signal's declaration needs just its width.
+        VerilogLiteral::from(0u64)
+    }
+    fn constraints(&self) -> Vec<PinConstraint> {
+        vec![]
+    }
+}
+
+impl<D: Direction> Logic for Wire<D> {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.claimed = true;
+    }
+}
+
+impl<D: Direction> Block for Wire<D> {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {
+        self.val = self.next.resized(self.width());
+    }
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, name: &str, probe: &mut dyn Probe) {
+        probe.visit_atom(name, self);
+    }
+}
+
+/// A constant computed when the design is built (a shift amount, a slot mask, a depth): the
+/// runtime counterpart of `Constant`. It becomes a 64-bit `localparam`.
+#[derive(Clone, Debug)]
+pub struct Fixed {
+    value: u64,
+    id: usize,
+}
+
+impl Fixed {
+    pub fn new(value: u64) -> Fixed {
+        Fixed {
+            value,
+            id: get_signal_id(),
+        }
+    }
+
+    /// Usable in HDL kernels.
+    pub fn val(&self) -> Word {
+        Word::from_u64(64, self.value)
+    }
+}
+
+impl Atom for Fixed {
+    fn bits(&self) -> usize {
+        64
+    }
+    fn connected(&self) -> bool {
+        true
+    }
+    fn changed(&self) -> bool {
+        false
+    }
+    fn kind(&self) -> AtomKind {
+        AtomKind::Constant
+    }
+    fn descriptor(&self) -> TypeDescriptor {
+        TypeDescriptor {
+            name: "Bits::<64>".into(),
+            kind: TypeKind::Bits(64),
+        }
+    }
+    fn vcd(&self) -> VCDValue {
+        word_vcd(&self.val())
+    }
+    fn id(&self) -> usize {
+        self.id
+    }
+    fn verilog(&self) -> VerilogLiteral {
+        VerilogLiteral::from(self.value)
+    }
+    fn constraints(&self) -> Vec<PinConstraint> {
+        vec![]
+    }
+}
+
+impl Logic for Fixed {
+    fn update(&mut self) {}
+}
+
+impl Block for Fixed {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {}
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, name: &str, probe: &mut dyn Probe) {
+        probe.visit_atom(name, self);
+    }
+}
+
+/// A register of a width given at construction, with a synchronous active-high reset to zero:
+/// the runtime-width `RegR`.
+#[derive(LogicBlock)]
+pub struct WordReg {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub d: Wire<In>,
+    pub q: Wire<Out>,
+}
+
+impl WordReg {
+    pub fn new(width: usize) -> WordReg {
+        WordReg {
+            clock: Default::default(),
+            reset: Default::default(),
+            d: Wire::new(width),
+            q: Wire::new(width),
+        }
+    }
+}
+
+impl Logic for WordReg {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "always @(posedge clock) begin\n    if (reset) q <= {}'d0;\n    else q <= d;\nend\n",
+            self.q.width()
+        ))
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "wordreg".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into(), "reset".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
+#[cfg(test)]
+mod word_tests {
+    use super::Word;
+
+    #[test]
+    fn arithmetic_wraps_at_the_wider_width() {
+        let a = Word::from_u64(4, 0xE);
+        let b = Word::from_u64(3, 0x3);
+        assert_eq!((a.clone() + b.clone()).to_u64(), 0x1);
+        assert_eq!((b.clone() - a.clone()).to_u64(), 0x5);
+        assert_eq!((a.clone() & b.clone()).to_u64(), 0x2);
+        assert_eq!((a.clone() | b.clone()).to_u64(), 0xF);
+        assert_eq!((!a.clone()).to_u64(), 0x1);
+        assert_eq!((a.clone() << 1usize).to_u64(), 0xC);
+        assert_eq!((a.clone() >> Word::from_u64(2, 2)).to_u64(), 0x3);
+        assert_eq!((a.clone() << Word::from(70usize)).to_u64(), 0);
+    }
+
+    #[test]
+    fn comparisons_are_by_value() {
+        let a = Word::from_u64(8, 5);
+        assert!(a == 5);
+        assert!(a == Word::from_u64(3, 5));
+        assert!(a < 6);
+        assert!(a > Word::from_u64(64, 4));
+        assert!(a.get_bit(2) && !a.get_bit(1) && !a.get_bit(100));
+        assert!(a.any() && !a.all() && !a.xor());
+        assert_eq!(a.replace_bit(1, true).to_u64(), 7);
+    }
+}
+
+/// The concatenation of its inputs, `parts[0]` in the least significant bits: packs per-entry
+/// or per-scheduler values into one wide port. `#[hdl_gen]` has no concatenation, and shifting
+/// each part into a wide accumulator instead makes synthesis build adders and multiplexers as
+/// wide as the whole port for every part.
+#[derive(LogicBlock)]
+pub struct Concat {
+    pub parts: Vec<Wire<In>>,
+    pub whole: Wire<Out>,
+}
+
+impl Concat {
+    pub fn new(widths: &[usize]) -> Concat {
+        Concat {
+            parts: widths.iter().map(|&w| Wire::new(w)).collect(),
+            whole: Wire::new(widths.iter().sum()),
+        }
+    }
+}
+
+impl Logic for Concat {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.whole.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        // Part names as rust-hdl declares them (`parts$i`); `emit` renames them with the rest.
+        let parts: Vec<String> = (0..self.parts.len())
+            .rev()
+            .map(|i| format!("parts${i}"))
+            .collect();
+        Verilog::Custom(format!("always @(*) whole = {{{}}};\n", parts.join(", ")))
+    }
+}
+
+/// The inverse of [`Concat`]: `whole` cut into consecutive parts, `parts[0]` from bit 0. Lets
+/// a kernel index the rows of a packed matrix (`rows.parts[w]`) where a nested index
+/// (`block[s].rows[w]`) would not translate.
+#[derive(LogicBlock)]
+pub struct Split {
+    pub whole: Wire<In>,
+    pub parts: Vec<Wire<Out>>,
+}
+
+impl Split {
+    pub fn new(widths: &[usize]) -> Split {
+        Split {
+            whole: Wire::new(widths.iter().sum()),
+            parts: widths.iter().map(|&w| Wire::new(w)).collect(),
+        }
+    }
+}
+
+impl Logic for Split {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        for p in &mut self.parts {
+            p.connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        let mut code = String::from("always @(*) begin\n");
+        let mut lo = 0;
+        for (i, p) in self.parts.iter().enumerate() {
+            let hi = lo + p.width() - 1;
+            code += &format!("    parts${i} = whole[{hi}:{lo}];\n");
+            lo = hi + 1;
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}

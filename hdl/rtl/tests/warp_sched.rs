@@ -1,0 +1,48 @@
+mod common;
+
+use common::{declared_ports, expected_ports, lint_all};
+use warpforge_contract::units::warp_sched::{Policy, WarpSchedConfig};
+
+fn cfg(warps: usize, schedulers: usize, policy: Policy) -> WarpSchedConfig {
+    WarpSchedConfig {
+        warps,
+        schedulers,
+        policy,
+    }
+}
+
+/// Minimum, default, maximum and odd sizes, both policies.
+fn configs() -> Vec<WarpSchedConfig> {
+    let mut v = vec![];
+    for policy in [Policy::Lrr, Policy::Gto] {
+        v.push(cfg(2, 1, policy));
+        v.push(cfg(2, 2, policy));
+        v.push(cfg(48, 2, policy));
+        v.push(cfg(64, 2, policy));
+        v.push(cfg(64, 1, policy));
+        v.push(cfg(7, 2, policy));
+        v.push(cfg(33, 1, policy));
+    }
+    v
+}
+
+#[test]
+fn top_module_has_exactly_the_contract_ports() {
+    for c in configs() {
+        let d = warpforge_hdl::warp_sched::generate(&c);
+        assert_eq!(d.module, c.module_name());
+        assert_eq!(
+            declared_ports(&d.verilog, &d.module),
+            expected_ports(&c.ports()),
+            "{}",
+            d.module
+        );
+    }
+}
+
+#[test]
+fn lint_clean_min_default_max_odd() {
+    for c in configs() {
+        lint_all(&warpforge_hdl::warp_sched::generate(&c));
+    }
+}
