@@ -1,4 +1,5 @@
 //! Shared checks for generated designs: the top module's port list and the three lint tools.
+#![allow(dead_code)] // each test binary uses a subset
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -150,4 +151,111 @@ pub fn lint_all(design: &Design) {
         eprintln!("SKIPPED: yosys not installed, {top} not checked for latches and loops");
     }
     let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+/// One cycle of stimulus: the inputs that are not zero.
+pub type Step = Vec<(&'static str, u64)>;
+
+/// Output values seen in one cycle, before its clock edge, as hex strings without leading
+/// zeros (combinational outputs reflect this cycle's inputs, registered ones the state).
+pub type Seen = std::collections::BTreeMap<String, String>;
+
+/// Simulate `design` with Icarus Verilog: after one reset edge, each step drives its inputs
+/// (others 0), lets them settle, samples every output, then clocks. `None` (with a message) when Icarus is missing.
+pub fn simulate(design: &Design, ports: &[Port], steps: &[Step]) -> Option<Vec<Seen>> {
+    if !have("iverilog") || !have("vvp") {
+        eprintln!(
+            "SKIPPED: iverilog/vvp not installed, {} not simulated",
+            design.module
+        );
+        return None;
+    }
+    let decl = |p: &Port| {
+        let kind = if p.dir == Dir::In { "reg" } else { "wire" };
+        format!("  {kind} [{}:0] {};\n", p.width - 1, p.name)
+    };
+    let mut tb = String::from("module tb;\n  reg clock = 0;\n");
+    ports.iter().for_each(|p| tb += &decl(p));
+    let conns: Vec<String> = std::iter::once(".clock(clock)".to_string())
+        .chain(ports.iter().map(|p| format!(".{0}({0})", p.name)))
+        .collect();
+    tb += &format!(
+        "  {} dut({});\n  initial begin\n",
+        design.module,
+        conns.join(", ")
+    );
+    // One reset edge before the first step, all other inputs low.
+    for p in ports.iter().filter(|p| p.dir == Dir::In) {
+        let v = u64::from(p.name == "reset");
+        tb += &format!("    {} = {}'h{:x};\n", p.name, p.width, v);
+    }
+    tb += "    #1; clock = 1; #1; clock = 0;\n";
+    let outputs: Vec<&Port> = ports.iter().filter(|p| p.dir == Dir::Out).collect();
+    let fmt: Vec<String> = outputs.iter().map(|p| format!("{}=%h", p.name)).collect();
+    let args: Vec<&str> = outputs.iter().map(|p| p.name.as_str()).collect();
+    for step in steps {
+        for p in ports.iter().filter(|p| p.dir == Dir::In) {
+            let v = step
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .map_or(0, |&(_, v)| v);
+            tb += &format!("    {} = {}'h{:x};\n", p.name, p.width, v);
+        }
+        for (n, _) in step {
+            assert!(
+                ports.iter().any(|p| p.name == *n && p.dir == Dir::In),
+                "no input {n}"
+            );
+        }
+        tb += &format!(
+            "    #1; $display(\"SEEN {}\", {});\n    clock = 1; #1; clock = 0;\n",
+            fmt.join(" "),
+            args.join(", ")
+        );
+    }
+    tb += "    $finish;\n  end\nendmodule\n";
+
+    let dut = scratch_file(design);
+    let dir = dut.parent().unwrap().to_path_buf();
+    std::fs::write(dir.join("tb.v"), tb).unwrap();
+    let out = Command::new("iverilog")
+        .args(["-g2005", "-o"])
+        .arg(dir.join("sim"))
+        .arg(dir.join("tb.v"))
+        .arg(&dut)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "iverilog failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new("vvp").arg(dir.join("sim")).output().unwrap();
+    assert!(run.status.success(), "vvp failed");
+    let text = String::from_utf8_lossy(&run.stdout).to_string();
+    let _ = std::fs::remove_dir_all(&dir);
+    let seen: Vec<Seen> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("SEEN "))
+        .map(|l| {
+            l.split_whitespace()
+                .map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap();
+                    assert!(!v.contains(['x', 'z', 'X', 'Z']), "{k} is {v}");
+                    let v = v.trim_start_matches('0');
+                    (
+                        k.to_string(),
+                        if v.is_empty() { "0" } else { v }.to_string(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(seen.len(), steps.len(), "simulation output:\n{text}");
+    Some(seen)
+}
+
+/// A sampled output as a number (ports up to 128 bits).
+pub fn num(seen: &Seen, port: &str) -> u128 {
+    u128::from_str_radix(&seen[port], 16).unwrap_or_else(|_| panic!("{port} = {}", seen[port]))
 }
