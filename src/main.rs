@@ -10,7 +10,6 @@ use serde_json::json;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use warpforge_contract::units::CATALOGUE;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::{area, bench, lint, regress};
@@ -247,13 +246,12 @@ fn run(cmd: Command) -> Result<u8, Fail> {
 
 fn units(json: bool) -> Result<u8, Fail> {
     if json {
-        let list: Vec<_> = CATALOGUE
-            .iter()
+        let list: Vec<_> = registry::catalogue()
             .map(|u| json!({ "name": u.name, "about": u.about, "params": u.params }))
             .collect();
         print_json(&json!({ "units": list }));
     } else {
-        for u in CATALOGUE {
+        for u in registry::catalogue() {
             println!("{} — {}", u.name, u.about);
             for p in u.params {
                 println!("    {:<12} = {:<6} {} ({})", p.name, p.default.to_string(), p.doc, p.allowed());

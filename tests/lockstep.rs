@@ -9,7 +9,7 @@ use warpforge_testbench::Model;
 
 #[test]
 fn spec_vectors_pass_on_model_and_rtl() {
-    for unit in warpforge_contract::units::names() {
+    for unit in registry::names() {
         let vectors = registry::spec_vectors(unit);
         assert!(!vectors.is_empty(), "{unit} has spec vectors");
         for v in &vectors {
@@ -28,7 +28,7 @@ fn random_lockstep_quick_suite() {
     });
     let failures: Vec<_> = summary.results.iter().filter(|r| !r.passed).map(|r| r.message.clone()).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    for unit in warpforge_contract::units::names() {
+    for unit in registry::names() {
         let configs = regress::configs(unit).len();
         assert!(configs >= 3, "{unit}: {configs} configurations");
         let cycles = summary.cycles.get(unit).copied().unwrap_or(0);

@@ -193,7 +193,7 @@ fn output_masks(layout: &Layout) -> Vec<u64> {
     m
 }
 
-fn first_difference(layout: &Layout, exp: &[u64], act: &[u64]) -> Option<(&Slot, String, String)> {
+fn first_difference<'a>(layout: &'a Layout, exp: &[u64], act: &[u64]) -> Option<(&'a Slot, String, String)> {
     layout.outputs.iter().find_map(|s| {
         let r = s.offset..s.offset + s.words;
         let masked = |w: &[u64]| w.iter().enumerate().map(|(i, x)| x & s.word_mask(i)).collect::<Vec<_>>();

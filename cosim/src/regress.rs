@@ -79,7 +79,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         other => return Err(format!("--suite {other}: unknown suite; suites are: {}", SUITES.join(", "))),
     };
     let mut out = vec![];
-    for info in warpforge_contract::units::CATALOGUE {
+    for info in registry::catalogue() {
         for (i, v) in registry::spec_vectors(info.name).iter().enumerate() {
             out.push(Job {
                 id: format!("vector:{}", v.name),

@@ -213,7 +213,7 @@ fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeE
 /// Move a finished build into place. If another process published the same key first, keep
 /// theirs (the contents are identical by construction).
 fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
-    let path = tmp.into_path();
+    let path = tmp.keep();
     if std::fs::rename(&path, dir).is_err() {
         let _ = std::fs::remove_dir_all(&path);
         if !dir.join("done").exists() {
