@@ -45,17 +45,18 @@ impl Fault {
 
 impl fmt::Display for Fault {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut head = Vec::new();
         if let Some(t) = &self.thread {
-            write!(f, "{t} ")?;
+            head.push(t.clone());
         }
         if let Some(pc) = self.pc {
-            write!(f, "pc {pc} ")?;
+            head.push(format!("pc {pc}"));
         }
         if let Some(i) = &self.instr {
-            write!(f, "`{i}` ")?;
+            head.push(format!("`{i}`"));
         }
-        if self.thread.is_some() || self.pc.is_some() {
-            write!(f, ": ")?;
+        if !head.is_empty() {
+            write!(f, "{}: ", head.join(" "))?;
         }
         f.write_str(&self.msg)
     }
