@@ -604,7 +604,8 @@ impl Machine {
         Ok(())
     }
 
-    /// Runs the whole grid in thread mode, block after block.
+    /// Runs the whole grid in thread mode, block after block (on a machine not used with
+    /// [`Machine::step`]).
     pub fn run(&mut self) -> Result<ThreadStats, Fault> {
         let nblocks = self.num_blocks();
         let mut bs = self.new_block(0);

@@ -6,6 +6,7 @@ use std::time::Instant;
 use super::asm::{assemble, AsmOptions};
 use super::interp::Machine;
 use super::kernels::{Kernel, SUITE};
+pub use super::warp::default_stack_depth;
 use super::warp::{run_warps, WarpOptions, WarpStats};
 use super::Program;
 
@@ -106,13 +107,6 @@ pub fn run_case_with(
         Ok(()) => (k.check)(&launch, &m).err(),
     };
     r
-}
-
-/// Stack entries per warp in warp mode unless given: a loop whose exit diverges adds one
-/// entry per divergent iteration (each removes at least one lane), so nested loops need a
-/// few warp sizes of entries.
-pub fn default_stack_depth(warp_size: u32) -> usize {
-    4 * warp_size as usize + 16
 }
 
 /// Every suite kernel at `size_index` (0 small, 1 large) in the given modes.

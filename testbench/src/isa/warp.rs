@@ -20,7 +20,7 @@
 use warpforge_contract::isa::{Instr, Op};
 
 use super::interp::{
-    exec, guard_passes, BlockState, Env, ExecFault, Fault, Flow, Machine, Sregs, Status,
+    exec, guard_passes, BlockState, Env, ExecFault, Fault, Machine, Sregs, Status,
 };
 use super::launch::Memory;
 use crate::simt_stack::{Commit, CommitKind, Entry, Stack};
@@ -36,13 +36,21 @@ pub struct WarpOptions {
 }
 
 impl WarpOptions {
+    /// Warps of `warp_size` with the default stack depth, no trace.
     pub fn new(warp_size: u32) -> WarpOptions {
         WarpOptions {
             warp_size,
-            stack_depth: 64,
+            stack_depth: default_stack_depth(warp_size),
             trace: false,
         }
     }
+}
+
+/// Stack entries per warp unless given: a loop whose exit diverges adds one entry per
+/// divergent iteration (each removes at least one lane), so nested loops need a few warp sizes
+/// of entries.
+pub fn default_stack_depth(warp_size: u32) -> usize {
+    4 * warp_size as usize + 16
 }
 
 /// Warp-mode counts.
@@ -331,10 +339,9 @@ fn run_warp(
                     let t = first + mm.trailing_zeros() as usize;
                     mm &= mm - 1;
                     let regs = &mut bs.regs[t * nregs..(t + 1) * nregs];
-                    match exec(ins, regs, &mut bs.preds[t], &sregs[t], clock, &mut env) {
-                        Ok(Flow::Next) => {}
-                        Ok(_) => unreachable_flow(),
-                        Err(e) => return Err(WarpErr::Mem(t, pc, e)),
+                    // Non-control instructions always go on to the next PC.
+                    if let Err(e) = exec(ins, regs, &mut bs.preds[t], &sregs[t], clock, &mut env) {
+                        return Err(WarpErr::Mem(t, pc, e));
                     }
                 }
                 CommitKind::Advance
@@ -365,7 +372,3 @@ fn run_warp(
         }
     }
 }
-
-/// Only branches, exits and barriers change control flow, and they are handled above.
-#[cold]
-fn unreachable_flow() {}
