@@ -345,18 +345,17 @@ impl Logic for WarpSched {
                     .get_bit(self.pick_slot[s].val().index())
                     .into();
             }
-            // The warp in the last-issued slot leaves (exit) or is replaced (launch): its
-            // greediness ends, even if this scheduler issues in the same cycle.
-            self.greedy_lost[s].next = self.last_valid[s].q.val().any()
-                & (self.exit.val().get_bit(self.last_issued[s].q.val().index())
-                    | self
-                        .launch
-                        .val()
-                        .get_bit(self.last_issued[s].q.val().index()));
             self.last_issued[s].d.next = self.last_issued[s].q.val();
             if self.pick_valid[s].val() {
                 self.last_issued[s].d.next = self.pick_slot[s].val();
             }
+            // The greedy warp — the one in the slot last_issued now points to — leaves (exit)
+            // or is replaced (launch): its greediness ends, even when it issued this cycle.
+            self.greedy_lost[s].next = self.exit.val().get_bit(self.last_issued[s].d.val().index())
+                | self
+                    .launch
+                    .val()
+                    .get_bit(self.last_issued[s].d.val().index());
             self.last_valid[s].d.next =
                 self.last_valid[s].q.val() | self.pick_valid[s].val().into();
             self.greedy_valid[s].d.next = (self.greedy_valid[s].q.val()

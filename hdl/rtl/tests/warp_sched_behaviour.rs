@@ -284,3 +284,33 @@ fn reset_clears_residency_and_pointers() {
         assert_eq!(num(&seen[3], port), 0, "{port}");
     }
 }
+
+#[test]
+fn gto_new_greedy_warp_keeps_greed_when_the_previous_one_exits() {
+    let cfg = WarpSchedConfig {
+        warps: 4,
+        schedulers: 1,
+        policy: Policy::Gto,
+    };
+    let go = |elig: u64| vec![("has_inst", elig), ("ready", 0xF), ("unit_free", 0xF)];
+    // Ages: W0 oldest, then W1, then W2.
+    let mut steps = vec![
+        vec![("launch", 0b0001)],
+        vec![("launch", 0b0010)],
+        vec![("launch", 0b0100)],
+    ];
+    steps.push(go(0b0100)); // 3: W2 issues: greedy
+    let mut switch = go(0b0010);
+    switch.push(("exit", 0b0100)); // 4: W1 issues while W2 (last issued) exits
+    steps.push(switch);
+    steps.push(go(0b0011)); // 5: W1 is greedy: it issues before the older W0
+    steps.push(vec![]);
+    let Some(seen) = run(&cfg, &steps) else {
+        return;
+    };
+    assert_eq!(issued(&seen[3]), Some(2));
+    assert_eq!(issued(&seen[4]), Some(1));
+    assert_eq!(num(&seen[5], "dbg_greedy_valid"), 1);
+    assert_eq!(num(&seen[5], "dbg_last_issued"), 1);
+    assert_eq!(issued(&seen[5]), Some(1));
+}
