@@ -239,7 +239,7 @@ fn random_valid_programs_never_panic_the_interpreter() {
         let _ = run_warps(&mut m2, &o);
         // Step random threads for a while.
         for _ in 0..200 {
-            let b = rng.below(m3.num_blocks()) as u64;
+            let b = rng.below(m3.num_blocks());
             let t = rng.below(m3.threads_per_block() as u64) as u32;
             match m3.step(b, t) {
                 Ok(StepOutcome::Retired(_))

@@ -675,7 +675,7 @@ pub fn assemble(src: &str, file: &str, opts: &AsmOptions) -> Result<Program, Asm
                     }
                     Some(Tok::Num(_)) => {
                         ins.imm = p.imm()?;
-                        if ins.imm % 4 != 0 || ins.imm / 4 >= params.len() as u32 {
+                        if !ins.imm.is_multiple_of(4) || ins.imm / 4 >= params.len() as u32 {
                             return p.err_at(
                                 c,
                                 format!(

@@ -100,7 +100,7 @@ pub fn format_instr(i: &Instr, params: &[String], label: Option<&dyn Fn(u32) -> 
         Format::LoadParam => {
             let idx = (i.imm / 4) as usize;
             match params.get(idx) {
-                Some(n) if i.imm % 4 == 0 => vec![d, format!("[{n}]")],
+                Some(n) if i.imm.is_multiple_of(4) => vec![d, format!("[{n}]")],
                 _ => vec![d, format!("[{}]", i.imm)],
             }
         }

@@ -369,7 +369,7 @@ impl Memory {
             if end > MAX_GLOBAL_WORDS {
                 return Err(format!(
                     "buffers need more than {} MiB of global memory",
-                    MAX_GLOBAL_WORDS * 4 >> 20
+                    (MAX_GLOBAL_WORDS * 4) >> 20
                 ));
             }
             words.resize(start, 0);

@@ -149,7 +149,7 @@ impl Program {
                 self.regs
             ));
         }
-        if self.shared_bytes % 4 != 0 || self.shared_bytes > MAX_SHARED_BYTES {
+        if !self.shared_bytes.is_multiple_of(4) || self.shared_bytes > MAX_SHARED_BYTES {
             return Err(format!(
                 "shared size {} bytes: must be a multiple of 4 and at most {MAX_SHARED_BYTES}",
                 self.shared_bytes
@@ -170,23 +170,21 @@ impl Program {
                 ));
             }
             match ins.op.format() {
-                Format::Branch => {
-                    if ins.target() >= n || ins.rpc() > n {
-                        return Err(format!(
-                            "pc {pc}: branch target {} or reconvergence PC {} outside the program of {n} instructions",
-                            ins.target(),
-                            ins.rpc()
-                        ));
-                    }
+                Format::Branch if ins.target() >= n || ins.rpc() > n => {
+                    return Err(format!(
+                        "pc {pc}: branch target {} or reconvergence PC {} outside the program of {n} instructions",
+                        ins.target(),
+                        ins.rpc()
+                    ));
                 }
-                Format::LoadParam => {
-                    if ins.imm % 4 != 0 || ins.imm / 4 >= self.params.len() as u32 {
-                        return Err(format!(
-                            "pc {pc}: parameter offset {} outside the {} declared parameters",
-                            ins.imm,
-                            self.params.len()
-                        ));
-                    }
+                Format::LoadParam
+                    if !ins.imm.is_multiple_of(4) || ins.imm / 4 >= self.params.len() as u32 =>
+                {
+                    return Err(format!(
+                        "pc {pc}: parameter offset {} outside the {} declared parameters",
+                        ins.imm,
+                        self.params.len()
+                    ));
                 }
                 _ => {}
             }

@@ -171,11 +171,11 @@ fn run_block(
     stats.blocks += 1;
     stats.warps += nwarps as u64;
     loop {
-        for k in 0..nwarps {
-            if warps[k].at_barrier || warps[k].stack.is_empty() {
+        for (k, warp) in warps.iter_mut().enumerate() {
+            if warp.at_barrier || warp.stack.is_empty() {
                 continue;
             }
-            let r = run_warp(m, &mut bs, &sregs, &mut warps[k], k, opts, stats, trace);
+            let r = run_warp(m, &mut bs, &sregs, warp, k, opts, stats, trace);
             if let Err(e) = r {
                 return Err(to_fault(m, &bs, e));
             }
