@@ -109,11 +109,19 @@ impl Stack {
                     let push_fall = c.next_pc != rpc;
                     let push_taken = target != rpc;
                     let pushes = push_fall as usize + push_taken as usize;
-                    if self.entries.len() + pushes > self.capacity {
+                    // A TOS that already reconverges at this rpc would only wait at its own
+                    // RPC once rewritten (its parent holds those lanes), so the paths replace
+                    // it: a loop whose exit diverges every iteration keeps a constant depth.
+                    let replace = tos.rpc == Some(rpc);
+                    if self.entries.len() - replace as usize + pushes > self.capacity {
                         self.overflowed = true;
                         return Err(Overflow);
                     }
-                    self.entries[top].pc = rpc;
+                    if replace {
+                        self.entries.pop();
+                    } else {
+                        self.entries[top].pc = rpc;
+                    }
                     // Fall-through first, taken last: the taken path runs first (A17).
                     if push_fall {
                         self.entries.push(Entry {
@@ -621,7 +629,9 @@ impl Model for SimtStackModel {
                     CommitKind::Branch { taken, target, rpc } => {
                         let act = taken & tos.mask;
                         let pushes = (c.next_pc != rpc) as usize + (target != rpc) as usize;
-                        act != 0 && act != tos.mask && l.depth + pushes > s.capacity()
+                        // A TOS already reconverging at this rpc is replaced by its paths.
+                        let freed = (tos.rpc == Some(rpc)) as usize;
+                        act != 0 && act != tos.mask && l.depth - freed + pushes > s.capacity()
                     }
                     _ => false,
                 };
@@ -1174,11 +1184,13 @@ fn one_sided() -> SpecVector {
         .done()
 }
 
-/// A nested branch whose inner IPDOM equals the outer one: when the inner paths reach it,
-/// the inner entry (already at its RPC) pops in the same commit (a cascade of two).
+/// A nested branch whose inner IPDOM equals the outer one: the inner paths replace the
+/// outer path's entry (it would only wait at its own RPC, where its parent already holds its
+/// lanes), so the depth does not grow; then a loop whose exit diverges every iteration runs at
+/// a constant depth.
 fn nested_same_ipdom() -> SpecVector {
     Sb::new(
-        "simt-stack nested branch with the same IPDOM (pop cascade)",
+        "simt-stack nested branch with the same IPDOM (inner paths replace their parent path)",
         8,
         8,
     )
@@ -1186,7 +1198,7 @@ fn nested_same_ipdom() -> SpecVector {
     .step(&[], &launch(0, 0xff), false)
     .step(&[(0, 0xff, NO)], &branch(5, 0x0f, 1, 9), false)
     // Inner branch on the taken path, also reconverging at 9; taken bits of inactive
-    // lanes (0xf0) do not count.
+    // lanes (0xf0) do not count. The entry (1, 0x0f, 9) is replaced by its two paths.
     .step(
         &[(9, 0xff, NO), (5, 0xf0, Some(9)), (1, 0x0f, Some(9))],
         &branch(3, 0xf3, 2, 9),
@@ -1196,31 +1208,37 @@ fn nested_same_ipdom() -> SpecVector {
         &[
             (9, 0xff, NO),
             (5, 0xf0, Some(9)),
-            (9, 0x0f, Some(9)),
             (3, 0x0c, Some(9)),
             (2, 0x03, Some(9)),
         ],
         &advance(9),
         false,
     )
-    // The last inner path reaches 9: it and the inner entry at 9 both pop.
     .step(
-        &[
-            (9, 0xff, NO),
-            (5, 0xf0, Some(9)),
-            (9, 0x0f, Some(9)),
-            (3, 0x0c, Some(9)),
-        ],
+        &[(9, 0xff, NO), (5, 0xf0, Some(9)), (3, 0x0c, Some(9))],
         &advance(9),
         false,
     )
-    // Uniform not taken: the taken lanes (0x0f) are all inactive here.
+    // A loop at 5..6 whose exit (to 9) diverges each iteration: `@p bra 5` with rpc 9.
+    .step(&[(9, 0xff, NO), (5, 0xf0, Some(9))], &advance(6), false)
     .step(
-        &[(9, 0xff, NO), (5, 0xf0, Some(9))],
-        &branch(6, 0x0f, 7, 8),
+        &[(9, 0xff, NO), (6, 0xf0, Some(9))],
+        &branch(9, 0x70, 5, 9),
         false,
     )
-    .step(&[(9, 0xff, NO), (6, 0xf0, Some(9))], &advance(9), false)
+    .step(&[(9, 0xff, NO), (5, 0x70, Some(9))], &advance(6), false)
+    .step(
+        &[(9, 0xff, NO), (6, 0x70, Some(9))],
+        &branch(9, 0x30, 5, 9),
+        false,
+    )
+    .step(&[(9, 0xff, NO), (5, 0x30, Some(9))], &advance(6), false)
+    // The last iteration: no lane loops back; the path reaches its RPC and pops.
+    .step(
+        &[(9, 0xff, NO), (6, 0x30, Some(9))],
+        &branch(9, 0x00, 5, 9),
+        false,
+    )
     .step(&[(9, 0xff, NO)], &exit(10), false)
     .step(&[], &[], false)
     .done()

@@ -222,10 +222,11 @@ fn random_runs_keep_every_invariant_and_cover_the_corners() {
             "{c:?}: {st:?}"
         );
         assert!(st.pops > 1000, "{c:?}: {st:?}");
-        // A cascade needs a child and its parent above the bottom (or an exit that empties
-        // a divergent region of three entries): impossible with two entries.
+        // A cascade needs an exit that empties the entries below the TOS (an entry that
+        // would wait at its own RPC is replaced, never kept), so it is rarer than a pop:
+        // impossible with two entries.
         if c.depth >= 3 {
-            assert!(st.cascades > 50, "{c:?}: {st:?}");
+            assert!(st.cascades > 10, "{c:?}: {st:?}");
         }
         assert!(st.resets > 9, "{c:?}: {st:?}");
         // Each divergence parks at least one lane in a pending entry, so a warp of W

@@ -5,7 +5,10 @@
 //! - non-branch, or a branch on which all active lanes agree: TOS.pc ← next PC (uniform);
 //! - divergent branch: TOS.pc ← rpc, then push the fall-through path (next_pc, active ∧ ¬taken)
 //!   and the taken path (target, active ∧ taken) — each only if its PC differs from the rpc —
-//!   taken last, so it runs first (spec A17);
+//!   taken last, so it runs first (spec A17). When the TOS's own RPC already equals the rpc,
+//!   the rewritten TOS would only wait at its own RPC (its parent holds those lanes), so the
+//!   pushes replace it instead: a loop whose exit diverges every iteration keeps a constant
+//!   depth instead of growing by one entry per iteration;
 //! - exit: the active lanes finish and leave every entry's mask.
 //!
 //! Afterwards entries are popped from the top while the top has an empty mask or has reached
