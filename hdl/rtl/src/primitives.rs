@@ -342,7 +342,7 @@ impl PartialOrd for Word {
 
 impl PartialEq<usize> for Word {
     fn eq(&self, other: &usize) -> bool {
-        *self == Word::from(*other)
+        self.cmp_value(&Word::from(*other)) == Ordering::Equal
     }
 }
 
