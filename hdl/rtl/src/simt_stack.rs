@@ -4,7 +4,8 @@
 //! use) and the sticky `overflowed` flag. One combinational pass per cycle:
 //! 1. read the top of stack (TOS, entry `sp - 1`);
 //! 2. compute every entry's updated value — launch (entry 0 reloaded) has priority over a
-//!    commit (uniform: TOS.pc moves on; divergent: TOS.pc ← rpc and up to two pushes at `sp`;
+//!    commit (uniform: TOS.pc moves on; divergent: TOS.pc ← rpc and up to two pushes at `sp`,
+//!    or, when the TOS already reconverges at that rpc, up to two pushes replacing the TOS;
 //!    exit: the TOS lanes leave every mask);
 //! 3. pop: the new `sp` is one above the highest entry below the post-push height that
 //!    neither has an empty mask nor stands at its own reconvergence PC, so nested
@@ -71,6 +72,8 @@ pub struct SimtStack {
     divergent: Signal<Local, Bit>,
     push_fall: Signal<Local, Bit>,
     push_taken: Signal<Local, Bit>,
+    tos_replaced: Signal<Local, Bit>,
+    push_at: Wire<Local>,
     sp_pushed: Wire<Local>,
     refused: Signal<Local, Bit>,
     // Entries after launch/commit, before popping, and the height they reach.
@@ -131,6 +134,8 @@ impl SimtStack {
             divergent: Default::default(),
             push_fall: Default::default(),
             push_taken: Default::default(),
+            tos_replaced: Default::default(),
+            push_at: Wire::new(db),
             // Room for sp + 2 (at most depth + 2).
             sp_pushed: Wire::new(db + 1),
             refused: Default::default(),
@@ -190,11 +195,20 @@ impl Logic for SimtStack {
         // A path that starts at the reconvergence PC has nothing to run: no entry.
         self.push_fall.next = self.next_pc.val() != self.rpc.val();
         self.push_taken.next = self.target.val() != self.rpc.val();
-        self.sp_pushed.next = self.sp.q.val();
+        // A TOS that already waits for this rpc would only wait at its own RPC (its parent
+        // holds the lanes there): the paths replace it, so loops with a divergent exit keep
+        // a constant depth.
+        self.tos_replaced.next =
+            self.tos_rpc_valid_l.val() & (self.tos_rpc_l.val() == self.rpc.val());
+        self.push_at.next = self.sp.q.val();
+        if self.tos_replaced.val() {
+            self.push_at.next = self.sp.q.val() - 1;
+        }
+        self.sp_pushed.next = self.push_at.val();
         if self.push_fall.val() & self.push_taken.val() {
-            self.sp_pushed.next = self.sp.q.val() + 2;
+            self.sp_pushed.next = self.push_at.val() + 2;
         } else if self.push_fall.val() | self.push_taken.val() {
-            self.sp_pushed.next = self.sp.q.val() + 1;
+            self.sp_pushed.next = self.push_at.val() + 1;
         }
         self.refused.next = self.live_commit.val()
             & !self.exit.val()
@@ -224,13 +238,15 @@ impl Logic for SimtStack {
                 }
             } else if self.branch.val() & self.divergent.val() {
                 if !self.refused.val() {
-                    // TOS waits at the reconvergence PC; fall-through pushed first, taken on
-                    // top (runs first).
+                    // TOS waits at the reconvergence PC (unless replaced); fall-through pushed
+                    // first, taken on top (runs first).
                     for i in 0..self.stack_pc.len() {
                         if self.sp.q.val() == (i + 1) {
                             self.upd_pc[i].next = self.rpc.val();
                         }
-                        if self.sp.q.val() == i {
+                        if (self.push_at.val() == i)
+                            & (self.push_fall.val() | self.push_taken.val())
+                        {
                             if self.push_fall.val() {
                                 self.upd_pc[i].next = self.next_pc.val();
                                 self.upd_mask[i].next = self.active_fall.val();
@@ -241,7 +257,7 @@ impl Logic for SimtStack {
                             self.upd_rpc[i].next = self.rpc.val();
                             self.upd_rpc_valid[i].next = true.into();
                         }
-                        if ((self.sp.q.val() + 1) == i)
+                        if ((self.push_at.val() + 1) == i)
                             & self.push_fall.val()
                             & self.push_taken.val()
                         {

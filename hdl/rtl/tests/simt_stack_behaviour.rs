@@ -1,5 +1,6 @@
 //! Directed simulations of simt-stack (Icarus Verilog): the spec's SBR traces
-//! (spec/crown.md §2.7, §2.8), same-cycle pop cascades, exit, overflow refusal and reset.
+//! (spec/crown.md §2.7, §2.8), paths replacing a TOS that reconverges at their rpc, same-cycle
+//! pop cascades, exit, overflow refusal and reset.
 
 mod common;
 
@@ -154,16 +155,79 @@ fn fig_2_4_nested_divergence() {
 }
 
 #[test]
-fn reconvergence_at_one_pc_unwinds_in_one_cycle() {
-    // Outer and inner branch share rpc 20: when the last inner path reaches 20, the inner
-    // path, the outer path now waiting at 20 and nothing else pop together.
-    let c = cfg(8, 5, 5);
+fn paths_replace_a_tos_that_already_reconverges_at_their_rpc() {
+    // Outer and inner branch share rpc 20: the inner paths replace the outer path's entry
+    // (its lanes already wait at 20 in the bottom entry), so four entries suffice where
+    // keeping it would need five.
+    let c = cfg(8, 5, 4);
     let steps = vec![
         launch(0, 0xFF),
         branch(1, 0x0F, 10, 20),
         branch(12, 0x03, 11, 20),
         go(20),
         go(20),
+        branch(20, 0x30, 5, 20), // one-sided, rpc 20 again: the taken path replaces the TOS
+        go(20),
+        vec![],
+    ];
+    let Some(seen) = run(&c, &steps) else {
+        return;
+    };
+    let expect: [&[Entry]; 8] = [
+        &[],
+        &[(0, 0xFF, None)],
+        &[(20, 0xFF, None), (1, 0xF0, Some(20)), (10, 0x0F, Some(20))],
+        &[
+            (20, 0xFF, None),
+            (1, 0xF0, Some(20)),
+            (12, 0x0C, Some(20)),
+            (11, 0x03, Some(20)),
+        ],
+        &[(20, 0xFF, None), (1, 0xF0, Some(20)), (12, 0x0C, Some(20))],
+        &[(20, 0xFF, None), (1, 0xF0, Some(20))],
+        &[(20, 0xFF, None), (5, 0x30, Some(20))],
+        &[(20, 0xFF, None)],
+    ];
+    for (i, stack) in expect.iter().enumerate() {
+        assert_stack(&c, &seen[i], stack, &format!("step {i}"));
+        assert_eq!(num(&seen[i], "overflow"), 0, "step {i}");
+    }
+}
+
+#[test]
+fn replacement_counts_for_overflow() {
+    // Depth 3, full: two paths replacing the TOS need one entry more and are refused; one
+    // path replacing it fits.
+    let c = cfg(8, 5, 3);
+    let steps = vec![
+        launch(0, 0xFF),
+        branch(1, 0x0F, 10, 20),
+        branch(12, 0x03, 11, 20),
+        branch(20, 0x03, 11, 20),
+        vec![],
+    ];
+    let Some(seen) = run(&c, &steps) else {
+        return;
+    };
+    let full: &[Entry] = &[(20, 0xFF, None), (1, 0xF0, Some(20)), (10, 0x0F, Some(20))];
+    assert_eq!(num(&seen[2], "overflow"), 1);
+    assert_stack(&c, &seen[3], full, "after the refusal");
+    assert_eq!(num(&seen[3], "overflow"), 0);
+    assert_eq!(num(&seen[3], "overflowed"), 1);
+    let replaced: &[Entry] = &[(20, 0xFF, None), (1, 0xF0, Some(20)), (11, 0x03, Some(20))];
+    assert_stack(&c, &seen[4], replaced, "one path replaced the TOS");
+}
+
+#[test]
+fn exits_unwind_emptied_entries_in_one_cycle() {
+    // §2.8 shape: after D's lanes exit, C's exit empties C and the entry waiting at E.
+    let c = cfg(8, 4, 4);
+    let steps = vec![
+        launch(1, 0xFF),
+        branch(2, 0xF0, 6, 6),
+        branch(3, 0x0C, 4, 5),
+        exit(),
+        exit(),
         vec![],
     ];
     let Some(seen) = run(&c, &steps) else {
@@ -171,22 +235,16 @@ fn reconvergence_at_one_pc_unwinds_in_one_cycle() {
     };
     let expect: [&[Entry]; 6] = [
         &[],
-        &[(0, 0xFF, None)],
-        &[(20, 0xFF, None), (1, 0xF0, Some(20)), (10, 0x0F, Some(20))],
+        &[(1, 0xFF, None)],
+        &[(6, 0xFF, None), (2, 0x0F, Some(6))],
         &[
-            (20, 0xFF, None),
-            (1, 0xF0, Some(20)),
-            (20, 0x0F, Some(20)),
-            (12, 0x0C, Some(20)),
-            (11, 0x03, Some(20)),
+            (6, 0xFF, None),
+            (5, 0x0F, Some(6)),
+            (3, 0x03, Some(5)),
+            (4, 0x0C, Some(5)),
         ],
-        &[
-            (20, 0xFF, None),
-            (1, 0xF0, Some(20)),
-            (20, 0x0F, Some(20)),
-            (12, 0x0C, Some(20)),
-        ],
-        &[(20, 0xFF, None), (1, 0xF0, Some(20))],
+        &[(6, 0xF3, None), (5, 0x03, Some(6)), (3, 0x03, Some(5))],
+        &[(6, 0xF0, None)],
     ];
     for (i, stack) in expect.iter().enumerate() {
         assert_stack(&c, &seen[i], stack, &format!("step {i}"));
