@@ -5,6 +5,10 @@
 //! [`Model::step`] first computes this cycle's outputs from (state, inputs), then commits the
 //! next state.
 
+pub mod dwr;
+pub mod dwr_ilt;
+pub mod dwr_pst;
+pub mod dwr_sco;
 pub mod isa;
 pub mod rng;
 pub mod simt_stack;
