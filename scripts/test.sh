@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-tools.sh
-cargo test --workspace "$@"
+cargo test --workspace --no-fail-fast "$@"

@@ -3,8 +3,8 @@
 //! difference is reported at the right cycle and port, with a replay that writes a waveform.
 
 use warpforge_cosim::lockstep::{self, Options, Source};
-use warpforge_cosim::regress;
 use warpforge_cosim::registry::{self, Unit};
+use warpforge_cosim::regress;
 use warpforge_testbench::Model;
 
 #[test]
@@ -22,11 +22,25 @@ fn spec_vectors_pass_on_model_and_rtl() {
 /// cycles per unit in total.
 #[test]
 fn random_lockstep_quick_suite() {
-    let jobs: Vec<_> = regress::jobs("quick").unwrap().into_iter().filter(|j| j.vector.is_none()).collect();
+    let jobs: Vec<_> = regress::jobs("quick")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.vector.is_none())
+        .collect();
     let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
-        eprintln!("[{k}/{n}] {} {} ({} cycles)", if r.passed { "pass" } else { "FAIL" }, r.id, r.cycles)
+        eprintln!(
+            "[{k}/{n}] {} {} ({} cycles)",
+            if r.passed { "pass" } else { "FAIL" },
+            r.id,
+            r.cycles
+        )
     });
-    let failures: Vec<_> = summary.results.iter().filter(|r| !r.passed).map(|r| r.message.clone()).collect();
+    let failures: Vec<_> = summary
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.message.clone())
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     for unit in registry::names() {
         let configs = regress::configs(unit).len();
@@ -61,43 +75,80 @@ impl Model for Planted {
     }
 }
 
-fn planted_run(unit: &Unit, port: &str, cycle: u64, wave: Option<std::path::PathBuf>) -> lockstep::Report {
+fn planted_run(
+    unit: &Unit,
+    port: &str,
+    cycle: u64,
+    cycles: u64,
+    wave: Option<std::path::PathBuf>,
+) -> lockstep::Report {
     let layout = unit.manifest().layout();
     let word = layout.output(port).unwrap().offset;
-    let model = Box::new(Planted { inner: unit.model(), cycle, word, now: 0 });
-    let mut opts = Options::new(cycle + 5000, 3);
+    let model = Box::new(Planted {
+        inner: unit.model(),
+        cycle,
+        word,
+        now: 0,
+    });
+    let mut opts = Options::new(cycles, 3);
     opts.wave = wave;
     lockstep::run(unit, model, Source::Random(unit.stimulus(3)), opts).unwrap()
 }
 
 #[test]
 fn planted_difference_is_reported_at_its_cycle_and_port() {
-    for (unit, port, cycle) in [("warp-sched", "issue_slot", 12_345u64), ("simt-stack", "dbg_stack", 7_777), ("simt-stack", "pc", 4_100)] {
+    for (unit, port, cycle) in [
+        ("warp-sched", "issue_slot", 12_345u64),
+        ("simt-stack", "dbg_stack", 7_777),
+        ("simt-stack", "pc", 4_100),
+    ] {
         let u = Unit::resolve(unit, &[]).unwrap();
-        let r = planted_run(&u, port, cycle, None);
-        let m = r.mismatch.as_ref().unwrap_or_else(|| panic!("{unit}: planted difference not found"));
+        let r = planted_run(&u, port, cycle, cycle + 5000, None);
+        let m = r
+            .mismatch
+            .as_ref()
+            .unwrap_or_else(|| panic!("{unit}: planted difference not found"));
         assert_eq!((m.cycle, m.port.as_str()), (cycle, port), "{unit}");
         assert_ne!(m.expected, m.actual);
         assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
         let replay = r.replay.as_deref().unwrap();
-        assert!(replay.contains("--seed 3") && replay.contains(&format!("--cycles {}", cycle + 1)) && replay.contains("--wave"), "{replay}");
+        assert!(
+            replay.contains("--seed 3")
+                && replay.contains(&format!("--cycles {}", cycle + 1))
+                && replay.contains("--wave"),
+            "{replay}"
+        );
     }
 }
 
 #[test]
 fn replay_writes_a_waveform_and_the_model_state_log() {
-    let u = Unit::resolve("simt-stack", &["warp_size=8".into(), "pc_bits=8".into(), "depth=4".into()]).unwrap();
+    let u = Unit::resolve(
+        "simt-stack",
+        &["warp_size=8".into(), "pc_bits=8".into(), "depth=4".into()],
+    )
+    .unwrap();
     let dir = tempfile::tempdir().unwrap();
     let wave = dir.path().join("fail.vcd");
     let cycle = 3000;
-    let r = planted_run(&u, "depth", cycle, Some(wave.clone()));
+    // As the replay command does: run up to and including the failing cycle.
+    let r = planted_run(&u, "depth", cycle, cycle + 1, Some(wave.clone()));
     assert_eq!(r.mismatch.as_ref().map(|m| m.cycle), Some(cycle));
     let vcd = std::fs::read_to_string(&wave).unwrap();
     assert!(vcd.contains("$enddefinitions"), "a VCD header");
-    assert!(vcd.contains(&format!("#{}\n", 10 * cycle)), "the failing cycle is in the waveform");
-    assert!(!vcd.contains("#0\n"), "only the window before the failure is written");
+    assert!(
+        vcd.contains(&format!("#{}\n", 10 * cycle)),
+        "the failing cycle is in the waveform"
+    );
+    assert!(
+        !vcd.contains("#0\n"),
+        "only the window before the failure is written"
+    );
     let log = std::fs::read_to_string(lockstep::state_log_path(&wave)).unwrap();
-    assert!(log.contains(&format!("t={} cycle={cycle} ", 10 * cycle)), "state log has the failing cycle");
+    assert!(
+        log.contains(&format!("t={} cycle={cycle} ", 10 * cycle)),
+        "state log has the failing cycle"
+    );
 }
 
 #[test]
@@ -118,12 +169,19 @@ fn dump_replays_as_stimulus_with_identical_outputs() {
     let r2 = lockstep::run(&u, u.model(), Source::Trace(trace), opts).unwrap();
     assert!(r2.passed());
     assert_eq!(r2.cycles, 500, "a trace runs for its length");
-    assert_eq!(std::fs::read_to_string(dump).unwrap(), std::fs::read_to_string(dump2).unwrap());
+    assert_eq!(
+        std::fs::read_to_string(dump).unwrap(),
+        std::fs::read_to_string(dump2).unwrap()
+    );
 }
 
 #[test]
 fn second_build_of_a_design_comes_from_the_cache() {
-    let u = Unit::resolve("warp-sched", &["warps=5".into(), "schedulers=1".into(), "policy=lrr".into()]).unwrap();
+    let u = Unit::resolve(
+        "warp-sched",
+        &["warps=5".into(), "schedulers=1".into(), "policy=lrr".into()],
+    )
+    .unwrap();
     let (d, m) = (u.design(), u.manifest());
     warpforge_cosim::verilator::build(&d, &m, false).unwrap();
     let again = warpforge_cosim::verilator::build(&d, &m, false).unwrap();

@@ -21,7 +21,8 @@ pub struct BenchReport {
     pub lockstep_cps: f64,
     /// lockstep / raw Verilator.
     pub lockstep_ratio: f64,
-    /// Cold build: Verilator, C++ compile (including Verilator's runtime) and link, empty cache.
+    /// Cold build: Verilator, C++ compile (including Verilator's runtime) and link, empty cache
+    /// (null when skipped with --no-cold-build).
     pub build_s: f64,
     /// A cached run: cache lookup, library load, and the first simulated cycle.
     pub cached_start_s: f64,
@@ -30,20 +31,25 @@ pub struct BenchReport {
 impl BenchReport {
     pub fn render(&self) -> String {
         format!(
-            "{}: {} cycles\n  raw Verilator  {:>12.0} cycles/s\n  model alone    {:>12.0} cycles/s\n  lockstep       {:>12.0} cycles/s  ({:.2} of raw Verilator)\n  cold build     {:>12.1} s\n  cached start   {:>12.3} s\n",
+            "{}: {} cycles\n  raw Verilator  {:>12.0} cycles/s\n  model alone    {:>12.0} cycles/s\n  lockstep       {:>12.0} cycles/s  ({:.2} of raw Verilator)\n  cold build     {:>12} s\n  cached start   {:>12.3} s\n",
             self.module,
             self.cycles,
             self.verilator_cps,
             self.model_cps,
             self.lockstep_cps,
             self.lockstep_ratio,
-            self.build_s,
+            if self.build_s.is_nan() { "skipped".to_string() } else { format!("{:.1}", self.build_s) },
             self.cached_start_s
         )
     }
 }
 
-pub fn bench(unit: &Unit, cycles: u64, seed: u64, cold_build: bool) -> Result<BenchReport, BridgeError> {
+pub fn bench(
+    unit: &Unit,
+    cycles: u64,
+    seed: u64,
+    cold_build: bool,
+) -> Result<BenchReport, BridgeError> {
     let manifest = unit.manifest();
     let design = unit.design();
     let layout = manifest.layout();
@@ -51,7 +57,8 @@ pub fn bench(unit: &Unit, cycles: u64, seed: u64, cold_build: bool) -> Result<Be
 
     let build_s = if cold_build {
         let dir = tempfile::tempdir().map_err(|e| BridgeError::Build(format!("temp dir: {e}")))?;
-        verilator::with_cache_root(dir.path(), || verilator::build(&design, &manifest, false))?.build_seconds
+        verilator::with_cache_root(dir.path(), || verilator::build(&design, &manifest, false))?
+            .build_seconds
     } else {
         f64::NAN
     };
@@ -94,10 +101,18 @@ pub fn bench(unit: &Unit, cycles: u64, seed: u64, cold_build: bool) -> Result<Be
     drop(rtl);
 
     // Lockstep.
-    let report = lockstep::run(unit, unit.model(), Source::Random(unit.stimulus(seed)), Options::new(cycles, seed))
-        .map_err(|e| BridgeError::Build(e.to_string()))?;
+    let report = lockstep::run(
+        unit,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycles, seed),
+    )
+    .map_err(|e| BridgeError::Build(e.to_string()))?;
     if !report.passed() {
-        return Err(BridgeError::Build(format!("bench stopped: lockstep failed\n{}", report.render())));
+        return Err(BridgeError::Build(format!(
+            "bench stopped: lockstep failed\n{}",
+            report.render()
+        )));
     }
     Ok(BenchReport {
         unit: unit.name().into(),
