@@ -606,8 +606,8 @@ pub struct DwrCounters {
     /// Writebacks ignored because the sub-warp's own barrier is in the pipeline.
     pub writebacks_during_barrier: u64,
     pub blockbar_releases: u64,
-    /// Cycles with several events on distinct sub-warps: an issue, a writeback, a block
-    /// release, a launch and a barrier action all at once.
+    /// Cycles with four or more kinds of event at once (issue, writeback, block release,
+    /// launch, barrier action, release).
     pub busy_cycles: u64,
     /// Cycles in which every sub-warp is EMPTY.
     pub all_empty: u64,
@@ -1181,11 +1181,15 @@ impl Model for DwrModel {
         outputs[o.nxt_valid] = pick.is_some() as u64;
         outputs[o.nxt_sw] = pick.unwrap_or(0) as u64;
         outputs[o.nxt_fused] = pick.is_some_and(|s| nx.cr.get(s)) as u64;
-        c.busy_cycles += (self.last.issued.is_some()
-            && !wb.is_zero()
-            && !br.is_zero()
-            && !la.is_zero()
-            && acting.is_some()) as u64;
+        let kinds = [
+            self.last.issued.is_some(),
+            !wb.is_zero(),
+            !br.is_zero(),
+            !la.is_zero(),
+            acting.is_some(),
+            rel.any(),
+        ];
+        c.busy_cycles += (kinds.iter().filter(|&&k| k).count() >= 4) as u64;
         self.last.rel = rel;
         self.last.pick = pick;
     }
@@ -1410,6 +1414,16 @@ impl Model for DwrModel {
             }
         }
         if let Some(a) = l.act {
+            let icfg = self.ilt.config();
+            let (set, tag) = (icfg.set_of(a.pc), icfg.tag_of(a.pc));
+            let present =
+                (0..icfg.ways).any(|way| l.s_ilt_entries[set * icfg.ways + way] == Some(tag));
+            if a.hit != present {
+                return Err(format!(
+                    "I-BYPASS: barrier pc {:#x} hit = {} but the ILT holds it: {}",
+                    a.pc, a.hit as u8, present as u8
+                ));
+            }
             if a.hit && !st.ready.get(a.sw) {
                 return Err(format!(
                     "I-BYPASS: sub-warp {} hit in the ILT but is {:?}",
@@ -1551,6 +1565,10 @@ struct Phase {
     chaos: bool,
     /// No new barriers or launches; everything runs to its exit.
     drain: bool,
+    /// One in `grid_rate` cycles pulses `grid_start`.
+    grid_rate: u64,
+    /// One in `retarget` barriers moves its group's target PC.
+    retarget: u64,
 }
 
 /// Constrained-random inputs for `dwr`: a small program model per sub-warp, advanced when
@@ -1622,6 +1640,8 @@ impl DwrStimulus {
                 block: BlockMode::Group,
                 chaos: false,
                 drain: false,
+                grid_rate: 3000,
+                retarget: 4,
             },
             targets: vec![0; g.groups()],
             pool: Vec::with_capacity(48),
@@ -1661,6 +1681,8 @@ impl DwrStimulus {
         ph.block = [BlockMode::Group, BlockMode::All, BlockMode::Random][r.below(3) as usize];
         ph.chaos = r.chance(1, 4);
         ph.drain = r.chance(1, 10);
+        ph.grid_rate = [200, 1000, 3000, 30_000][r.below(4) as usize];
+        ph.retarget = [2, 4, 16][r.below(3) as usize];
         // Barrier PCs: a pool concentrated on one or two ILT sets, so that sets fill and
         // evict; some phases use few PCs (fusion), others many (mismatches, ILT churn).
         let size = [2, 4, 8, 16, 40][r.below(5) as usize];
@@ -1729,6 +1751,13 @@ impl DwrStimulus {
                 InstKind::BarPartner => {
                     p.pc = (pc + 1) & mask;
                     p.after_bar = true;
+                    if self.phase.chaos && self.rng.chance(1, 4) {
+                        // A writeback while the barrier is in flight: must be ignored.
+                        let mut b = Bits::ZERO;
+                        b.set(s);
+                        let slot = ((cycle + self.rng.below(3)) % 64) as usize;
+                        self.wheel[slot] = self.wheel[slot] | b;
+                    }
                 }
                 InstKind::BarSync => {
                     p.pc = (p.pc + 1) & mask;
@@ -1784,7 +1813,7 @@ impl DwrStimulus {
                 } else {
                     self.pool[self.rng.below(self.pool.len() as u64) as usize]
                 };
-                if self.rng.chance(1, 4) {
+                if self.rng.chance(1, self.phase.retarget) {
                     self.targets[g] = self.pool[self.rng.below(self.pool.len() as u64) as usize];
                 }
                 (InstKind::BarPartner, pc)
@@ -1977,7 +2006,7 @@ impl Stimulus for DwrStimulus {
         };
         ready.write(&mut inputs[i.ready..], self.nw);
 
-        if !self.stopped && self.rng.chance(1, 3000) {
+        if !self.stopped && self.rng.chance(1, self.phase.grid_rate) {
             inputs[i.grid_start] = 1;
         }
     }
@@ -2952,6 +2981,50 @@ fn a5_match_modes(matched: bool) -> SpecVector {
     sc.build(17)
 }
 
+/// Three ILT inserts in one cycle (BAR_LAT = 2): a mismatching barrier acts on row 0 and
+/// completes it by D4, while a BAR_SYNC issued in the same cycle completes row 1 by D4. The
+/// inserts go in order: the mismatch PC, then the D4 rows' PCs ascending.
+fn three_inserts() -> SpecVector {
+    let progs = vec![
+        prog(&[(8, Bar), (9, Long), (10, Exit)]),
+        prog(&[(0, Alu), (12, Bar), (13, Long), (14, Exit)]),
+        prog(&[(0, BarSync), (1, Exit)]),
+        vec![],
+        prog(&[(16, Bar), (17, Long), (18, Exit)]),
+        prog(&[(0, Alu), (1, BarSync), (2, Exit)]),
+    ];
+    let mut sc = Script::new(
+        "dwr.md §5 three ILT inserts in one cycle: mismatch, then D4 rows ascending",
+        &["threads=64", "group_size=4", "bar_lat=2"],
+        progs,
+    );
+    sc.launch(0, 0x37)
+        .bar(1, 0, false, false)
+        .issue(2, 1)
+        .issue(3, 2)
+        .bar(4, 4, false, false);
+    sc.issue(5, 5)
+        .bar(6, 1, false, true)
+        .issue(7, 5)
+        .rel(7, 0b11)
+        .rel_d4(7, 0b11);
+    sc.fused(8, 0, 0b0001)
+        .fused(9, 1, 0b0010)
+        .fused(10, 4, 0b0001);
+    sc.bbr(11, 0x24).wb(11, 0x13);
+    for (c, sw) in [(12, 5), (13, 0), (14, 1), (15, 2), (16, 4)] {
+        sc.issue(c, sw);
+    }
+    sc.expect(7, "dbg_ilt_valid", 0)
+        .expect(7, "dbg_pst_valid", 0b11);
+    sc.expect(8, "dbg_ilt_valid", 0b111)
+        .expect(8, "dbg_ilt_ptr", 3)
+        .expect(8, "dbg_pst_valid", 0);
+    sc.expect_words(8, "dbg_ilt_tag", pack_fields(30, &[3, 2, 4]));
+    sc.expect(8, "dbg_state", 0o0035_0355);
+    sc.build(17)
+}
+
 /// A reset in the middle of an episode returns everything to the reset state (BAR_LAT = 2).
 fn reset_mid_episode() -> SpecVector {
     let sets = ["threads=16", "group_size=2", "bar_lat=2"];
@@ -3058,6 +3131,7 @@ pub fn spec_vectors() -> Vec<SpecVector> {
         s15_wake_together(),
         a5_match_modes(false),
         a5_match_modes(true),
+        three_inserts(),
         reset_mid_episode(),
     ]
 }

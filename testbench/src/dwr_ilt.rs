@@ -15,7 +15,7 @@ use warpforge_contract::Layout;
 pub enum IltFault {
     /// Inserts do not look for the tag first: duplicates appear.
     Duplicates,
-    /// A lookup ignores the valid bits (stale entries hit after a flush).
+    /// A lookup ignores the valid bits, and a flush keeps the tags: stale entries hit.
     StaleHit,
     /// The FIFO pointer does not advance: every insert overwrites the same way.
     StuckPointer,
@@ -84,7 +84,14 @@ impl Ilt {
     /// A9: a kernel launch empties the table when `ilt_flush` is on. Returns whether it did.
     pub fn flush(&mut self) -> bool {
         if self.cfg.flush_on_launch {
-            self.reset();
+            if self.fault == Some(IltFault::StaleHit) {
+                // The bug: the flush drops the valid bits but the tags stay and still hit.
+                let tags = self.tag.clone();
+                self.reset();
+                self.tag = tags;
+            } else {
+                self.reset();
+            }
         }
         self.cfg.flush_on_launch
     }

@@ -675,6 +675,14 @@ impl DwrPstStimulus {
         }
         self.toggle_rate = 2 + r.below(30);
         self.mass_exit_rate = 10 + r.below(200);
+        if r.chance(1, 3) {
+            // A busy phase: every sub-warp running, few exits, so rows stay open and the
+            // table fills up.
+            self.valid = Bits::low(self.n);
+            self.blockbar = Bits::ZERO;
+            self.toggle_rate = 50 + r.below(200);
+            self.mass_exit_rate = 500 + r.below(2000);
+        }
     }
 
     fn random_member(&mut self, set: Bits) -> Option<usize> {
