@@ -9,6 +9,7 @@ pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
+pub mod l1d_bypass;
 pub mod simt_stack;
 pub mod warp_sched;
 
@@ -52,6 +53,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: dwr::NAME,
         about: "Dynamic Warp Resizing: sub-warp scheduler states, round-robin pick, PST, ILT, SCO, barrier latency",
         params: dwr::PARAMS,
+    },
+    UnitInfo {
+        name: l1d_bypass::NAME,
+        about: "barrier-aware L1D bypass decision: miss-rate modes (retain/partial/full), per-access bypass/stall/allocate",
+        params: l1d_bypass::PARAMS,
     },
 ];
 
