@@ -354,19 +354,15 @@ fn report_cases(cases: &[CaseResult], size: &str, as_json: bool) -> Result<(), S
     }
     match failed.first() {
         None => Ok(()),
-        Some(c) => {
-            // A failed check, not bad input: status 1 (status 2 is for bad input).
-            eprintln!(
-                "error: {} of {} cases failed; first: {} size {} {}: {}",
-                failed.len(),
-                cases.len(),
-                c.kernel,
-                c.size,
-                c.mode.label(),
-                c.error.as_deref().unwrap_or("")
-            );
-            std::process::exit(1)
-        }
+        Some(c) => Err(format!(
+            "{} of {} cases failed; first: {} size {} {}: {}",
+            failed.len(),
+            cases.len(),
+            c.kernel,
+            c.size,
+            c.mode.label(),
+            c.error.as_deref().unwrap_or("")
+        )),
     }
 }
 
