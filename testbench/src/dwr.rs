@@ -11,9 +11,9 @@ use crate::dwr_pst::{Pst, PstFault, Release};
 use crate::dwr_sco::{bundle_mask, check_fuse, form_bundle, ScoFault};
 use crate::rng::Rng;
 use crate::warp_sched::density_mask;
-use crate::{words, Model, SpecVector, Stimulus, VectorCycle};
+use crate::{Model, SpecVector, Stimulus, VectorCycle};
 use std::fmt;
-use std::ops::{BitAnd, BitOr};
+use std::ops::{BitAnd, BitOr, BitXor};
 use warpforge_contract::units::dwr::{self, DwrConfig, FusedSlices, InstKind, State};
 use warpforge_contract::units::dwr_sco::ScoMatch;
 use warpforge_contract::Layout;
@@ -23,13 +23,22 @@ use warpforge_contract::Layout;
 
 /// A set of up to 256 indices (sub-warps, PST rows, ILT entries): bit `i` = index `i`.
 /// The contract caps N at 256 sub-warps, so every DWR vector fits in four words.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Default, Eq)]
 pub struct Bits(pub [u64; 4]);
+
+impl PartialEq for Bits {
+    #[inline]
+    fn eq(&self, o: &Bits) -> bool {
+        ((self.0[0] ^ o.0[0]) | (self.0[1] ^ o.0[1]) | (self.0[2] ^ o.0[2]) | (self.0[3] ^ o.0[3]))
+            == 0
+    }
+}
 
 impl Bits {
     pub const ZERO: Bits = Bits([0; 4]);
 
     /// Indices `0 … n−1`.
+    #[inline]
     pub fn low(n: usize) -> Bits {
         let mut b = Bits::ZERO;
         for (k, w) in b.0.iter_mut().enumerate() {
@@ -44,25 +53,32 @@ impl Bits {
         }
         b
     }
+    #[inline]
     pub fn get(&self, i: usize) -> bool {
         self.0[i / 64] >> (i % 64) & 1 == 1
     }
+    #[inline]
     pub fn set(&mut self, i: usize) {
         self.0[i / 64] |= 1 << (i % 64);
     }
+    #[inline]
     pub fn clear(&mut self, i: usize) {
         self.0[i / 64] &= !(1 << (i % 64));
     }
+    #[inline]
     pub fn toggle(&mut self, i: usize) {
         self.0[i / 64] ^= 1 << (i % 64);
     }
+    #[inline]
     pub fn is_zero(&self) -> bool {
-        self.0 == [0; 4]
+        (self.0[0] | self.0[1] | self.0[2] | self.0[3]) == 0
     }
+    #[inline]
     pub fn count(&self) -> usize {
         self.0.iter().map(|w| w.count_ones() as usize).sum()
     }
     /// `self ∖ other`.
+    #[inline]
     pub fn not_in(self, other: Bits) -> Bits {
         Bits([
             self.0[0] & !other.0[0],
@@ -72,10 +88,16 @@ impl Bits {
         ])
     }
     /// `width` (≤ 64) bits starting at bit `at`.
+    #[inline]
     pub fn bits(&self, at: usize, width: usize) -> u64 {
-        words::get(&self.0, at, width)
+        get_bits(&self.0, at, width)
+    }
+    /// Indices `lo … hi−1`.
+    pub fn range(lo: usize, hi: usize) -> Bits {
+        Bits::low(hi).not_in(Bits::low(lo))
     }
     /// The first index ≥ `start`.
+    #[inline]
     pub fn first_from(&self, start: usize) -> Option<usize> {
         let mut k = start / 64;
         if k >= 4 {
@@ -98,27 +120,33 @@ impl Bits {
         BitsIter { b: *self, k: 0 }
     }
     /// Read `nwords` words of a port.
+    #[inline]
     pub fn read(words: &[u64], nwords: usize) -> Bits {
         let mut b = Bits::ZERO;
         b.0[..nwords].copy_from_slice(&words[..nwords]);
         b
     }
     /// Write `nwords` words of a port.
+    #[inline]
     pub fn write(&self, out: &mut [u64], nwords: usize) {
         out[..nwords].copy_from_slice(&self.0[..nwords]);
     }
     /// Indices `0 … n−1`, each present with probability about `level`/8.
     pub fn random(rng: &mut Rng, n: usize, level: u8) -> Bits {
         let mut b = Bits::ZERO;
-        for w in b.0.iter_mut().take(n.div_ceil(64)) {
+        for (k, w) in b.0.iter_mut().enumerate().take(n.div_ceil(64)) {
             *w = density_mask(rng, level);
+            if n < 64 * (k + 1) {
+                *w &= (1u64 << (n - 64 * k)) - 1;
+            }
         }
-        b & Bits::low(n)
+        b
     }
 }
 
 impl BitAnd for Bits {
     type Output = Bits;
+    #[inline]
     fn bitand(self, o: Bits) -> Bits {
         Bits([
             self.0[0] & o.0[0],
@@ -131,12 +159,26 @@ impl BitAnd for Bits {
 
 impl BitOr for Bits {
     type Output = Bits;
+    #[inline]
     fn bitor(self, o: Bits) -> Bits {
         Bits([
             self.0[0] | o.0[0],
             self.0[1] | o.0[1],
             self.0[2] | o.0[2],
             self.0[3] | o.0[3],
+        ])
+    }
+}
+
+impl BitXor for Bits {
+    type Output = Bits;
+    #[inline]
+    fn bitxor(self, o: Bits) -> Bits {
+        Bits([
+            self.0[0] ^ o.0[0],
+            self.0[1] ^ o.0[1],
+            self.0[2] ^ o.0[2],
+            self.0[3] ^ o.0[3],
         ])
     }
 }
@@ -160,6 +202,7 @@ pub struct BitsIter {
 
 impl Iterator for BitsIter {
     type Item = usize;
+    #[inline]
     fn next(&mut self) -> Option<usize> {
         while self.k < 4 {
             let w = self.b.0[self.k];
@@ -170,6 +213,20 @@ impl Iterator for BitsIter {
             self.k += 1;
         }
         None
+    }
+}
+
+/// Move every `width`-bit field (< 64 bits) of an `nfields`-field image up by one field; the
+/// top field falls off and field 0 becomes 0.
+fn shift_fields_up(img: &mut [u64], width: usize, nfields: usize) {
+    for i in (0..img.len()).rev() {
+        let carry = if i > 0 { img[i - 1] >> (64 - width) } else { 0 };
+        img[i] = (img[i] << width) | carry;
+    }
+    let total = nfields * width;
+    let top = img.len() - 1;
+    if total - 64 * top < 64 {
+        img[top] &= (1u64 << (total - 64 * top)) - 1;
     }
 }
 
@@ -228,6 +285,38 @@ pub(crate) fn spread_groups(base: Bits, w: usize) -> Bits {
     out
 }
 
+/// `width` (≤ 64) bits at bit `at` of `words` (inlined: the models read fields every cycle).
+#[inline]
+fn get_bits(words: &[u64], at: usize, width: usize) -> u64 {
+    let (w, b) = (at / 64, at % 64);
+    let mut v = words[w] >> b;
+    if b != 0 && b + width > 64 {
+        v |= words[w + 1] << (64 - b);
+    }
+    if width >= 64 {
+        v
+    } else {
+        v & ((1u64 << width) - 1)
+    }
+}
+
+/// Write `width` (≤ 64) bits of `v` at bit `at` of `words`, other bits untouched.
+#[inline]
+fn set_bits(words: &mut [u64], at: usize, width: usize, v: u64) {
+    let mask = if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let v = v & mask;
+    let (w, b) = (at / 64, at % 64);
+    words[w] = (words[w] & !(mask << b)) | (v << b);
+    if b != 0 && b + width > 64 {
+        let hi = 64 - b;
+        words[w + 1] = (words[w + 1] & !(mask >> hi)) | (v >> hi);
+    }
+}
+
 /// Fixed-width fields in flat word vectors.
 pub(crate) trait Fields {
     /// Field `i` of `width` bits (≤ 64).
@@ -239,17 +328,21 @@ pub(crate) trait Fields {
 }
 
 impl Fields for [u64] {
+    #[inline]
     fn get_field(&self, i: usize, width: usize) -> u64 {
-        words::get(self, i * width, width)
+        get_bits(self, i * width, width)
     }
+    #[inline]
     fn set_field(&mut self, i: usize, width: usize, v: u64) {
-        words::set(self, i * width, width, v)
+        set_bits(self, i * width, width, v)
     }
+    #[inline]
     fn field_at(&self, word: usize, bit: usize, width: usize) -> u64 {
-        words::get(&self[word..], bit, width)
+        get_bits(&self[word..], bit, width)
     }
+    #[inline]
     fn set_field_at(&mut self, word: usize, bit: usize, width: usize, v: u64) {
-        words::set(&mut self[word..], bit, width, v)
+        set_bits(&mut self[word..], bit, width, v)
     }
 }
 
@@ -382,6 +475,15 @@ impl States {
         *t = *t | mask;
     }
 
+    /// Bit `k` of each sub-warp's state code (§2.6 encoding), as three sets.
+    fn planes(&self) -> [Bits; 3] {
+        [
+            self.ready | self.blockbar | self.cr,
+            self.stalled | self.blockbar,
+            self.waitp | self.cr,
+        ]
+    }
+
     fn sets(&self) -> [Bits; 6] {
         [
             self.empty,
@@ -393,25 +495,6 @@ impl States {
         ]
     }
 }
-
-/// Bit `i` of byte `b` at bit `3i` (for packing the 3-bit state codes).
-const SPREAD3: [u32; 256] = {
-    let mut t = [0u32; 256];
-    let mut b = 0;
-    while b < 256 {
-        let mut v = 0u32;
-        let mut i = 0;
-        while i < 8 {
-            if b >> i & 1 == 1 {
-                v |= 1 << (3 * i);
-            }
-            i += 1;
-        }
-        t[b] = v;
-        b += 1;
-    }
-    t
-};
 
 // ---------------------------------------------------------------------------------------
 // The composite model
@@ -623,7 +706,10 @@ struct LastCycle {
     s_valid_rows: Bits,
     s_row_pc: Vec<u64>,
     s_matched: Bits,
-    s_ilt_entries: Vec<Option<u64>>,
+    /// The ILT sets the insert requests address, as they were before the inserts.
+    ilt_before: [Option<(usize, [Option<u64>; 16])>; 3],
+    /// The acting barrier's PC is in the ILT at the start of the cycle (a plain scan).
+    ilt_present: bool,
     s_hold: usize,
     ready_in: Bits,
     grp_pc: [u64; 8],
@@ -650,6 +736,8 @@ pub struct DwrModel {
     mw: usize,
     ew: usize,
     mask_words: usize,
+    /// Every sub-warp.
+    all: Bits,
     inp: InPorts,
     out: OutPorts,
     st: States,
@@ -661,11 +749,15 @@ pub struct DwrModel {
     head: usize,
     /// Sub-warps whose own barrier is in the pipeline.
     in_pipe: Bits,
+    /// Valid pipeline stages.
+    pipe_count: usize,
     ptr: usize,
     sel: Option<usize>,
     hold: usize,
+    /// `dbg_state` image: sub-warp `s`'s code at `3s`, updated for the sub-warps that change.
+    state_image: Vec<u64>,
+    /// `dbg_pipe_valid`, `dbg_pipe_sw`, `dbg_pipe_pc` images, moved with the stages.
     pipe_images: [Vec<u64>; 3],
-    pipe_images_dirty: bool,
     last: LastCycle,
     counters: DwrCounters,
     fault: Option<DwrFault>,
@@ -688,6 +780,7 @@ impl DwrModel {
             mw: g.groups().div_ceil(64),
             ew: cfg.ilt.entries().div_ceil(64),
             mask_words: g.warp_mask_bits().div_ceil(64),
+            all: Bits::low(n),
             inp: InPorts::new(&layout),
             out: OutPorts::new(&layout),
             st: States::reset(n),
@@ -697,18 +790,18 @@ impl DwrModel {
             pipe: vec![Stage::default(); cfg.pipe_stages()],
             head: 0,
             in_pipe: Bits::ZERO,
+            pipe_count: 0,
             ptr: n - 1,
             sel: None,
             hold: 0,
+            state_image: vec![0; (3 * n).div_ceil(64)],
             pipe_images: [
                 vec![0; q.div_ceil(64)],
                 vec![0; (q * g.subwarp_bits()).div_ceil(64)],
                 vec![0; (q * g.pc_bits).div_ceil(64)],
             ],
-            pipe_images_dirty: false,
             last: LastCycle {
                 s_row_pc: vec![0; g.groups()],
-                s_ilt_entries: vec![None; cfg.ilt.entries()],
                 ..LastCycle::default()
             },
             counters: DwrCounters::default(),
@@ -767,36 +860,21 @@ impl DwrModel {
         self.pipe.iter_mut().for_each(|s| *s = Stage::default());
         self.head = 0;
         self.in_pipe = Bits::ZERO;
+        self.pipe_count = 0;
         self.ptr = self.n - 1;
         self.sel = None;
         self.hold = 0;
-        self.pipe_images_dirty = true;
-    }
-
-    /// Pipeline stage `k` (1 … L−1).
-    fn stage(&self, k: usize) -> Stage {
-        self.pipe[(self.head + k - 1) % self.pipe.len()]
+        self.state_image.iter_mut().for_each(|x| *x = 0);
+        for img in self.pipe_images.iter_mut() {
+            img.iter_mut().for_each(|x| *x = 0);
+        }
     }
 
     fn write_debug(&mut self, outputs: &mut [u64]) {
         let o = self.out;
-        // dbg_state: three bit planes spread into 3-bit codes, a byte of sub-warps at a time.
         let st = &self.st;
-        let planes = [
-            st.ready | st.blockbar | st.cr,
-            st.stalled | st.blockbar,
-            st.waitp | st.cr,
-        ];
-        let total = 3 * self.n;
-        for byte in 0..self.n.div_ceil(8) {
-            let mut v = 0u64;
-            for (bit, plane) in planes.iter().enumerate() {
-                let b = (plane.0[byte / 8] >> (8 * (byte % 8))) & 0xFF;
-                v |= (SPREAD3[b as usize] as u64) << bit;
-            }
-            let at = 24 * byte;
-            words::set(&mut outputs[o.dbg_state..], at, 24.min(total - at), v);
-        }
+        let img = &self.state_image;
+        outputs[o.dbg_state..o.dbg_state + img.len()].copy_from_slice(img);
         let matched = if self.cfg.sco_match == ScoMatch::Matched {
             self.matched & (st.waitp | st.cr)
         } else {
@@ -805,21 +883,6 @@ impl DwrModel {
         matched.write(&mut outputs[o.dbg_matched..], self.nw);
         outputs[o.dbg_ptr] = self.ptr as u64;
         outputs[o.dbg_hold] = self.hold as u64;
-        // Barrier pipeline: rebuilt while anything is in it (and once after it empties).
-        if !self.in_pipe.is_zero() || self.pipe_images_dirty {
-            for img in self.pipe_images.iter_mut() {
-                img.iter_mut().for_each(|x| *x = 0);
-            }
-            for k in 1..=self.pipe.len() {
-                let sg = self.stage(k);
-                if sg.valid {
-                    self.pipe_images[0].set_field(k - 1, 1, 1);
-                    self.pipe_images[1].set_field(k - 1, self.swb, sg.sw as u64);
-                    self.pipe_images[2].set_field(k - 1, self.p, sg.pc);
-                }
-            }
-            self.pipe_images_dirty = !self.in_pipe.is_zero();
-        }
         for (img, port) in
             self.pipe_images
                 .iter()
@@ -851,13 +914,10 @@ impl DwrModel {
         l.s = self.st;
         l.s_lock = self.pst.lock();
         l.s_valid_rows = self.pst.valid_rows();
-        for (r, pc) in l.s_row_pc.iter_mut().enumerate() {
-            *pc = self.pst.row_pc(r).unwrap_or(0);
-        }
+        l.s_row_pc.copy_from_slice(self.pst.pcs());
         l.s_matched = self.matched;
-        for (e, t) in l.s_ilt_entries.iter_mut().enumerate() {
-            *t = self.ilt.entry(e);
-        }
+        l.ilt_before = [None; 3];
+        l.ilt_present = false;
         l.s_hold = self.hold;
         l.issued = None;
         l.act = None;
@@ -899,11 +959,12 @@ impl DwrModel {
 impl Model for DwrModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         let (i, o) = (self.inp, self.out);
-        let (n, w, p) = (self.n, self.w, self.p);
-        let all = Bits::low(n);
+        let (w, p) = (self.w, self.p);
+        let all = self.all;
         let reset = inputs[i.reset] & 1 != 0;
         self.write_debug(outputs);
         self.snapshot(reset);
+        self.ilt.begin_cycle();
         self.cycle += 1;
         self.counters.cycles += 1;
         if reset {
@@ -1059,6 +1120,10 @@ impl Model for DwrModel {
         let mut act_row = None;
         if let Some(b) = acting {
             let hit = self.ilt.lookup(b.pc);
+            let icfg = self.ilt.config();
+            let (set, tag) = (icfg.set_of(b.pc), icfg.tag_of(b.pc));
+            self.last.ilt_present =
+                (0..icfg.ways).any(|way| self.ilt.entry(set * icfg.ways + way) == Some(tag));
             let arrival = self.pst.arrive(b.sw, b.pc, hit);
             let from = if nx.stalled.get(b.sw) {
                 State::Stalled
@@ -1132,6 +1197,24 @@ impl Model for DwrModel {
         rel.d4.write(&mut outputs[o.rel_d4..], self.mw);
 
         // 7. ILT: inserts in order (mismatch, then D4 rows ascending), then the flush.
+        let icfg = self.ilt.config();
+        let ways = icfg.ways;
+        for (k, pc) in requests.iter().enumerate() {
+            let Some(pc) = pc else { continue };
+            let set = icfg.set_of(*pc);
+            if self.last.ilt_before[..k]
+                .iter()
+                .flatten()
+                .any(|(s2, _)| *s2 == set)
+            {
+                continue;
+            }
+            let mut copy = [None; 16];
+            for (way, e) in copy.iter_mut().enumerate().take(ways) {
+                *e = self.ilt.entry(set * ways + way);
+            }
+            self.last.ilt_before[k] = Some((set, copy));
+        }
         for pc in requests.iter().flatten() {
             let r = self.ilt.insert(*pc);
             c.ilt_inserts += r.written as u64;
@@ -1155,13 +1238,32 @@ impl Model for DwrModel {
             }
             let len = self.pipe.len();
             self.head = (self.head + len - 1) % len;
+            // The slot of the acted stage takes the new stage 1.
+            self.pipe_count -= self.pipe[self.head].valid as usize;
             self.pipe[self.head] = issued_bar.unwrap_or_default();
+            self.pipe_count += issued_bar.is_some() as usize;
+            // The debug images move with the stages: every field up by one, the acted one
+            // falls off the top, stage 1 takes the new barrier.
+            let widths = [1, self.swb, self.p];
+            for (img, &width) in self.pipe_images.iter_mut().zip(&widths) {
+                shift_fields_up(img, width, len);
+            }
             if let Some(b) = issued_bar {
                 self.in_pipe.set(b.sw);
+                self.pipe_images[0].set_field(0, 1, 1);
+                self.pipe_images[1].set_field(0, self.swb, b.sw as u64);
+                self.pipe_images[2].set_field(0, self.p, b.pc);
             }
         }
 
         // 9. Pick for t+1 from the final state (§3.10 rule 1, A20, A23).
+        let (old, new) = (s0.planes(), nx.planes());
+        let changed = (old[0] ^ new[0]) | (old[1] ^ new[1]) | (old[2] ^ new[2]);
+        for sw in changed.iter() {
+            let code =
+                new[0].get(sw) as u64 | (new[1].get(sw) as u64) << 1 | (new[2].get(sw) as u64) << 2;
+            set_bits(&mut self.state_image, 3 * sw, 3, code);
+        }
         self.st = nx;
         let pick = if self.hold > 0 {
             None
@@ -1196,7 +1298,7 @@ impl Model for DwrModel {
 
     fn check_invariants(&self) -> Result<(), String> {
         let (n, w) = (self.n, self.w);
-        let all = Bits::low(n);
+        let all = self.all;
         let st = &self.st;
         // The six states partition the sub-warps.
         let sets = st.sets();
@@ -1245,29 +1347,20 @@ impl Model for DwrModel {
                 self.in_pipe.not_in(st.stalled)
             ));
         }
-        let mut in_pipe = Bits::ZERO;
-        for k in 1..=self.pipe.len() {
-            let sg = self.stage(k);
-            if sg.valid {
-                if in_pipe.get(sg.sw) {
-                    return Err(format!(
-                        "barrier pipeline: two barriers of sub-warp {}",
-                        sg.sw
-                    ));
-                }
-                in_pipe.set(sg.sw);
-            }
-        }
-        if in_pipe != self.in_pipe {
-            return Err("barrier pipeline: the in-flight set disagrees with the stages".into());
+        // One barrier per sub-warp: as many in-flight sub-warps as valid stages (the stages
+        // themselves are read every cycle by `dbg_pipe_*` and compared with the RTL).
+        if self.in_pipe.count() != self.pipe_count {
+            return Err(format!(
+                "barrier pipeline: {} sub-warps in flight in {} valid stages",
+                self.in_pipe.count(),
+                self.pipe_count
+            ));
         }
         // I-LIVENESS: no valid row satisfies Eq. 5-1 in the registered state.
+        let arrived = st.empty | self.pst.lock() | st.blockbar;
+        let full = (1u64 << w) - 1;
         for row in self.pst.valid_rows().iter() {
-            let complete = (0..w).all(|k| {
-                let s = row * w + k;
-                st.empty.get(s) || self.pst.lock().get(s) || st.blockbar.get(s)
-            });
-            if complete {
+            if arrived.bits(row * w, w) == full {
                 return Err(format!(
                     "I-LIVENESS: row {row} satisfies Eq. 5-1 but is still valid ({})",
                     self.pst.summary()
@@ -1385,43 +1478,52 @@ impl Model for DwrModel {
         }
         // I-BYPASS / I-EPISODE: a row changes only by this cycle's (non-bypassed) arrival and
         // its release; an open row keeps the PC of its first arrival.
-        for row in 0..self.pst.rows() {
-            if l.rel.rows.get(row) {
-                continue;
+        let opened = l.act.filter(|a| !a.hit && !l.s_valid_rows.get(a.sw / w));
+        let mut want_valid = l.s_valid_rows;
+        if let Some(a) = opened {
+            want_valid.set(a.sw / w);
+        }
+        let want_valid = want_valid.not_in(l.rel.rows);
+        if self.pst.valid_rows() != want_valid {
+            return Err(format!(
+                "I-EPISODE: valid rows {} but expected {} (opened {:?}, released {})",
+                self.pst.valid_rows(),
+                want_valid,
+                opened.map(|a| a.sw / w),
+                l.rel.rows
+            ));
+        }
+        let mut rel_spread = Bits::ZERO;
+        for row in l.rel.rows.iter() {
+            for k in 0..w {
+                rel_spread.set(row * w + k);
             }
-            let (was, is) = (l.s_valid_rows.get(row), self.pst.valid_rows().get(row));
-            let arrival_here = l.act.filter(|a| !a.hit && a.sw / w == row);
-            let now_pc = self.pst.row_pc(row).unwrap_or(0);
-            match (was, is) {
-                (true, true) if now_pc != l.s_row_pc[row] => {
-                    return Err(format!("I-EPISODE: row {row} pc changed while open"));
-                }
-                (false, true) if arrival_here.map(|a| a.pc) != Some(now_pc) => {
-                    return Err(format!(
-                        "I-EPISODE: row {row} opened without an arrival at its pc"
-                    ));
-                }
-                (true, false) => {
-                    return Err(format!("I-RELEASE: row {row} cleared without a release"));
-                }
-                _ => {}
-            }
-            let want_lock = locked_post.bits(row * w, w);
-            if is && self.pst.lock().bits(row * w, w) != want_lock {
+        }
+        if self.pst.lock() != locked_post.not_in(rel_spread) {
+            return Err(format!(
+                "I-BYPASS: lock vectors {} changed by other than the arrival (expected {})",
+                self.pst.lock(),
+                locked_post.not_in(rel_spread)
+            ));
+        }
+        let pcs = self.pst.pcs();
+        for row in self.pst.valid_rows().iter() {
+            let want = match opened {
+                Some(a) if a.sw / w == row => a.pc,
+                _ => l.s_row_pc[row],
+            };
+            if pcs[row] != want {
                 return Err(format!(
-                    "I-BYPASS: row {row} lock vector changed by other than its arrival"
+                    "I-EPISODE: row {row} pc {:#x}, first arrival's pc {want:#x}",
+                    pcs[row]
                 ));
             }
         }
         if let Some(a) = l.act {
-            let icfg = self.ilt.config();
-            let (set, tag) = (icfg.set_of(a.pc), icfg.tag_of(a.pc));
-            let present =
-                (0..icfg.ways).any(|way| l.s_ilt_entries[set * icfg.ways + way] == Some(tag));
-            if a.hit != present {
+            if a.hit != l.ilt_present {
                 return Err(format!(
                     "I-BYPASS: barrier pc {:#x} hit = {} but the ILT holds it: {}",
-                    a.pc, a.hit as u8, present as u8
+                    a.pc, a.hit as u8, l.ilt_present as u8
                 ));
             }
             if a.hit && !st.ready.get(a.sw) {
@@ -1432,8 +1534,8 @@ impl Model for DwrModel {
                 ));
             }
         }
-        // I-ILT: the table changes only by this cycle's insert requests (or a flush); request
-        // 0 is the mismatch, the others D4 rows.
+        // I-ILT: the requests are the mismatch PC, then the D4 rows' PCs ascending; the
+        // table changes only by them (or a flush).
         let mut want: [Option<u64>; 3] = [None; 3];
         let mut k = 0;
         if let Some(a) = l.act.filter(|a| a.mismatch) {
@@ -1442,10 +1544,9 @@ impl Model for DwrModel {
         }
         if self.cfg.d4_learn {
             for row in l.rel.d4.iter() {
-                let pc = if l.s_valid_rows.get(row) {
-                    l.s_row_pc[row]
-                } else {
-                    l.act.map_or(0, |a| a.pc)
+                let pc = match opened {
+                    Some(a) if a.sw / w == row => a.pc,
+                    _ => l.s_row_pc[row],
                 };
                 if k == 3 {
                     return Err("I-ILT: more than three insert requests in one cycle".into());
@@ -1466,23 +1567,32 @@ impl Model for DwrModel {
             }
         } else {
             let icfg = self.ilt.config();
-            let mut changed = 0;
-            for (e, before) in l.s_ilt_entries.iter().enumerate() {
-                let now = self.ilt.entry(e);
-                if now == *before {
-                    continue;
-                }
-                changed += 1;
-                let set = e / icfg.ways;
-                let ok = l
-                    .requests
-                    .iter()
-                    .flatten()
-                    .any(|&pc| icfg.set_of(pc) == set && Some(icfg.tag_of(pc)) == now);
-                if !ok {
+            let copied = l.ilt_before.iter().flatten();
+            for set in 0..icfg.sets {
+                if self.ilt.changed_sets() >> set & 1 == 1 && !copied.clone().any(|c| c.0 == set) {
                     return Err(format!(
-                        "I-ILT: entry {e} changed to {now:?} without an insert of it"
+                        "I-ILT: set {set} changed without an insert into it"
                     ));
+                }
+            }
+            let mut changed = 0;
+            for (set, before) in copied {
+                for (way, b) in before.iter().enumerate().take(icfg.ways) {
+                    let now = self.ilt.entry(set * icfg.ways + way);
+                    if now == *b {
+                        continue;
+                    }
+                    changed += 1;
+                    let ok = l
+                        .requests
+                        .iter()
+                        .flatten()
+                        .any(|&pc| icfg.set_of(pc) == *set && Some(icfg.tag_of(pc)) == now);
+                    if !ok {
+                        return Err(format!(
+                            "I-ILT: set {set} way {way} changed to {now:?} without an insert of it"
+                        ));
+                    }
                 }
             }
             if changed > l.requests.iter().flatten().count() {
@@ -1491,16 +1601,32 @@ impl Model for DwrModel {
         }
         // The pick: the first candidate after the pointer (round robin), none while holding.
         let cand = (st.ready | st.cr) & l.ready_in;
-        let want = if self.hold > 0 {
-            None
-        } else {
-            (1..=n).map(|k| (self.ptr + k) % n).find(|&s| cand.get(s))
-        };
-        if l.pick != want {
-            return Err(format!(
-                "round robin: picked {:?} after pointer {}, expected {want:?}",
-                l.pick, self.ptr
-            ));
+        match l.pick {
+            Some(_) if self.hold > 0 => {
+                return Err("I-ISSUE: a pick while a fused bundle holds the slot".into());
+            }
+            None if self.hold == 0 && !cand.is_zero() => {
+                return Err(format!("round robin: no pick among candidates {cand}"));
+            }
+            Some(p) => {
+                if !cand.get(p) {
+                    return Err(format!("round robin: picked {p}, not a candidate"));
+                }
+                // No candidate strictly between the pointer and the pick, going round.
+                let between = if p > self.ptr {
+                    Bits::range(self.ptr + 1, p)
+                } else {
+                    Bits::range(self.ptr + 1, n) | Bits::range(0, p)
+                };
+                if !(cand & between).is_zero() {
+                    return Err(format!(
+                        "round robin: picked {p} after pointer {}, skipping {}",
+                        self.ptr,
+                        cand & between
+                    ));
+                }
+            }
+            None => {}
         }
         Ok(())
     }
@@ -1583,6 +1709,7 @@ struct Phase {
 pub struct DwrStimulus {
     rng: Rng,
     n: usize,
+    all: Bits,
     w: usize,
     s: usize,
     p: usize,
@@ -1612,6 +1739,7 @@ impl DwrStimulus {
         let mut st = DwrStimulus {
             rng: Rng::new(seed),
             n,
+            all: Bits::low(n),
             w: g.group_size,
             s: g.subwarp_size,
             p: g.pc_bits,
@@ -1914,7 +2042,7 @@ impl Stimulus for DwrStimulus {
     fn next(&mut self, cycle: u64, prev: &[u64], inputs: &mut [u64]) {
         inputs.iter_mut().for_each(|x| *x = 0);
         let (i, o) = (self.inp, self.out);
-        let all = Bits::low(self.n);
+        let all = self.all;
         if cycle > 0 && !self.reset_last && !prev.is_empty() {
             self.observe(cycle, prev);
         }
@@ -1970,9 +2098,11 @@ impl Stimulus for DwrStimulus {
                 }
             };
             // A watchdog, so that no sub-warp waits forever when the phase changes.
-            for s in self.at_sync.iter() {
-                if cycle - self.prog[s].sync_since > 3000 {
-                    rel.set(s);
+            if cycle % 64 == 0 {
+                for s in self.at_sync.iter() {
+                    if cycle - self.prog[s].sync_since > 3000 {
+                        rel.set(s);
+                    }
                 }
             }
             for s in rel.iter() {

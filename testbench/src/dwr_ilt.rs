@@ -44,6 +44,8 @@ pub struct Ilt {
     /// `dbg_tag` and `dbg_ptr` images, kept up to date by every write.
     tag_image: Vec<u64>,
     ptr_image: Vec<u64>,
+    /// Sets written since `begin_cycle` (bit per set), so checks look only at what changed.
+    dirty: u32,
     fault: Option<IltFault>,
 }
 
@@ -59,6 +61,7 @@ impl Ilt {
             ptr: vec![0; cfg.sets],
             tag_image: vec![0; (e * cfg.tag_bits()).div_ceil(64)],
             ptr_image: vec![0; (cfg.sets * cfg.ptr_bits()).div_ceil(64)],
+            dirty: 0,
             fault: None,
             cfg: cfg.clone(),
         }
@@ -79,6 +82,21 @@ impl Ilt {
         self.ptr.iter_mut().for_each(|p| *p = 0);
         self.tag_image.iter_mut().for_each(|w| *w = 0);
         self.ptr_image.iter_mut().for_each(|w| *w = 0);
+        self.dirty = if self.cfg.sets >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.cfg.sets) - 1
+        };
+    }
+
+    /// Start a cycle: forget which sets the last one wrote.
+    pub fn begin_cycle(&mut self) {
+        self.dirty = 0;
+    }
+
+    /// Sets written since `begin_cycle`, set `i` at bit `i`.
+    pub fn changed_sets(&self) -> u32 {
+        self.dirty
     }
 
     /// A9: a kernel launch empties the table when `ilt_flush` is on. Returns whether it did.
@@ -118,6 +136,7 @@ impl Ilt {
         if self.fault != Some(IltFault::Duplicates) && self.find(set, tag).is_some() {
             return Insert::default();
         }
+        self.dirty |= 1 << set;
         let way = self.ptr[set];
         let e = set * self.ways + way;
         let evicted = self.valid.get(e);
@@ -142,6 +161,7 @@ impl Ilt {
         self.ptr.copy_from_slice(&other.ptr);
         self.tag_image.copy_from_slice(&other.tag_image);
         self.ptr_image.copy_from_slice(&other.ptr_image);
+        self.dirty = other.dirty;
     }
 
     /// Valid entries, `e = set·ways + way` at bit `e`.
@@ -167,10 +187,14 @@ impl Ilt {
     }
 
     /// I-ILT on the table alone: no duplicate tags in a set; a set that is not full holds
-    /// exactly ways `0 … ptr−1`; the debug images agree with the entries.
+    /// exactly ways `0 … ptr−1`; the debug images agree with the entries. Looks at the sets
+    /// written since `begin_cycle` (the others were checked when they last changed).
     pub fn check(&self) -> Result<(), String> {
         let w = self.ways;
         for set in 0..self.cfg.sets {
+            if self.dirty >> set & 1 == 0 {
+                continue;
+            }
             let ptr = self.ptr[set];
             if ptr >= w {
                 return Err(format!("I-ILT: set {set} pointer {ptr} out of range"));
@@ -392,6 +416,7 @@ impl Model for DwrIltModel {
         let pi = self.ilt.ptr_image();
         outputs[o.dbg_ptr..o.dbg_ptr + pi.len()].copy_from_slice(pi);
 
+        self.ilt.begin_cycle();
         self.last.before.copy_from(&self.ilt);
         self.last.stepped = true;
         self.last.reset = reset;

@@ -59,6 +59,8 @@ impl Release {
 #[derive(Clone, Debug)]
 pub struct Pst {
     n: usize,
+    /// Every sub-warp.
+    all: Bits,
     w: usize,
     m: usize,
     pc_bits: usize,
@@ -81,6 +83,7 @@ impl Pst {
         let m = g.groups();
         Pst {
             n: g.subwarps(),
+            all: Bits::low(g.subwarps()),
             w: g.group_size,
             m,
             pc_bits: g.pc_bits,
@@ -167,7 +170,7 @@ impl Pst {
         {
             return Release::default();
         }
-        let all = Bits::low(self.n);
+        let all = self.all;
         let blockbar = if self.fault == Some(PstFault::NoD4) {
             Bits::ZERO
         } else {
@@ -210,8 +213,8 @@ impl Pst {
         }
     }
 
-    /// Structural invariants of the table alone (I-ROWNONEMPTY, locks only in valid rows,
-    /// the pc image agrees with the rows).
+    /// Structural invariants of the table alone: locks only in valid rows, a valid row has a
+    /// lock bit (I-ROWNONEMPTY), the two copies of the valid bits agree.
     pub fn check(&self) -> Result<(), String> {
         let spread_valid = spread_groups(self.valid_base, self.w);
         if !self.lock.not_in(spread_valid).is_zero() {
@@ -220,27 +223,27 @@ impl Pst {
                 self.lock, self.valid_rows
             ));
         }
-        for row in 0..self.m {
-            let valid = self.valid_rows.get(row);
-            if valid != self.valid_base.get(row * self.w) {
-                return Err(format!("PST row {row}: valid copies disagree"));
-            }
-            let locks = self.lock.bits(row * self.w, self.w);
-            if valid && locks == 0 {
-                return Err(format!(
-                    "I-ROWNONEMPTY: row {row} valid (pc {:#x}) with an empty lock vector",
-                    self.pc[row]
-                ));
-            }
-            let shown = self.pc_image.get_field(row, self.pc_bits);
-            let want = if valid { self.pc[row] } else { 0 };
-            if shown != want {
-                return Err(format!(
-                    "PST row {row}: dbg pc {shown:#x}, row pc {want:#x}"
-                ));
-            }
+        let nonempty = group_any(self.lock, self.w);
+        if nonempty != self.valid_base {
+            let row = self
+                .valid_base
+                .not_in(nonempty)
+                .iter()
+                .next()
+                .map_or(0, |b| b / self.w);
+            return Err(format!(
+                "I-ROWNONEMPTY: row {row} valid with an empty lock vector"
+            ));
+        }
+        if self.valid_rows.count() != self.valid_base.count() {
+            return Err("PST: the valid-row copies disagree".into());
         }
         Ok(())
+    }
+
+    /// Every row's pc (0 for an invalid row).
+    pub fn pcs(&self) -> &[u64] {
+        &self.pc
     }
 
     /// One-line summary: the valid rows as `n:{pc,lock}`.

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, random_run, run_vector, sets};
+use dwr_common::{first_failure, input_stream, run_vector, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr::{self, DwrConfig};
 use warpforge_contract::Layout;
@@ -224,14 +224,37 @@ fn run_random(s: &[String], seed: u64, cycles: u64) -> DwrCounters {
     let layout = Layout::new(&cfg.ports());
     let mut model = DwrModel::new(&cfg);
     let mut stim = DwrStimulus::new(&cfg, seed);
-    random_run(
-        &mut model,
-        &mut stim,
-        &layout,
-        cycles,
-        &format!("{s:?} seed {seed}"),
-        |_, _, _| {},
-    );
+    let n = cfg.geometry.subwarps();
+    let dbg_state = layout.output("dbg_state").unwrap().offset;
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let mut before: Vec<u64> = vec![0; n];
+    for c in 0..cycles {
+        warpforge_testbench::Stimulus::next(&mut stim, c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        if let Err(e) = model.check_invariants() {
+            panic!(
+                "{s:?} seed {seed}: cycle {c}: {e}\n  {}",
+                model.state_line()
+            );
+        }
+        // dbg_state shows the states at the start of the cycle, code by code (§2.6).
+        if c > 0 {
+            for (sw, &code) in before.iter().enumerate() {
+                let shown = warpforge_testbench::words::get(&outputs[dbg_state..], 3 * sw, 3);
+                assert_eq!(
+                    shown, code,
+                    "{s:?} seed {seed}: cycle {c}: dbg_state of sub-warp {sw}"
+                );
+            }
+        }
+        for (sw, code) in before.iter_mut().enumerate() {
+            *code = model.states().of(sw).code();
+        }
+        if c % 1009 == 0 {
+            dwr_common::assert_clean_outputs(&layout, &outputs);
+        }
+    }
     model.counters().clone()
 }
 
@@ -454,4 +477,67 @@ fn state_line_names_the_state() {
         line.contains("states[0000]") && line.contains("ptr 3"),
         "{line}"
     );
+}
+
+/// Stimulus + model + invariant checks of the four DWR units at their default (thesis)
+/// configurations, in cycles per second. Timing-dependent, so run on demand:
+/// `cargo test --release -p warpforge-testbench --test dwr_model -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn throughput_at_the_default_configs() {
+    use warpforge_contract::units::{dwr_ilt, dwr_pst, dwr_sco};
+    use warpforge_testbench::{dwr_ilt as ilt, dwr_pst as pst, dwr_sco as sco, Stimulus};
+    fn measure(name: &str, layout: &Layout, model: &mut dyn Model, stim: &mut dyn Stimulus) -> f64 {
+        let mut inputs = vec![0u64; layout.in_words];
+        let mut outputs = vec![0u64; layout.out_words];
+        let n = 1_000_000;
+        let t = std::time::Instant::now();
+        for cycle in 0..n {
+            stim.next(cycle, &outputs, &mut inputs);
+            model.step(&inputs, &mut outputs);
+            model.check_invariants().unwrap();
+        }
+        let cps = n as f64 / t.elapsed().as_secs_f64();
+        eprintln!(
+            "{name}: {:.2} M cycles/s (stimulus + step + invariants)",
+            cps / 1e6
+        );
+        cps
+    }
+    let p = |name, specs| Params::resolve(name, specs, None, &[]).unwrap();
+    let c = DwrConfig::from_params(&p(dwr::NAME, dwr::PARAMS)).unwrap();
+    let l = Layout::new(&c.ports());
+    let d = measure(
+        "dwr",
+        &l,
+        &mut DwrModel::new(&c),
+        &mut DwrStimulus::new(&c, 1),
+    );
+    let c = dwr_pst::PstConfig::from_params(&p(dwr_pst::NAME, dwr_pst::PARAMS)).unwrap();
+    let l = Layout::new(&c.ports());
+    let ps = measure(
+        "dwr-pst",
+        &l,
+        &mut pst::DwrPstModel::new(&c),
+        &mut pst::DwrPstStimulus::new(&c, 1),
+    );
+    let c = dwr_ilt::IltConfig::from_params(&p(dwr_ilt::NAME, dwr_ilt::PARAMS)).unwrap();
+    let l = Layout::new(&c.ports());
+    let il = measure(
+        "dwr-ilt",
+        &l,
+        &mut ilt::DwrIltModel::new(&c),
+        &mut ilt::DwrIltStimulus::new(&c, 1),
+    );
+    let c = dwr_sco::ScoConfig::from_params(&p(dwr_sco::NAME, dwr_sco::PARAMS)).unwrap();
+    let l = Layout::new(&c.ports());
+    let sc = measure(
+        "dwr-sco",
+        &l,
+        &mut sco::DwrScoModel::new(&c),
+        &mut sco::DwrScoStimulus::new(&c, 1),
+    );
+    for cps in [d, ps, il, sc] {
+        assert!(cps > 5e5, "{cps:.0} cycles/s");
+    }
 }
