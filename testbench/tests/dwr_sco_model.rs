@@ -108,7 +108,9 @@ fn random_runs_keep_every_invariant_and_reach_the_corners() {
             c.single > 1000 && c.idle > 1000 && c.partners_left_out > 1000,
             "{s:?}: {c:?}"
         );
-        assert!(c.out_of_range > 10, "{s:?}: {c:?}");
+        if !cfg.geometry.subwarps().is_power_of_two() {
+            assert!(c.out_of_range > 10, "{s:?}: {c:?}");
+        }
     }
     assert!(total >= 200_000);
 }
