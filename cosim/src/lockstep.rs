@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use warpforge_contract::manifest::{format_value, parse_value, Slot};
 use warpforge_contract::Layout;
-use warpforge_testbench::{Model, SpecVector, Stimulus};
+use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
 /// Cycles per batch handed to the RTL.
 const CHUNK: usize = 4096;
@@ -47,7 +47,15 @@ pub struct Options {
 
 impl Options {
     pub fn new(cycles: u64, seed: u64) -> Options {
-        Options { cycles, seed, check_invariants: true, dump: None, wave: None, stimulus_file: None, progress: None }
+        Options {
+            cycles,
+            seed,
+            check_invariants: true,
+            dump: None,
+            wave: None,
+            stimulus_file: None,
+            progress: None,
+        }
     }
 }
 
@@ -99,7 +107,10 @@ impl Report {
             );
         }
         if let Some(i) = &self.invariant {
-            s += &format!("INVARIANT {} at cycle {}: {}; seed {}\n", self.module, i.cycle, i.message, self.seed);
+            s += &format!(
+                "INVARIANT {} at cycle {}: {}; seed {}\n",
+                self.module, i.cycle, i.message, self.seed
+            );
         }
         if let Some(st) = &self.model_state {
             s += &format!("  model state: {st}\n");
@@ -148,25 +159,43 @@ impl From<BridgeError> for RunError {
 /// (numbers, or strings in hex `0x…` or decimal). Ports not named are 0. Lines of a `--dump`
 /// file (objects with an `inputs` member) are accepted too, so a dump replays as a stimulus.
 pub fn parse_stimulus(path: &str, layout: &Layout) -> Result<Vec<Vec<u64>>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: cannot read stimulus file: {e}"))?;
-    let names = || layout.inputs.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ");
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{path}: cannot read stimulus file: {e}"))?;
+    let names = || {
+        layout
+            .inputs
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut cycles = vec![];
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| format!("{path}:{n}: malformed JSON ({e}); expected one object per line, port name → value"))?;
+        let v: serde_json::Value = serde_json::from_str(line).map_err(|e| {
+            format!(
+                "{path}:{n}: malformed JSON ({e}); expected one object per line, port name → value"
+            )
+        })?;
         let obj = match v.get("inputs").unwrap_or(&v) {
             serde_json::Value::Object(o) => o.clone(),
-            _ => return Err(format!("{path}:{n}: expected a JSON object mapping input port names to values")),
+            _ => {
+                return Err(format!(
+                    "{path}:{n}: expected a JSON object mapping input port names to values"
+                ))
+            }
         };
         let mut words = vec![0u64; layout.in_words];
         for (k, val) in &obj {
-            let slot = layout
-                .input(k)
-                .ok_or_else(|| format!("{path}:{n}: unknown input port `{k}`; inputs are: {}", names()))?;
+            let slot = layout.input(k).ok_or_else(|| {
+                format!(
+                    "{path}:{n}: unknown input port `{k}`; inputs are: {}",
+                    names()
+                )
+            })?;
             parse_value(val, slot.width, &mut words[slot.offset..slot.offset + slot.words]).ok_or_else(|| {
                 format!(
                     "{path}:{n}: port {k} = {val} is not a {}-bit value (a number, or a string in hex 0x… or decimal)",
@@ -193,10 +222,19 @@ fn output_masks(layout: &Layout) -> Vec<u64> {
     m
 }
 
-fn first_difference<'a>(layout: &'a Layout, exp: &[u64], act: &[u64]) -> Option<(&'a Slot, String, String)> {
+fn first_difference<'a>(
+    layout: &'a Layout,
+    exp: &[u64],
+    act: &[u64],
+) -> Option<(&'a Slot, String, String)> {
     layout.outputs.iter().find_map(|s| {
         let r = s.offset..s.offset + s.words;
-        let masked = |w: &[u64]| w.iter().enumerate().map(|(i, x)| x & s.word_mask(i)).collect::<Vec<_>>();
+        let masked = |w: &[u64]| {
+            w.iter()
+                .enumerate()
+                .map(|(i, x)| x & s.word_mask(i))
+                .collect::<Vec<_>>()
+        };
         let (e, a) = (masked(&exp[r.clone()]), masked(&act[r]));
         (e != a).then(|| (s, format_value(&e), format_value(&a)))
     })
@@ -206,7 +244,11 @@ fn ports_json(slots: &[Slot], words: &[u64]) -> serde_json::Value {
     let mut m = serde_json::Map::new();
     for s in slots {
         let w = &words[s.offset..s.offset + s.words];
-        let v = if s.width <= 64 { serde_json::json!(w[0]) } else { serde_json::json!(format_value(w)) };
+        let v = if s.width <= 64 {
+            serde_json::json!(w[0])
+        } else {
+            serde_json::json!(format_value(w))
+        };
         m.insert(s.name.clone(), v);
     }
     serde_json::Value::Object(m)
@@ -226,7 +268,12 @@ fn replay_command(unit: &Unit, opts: &Options, fail_cycle: u64) -> String {
 
 /// Run `unit` in lockstep with `model` (normally `unit.model()`; tests may pass a planted
 /// variant) for `opts.cycles` cycles or until the first difference.
-pub fn run(unit: &Unit, model: Box<dyn Model>, source: Source, mut opts: Options) -> Result<Report, RunError> {
+pub fn run(
+    unit: &Unit,
+    model: Box<dyn Model>,
+    source: Source,
+    mut opts: Options,
+) -> Result<Report, RunError> {
     let manifest = unit.manifest();
     let design = unit.design();
     let compiled = verilator::build(&design, &manifest, opts.wave.is_some())?;
@@ -242,15 +289,16 @@ pub fn run(unit: &Unit, model: Box<dyn Model>, source: Source, mut opts: Options
         Some(w) => {
             rtl.trace(w, wave_from)?;
             let p = state_log_path(w);
-            Some(std::io::BufWriter::new(
-                std::fs::File::create(&p).map_err(|e| RunError::Input(format!("{}: {e}", p.display())))?,
-            ))
+            Some(std::io::BufWriter::new(std::fs::File::create(&p).map_err(
+                |e| RunError::Input(format!("{}: {e}", p.display())),
+            )?))
         }
         None => None,
     };
     let mut dump = match &opts.dump {
         Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p).map_err(|e| RunError::Input(format!("{}: {e}", p.display())))?,
+            std::fs::File::create(p)
+                .map_err(|e| RunError::Input(format!("{}: {e}", p.display())))?,
         )),
         None => None,
     };
@@ -294,7 +342,13 @@ pub fn run(unit: &Unit, model: Box<dyn Model>, source: Source, mut opts: Options
             prev.copy_from_slice(exp);
             if let Some(log) = &mut state_log {
                 if cycle >= wave_from {
-                    let _ = writeln!(log, "t={} cycle={} {}", 10 * cycle, cycle, model.state_line());
+                    let _ = writeln!(
+                        log,
+                        "t={} cycle={} {}",
+                        10 * cycle,
+                        cycle,
+                        model.state_line()
+                    );
                 }
             }
             if opts.check_invariants {
@@ -309,7 +363,10 @@ pub fn run(unit: &Unit, model: Box<dyn Model>, source: Source, mut opts: Options
         rtl.run(&inputs[..ran * iw], &mut actual[..ran * ow]);
         for c in 0..ran {
             let cycle = done + c as u64;
-            let (exp, act) = (&expected[c * ow..(c + 1) * ow], &actual[c * ow..(c + 1) * ow]);
+            let (exp, act) = (
+                &expected[c * ow..(c + 1) * ow],
+                &actual[c * ow..(c + 1) * ow],
+            );
             if let Some(d) = &mut dump {
                 let line = serde_json::json!({
                     "cycle": cycle,
@@ -323,11 +380,21 @@ pub fn run(unit: &Unit, model: Box<dyn Model>, source: Source, mut opts: Options
             if in_reset {
                 continue;
             }
-            let differs = exp.iter().zip(act).zip(&masks).any(|((e, a), m)| (e ^ a) & m != 0);
+            let differs = exp
+                .iter()
+                .zip(act)
+                .zip(&masks)
+                .any(|((e, a), m)| (e ^ a) & m != 0);
             if differs {
-                let (slot, e, a) = first_difference(&layout, exp, act).expect("a differing word belongs to a port");
+                let (slot, e, a) = first_difference(&layout, exp, act)
+                    .expect("a differing word belongs to a port");
                 report.mismatches = 1;
-                report.mismatch = Some(Mismatch { cycle, port: slot.name.clone(), expected: e, actual: a });
+                report.mismatch = Some(Mismatch {
+                    cycle,
+                    port: slot.name.clone(),
+                    expected: e,
+                    actual: a,
+                });
                 report.cycles = cycle + 1;
                 report.replay = Some(replay_command(unit, &opts, cycle));
                 // The model has run ahead to the end of the chunk; its state line is only
@@ -369,50 +436,23 @@ pub fn run_spec_vector(v: &SpecVector) -> Result<(), String> {
     let layout = manifest.layout();
     let compiled = verilator::build(&unit.design(), &manifest, false).map_err(|e| e.to_string())?;
     let mut rtl = Rtl::load(&compiled, &layout, 1).map_err(|e| e.to_string())?;
-    let mut model = unit.model();
-    let (iw, ow) = (layout.in_words, layout.out_words);
-    let mut inputs = vec![0u64; v.cycles.len() * iw];
-    for (c, vc) in v.cycles.iter().enumerate() {
-        for (name, val) in &vc.inputs {
-            let s = layout.input(name).ok_or_else(|| format!("{}: cycle {c}: no input port {name}", v.name))?;
-            for (i, w) in val.iter().enumerate() {
-                inputs[c * iw + s.offset + i] = *w;
-            }
-        }
-    }
-    let mut expected = vec![0u64; v.cycles.len() * ow];
-    for c in 0..v.cycles.len() {
-        model.step(&inputs[c * iw..(c + 1) * iw], &mut expected[c * ow..(c + 1) * ow]);
-        model.check_invariants().map_err(|e| format!("{}: cycle {c}: model invariant: {e}", v.name))?;
-    }
-    let mut actual = vec![0u64; v.cycles.len() * ow];
-    rtl.run(&inputs, &mut actual);
-    let reset = layout.input("reset").map(|s| s.offset);
-    for (c, vc) in v.cycles.iter().enumerate() {
-        let (exp, act) = (&expected[c * ow..(c + 1) * ow], &actual[c * ow..(c + 1) * ow]);
-        for (name, want) in &vc.expect {
-            let s = layout.output(name).ok_or_else(|| format!("{}: cycle {c}: no output port {name}", v.name))?;
-            let mut want_words = vec![0u64; s.words];
-            for (i, w) in want.iter().enumerate() {
-                want_words[i] = *w;
-            }
-            for (side, got) in [("model", exp), ("rtl", act)] {
-                let g: Vec<u64> = (0..s.words).map(|i| got[s.offset + i] & s.word_mask(i)).collect();
-                if g != want_words {
-                    return Err(format!(
-                        "{}: cycle {c}: {side} {name} = {}, spec says {}",
-                        v.name,
-                        format_value(&g),
-                        format_value(&want_words)
-                    ));
-                }
-            }
-        }
-        if reset.is_some_and(|r| inputs[c * iw + r] & 1 == 1) {
+    // The model against the spec (and its invariants), through the shared harness.
+    let expected = harness::run_vector(unit.model().as_mut(), &layout, v)?;
+    let inputs = harness::vector_inputs(&layout, v)?;
+    let ow = layout.out_words;
+    let mut actual = vec![0u64; inputs.len() * ow];
+    rtl.run(&inputs.concat(), &mut actual);
+    for (c, cycle) in v.cycles.iter().enumerate() {
+        if harness::in_reset(&layout, &inputs[c]) {
             continue;
         }
-        if let Some((s, e, a)) = first_difference(&layout, exp, act) {
-            return Err(format!("{}: cycle {c}: port {} model {e} rtl {a}", v.name, s.name));
+        let act = &actual[c * ow..(c + 1) * ow];
+        harness::check_expected(&layout, v, c, cycle, act, "rtl")?;
+        if let Some((s, e, a)) = first_difference(&layout, &expected[c], act) {
+            return Err(format!(
+                "{}: cycle {c}: port {} model {e} rtl {a}",
+                v.name, s.name
+            ));
         }
     }
     Ok(())

@@ -9,6 +9,7 @@ pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
+pub mod harness;
 pub mod isa;
 pub mod rng;
 pub mod simt_stack;

@@ -8,7 +8,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::simt_stack::{
     spec_vectors, SimtStackFault, SimtStackModel, SimtStackStats, SimtStackStimulus,
 };
-use warpforge_testbench::{Model, SpecVector, Stimulus};
+use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
 fn config(sets: &[String]) -> SimtStackConfig {
     let p = Params::resolve(simt_stack::NAME, simt_stack::PARAMS, None, sets)
@@ -24,53 +24,14 @@ fn cfg(warp_size: usize, pc_bits: usize, depth: usize) -> SimtStackConfig {
     }
 }
 
-/// Drive one spec vector through the model: listed inputs packed with `Layout`, the rest 0;
-/// listed outputs compared on every non-reset cycle; invariants checked every cycle.
-/// Returns every cycle's outputs.
+/// Drive one spec vector through the model (the shared harness: listed inputs packed, the
+/// rest 0; listed outputs compared on every non-reset cycle; invariants every cycle).
 fn run_vector(v: &SpecVector) -> Result<Vec<Vec<u64>>, String> {
     assert_eq!(v.unit, simt_stack::NAME);
     let cfg = config(&v.sets);
     let layout = Layout::new(&cfg.ports());
     let mut model = SimtStackModel::new(&cfg);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    let mut trace = vec![];
-    for (c, cycle) in v.cycles.iter().enumerate() {
-        inputs.iter_mut().for_each(|w| *w = 0);
-        let mut reset = false;
-        for (name, value) in &cycle.inputs {
-            let slot = layout
-                .input(name)
-                .ok_or_else(|| format!("cycle {c}: no input port {name}"))?;
-            assert!(value.len() <= slot.words, "cycle {c}: {name} too wide");
-            inputs[slot.offset..slot.offset + value.len()].copy_from_slice(value);
-            reset |= *name == "reset" && value[0] & 1 != 0;
-        }
-        model.step(&inputs, &mut outputs);
-        model
-            .check_invariants()
-            .map_err(|e| format!("{}: cycle {c}: invariant: {e}", v.name))?;
-        trace.push(outputs.clone());
-        if reset {
-            continue;
-        }
-        for (name, want) in &cycle.expect {
-            let slot = layout
-                .output(name)
-                .ok_or_else(|| format!("cycle {c}: no output port {name}"))?;
-            let got = &outputs[slot.offset..slot.offset + slot.words];
-            let mut want = want.clone();
-            want.resize(slot.words, 0);
-            if got != &want[..] {
-                return Err(format!(
-                    "{}: cycle {c}: {name} = {got:x?}, expected {want:x?} ({})",
-                    v.name,
-                    model.state_line()
-                ));
-            }
-        }
-    }
-    Ok(trace)
+    harness::run_vector(&mut model, &layout, v)
 }
 
 fn vector(name: &str) -> SpecVector {

@@ -7,7 +7,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::warp_sched::{
     spec_vectors, WarpSchedFault, WarpSchedModel, WarpSchedStimulus,
 };
-use warpforge_testbench::{Model, SpecVector, Stimulus};
+use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
 fn config(sets: &[String]) -> WarpSchedConfig {
     let p = Params::resolve(warp_sched::NAME, warp_sched::PARAMS, None, sets)
@@ -16,57 +16,25 @@ fn config(sets: &[String]) -> WarpSchedConfig {
 }
 
 fn cfg(warps: usize, schedulers: usize, policy: Policy) -> WarpSchedConfig {
-    WarpSchedConfig {
-        warps,
-        schedulers,
-        policy,
-    }
+    let policy = match policy {
+        Policy::Lrr => "lrr",
+        Policy::Gto => "gto",
+    };
+    config(&[
+        format!("warps={warps}"),
+        format!("schedulers={schedulers}"),
+        format!("policy={policy}"),
+    ])
 }
 
-/// Drive one spec vector through the model: listed inputs packed with `Layout`, the rest 0;
-/// listed outputs compared on every non-reset cycle; invariants checked every cycle.
+/// Drive one spec vector through the model (the shared harness: listed inputs packed, the
+/// rest 0; listed outputs compared on every non-reset cycle; invariants every cycle).
 fn run_vector(v: &SpecVector) -> Result<(), String> {
     assert_eq!(v.unit, warp_sched::NAME);
     let cfg = config(&v.sets);
     let layout = Layout::new(&cfg.ports());
     let mut model = WarpSchedModel::new(&cfg);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for (c, cycle) in v.cycles.iter().enumerate() {
-        inputs.iter_mut().for_each(|w| *w = 0);
-        let mut reset = false;
-        for (name, value) in &cycle.inputs {
-            let slot = layout
-                .input(name)
-                .ok_or_else(|| format!("cycle {c}: no input port {name}"))?;
-            assert!(value.len() <= slot.words, "cycle {c}: {name} too wide");
-            inputs[slot.offset..slot.offset + value.len()].copy_from_slice(value);
-            reset |= *name == "reset" && value[0] & 1 != 0;
-        }
-        model.step(&inputs, &mut outputs);
-        model
-            .check_invariants()
-            .map_err(|e| format!("{}: cycle {c}: invariant: {e}", v.name))?;
-        if reset {
-            continue;
-        }
-        for (name, want) in &cycle.expect {
-            let slot = layout
-                .output(name)
-                .ok_or_else(|| format!("cycle {c}: no output port {name}"))?;
-            let got = &outputs[slot.offset..slot.offset + slot.words];
-            let mut want = want.clone();
-            want.resize(slot.words, 0);
-            if got != &want[..] {
-                return Err(format!(
-                    "{}: cycle {c}: {name} = {got:x?}, expected {want:x?} ({})",
-                    v.name,
-                    model.state_line()
-                ));
-            }
-        }
-    }
-    Ok(())
+    harness::run_vector(&mut model, &layout, v).map(|_| ())
 }
 
 #[test]

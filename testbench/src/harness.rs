@@ -1,0 +1,92 @@
+//! Driving a model from a spec vector: the one place that packs a vector's listed inputs into
+//! port words and checks its listed outputs. Used by the model tests and by the cosim crate
+//! (which checks the RTL against the same expectations).
+
+use crate::{Model, SpecVector, VectorCycle};
+use warpforge_contract::manifest::format_value;
+use warpforge_contract::Layout;
+
+/// The input words of every cycle of `v`: listed ports as given, the others 0.
+pub fn vector_inputs(layout: &Layout, v: &SpecVector) -> Result<Vec<Vec<u64>>, String> {
+    v.cycles
+        .iter()
+        .enumerate()
+        .map(|(c, cycle)| {
+            let mut words = vec![0u64; layout.in_words];
+            for (name, value) in &cycle.inputs {
+                let slot = layout
+                    .input(name)
+                    .ok_or_else(|| format!("{}: cycle {c}: no input port {name}", v.name))?;
+                if value.len() > slot.words {
+                    return Err(format!(
+                        "{}: cycle {c}: {name} is wider than its port",
+                        v.name
+                    ));
+                }
+                words[slot.offset..slot.offset + value.len()].copy_from_slice(value);
+            }
+            Ok(words)
+        })
+        .collect()
+}
+
+/// True when the `reset` input is high in `inputs` (such cycles are not compared).
+pub fn in_reset(layout: &Layout, inputs: &[u64]) -> bool {
+    layout
+        .input("reset")
+        .is_some_and(|s| inputs[s.offset] & 1 == 1)
+}
+
+/// Compare the outputs a vector cycle lists with `outputs`; `side` names who produced them.
+pub fn check_expected(
+    layout: &Layout,
+    v: &SpecVector,
+    c: usize,
+    cycle: &VectorCycle,
+    outputs: &[u64],
+    side: &str,
+) -> Result<(), String> {
+    for (name, want) in &cycle.expect {
+        let slot = layout
+            .output(name)
+            .ok_or_else(|| format!("{}: cycle {c}: no output port {name}", v.name))?;
+        let got: Vec<u64> = (0..slot.words)
+            .map(|i| outputs[slot.offset + i] & slot.word_mask(i))
+            .collect();
+        let mut want = want.clone();
+        want.resize(slot.words, 0);
+        if got != want {
+            return Err(format!(
+                "{}: cycle {c}: {side} {name} = {}, spec says {}",
+                v.name,
+                format_value(&got),
+                format_value(&want)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Run `v` on `model` (fresh, in its reset state): invariants checked every cycle, listed
+/// outputs compared on every cycle whose reset is low. Returns every cycle's outputs.
+pub fn run_vector(
+    model: &mut dyn Model,
+    layout: &Layout,
+    v: &SpecVector,
+) -> Result<Vec<Vec<u64>>, String> {
+    let inputs = vector_inputs(layout, v)?;
+    let mut outputs = vec![0u64; layout.out_words];
+    let mut trace = Vec::with_capacity(inputs.len());
+    for (c, (cycle, inp)) in v.cycles.iter().zip(&inputs).enumerate() {
+        model.step(inp, &mut outputs);
+        model
+            .check_invariants()
+            .map_err(|e| format!("{}: cycle {c}: invariant: {e}", v.name))?;
+        if !in_reset(layout, inp) {
+            check_expected(layout, v, c, cycle, &outputs, "model")
+                .map_err(|e| format!("{e} ({})", model.state_line()))?;
+        }
+        trace.push(outputs.clone());
+    }
+    Ok(trace)
+}
