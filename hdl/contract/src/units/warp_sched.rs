@@ -91,8 +91,9 @@
 //!   Otherwise the compute pick: `mto`: `gto(Pc, K)` (`mto_comp_order = gto`) or `old(K)`
 //!   (`oldest`) (LH G17); `motrr`: `rot(Pc, K)`; `motrr-recency`: `rot(Pc, K ∩ R)` if that is
 //!   not empty, else `rot(Pc, K \ R)` (R bits never affect the memory pick).
-//! - `bar-gto` with `bar_sched_en` (BAR §3.2, §3.3): among the CTA slots that hold a candidate,
-//!   `T*` = the one with the largest `bar_cnt`, ties to the lowest CTA slot; the pick is
+//! - `bar-gto` with `bar_sched_en` (BAR §3.2, §3.3): among the CTA slots that hold a candidate
+//!   of this scheduler, `T*` = the one with the largest `bar_cnt` (the shared table, so both
+//!   schedulers rank CTAs alike), ties to the lowest CTA slot; the pick is
 //!   `gto(P, {w ∈ E : warp_tb[w] = T*})` (the greedy warp keeps precedence only inside its own
 //!   CTA; older first inside the CTA). With `bar_sched_en = false`: `gto(P, E)` — plain GTO, with
 //!   the barrier still tracked and waiting warps still excluded (BAR T1).
@@ -123,8 +124,9 @@
 //!    `is_global` when `rec_class = global`) that are resident after step 4. For each event
 //!    `e`, one after the other: `cnt[j] ← min(cnt[j] + 1, CMAX)` for every slot `j ≠ e`
 //!    (resident or not) (U2); `cnt[e] ← 0`; `R[e] ← 1` (U3); U4 with `W_active` after step 4.
-//!    A slot launched this cycle is resident here, so its completion in the same cycle counts
-//!    (LH Vector C step 11).
+//!    Events are per slot: a slot launched this cycle is resident here, so its completion (or
+//!    MEM issue) in the same cycle counts for the new warp (LH Vector C step 11); a slot that
+//!    leaves and is not relaunched has no event.
 //! 6. **Barrier release** (`bar-gto`, BAR §3.1): every CTA slot `t` with `bar_cnt[t] > 0` and
 //!    `bar_cnt[t] = bar_live[t]` (values after steps 2–4) releases: `bar_cnt[t] ← 0` and
 //!    `waiting ← 0` for all its warps, which are eligible again from the next cycle. An exit can
@@ -684,7 +686,11 @@ impl WarpSchedConfig {
             Port::input(
                 "ready",
                 w,
-                "per slot: not at a barrier, scoreboard clear, no control hazard",
+                if self.has_barrier() {
+                    "per slot: scoreboard clear, no control hazard (this unit's barrier wait is applied on top)"
+                } else {
+                    "per slot: not at a barrier, scoreboard clear, no control hazard"
+                },
             ),
             Port::input(
                 "unit_free",
