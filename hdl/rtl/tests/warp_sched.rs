@@ -4,11 +4,7 @@ use common::{declared_ports, expected_ports, lint_all};
 use warpforge_contract::units::warp_sched::{Policy, WarpSchedConfig};
 
 fn cfg(warps: usize, schedulers: usize, policy: Policy) -> WarpSchedConfig {
-    WarpSchedConfig {
-        warps,
-        schedulers,
-        policy,
-    }
+    WarpSchedConfig::baseline(warps, schedulers, policy)
 }
 
 /// Minimum, default, maximum and odd sizes, both policies.

@@ -26,7 +26,7 @@ pub struct UnitInfo {
 pub const CATALOGUE: &[UnitInfo] = &[
     UnitInfo {
         name: warp_sched::NAME,
-        about: "issue-stage warp scheduler (LRR, GTO) with launch-order age matrix",
+        about: "issue-stage warp scheduler (LRR, GTO, MTO, MOTRR, MOTRR+Recency, barrier-aware GTO) with launch-order age matrix",
         params: warp_sched::PARAMS,
     },
     UnitInfo {
