@@ -209,9 +209,11 @@ pub fn area_in(
         Job {
             name: "xilinx",
             step: "synth_xilinx",
-            // A unit sits inside an SM, not at the pins: no I/O or clock buffers.
+            // A unit sits inside an SM, not at the pins: no I/O or clock buffers. Flattened
+            // like the other flows (and Yosys 0.23's `stat -json` writes a hierarchy tree
+            // into the JSON when submodules remain).
             script: format!(
-                "{read}\nsynth_xilinx -top {m} -noiopad -noclkbuf\n\
+                "{read}\nsynth_xilinx -flatten -top {m} -noiopad -noclkbuf\n\
                  tee -q -o xilinx.json stat -json\n"
             ),
         },
