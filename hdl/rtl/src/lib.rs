@@ -3,6 +3,10 @@
 //! rust-hdl stays behind this crate's boundary: a unit's config goes in, Verilog text comes
 //! out ([`Design`]). Nothing else in warpforge touches rust-hdl types.
 
+pub mod dwr;
+pub mod dwr_ilt;
+pub mod dwr_pst;
+pub mod dwr_sco;
 pub mod primitives;
 pub mod simt_stack;
 pub mod warp_sched;

@@ -677,3 +677,94 @@ impl Logic for Split {
         Verilog::Custom(code)
     }
 }
+
+/// A [`WordReg`] that resets to a given constant instead of zero (a pointer whose reset value
+/// is the last index, for instance).
+#[derive(LogicBlock)]
+pub struct WordRegInit {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub d: Wire<In>,
+    pub q: Wire<Out>,
+    /// The reset value; not a signal, so rust-hdl skips it (leading underscore).
+    _init: u64,
+}
+
+impl WordRegInit {
+    pub fn new(width: usize, init: u64) -> WordRegInit {
+        assert!(
+            width >= 64 || init >> width == 0,
+            "{init} does not fit in {width} bits"
+        );
+        WordRegInit {
+            clock: Default::default(),
+            reset: Default::default(),
+            d: Wire::new(width),
+            q: Wire::new(width),
+            _init: init,
+        }
+    }
+}
+
+impl Logic for WordRegInit {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.q.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(format!(
+            "always @(posedge clock) begin\n    if (reset) q <= {}'d{};\n    else q <= d;\nend\n",
+            self.q.width(),
+            self._init
+        ))
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        vec![TimingInfo {
+            name: "wordreginit".into(),
+            clock: "clock".into(),
+            inputs: vec!["d".into(), "reset".into()],
+            outputs: vec!["q".into()],
+        }]
+    }
+}
+
+/// [`Split`] for vectors that may be one bit wide (a per-group vector with one group, a
+/// per-request vector with one request): Verilog cannot bit-select a scalar, so a one-bit
+/// `whole` is passed through as is.
+#[derive(LogicBlock)]
+pub struct SplitAny {
+    pub whole: Wire<In>,
+    pub parts: Vec<Wire<Out>>,
+}
+
+impl SplitAny {
+    pub fn new(widths: &[usize]) -> SplitAny {
+        SplitAny {
+            whole: Wire::new(widths.iter().sum()),
+            parts: widths.iter().map(|&w| Wire::new(w)).collect(),
+        }
+    }
+}
+
+impl Logic for SplitAny {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        for p in &mut self.parts {
+            p.connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        if self.whole.width() == 1 {
+            return Verilog::Custom("always @(*) parts$0 = whole;\n".into());
+        }
+        let mut code = String::from("always @(*) begin\n");
+        let mut lo = 0;
+        for (i, p) in self.parts.iter().enumerate() {
+            let hi = lo + p.width() - 1;
+            code += &format!("    parts${i} = whole[{hi}:{lo}];\n");
+            lo = hi + 1;
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
