@@ -1,22 +1,34 @@
-//! Cycle model, stimulus and spec vectors of `warp-sched`, the issue-stage warp scheduler
-//! (spec/latency_hiding_scheduler.md §2: LRR and GTO).
+//! Cycle model, stimulus and spec vectors of `warp-sched`, the issue-stage warp scheduler:
+//! LRR and GTO (spec/latency_hiding_scheduler.md §2), MTO, MOTRR and MOTRR+Recency (same spec,
+//! §2.4 and §3) and the barrier-aware `bar-gto` (spec/barrier.md §2–3), as the contract
+//! (`warpforge_contract::units::warp_sched`) defines them cycle by cycle.
 //!
 //! Age is kept as the launch order of the resident warps (a list, oldest first), never as an
-//! age matrix; `dbg_older` is derived from that list.
+//! age matrix; `dbg_older` is derived from that list. The barrier table keeps counters; the
+//! invariants recount them from the per-slot state.
 
 use crate::rng::Rng;
 use crate::{words, Model, SpecVector, Stimulus, VectorCycle};
-use warpforge_contract::units::warp_sched::{Policy, WarpSchedConfig};
+use warpforge_contract::units::warp_sched::{
+    IssuePolicy, QueueOrder, RecClass, RecTrigger, WarpSchedConfig,
+};
 use warpforge_contract::Layout;
 
-/// Offset (in words) of a port in its flat vector; ports here are at most 64 bits except
-/// `dbg_older`.
+/// Offset (in words) of a port in its flat vector.
 fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
     slots
         .iter()
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("warp-sched contract has no port `{name}`"))
         .offset
+}
+
+/// Offset and word count of a port that only some configurations have.
+fn opt_port(slots: &[warpforge_contract::manifest::Slot], name: &str) -> Option<(usize, usize)> {
+    slots
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| (s.offset, s.words))
 }
 
 /// A mask of the low `n` bits.
@@ -28,6 +40,19 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
+/// Iterate the set bits of a mask, ascending.
+fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let w = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(w)
+        }
+    })
+}
+
 #[derive(Clone, Copy, Debug)]
 struct InPorts {
     reset: usize,
@@ -37,11 +62,18 @@ struct InPorts {
     is_mem: usize,
     launch: usize,
     exit: usize,
+    mem_complete: Option<usize>,
+    cpl_global: Option<usize>,
+    is_global: Option<usize>,
+    is_bar: Option<usize>,
+    /// Word offset of `launch_tb` (W·tbb bits, several words).
+    launch_tb: Option<usize>,
 }
 
 impl InPorts {
     fn new(l: &Layout) -> InPorts {
         let o = |n| offset(&l.inputs, n);
+        let p = |n| opt_port(&l.inputs, n).map(|(o, _)| o);
         InPorts {
             reset: o("reset"),
             has_inst: o("has_inst"),
@@ -50,6 +82,11 @@ impl InPorts {
             is_mem: o("is_mem"),
             launch: o("launch"),
             exit: o("exit"),
+            mem_complete: p("mem_complete"),
+            cpl_global: p("cpl_global"),
+            is_global: p("is_global"),
+            is_bar: p("is_bar"),
+            launch_tb: p("launch_tb"),
         }
     }
 }
@@ -65,11 +102,25 @@ struct OutPorts {
     dbg_greedy_valid: usize,
     dbg_older: usize,
     dbg_older_words: usize,
+    bar_release: Option<usize>,
+    tb_has_waiter: Option<usize>,
+    dbg_cmp_last_valid: Option<usize>,
+    dbg_cmp_last_issued: Option<usize>,
+    dbg_cmp_greedy_valid: Option<usize>,
+    dbg_recent: Option<usize>,
+    dbg_rec_cnt: Option<(usize, usize)>,
+    dbg_w_active: Option<usize>,
+    dbg_waiting: Option<usize>,
+    dbg_warp_tb: Option<(usize, usize)>,
+    dbg_bar_cnt: Option<(usize, usize)>,
+    dbg_bar_live: Option<(usize, usize)>,
 }
 
 impl OutPorts {
     fn new(l: &Layout) -> OutPorts {
         let o = |n| offset(&l.outputs, n);
+        let p = |n| opt_port(&l.outputs, n);
+        let p1 = |n| opt_port(&l.outputs, n).map(|(o, _)| o);
         OutPorts {
             issue_valid: o("issue_valid"),
             issue_slot: o("issue_slot"),
@@ -80,6 +131,18 @@ impl OutPorts {
             dbg_greedy_valid: o("dbg_greedy_valid"),
             dbg_older: o("dbg_older"),
             dbg_older_words: l.output("dbg_older").map_or(0, |s| s.words),
+            bar_release: p1("bar_release"),
+            tb_has_waiter: p1("tb_has_waiter"),
+            dbg_cmp_last_valid: p1("dbg_cmp_last_valid"),
+            dbg_cmp_last_issued: p1("dbg_cmp_last_issued"),
+            dbg_cmp_greedy_valid: p1("dbg_cmp_greedy_valid"),
+            dbg_recent: p1("dbg_recent"),
+            dbg_rec_cnt: p("dbg_rec_cnt"),
+            dbg_w_active: p1("dbg_w_active"),
+            dbg_waiting: p1("dbg_waiting"),
+            dbg_warp_tb: p("dbg_warp_tb"),
+            dbg_bar_cnt: p("dbg_bar_cnt"),
+            dbg_bar_live: p("dbg_bar_live"),
         }
     }
 }
@@ -95,14 +158,67 @@ pub enum WarpSchedFault {
     DropIssue,
     /// The greedy bit survives the exit of its warp.
     KeepGreedyOnExit,
+    /// Class-split: the compute pick is taken even when a memory warp is eligible.
+    ComputeFirst,
+    /// Class-split: the memory queue ignores the greedy warp (oldest only).
+    MemIgnoresGreedy,
+    /// MOTRR+Recency: the compute pick ignores the R bits.
+    IgnoreRecency,
+    /// Recency Register U4 evicts the recent warp with the smallest counter.
+    EvictNewest,
+    /// bar-gto: CTAs ranked by slot only, not by waiters.
+    BarIgnoresWaiters,
+    /// bar-gto: a barrier releases only in a cycle with an arrival of that CTA (not by exit).
+    NoReleaseByExit,
 }
 
-/// Per scheduler: the issue pointer (LRR rotation and GTO greedy warp).
+/// Per scheduler: an issue pointer (LRR rotation and GTO greedy warp).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Pointer {
     last_valid: bool,
     last_issued: usize,
     greedy_valid: bool,
+}
+
+/// How often the random runs reached the corners the specs care about (counted by the model
+/// in non-reset cycles).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Corners {
+    pub issues: u64,
+    pub mem_issues: u64,
+    /// Class-split: a compute issue while some resident warp had a ready memory head that the
+    /// LD/ST pipe could not take (LH S6).
+    pub compute_fallback: u64,
+    /// Class-split: the memory pick is the greedy warp, not the oldest memory warp.
+    pub mem_greedy_not_oldest: u64,
+    /// Split pointers: both valid and on different slots.
+    pub pointers_apart: u64,
+    pub rec_events: u64,
+    /// Recency: R bits cleared by U4 after an event.
+    pub rec_evict_event: u64,
+    /// Recency: several R bits cleared at once when warps leave (U6).
+    pub rec_multi_evict_leave: u64,
+    /// Recency: an event while cap = 0 (the warp joins and leaves at once, S8).
+    pub rec_cap0_event: u64,
+    /// Recency: an eviction among several recent warps tied at the largest count.
+    pub rec_tie_evict: u64,
+    /// Recency: completions beyond `n_cpl` dropped.
+    pub rec_dropped: u64,
+    /// Recency: an event for a slot launched in the same cycle (LH Vector C step 11).
+    pub rec_event_on_launch: u64,
+    /// MOTRR+Recency: the compute pick differs from plain MOTRR's.
+    pub rec_changed_pick: u64,
+    pub bar_arrivals: u64,
+    pub bar_release_arrival: u64,
+    /// A release in a cycle without an arrival of that CTA (an exit completes it, BAR G4).
+    pub bar_release_exit: u64,
+    /// Two arrivals of one CTA in one cycle (BAR G6).
+    pub bar_dual_arrival: u64,
+    pub bar_waiting_leaves: u64,
+    /// A release of a one-warp CTA (BAR T4).
+    pub bar_one_warp_release: u64,
+    /// The chosen CTA is not the lowest CTA slot with a candidate (waiters ranked it up).
+    pub bar_rank_reorders: u64,
 }
 
 /// What happened in the last stepped cycle, for `check_invariants`.
@@ -119,31 +235,60 @@ struct LastCycle {
     order_changed: bool,
     order_before: Vec<u8>,
     pointers: Vec<Pointer>,
+    cmp_pointers: Vec<Pointer>,
     picks: Vec<Option<usize>>,
     issue_is_mem: u64,
+    recent: u64,
+    /// Recency events applied at the edge.
+    events: u64,
+    waiting: u64,
+    warp_tb: Vec<u8>,
+    bar_cnt: [u8; 16],
+    release: u64,
 }
 
 /// The cycle model of `warp-sched`.
 #[derive(Clone, Debug)]
 pub struct WarpSchedModel {
     cfg: WarpSchedConfig,
+    policy: IssuePolicy,
+    split: bool,
     slot_bits: usize,
     all: u64,
     /// Per scheduler: the slots it supervises.
     supervised: Vec<u64>,
-    /// Per scheduler: its slots ascending (for the independent LRR check).
+    /// Per scheduler: its slots ascending (for the independent rotation checks).
     supervised_list: Vec<Vec<usize>>,
     inp: InPorts,
     out: OutPorts,
     resident: u64,
     /// Resident slots, oldest warp first.
     order: Vec<u8>,
+    /// Per scheduler the pointer P (with split pointers: the memory pointer Pm).
     pointers: Vec<Pointer>,
+    /// Per scheduler the compute pointer Pc (split pointers only).
+    cmp_pointers: Vec<Pointer>,
     picks: Vec<Option<usize>>,
     /// Packed `dbg_older`, rebuilt from `order` when residency changes.
     older_image: Vec<u64>,
     older_dirty: bool,
+    // Recency Register (motrr-recency).
+    cnt_max: u8,
+    recent: u64,
+    cnt: [u8; 64],
+    /// Model-only bookkeeping for I11/I12: the number of the latest event of each slot since
+    /// its launch (0 = none) and the number of events so far.
+    ev_seq: [u64; 64],
+    ev_total: u64,
+    // Barrier table (bar-gto).
+    waiting: u64,
+    warp_tb: [u8; 64],
+    /// Resident slots of each CTA slot.
+    tb_members: [u64; 16],
+    bar_cnt: [u8; 16],
+    bar_live: [u8; 16],
     last: LastCycle,
+    corners: Corners,
     fault: Option<WarpSchedFault>,
     cycle: u64,
 }
@@ -159,7 +304,10 @@ impl WarpSchedModel {
             .iter()
             .map(|l| l.iter().fold(0u64, |m, &w| m | 1 << w))
             .collect();
+        let cnt_max = cfg.recency.cnt_max() as u8;
         WarpSchedModel {
+            policy: cfg.issue_policy,
+            split: cfg.split_pointers(),
             slot_bits: cfg.slot_bits(),
             all: low_bits(cfg.warps),
             supervised,
@@ -170,14 +318,28 @@ impl WarpSchedModel {
             resident: 0,
             order: Vec::with_capacity(64),
             pointers: vec![Pointer::default(); cfg.schedulers],
+            cmp_pointers: vec![Pointer::default(); cfg.schedulers],
             picks: vec![None; cfg.schedulers],
             older_dirty: false,
+            cnt_max,
+            recent: 0,
+            cnt: [cnt_max; 64],
+            ev_seq: [0; 64],
+            ev_total: 0,
+            waiting: 0,
+            warp_tb: [0; 64],
+            tb_members: [0; 16],
+            bar_cnt: [0; 16],
+            bar_live: [0; 16],
             last: LastCycle {
                 order_before: Vec::with_capacity(64),
                 pointers: vec![Pointer::default(); cfg.schedulers],
+                cmp_pointers: vec![Pointer::default(); cfg.schedulers],
                 picks: vec![None; cfg.schedulers],
+                warp_tb: vec![0; 64],
                 ..LastCycle::default()
             },
+            corners: Corners::default(),
             fault: None,
             cycle: 0,
             cfg: cfg.clone(),
@@ -198,13 +360,13 @@ impl WarpSchedModel {
         self.resident
     }
 
-    /// Scheduler `s`'s last issued slot (`None` = NONE).
+    /// Scheduler `s`'s last issued slot (`None` = NONE); the memory pointer when split.
     pub fn last_issued(&self, s: usize) -> Option<usize> {
         let p = self.pointers[s];
         p.last_valid.then_some(p.last_issued)
     }
 
-    /// Scheduler `s`'s last issued warp keeps greedy priority.
+    /// Scheduler `s`'s last issued warp keeps greedy priority (memory pointer when split).
     pub fn greedy_valid(&self, s: usize) -> bool {
         self.pointers[s].greedy_valid
     }
@@ -212,6 +374,31 @@ impl WarpSchedModel {
     /// The slot each scheduler issued in the last cycle.
     pub fn last_picks(&self) -> &[Option<usize>] {
         &self.picks
+    }
+
+    /// Recency Register R bits (motrr-recency).
+    pub fn recent(&self) -> u64 {
+        self.recent
+    }
+
+    /// Recency Register counter of slot `w`.
+    pub fn rec_cnt(&self, w: usize) -> u64 {
+        self.cnt[w] as u64
+    }
+
+    /// bar-gto: warps waiting at their CTA's barrier.
+    pub fn waiting(&self) -> u64 {
+        self.waiting
+    }
+
+    /// bar-gto: (warps waiting, resident warps) of CTA slot `t`.
+    pub fn barrier_entry(&self, t: usize) -> (u64, u64) {
+        (self.bar_cnt[t] as u64, self.bar_live[t] as u64)
+    }
+
+    /// Corner counts since construction.
+    pub fn corners(&self) -> Corners {
+        self.corners
     }
 
     fn rebuild_older(&mut self) {
@@ -230,24 +417,56 @@ impl WarpSchedModel {
         self.older_dirty = false;
     }
 
+    /// `rot(P, X)`: the lowest slot of X above last_issued, else the lowest slot of X.
+    fn rot(p: Pointer, x: u64) -> Option<usize> {
+        if x == 0 {
+            return None;
+        }
+        if p.last_valid {
+            let after = x & ((u64::MAX << p.last_issued) << 1);
+            if after != 0 {
+                return Some(after.trailing_zeros() as usize);
+            }
+        }
+        Some(x.trailing_zeros() as usize)
+    }
+
+    /// `old(X)`: the warp of X launched first.
+    fn old(&self, x: u64) -> Option<usize> {
+        if x == 0 {
+            return None;
+        }
+        self.order
+            .iter()
+            .map(|&w| w as usize)
+            .find(|&w| x >> w & 1 != 0)
+    }
+
+    /// `gto(P, X)`: the greedy warp if it is in X, else the oldest of X.
+    fn gto(&self, p: Pointer, x: u64) -> Option<usize> {
+        if p.last_valid && p.greedy_valid && x >> p.last_issued & 1 != 0 {
+            return Some(p.last_issued);
+        }
+        self.old(x)
+    }
+
+    fn cmp_pointer(&self, s: usize) -> Pointer {
+        if self.split {
+            self.cmp_pointers[s]
+        } else {
+            self.pointers[s]
+        }
+    }
+
     /// This scheduler's pick among `elig` (already restricted to its slots).
-    fn pick(&self, s: usize, elig: u64) -> Option<usize> {
+    fn pick(&self, s: usize, elig: u64, is_mem: u64) -> Option<usize> {
         if elig == 0 {
             return None;
         }
         let p = self.pointers[s];
-        match self.cfg.policy {
-            Policy::Lrr => {
-                let first = |e: u64| {
-                    if p.last_valid {
-                        let after = e & ((u64::MAX << p.last_issued) << 1);
-                        if after != 0 {
-                            return after.trailing_zeros() as usize;
-                        }
-                    }
-                    e.trailing_zeros() as usize
-                };
-                let w = first(elig);
+        match self.policy {
+            IssuePolicy::Lrr => {
+                let w = Self::rot(p, elig)?;
                 if self.fault == Some(WarpSchedFault::LrrSkipsFirst) && elig.count_ones() > 1 {
                     // Rotation continues from w: the second eligible warp.
                     let rest = elig & !(1 << w);
@@ -260,7 +479,7 @@ impl WarpSchedModel {
                 }
                 Some(w)
             }
-            Policy::Gto => {
+            IssuePolicy::Gto => {
                 if p.greedy_valid && elig >> p.last_issued & 1 != 0 {
                     return Some(p.last_issued);
                 }
@@ -272,12 +491,119 @@ impl WarpSchedModel {
                         .map(|&w| w as usize)
                         .find(|&w| elig >> w & 1 != 0);
                 }
-                self.order
-                    .iter()
-                    .map(|&w| w as usize)
-                    .find(|&w| elig >> w & 1 != 0)
+                self.old(elig)
+            }
+            IssuePolicy::Mto | IssuePolicy::Motrr | IssuePolicy::MotrrRecency => {
+                let mem = elig & is_mem;
+                let comp = elig & !is_mem;
+                let compute_first = self.fault == Some(WarpSchedFault::ComputeFirst);
+                if mem != 0 && !(compute_first && comp != 0) {
+                    let ignore_greedy = self.fault == Some(WarpSchedFault::MemIgnoresGreedy);
+                    return match self.cfg.mem_order {
+                        QueueOrder::Gto if !ignore_greedy => self.gto(p, mem),
+                        _ => self.old(mem),
+                    };
+                }
+                let pc = self.cmp_pointer(s);
+                match self.policy {
+                    IssuePolicy::Mto => match self.cfg.mto_comp_order {
+                        QueueOrder::Gto => self.gto(pc, comp),
+                        QueueOrder::Oldest => self.old(comp),
+                    },
+                    IssuePolicy::Motrr => Self::rot(pc, comp),
+                    _ => {
+                        let recent = comp & self.recent;
+                        if recent != 0 && self.fault != Some(WarpSchedFault::IgnoreRecency) {
+                            Self::rot(pc, recent)
+                        } else {
+                            Self::rot(pc, comp)
+                        }
+                    }
+                }
+            }
+            IssuePolicy::BarGto => {
+                if !self.cfg.barrier.sched_en {
+                    return self.gto(p, elig);
+                }
+                Some(self.gto(p, elig & self.tb_members[self.best_cta(elig)?])?)
             }
         }
+    }
+
+    /// bar-gto: `T*`, the CTA slot holding a candidate with the most waiters (lowest on ties).
+    fn best_cta(&self, elig: u64) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for t in 0..self.cfg.barrier.ctas {
+            if elig & self.tb_members[t] == 0 {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    self.fault != Some(WarpSchedFault::BarIgnoresWaiters)
+                        && self.bar_cnt[t] > self.bar_cnt[b]
+                }
+            };
+            if better {
+                best = Some(t);
+            }
+        }
+        best
+    }
+
+    /// U4: while more warps are recent than the cap allows, clear the R bit of the recent
+    /// warp with the largest counter (ties: lowest slot). Returns the number cleared.
+    fn u4(&mut self, w_active: usize) -> u32 {
+        let cap = self.cfg.recency.cap.cap(w_active);
+        let mut cleared = 0;
+        while self.recent.count_ones() as usize > cap {
+            let newest = self.fault == Some(WarpSchedFault::EvictNewest);
+            let mut victim = None::<usize>;
+            let mut ties = 0;
+            for w in bits(self.recent) {
+                match victim {
+                    None => {
+                        victim = Some(w);
+                        ties = 1;
+                    }
+                    Some(v) => {
+                        let (c, cv) = (self.cnt[w], self.cnt[v]);
+                        if (!newest && c > cv) || (newest && c < cv) {
+                            victim = Some(w);
+                            ties = 1;
+                        } else if c == cv {
+                            ties += 1;
+                        }
+                    }
+                }
+            }
+            let v = victim.expect("recent is not empty");
+            if ties > 1 {
+                self.corners.rec_tie_evict += 1;
+            }
+            self.recent &= !(1 << v);
+            cleared += 1;
+        }
+        cleared
+    }
+
+    /// U2–U5 for one event of slot `e`, with `w_active` resident warps.
+    fn recency_event(&mut self, e: usize, w_active: usize) {
+        let max = self.cnt_max;
+        for j in 0..self.cfg.warps {
+            if j != e && self.cnt[j] < max {
+                self.cnt[j] += 1;
+            }
+        }
+        self.cnt[e] = 0;
+        self.recent |= 1 << e;
+        self.ev_total += 1;
+        self.ev_seq[e] = self.ev_total;
+        self.corners.rec_events += 1;
+        if self.cfg.recency.cap.cap(w_active) == 0 {
+            self.corners.rec_cap0_event += 1;
+        }
+        self.corners.rec_evict_event += self.u4(w_active) as u64;
     }
 
     fn reset_state(&mut self) {
@@ -289,6 +615,92 @@ impl WarpSchedModel {
         self.pointers
             .iter_mut()
             .for_each(|p| *p = Pointer::default());
+        self.cmp_pointers
+            .iter_mut()
+            .for_each(|p| *p = Pointer::default());
+        self.recent = 0;
+        self.cnt = [self.cnt_max; 64];
+        self.ev_seq = [0; 64];
+        self.waiting = 0;
+        self.warp_tb = [0; 64];
+        self.tb_members = [0; 16];
+        self.bar_cnt = [0; 16];
+        self.bar_live = [0; 16];
+    }
+
+    /// The registered state on the debug ports (and `tb_has_waiter`).
+    fn write_state(&mut self, outputs: &mut [u64]) {
+        let o = self.out;
+        if self.older_dirty {
+            self.rebuild_older();
+        }
+        outputs[o.dbg_older..o.dbg_older + o.dbg_older_words].copy_from_slice(&self.older_image);
+        outputs[o.dbg_resident] = self.resident;
+        let pack = |ptrs: &[Pointer], sb: usize| {
+            let (mut lv, mut li, mut gv) = (0u64, 0u64, 0u64);
+            for (s, p) in ptrs.iter().enumerate() {
+                lv |= (p.last_valid as u64) << s;
+                li |= (p.last_issued as u64) << (s * sb);
+                gv |= (p.greedy_valid as u64) << s;
+            }
+            (lv, li, gv)
+        };
+        let (lv, li, gv) = pack(&self.pointers, self.slot_bits);
+        outputs[o.dbg_last_valid] = lv;
+        outputs[o.dbg_last_issued] = li;
+        outputs[o.dbg_greedy_valid] = gv;
+        if let (Some(a), Some(b), Some(c)) = (
+            o.dbg_cmp_last_valid,
+            o.dbg_cmp_last_issued,
+            o.dbg_cmp_greedy_valid,
+        ) {
+            let (lv, li, gv) = pack(&self.cmp_pointers, self.slot_bits);
+            outputs[a] = lv;
+            outputs[b] = li;
+            outputs[c] = gv;
+        }
+        if let Some(r) = o.dbg_recent {
+            outputs[r] = self.recent;
+        }
+        if let Some((off, n)) = o.dbg_rec_cnt {
+            let cb = self.cfg.recency.cnt_bits;
+            let image = &mut outputs[off..off + n];
+            image.iter_mut().for_each(|x| *x = 0);
+            for w in 0..self.cfg.warps {
+                words::set(image, w * cb, cb, self.cnt[w] as u64);
+            }
+        }
+        if let Some(a) = o.dbg_w_active {
+            outputs[a] = self.resident.count_ones() as u64;
+        }
+        if let Some(a) = o.dbg_waiting {
+            outputs[a] = self.waiting;
+        }
+        if let Some((off, n)) = o.dbg_warp_tb {
+            let tbb = self.cfg.tb_bits();
+            let image = &mut outputs[off..off + n];
+            image.iter_mut().for_each(|x| *x = 0);
+            for w in bits(self.resident) {
+                words::set(image, w * tbb, tbb, self.warp_tb[w] as u64);
+            }
+        }
+        let ab = self.cfg.count_bits();
+        let ctas = self.cfg.barrier.ctas;
+        for (port, table) in [
+            (o.dbg_bar_cnt, &self.bar_cnt),
+            (o.dbg_bar_live, &self.bar_live),
+        ] {
+            if let Some((off, n)) = port {
+                let image = &mut outputs[off..off + n];
+                image.iter_mut().for_each(|x| *x = 0);
+                for (t, &v) in table.iter().enumerate().take(ctas) {
+                    words::set(image, t * ab, ab, v as u64);
+                }
+            }
+        }
+        if let Some(a) = o.tb_has_waiter {
+            outputs[a] = (0..ctas).fold(0, |m, t| m | ((self.bar_cnt[t] != 0) as u64) << t);
+        }
     }
 }
 
@@ -302,28 +714,19 @@ impl Model for WarpSchedModel {
         let is_mem = inputs[i.is_mem] & all;
         let launch = inputs[i.launch] & all;
         let exit = inputs[i.exit] & all;
+        let is_bar = i.is_bar.map_or(0, |p| inputs[p] & all);
 
-        // Debug ports: the registered state at the start of the cycle.
-        if self.older_dirty {
-            self.rebuild_older();
-        }
-        outputs[o.dbg_older..o.dbg_older + o.dbg_older_words].copy_from_slice(&self.older_image);
-        outputs[o.dbg_resident] = self.resident;
-        let (mut lv, mut li, mut gv) = (0u64, 0u64, 0u64);
-        for (s, p) in self.pointers.iter().enumerate() {
-            lv |= (p.last_valid as u64) << s;
-            li |= (p.last_issued as u64) << (s * self.slot_bits);
-            gv |= (p.greedy_valid as u64) << s;
-        }
-        outputs[o.dbg_last_valid] = lv;
-        outputs[o.dbg_last_issued] = li;
-        outputs[o.dbg_greedy_valid] = gv;
+        // State ports: the registered state at the start of the cycle.
+        self.write_state(outputs);
 
         // Issue: one pick per scheduler from the start-of-cycle state.
-        let eligible = self.resident & has_inst & ready & unit_free;
+        let mut eligible = self.resident & has_inst & ready & unit_free;
+        if self.cfg.has_barrier() {
+            eligible &= !self.waiting;
+        }
         let (mut iv, mut islot, mut imem) = (0u64, 0u64, 0u64);
         for s in 0..self.cfg.schedulers {
-            let mut pick = self.pick(s, eligible & self.supervised[s]);
+            let mut pick = self.pick(s, eligible & self.supervised[s], is_mem);
             if s == 0 && self.fault == Some(WarpSchedFault::DropIssue) {
                 pick = None;
             }
@@ -337,6 +740,9 @@ impl Model for WarpSchedModel {
         outputs[o.issue_valid] = iv;
         outputs[o.issue_slot] = islot;
         outputs[o.issue_is_mem] = imem;
+        if let Some(a) = o.bar_release {
+            outputs[a] = 0;
+        }
 
         let last = &mut self.last;
         last.stepped = true;
@@ -347,9 +753,18 @@ impl Model for WarpSchedModel {
         last.exit = exit;
         last.resident = self.resident;
         last.pointers.copy_from_slice(&self.pointers);
+        last.cmp_pointers.copy_from_slice(&self.cmp_pointers);
         last.picks.copy_from_slice(&self.picks);
         last.issue_is_mem = imem;
         last.order_changed = false;
+        last.recent = self.recent;
+        last.events = 0;
+        last.release = 0;
+        if self.cfg.has_barrier() {
+            last.waiting = self.waiting;
+            last.warp_tb.copy_from_slice(&self.warp_tb);
+            last.bar_cnt = self.bar_cnt;
+        }
         self.cycle += 1;
 
         // The clock edge.
@@ -357,44 +772,278 @@ impl Model for WarpSchedModel {
             self.reset_state();
             return;
         }
+        self.count_pick_corners(eligible, is_mem, has_inst & ready & self.resident);
+
+        // 1. Pointers: set on issue (per class when split), then greediness ends for a pointer
+        // whose warp leaves or is replaced (this wins over the issue).
+        let keep = self.fault == Some(WarpSchedFault::KeepGreedyOnExit);
         for s in 0..self.cfg.schedulers {
             if let Some(w) = self.picks[s] {
-                self.pointers[s] = Pointer {
+                let p = Pointer {
                     last_valid: true,
                     last_issued: w,
                     greedy_valid: true,
                 };
+                if self.split && is_mem >> w & 1 == 0 {
+                    self.cmp_pointers[s] = p;
+                } else {
+                    self.pointers[s] = p;
+                }
             }
-            // A warp leaving or replacing the last-issued slot ends its greediness; this
-            // wins over an issue in the same cycle. The LRR position stays.
-            let p = &mut self.pointers[s];
-            let keep = self.fault == Some(WarpSchedFault::KeepGreedyOnExit);
-            if p.last_valid && (exit | launch) >> p.last_issued & 1 != 0 && !keep {
-                p.greedy_valid = false;
+            for p in [&mut self.pointers[s], &mut self.cmp_pointers[s]] {
+                if p.last_valid && (exit | launch) >> p.last_issued & 1 != 0 && !keep {
+                    p.greedy_valid = false;
+                }
             }
         }
-        let leaving = exit | launch;
-        if leaving & (self.resident | launch) != 0 {
+
+        // 2. Leaving warps (exit, or replaced by a launch).
+        let leaving = (exit | launch) & self.resident;
+        let stay = self.resident & !leaving;
+        if leaving != 0 {
+            if self.cfg.has_recency() {
+                for w in bits(leaving) {
+                    self.recent &= !(1 << w);
+                    self.cnt[w] = self.cnt_max;
+                    self.ev_seq[w] = 0;
+                }
+                if self.u4(stay.count_ones() as usize) >= 2 {
+                    self.corners.rec_multi_evict_leave += 1;
+                }
+            }
+            if self.cfg.has_barrier() {
+                for w in bits(leaving) {
+                    let t = self.warp_tb[w] as usize;
+                    self.bar_live[t] -= 1;
+                    if self.waiting >> w & 1 != 0 {
+                        self.bar_cnt[t] -= 1;
+                        self.corners.bar_waiting_leaves += 1;
+                    }
+                    self.tb_members[t] &= !(1 << w);
+                    self.warp_tb[w] = 0;
+                }
+                self.waiting &= !leaving;
+            }
+        }
+
+        // 3. Barrier arrivals: an issued bar.sync of a warp that stays.
+        let mut arrived_ctas = 0u64;
+        if self.cfg.has_barrier() {
+            let mut arrivals = [0u8; 16];
+            for s in 0..self.cfg.schedulers {
+                if let Some(w) = self.picks[s] {
+                    if is_bar >> w & 1 != 0 && leaving >> w & 1 == 0 {
+                        let t = self.warp_tb[w] as usize;
+                        self.waiting |= 1 << w;
+                        self.bar_cnt[t] += 1;
+                        arrivals[t] += 1;
+                        arrived_ctas |= 1 << t;
+                        self.corners.bar_arrivals += 1;
+                    }
+                }
+            }
+            self.corners.bar_dual_arrival += arrivals.iter().any(|&a| a >= 2) as u64;
+        }
+
+        // 4. Launches: the youngest warps, ascending by slot.
+        if (exit | launch) & (self.resident | launch) != 0 {
             let last = &mut self.last;
             last.order_before.clear();
             last.order_before.extend_from_slice(&self.order);
             last.order_changed = true;
-            // Exits first (a launch into a resident slot replaces its warp), then the
-            // launches as the youngest warps in ascending slot order.
             self.order.retain(|&w| leaving >> w & 1 == 0);
-            let mut l = launch;
-            while l != 0 {
-                self.order.push(l.trailing_zeros() as u8);
-                l &= l - 1;
+            for w in bits(launch) {
+                self.order.push(w as u8);
             }
-            self.resident = (self.resident & !exit) | launch;
+            self.resident = stay | launch;
             self.older_dirty = true;
+        }
+        if launch != 0 {
+            if self.cfg.has_recency() {
+                for w in bits(launch) {
+                    self.recent &= !(1 << w);
+                    self.cnt[w] = self.cnt_max;
+                    self.ev_seq[w] = 0;
+                }
+            }
+            if let Some(tb) = i.launch_tb {
+                let tbb = self.cfg.tb_bits();
+                for w in bits(launch) {
+                    let t = words::get(&inputs[tb..], w * tbb, tbb) as usize;
+                    self.warp_tb[w] = t as u8;
+                    self.tb_members[t] |= 1 << w;
+                    self.bar_live[t] += 1;
+                }
+            }
+        }
+
+        // 5. Recency events, ascending slot, against W_active after the launches.
+        if self.cfg.has_recency() {
+            let rec = self.cfg.recency;
+            let events = match rec.trigger {
+                RecTrigger::Complete => {
+                    let mut m = i.mem_complete.map_or(0, |p| inputs[p]) & self.resident;
+                    if rec.class == RecClass::Global {
+                        m &= i.cpl_global.map_or(0, |p| inputs[p]);
+                    }
+                    let mut taken = 0u64;
+                    for w in bits(m).take(rec.n_cpl) {
+                        taken |= 1 << w;
+                    }
+                    self.corners.rec_dropped += (m & !taken).count_ones() as u64;
+                    taken
+                }
+                RecTrigger::Issue => {
+                    let global = i.is_global.map_or(all, |p| inputs[p]);
+                    let mut m = 0u64;
+                    for w in self.picks.iter().flatten() {
+                        m |= 1 << w;
+                    }
+                    m & is_mem
+                        & self.resident
+                        & if rec.class == RecClass::Global {
+                            global
+                        } else {
+                            all
+                        }
+                }
+            };
+            self.corners.rec_event_on_launch += (events & launch).count_ones() as u64;
+            let w_active = self.resident.count_ones() as usize;
+            for e in bits(events) {
+                self.recency_event(e, w_active);
+            }
+            self.last.events = events;
+        }
+
+        // 6. Barrier release: every CTA whose live warps all wait.
+        if self.cfg.has_barrier() {
+            let mut release = 0u64;
+            for t in 0..self.cfg.barrier.ctas {
+                let (c, l) = (self.bar_cnt[t], self.bar_live[t]);
+                if c > 0 && c == l {
+                    if self.fault == Some(WarpSchedFault::NoReleaseByExit)
+                        && arrived_ctas >> t & 1 == 0
+                    {
+                        continue;
+                    }
+                    release |= 1 << t;
+                    self.bar_cnt[t] = 0;
+                    self.waiting &= !self.tb_members[t];
+                    if arrived_ctas >> t & 1 != 0 {
+                        self.corners.bar_release_arrival += 1;
+                    } else {
+                        self.corners.bar_release_exit += 1;
+                    }
+                    self.corners.bar_one_warp_release += (l == 1) as u64;
+                }
+            }
+            if let Some(a) = o.bar_release {
+                outputs[a] = release;
+            }
+            self.last.release = release;
         }
     }
 
     fn check_invariants(&self) -> Result<(), String> {
-        let n_sched = self.cfg.schedulers;
-        // State: residency and the age list agree.
+        self.check_state()?;
+        let l = &self.last;
+        if !l.stepped {
+            return Ok(());
+        }
+        if l.reset {
+            let rec_reset = self.recent == 0 && self.cnt.iter().all(|&c| c == self.cnt_max);
+            let bar_reset = self.waiting == 0
+                && self.bar_cnt.iter().all(|&c| c == 0)
+                && self.bar_live.iter().all(|&c| c == 0);
+            if self.resident != 0
+                || self.pointers.iter().any(|p| *p != Pointer::default())
+                || self.cmp_pointers.iter().any(|p| *p != Pointer::default())
+                || !rec_reset
+                || !bar_reset
+            {
+                return Err("state after reset is not the reset state".into());
+            }
+            return Ok(());
+        }
+        self.check_edge()?;
+        self.check_picks()
+    }
+
+    fn state_line(&self) -> String {
+        let mut s = format!(
+            "cycle {} resident={:#x} age(oldest first)={:?}",
+            self.cycle, self.resident, self.order
+        );
+        let ptr = |p: &Pointer| {
+            let last = if p.last_valid {
+                p.last_issued.to_string()
+            } else {
+                "NONE".into()
+            };
+            format!("last={last} greedy={}", p.greedy_valid as u8)
+        };
+        for (k, p) in self.pointers.iter().enumerate() {
+            s.push_str(&format!(" | s{k}: {}", ptr(p)));
+            if self.split {
+                s.push_str(&format!(" cmp {}", ptr(&self.cmp_pointers[k])));
+            }
+        }
+        if self.cfg.has_recency() {
+            let cnt: Vec<u8> = self.cnt[..self.cfg.warps].to_vec();
+            s.push_str(&format!(" | R={:#x} cnt={cnt:?}", self.recent));
+        }
+        if self.cfg.has_barrier() {
+            let c = self.cfg.barrier.ctas;
+            s.push_str(&format!(
+                " | waiting={:#x} bar_cnt={:?} bar_live={:?}",
+                self.waiting,
+                &self.bar_cnt[..c],
+                &self.bar_live[..c]
+            ));
+        }
+        s
+    }
+}
+
+impl WarpSchedModel {
+    /// Corner counters that depend on this cycle's pick (before the edge).
+    fn count_pick_corners(&mut self, eligible: u64, is_mem: u64, ready_heads: u64) {
+        for s in 0..self.cfg.schedulers {
+            let Some(w) = self.picks[s] else { continue };
+            self.corners.issues += 1;
+            self.corners.mem_issues += is_mem >> w & 1;
+            let e = eligible & self.supervised[s];
+            if self.policy.class_split() {
+                let mem = e & is_mem;
+                if mem == 0 && ready_heads & is_mem & self.supervised[s] != 0 {
+                    self.corners.compute_fallback += 1;
+                }
+                if mem != 0 && self.old(mem) != Some(w) {
+                    self.corners.mem_greedy_not_oldest += 1;
+                }
+                if mem == 0 && self.policy == IssuePolicy::MotrrRecency {
+                    let comp = e & !is_mem;
+                    self.corners.rec_changed_pick +=
+                        (Self::rot(self.cmp_pointer(s), comp) != Some(w)) as u64;
+                }
+            }
+            if self.policy == IssuePolicy::BarGto && self.cfg.barrier.sched_en {
+                let lowest = (0..self.cfg.barrier.ctas).find(|&t| e & self.tb_members[t] != 0);
+                self.corners.bar_rank_reorders += (lowest != Some(self.warp_tb[w] as usize)) as u64;
+            }
+        }
+        if self.split {
+            for s in 0..self.cfg.schedulers {
+                let (m, c) = (self.pointers[s], self.cmp_pointers[s]);
+                self.corners.pointers_apart +=
+                    (m.last_valid && c.last_valid && m.last_issued != c.last_issued) as u64;
+            }
+        }
+    }
+
+    /// Invariants of the committed state alone.
+    fn check_state(&self) -> Result<(), String> {
         if self.resident & !self.all != 0 {
             return Err(format!("resident {:#x} outside the slots", self.resident));
         }
@@ -411,49 +1060,152 @@ impl Model for WarpSchedModel {
                 self.resident
             ));
         }
-        for (s, p) in self.pointers.iter().enumerate() {
+        let mut ptrs: Vec<(&str, usize, &Pointer)> = vec![];
+        for s in 0..self.cfg.schedulers {
+            ptrs.push(("pointer", s, &self.pointers[s]));
+            if self.split {
+                ptrs.push(("compute pointer", s, &self.cmp_pointers[s]));
+            } else if self.cmp_pointers[s] != Pointer::default() {
+                return Err(format!("scheduler {s}: compute pointer used without split"));
+            }
+        }
+        for (what, s, p) in ptrs {
             if p.last_valid && self.supervised[s] >> p.last_issued & 1 == 0 {
                 return Err(format!(
-                    "scheduler {s}: last_issued {} is not one of its slots",
+                    "scheduler {s}: {what} last_issued {} is not one of its slots",
                     p.last_issued
                 ));
             }
             if !p.last_valid && (p.last_issued != 0 || p.greedy_valid) {
-                return Err(format!("scheduler {s}: NONE pointer with state {p:?}"));
+                return Err(format!("scheduler {s}: NONE {what} with state {p:?}"));
             }
             if p.greedy_valid && self.resident >> p.last_issued & 1 == 0 {
                 return Err(format!(
-                    "scheduler {s}: greedy_valid for non-resident slot {}",
+                    "scheduler {s}: {what} greedy_valid for non-resident slot {}",
                     p.last_issued
                 ));
             }
         }
-        let l = &self.last;
-        if !l.stepped {
-            return Ok(());
+        if self.cfg.has_recency() {
+            self.check_recency_state()?;
         }
-        if l.reset {
-            if self.resident != 0 || self.pointers.iter().any(|p| *p != Pointer::default()) {
-                return Err("state after reset is not the reset state".into());
+        if self.cfg.has_barrier() {
+            self.check_barrier_state()?;
+        }
+        Ok(())
+    }
+
+    /// LH I10–I12 on the Recency Register.
+    fn check_recency_state(&self) -> Result<(), String> {
+        let w_active = self.resident.count_ones() as usize;
+        let cap = self.cfg.recency.cap.cap(w_active);
+        let max = self.cnt_max;
+        if self.recent.count_ones() as usize > cap {
+            return Err(format!(
+                "I10: {} recent warps, cap {cap} at W_active {w_active}",
+                self.recent.count_ones()
+            ));
+        }
+        if self.recent & !self.resident != 0 {
+            return Err(format!(
+                "I10: R set for non-resident slots {:#x}",
+                self.recent & !self.resident
+            ));
+        }
+        for w in 0..self.cfg.warps {
+            let resident = self.resident >> w & 1 != 0;
+            let c = self.cnt[w];
+            if !resident && c != max {
+                return Err(format!("I10: slot {w} not resident with cnt {c}"));
             }
-            return Ok(());
+            // I11: the counter counts the events of other slots since the slot's latest.
+            let want = if resident && self.ev_seq[w] != 0 {
+                (self.ev_total - self.ev_seq[w]).min(max as u64) as u8
+            } else {
+                max
+            };
+            if resident && c != want {
+                return Err(format!(
+                    "I11: slot {w} cnt {c}, but {want} events of other slots since its latest"
+                ));
+            }
         }
-        // Residency at the edge: exits, then launches as the youngest, ascending.
+        // I12: R = 1 warps had later events than every R = 0 warp with an event (ties at
+        // CMAX excepted).
+        let oldest_recent = bits(self.recent).map(|w| self.ev_seq[w]).min();
+        if let Some(r) = oldest_recent {
+            for z in bits(self.resident & !self.recent) {
+                if self.ev_seq[z] > r && self.cnt[z] != max {
+                    return Err(format!(
+                        "I12: slot {z} (R = 0) had an event after a recent warp's"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// BAR I1–I3 on the barrier table.
+    fn check_barrier_state(&self) -> Result<(), String> {
+        let mut cnt = [0u8; 16];
+        let mut live = [0u8; 16];
+        for w in bits(self.resident) {
+            let t = self.warp_tb[w] as usize;
+            if t >= self.cfg.barrier.ctas {
+                return Err(format!("slot {w} in CTA slot {t}"));
+            }
+            live[t] += 1;
+            cnt[t] += (self.waiting >> w & 1) as u8;
+        }
+        if self.waiting & !self.resident != 0 {
+            return Err(format!(
+                "BAR I3: non-resident slots wait {:#x}",
+                self.waiting & !self.resident
+            ));
+        }
+        for t in 0..self.cfg.barrier.ctas {
+            if self.bar_cnt[t] != cnt[t] {
+                return Err(format!(
+                    "BAR I1: CTA {t} bar_cnt {} but {} warps wait",
+                    self.bar_cnt[t], cnt[t]
+                ));
+            }
+            if self.bar_live[t] != live[t] {
+                return Err(format!(
+                    "BAR I2: CTA {t} bar_live {} but {} warps resident",
+                    self.bar_live[t], live[t]
+                ));
+            }
+            if cnt[t] != 0 && cnt[t] >= live[t] {
+                return Err(format!(
+                    "BAR I2: CTA {t}: all {} live warps wait but no release",
+                    live[t]
+                ));
+            }
+        }
+        let l = &self.last;
+        for t in bits(l.release) {
+            if self.bar_cnt[t] != 0 || self.waiting & self.tb_members[t] != 0 {
+                return Err(format!("BAR I5: CTA {t} released but warps still wait"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The edge's residency, age and Recency event rules.
+    fn check_edge(&self) -> Result<(), String> {
+        let l = &self.last;
         if self.resident != (l.resident & !l.exit) | l.launch {
             return Err(format!(
                 "resident {:#x} != (before {:#x} & !exit {:#x}) | launch {:#x}",
                 self.resident, l.resident, l.exit, l.launch
             ));
         }
-        let order_before: &[u8] = if l.order_changed {
-            &l.order_before
-        } else {
-            &self.order
-        };
         if l.order_changed {
             let n_launch = l.launch.count_ones() as usize;
             let kept = self.order.len() - n_launch;
-            let mut want_kept = order_before
+            let mut want_kept = l
+                .order_before
                 .iter()
                 .filter(|&&w| (l.exit | l.launch) >> w & 1 == 0);
             for k in 0..kept {
@@ -471,20 +1223,86 @@ impl Model for WarpSchedModel {
                 lm &= lm - 1;
             }
         }
-        // Age rank at the start of the cycle (0 = oldest), built when GTO needs it.
+        if self.cfg.has_recency() && l.events.count_ones() == 1 {
+            let e = l.events.trailing_zeros() as usize;
+            let cap = self
+                .cfg
+                .recency
+                .cap
+                .cap(self.resident.count_ones() as usize);
+            if cap >= 1 && (self.cnt[e] != 0 || self.recent >> e & 1 == 0) {
+                return Err(format!(
+                    "I11: after the only event (slot {e}) cnt = {}, R = {}",
+                    self.cnt[e],
+                    self.recent >> e & 1
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// I1–I9, I13 and BAR I3/I4: each scheduler's pick recomputed from its definition.
+    fn check_picks(&self) -> Result<(), String> {
+        let l = &self.last;
+        let n_sched = self.cfg.schedulers;
+        let order_before: &[u8] = if l.order_changed {
+            &l.order_before
+        } else {
+            &self.order
+        };
+        // Age rank at the start of the cycle (0 = oldest).
         let mut rank = [u8::MAX; 64];
-        let mut have_rank = false;
+        for (k, &w) in order_before.iter().enumerate() {
+            rank[w as usize] = k as u8;
+        }
+        let oldest = |set: u64| -> Option<usize> {
+            let (mut best, mut m) = (None::<usize>, set);
+            while m != 0 {
+                let w = m.trailing_zeros() as usize;
+                if best.is_none_or(|b| rank[w] < rank[b]) {
+                    best = Some(w);
+                }
+                m &= m - 1;
+            }
+            best
+        };
+        let greedy_then_oldest = |p: Pointer, set: u64| -> Option<usize> {
+            if p.last_valid && p.greedy_valid && set >> p.last_issued & 1 != 0 {
+                Some(p.last_issued)
+            } else {
+                oldest(set)
+            }
+        };
         for s in 0..n_sched {
             let e = l.eligible & self.supervised[s];
-            let before = l.pointers[s];
             let pick = l.picks[s];
+            // Walk the supervised list from the position after last_issued (a slot's position
+            // in its list is slot / schedulers).
+            let list = &self.supervised_list[s];
+            let rotation = |p: Pointer, set: u64| -> Option<usize> {
+                let start = if p.last_valid {
+                    p.last_issued / n_sched + 1
+                } else {
+                    0
+                };
+                let (after, upto) = list.split_at(start.min(list.len()));
+                upto.iter()
+                    .chain(after)
+                    .copied()
+                    .find(|&w| set >> w & 1 != 0)
+            };
             // I1: the issued slot is supervised and eligible; issue_is_mem follows it.
             if let Some(w) = pick {
                 if self.supervised[s] >> w & 1 == 0 {
                     return Err(format!("I1: scheduler {s} issued slot {w}, not its own"));
                 }
                 if e >> w & 1 == 0 {
-                    return Err(format!("I1: scheduler {s} issued ineligible slot {w}"));
+                    let why = if l.waiting >> w & 1 != 0 {
+                        "BAR I3: a waiting warp issued"
+                    } else {
+                        "I1: ineligible slot"
+                    };
+                    return Err(format!("{why}: scheduler {s} issued slot {w}"));
                 }
                 if l.issue_is_mem >> s & 1 != l.is_mem >> w & 1 {
                     return Err(format!(
@@ -500,98 +1318,130 @@ impl Model for WarpSchedModel {
                     "I2: scheduler {s} had eligible warps {e:#x} but did not issue"
                 ));
             }
-            // I3: the pointer moves only on issue; greedy sets on issue and clears only when
-            // its warp leaves the slot.
-            let now = self.pointers[s];
-            let (want_valid, want_slot) = match pick {
-                Some(w) => (true, w),
-                None => (before.last_valid, before.last_issued),
-            };
-            if now.last_valid != want_valid || now.last_issued != want_slot {
-                return Err(format!(
-                    "I3: scheduler {s} pointer {now:?} after {pick:?} from {before:?}"
+            // I3: a pointer moves only on an issue (of its class when split); greedy sets on
+            // such an issue and clears only when its warp leaves the slot.
+            let pick_mem = pick.map(|w| l.is_mem >> w & 1 != 0);
+            let mut checks = vec![("pointer", l.pointers[s], self.pointers[s], pick)];
+            if self.split {
+                checks[0].3 = pick.filter(|_| pick_mem == Some(true));
+                checks.push((
+                    "compute pointer",
+                    l.cmp_pointers[s],
+                    self.cmp_pointers[s],
+                    pick.filter(|_| pick_mem == Some(false)),
                 ));
             }
-            let left = want_valid && (l.exit | l.launch) >> want_slot & 1 != 0;
-            let want_greedy = (pick.is_some() || before.greedy_valid) && !left;
-            if now.greedy_valid != want_greedy {
-                return Err(format!(
-                    "I3: scheduler {s} greedy_valid {} (expected {want_greedy}: pick {pick:?}, before {before:?}, slot left {left})",
-                    now.greedy_valid
-                ));
-            }
-            // Policy: recompute the pick independently.
-            let want = match self.cfg.policy {
-                Policy::Lrr => {
-                    // I4: walk the supervised list from the position after last_issued.
-                    // A slot's position in its list is slot / schedulers (slots ascending).
-                    let list = &self.supervised_list[s];
-                    let start = if before.last_valid {
-                        before.last_issued / n_sched + 1
-                    } else {
-                        0
-                    };
-                    let (after, upto) = list.split_at(start.min(list.len()));
-                    upto.iter().chain(after).copied().find(|&w| e >> w & 1 != 0)
+            for (what, before, now, moved) in checks {
+                let (want_valid, want_slot) = match moved {
+                    Some(w) => (true, w),
+                    None => (before.last_valid, before.last_issued),
+                };
+                if now.last_valid != want_valid || now.last_issued != want_slot {
+                    return Err(format!(
+                        "I3: scheduler {s} {what} {now:?} after {pick:?} from {before:?}"
+                    ));
                 }
-                Policy::Gto => {
-                    // I5: greedy if eligible, else the eligible warp of minimum age.
-                    if before.greedy_valid && e >> before.last_issued & 1 != 0 {
-                        Some(before.last_issued)
-                    } else if e == 0 {
-                        None
+                let left = want_valid && (l.exit | l.launch) >> want_slot & 1 != 0;
+                let want_greedy = (moved.is_some() || before.greedy_valid) && !left;
+                if now.greedy_valid != want_greedy {
+                    return Err(format!(
+                        "I3: scheduler {s} {what} greedy_valid {} (expected {want_greedy}: pick {pick:?}, before {before:?}, slot left {left})",
+                        now.greedy_valid
+                    ));
+                }
+            }
+            let p = l.pointers[s];
+            let pc = if self.split { l.cmp_pointers[s] } else { p };
+            let (name, want) = match self.policy {
+                IssuePolicy::Lrr => ("I4 (LRR first eligible in rotation)", rotation(p, e)),
+                IssuePolicy::Gto => {
+                    let want = if p.greedy_valid && e >> p.last_issued & 1 != 0 {
+                        Some(p.last_issued)
                     } else {
-                        if !have_rank {
-                            for (k, &w) in order_before.iter().enumerate() {
-                                rank[w as usize] = k as u8;
-                            }
-                            have_rank = true;
+                        oldest(e)
+                    };
+                    ("I5 (GTO greedy else oldest)", want)
+                }
+                IssuePolicy::Mto | IssuePolicy::Motrr | IssuePolicy::MotrrRecency => {
+                    let mem = e & l.is_mem;
+                    let comp = e & !l.is_mem;
+                    if mem != 0 {
+                        if pick_mem != Some(true) {
+                            return Err(format!(
+                                "I6: scheduler {s} issued {pick:?} (compute) with memory warps {mem:#x} eligible"
+                            ));
                         }
-                        let (mut best, mut m) = (None::<usize>, e);
-                        while m != 0 {
-                            let w = m.trailing_zeros() as usize;
-                            if best.is_none_or(|b| rank[w] < rank[b]) {
-                                best = Some(w);
+                        let want = match self.cfg.mem_order {
+                            QueueOrder::Gto => greedy_then_oldest(p, mem),
+                            QueueOrder::Oldest => oldest(mem),
+                        };
+                        ("I7 (memory pick greedy else oldest)", want)
+                    } else {
+                        match self.policy {
+                            IssuePolicy::Mto => {
+                                let want = match self.cfg.mto_comp_order {
+                                    QueueOrder::Gto => greedy_then_oldest(pc, comp),
+                                    QueueOrder::Oldest => oldest(comp),
+                                };
+                                ("MTO compute pick", want)
                             }
-                            m &= m - 1;
+                            IssuePolicy::Motrr => {
+                                ("I8 (MOTRR compute rotation)", rotation(pc, comp))
+                            }
+                            _ => {
+                                let r = l.recent;
+                                if (comp & r == 0 || comp & !r == 0) && pick != rotation(pc, comp) {
+                                    return Err(format!(
+                                        "I13: scheduler {s} issued {pick:?}, MOTRR would issue {:?} (all candidates' R equal)",
+                                        rotation(pc, comp)
+                                    ));
+                                }
+                                let want = if comp & r != 0 {
+                                    rotation(pc, comp & r)
+                                } else {
+                                    rotation(pc, comp)
+                                };
+                                ("I9 (recent first, then rotation)", want)
+                            }
                         }
-                        best
                     }
+                }
+                IssuePolicy::BarGto => {
+                    // BAR I4: the largest key (bar_cnt, -CTA slot), then GTO inside the CTA.
+                    let set = if self.cfg.barrier.sched_en {
+                        let mut best: Option<(u8, usize)> = None;
+                        for w in list.iter().copied().filter(|&w| e >> w & 1 != 0) {
+                            let t = l.warp_tb[w] as usize;
+                            let key = l.bar_cnt[t];
+                            if best.is_none_or(|(k, bt)| key > k || (key == k && t < bt)) {
+                                best = Some((key, t));
+                            }
+                        }
+                        match best {
+                            Some((_, t)) => list
+                                .iter()
+                                .filter(|&&w| e >> w & 1 != 0 && l.warp_tb[w] as usize == t)
+                                .fold(0u64, |m, &w| m | 1 << w),
+                            None => 0,
+                        }
+                    } else {
+                        e
+                    };
+                    (
+                        "BAR I4 (most waiters, lowest CTA, GTO inside)",
+                        greedy_then_oldest(p, set),
+                    )
                 }
             };
             if pick != want {
-                let name = match self.cfg.policy {
-                    Policy::Lrr => "I4 (LRR first eligible in rotation)",
-                    Policy::Gto => "I5 (GTO greedy else oldest)",
-                };
                 return Err(format!(
-                    "{name}: scheduler {s} issued {pick:?}, expected {want:?} (eligible {e:#x}, pointer {before:?})"
+                    "{name}: scheduler {s} issued {pick:?}, expected {want:?} (eligible {e:#x}, pointer {p:?})"
                 ));
             }
         }
         Ok(())
     }
-
-    fn state_line(&self) -> String {
-        let mut s = format!(
-            "cycle {} resident={:#x} age(oldest first)={:?}",
-            self.cycle, self.resident, self.order
-        );
-        for (k, p) in self.pointers.iter().enumerate() {
-            let last = if p.last_valid {
-                p.last_issued.to_string()
-            } else {
-                "NONE".into()
-            };
-            s.push_str(&format!(
-                " | s{k}: last={last} greedy={}",
-                p.greedy_valid as u8
-            ));
-        }
-        s
-    }
 }
-
 /// A random mask with bit density `level`/8 (0 = none, 8 = all), from a few draws.
 pub(crate) fn density_mask(rng: &mut Rng, level: u8) -> u64 {
     let mut r = || rng.next_u64();
@@ -642,6 +1492,18 @@ pub struct WarpSchedStimulus {
     stall_left: u64,
     /// Warps that issued last cycle are often not ready (a dependent next instruction).
     dependent: bool,
+    // motrr-recency: completions (density level, or a focus on one or two slots so counters
+    // saturate and tie) and the global flags.
+    has_recency: bool,
+    cpl_level: u8,
+    cpl_focus: u64,
+    // bar-gto: CTA of each slot as launched, CTAs with many bar.sync heads this phase.
+    has_barrier: bool,
+    ctas: usize,
+    tb_bits: usize,
+    slot_tb: [u8; 64],
+    bar_ctas: u64,
+    bar_level: u8,
 }
 
 impl WarpSchedStimulus {
@@ -663,6 +1525,15 @@ impl WarpSchedStimulus {
             few_limit: 2,
             stall_left: 0,
             dependent: false,
+            has_recency: cfg.has_recency(),
+            cpl_level: 2,
+            cpl_focus: 0,
+            has_barrier: cfg.has_barrier(),
+            ctas: cfg.barrier.ctas,
+            tb_bits: cfg.tb_bits(),
+            slot_tb: [0; 64],
+            bar_ctas: 0,
+            bar_level: 4,
         }
     }
 
@@ -690,6 +1561,33 @@ impl WarpSchedStimulus {
         };
         self.few_limit = 1 + r.below(4) as u32;
         self.dependent = r.chance(1, 2);
+        // New draws only for the new policies, so LRR/GTO stimulus streams stay as they were.
+        if self.has_recency {
+            self.cpl_level = r.below(5) as u8;
+            self.cpl_focus = if r.chance(1, 3) {
+                (1u64 << r.below(self.warps as u64)) | (1u64 << r.below(self.warps as u64))
+            } else {
+                0
+            };
+        }
+        if self.has_barrier {
+            self.bar_ctas = r.next_u64() & low_bits(self.ctas);
+            self.bar_level = 1 + r.below(8) as u8;
+        }
+    }
+
+    /// A CTA slot for a launch group: mostly one with no resident warp.
+    fn pick_cta(&mut self, resident: u64) -> usize {
+        let mut used = 0u64;
+        for w in bits(resident) {
+            used |= 1 << self.slot_tb[w];
+        }
+        let free = low_bits(self.ctas) & !used;
+        if free != 0 && self.rng.chance(3, 4) {
+            self.random_bit(free)
+        } else {
+            self.rng.below(self.ctas as u64) as usize
+        }
     }
 
     /// A random set bit of `m` (m != 0).
@@ -806,6 +1704,61 @@ impl Stimulus for WarpSchedStimulus {
         inputs[i.exit] = exit;
         inputs[i.launch] = launch;
         self.resident = (resident & !exit) | launch;
+        let after = self.resident;
+        if self.has_recency {
+            // Completions mostly of warps resident after the edge, sometimes of any slot.
+            let mut cpl = if self.cpl_focus != 0 {
+                self.cpl_focus & density_mask(&mut self.rng, 4)
+            } else {
+                density_mask(&mut self.rng, self.cpl_level) & after
+            };
+            if self.rng.chance(1, 40) {
+                cpl |= self.rng.next_u64() & all;
+            }
+            if let Some(p) = i.mem_complete {
+                inputs[p] = cpl & all;
+            }
+            if let Some(p) = i.cpl_global {
+                inputs[p] = density_mask(&mut self.rng, 6) & all;
+            }
+            if let Some(p) = i.is_global {
+                inputs[p] = density_mask(&mut self.rng, 6) & all;
+            }
+        }
+        if self.has_barrier {
+            if let Some(off) = i.launch_tb {
+                let tbb = self.tb_bits;
+                let group = self.pick_cta(resident & !exit);
+                let scatter = self.rng.chance(1, 8);
+                for w in bits(launch) {
+                    let t = if scatter {
+                        self.rng.below(self.ctas as u64) as usize
+                    } else {
+                        group
+                    };
+                    self.slot_tb[w] = t as u8;
+                    words::set(&mut inputs[off..], w * tbb, tbb, t as u64);
+                }
+                // Garbage in the fields of slots that do not launch (must be ignored).
+                if self.rng.chance(1, 16) {
+                    let w = self.rng.below(self.warps as u64) as usize;
+                    if launch >> w & 1 == 0 {
+                        words::set(&mut inputs[off..], w * tbb, tbb, self.rng.next_u64());
+                    }
+                }
+            }
+            if let Some(p) = i.is_bar {
+                let mut heavy = 0u64;
+                for w in bits(after) {
+                    if self.bar_ctas >> self.slot_tb[w] & 1 != 0 {
+                        heavy |= 1 << w;
+                    }
+                }
+                let dense = density_mask(&mut self.rng, self.bar_level) & heavy;
+                let sparse = density_mask(&mut self.rng, 1) & all;
+                inputs[p] = dense | sparse;
+            }
+        }
     }
 }
 

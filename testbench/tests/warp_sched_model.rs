@@ -5,7 +5,7 @@ use warpforge_contract::params::Params;
 use warpforge_contract::units::warp_sched::{self, Policy, WarpSchedConfig};
 use warpforge_contract::Layout;
 use warpforge_testbench::warp_sched::{
-    spec_vectors, WarpSchedFault, WarpSchedModel, WarpSchedStimulus,
+    spec_vectors, Corners, WarpSchedFault, WarpSchedModel, WarpSchedStimulus,
 };
 use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
@@ -313,5 +313,51 @@ fn throughput_at_the_default_config() {
             cps / 1e6
         );
         assert!(cps > 4e6, "{cps:.0} cycles/s");
+    }
+}
+
+fn sets(list: &[&str]) -> WarpSchedConfig {
+    config(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+}
+
+/// Run the model on random stimulus with the invariants on; return the corners it reached.
+fn corners_of(cfg: &WarpSchedConfig, seeds: &[u64], cycles: u64) -> Corners {
+    let layout = Layout::new(&cfg.ports());
+    let mut model = WarpSchedModel::new(cfg);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    for &seed in seeds {
+        let mut stim = WarpSchedStimulus::new(cfg, seed);
+        for c in 0..cycles {
+            stim.next(c, &outputs, &mut inputs);
+            model.step(&inputs, &mut outputs);
+            if let Err(e) = model.check_invariants() {
+                panic!(
+                    "{cfg:?} seed {seed} cycle {c}: {e}\n  {}",
+                    model.state_line()
+                );
+            }
+        }
+    }
+    model.corners()
+}
+
+#[test]
+fn new_policies_random_runs_smoke() {
+    for p in [
+        &["policy=mto", "warps=8", "schedulers=1"][..],
+        &["policy=motrr", "warps=8", "schedulers=2", "split_ptr=true"],
+        &[
+            "policy=motrr-recency",
+            "warps=8",
+            "schedulers=2",
+            "cnt_bits=2",
+            "n_cpl=2",
+        ],
+        &["policy=bar-gto", "warps=12", "schedulers=2", "ctas=4"],
+    ] {
+        let c = sets(p);
+        let k = corners_of(&c, &[1], 100_000);
+        eprintln!("{p:?}: {k:?}");
     }
 }
