@@ -11,6 +11,7 @@ pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod harness;
 pub mod isa;
+pub mod l1d_bypass;
 pub mod rng;
 pub mod simt_stack;
 pub mod warp_sched;
