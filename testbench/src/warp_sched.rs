@@ -2258,5 +2258,609 @@ pub fn spec_vectors() -> Vec<SpecVector> {
     v.push(s2_lrr_fairness());
     v.push(s3_gto_stickiness());
     v.push(s5_age_not_slot());
+    v.extend(lh_vectors());
+    v
+}
+
+// ---------------------------------------------------------------------------------------
+// Spec vectors of the latency-hiding policies (LH §4) and the barrier-aware policy (BAR §6)
+
+impl Vb {
+    /// One more `--set` for the vector.
+    fn set(mut self, kv: &str) -> Vb {
+        self.v.sets.push(kv.to_string());
+        self
+    }
+    /// Add expectations to the last cycle.
+    fn also(mut self, expect: &[(&'static str, u64)]) -> Vb {
+        let c = self.v.cycles.last_mut().expect("a cycle");
+        c.expect.extend(expect.iter().map(|&(n, v)| (n, one(v))));
+        self
+    }
+}
+
+/// Recency counters packed `bits` per slot (`dbg_rec_cnt`, one word for these sizes).
+fn packed(cnt: &[u64], bits: usize) -> u64 {
+    cnt.iter()
+        .enumerate()
+        .fold(0, |m, (k, &c)| m | c << (k * bits))
+}
+
+/// LH §4.2 Vector B, columns MTO, MOTRR and MOTRR+R; MOTRR+R also checks the Recency Register
+/// state columns ("R in" in the row, "R out"/"cnt out" in the next cycle).
+fn vector_b_class_split(policy: &str) -> SpecVector {
+    let class = [
+        "CCCMCM", "CCCMCM", "CCCMCM", "CCCCCM", "CCCCCC", "MCCCCC", "MCCCMC", "MCCCMC", "CCCCMC",
+        "--CCCC", "CCCCCC", "CCCCCC",
+    ];
+    let ready = [
+        "111111", "111111", "111111", "101111", "111111", "011111", "111111", "111111", "111111",
+        "001111", "110000", "000000",
+    ];
+    let mem_ok = [1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1];
+    let column: [i8; 12] = match policy {
+        "mto" => [3, 3, 1, 5, 5, 5, 0, 0, 0, 3, 1, -1],
+        "motrr" => [3, 3, 4, 5, 0, 1, 0, 0, 1, 2, 0, -1],
+        _ => [3, 3, 0, 5, 0, 1, 0, 0, 1, 3, 0, -1],
+    };
+    let completions = [
+        "001000", "100000", "", "000010", "010000", "", "000100", "000001", "", "001000", "",
+        "100010",
+    ];
+    let r_out = [
+        "001000", "101000", "101000", "101010", "110010", "110010", "010110", "010101", "010101",
+        "001101", "001101", "101010",
+    ];
+    let cnt_out: [[u64; 6]; 12] = [
+        [63, 63, 0, 63, 63, 63],
+        [0, 63, 1, 63, 63, 63],
+        [0, 63, 1, 63, 63, 63],
+        [1, 63, 2, 63, 0, 63],
+        [2, 0, 3, 63, 1, 63],
+        [2, 0, 3, 63, 1, 63],
+        [3, 1, 4, 0, 2, 63],
+        [4, 2, 5, 1, 3, 0],
+        [4, 2, 5, 1, 3, 0],
+        [5, 3, 0, 2, 4, 1],
+        [5, 3, 0, 2, 4, 1],
+        [1, 5, 2, 4, 0, 3],
+    ];
+    let recency = policy == "motrr-recency";
+    let mut b = Vb::new(
+        &format!("latency_hiding_scheduler.md §4.2 vector B ({policy})"),
+        6,
+        1,
+        policy,
+    );
+    if recency {
+        b = b.set("n_cpl=2");
+    }
+    b = b.reset();
+    for w in [1, 3, 5, 0, 2, 4] {
+        b = b.launch(1 << w);
+    }
+    for k in 0..12 {
+        let bitsof = |want: char| {
+            class[k]
+                .chars()
+                .enumerate()
+                .fold(0u64, |m, (j, c)| if c == want { m | 1 << j } else { m })
+        };
+        let (comp, mem) = (bitsof('C'), bitsof('M'));
+        let unit_free = comp | if mem_ok[k] == 1 { mem } else { 0 };
+        let mut inputs = vec![
+            ("has_inst", comp | mem),
+            ("ready", slots(ready[k])),
+            ("unit_free", unit_free),
+            ("is_mem", mem),
+        ];
+        let mut expect: Vec<(&'static str, u64)> = match column[k] {
+            -1 => vec![("issue_valid", 0), ("issue_is_mem", 0)],
+            w => vec![
+                ("issue_valid", 1),
+                ("issue_slot", w as u64),
+                ("issue_is_mem", mem >> w & 1),
+            ],
+        };
+        if recency {
+            inputs.push(("mem_complete", slots(completions[k])));
+            let (r_in, cnt_in) = if k == 0 {
+                (0, [63; 6])
+            } else {
+                (slots(r_out[k - 1]), cnt_out[k - 1])
+            };
+            expect.extend([
+                ("dbg_recent", r_in),
+                ("dbg_rec_cnt", packed(&cnt_in, 6)),
+                ("dbg_w_active", 6),
+            ]);
+        }
+        b = b.cycle(&inputs, &expect);
+    }
+    if recency {
+        b = b.cycle(
+            &[],
+            &[
+                ("dbg_recent", slots(r_out[11])),
+                ("dbg_rec_cnt", packed(&cnt_out[11], 6)),
+            ],
+        );
+        assert_eq!(packed(&cnt_out[11], 6), 0xc0102141);
+    }
+    b.done()
+}
+
+/// LH §4.3 Vector C: the Recency Register with launches and exits (8 slots, no issue). Each
+/// step's state is checked in the next cycle.
+fn vector_c() -> SpecVector {
+    // (exits, launches, completions, W_active, R, cnt) per step.
+    type Step = (
+        &'static str,
+        &'static str,
+        &'static str,
+        u64,
+        &'static str,
+        [u64; 8],
+    );
+    let steps: [Step; 12] = [
+        (
+            "",
+            "",
+            "10000000",
+            4,
+            "10000000",
+            [0, 63, 63, 63, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "01000000",
+            4,
+            "11000000",
+            [1, 0, 63, 63, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "00100000",
+            4,
+            "01100000",
+            [2, 1, 0, 63, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "01000000",
+            4,
+            "01100000",
+            [3, 0, 1, 63, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "00010000",
+            4,
+            "01010000",
+            [4, 1, 2, 0, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "00001100",
+            "",
+            6,
+            "01010000",
+            [4, 1, 2, 0, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "00001000",
+            6,
+            "01011000",
+            [5, 2, 3, 1, 0, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "00000100",
+            6,
+            "00011100",
+            [6, 3, 4, 2, 1, 0, 63, 63],
+        ),
+        (
+            "00001000",
+            "",
+            "",
+            5,
+            "00010100",
+            [6, 3, 4, 2, 63, 0, 63, 63],
+        ),
+        (
+            "00100100",
+            "",
+            "",
+            3,
+            "00010000",
+            [6, 3, 63, 2, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "",
+            "10000000",
+            3,
+            "10000000",
+            [0, 4, 63, 3, 63, 63, 63, 63],
+        ),
+        (
+            "",
+            "00000010",
+            "00000010",
+            4,
+            "10000010",
+            [1, 5, 63, 4, 63, 63, 0, 63],
+        ),
+    ];
+    let mut b = Vb::new(
+        "latency_hiding_scheduler.md §4.3 vector C (recency register, launches and exits)",
+        8,
+        1,
+        "motrr-recency",
+    )
+    .reset()
+    .launch(slots("11110000"));
+    // Step k's inputs in cycle k, its state in cycle k + 1 (a trailing cycle after step 11).
+    for k in 0..=steps.len() {
+        let expect = match k.checked_sub(1).map(|p| &steps[p]) {
+            Some(p) => vec![
+                ("dbg_w_active", p.3),
+                ("dbg_recent", slots(p.4)),
+                ("dbg_rec_cnt", packed(&p.5, 6)),
+                ("issue_valid", 0),
+            ],
+            None => vec![],
+        };
+        let inputs = match steps.get(k) {
+            Some(st) => vec![
+                ("exit", slots(st.0)),
+                ("launch", slots(st.1)),
+                ("mem_complete", slots(st.2)),
+            ],
+            None => vec![],
+        };
+        b = b.cycle(&inputs, &expect);
+    }
+    b.done()
+}
+
+/// LH §4.3 saturation/tie case (S9): counters saturate at 63; a tie at 63 evicts the lowest
+/// slot.
+fn vector_c_saturation() -> SpecVector {
+    let cpl = |w: usize| [("mem_complete", 1u64 << w)];
+    let mut b = Vb::new(
+        "latency_hiding_scheduler.md §4.3 saturation and tie (S9)",
+        6,
+        1,
+        "motrr-recency",
+    )
+    .reset()
+    .launch(0b111111)
+    .cycle(&cpl(0), &[])
+    .cycle(&cpl(2), &[])
+    .cycle(&cpl(1), &[]);
+    b = b.cycle(
+        &cpl(1),
+        &[
+            ("dbg_recent", slots("111000")),
+            ("dbg_rec_cnt", packed(&[2, 0, 1, 63, 63, 63], 6)),
+        ],
+    );
+    for _ in 1..70 {
+        b = b.cycle(&cpl(1), &[]);
+    }
+    b.cycle(
+        &cpl(3),
+        &[
+            ("dbg_recent", slots("111000")),
+            ("dbg_rec_cnt", packed(&[63, 0, 63, 63, 63, 63], 6)),
+        ],
+    )
+    .cycle(
+        &[],
+        &[
+            ("dbg_recent", slots("011100")),
+            ("dbg_rec_cnt", packed(&[63, 1, 63, 0, 63, 63], 6)),
+        ],
+    )
+    .done()
+}
+
+/// LH §4.3b Vector E (MOTRR, 3 warps): `mem_order` and `split_ptr` (G1, G2, S11).
+fn vector_e(knob: &str) -> SpecVector {
+    let rows: [(&str, &str, bool); 7] = [
+        ("MMC", "011", true),
+        ("MMC", "111", true),
+        ("MCM", "111", true),
+        ("CCC", "001", true),
+        ("MCM", "111", true),
+        ("MCM", "111", true),
+        ("MCC", "111", false),
+    ];
+    let column: [u64; 7] = match knob {
+        "mem_order=oldest" => [1, 0, 0, 2, 0, 0, 1],
+        "split_ptr=true" => [1, 1, 0, 2, 0, 0, 1],
+        _ => [1, 1, 0, 2, 2, 2, 1],
+    };
+    let mut b = Vb::new(
+        &format!("latency_hiding_scheduler.md §4.3b vector E ({knob})"),
+        3,
+        1,
+        "motrr",
+    );
+    if knob != "defaults" {
+        b = b.set(knob);
+    }
+    b = b.reset().launch(0b111);
+    for (k, (class, ready, mem_ok)) in rows.iter().enumerate() {
+        let bitsof = |want: char| {
+            class
+                .chars()
+                .enumerate()
+                .fold(0u64, |m, (j, c)| if c == want { m | 1 << j } else { m })
+        };
+        let (comp, mem) = (bitsof('C'), bitsof('M'));
+        let unit_free = comp | if *mem_ok { mem } else { 0 };
+        let w = column[k];
+        b = b.cycle(
+            &[
+                ("has_inst", comp | mem),
+                ("ready", slots(ready)),
+                ("unit_free", unit_free),
+                ("is_mem", mem),
+            ],
+            &[
+                ("issue_valid", 1),
+                ("issue_slot", w),
+                ("issue_is_mem", mem >> w & 1),
+            ],
+        );
+        if knob == "split_ptr=true" && k == 4 {
+            b = b.also(&[
+                ("dbg_last_valid", 1),
+                ("dbg_last_issued", 0),
+                ("dbg_cmp_last_valid", 1),
+                ("dbg_cmp_last_issued", 2),
+            ]);
+        }
+    }
+    b.done()
+}
+
+/// LH §4.4 Vector D: the closed-loop programs W0 CCM, W1 CCM, W2 CCCM, W3 MCMM (latency 6).
+/// The inputs follow from the expected issue column (walked here, not by running a model).
+fn vector_d(policy: &str, trigger_issue: bool) -> SpecVector {
+    let programs = ["CCM", "CCM", "CCCM", "MCMM"];
+    let (column, runtime) = match policy {
+        "lrr" => (
+            "W0.C W1.C W2.C W3.M W0.C W1.C W2.C W0.M W1.M W2.C W3.C W2.M W3.M - - - - - W3.M",
+            24,
+        ),
+        "gto" => (
+            "W0.C W0.C W0.M W1.C W1.C W1.M W2.C W2.C W2.C W2.M W3.M - - - - - W3.C W3.M - - - - - W3.M",
+            29,
+        ),
+        "mto" => (
+            "W3.M W0.C W0.C W0.M W1.C W1.C W1.M W2.C W2.C W2.C W2.M W3.C W3.M - - - - - W3.M",
+            24,
+        ),
+        "motrr" => (
+            "W3.M W0.C W1.C W2.C W0.C W0.M W1.C W1.M W2.C W3.C W3.M W2.C W2.M - - - W3.M",
+            22,
+        ),
+        _ => (
+            "W3.M W0.C W1.C W2.C W0.C W0.M W3.C W3.M W1.C W1.M W2.C W2.C W2.M W3.M",
+            19,
+        ),
+    };
+    let issues: Vec<Option<(usize, char)>> = column
+        .split_whitespace()
+        .map(|t| {
+            (t != "-").then(|| {
+                let w = t[1..2].parse::<usize>().unwrap();
+                (w, t.chars().last().unwrap())
+            })
+        })
+        .collect();
+    // MOTRR+R: R after each cycle (a change at the listed cycle, kept until the next).
+    let r_changes: &[(usize, &str)] = if trigger_issue {
+        &[
+            (0, "0001"),
+            (5, "1001"),
+            (9, "0101"),
+            (12, "0110"),
+            (13, "0011"),
+        ]
+    } else {
+        &[
+            (5, "0001"),
+            (10, "1001"),
+            (14, "0101"),
+            (17, "0110"),
+            (18, "0011"),
+        ]
+    };
+    let recency = policy == "motrr-recency";
+    let name = if trigger_issue {
+        format!("latency_hiding_scheduler.md §4.4 vector D ({policy}, rec_trigger=issue, S11)")
+    } else {
+        format!("latency_hiding_scheduler.md §4.4 vector D ({policy})")
+    };
+    let mut b = Vb::new(&name, 4, 1, policy);
+    if trigger_issue {
+        b = b.set("rec_trigger=issue");
+    }
+    b = b.reset().launch(0b1111);
+    let mut pc = [0usize; 4];
+    let mut rdy = [0usize; 4];
+    let mut mem_issue_at: Vec<(usize, usize)> = vec![];
+    let mut r_after = 0u64;
+    for t in 0..runtime {
+        let mut has_inst = 0u64;
+        let mut is_mem = 0u64;
+        let mut ready = 0u64;
+        for k in 0..4 {
+            if pc[k] < programs[k].len() {
+                has_inst |= 1 << k;
+                if programs[k].as_bytes()[pc[k]] == b'M' {
+                    is_mem |= 1 << k;
+                }
+            }
+            if t >= rdy[k] {
+                ready |= 1 << k;
+            }
+        }
+        let cpl = mem_issue_at
+            .iter()
+            .filter(|&&(at, _)| at + 5 == t)
+            .fold(0u64, |m, &(_, k)| m | 1 << k);
+        let mut inputs = vec![
+            ("has_inst", has_inst),
+            ("ready", ready),
+            ("unit_free", 0b1111),
+            ("is_mem", is_mem),
+        ];
+        if recency && !trigger_issue {
+            inputs.push(("mem_complete", cpl));
+        }
+        let issue = issues.get(t).copied().flatten();
+        let mut expect = match issue {
+            Some((w, class)) => {
+                assert!(
+                    (has_inst & ready) >> w & 1 != 0 && (is_mem >> w & 1 == 1) == (class == 'M'),
+                    "vector D ({policy}) cycle {t}: W{w}.{class} cannot issue"
+                );
+                pc[w] += 1;
+                rdy[w] = if class == 'M' {
+                    mem_issue_at.push((t, w));
+                    t + 6
+                } else {
+                    t + 1
+                };
+                vec![
+                    ("issue_valid", 1),
+                    ("issue_slot", w as u64),
+                    ("issue_is_mem", (class == 'M') as u64),
+                ]
+            }
+            None => vec![("issue_valid", 0)],
+        };
+        if recency {
+            expect.push(("dbg_recent", r_after));
+        }
+        b = b.cycle(&inputs, &expect);
+        if let Some(&(_, r)) = r_changes.iter().find(|&&(c, _)| c == t) {
+            r_after = slots(r);
+        }
+    }
+    let last_completion = mem_issue_at.iter().map(|&(at, _)| at + 5).max().unwrap();
+    assert_eq!(last_completion + 1, runtime, "vector D ({policy}) runtime");
+    if recency {
+        b = b.cycle(&[], &[("dbg_recent", r_after), ("issue_valid", 0)]);
+    }
+    b.done()
+}
+
+/// LH S8: W_active = 1 keeps R empty; W_active = 5 (odd) allows 2 recent warps, the latest.
+fn s8_cap_edge() -> SpecVector {
+    let cpl = |w: usize| [("mem_complete", 1u64 << w)];
+    let mut b = Vb::new(
+        "latency_hiding_scheduler.md §7.3 S8 cap edge",
+        6,
+        1,
+        "motrr-recency",
+    )
+    .reset()
+    .launch(0b000001);
+    for _ in 0..3 {
+        b = b.cycle(&cpl(0), &[]);
+    }
+    b = b.cycle(
+        &[("launch", slots("011110"))],
+        &[
+            ("dbg_recent", 0),
+            ("dbg_rec_cnt", packed(&[0, 63, 63, 63, 63, 63], 6)),
+            ("dbg_w_active", 1),
+        ],
+    );
+    let mut recent: Vec<usize> = vec![];
+    for w in 0..5 {
+        let r = recent.iter().fold(0u64, |m, &x| m | 1 << x);
+        b = b.cycle(&cpl(w), &[("dbg_recent", r), ("dbg_w_active", 5)]);
+        recent.push(w);
+        if recent.len() > 2 {
+            recent.remove(0);
+        }
+    }
+    let r = recent.iter().fold(0u64, |m, &x| m | 1 << x);
+    b.cycle(&[], &[("dbg_recent", r)]).done()
+}
+
+/// LH S10: two schedulers share one Recency Register; the cap is SM-wide (48 warps: 24).
+fn s10_shared_register() -> SpecVector {
+    let mut b = Vb::new(
+        "latency_hiding_scheduler.md §7.3 S10 shared recency register",
+        48,
+        2,
+        "motrr-recency",
+    )
+    .reset()
+    .launch(low_bits(48));
+    let mut recent: Vec<usize> = vec![];
+    for w in 0..48 {
+        let r = recent.iter().fold(0u64, |m, &x| m | 1 << x);
+        b = b.cycle(&[("mem_complete", 1u64 << w)], &[("dbg_recent", r)]);
+        recent.push(w);
+        if recent.len() > 24 {
+            // The oldest event has the largest count: an odd slot's event evicts an even
+            // slot (and vice versa).
+            recent.remove(0);
+        }
+    }
+    let r = recent.iter().fold(0u64, |m, &x| m | 1 << x);
+    b.cycle(&[], &[("dbg_recent", r), ("dbg_w_active", 48)])
+        .done()
+}
+
+/// LH S11: `split_ptr=true` leaves LRR and GTO untouched (Vectors A and B unchanged).
+fn split_ptr_leaves_baselines(policy: &str) -> Vec<SpecVector> {
+    [vector_a(policy), vector_b(policy)]
+        .into_iter()
+        .map(|mut v| {
+            v.name = format!("{} with split_ptr=true (S11)", v.name);
+            v.sets.push("split_ptr=true".into());
+            v
+        })
+        .collect()
+}
+
+/// The vectors of the latency-hiding policies.
+fn lh_vectors() -> Vec<SpecVector> {
+    let mut v = vec![];
+    for p in ["mto", "motrr", "motrr-recency"] {
+        v.push(vector_b_class_split(p));
+    }
+    v.push(vector_c());
+    v.push(vector_c_saturation());
+    for k in ["defaults", "mem_order=oldest", "split_ptr=true"] {
+        v.push(vector_e(k));
+    }
+    for p in ["lrr", "gto", "mto", "motrr", "motrr-recency"] {
+        v.push(vector_d(p, false));
+    }
+    v.push(vector_d("motrr-recency", true));
+    v.push(s8_cap_edge());
+    v.push(s10_shared_register());
+    for p in ["lrr", "gto"] {
+        v.extend(split_ptr_leaves_baselines(p));
+    }
     v
 }
