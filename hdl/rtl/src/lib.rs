@@ -7,6 +7,7 @@ pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
+pub mod l1d_bypass;
 pub mod primitives;
 pub mod simt_stack;
 pub mod warp_sched;
