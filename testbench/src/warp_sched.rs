@@ -2259,6 +2259,7 @@ pub fn spec_vectors() -> Vec<SpecVector> {
     v.push(s3_gto_stickiness());
     v.push(s5_age_not_slot());
     v.extend(lh_vectors());
+    v.extend(bar_vectors());
     v
 }
 
@@ -2862,5 +2863,450 @@ fn lh_vectors() -> Vec<SpecVector> {
     for p in ["lrr", "gto"] {
         v.extend(split_ptr_leaves_baselines(p));
     }
+    v
+}
+
+/// `launch_tb` with field `w` = `tb(w)` (`tbb` bits each), one word.
+fn tb_fields(warps: usize, tbb: usize, tb: impl Fn(usize) -> u64) -> u64 {
+    (0..warps).fold(0, |m, w| m | tb(w) << (w * tbb))
+}
+
+/// BAR §6.1 setup: 12 warps, 3 CTAs of 4 (TB0 = w0–3, TB1 = w4–7, TB2 = w8–11), one scheduler.
+fn bar_setup(name: &str) -> Vb {
+    let launch_tb = tb_fields(12, 3, |w| (w / 4) as u64);
+    assert_eq!(launch_tb, 0x4_9224_9000);
+    Vb::new(name, 12, 1, "bar-gto").set("ctas=8").reset().cycle(
+        &[("launch", 0xfff), ("launch_tb", launch_tb)],
+        &[("issue_valid", 0)],
+    )
+}
+
+/// BAR §6.1 event of one row: (event warp, what it does).
+#[derive(Clone, Copy)]
+enum BarEvent {
+    Bar(usize),
+    Exit(usize),
+    Issue(usize),
+    None,
+}
+
+/// Drive one §6.1 row's event: the event warp is the only ready warp.
+fn bar_event(b: Vb, ev: BarEvent, expect: &[(&'static str, u64)]) -> Vb {
+    let base = [("has_inst", 0xfff), ("unit_free", 0xfff)];
+    let mut inputs: Vec<(&'static str, u64)> = base.to_vec();
+    let mut exp: Vec<(&'static str, u64)> = expect.to_vec();
+    match ev {
+        BarEvent::Bar(w) => {
+            inputs.extend([("ready", 1 << w), ("is_bar", 1 << w)]);
+            exp.extend([("issue_valid", 1), ("issue_slot", w as u64)]);
+        }
+        BarEvent::Exit(w) => {
+            inputs.extend([("ready", 1 << w), ("exit", 1 << w)]);
+            exp.extend([("issue_valid", 1), ("issue_slot", w as u64)]);
+        }
+        BarEvent::Issue(w) => {
+            inputs.push(("ready", 1 << w));
+            exp.extend([("issue_valid", 1), ("issue_slot", w as u64)]);
+        }
+        BarEvent::None => exp.push(("issue_valid", 0)),
+    }
+    b.cycle(&inputs, &exp)
+}
+
+/// One probe cycle of a priority list: every warp ready except the first `j` of `list`.
+fn bar_probe(b: Vb, list: &[usize], j: usize) -> Vb {
+    let skip = list[..j].iter().fold(0u64, |m, &w| m | 1 << w);
+    let expect = match list.get(j) {
+        Some(&w) => vec![("issue_valid", 1), ("issue_slot", w as u64)],
+        None => vec![("issue_valid", 0)],
+    };
+    b.cycle(
+        &[
+            ("has_inst", 0xfff),
+            ("unit_free", 0xfff),
+            ("ready", 0xfff & !skip),
+        ],
+        &expect,
+    )
+}
+
+/// The rows of BAR §6.1: event, (cnt, live) per TB at the start, waiting at the start,
+/// priority list, bar_release of the row.
+type BarRow = (
+    BarEvent,
+    [u64; 3],
+    [u64; 3],
+    &'static [usize],
+    &'static [usize],
+    u64,
+);
+
+const BAR_ROWS: [BarRow; 9] = [
+    (
+        BarEvent::Bar(5),
+        [0, 0, 0],
+        [4, 4, 4],
+        &[],
+        &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        0,
+    ),
+    (
+        BarEvent::Bar(9),
+        [0, 1, 0],
+        [4, 4, 4],
+        &[5],
+        &[4, 6, 7, 0, 1, 2, 3, 8, 9, 10, 11],
+        0,
+    ),
+    (
+        BarEvent::Bar(10),
+        [0, 1, 1],
+        [4, 4, 4],
+        &[5, 9],
+        &[4, 6, 7, 8, 10, 11, 0, 1, 2, 3],
+        0,
+    ),
+    (
+        BarEvent::Bar(8),
+        [0, 1, 2],
+        [4, 4, 4],
+        &[5, 9, 10],
+        &[8, 11, 4, 6, 7, 0, 1, 2, 3],
+        0,
+    ),
+    (
+        BarEvent::Bar(11),
+        [0, 1, 3],
+        [4, 4, 4],
+        &[5, 8, 9, 10],
+        &[11, 4, 6, 7, 0, 1, 2, 3],
+        0b100,
+    ),
+    (
+        BarEvent::Exit(4),
+        [0, 1, 0],
+        [4, 4, 4],
+        &[5],
+        &[4, 6, 7, 0, 1, 2, 3, 11, 8, 9, 10],
+        0,
+    ),
+    (
+        BarEvent::Bar(6),
+        [0, 1, 0],
+        [4, 3, 4],
+        &[5],
+        &[6, 7, 0, 1, 2, 3, 8, 9, 10, 11],
+        0,
+    ),
+    (
+        BarEvent::Exit(7),
+        [0, 2, 0],
+        [4, 3, 4],
+        &[5, 6],
+        &[7, 0, 1, 2, 3, 8, 9, 10, 11],
+        0b010,
+    ),
+    (
+        BarEvent::None,
+        [0, 0, 0],
+        [4, 2, 4],
+        &[],
+        &[0, 1, 2, 3, 5, 6, 8, 9, 10, 11],
+        0,
+    ),
+];
+
+/// Drive rows 0 … r−1 of §6.1 with their state checks.
+fn bar_rows(mut b: Vb, r: usize) -> Vb {
+    for (ev, cnt, live, waiting, _, release) in BAR_ROWS.iter().take(r) {
+        let f = |v: &[u64; 3]| v.iter().enumerate().fold(0, |m, (t, &c)| m | c << (4 * t));
+        let has_waiter = cnt
+            .iter()
+            .enumerate()
+            .fold(0, |m, (t, &c)| m | ((c != 0) as u64) << t);
+        b = bar_event(
+            b,
+            *ev,
+            &[
+                ("dbg_bar_cnt", f(cnt)),
+                ("dbg_bar_live", f(live)),
+                ("tb_has_waiter", has_waiter),
+                ("dbg_waiting", waiting.iter().fold(0, |m, &w| m | 1 << w)),
+                ("bar_release", *release),
+            ],
+        );
+    }
+    b
+}
+
+/// BAR §6.1 (T2): the event sequence with its table state, then every row's whole priority
+/// list (one vector per list position) and the greedy-within-TB checks.
+fn bar_ordering() -> Vec<SpecVector> {
+    let mut v = vec![bar_rows(
+        bar_setup("barrier.md §6.1 ordering: events, barrier table, releases"),
+        BAR_ROWS.len(),
+    )
+    .done()];
+    for (r, row) in BAR_ROWS.iter().enumerate() {
+        let list = row.4;
+        for j in 0..=list.len() {
+            let name = format!("barrier.md §6.1 ordering: row {r} priority position {j}");
+            v.push(bar_probe(bar_rows(bar_setup(&name), r), list, j).done());
+        }
+    }
+    let greedy: [(&str, &[BarEvent], &[usize]); 3] = [
+        (
+            "last_issued w2",
+            &[BarEvent::Issue(2)],
+            &[2, 0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+        ),
+        (
+            "last_issued w6 (greedy does not jump TB0)",
+            &[BarEvent::Issue(6)],
+            &[0, 1, 2, 3, 6, 4, 5, 7, 8, 9, 10, 11],
+        ),
+        (
+            "w8 waiting, last_issued w1",
+            &[BarEvent::Bar(8), BarEvent::Issue(1)],
+            &[9, 10, 11, 1, 0, 2, 3, 4, 5, 6, 7],
+        ),
+    ];
+    for (what, events, list) in greedy {
+        for j in 0..=list.len() {
+            let name = format!("barrier.md §6.1 greedy within TB: {what}, position {j}");
+            let mut b = bar_setup(&name);
+            for &e in events {
+                b = bar_event(b, e, &[]);
+            }
+            v.push(bar_probe(b, list, j).done());
+        }
+    }
+    v
+}
+
+/// BAR §6.2 (T2): two schedulers, same-cycle arrivals of one CTA (TB1 = w4–7).
+fn bar_simultaneous(variant: bool) -> SpecVector {
+    let launch_tb = tb_fields(8, 3, |w| (w >= 4) as u64);
+    assert_eq!(launch_tb, 0x24_9000);
+    let all = 0xffu64;
+    let pair = |a: u64, b: u64| a | b << 3;
+    let bar = |m: u64| {
+        [
+            ("has_inst", all),
+            ("unit_free", all),
+            ("ready", m),
+            ("is_bar", m),
+        ]
+    };
+    let name = if variant {
+        "barrier.md §6.2 simultaneous arrivals (variant: w6 and w5 together, then w7)"
+    } else {
+        "barrier.md §6.2 simultaneous arrivals (w6 and w7 complete the barrier)"
+    };
+    let b = Vb::new(name, 8, 2, "bar-gto").reset().cycle(
+        &[("launch", all), ("launch_tb", launch_tb)],
+        &[("issue_valid", 0)],
+    );
+    let bits = |ws: &[usize]| ws.iter().fold(0u64, |m, &w| m | 1 << w);
+    if !variant {
+        b.cycle(
+            &bar(bits(&[4, 5])),
+            &[
+                ("issue_valid", 0b11),
+                ("issue_slot", pair(4, 5)),
+                ("bar_release", 0),
+            ],
+        )
+        .cycle(
+            &bar(bits(&[6, 7])),
+            &[
+                ("issue_valid", 0b11),
+                ("issue_slot", pair(6, 7)),
+                ("dbg_bar_cnt", 2 << 4),
+                ("dbg_waiting", bits(&[4, 5])),
+                ("bar_release", 0b10),
+            ],
+        )
+        .cycle(
+            &[
+                ("has_inst", all),
+                ("unit_free", all),
+                ("ready", bits(&[4, 5])),
+            ],
+            &[
+                ("issue_valid", 0b11),
+                ("issue_slot", pair(4, 5)),
+                ("dbg_bar_cnt", 0),
+                ("dbg_waiting", 0),
+                ("tb_has_waiter", 0),
+            ],
+        )
+        .done()
+    } else {
+        b.cycle(
+            &bar(bits(&[4])),
+            &[("issue_valid", 0b01), ("issue_slot", pair(4, 0))],
+        )
+        .cycle(
+            &bar(bits(&[6, 5])),
+            &[
+                ("issue_valid", 0b11),
+                ("issue_slot", pair(6, 5)),
+                ("dbg_bar_cnt", 1 << 4),
+                ("bar_release", 0),
+            ],
+        )
+        .cycle(
+            &bar(bits(&[7])),
+            &[
+                ("issue_valid", 0b10),
+                ("issue_slot", pair(0, 7)),
+                ("dbg_bar_cnt", 3 << 4),
+                ("tb_has_waiter", 0b10),
+                ("bar_release", 0b10),
+            ],
+        )
+        .cycle(
+            &[],
+            &[("dbg_bar_cnt", 0), ("dbg_waiting", 0), ("tb_has_waiter", 0)],
+        )
+        .done()
+    }
+}
+
+/// BAR T3: no waiters: the lowest CTA slot first (even if younger), GTO inside it.
+fn bar_t3() -> SpecVector {
+    let launch_tb = tb_fields(8, 2, |w| if w < 4 { 2 } else { 1 });
+    let all = [("has_inst", 0xff), ("unit_free", 0xff), ("ready", 0xff)];
+    Vb::new(
+        "barrier.md T3 no barriers: lowest CTA slot first",
+        8,
+        1,
+        "bar-gto",
+    )
+    .set("ctas=4")
+    .reset()
+    .cycle(&[("launch", 0xff), ("launch_tb", launch_tb)], &[])
+    .cycle(&all, &[("issue_valid", 1), ("issue_slot", 4)])
+    .cycle(&all, &[("issue_valid", 1), ("issue_slot", 4)])
+    .cycle(
+        &[("has_inst", 0xff), ("unit_free", 0xff), ("ready", 0xef)],
+        &[("issue_valid", 1), ("issue_slot", 5)],
+    )
+    .cycle(
+        &[("has_inst", 0xff), ("unit_free", 0xff), ("ready", 0x0f)],
+        &[("issue_valid", 1), ("issue_slot", 0)],
+    )
+    .done()
+}
+
+/// BAR T4 (one-warp CTA releases at once) and T5 (exits between barriers leave no stuck
+/// waiter; the last exit releases).
+fn bar_t4_t5() -> Vec<SpecVector> {
+    let e = |ready: u64, is_bar: u64, exit: u64| {
+        [
+            ("has_inst", 0xf),
+            ("unit_free", 0xf),
+            ("ready", ready),
+            ("is_bar", is_bar),
+            ("exit", exit),
+        ]
+    };
+    let t4 = Vb::new("barrier.md T4 one-warp CTA", 4, 1, "bar-gto")
+        .set("ctas=4")
+        .reset()
+        .cycle(&[("launch", 0xf), ("launch_tb", 0b01_01_01_00)], &[])
+        .cycle(
+            &e(0b0001, 0b0001, 0),
+            &[("issue_valid", 1), ("issue_slot", 0), ("bar_release", 0b01)],
+        )
+        .cycle(
+            &e(0b0001, 0, 0),
+            &[
+                ("issue_valid", 1),
+                ("issue_slot", 0),
+                ("dbg_waiting", 0),
+                ("dbg_bar_cnt", 0),
+                ("dbg_bar_live", 1 | 3 << 3),
+                ("tb_has_waiter", 0),
+            ],
+        )
+        .done();
+    let t5 = Vb::new("barrier.md T5 exits between barriers", 4, 1, "bar-gto")
+        .set("ctas=4")
+        .reset()
+        .cycle(&[("launch", 0xf), ("launch_tb", 0)], &[])
+        .cycle(
+            &e(0b0001, 0b0001, 0),
+            &[("issue_slot", 0), ("bar_release", 0)],
+        )
+        .cycle(
+            &e(0b0010, 0, 0b0010),
+            &[("issue_slot", 1), ("bar_release", 0)],
+        )
+        .cycle(&e(0, 0, 0b0100), &[("issue_valid", 0), ("bar_release", 0)])
+        .cycle(
+            &e(0, 0, 0b1000),
+            &[
+                ("issue_valid", 0),
+                ("dbg_bar_cnt", 1),
+                ("dbg_bar_live", 2),
+                ("dbg_waiting", 0b0001),
+                ("bar_release", 0b0001),
+            ],
+        )
+        .cycle(
+            &e(0b0001, 0, 0b0001),
+            &[
+                ("issue_valid", 1),
+                ("issue_slot", 0),
+                ("dbg_bar_cnt", 0),
+                ("dbg_bar_live", 1),
+                ("dbg_waiting", 0),
+            ],
+        )
+        .cycle(
+            &[("launch", 0b0100), ("launch_tb", 3 << 4)],
+            &[
+                ("dbg_bar_live", 0),
+                ("dbg_resident", 0),
+                ("tb_has_waiter", 0),
+            ],
+        )
+        .cycle(&[], &[("dbg_bar_live", 1 << 9), ("dbg_warp_tb", 3 << 4)])
+        .done();
+    vec![t4, t5]
+}
+
+/// BAR T1 on the GTO vectors: `bar-gto` with `bar_sched_en=false` gives GTO's answers.
+fn bar_off_is_gto() -> Vec<SpecVector> {
+    [
+        vector_a("gto"),
+        vector_b("gto"),
+        s3_gto_stickiness(),
+        s5_age_not_slot(),
+    ]
+    .into_iter()
+    .map(|mut v| {
+        v.name = format!("{} as bar-gto with bar_sched_en=false (BAR T1)", v.name);
+        for s in v.sets.iter_mut() {
+            if s == "policy=gto" {
+                *s = "policy=bar-gto".into();
+            }
+        }
+        v.sets.push("bar_sched_en=false".into());
+        v
+    })
+    .collect()
+}
+
+/// The vectors of the barrier-aware policy.
+fn bar_vectors() -> Vec<SpecVector> {
+    let mut v = bar_ordering();
+    v.push(bar_simultaneous(false));
+    v.push(bar_simultaneous(true));
+    v.push(bar_t3());
+    v.extend(bar_t4_t5());
+    v.extend(bar_off_is_gto());
     v
 }
