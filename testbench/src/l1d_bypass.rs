@@ -485,17 +485,17 @@ impl Model for L1dBypassModel {
         if load && bypass_ok && acc.mq_ok && probe == Probe::MissNoWay && d != Decision::Bypass {
             return Err(format!("I7: an eligible MISS_NOWAY load decided {d:?}"));
         }
+        let noway_stall = probe == Probe::MissNoWay && !bypass_ok;
+        let mshr_failure = (probe == Probe::Miss && !acc.mshr_ok)
+            || (probe == Probe::HitReserved && !acc.merge_ok);
         match l.stall_why {
-            StallWhy::NoWay if !(probe == Probe::MissNoWay && !bypass_ok) => {
+            StallWhy::NoWay if !noway_stall => {
                 return Err(format!("stall_why NOWAY for {acc:?} in mode {:?}", l.mode));
             }
             StallWhy::MissQueue if acc.mq_ok => {
                 return Err("stall_why MQ with room in the miss queue".into());
             }
-            StallWhy::Mshr
-                if !((probe == Probe::Miss && !acc.mshr_ok)
-                    || (probe == Probe::HitReserved && !acc.merge_ok)) =>
-            {
+            StallWhy::Mshr if !mshr_failure => {
                 return Err(format!("stall_why MSHR for {acc:?}"));
             }
             _ => {}
@@ -717,14 +717,21 @@ impl Stimulus for L1dBypassStimulus {
 
         let mut kernel_start = self.rng.chance(1, 4000);
         let mut acc = if stalled && self.rng.chance(self.p_retry, 16) {
-            // The L1D retries the access at the head of the LD/ST queue.
-            self.last
+            // The L1D retries the access at the head of the LD/ST queue; meanwhile a fill may
+            // have freed a way of its set (fills keep freeing reserved lines, BAR I11).
+            let mut retry = self.last;
+            if retry.probe() == Probe::MissNoWay && self.rng.chance(1, 6) {
+                retry.probe = Probe::Miss.code() as u8;
+            }
+            retry
         } else if self.rng.chance(self.p_valid, 16) {
             self.random_access()
         } else {
             Access::default()
         };
-        if at_epoch_end && self.rng.chance(1, 64) {
+        // Long epochs end rarely, so take more of their ends.
+        let launch_odds = if self.cfg.epoch >= 64 { 8 } else { 64 };
+        if at_epoch_end && self.rng.chance(1, launch_odds) {
             // A launch on the edge that ends an epoch (with a hit, which always resolves).
             kernel_start = true;
             acc = Access {
