@@ -1469,8 +1469,9 @@ enum Occupancy {
     Churn,
 }
 
-/// Constrained-random, protocol-legal inputs for `warp-sched`: launches only into free slots,
-/// exits only of resident warps, densities that change every few hundred cycles.
+/// Constrained-random, protocol-legal inputs for `warp-sched`: launches into free slots
+/// (for the new policies also, rarely, replacements of resident warps), exits only of resident
+/// warps, densities that change every few hundred cycles.
 #[derive(Clone, Debug)]
 pub struct WarpSchedStimulus {
     rng: Rng,
@@ -1699,6 +1700,15 @@ impl Stimulus for WarpSchedStimulus {
                     let n = 1 + self.rng.below(8) as u32;
                     launch = self.cta_slots(free, n);
                 }
+            }
+        }
+        // New policies: sometimes a launch into a resident slot (the warp is replaced, with
+        // or without its exit), e.g. of a waiting or recent warp.
+        if (self.has_recency || self.has_barrier) && resident != 0 && self.rng.chance(1, 40) {
+            let w = self.random_bit(resident);
+            launch |= 1 << w;
+            if self.rng.chance(1, 2) {
+                exit |= 1 << w;
             }
         }
         inputs[i.exit] = exit;

@@ -1,8 +1,11 @@
 //! The warp-sched model on its own: spec vectors, long constrained-random runs with the
 //! invariants checked every cycle, fault injection, and stimulus reproducibility.
 
+use warpforge_contract::manifest::Dir;
 use warpforge_contract::params::Params;
-use warpforge_contract::units::warp_sched::{self, Policy, WarpSchedConfig};
+use warpforge_contract::units::warp_sched::{
+    self, Policy, QueueOrder, RecTrigger, WarpSchedConfig,
+};
 use warpforge_contract::Layout;
 use warpforge_testbench::warp_sched::{
     spec_vectors, Corners, WarpSchedFault, WarpSchedModel, WarpSchedStimulus,
@@ -58,6 +61,32 @@ fn every_spec_vector_passes() {
         "S5",
         "S6",
         "two schedulers",
+        "§4.2 vector B (mto)",
+        "§4.2 vector B (motrr)",
+        "§4.2 vector B (motrr-recency)",
+        "§4.3 vector C",
+        "§4.3 saturation and tie",
+        "§4.3b vector E (defaults)",
+        "§4.3b vector E (mem_order=oldest)",
+        "§4.3b vector E (split_ptr=true)",
+        "§4.4 vector D (lrr)",
+        "§4.4 vector D (gto)",
+        "§4.4 vector D (mto)",
+        "§4.4 vector D (motrr)",
+        "§4.4 vector D (motrr-recency)",
+        "rec_trigger=issue, S11",
+        "S8 cap edge",
+        "S10 shared recency register",
+        "with split_ptr=true (S11)",
+        "§6.1 ordering: events",
+        "§6.1 ordering: row 8 priority position 10",
+        "§6.1 greedy within TB",
+        "§6.2 simultaneous arrivals (w6",
+        "§6.2 simultaneous arrivals (variant",
+        "T3",
+        "T4",
+        "T5",
+        "bar_sched_en=false (BAR T1)",
     ] {
         assert!(
             vectors.iter().any(|v| v.name.contains(want)),
@@ -320,16 +349,76 @@ fn sets(list: &[&str]) -> WarpSchedConfig {
     config(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
 }
 
-/// Run the model on random stimulus with the invariants on; return the corners it reached.
+fn vector(name: &str) -> SpecVector {
+    spec_vectors()
+        .into_iter()
+        .find(|v| v.name.contains(name))
+        .unwrap_or_else(|| panic!("no vector {name}"))
+}
+
+/// Run a vector on a model with `fault` injected; the error (vector mismatch or invariant).
+fn run_vector_with(v: &SpecVector, fault: WarpSchedFault) -> Result<(), String> {
+    let cfg = config(&v.sets);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = WarpSchedModel::new(&cfg);
+    model.inject_fault(Some(fault));
+    harness::run_vector(&mut model, &layout, v).map(|_| ())
+}
+
+#[test]
+fn the_new_vectors_reject_wrong_policies() {
+    for (name, fault) in [
+        (
+            "§4.2 vector B (motrr-recency)",
+            WarpSchedFault::IgnoreRecency,
+        ),
+        (
+            "§4.4 vector D (motrr-recency)",
+            WarpSchedFault::IgnoreRecency,
+        ),
+        ("§4.3 vector C", WarpSchedFault::EvictNewest),
+        ("§4.3 saturation and tie", WarpSchedFault::EvictNewest),
+        (
+            "§4.3b vector E (defaults)",
+            WarpSchedFault::MemIgnoresGreedy,
+        ),
+        ("§4.2 vector B (mto)", WarpSchedFault::ComputeFirst),
+        (
+            "§6.1 ordering: row 1 priority position 0",
+            WarpSchedFault::BarIgnoresWaiters,
+        ),
+        ("§6.1 ordering: events", WarpSchedFault::NoReleaseByExit),
+        ("T5", WarpSchedFault::NoReleaseByExit),
+    ] {
+        let v = vector(name);
+        assert!(
+            run_vector_with(&v, fault).is_err(),
+            "{name} passes with {fault:?}"
+        );
+    }
+}
+
+/// Run the model on random stimulus with the invariants and the input protocol checked
+/// every cycle; return the corners it reached.
 fn corners_of(cfg: &WarpSchedConfig, seeds: &[u64], cycles: u64) -> Corners {
     let layout = Layout::new(&cfg.ports());
     let mut model = WarpSchedModel::new(cfg);
     let mut inputs = vec![0u64; layout.in_words];
     let mut outputs = vec![0u64; layout.out_words];
+    let i = |n: &str| layout.input(n).unwrap().offset;
+    let (ireset, ilaunch, iexit) = (i("reset"), i("launch"), i("exit"));
+    let mut replacements = 0u64;
     for &seed in seeds {
         let mut stim = WarpSchedStimulus::new(cfg, seed);
         for c in 0..cycles {
             stim.next(c, &outputs, &mut inputs);
+            if inputs[ireset] == 0 {
+                // Launches into resident slots are replacements (legal, and wanted here);
+                // exits only of resident warps.
+                let resident = model.resident();
+                assert_eq!(inputs[iexit] & !resident, 0, "cycle {c}: exit of free slot");
+                replacements += (inputs[ilaunch] & resident != 0) as u64;
+            }
             model.step(&inputs, &mut outputs);
             if let Err(e) = model.check_invariants() {
                 panic!(
@@ -339,25 +428,346 @@ fn corners_of(cfg: &WarpSchedConfig, seeds: &[u64], cycles: u64) -> Corners {
             }
         }
     }
+    if cfg.has_recency() || cfg.has_barrier() {
+        assert!(replacements > 100, "{replacements} replacements");
+    }
     model.corners()
 }
 
+const CLASS_SPLIT_CONFIGS: &[&[&str]] = &[
+    &["policy=mto", "warps=48", "schedulers=2"],
+    &[
+        "policy=mto",
+        "warps=4",
+        "schedulers=1",
+        "mem_order=oldest",
+        "mto_comp_order=oldest",
+    ],
+    &["policy=mto", "warps=16", "schedulers=2", "split_ptr=true"],
+    &["policy=motrr", "warps=48", "schedulers=2"],
+    &[
+        "policy=motrr",
+        "warps=7",
+        "schedulers=1",
+        "split_ptr=true",
+        "mem_order=oldest",
+    ],
+];
+
+const RECENCY_CONFIGS: &[&[&str]] = &[
+    &["policy=motrr-recency", "warps=48", "schedulers=2"],
+    &[
+        "policy=motrr-recency",
+        "warps=48",
+        "schedulers=2",
+        "n_cpl=2",
+        "cnt_bits=3",
+    ],
+    &[
+        "policy=motrr-recency",
+        "warps=4",
+        "schedulers=1",
+        "cnt_bits=2",
+        "rec_cap=ceil",
+    ],
+    &[
+        "policy=motrr-recency",
+        "warps=9",
+        "schedulers=2",
+        "rec_cap=below",
+        "n_cpl=4",
+        "split_ptr=true",
+        "rec_class=global",
+    ],
+    &[
+        "policy=motrr-recency",
+        "warps=32",
+        "schedulers=2",
+        "rec_trigger=issue",
+        "rec_class=global",
+        "cnt_bits=4",
+    ],
+    &[
+        "policy=motrr-recency",
+        "warps=6",
+        "schedulers=1",
+        "rec_trigger=issue",
+        "mem_order=oldest",
+    ],
+];
+
+const BARRIER_CONFIGS: &[&[&str]] = &[
+    &["policy=bar-gto", "warps=48", "schedulers=2"],
+    &["policy=bar-gto", "warps=4", "schedulers=1", "ctas=2"],
+    &["policy=bar-gto", "warps=12", "schedulers=2", "ctas=4"],
+    &["policy=bar-gto", "warps=64", "schedulers=2", "ctas=16"],
+    &[
+        "policy=bar-gto",
+        "warps=24",
+        "schedulers=1",
+        "bar_sched_en=false",
+    ],
+];
+
 #[test]
-fn new_policies_random_runs_smoke() {
+fn class_split_random_runs_reach_their_corners() {
+    for p in CLASS_SPLIT_CONFIGS {
+        let c = sets(p);
+        let k = corners_of(&c, &[1, 2], 60_000);
+        assert!(k.issues > 20_000 && k.mem_issues > 5_000, "{p:?}: {k:?}");
+        assert!(k.compute_fallback > 100, "{p:?}: {k:?}");
+        if c.mem_order == QueueOrder::Gto {
+            assert!(k.mem_greedy_not_oldest > 100, "{p:?}: {k:?}");
+        }
+        if c.split_pointers() {
+            assert!(k.pointers_apart > 1000, "{p:?}: {k:?}");
+        }
+    }
+}
+
+#[test]
+fn recency_random_runs_reach_their_corners() {
+    for p in RECENCY_CONFIGS {
+        let c = sets(p);
+        let k = corners_of(&c, &[1, 2], 60_000);
+        assert!(k.rec_events > 5_000, "{p:?}: {k:?}");
+        assert!(k.rec_evict_event > 500, "{p:?}: {k:?}");
+        // cap 0 exists at one resident warp for floor/below
+        if c.recency.cap.cap(1) == 0 {
+            assert!(k.rec_cap0_event > 10, "{p:?}: {k:?}");
+        }
+        assert!(k.rec_changed_pick > 100, "{p:?}: {k:?}");
+        if c.recency.trigger == RecTrigger::Complete || c.warps <= 8 {
+            assert!(k.rec_event_on_launch > 0, "{p:?}: {k:?}");
+        }
+        if c.warps >= 8 {
+            assert!(k.rec_multi_evict_leave > 0, "{p:?}: {k:?}");
+        }
+        if c.recency.cnt_bits <= 3 && c.warps >= 8 {
+            assert!(k.rec_tie_evict > 100, "{p:?}: {k:?}");
+        }
+        if c.recency.trigger == RecTrigger::Complete {
+            assert!(k.rec_dropped > 100, "{p:?}: {k:?}");
+        }
+    }
+}
+
+#[test]
+fn barrier_random_runs_reach_their_corners() {
+    for p in BARRIER_CONFIGS {
+        let c = sets(p);
+        let k = corners_of(&c, &[1, 2], 60_000);
+        assert!(k.bar_arrivals > 1_000, "{p:?}: {k:?}");
+        assert!(k.bar_release_arrival > 100, "{p:?}: {k:?}");
+        assert!(k.bar_release_exit > 5, "{p:?}: {k:?}");
+        assert!(k.bar_waiting_leaves > 50, "{p:?}: {k:?}");
+        assert!(k.bar_one_warp_release > 10, "{p:?}: {k:?}");
+        if c.schedulers == 2 {
+            assert!(k.bar_dual_arrival > 10, "{p:?}: {k:?}");
+        }
+        if c.barrier.sched_en {
+            assert!(k.bar_rank_reorders > 100, "{p:?}: {k:?}");
+        } else {
+            assert_eq!(k.bar_rank_reorders, 0, "{p:?}");
+        }
+    }
+}
+
+/// Run a faulty model until `check_invariants` fails; return the message.
+fn catch_in(sets_: &[&str], fault: WarpSchedFault) -> String {
+    let cfg = sets(sets_);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = WarpSchedModel::new(&cfg);
+    model.inject_fault(Some(fault));
+    let mut stim = WarpSchedStimulus::new(&cfg, 5);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    for c in 0..100_000 {
+        stim.next(c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        if let Err(e) = model.check_invariants() {
+            return e;
+        }
+    }
+    panic!("{fault:?} was never caught in {sets_:?}");
+}
+
+#[test]
+fn wrong_new_policies_are_caught_by_the_invariants() {
+    use WarpSchedFault::*;
+    let split = ["policy=motrr", "warps=8", "split_ptr=true"];
+    let rec = ["policy=motrr-recency", "warps=8", "cnt_bits=3"];
+    let bar = ["policy=bar-gto", "warps=12", "ctas=4"];
+    for (cfg, fault, want) in [
+        (&["policy=mto", "warps=8"][..], ComputeFirst, "I6"),
+        (&["policy=motrr", "warps=8"][..], MemIgnoresGreedy, "I7"),
+        (&split[..], KeepGreedyOnExit, "greedy"),
+        (&rec[..], IgnoreRecency, "I9"),
+        (&rec[..], EvictNewest, "I12"),
+        (&bar[..], BarIgnoresWaiters, "BAR I4"),
+        (&bar[..], NoReleaseByExit, "BAR I2"),
+        (&bar[..], DropIssue, "I2"),
+    ] {
+        let e = catch_in(cfg, fault);
+        assert!(
+            e.starts_with(want) || (want == "greedy" && e.contains(want)),
+            "{fault:?} in {cfg:?}: {e}"
+        );
+    }
+}
+
+/// Copy the port `name` from one layout's words to another's.
+fn copy_port(from: &Layout, fw: &[u64], to: &Layout, tw: &mut [u64], name: &str) {
+    let (a, b) = (from.input(name).unwrap(), to.input(name).unwrap());
+    tw[b.offset..b.offset + b.words].copy_from_slice(&fw[a.offset..a.offset + a.words]);
+}
+
+fn same_output(la: &Layout, oa: &[u64], lb: &Layout, ob: &[u64], name: &str) -> bool {
+    let (a, b) = (la.output(name).unwrap(), lb.output(name).unwrap());
+    oa[a.offset..a.offset + a.words] == ob[b.offset..b.offset + b.words]
+}
+
+/// BAR T1 (a): without bar.sync, bar-gto with the feature off is GTO on every common output,
+/// state digests included, cycle for cycle.
+#[test]
+fn barrier_feature_off_is_gto_cycle_for_cycle() {
+    for (warps, scheds, seed) in [(48, 2, 1), (8, 1, 2), (13, 2, 3)] {
+        let w = format!("warps={warps}");
+        let s = format!("schedulers={scheds}");
+        let gto = sets(&["policy=gto", &w, &s]);
+        let bar = sets(&["policy=bar-gto", "bar_sched_en=false", "ctas=4", &w, &s]);
+        let (lg, lb) = (Layout::new(&gto.ports()), Layout::new(&bar.ports()));
+        let (mut mg, mut mb) = (WarpSchedModel::new(&gto), WarpSchedModel::new(&bar));
+        let mut stim = WarpSchedStimulus::new(&gto, seed);
+        let mut rng = warpforge_testbench::rng::Rng::new(seed);
+        let (mut ig, mut ib) = (vec![0; lg.in_words], vec![0; lb.in_words]);
+        let (mut og, mut ob) = (vec![0; lg.out_words], vec![0; lb.out_words]);
+        let tb = lb.input("launch_tb").unwrap();
+        let mut issues = 0;
+        for c in 0..200_000u64 {
+            stim.next(c, &og, &mut ig);
+            ib.iter_mut().for_each(|x| *x = 0);
+            for p in [
+                "reset",
+                "has_inst",
+                "ready",
+                "unit_free",
+                "is_mem",
+                "launch",
+                "exit",
+            ] {
+                copy_port(&lg, &ig, &lb, &mut ib, p);
+            }
+            for k in 0..tb.words {
+                ib[tb.offset + k] = rng.next_u64() & tb.word_mask(k);
+            }
+            mg.step(&ig, &mut og);
+            mb.step(&ib, &mut ob);
+            mb.check_invariants().unwrap();
+            if ig[lg.input("reset").unwrap().offset] != 0 {
+                continue;
+            }
+            for p in gto.ports().iter().filter(|p| p.dir == Dir::Out) {
+                assert!(
+                    same_output(&lg, &og, &lb, &ob, &p.name),
+                    "{w} {s} cycle {c}: {} differs",
+                    p.name
+                );
+            }
+            issues += og[lg.output("issue_valid").unwrap().offset].count_ones();
+        }
+        assert!(issues > 50_000, "{issues}");
+    }
+}
+
+/// BAR T1 (b): with barriers, bar-gto with the feature off issues as GTO does when GTO is told
+/// the waiting warps are not ready.
+#[test]
+fn barrier_feature_off_with_barriers_is_gto_on_the_ready_warps() {
+    for (warps, scheds, seed) in [(48, 2, 4), (12, 1, 5)] {
+        let w = format!("warps={warps}");
+        let s = format!("schedulers={scheds}");
+        let gto = sets(&["policy=gto", &w, &s]);
+        let bar = sets(&["policy=bar-gto", "bar_sched_en=false", "ctas=8", &w, &s]);
+        let (lg, lb) = (Layout::new(&gto.ports()), Layout::new(&bar.ports()));
+        let (mut mg, mut mb) = (WarpSchedModel::new(&gto), WarpSchedModel::new(&bar));
+        let mut stim = WarpSchedStimulus::new(&bar, seed);
+        let (mut ig, mut ib) = (vec![0; lg.in_words], vec![0; lb.in_words]);
+        let (mut og, mut ob) = (vec![0; lg.out_words], vec![0; lb.out_words]);
+        let ready = lg.input("ready").unwrap().offset;
+        let mut released = 0;
+        for c in 0..200_000u64 {
+            stim.next(c, &ob, &mut ib);
+            for p in [
+                "reset",
+                "has_inst",
+                "ready",
+                "unit_free",
+                "is_mem",
+                "launch",
+                "exit",
+            ] {
+                copy_port(&lb, &ib, &lg, &mut ig, p);
+            }
+            ig[ready] &= !mb.waiting();
+            mg.step(&ig, &mut og);
+            mb.step(&ib, &mut ob);
+            mb.check_invariants().unwrap();
+            mg.check_invariants().unwrap();
+            if ig[lg.input("reset").unwrap().offset] != 0 {
+                continue;
+            }
+            for p in [
+                "issue_valid",
+                "issue_slot",
+                "issue_is_mem",
+                "dbg_older",
+                "dbg_last_issued",
+            ] {
+                assert!(
+                    same_output(&lg, &og, &lb, &ob, p),
+                    "{w} {s} cycle {c}: {p} differs"
+                );
+            }
+            released += (ob[lb.output("bar_release").unwrap().offset] != 0) as u64;
+        }
+        assert!(released > 500, "{released} releases");
+    }
+}
+
+#[test]
+fn new_policy_stimulus_is_reproducible() {
     for p in [
-        &["policy=mto", "warps=8", "schedulers=1"][..],
-        &["policy=motrr", "warps=8", "schedulers=2", "split_ptr=true"],
-        &[
-            "policy=motrr-recency",
-            "warps=8",
-            "schedulers=2",
-            "cnt_bits=2",
-            "n_cpl=2",
-        ],
-        &["policy=bar-gto", "warps=12", "schedulers=2", "ctas=4"],
+        &["policy=motrr-recency", "rec_class=global"][..],
+        &["policy=bar-gto", "warps=12"][..],
     ] {
         let c = sets(p);
-        let k = corners_of(&c, &[1], 100_000);
-        eprintln!("{p:?}: {k:?}");
+        assert_eq!(stream(&c, 42, 5000), stream(&c, 42, 5000));
+        assert_ne!(stream(&c, 42, 5000), stream(&c, 43, 5000));
+    }
+}
+
+/// Model + stimulus + invariants for every new policy at 48 warps (run on demand, like the
+/// LRR/GTO throughput test).
+#[test]
+#[ignore]
+fn throughput_of_the_new_policies() {
+    for p in ["mto", "motrr", "motrr-recency", "bar-gto"] {
+        let c = sets(&[&format!("policy={p}")]);
+        let layout = Layout::new(&c.ports());
+        let mut model = WarpSchedModel::new(&c);
+        let mut stim = WarpSchedStimulus::new(&c, 1);
+        let mut inputs = vec![0u64; layout.in_words];
+        let mut outputs = vec![0u64; layout.out_words];
+        let n = 1_000_000;
+        let t = std::time::Instant::now();
+        for cycle in 0..n {
+            stim.next(cycle, &outputs, &mut inputs);
+            model.step(&inputs, &mut outputs);
+            model.check_invariants().unwrap();
+        }
+        let cps = n as f64 / t.elapsed().as_secs_f64();
+        eprintln!("warp-sched {p}: {:.1} M cycles/s", cps / 1e6);
+        assert!(cps > 1e6, "{p}: {cps:.0} cycles/s");
     }
 }
