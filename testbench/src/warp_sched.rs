@@ -1321,17 +1321,23 @@ impl WarpSchedModel {
             // I3: a pointer moves only on an issue (of its class when split); greedy sets on
             // such an issue and clears only when its warp leaves the slot.
             let pick_mem = pick.map(|w| l.is_mem >> w & 1 != 0);
-            let mut checks = vec![("pointer", l.pointers[s], self.pointers[s], pick)];
-            if self.split {
-                checks[0].3 = pick.filter(|_| pick_mem == Some(true));
-                checks.push((
+            // No allocation per cycle: the pointer, and the compute pointer when split.
+            let mut checks = [
+                ("pointer", l.pointers[s], self.pointers[s], pick),
+                (
                     "compute pointer",
                     l.cmp_pointers[s],
                     self.cmp_pointers[s],
                     pick.filter(|_| pick_mem == Some(false)),
-                ));
-            }
-            for (what, before, now, moved) in checks {
+                ),
+            ];
+            let n_checks = if self.split {
+                checks[0].3 = pick.filter(|_| pick_mem == Some(true));
+                2
+            } else {
+                1
+            };
+            for &(what, before, now, moved) in &checks[..n_checks] {
                 let (want_valid, want_slot) = match moved {
                     Some(w) => (true, w),
                     None => (before.last_valid, before.last_issued),
