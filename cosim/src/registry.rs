@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use warpforge_contract::units::{self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo};
+use warpforge_contract::units::{dwr::DwrConfig, dwr_ilt::IltConfig, dwr_pst::PstConfig, dwr_sco::ScoConfig};
 use warpforge_contract::{Manifest, Params};
 use warpforge_hdl::Design;
 use warpforge_testbench::{Model, SpecVector, Stimulus};
@@ -22,6 +23,10 @@ pub struct Unit {
 enum Kind {
     WarpSched(WarpSchedConfig),
     SimtStack(SimtStackConfig),
+    DwrPst(PstConfig),
+    DwrIlt(IltConfig),
+    DwrSco(ScoConfig),
+    Dwr(DwrConfig),
 }
 
 fn unknown_unit(name: &str) -> String {
@@ -31,7 +36,15 @@ fn unknown_unit(name: &str) -> String {
 /// True for the units that have both implementations wired here. The contract catalogue may
 /// declare a unit before its RTL and model exist.
 pub fn implemented(name: &str) -> bool {
-    matches!(name, units::warp_sched::NAME | units::simt_stack::NAME)
+    matches!(
+        name,
+        units::warp_sched::NAME
+            | units::simt_stack::NAME
+            | units::dwr_pst::NAME
+            | units::dwr_ilt::NAME
+            | units::dwr_sco::NAME
+            | units::dwr::NAME
+    )
 }
 
 /// The units that can be generated and co-simulated.
@@ -93,6 +106,10 @@ impl Unit {
         let kind = match info.name {
             units::warp_sched::NAME => Kind::WarpSched(WarpSchedConfig::from_params(&params).map_err(|e| e.0)?),
             units::simt_stack::NAME => Kind::SimtStack(SimtStackConfig::from_params(&params).map_err(|e| e.0)?),
+            units::dwr_pst::NAME => Kind::DwrPst(PstConfig::from_params(&params).map_err(|e| e.0)?),
+            units::dwr_ilt::NAME => Kind::DwrIlt(IltConfig::from_params(&params).map_err(|e| e.0)?),
+            units::dwr_sco::NAME => Kind::DwrSco(ScoConfig::from_params(&params).map_err(|e| e.0)?),
+            units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
         Ok(Unit { info, params, config_file: None, kind })
@@ -106,6 +123,10 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => c.manifest(&self.params),
             Kind::SimtStack(c) => c.manifest(&self.params),
+            Kind::DwrPst(c) => c.manifest(&self.params),
+            Kind::DwrIlt(c) => c.manifest(&self.params),
+            Kind::DwrSco(c) => c.manifest(&self.params),
+            Kind::Dwr(c) => c.manifest(&self.params),
         }
     }
 
@@ -114,24 +135,36 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => warpforge_hdl::warp_sched::generate(c),
             Kind::SimtStack(c) => warpforge_hdl::simt_stack::generate(c),
+            Kind::DwrPst(c) => warpforge_hdl::dwr_pst::generate(c),
+            Kind::DwrIlt(c) => warpforge_hdl::dwr_ilt::generate(c),
+            Kind::DwrSco(c) => warpforge_hdl::dwr_sco::generate(c),
+            Kind::Dwr(c) => warpforge_hdl::dwr::generate(c),
         }
     }
 
     /// The independent reference model, in its reset state.
     pub fn model(&self) -> Box<dyn Model> {
-        use warpforge_testbench::{simt_stack, warp_sched};
+        use warpforge_testbench::{dwr, dwr_ilt, dwr_pst, dwr_sco, simt_stack, warp_sched};
         match &self.kind {
             Kind::WarpSched(c) => Box::new(warp_sched::WarpSchedModel::new(c)),
             Kind::SimtStack(c) => Box::new(simt_stack::SimtStackModel::new(c)),
+            Kind::DwrPst(c) => Box::new(dwr_pst::DwrPstModel::new(c)),
+            Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltModel::new(c)),
+            Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoModel::new(c)),
+            Kind::Dwr(c) => Box::new(dwr::DwrModel::new(c)),
         }
     }
 
     /// The constrained-random stimulus for `seed`.
     pub fn stimulus(&self, seed: u64) -> Box<dyn Stimulus> {
-        use warpforge_testbench::{simt_stack, warp_sched};
+        use warpforge_testbench::{dwr, dwr_ilt, dwr_pst, dwr_sco, simt_stack, warp_sched};
         match &self.kind {
             Kind::WarpSched(c) => Box::new(warp_sched::WarpSchedStimulus::new(c, seed)),
             Kind::SimtStack(c) => Box::new(simt_stack::SimtStackStimulus::new(c, seed)),
+            Kind::DwrPst(c) => Box::new(dwr_pst::DwrPstStimulus::new(c, seed)),
+            Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltStimulus::new(c, seed)),
+            Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoStimulus::new(c, seed)),
+            Kind::Dwr(c) => Box::new(dwr::DwrStimulus::new(c, seed)),
         }
     }
 
@@ -148,10 +181,14 @@ impl Unit {
 
 /// Every unit's spec vectors.
 pub fn spec_vectors(unit: &str) -> Vec<SpecVector> {
-    use warpforge_testbench::{simt_stack, warp_sched};
+    use warpforge_testbench::{dwr, dwr_ilt, dwr_pst, dwr_sco, simt_stack, warp_sched};
     match unit {
         units::warp_sched::NAME => warp_sched::spec_vectors(),
         units::simt_stack::NAME => simt_stack::spec_vectors(),
+        units::dwr_pst::NAME => dwr_pst::spec_vectors(),
+        units::dwr_ilt::NAME => dwr_ilt::spec_vectors(),
+        units::dwr_sco::NAME => dwr_sco::spec_vectors(),
+        units::dwr::NAME => dwr::spec_vectors(),
         _ => vec![],
     }
 }

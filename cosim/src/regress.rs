@@ -63,6 +63,35 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["warp_size=64", "pc_bits=32", "depth=16"]),
             sets(&["warp_size=16", "pc_bits=12", "depth=9"]),
         ],
+        "dwr-pst" => vec![
+            sets(&[]),
+            sets(&["group_size=4"]),
+            sets(&["group_size=2", "subwarp_size=16", "threads=512", "pc_bits=20"]),
+            sets(&["threads=64", "group_size=8", "pc_bits=8"]),
+            sets(&["threads=96", "group_size=2", "pc_bits=9"]),
+        ],
+        "dwr-ilt" => vec![
+            sets(&["insert_ports=3"]),
+            sets(&["ilt_sets=4", "ilt_ways=4", "insert_ports=3"]),
+            sets(&["ilt_sets=2", "ilt_ways=4", "pc_bits=12", "insert_ports=3"]),
+            sets(&["ilt_sets=1", "ilt_ways=2", "pc_bits=8", "insert_ports=2"]),
+            sets(&["ilt_sets=16", "ilt_ways=16", "pc_shift=3", "ilt_flush=false"]),
+            sets(&["ilt_sets=8", "ilt_ways=3", "pc_bits=7", "pc_shift=1", "insert_ports=1"]),
+        ],
+        "dwr-sco" => vec![
+            sets(&[]),
+            sets(&["group_size=4", "sco_match=matched"]),
+            sets(&["threads=96", "group_size=2", "pc_bits=9"]),
+            sets(&["threads=2048", "subwarp_size=32", "group_size=2", "sco_match=matched"]),
+        ],
+        "dwr" => vec![
+            sets(&["threads=64", "group_size=8", "bar_lat=1", "pc_bits=8", "ilt_sets=2", "ilt_ways=2"]),
+            sets(&["threads=128", "group_size=4", "bar_lat=2", "ilt_sets=4", "ilt_ways=4"]),
+            sets(&["threads=64", "group_size=2", "bar_lat=24", "ilt_sets=2", "ilt_ways=4", "sco_match=matched"]),
+            sets(&["threads=256", "group_size=2", "bar_lat=3", "ilt_sets=1", "ilt_ways=2", "pc_bits=8", "d4_learn=false", "fused_slices=one"]),
+            sets(&["threads=96", "group_size=2", "bar_lat=1", "pc_bits=9", "ilt_flush=false", "sco_match=matched"]),
+            sets(&[]),
+        ],
         _ => vec![],
     }
 }
