@@ -2786,6 +2786,33 @@ fn vector_d(policy: &str, trigger_issue: bool) -> SpecVector {
     b.done()
 }
 
+/// LH G17: MTO's compute queue, greedy then oldest (default) or oldest only.
+fn mto_comp_order(order: &str) -> SpecVector {
+    let comp = |ready: &str| {
+        [
+            ("has_inst", 0b111),
+            ("unit_free", 0b111),
+            ("ready", slots(ready)),
+        ]
+    };
+    let x = |w: u64| [("issue_valid", 1), ("issue_slot", w), ("issue_is_mem", 0)];
+    let greedy = order == "gto";
+    Vb::new(
+        &format!("latency_hiding_scheduler.md G17 mto_comp_order={order}"),
+        3,
+        1,
+        "mto",
+    )
+    .set(&format!("mto_comp_order={order}"))
+    .reset()
+    .launch(0b111)
+    .cycle(&comp("011"), &x(1))
+    .cycle(&comp("111"), &x(if greedy { 1 } else { 0 }))
+    .cycle(&comp("101"), &x(0))
+    .cycle(&comp("111"), &x(0))
+    .done()
+}
+
 /// LH S8: W_active = 1 keeps R empty; W_active = 5 (odd) allows 2 recent warps, the latest.
 fn s8_cap_edge() -> SpecVector {
     let cpl = |w: usize| [("mem_complete", 1u64 << w)];
@@ -2875,6 +2902,8 @@ fn lh_vectors() -> Vec<SpecVector> {
     }
     v.push(vector_d("motrr-recency", true));
     v.push(s8_cap_edge());
+    v.push(mto_comp_order("gto"));
+    v.push(mto_comp_order("oldest"));
     v.push(s10_shared_register());
     for p in ["lrr", "gto"] {
         v.extend(split_ptr_leaves_baselines(p));

@@ -3,9 +3,7 @@
 
 use warpforge_contract::manifest::Dir;
 use warpforge_contract::params::Params;
-use warpforge_contract::units::warp_sched::{
-    self, Policy, QueueOrder, RecTrigger, WarpSchedConfig,
-};
+use warpforge_contract::units::warp_sched::{self, QueueOrder, RecTrigger, WarpSchedConfig};
 use warpforge_contract::Layout;
 use warpforge_testbench::warp_sched::{
     spec_vectors, Corners, WarpSchedFault, WarpSchedModel, WarpSchedStimulus,
@@ -18,11 +16,7 @@ fn config(sets: &[String]) -> WarpSchedConfig {
     WarpSchedConfig::from_params(&p).unwrap_or_else(|e| panic!("bad vector parameters: {e}"))
 }
 
-fn cfg(warps: usize, schedulers: usize, policy: Policy) -> WarpSchedConfig {
-    let policy = match policy {
-        Policy::Lrr => "lrr",
-        Policy::Gto => "gto",
-    };
+fn cfg(warps: usize, schedulers: usize, policy: &str) -> WarpSchedConfig {
     config(&[
         format!("warps={warps}"),
         format!("schedulers={schedulers}"),
@@ -204,12 +198,12 @@ fn model_greedy(m: &WarpSchedModel, schedulers: usize) -> u64 {
 #[test]
 fn random_runs_keep_every_invariant_and_cover_the_corners() {
     let configs = [
-        cfg(48, 2, Policy::Gto),
-        cfg(48, 2, Policy::Lrr),
-        cfg(64, 2, Policy::Gto),
-        cfg(7, 1, Policy::Lrr),
-        cfg(16, 1, Policy::Gto),
-        cfg(2, 2, Policy::Lrr),
+        cfg(48, 2, "gto"),
+        cfg(48, 2, "lrr"),
+        cfg(64, 2, "gto"),
+        cfg(7, 1, "lrr"),
+        cfg(16, 1, "gto"),
+        cfg(2, 2, "lrr"),
     ];
     let mut total = 0;
     for c in &configs {
@@ -244,7 +238,7 @@ fn random_runs_keep_every_invariant_and_cover_the_corners() {
 #[test]
 fn mid_run_resets_happen() {
     // About one reset in 20 000 cycles after the initial two.
-    let c = cfg(48, 2, Policy::Gto);
+    let c = cfg(48, 2, "gto");
     let mut cov = Coverage::default();
     random_run(&c, 99, 200_000, &mut cov);
     assert!(
@@ -274,13 +268,13 @@ fn catch(cfg: &WarpSchedConfig, fault: WarpSchedFault) -> String {
 
 #[test]
 fn wrong_decisions_are_caught_by_the_invariants() {
-    let e = catch(&cfg(8, 1, Policy::Gto), WarpSchedFault::GtoPicksYoungest);
+    let e = catch(&cfg(8, 1, "gto"), WarpSchedFault::GtoPicksYoungest);
     assert!(e.starts_with("I5"), "{e}");
-    let e = catch(&cfg(8, 2, Policy::Lrr), WarpSchedFault::LrrSkipsFirst);
+    let e = catch(&cfg(8, 2, "lrr"), WarpSchedFault::LrrSkipsFirst);
     assert!(e.starts_with("I4"), "{e}");
-    let e = catch(&cfg(8, 2, Policy::Gto), WarpSchedFault::DropIssue);
+    let e = catch(&cfg(8, 2, "gto"), WarpSchedFault::DropIssue);
     assert!(e.starts_with("I2"), "{e}");
-    let e = catch(&cfg(8, 1, Policy::Gto), WarpSchedFault::KeepGreedyOnExit);
+    let e = catch(&cfg(8, 1, "gto"), WarpSchedFault::KeepGreedyOnExit);
     assert!(e.contains("greedy"), "{e}");
 }
 
@@ -301,14 +295,14 @@ fn stream(cfg: &WarpSchedConfig, seed: u64, cycles: u64) -> Vec<u64> {
 
 #[test]
 fn same_seed_gives_the_same_stimulus() {
-    let c = cfg(48, 2, Policy::Gto);
+    let c = cfg(48, 2, "gto");
     assert_eq!(stream(&c, 42, 5000), stream(&c, 42, 5000));
     assert_ne!(stream(&c, 42, 5000), stream(&c, 43, 5000));
 }
 
 #[test]
 fn first_two_cycles_reset() {
-    let c = cfg(48, 2, Policy::Lrr);
+    let c = cfg(48, 2, "lrr");
     let s = stream(&c, 7, 3);
     let layout = Layout::new(&c.ports());
     let r = layout.input("reset").unwrap().offset;
@@ -322,7 +316,7 @@ fn first_two_cycles_reset() {
 #[test]
 #[ignore]
 fn throughput_at_the_default_config() {
-    for policy in [Policy::Gto, Policy::Lrr] {
+    for policy in ["gto", "lrr"] {
         let c = cfg(48, 2, policy);
         let layout = Layout::new(&c.ports());
         let mut model = WarpSchedModel::new(&c);
