@@ -4,6 +4,7 @@
 
 use std::path::Path;
 use warpforge_contract::units::{self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo};
+use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
 use warpforge_contract::units::{dwr::DwrConfig, dwr_ilt::IltConfig, dwr_pst::PstConfig, dwr_sco::ScoConfig};
 use warpforge_contract::{Manifest, Params};
 use warpforge_hdl::Design;
@@ -23,6 +24,7 @@ pub struct Unit {
 enum Kind {
     WarpSched(WarpSchedConfig),
     SimtStack(SimtStackConfig),
+    L1dBypass(L1dBypassConfig),
     DwrPst(PstConfig),
     DwrIlt(IltConfig),
     DwrSco(ScoConfig),
@@ -40,6 +42,7 @@ pub fn implemented(name: &str) -> bool {
         name,
         units::warp_sched::NAME
             | units::simt_stack::NAME
+            | units::l1d_bypass::NAME
             | units::dwr_pst::NAME
             | units::dwr_ilt::NAME
             | units::dwr_sco::NAME
@@ -106,6 +109,7 @@ impl Unit {
         let kind = match info.name {
             units::warp_sched::NAME => Kind::WarpSched(WarpSchedConfig::from_params(&params).map_err(|e| e.0)?),
             units::simt_stack::NAME => Kind::SimtStack(SimtStackConfig::from_params(&params).map_err(|e| e.0)?),
+            units::l1d_bypass::NAME => Kind::L1dBypass(L1dBypassConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_pst::NAME => Kind::DwrPst(PstConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_ilt::NAME => Kind::DwrIlt(IltConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_sco::NAME => Kind::DwrSco(ScoConfig::from_params(&params).map_err(|e| e.0)?),
@@ -123,6 +127,7 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => c.manifest(&self.params),
             Kind::SimtStack(c) => c.manifest(&self.params),
+            Kind::L1dBypass(c) => c.manifest(&self.params),
             Kind::DwrPst(c) => c.manifest(&self.params),
             Kind::DwrIlt(c) => c.manifest(&self.params),
             Kind::DwrSco(c) => c.manifest(&self.params),
@@ -135,6 +140,7 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => warpforge_hdl::warp_sched::generate(c),
             Kind::SimtStack(c) => warpforge_hdl::simt_stack::generate(c),
+            Kind::L1dBypass(c) => warpforge_hdl::l1d_bypass::generate(c),
             Kind::DwrPst(c) => warpforge_hdl::dwr_pst::generate(c),
             Kind::DwrIlt(c) => warpforge_hdl::dwr_ilt::generate(c),
             Kind::DwrSco(c) => warpforge_hdl::dwr_sco::generate(c),
@@ -148,6 +154,7 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => Box::new(warp_sched::WarpSchedModel::new(c)),
             Kind::SimtStack(c) => Box::new(simt_stack::SimtStackModel::new(c)),
+            Kind::L1dBypass(c) => Box::new(warpforge_testbench::l1d_bypass::L1dBypassModel::new(c)),
             Kind::DwrPst(c) => Box::new(dwr_pst::DwrPstModel::new(c)),
             Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltModel::new(c)),
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoModel::new(c)),
@@ -161,6 +168,7 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => Box::new(warp_sched::WarpSchedStimulus::new(c, seed)),
             Kind::SimtStack(c) => Box::new(simt_stack::SimtStackStimulus::new(c, seed)),
+            Kind::L1dBypass(c) => Box::new(warpforge_testbench::l1d_bypass::L1dBypassStimulus::new(c, seed)),
             Kind::DwrPst(c) => Box::new(dwr_pst::DwrPstStimulus::new(c, seed)),
             Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltStimulus::new(c, seed)),
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoStimulus::new(c, seed)),
@@ -185,6 +193,7 @@ pub fn spec_vectors(unit: &str) -> Vec<SpecVector> {
     match unit {
         units::warp_sched::NAME => warp_sched::spec_vectors(),
         units::simt_stack::NAME => simt_stack::spec_vectors(),
+        units::l1d_bypass::NAME => warpforge_testbench::l1d_bypass::spec_vectors(),
         units::dwr_pst::NAME => dwr_pst::spec_vectors(),
         units::dwr_ilt::NAME => dwr_ilt::spec_vectors(),
         units::dwr_sco::NAME => dwr_sco::spec_vectors(),

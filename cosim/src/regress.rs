@@ -63,6 +63,14 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["warp_size=64", "pc_bits=32", "depth=16"]),
             sets(&["warp_size=16", "pc_bits=12", "depth=9"]),
         ],
+        "l1d-bypass" => vec![
+            sets(&[]),
+            sets(&["epoch=10", "ctas=16"]),
+            sets(&["epoch=1", "ctas=2", "launch_reset=counters", "count_stores=true"]),
+            sets(&["window=cumulative", "ctas=4", "bypass_on_mshr_full=true", "bypass_all_misses=true"]),
+            sets(&["epoch=64", "launch_reset=none", "bypass_en=false"]),
+            sets(&["epoch=4", "full_pct=75", "partial_pct=75"]),
+        ],
         "dwr-pst" => vec![
             sets(&[]),
             sets(&["group_size=4"]),
