@@ -441,6 +441,8 @@ pub struct RecStage {
     pub cnt_n_out: Wire<Out>,
     /// `cnt_n` of a slot whose counter is 0 (all ones).
     ones: Fixed,
+    /// Per slot w: the slots below w (they win ties).
+    below: Vec<Fixed>,
     rows: Split,
     upd: Vec<Wire<Local>>,
     pack: Concat,
@@ -463,6 +465,7 @@ impl RecStage {
             recent_out: Wire::new(warps),
             cnt_n_out: Wire::new(warps * cnt_bits),
             ones: Fixed::new((1u64 << cnt_bits) - 1),
+            below: (0..warps).map(|j| Fixed::new((1u64 << j) - 1)).collect(),
             rows: Split::new(&vec![cnt_bits; warps]),
             upd: (0..warps).map(|_| Wire::new(cnt_bits)).collect(),
             pack: Concat::new(&vec![cnt_bits; warps]),
@@ -512,7 +515,8 @@ impl Logic for RecStage {
             for j in 0..self.upd.len() {
                 if self.joined.val().get_bit(j)
                     & ((self.upd[j].val() < self.upd[w].val())
-                        | ((self.upd[j].val() == self.upd[w].val()) & (j < w)))
+                        | ((self.upd[j].val() == self.upd[w].val())
+                            & self.below[w].val().get_bit(j)))
                 {
                     self.rank[w].next = self.rank[w].val() + 1;
                 }
@@ -748,7 +752,7 @@ pub struct WarpSchedExt {
     launch_tb_rows: Split,
     cnt_next: Vec<Wire<Local>>,
     live_next: Vec<Wire<Local>>,
-    release: Wire<Local>,
+    released: Wire<Local>,
 
     pack_issue_valid: Concat,
     pack_issue_slot: Concat,
@@ -894,7 +898,7 @@ impl WarpSchedExt {
             launch_tb_rows: Split::new(&vec![tbb; w]),
             cnt_next: (0..when(bar, c)).map(|_| Wire::new(ab)).collect(),
             live_next: (0..when(bar, c)).map(|_| Wire::new(ab)).collect(),
-            release: Wire::new(c),
+            released: Wire::new(c),
             pack_issue_valid: Concat::new(&vec![1; s]),
             pack_issue_slot: Concat::new(&vec![ib; s]),
             pack_issue_is_mem: Concat::new(&vec![1; s]),
@@ -979,14 +983,14 @@ impl Logic for WarpSchedExt {
         self.cap_next.next = 0.into();
         self.ev_src.next = 0.into();
         self.waiting_next.next = 0.into();
-        self.release.next = 0.into();
+        self.released.next = 0.into();
         self.rec_rows.whole.next = 0.into();
         self.launch_tb_rows.whole.next = self.launch_tb.val();
         for w in 0..self.older.len() {
             self.pack_rec_cnt_n.parts[w].next = 0.into();
             self.pack_warp_tb.parts[w].next = 0.into();
         }
-        for t in 0..self.release.width() {
+        for t in 0..self.released.width() {
             self.pack_bar_cnt.parts[t].next = 0.into();
             self.pack_bar_live.parts[t].next = 0.into();
         }
@@ -1227,7 +1231,11 @@ impl Logic for WarpSchedExt {
             for w in 0..self.older.len() {
                 if self.ev_src.val().get_bit(w)
                     & !self.ev_valid[k].val()
-                    & ((k == 1) | (self.ev_valid[k - 1].val() & (self.ev_slot[k - 1].val() < w)))
+                    & ((k == 1)
+                        | (self.ev_valid[k - 1].val()
+                            & self.below[w]
+                                .val()
+                                .get_bit(self.ev_slot[k - 1].val().index())))
                 {
                     self.ev_valid[k].next = true;
                     self.ev_slot[k].next = w.into();
@@ -1281,7 +1289,7 @@ impl Logic for WarpSchedExt {
             }
             self.bar_cnt[t].d.next = self.cnt_next[t].val();
             if self.cnt_next[t].val().any() & (self.cnt_next[t].val() == self.live_next[t].val()) {
-                self.release.next = self.release.val().replace_bit(t, true);
+                self.released.next = self.released.val().replace_bit(t, true);
                 self.bar_cnt[t].d.next = 0.into();
             }
             self.bar_live[t].d.next = self.live_next[t].val();
@@ -1293,12 +1301,12 @@ impl Logic for WarpSchedExt {
         }
         for r in 0..self.bar_waiting.len() {
             for w in 0..self.warp_tb.len() {
-                if self.release.val().get_bit(self.tb_next[w].val().index()) {
+                if self.released.val().get_bit(self.tb_next[w].val().index()) {
                     self.waiting_next.next = self.waiting_next.val().replace_bit(w, false);
                 }
             }
             self.bar_waiting[r].d.next = self.waiting_next.val();
-            self.bar_release.next = self.release.val();
+            self.bar_release.next = self.released.val();
             self.dbg_warp_tb.next = self.pack_warp_tb.whole.val();
             self.dbg_bar_cnt.next = self.pack_bar_cnt.whole.val();
             self.dbg_bar_live.next = self.pack_bar_live.whole.val();
