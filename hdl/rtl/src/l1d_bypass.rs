@@ -10,9 +10,12 @@
 //!    follows `f(A', M')` at every edge;
 //! 3. `kernel_start` is applied last and wins (`launch_reset`).
 //!
-//! `f` compares `100·M'` with `full_pct·A'` and `partial_pct·A'`. The percentages are
-//! constants of the configuration, so both products are built as sums of shifted copies of
-//! `A'` (one adder per set bit of the percentage) and `100·M'` as `64·M' + 32·M' + 4·M'`: no
+//! `f` compares `100·M'` with `full_pct·A'` and `partial_pct·A'`. With the epoch window the
+//! mode changes only when `A' = epoch`, a constant, so `f` reduces to comparing `M'` with two
+//! constants: FULL when `M' > ⌊full_pct·epoch/100⌋`, PARTIAL when
+//! `M' ≥ ⌈partial_pct·epoch/100⌉` (exact for integer `M'`). With the cumulative window `A'`
+//! varies: the percentages are constants, so both products are sums of shifted copies of `A'`
+//! (one adder per set bit of the percentage) and `100·M'` is `64·M' + 32·M' + 4·M'`: no
 //! multiplier. Every operand is first widened so that no sum or shift drops a bit.
 
 use crate::primitives::{emit, Fixed, Wire, WordReg};
@@ -59,6 +62,9 @@ pub struct L1dBypass {
     launch_clears_counters: Constant<Bit>,
     launch_clears_mode: Constant<Bit>,
     epoch_len: Fixed,
+    /// Epoch window: FULL when `M' > full_above`, PARTIAL when `M' >= partial_from`.
+    full_above: Fixed,
+    partial_from: Fixed,
     /// The set bits of `full_pct` and `partial_pct`: `pct·A' = Σ A' << shift`.
     full_shifts: Vec<Fixed>,
     partial_shifts: Vec<Fixed>,
@@ -122,6 +128,8 @@ impl L1dBypass {
             launch_clears_counters: Constant::new(cfg.launch_reset != LaunchReset::None),
             launch_clears_mode: Constant::new(cfg.launch_reset == LaunchReset::All),
             epoch_len: Fixed::new(cfg.epoch as u64),
+            full_above: Fixed::new(cfg.full_pct as u64 * cfg.epoch as u64 / 100),
+            partial_from: Fixed::new((cfg.partial_pct as u64 * cfg.epoch as u64).div_ceil(100)),
             full_shifts: shifts(cfg.full_pct),
             partial_shifts: shifts(cfg.partial_pct),
             bypass_ok: Default::default(),
@@ -255,8 +263,16 @@ impl Logic for L1dBypass {
                 self.acc_x_partial.val() + (self.acc_wide.val() << self.partial_shifts[i].val());
         }
         // f(A', M'): RETAIN when A' = 0, else FULL, PARTIAL or RETAIN by the thresholds.
+        // The epoch window uses f only at A' = epoch (see the module comment).
         self.mode_f.next = 0.into();
-        if self.acc_next.val().any() {
+        if !self.cumulative.val() {
+            if self.miss_next.val() > self.full_above.val() {
+                self.mode_f.next = 2.into();
+            } else if self.miss_next.val() + 1 > self.partial_from.val() {
+                // M' >= partial_from, written so that partial_from = 0 is no constant compare.
+                self.mode_f.next = 1.into();
+            }
+        } else if self.acc_next.val().any() {
             if self.miss_x100.val() > self.acc_x_full.val() {
                 self.mode_f.next = 2.into();
             } else if self.miss_x100.val() >= self.acc_x_partial.val() {
