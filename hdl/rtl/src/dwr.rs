@@ -101,8 +101,10 @@ pub struct Dispatch {
     exit_single: Signal<Local, Bit>,
     issued: Wire<Local>,
     top_member: Wire<Local>,
-    // One sub-warp at a time: its own barrier is in flight; its state after steps 1–4.
-    own_barrier: Signal<Local, Bit>,
+    /// Sub-warps whose own barrier is in the pipeline (a one-hot decoder per stage).
+    in_flight: Wire<Local>,
+    unit: Wire<Local>,
+    // One sub-warp at a time: its state after steps 1–4.
     st: Wire<Local>,
 }
 
@@ -169,7 +171,8 @@ impl Dispatch {
             exit_single: Default::default(),
             issued: Wire::new(n),
             top_member: Wire::new(g.member_bits()),
-            own_barrier: Default::default(),
+            in_flight: Wire::new(n),
+            unit: Wire::new(n),
             st: Wire::new(sb),
         }
     }
@@ -229,15 +232,16 @@ impl Logic for Dispatch {
 
         // 1–4. Each sub-warp: issue, or writeback (not while its own barrier is in flight),
         // block release, launch; each tests the registered state, so at most one applies.
-        self.own_barrier.next = false;
+        self.unit.next = 1.into();
+        self.in_flight.next = 0.into();
+        for k in 0..self.stage_valid.parts.len() {
+            if self.stage_valid.parts[k].val().any() {
+                self.in_flight.next =
+                    self.in_flight.val() | (self.unit.val() << self.stage_sw.parts[k].val());
+            }
+        }
         self.st.next = 0.into();
         for s in 0..self.states.parts.len() {
-            self.own_barrier.next = false;
-            for k in 0..self.stage_valid.parts.len() {
-                if self.stage_valid.parts[k].val().any() & (self.stage_sw.parts[k].val() == s) {
-                    self.own_barrier.next = true;
-                }
-            }
             self.st.next = self.states.parts[s].val();
             if self.issued.val().get_bit(s) {
                 if self.fused.val() | self.stall_single.val() {
@@ -249,7 +253,7 @@ impl Logic for Dispatch {
                 }
             } else if (self.states.parts[s].val() == self.st_stalled.val())
                 & self.writeback.val().get_bit(s)
-                & !self.own_barrier.val()
+                & !self.in_flight.val().get_bit(s)
             {
                 self.st.next = self.st_ready.val();
             } else if (self.states.parts[s].val() == self.st_blockbar.val())
