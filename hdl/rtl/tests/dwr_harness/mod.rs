@@ -274,8 +274,10 @@ pub struct Env {
     /// Next instruction of each sub-warp.
     pub next: Vec<usize>,
     pub masks: Vec<u64>,
-    /// Cycles a memory request is in service; requests are served one at a time.
+    /// Cycles a memory request is in service.
     pub service: u64,
+    /// Requests are served one at a time (the spec's example, §3.10 rule 6), else pipelined.
+    pub serial: bool,
     mem_free_at: u64,
     /// Writebacks due: cycle → sub-warps.
     due: BTreeMap<u64, Vec<usize>>,
@@ -284,7 +286,10 @@ pub struct Env {
     release_pending: Vec<usize>,
     /// The announced pick of the previous cycle: (sub-warp, fused).
     pick: Option<(usize, bool)>,
-    pub extra: Vec<(&'static str, Val)>,
+    /// `ready` in the listed cycles (all ones otherwise).
+    pub ready: BTreeMap<u64, Val>,
+    /// Further inputs for the listed cycles.
+    pub extra: BTreeMap<u64, Vec<(&'static str, Val)>>,
 }
 
 impl Env {
@@ -299,12 +304,14 @@ impl Env {
             next: vec![0; count],
             masks: vec![(1u64 << s) - 1; n],
             service: 9,
+            serial: true,
             mem_free_at: 0,
             due: BTreeMap::new(),
             block: (0..count).collect(),
             release_pending: vec![],
             pick: None,
-            extra: vec![],
+            ready: BTreeMap::new(),
+            extra: BTreeMap::new(),
         }
     }
 
@@ -317,7 +324,12 @@ impl Env {
 
     /// The inputs of cycle `t` (after the reset cycle), given the outputs of cycle `t − 1`.
     pub fn inputs(&mut self, t: u64) -> Vec<(&'static str, Val)> {
-        let mut v: Vec<(&'static str, Val)> = vec![("ready", bits(0..self.n))];
+        let ready = self
+            .ready
+            .get(&t)
+            .cloned()
+            .unwrap_or_else(|| bits(0..self.n));
+        let mut v: Vec<(&'static str, Val)> = vec![("ready", ready)];
         if let Some((sw, _)) = self.pick {
             let kind = self.current(sw).map_or(ALU, |i| i.kind);
             v.push(("inst_kind", val(kind)));
@@ -349,8 +361,13 @@ impl Env {
         if !self.release_pending.is_empty() {
             v.push(("blockbar_release", bits(self.release_pending.drain(..))));
         }
-        v.extend(self.extra.drain(..));
+        v.extend(self.extra.remove(&t).unwrap_or_default());
         v
+    }
+
+    /// Writebacks still to come.
+    pub fn pending(&self) -> usize {
+        self.due.values().map(Vec::len).sum()
     }
 
     /// React to the outputs of cycle `t`.
@@ -366,7 +383,11 @@ impl Env {
                 o.get("issue_fused") == 1 || self.current(sw).is_some_and(|i| i.kind == LONG);
             if long {
                 // One request for the whole bundle, served after the pipe is free.
-                let start = (t + 1).max(self.mem_free_at);
+                let start = if self.serial {
+                    (t + 1).max(self.mem_free_at)
+                } else {
+                    t + 1
+                };
                 let done = start + self.service - 1;
                 self.mem_free_at = done + 1;
                 self.due
