@@ -35,7 +35,7 @@ fn configs() -> Vec<WarpSchedConfig> {
         ],
         &["policy=motrr-recency", "warps=2", "schedulers=1"],
         &["policy=motrr-recency", "warps=48"],
-        &["policy=motrr-recency", "warps=64", "n_cpl=4", "cnt_bits=8"],
+        &["policy=motrr-recency", "warps=16", "n_cpl=4", "cnt_bits=8"],
         &[
             "policy=motrr-recency",
             "warps=5",
