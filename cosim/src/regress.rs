@@ -55,6 +55,50 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["warps=7", "schedulers=2", "policy=lrr"]),
             sets(&["warps=64", "schedulers=2", "policy=gto"]),
             sets(&["warps=2", "schedulers=1", "policy=lrr"]),
+            sets(&["warps=48", "schedulers=2", "policy=mto"]),
+            sets(&[
+                "warps=4",
+                "schedulers=1",
+                "policy=mto",
+                "mem_order=oldest",
+                "mto_comp_order=oldest",
+            ]),
+            sets(&["warps=7", "schedulers=2", "policy=motrr", "split_ptr=true"]),
+            sets(&["warps=48", "schedulers=2", "policy=motrr-recency"]),
+            sets(&[
+                "warps=48",
+                "schedulers=2",
+                "policy=motrr-recency",
+                "n_cpl=2",
+                "cnt_bits=3",
+            ]),
+            sets(&[
+                "warps=9",
+                "schedulers=1",
+                "policy=motrr-recency",
+                "rec_cap=below",
+                "n_cpl=4",
+                "rec_class=global",
+                "split_ptr=true",
+            ]),
+            sets(&[
+                "warps=32",
+                "schedulers=2",
+                "policy=motrr-recency",
+                "rec_trigger=issue",
+                "rec_class=global",
+                "cnt_bits=4",
+                "rec_cap=ceil",
+            ]),
+            sets(&["warps=48", "schedulers=2", "policy=bar-gto"]),
+            sets(&["warps=4", "schedulers=1", "policy=bar-gto", "ctas=2"]),
+            sets(&["warps=64", "schedulers=2", "policy=bar-gto", "ctas=16"]),
+            sets(&[
+                "warps=24",
+                "schedulers=1",
+                "policy=bar-gto",
+                "bar_sched_en=false",
+            ]),
         ],
         "simt-stack" => vec![
             sets(&["warp_size=32", "pc_bits=32", "depth=32"]),
@@ -66,15 +110,30 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
         "l1d-bypass" => vec![
             sets(&[]),
             sets(&["epoch=10", "ctas=16"]),
-            sets(&["epoch=1", "ctas=2", "launch_reset=counters", "count_stores=true"]),
-            sets(&["window=cumulative", "ctas=4", "bypass_on_mshr_full=true", "bypass_all_misses=true"]),
+            sets(&[
+                "epoch=1",
+                "ctas=2",
+                "launch_reset=counters",
+                "count_stores=true",
+            ]),
+            sets(&[
+                "window=cumulative",
+                "ctas=4",
+                "bypass_on_mshr_full=true",
+                "bypass_all_misses=true",
+            ]),
             sets(&["epoch=64", "launch_reset=none", "bypass_en=false"]),
             sets(&["epoch=4", "full_pct=75", "partial_pct=75"]),
         ],
         "dwr-pst" => vec![
             sets(&[]),
             sets(&["group_size=4"]),
-            sets(&["group_size=2", "subwarp_size=16", "threads=512", "pc_bits=20"]),
+            sets(&[
+                "group_size=2",
+                "subwarp_size=16",
+                "threads=512",
+                "pc_bits=20",
+            ]),
             sets(&["threads=64", "group_size=8", "pc_bits=8"]),
             sets(&["threads=96", "group_size=2", "pc_bits=9"]),
         ],
@@ -83,21 +142,73 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["ilt_sets=4", "ilt_ways=4", "insert_ports=3"]),
             sets(&["ilt_sets=2", "ilt_ways=4", "pc_bits=12", "insert_ports=3"]),
             sets(&["ilt_sets=1", "ilt_ways=2", "pc_bits=8", "insert_ports=2"]),
-            sets(&["ilt_sets=16", "ilt_ways=16", "pc_shift=3", "ilt_flush=false"]),
-            sets(&["ilt_sets=8", "ilt_ways=3", "pc_bits=7", "pc_shift=1", "insert_ports=1"]),
+            sets(&[
+                "ilt_sets=16",
+                "ilt_ways=16",
+                "pc_shift=3",
+                "ilt_flush=false",
+            ]),
+            sets(&[
+                "ilt_sets=8",
+                "ilt_ways=3",
+                "pc_bits=7",
+                "pc_shift=1",
+                "insert_ports=1",
+            ]),
         ],
         "dwr-sco" => vec![
             sets(&[]),
             sets(&["group_size=4", "sco_match=matched"]),
             sets(&["threads=96", "group_size=2", "pc_bits=9"]),
-            sets(&["threads=2048", "subwarp_size=32", "group_size=2", "sco_match=matched"]),
+            sets(&[
+                "threads=2048",
+                "subwarp_size=32",
+                "group_size=2",
+                "sco_match=matched",
+            ]),
         ],
         "dwr" => vec![
-            sets(&["threads=64", "group_size=8", "bar_lat=1", "pc_bits=8", "ilt_sets=2", "ilt_ways=2"]),
-            sets(&["threads=128", "group_size=4", "bar_lat=2", "ilt_sets=4", "ilt_ways=4"]),
-            sets(&["threads=64", "group_size=2", "bar_lat=24", "ilt_sets=2", "ilt_ways=4", "sco_match=matched"]),
-            sets(&["threads=256", "group_size=2", "bar_lat=3", "ilt_sets=1", "ilt_ways=2", "pc_bits=8", "d4_learn=false", "fused_slices=one"]),
-            sets(&["threads=96", "group_size=2", "bar_lat=1", "pc_bits=9", "ilt_flush=false", "sco_match=matched"]),
+            sets(&[
+                "threads=64",
+                "group_size=8",
+                "bar_lat=1",
+                "pc_bits=8",
+                "ilt_sets=2",
+                "ilt_ways=2",
+            ]),
+            sets(&[
+                "threads=128",
+                "group_size=4",
+                "bar_lat=2",
+                "ilt_sets=4",
+                "ilt_ways=4",
+            ]),
+            sets(&[
+                "threads=64",
+                "group_size=2",
+                "bar_lat=24",
+                "ilt_sets=2",
+                "ilt_ways=4",
+                "sco_match=matched",
+            ]),
+            sets(&[
+                "threads=256",
+                "group_size=2",
+                "bar_lat=3",
+                "ilt_sets=1",
+                "ilt_ways=2",
+                "pc_bits=8",
+                "d4_learn=false",
+                "fused_slices=one",
+            ]),
+            sets(&[
+                "threads=96",
+                "group_size=2",
+                "bar_lat=1",
+                "pc_bits=9",
+                "ilt_flush=false",
+                "sco_match=matched",
+            ]),
             sets(&[]),
         ],
         _ => vec![],
@@ -113,7 +224,12 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         "quick" => (2, 1_200_000),
         "full" => (4, 10_000_000),
         "vectors" => (0, 0),
-        other => return Err(format!("--suite {other}: unknown suite; suites are: {}", SUITES.join(", "))),
+        other => {
+            return Err(format!(
+                "--suite {other}: unknown suite; suites are: {}",
+                SUITES.join(", ")
+            ))
+        }
     };
     let mut out = vec![];
     for info in registry::catalogue() {
@@ -153,7 +269,10 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--shard {s}: expected I/N with 0 <= I < N (e.g. 0/4)");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let (i, n): (usize, usize) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
     if n == 0 || i >= n {
         return Err(bad());
     }
@@ -176,17 +295,36 @@ fn run_job(job: &Job) -> JobResult {
                 let src = Source::Random(unit.stimulus(job.seed));
                 match lockstep::run(&unit, unit.model(), src, Options::new(job.cycles, job.seed)) {
                     Err(e) => (false, 0, e.to_string()),
-                    Ok(r) => (r.passed(), r.cycles, if r.passed() { String::new() } else { r.render() }),
+                    Ok(r) => (
+                        r.passed(),
+                        r.cycles,
+                        if r.passed() {
+                            String::new()
+                        } else {
+                            r.render()
+                        },
+                    ),
                 }
             }
         },
     };
-    JobResult { id: job.id.clone(), passed, cycles, seconds: t0.elapsed().as_secs_f64(), message }
+    JobResult {
+        id: job.id.clone(),
+        passed,
+        cycles,
+        seconds: t0.elapsed().as_secs_f64(),
+        message,
+    }
 }
 
 /// Run `jobs` on `threads` threads. Each distinct design is built once first, so threads do not
 /// race to build the same library. `progress` gets each finished result.
-pub fn run(suite: &str, jobs: &[Job], threads: usize, progress: &(dyn Fn(&JobResult, usize, usize) + Sync)) -> Summary {
+pub fn run(
+    suite: &str,
+    jobs: &[Job],
+    threads: usize,
+    progress: &(dyn Fn(&JobResult, usize, usize) + Sync),
+) -> Summary {
     let threads = threads.max(1);
     // Build phase: one build per distinct configuration.
     let mut distinct: Vec<(&'static str, Vec<String>)> = vec![];
@@ -196,18 +334,28 @@ pub fn run(suite: &str, jobs: &[Job], threads: usize, progress: &(dyn Fn(&JobRes
         }
     }
     let next = AtomicUsize::new(0);
+    // A configuration that does not build fails all its jobs with that message, once.
+    let broken: Mutex<Vec<(&'static str, Vec<String>, String)>> = Mutex::new(vec![]);
     std::thread::scope(|sc| {
         for _ in 0..threads {
             sc.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((u, sets)) = distinct.get(i) else { break };
-                if let Ok(unit) = Unit::resolve(u, sets) {
-                    // Failures surface again, with their message, in the job itself.
-                    let _ = verilator::build(&unit.design(), &unit.manifest(), false);
+                let Some((u, sets)) = distinct.get(i) else {
+                    break;
+                };
+                let err = match Unit::resolve(u, sets) {
+                    Err(e) => Some(e),
+                    Ok(unit) => verilator::build(&unit.design(), &unit.manifest(), false)
+                        .err()
+                        .map(|e| e.to_string()),
+                };
+                if let Some(e) = err {
+                    broken.lock().unwrap().push((u, sets.clone(), e));
                 }
             });
         }
     });
+    let broken = broken.into_inner().unwrap();
     let results = Mutex::new(vec![None; jobs.len()]);
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
@@ -216,14 +364,31 @@ pub fn run(suite: &str, jobs: &[Job], threads: usize, progress: &(dyn Fn(&JobRes
             sc.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(job) = jobs.get(i) else { break };
-                let r = run_job(job);
+                let r = match broken
+                    .iter()
+                    .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
+                {
+                    Some((_, _, e)) => JobResult {
+                        id: job.id.clone(),
+                        passed: false,
+                        cycles: 0,
+                        seconds: 0.0,
+                        message: e.clone(),
+                    },
+                    None => run_job(job),
+                };
                 let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
                 progress(&r, k, jobs.len());
                 results.lock().unwrap()[i] = Some(r);
             });
         }
     });
-    let results: Vec<JobResult> = results.into_inner().unwrap().into_iter().map(|r| r.expect("every job ran")).collect();
+    let results: Vec<JobResult> = results
+        .into_inner()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect();
     let mut cycles = std::collections::BTreeMap::new();
     for (j, r) in jobs.iter().zip(&results) {
         if j.vector.is_none() {
@@ -241,7 +406,10 @@ pub fn run(suite: &str, jobs: &[Job], threads: usize, progress: &(dyn Fn(&JobRes
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// JUnit XML of a summary.
@@ -256,11 +424,18 @@ pub fn junit(summary: &Summary) -> String {
         total
     );
     for r in &summary.results {
-        s += &format!("  <testcase classname=\"warpforge\" name=\"{}\" time=\"{:.3}\"", xml_escape(&r.id), r.seconds);
+        s += &format!(
+            "  <testcase classname=\"warpforge\" name=\"{}\" time=\"{:.3}\"",
+            xml_escape(&r.id),
+            r.seconds
+        );
         if r.passed {
             s += "/>\n";
         } else {
-            s += &format!(">\n    <failure message=\"{}\"/>\n  </testcase>\n", xml_escape(r.message.lines().next().unwrap_or("")));
+            s += &format!(
+                ">\n    <failure message=\"{}\"/>\n  </testcase>\n",
+                xml_escape(r.message.lines().next().unwrap_or(""))
+            );
         }
     }
     s += "</testsuite>\n";

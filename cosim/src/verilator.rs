@@ -31,7 +31,9 @@ pub enum BridgeError {
 impl fmt::Display for BridgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BridgeError::Missing(m) | BridgeError::Build(m) | BridgeError::Load(m) => f.write_str(m),
+            BridgeError::Missing(m) | BridgeError::Build(m) | BridgeError::Load(m) => {
+                f.write_str(m)
+            }
         }
     }
 }
@@ -87,15 +89,26 @@ fn verilator_path() -> Result<PathBuf, BridgeError> {
 }
 
 fn run(cmd: &mut Command, what: &str, log: &Path) -> Result<(), BridgeError> {
-    let out = cmd.output().map_err(|e| BridgeError::Build(format!("{what}: could not start: {e}")))?;
+    let out = cmd
+        .output()
+        .map_err(|e| BridgeError::Build(format!("{what}: could not start: {e}")))?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::write(log, &text);
     if out.status.success() {
         Ok(())
     } else {
-        let first = text.lines().find(|l| l.contains("rror")).unwrap_or("").trim().to_string();
-        Err(BridgeError::Build(format!("{what} failed ({}); log: {} {first}", out.status, log.display())))
+        let first = text
+            .lines()
+            .find(|l| l.contains("rror"))
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        Err(BridgeError::Build(format!(
+            "{what} failed ({}); log: {} {first}",
+            out.status,
+            log.display()
+        )))
     }
 }
 
@@ -106,7 +119,9 @@ fn verilator_root(verilator: &Path) -> Result<PathBuf, BridgeError> {
         .map_err(|e| BridgeError::Build(format!("verilator --getenv: {e}")))?;
     let root = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if root.is_empty() {
-        return Err(BridgeError::Build("verilator did not report VERILATOR_ROOT".into()));
+        return Err(BridgeError::Build(
+            "verilator did not report VERILATOR_ROOT".into(),
+        ));
     }
     Ok(PathBuf::from(root))
 }
@@ -143,8 +158,15 @@ fn cxx(root: &Path, trace: bool) -> cc::Tool {
 }
 
 /// Compile `sources` to objects in `dir`, up to the machine's parallelism at once.
-fn compile_objects(tool: &cc::Tool, sources: &[PathBuf], dir: &Path, extra_include: Option<&Path>) -> Result<Vec<PathBuf>, BridgeError> {
-    let jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+fn compile_objects(
+    tool: &cc::Tool,
+    sources: &[PathBuf],
+    dir: &Path,
+    extra_include: Option<&Path>,
+) -> Result<Vec<PathBuf>, BridgeError> {
+    let jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
     let mut objects = vec![];
     for chunk in sources.chunks(jobs) {
         let mut children = vec![];
@@ -159,14 +181,19 @@ fn compile_objects(tool: &cc::Tool, sources: &[PathBuf], dir: &Path, extra_inclu
             cmd.arg("-c").arg(src).arg("-o").arg(&obj);
             let child = cmd
                 .stdout(std::process::Stdio::null())
-                .stderr(std::fs::File::create(&log).map_err(|e| BridgeError::Build(format!("{}: {e}", log.display())))?)
+                .stderr(
+                    std::fs::File::create(&log)
+                        .map_err(|e| BridgeError::Build(format!("{}: {e}", log.display())))?,
+                )
                 .spawn()
                 .map_err(|e| BridgeError::Build(format!("C++ compiler could not start: {e}")))?;
             children.push((child, src.clone(), log));
             objects.push(obj);
         }
         for (mut child, src, log) in children {
-            let status = child.wait().map_err(|e| BridgeError::Build(format!("C++ compiler: {e}")))?;
+            let status = child
+                .wait()
+                .map_err(|e| BridgeError::Build(format!("C++ compiler: {e}")))?;
             if !status.success() {
                 return Err(BridgeError::Build(format!(
                     "C++ compile of {} failed; log: {}",
@@ -182,14 +209,20 @@ fn compile_objects(tool: &cc::Tool, sources: &[PathBuf], dir: &Path, extra_inclu
 /// Verilator's own runtime (verilated.cpp and friends), compiled once per Verilator version
 /// and trace flag and shared by every design.
 fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBuf>, BridgeError> {
-    let key = fnv64(&[RECIPE_VERSION.as_bytes(), version.as_bytes(), &[trace as u8]]);
+    let key = fnv64(&[
+        RECIPE_VERSION.as_bytes(),
+        version.as_bytes(),
+        &[trace as u8],
+    ]);
     let dir = cache_root().join(format!("runtime-{key:016x}"));
     let mut names = vec!["verilated.cpp", "verilated_threads.cpp"];
     if trace {
         names.push("verilated_vcd_c.cpp");
     }
-    let objects: Vec<PathBuf> =
-        names.iter().map(|n| dir.join(n.replace(".cpp", ".o"))).collect();
+    let objects: Vec<PathBuf> = names
+        .iter()
+        .map(|n| dir.join(n.replace(".cpp", ".o")))
+        .collect();
     if dir.join("done").exists() {
         return Ok(objects);
     }
@@ -207,7 +240,10 @@ fn io_err(e: std::io::Error) -> BridgeError {
 
 fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
     std::fs::create_dir_all(parent).map_err(io_err)?;
-    tempfile::Builder::new().prefix(&format!(".tmp-{what}-")).tempdir_in(parent).map_err(io_err)
+    tempfile::Builder::new()
+        .prefix(&format!(".tmp-{what}-"))
+        .tempdir_in(parent)
+        .map_err(io_err)
 }
 
 /// Move a finished build into place. If another process published the same key first, keep
@@ -217,7 +253,10 @@ fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
     if std::fs::rename(&path, dir).is_err() {
         let _ = std::fs::remove_dir_all(&path);
         if !dir.join("done").exists() {
-            return Err(BridgeError::Build(format!("cache: could not publish {}", dir.display())));
+            return Err(BridgeError::Build(format!(
+                "cache: could not publish {}",
+                dir.display()
+            )));
         }
     }
     Ok(())
@@ -263,9 +302,20 @@ fn shim_ports(slots: &[warpforge_contract::manifest::Slot]) -> Vec<ShimPort> {
                 name: s.name.clone(),
                 offset: s.offset,
                 wide: s.width > 64,
-                words32: (0..n32).map(|i| PortWord32 { index: i, word: s.offset + i / 2, shift: 32 * (i % 2) }).collect(),
+                words32: (0..n32)
+                    .map(|i| PortWord32 {
+                        index: i,
+                        word: s.offset + i / 2,
+                        shift: 32 * (i % 2),
+                    })
+                    .collect(),
                 words64: (0..s.words)
-                    .map(|i| PortWord64 { word: s.offset + i, lo: 2 * i, hi: 2 * i + 1, has_hi: 2 * i + 1 < n32 })
+                    .map(|i| PortWord64 {
+                        word: s.offset + i,
+                        lo: 2 * i,
+                        hi: 2 * i + 1,
+                        has_hi: 2 * i + 1 < n32,
+                    })
                     .collect(),
             }
         })
@@ -298,27 +348,116 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         &[trace as u8],
     ]);
     let prefix = format!("Vwf{key:016x}");
-    let dir = cache_root().join(format!("{}-{key:016x}{}", design.module, if trace { "-trace" } else { "" }));
+    let dir = cache_root().join(format!(
+        "{}-{key:016x}{}",
+        design.module,
+        if trace { "-trace" } else { "" }
+    ));
     let library = dir.join(format!("lib{prefix}.so"));
     if dir.join("done").exists() && library.exists() {
-        return Ok(Compiled { library, dir, built: false, build_seconds: t0.elapsed().as_secs_f64(), trace });
+        return Ok(Compiled {
+            library,
+            dir,
+            built: false,
+            build_seconds: t0.elapsed().as_secs_f64(),
+            trace,
+        });
     }
+    check_port_names(design, manifest)?;
     let root = verilator_root(&verilator)?;
     let runtime = runtime_objects(&root, &version, trace)?;
 
     let tmp = make_temp_dir(&cache_root(), &design.module)?;
-    let work = tmp.path();
+    // On failure the build folder is kept, so the log the error names exists.
+    if let Err(e) = compile_design(
+        design,
+        &layout,
+        trace,
+        &verilator,
+        &root,
+        runtime,
+        &prefix,
+        tmp.path(),
+    ) {
+        let _ = tmp.keep();
+        return Err(e);
+    }
+    publish(tmp, &dir)?;
+    Ok(Compiled {
+        library,
+        dir,
+        built: true,
+        build_seconds: t0.elapsed().as_secs_f64(),
+        trace,
+    })
+}
+
+/// The shim addresses every manifest port by name: refuse, with a clear message, a design whose
+/// top module does not have exactly those ports (plus `clock`) rather than fail in the C++.
+fn check_port_names(design: &Design, manifest: &Manifest) -> Result<(), BridgeError> {
+    let head = format!("module {}(", design.module);
+    let start = design.verilog.find(&head).ok_or_else(|| {
+        BridgeError::Build(format!("the Verilog has no module {}", design.module))
+    })? + head.len();
+    let end = design.verilog[start..]
+        .find(')')
+        .map(|e| start + e)
+        .unwrap_or(start);
+    let have: std::collections::BTreeSet<&str> = design.verilog[start..end]
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut want: std::collections::BTreeSet<&str> =
+        manifest.ports.iter().map(|p| p.name.as_str()).collect();
+    want.insert("clock");
+    if have != want {
+        let missing: Vec<_> = want.difference(&have).copied().collect();
+        let extra: Vec<_> = have.difference(&want).copied().collect();
+        return Err(BridgeError::Build(format!(
+            "the RTL of {} does not have the ports its contract declares (missing: {}; not in the contract: {})",
+            design.module,
+            if missing.is_empty() { "none".to_string() } else { missing.join(", ") },
+            if extra.is_empty() { "none".to_string() } else { extra.join(", ") }
+        )));
+    }
+    Ok(())
+}
+
+/// Verilate `design`, render the shim, compile and link `lib<prefix>.so` in `work`.
+#[allow(clippy::too_many_arguments)]
+fn compile_design(
+    design: &Design,
+    layout: &Layout,
+    trace: bool,
+    verilator: &Path,
+    root: &Path,
+    runtime: Vec<PathBuf>,
+    prefix: &str,
+    work: &Path,
+) -> Result<(), BridgeError> {
     let vfile = work.join(format!("{}.v", design.module));
     std::fs::write(&vfile, &design.verilog).map_err(io_err)?;
     let obj = work.join("obj");
-    let mut cmd = Command::new(&verilator);
-    cmd.args(["--cc", "-O3", "--x-assign", "fast", "--x-initial", "unique", "--noassert", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .arg("--prefix")
-        .arg(&prefix)
-        .arg("--top-module")
-        .arg(&design.module)
-        .arg("-Mdir")
-        .arg(&obj);
+    let mut cmd = Command::new(verilator);
+    cmd.args([
+        "--cc",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "unique",
+        "--noassert",
+        "-Wno-fatal",
+        "-Wno-lint",
+        "-Wno-style",
+    ])
+    .arg("--prefix")
+    .arg(prefix)
+    .arg("--top-module")
+    .arg(&design.module)
+    .arg("-Mdir")
+    .arg(&obj);
     if trace {
         cmd.arg("--trace");
     }
@@ -326,7 +465,7 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
     run(&mut cmd, "verilator --cc", &work.join("verilator.log"))?;
 
     let shim = Shim {
-        prefix: prefix.clone(),
+        prefix: prefix.to_string(),
         module: design.module.clone(),
         trace,
         in_words: layout.in_words,
@@ -335,8 +474,12 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         outputs: shim_ports(&layout.outputs),
     };
     let shim_path = work.join("wf_shim.cpp");
-    std::fs::write(&shim_path, shim.render().map_err(|e| BridgeError::Build(format!("shim template: {e}")))?)
-        .map_err(io_err)?;
+    std::fs::write(
+        &shim_path,
+        shim.render()
+            .map_err(|e| BridgeError::Build(format!("shim template: {e}")))?,
+    )
+    .map_err(io_err)?;
 
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&obj)
         .map_err(io_err)?
@@ -345,16 +488,20 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         .collect();
     sources.sort();
     sources.push(shim_path);
-    let tool = cxx(&root, trace);
+    let tool = cxx(root, trace);
     let mut objects = compile_objects(&tool, &sources, work, Some(&obj))?;
     objects.extend(runtime);
     let built_lib = work.join(format!("lib{prefix}.so"));
     let mut link = tool.to_command();
-    link.arg("-shared").arg("-o").arg(&built_lib).args(&objects).arg("-pthread").arg("-latomic");
+    link.arg("-shared")
+        .arg("-o")
+        .arg(&built_lib)
+        .args(&objects)
+        .arg("-pthread")
+        .arg("-latomic");
     run(&mut link, "link", &work.join("link.log"))?;
     std::fs::write(work.join("done"), b"ok").map_err(io_err)?;
-    publish(tmp, &dir)?;
-    Ok(Compiled { library, dir, built: true, build_seconds: t0.elapsed().as_secs_f64(), trace })
+    Ok(())
 }
 
 type NewFn = unsafe extern "C" fn(u64) -> *mut c_void;
@@ -379,7 +526,9 @@ pub struct Rtl {
 impl Rtl {
     /// Load the library and create an instance whose registers start from `seed`-random values.
     pub fn load(compiled: &Compiled, layout: &Layout, seed: u64) -> Result<Rtl, BridgeError> {
-        let load_err = |e: libloading::Error| BridgeError::Load(format!("{}: {e}", compiled.library.display()));
+        let load_err = |e: libloading::Error| {
+            BridgeError::Load(format!("{}: {e}", compiled.library.display()))
+        };
         // SAFETY: the library is one we built from the shim template; its symbols have the
         // signatures declared above.
         unsafe {
@@ -387,17 +536,36 @@ impl Rtl {
             let new: NewFn = *lib.get::<NewFn>(b"wf_new").map_err(load_err)?;
             let free: FreeFn = *lib.get::<FreeFn>(b"wf_free").map_err(load_err)?;
             let run: RunFn = *lib.get::<RunFn>(b"wf_run").map_err(load_err)?;
-            let trace_open: TraceOpenFn = *lib.get::<TraceOpenFn>(b"wf_trace_open").map_err(load_err)?;
-            let trace_close: TraceCloseFn = *lib.get::<TraceCloseFn>(b"wf_trace_close").map_err(load_err)?;
+            let trace_open: TraceOpenFn =
+                *lib.get::<TraceOpenFn>(b"wf_trace_open").map_err(load_err)?;
+            let trace_close: TraceCloseFn = *lib
+                .get::<TraceCloseFn>(b"wf_trace_close")
+                .map_err(load_err)?;
             let handle = new(seed);
-            Ok(Rtl { handle, free, run, trace_open, trace_close, in_words: layout.in_words, out_words: layout.out_words, _lib: lib })
+            Ok(Rtl {
+                handle,
+                free,
+                run,
+                trace_open,
+                trace_close,
+                in_words: layout.in_words,
+                out_words: layout.out_words,
+                _lib: lib,
+            })
         }
     }
 
     /// Run `inputs.len() / in_words` cycles; `outputs` receives each cycle's outputs.
     pub fn run(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let n = if self.in_words == 0 { outputs.len() / self.out_words.max(1) } else { inputs.len() / self.in_words };
-        assert!(outputs.len() >= n * self.out_words, "output buffer too small");
+        let n = if self.in_words == 0 {
+            outputs.len() / self.out_words.max(1)
+        } else {
+            inputs.len() / self.in_words
+        };
+        assert!(
+            outputs.len() >= n * self.out_words,
+            "output buffer too small"
+        );
         assert!(inputs.len() >= n * self.in_words, "input buffer too small");
         // SAFETY: buffers are sized for n cycles as the shim expects.
         unsafe { (self.run)(self.handle, n as u64, inputs.as_ptr(), outputs.as_mut_ptr()) }
@@ -405,13 +573,16 @@ impl Rtl {
 
     /// Write a VCD of every cycle from `from_cycle` on. Fails if this is not a tracing build.
     pub fn trace(&mut self, path: &Path, from_cycle: u64) -> Result<(), BridgeError> {
-        let c = CString::new(path.to_string_lossy().as_bytes()).map_err(|e| BridgeError::Load(e.to_string()))?;
+        let c = CString::new(path.to_string_lossy().as_bytes())
+            .map_err(|e| BridgeError::Load(e.to_string()))?;
         // SAFETY: valid handle and NUL-terminated path.
         let ok = unsafe { (self.trace_open)(self.handle, c.as_ptr(), from_cycle) };
         if ok == 1 {
             Ok(())
         } else {
-            Err(BridgeError::Load("this build has no tracing; build with trace = true".into()))
+            Err(BridgeError::Load(
+                "this build has no tracing; build with trace = true".into(),
+            ))
         }
     }
 }
