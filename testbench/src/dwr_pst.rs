@@ -445,9 +445,7 @@ impl Model for DwrPstModel {
         last.reset = reset;
         last.valid_before = self.pst.valid_rows();
         last.lock_before = self.pst.lock();
-        last.pc_before.clear();
-        last.pc_before
-            .extend((0..self.m).map(|r| self.pst.row_pc(r).unwrap_or(0)));
+        last.pc_before.copy_from_slice(self.pst.pcs());
         last.sw_valid = sw_valid;
         last.sw_blockbar = sw_blockbar;
         last.arr = arr_valid.then_some((arr_sw, arr_pc, arr_hit));
@@ -547,56 +545,72 @@ impl Model for DwrPstModel {
                 l.arrival.mismatch as u8, l.arr, l.valid_before
             ));
         }
-        // Eq. 5-1 per row, member by member.
-        for row in 0..self.m {
-            let mut complete = valid.get(row);
-            let mut by_d4 = false;
-            for k in 0..self.w {
-                let s = row * self.w + k;
-                let (v, lk, bb) = (l.sw_valid.get(s), lock.get(s), l.sw_blockbar.get(s));
-                complete &= !v || lk || bb;
-                by_d4 |= v && bb && !lk;
+        // Eq. 5-1 per row on W-bit fields: a member has arrived when it is invalid, locked
+        // or blocked in __syncthreads; only D4 when valid, blocked and not locked.
+        let all = Bits::low(self.n);
+        let arrived = all.not_in(l.sw_valid) | lock | l.sw_blockbar;
+        let only_d4 = (l.sw_valid & l.sw_blockbar).not_in(lock);
+        let full = if self.w == 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.w) - 1
+        };
+        let mut want_rel = Bits::ZERO;
+        let mut want_d4 = Bits::ZERO;
+        let mut want_released = Bits::ZERO;
+        for row in valid.iter() {
+            if arrived.bits(row * self.w, self.w) == full {
+                want_rel.set(row);
+                if only_d4.bits(row * self.w, self.w) != 0 {
+                    want_d4.set(row);
+                }
+                for k in 0..self.w {
+                    if lock.get(row * self.w + k) {
+                        want_released.set(row * self.w + k);
+                    }
+                }
             }
-            if complete != l.rel.rows.get(row) {
+        }
+        if l.rel.rows != want_rel {
+            return Err(format!(
+                "I-RELEASE/I-LIVENESS: Eq. 5-1 holds for rows {want_rel} but rel = {}",
+                l.rel.rows
+            ));
+        }
+        if l.rel.d4 != want_d4 {
+            return Err(format!("D4: rel_d4 = {}, expected {want_d4}", l.rel.d4));
+        }
+        if l.rel.released != want_released {
+            return Err(format!(
+                "I-RELEASE: released {}, locked members of released rows {want_released}",
+                l.rel.released
+            ));
+        }
+        // A6: released rows are cleared; every other row is exactly as the arrival left it
+        // (I-EPISODE, I-BYPASS).
+        let now_valid = self.pst.valid_rows();
+        if !(now_valid & want_rel).is_zero() {
+            return Err(format!(
+                "A6: rows {} released but still valid",
+                now_valid & want_rel
+            ));
+        }
+        if now_valid != valid.not_in(want_rel) || self.pst.lock() != lock.not_in(want_released) {
+            return Err(format!(
+                "I-EPISODE/I-BYPASS: rows {} locks {}, expected rows {} locks {}",
+                now_valid,
+                self.pst.lock(),
+                valid.not_in(want_rel),
+                lock.not_in(want_released)
+            ));
+        }
+        for row in now_valid.iter() {
+            if self.pst.pcs()[row] != pc_of(row) {
                 return Err(format!(
-                    "I-RELEASE/I-LIVENESS: row {row}: Eq. 5-1 = {} but rel = {}",
-                    complete as u8,
-                    l.rel.rows.get(row) as u8
+                    "I-EPISODE: row {row} pc {:#x}, first arrival's pc {:#x}",
+                    self.pst.pcs()[row],
+                    pc_of(row)
                 ));
-            }
-            if complete && by_d4 != l.rel.d4.get(row) {
-                return Err(format!("D4: row {row}: rel_d4 should be {}", by_d4 as u8));
-            }
-            let locks_row = lock.bits(row * self.w, self.w);
-            let released_row = l.rel.released.bits(row * self.w, self.w);
-            let now_valid = self.pst.valid_rows().get(row);
-            if complete {
-                if released_row != locks_row {
-                    return Err(format!(
-                        "I-RELEASE: row {row}: released {released_row:#b}, locked {locks_row:#b}"
-                    ));
-                }
-                if now_valid {
-                    return Err(format!("A6: row {row} released but still valid"));
-                }
-            } else {
-                if released_row != 0 {
-                    return Err(format!(
-                        "I-RELEASE: row {row} not released but released bits set"
-                    ));
-                }
-                // Not released: exactly the row as left by the arrival (I-EPISODE, I-BYPASS).
-                let now_lock = self.pst.lock().bits(row * self.w, self.w);
-                let now_pc = self.pst.row_pc(row).unwrap_or(0);
-                let want_pc = if valid.get(row) { pc_of(row) } else { 0 };
-                if now_valid != valid.get(row) || now_lock != locks_row || now_pc != want_pc {
-                    return Err(format!(
-                        "I-EPISODE/I-BYPASS: row {row} is {{{},{now_pc:#x},{now_lock:#b}}}, \
-                         expected {{{},{want_pc:#x},{locks_row:#b}}}",
-                        now_valid as u8,
-                        valid.get(row) as u8
-                    ));
-                }
             }
         }
         Ok(())

@@ -395,7 +395,8 @@ pub struct DwrScoStimulus {
     inp: InPorts,
     phase_left: u64,
     cr_density: u64,
-    pcs: [u64; 3],
+    /// The phase's PC values, indexed by two random bits.
+    pcs: [u64; 4],
     n_pcs: u64,
 }
 
@@ -414,7 +415,7 @@ impl DwrScoStimulus {
             inp: model.inp,
             phase_left: 0,
             cr_density: 2,
-            pcs: [0; 3],
+            pcs: [0; 4],
             n_pcs: 2,
         }
     }
@@ -433,8 +434,14 @@ impl Stimulus for DwrScoStimulus {
             } else {
                 (1u64 << self.p) - 1
             };
-            for pc in self.pcs.iter_mut() {
-                *pc = r.next_u64() & mask;
+            let values = [
+                r.next_u64() & mask,
+                r.next_u64() & mask,
+                r.next_u64() & mask,
+            ];
+            // Two random bits pick one of the phase's 1–3 PC values.
+            for (k, pc) in self.pcs.iter_mut().enumerate() {
+                *pc = values[k % self.n_pcs as usize];
             }
         }
         self.phase_left -= 1;
@@ -445,21 +452,26 @@ impl Stimulus for DwrScoStimulus {
         let matched = Bits::random(r, n, 4);
         cr.write(&mut inputs[i.cr..], self.nw);
         matched.write(&mut inputs[i.matched..], self.nw);
-        let sel = if r.chance(1, 20) {
-            r.below(1 << self.swb) as usize
-        } else if r.chance(3, 4) && !cr.is_zero() {
-            let k = r.below(cr.count() as u64) as usize;
-            cr.iter().nth(k).unwrap_or(0)
-        } else {
-            r.below(n as u64) as usize
+        // One draw decides the selection; mostly a combine-ready sub-warp.
+        let d = r.next_u64();
+        let any = ((d >> 32) * n as u64 >> 32) as usize;
+        let sel = match d & 31 {
+            0 => (d >> 8) as usize & ((1 << self.swb) - 1),
+            1..=8 => any,
+            _ => cr
+                .first_from(any)
+                .or_else(|| cr.first_from(0))
+                .unwrap_or(any),
         };
-        inputs[i.sel_valid] = !r.chance(1, 10) as u64;
+        inputs[i.sel_valid] = (d >> 5 & 15 != 0) as u64;
         inputs.set_field_at(i.sel_sw, 0, self.swb, sel as u64);
+        // PCs from the phase's few values, masks mostly full: two bits each from one draw.
+        let (dp, dm) = (r.next_u64(), r.next_u64());
         for j in 0..w {
-            let pc = self.pcs[r.below(self.n_pcs) as usize];
+            let pc = self.pcs[((dp >> (2 * j)) & 3) as usize];
             inputs.set_field_at(i.grp_pc, j * self.p, self.p, pc);
-            let mask = match r.below(4) {
-                0 => r.next_u64(),
+            let mask = match (dm >> (2 * j)) & 3 {
+                0 => dm.rotate_left(17 * j as u32 + 16),
                 1 => 0,
                 _ => u64::MAX,
             };
