@@ -15,7 +15,11 @@ use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::{area, bench, lint, regress};
 
 #[derive(Parser)]
-#[command(name = "warpforge", version, about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation")]
+#[command(
+    name = "warpforge",
+    version,
+    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -155,7 +159,10 @@ fn resolve(t: &Target) -> Result<Unit, Fail> {
 }
 
 fn print_json(v: &serde_json::Value) {
-    println!("{}", serde_json::to_string(v).expect("JSON values serialize"));
+    println!(
+        "{}",
+        serde_json::to_string(v).expect("JSON values serialize")
+    );
 }
 
 fn main() -> ExitCode {
@@ -166,8 +173,14 @@ fn main() -> ExitCode {
             .map(|s| s.to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
-        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-        eprintln!("error: internal error{at}: {}", msg.lines().next().unwrap_or(""));
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "error: internal error{at}: {}",
+            msg.lines().next().unwrap_or("")
+        );
     }));
     let cli = Cli::parse();
     match run(cli.command) {
@@ -196,7 +209,9 @@ fn run(cmd: Command) -> Result<u8, Fail> {
                 files.extend(write_design(u, &out)?);
             }
             if json {
-                print_json(&json!({ "units": units.iter().map(|u| u.name()).collect::<Vec<_>>(), "files": files }));
+                print_json(
+                    &json!({ "units": units.iter().map(|u| u.name()).collect::<Vec<_>>(), "files": files }),
+                );
             } else {
                 for f in files {
                     println!("wrote {f}");
@@ -225,12 +240,19 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             }
             Ok(0)
         }
-        Command::Bench { target, cycles, seed, no_cold_build, json } => {
+        Command::Bench {
+            target,
+            cycles,
+            seed,
+            no_cold_build,
+            json,
+        } => {
             let u = resolve(&target)?;
             if cycles == 0 {
                 return Err(bad("--cycles 0: must be at least 1"));
             }
-            let r = bench::bench(&u, cycles, seed, !no_cold_build).map_err(|e| bad(e.to_string()))?;
+            let r =
+                bench::bench(&u, cycles, seed, !no_cold_build).map_err(|e| bad(e.to_string()))?;
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
@@ -238,8 +260,20 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             }
             Ok(0)
         }
-        Command::Regress { suite, jobs, shard, junit, list, json } => regress_cmd(&suite, jobs, shard, junit, list, json),
-        Command::Flow { targets, cycles, out, json } => flow(&targets, cycles, &out, json),
+        Command::Regress {
+            suite,
+            jobs,
+            shard,
+            junit,
+            list,
+            json,
+        } => regress_cmd(&suite, jobs, shard, junit, list, json),
+        Command::Flow {
+            targets,
+            cycles,
+            out,
+            json,
+        } => flow(&targets, cycles, &out, json),
         Command::Isa(c) => isa_cli::execute(c).map(|_| 0).map_err(bad),
     }
 }
@@ -254,7 +288,13 @@ fn units(json: bool) -> Result<u8, Fail> {
         for u in registry::catalogue() {
             println!("{} — {}", u.name, u.about);
             for p in u.params {
-                println!("    {:<12} = {:<6} {} ({})", p.name, p.default.to_string(), p.doc, p.allowed());
+                println!(
+                    "    {:<12} = {:<6} {} ({})",
+                    p.name,
+                    p.default.to_string(),
+                    p.doc,
+                    p.allowed()
+                );
             }
         }
     }
@@ -269,7 +309,8 @@ fn write_design(u: &Unit, out: &Path) -> Result<Vec<String>, Fail> {
     let v = out.join(format!("{}.v", d.module));
     let j = out.join(format!("{}.json", d.module));
     std::fs::write(&v, &d.verilog).map_err(|e| bad(format!("{}: {e}", v.display())))?;
-    std::fs::write(&j, serde_json::to_string_pretty(&m).unwrap() + "\n").map_err(|e| bad(format!("{}: {e}", j.display())))?;
+    std::fs::write(&j, serde_json::to_string_pretty(&m).unwrap() + "\n")
+        .map_err(|e| bad(format!("{}: {e}", j.display())))?;
     Ok(vec![v.display().to_string(), j.display().to_string()])
 }
 
@@ -280,7 +321,10 @@ fn progress_printer(label: String) -> Option<Box<dyn FnMut(u64, u64)>> {
     let t0 = std::time::Instant::now();
     Some(Box::new(move |done, total| {
         let rate = done as f64 / t0.elapsed().as_secs_f64();
-        eprint!("\r{label}: {done}/{total} cycles ({:.0}%), {rate:.3e} cycles/s   ", 100.0 * done as f64 / total as f64);
+        eprint!(
+            "\r{label}: {done}/{total} cycles ({:.0}%), {rate:.3e} cycles/s   ",
+            100.0 * done as f64 / total as f64
+        );
         if done == total {
             eprintln!();
         }
@@ -299,7 +343,11 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     opts.dump = a.dump.clone();
     opts.wave = a.wave.clone();
     opts.stimulus_file = a.stimulus.clone();
-    opts.progress = if json { None } else { progress_printer(u.manifest().module) };
+    opts.progress = if json {
+        None
+    } else {
+        progress_printer(u.manifest().module)
+    };
     let r = lockstep::run(&u, u.model(), source, opts).map_err(|e| bad(e.to_string()))?;
     if json {
         print_json(&serde_json::to_value(&r).unwrap());
@@ -309,20 +357,36 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
         }
         print!("{}", r.render());
         if let Some(w) = &a.wave {
-            println!("waveform: {} (model state log: {})", w.display(), lockstep::state_log_path(w).display());
+            println!(
+                "waveform: {} (model state log: {})",
+                w.display(),
+                lockstep::state_log_path(w).display()
+            );
         }
     }
     Ok(if r.passed() { 0 } else { 1 })
 }
 
-fn regress_cmd(suite: &str, threads: usize, shard: Option<String>, junit: Option<PathBuf>, list: bool, json: bool) -> Result<u8, Fail> {
+fn regress_cmd(
+    suite: &str,
+    threads: usize,
+    shard: Option<String>,
+    junit: Option<PathBuf>,
+    list: bool,
+    json: bool,
+) -> Result<u8, Fail> {
     let mut jobs = regress::jobs(suite).map_err(bad)?;
     if threads == 0 {
         return Err(bad("--jobs 0: must be at least 1"));
     }
     if let Some(s) = &shard {
         let (i, n) = regress::parse_shard(s).map_err(bad)?;
-        jobs = jobs.into_iter().enumerate().filter(|(k, _)| k % n == i).map(|(_, j)| j).collect();
+        jobs = jobs
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % n == i)
+            .map(|(_, j)| j)
+            .collect();
     }
     if list {
         for j in &jobs {
@@ -334,7 +398,10 @@ fn regress_cmd(suite: &str, threads: usize, shard: Option<String>, junit: Option
     let printer = move |r: &regress::JobResult, k: usize, n: usize| {
         if !quiet {
             let verdict = if r.passed { "pass" } else { "FAIL" };
-            eprintln!("[{k}/{n}] {verdict} {} ({} cycles, {:.1} s)", r.id, r.cycles, r.seconds);
+            eprintln!(
+                "[{k}/{n}] {verdict} {} ({} cycles, {:.1} s)",
+                r.id, r.cycles, r.seconds
+            );
             if !r.passed {
                 for l in r.message.lines() {
                     eprintln!("    {l}");
@@ -344,7 +411,8 @@ fn regress_cmd(suite: &str, threads: usize, shard: Option<String>, junit: Option
     };
     let summary = regress::run(suite, &jobs, threads, &printer);
     if let Some(path) = junit {
-        std::fs::write(&path, regress::junit(&summary)).map_err(|e| bad(format!("--junit {}: {e}", path.display())))?;
+        std::fs::write(&path, regress::junit(&summary))
+            .map_err(|e| bad(format!("--junit {}: {e}", path.display())))?;
     }
     if json {
         print_json(&serde_json::to_value(&summary).unwrap());
@@ -361,7 +429,10 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
     let units: Vec<Unit> = if targets.is_empty() {
         registry::all_defaults()
     } else {
-        targets.iter().map(|t| Unit::resolve(t, &[]).map_err(bad)).collect::<Result<_, _>>()?
+        targets
+            .iter()
+            .map(|t| Unit::resolve(t, &[]).map_err(bad))
+            .collect::<Result<_, _>>()?
     };
     let mut ok = true;
     let mut reports = vec![];
@@ -370,8 +441,16 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         let d = u.design();
         let m = u.manifest();
         let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
-        let opts = Options { progress: if json { None } else { progress_printer(m.module.clone()) }, ..Options::new(cycles, 1) };
-        let c = lockstep::run(u, u.model(), Source::Random(u.stimulus(1)), opts).map_err(|e| bad(e.to_string()))?;
+        let opts = Options {
+            progress: if json {
+                None
+            } else {
+                progress_printer(m.module.clone())
+            },
+            ..Options::new(cycles, 1)
+        };
+        let c = lockstep::run(u, u.model(), Source::Random(u.stimulus(1)), opts)
+            .map_err(|e| bad(e.to_string()))?;
         let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
         ok &= l.passed && c.passed();
         if !json {

@@ -4,7 +4,10 @@
 use std::process::{Command, Output};
 
 fn warpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpforge")).args(args).output().expect("binary runs")
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("binary runs")
 }
 
 /// Assert a clean one-line error with status 2 that mentions every `needle`.
@@ -30,33 +33,60 @@ fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, String) {
 
 #[test]
 fn unknown_unit() {
-    assert_error(&warpforge(&["generate", "warp-shed"]), &["warp-shed", "warp-sched", "simt-stack"]);
+    assert_error(
+        &warpforge(&["generate", "warp-shed"]),
+        &["warp-shed", "warp-sched", "simt-stack"],
+    );
 }
 
 #[test]
 fn unknown_parameter() {
-    assert_error(&warpforge(&["generate", "warp-sched", "--set", "wraps=8"]), &["wraps", "warps"]);
+    assert_error(
+        &warpforge(&["generate", "warp-sched", "--set", "wraps=8"]),
+        &["wraps", "warps"],
+    );
 }
 
 #[test]
 fn malformed_set() {
-    assert_error(&warpforge(&["lint", "warp-sched", "--set", "warps"]), &["--set warps", "key=value"]);
+    assert_error(
+        &warpforge(&["lint", "warp-sched", "--set", "warps"]),
+        &["--set warps", "key=value"],
+    );
 }
 
 #[test]
 fn out_of_range_parameter() {
-    assert_error(&warpforge(&["generate", "warp-sched", "--set", "warps=65"]), &["warps=65", "from 2 to 64"]);
-    assert_error(&warpforge(&["cosim", "simt-stack", "--set", "depth=1"]), &["depth=1", "from 2 to 64"]);
-    assert_error(&warpforge(&["generate", "warp-sched", "--set", "policy=fifo"]), &["policy=fifo", "lrr, gto"]);
-    assert_error(&warpforge(&["area", "warp-sched", "--set", "warps=abc"]), &["warps=abc", "integer"]);
+    assert_error(
+        &warpforge(&["generate", "warp-sched", "--set", "warps=65"]),
+        &["warps=65", "from 2 to 64"],
+    );
+    assert_error(
+        &warpforge(&["cosim", "simt-stack", "--set", "depth=1"]),
+        &["depth=1", "from 2 to 64"],
+    );
+    assert_error(
+        &warpforge(&["generate", "warp-sched", "--set", "policy=fifo"]),
+        &["policy=fifo", "lrr, gto"],
+    );
+    assert_error(
+        &warpforge(&["area", "warp-sched", "--set", "warps=abc"]),
+        &["warps=abc", "integer"],
+    );
 }
 
 #[test]
 fn malformed_toml() {
     let (_d, p) = temp_file("bad.toml", "unit = \"warp-sched\"\n[params\nwarps = 4\n");
     assert_error(&warpforge(&["generate", &p]), &[&p, "malformed TOML"]);
-    let (_d2, p2) = temp_file("range.toml", "unit = \"warp-sched\"\n[params]\nwarps = 100\n");
-    assert_error(&warpforge(&["generate", &p2]), &[&p2, "warps", "from 2 to 64"]);
+    let (_d2, p2) = temp_file(
+        "range.toml",
+        "unit = \"warp-sched\"\n[params]\nwarps = 100\n",
+    );
+    assert_error(
+        &warpforge(&["generate", &p2]),
+        &[&p2, "warps", "from 2 to 64"],
+    );
     let (_d3, p3) = temp_file("nounit.toml", "[params]\nwarps = 4\n");
     assert_error(&warpforge(&["generate", &p3]), &[&p3, "unit"]);
 }
@@ -64,16 +94,28 @@ fn malformed_toml() {
 #[test]
 fn malformed_stimulus_line() {
     let (_d, p) = temp_file("s.jsonl", "{\"reset\": 1}\n{\"reset\": 0, \"ready\": \n");
-    assert_error(&warpforge(&["cosim", "warp-sched", "--stimulus", &p]), &[&format!("{p}:2"), "malformed JSON"]);
+    assert_error(
+        &warpforge(&["cosim", "warp-sched", "--stimulus", &p]),
+        &[&format!("{p}:2"), "malformed JSON"],
+    );
     let (_d, p) = temp_file("s.jsonl", "{\"reset\": 1}\n{\"bogus\": 3}\n");
-    assert_error(&warpforge(&["cosim", "warp-sched", "--stimulus", &p]), &[&format!("{p}:2"), "bogus", "has_inst"]);
+    assert_error(
+        &warpforge(&["cosim", "warp-sched", "--stimulus", &p]),
+        &[&format!("{p}:2"), "bogus", "has_inst"],
+    );
     let (_d, p) = temp_file("s.jsonl", "{\"reset\": 2}\n");
-    assert_error(&warpforge(&["cosim", "warp-sched", "--stimulus", &p]), &[&format!("{p}:1"), "reset", "1-bit"]);
+    assert_error(
+        &warpforge(&["cosim", "warp-sched", "--stimulus", &p]),
+        &[&format!("{p}:1"), "reset", "1-bit"],
+    );
 }
 
 #[test]
 fn bad_regress_arguments() {
-    assert_error(&warpforge(&["regress", "--suite", "nightly"]), &["nightly", "quick"]);
+    assert_error(
+        &warpforge(&["regress", "--suite", "nightly"]),
+        &["nightly", "quick"],
+    );
     assert_error(&warpforge(&["regress", "--shard", "3/3"]), &["--shard 3/3"]);
 }
 
@@ -90,11 +132,20 @@ fn without_tools(args: &[&str]) -> Output {
 
 #[test]
 fn verilator_not_installed() {
-    assert_error(&without_tools(&["cosim", "warp-sched", "--cycles", "10"]), &["verilator", "apt-get install"]);
-    assert_error(&without_tools(&["lint", "simt-stack"]), &["verilator", "apt-get install"]);
+    assert_error(
+        &without_tools(&["cosim", "warp-sched", "--cycles", "10"]),
+        &["verilator", "apt-get install"],
+    );
+    assert_error(
+        &without_tools(&["lint", "simt-stack"]),
+        &["verilator", "apt-get install"],
+    );
 }
 
 #[test]
 fn yosys_not_installed() {
-    assert_error(&without_tools(&["area", "warp-sched"]), &["yosys", "apt-get install"]);
+    assert_error(
+        &without_tools(&["area", "warp-sched"]),
+        &["yosys", "apt-get install"],
+    );
 }

@@ -10,7 +10,10 @@ fn rtl_out_is_current() {
     for u in registry::all_defaults() {
         let d = u.design();
         let m = serde_json::to_string_pretty(&u.manifest()).unwrap() + "\n";
-        for (file, want) in [(format!("{}.v", d.module), d.verilog.clone()), (format!("{}.json", d.module), m)] {
+        for (file, want) in [
+            (format!("{}.v", d.module), d.verilog.clone()),
+            (format!("{}.json", d.module), m),
+        ] {
             let have = std::fs::read_to_string(dir.join(&file)).unwrap_or_default();
             if have != want {
                 stale.push(file);

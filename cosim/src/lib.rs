@@ -5,7 +5,7 @@ pub mod area;
 pub mod bench;
 pub mod lint;
 pub mod lockstep;
-pub mod regress;
 pub mod registry;
+pub mod regress;
 pub mod tools;
 pub mod verilator;

@@ -3,9 +3,13 @@
 //! (from `warpforge-testbench`). Adding a unit adds one arm to each `match` here.
 
 use std::path::Path;
-use warpforge_contract::units::{self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo};
 use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
-use warpforge_contract::units::{dwr::DwrConfig, dwr_ilt::IltConfig, dwr_pst::PstConfig, dwr_sco::ScoConfig};
+use warpforge_contract::units::{
+    self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo,
+};
+use warpforge_contract::units::{
+    dwr::DwrConfig, dwr_ilt::IltConfig, dwr_pst::PstConfig, dwr_sco::ScoConfig,
+};
 use warpforge_contract::{Manifest, Params};
 use warpforge_hdl::Design;
 use warpforge_testbench::{Model, SpecVector, Stimulus};
@@ -32,7 +36,10 @@ enum Kind {
 }
 
 fn unknown_unit(name: &str) -> String {
-    format!("unknown unit `{name}`; known units: {} (or a .toml config file)", names().join(", "))
+    format!(
+        "unknown unit `{name}`; known units: {} (or a .toml config file)",
+        names().join(", ")
+    )
 }
 
 /// True for the units that have both implementations wired here. The contract catalogue may
@@ -69,19 +76,25 @@ impl Unit {
     pub fn resolve(target: &str, sets: &[String]) -> Result<Unit, String> {
         let is_file = target.ends_with(".toml") || Path::new(target).is_file();
         if is_file {
-            let text = std::fs::read_to_string(target).map_err(|e| format!("{target}: cannot read config file: {e}"))?;
+            let text = std::fs::read_to_string(target)
+                .map_err(|e| format!("{target}: cannot read config file: {e}"))?;
             let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
-                format!("{target}: malformed TOML: {}", e.message().lines().next().unwrap_or("").trim())
+                format!(
+                    "{target}: malformed TOML: {}",
+                    e.message().lines().next().unwrap_or("").trim()
+                )
             })?;
             for key in doc.keys() {
                 if key != "unit" && key != "params" {
                     return Err(format!("{target}: unknown key `{key}`; a config has `unit = \"…\"` and a [params] table"));
                 }
             }
-            let name = doc
-                .get("unit")
-                .and_then(|v| v.as_str())
-                .ok_or_else(|| format!("{target}: missing `unit = \"…\"`; known units: {}", names().join(", ")))?;
+            let name = doc.get("unit").and_then(|v| v.as_str()).ok_or_else(|| {
+                format!(
+                    "{target}: missing `unit = \"…\"`; known units: {}",
+                    names().join(", ")
+                )
+            })?;
             let info = find(name).ok_or_else(|| format!("{target}: {}", unknown_unit(name)))?;
             let empty = toml::Table::new();
             let table = match doc.get("params") {
@@ -89,7 +102,8 @@ impl Unit {
                 Some(toml::Value::Table(t)) => t,
                 Some(_) => return Err(format!("{target}: `params` must be a table ([params])")),
             };
-            let params = Params::resolve(name, info.params, Some((target, table)), sets).map_err(|e| e.0)?;
+            let params =
+                Params::resolve(name, info.params, Some((target, table)), sets).map_err(|e| e.0)?;
             let mut u = Unit::from_params(info, params)?;
             u.config_file = Some(target.to_string());
             Ok(u)
@@ -107,16 +121,27 @@ impl Unit {
 
     fn from_params(info: &'static UnitInfo, params: Params) -> Result<Unit, String> {
         let kind = match info.name {
-            units::warp_sched::NAME => Kind::WarpSched(WarpSchedConfig::from_params(&params).map_err(|e| e.0)?),
-            units::simt_stack::NAME => Kind::SimtStack(SimtStackConfig::from_params(&params).map_err(|e| e.0)?),
-            units::l1d_bypass::NAME => Kind::L1dBypass(L1dBypassConfig::from_params(&params).map_err(|e| e.0)?),
+            units::warp_sched::NAME => {
+                Kind::WarpSched(WarpSchedConfig::from_params(&params).map_err(|e| e.0)?)
+            }
+            units::simt_stack::NAME => {
+                Kind::SimtStack(SimtStackConfig::from_params(&params).map_err(|e| e.0)?)
+            }
+            units::l1d_bypass::NAME => {
+                Kind::L1dBypass(L1dBypassConfig::from_params(&params).map_err(|e| e.0)?)
+            }
             units::dwr_pst::NAME => Kind::DwrPst(PstConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_ilt::NAME => Kind::DwrIlt(IltConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_sco::NAME => Kind::DwrSco(ScoConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
-        Ok(Unit { info, params, config_file: None, kind })
+        Ok(Unit {
+            info,
+            params,
+            config_file: None,
+            kind,
+        })
     }
 
     pub fn name(&self) -> &'static str {
@@ -168,7 +193,9 @@ impl Unit {
         match &self.kind {
             Kind::WarpSched(c) => Box::new(warp_sched::WarpSchedStimulus::new(c, seed)),
             Kind::SimtStack(c) => Box::new(simt_stack::SimtStackStimulus::new(c, seed)),
-            Kind::L1dBypass(c) => Box::new(warpforge_testbench::l1d_bypass::L1dBypassStimulus::new(c, seed)),
+            Kind::L1dBypass(c) => Box::new(
+                warpforge_testbench::l1d_bypass::L1dBypassStimulus::new(c, seed),
+            ),
             Kind::DwrPst(c) => Box::new(dwr_pst::DwrPstStimulus::new(c, seed)),
             Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltStimulus::new(c, seed)),
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoStimulus::new(c, seed)),
@@ -178,7 +205,10 @@ impl Unit {
 
     /// The command-line arguments that select this exact configuration.
     pub fn cli_args(&self) -> Vec<String> {
-        let mut args = vec![self.config_file.clone().unwrap_or_else(|| self.name().to_string())];
+        let mut args = vec![self
+            .config_file
+            .clone()
+            .unwrap_or_else(|| self.name().to_string())];
         for (k, v) in self.params.iter() {
             args.push("--set".into());
             args.push(format!("{k}={v}"));
