@@ -8,7 +8,7 @@
 
 use crate::dwr_ilt::{Ilt, IltFault};
 use crate::dwr_pst::{Pst, PstFault, Release};
-use crate::dwr_sco::{bundle_mask, check_fuse, form_bundle, ScoFault};
+use crate::dwr_sco::{bundle_mask, check_fuse, form_bundle, member_lanes, ScoFault};
 use crate::rng::Rng;
 use crate::warp_sched::density_mask;
 use crate::{Model, SpecVector, Stimulus, VectorCycle};
@@ -114,6 +114,22 @@ impl Bits {
             }
             w = self.0[k];
         }
+    }
+    /// The `k`-th index in ascending order (k < count).
+    pub fn nth(&self, k: usize) -> Option<usize> {
+        let mut k = k;
+        for (i, &w) in self.0.iter().enumerate() {
+            let c = w.count_ones() as usize;
+            if k < c {
+                let mut x = w;
+                for _ in 0..k {
+                    x &= x - 1;
+                }
+                return Some(64 * i + x.trailing_zeros() as usize);
+            }
+            k -= c;
+        }
+        None
     }
     /// The indices in ascending order.
     pub fn iter(&self) -> BitsIter {
@@ -738,6 +754,8 @@ pub struct DwrModel {
     mask_words: usize,
     /// Every sub-warp.
     all: Bits,
+    /// Lanes of each member position (for the bundle mask).
+    lanes: Vec<[u64; 4]>,
     inp: InPorts,
     out: OutPorts,
     st: States,
@@ -781,6 +799,7 @@ impl DwrModel {
             ew: cfg.ilt.entries().div_ceil(64),
             mask_words: g.warp_mask_bits().div_ceil(64),
             all: Bits::low(n),
+            lanes: member_lanes(g.group_size, g.subwarp_size),
             inp: InPorts::new(&layout),
             out: OutPorts::new(&layout),
             st: States::reset(n),
@@ -1025,7 +1044,7 @@ impl Model for DwrModel {
             outputs[o.issue_size] = size as u64;
             outputs[o.issue_pc] = self.last.grp_pc[m];
             let mask_out = &mut outputs[o.issue_mask..o.issue_mask + self.mask_words];
-            bundle_mask(&self.last.grp_mask, members, self.s, mask_out);
+            bundle_mask(&self.last.grp_mask, members, &self.lanes, mask_out);
             self.last.issue_mask = [0; 4];
             self.last.issue_mask[..self.mask_words].copy_from_slice(mask_out);
             if fused {
@@ -1988,7 +2007,7 @@ impl DwrStimulus {
     fn launch(&mut self, empty: Bits) -> Bits {
         let r = &mut self.rng;
         let w = self.w;
-        let pick = |r: &mut Rng, set: Bits| set.iter().nth(r.below(set.count() as u64) as usize);
+        let pick = |r: &mut Rng, set: Bits| set.nth(r.below(set.count().max(1) as u64) as usize);
         let Some(first) = pick(r, empty) else {
             return Bits::ZERO;
         };
@@ -3264,4 +3283,72 @@ pub fn spec_vectors() -> Vec<SpecVector> {
         three_inserts(),
         reset_mid_episode(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_sets_across_words() {
+        let mut b = Bits::ZERO;
+        for i in [0, 63, 64, 130, 255] {
+            b.set(i);
+        }
+        assert_eq!(b.count(), 5);
+        assert_eq!(b.iter().collect::<Vec<_>>(), vec![0, 63, 64, 130, 255]);
+        assert_eq!(
+            (b.nth(0), b.nth(2), b.nth(4), b.nth(5)),
+            (Some(0), Some(64), Some(255), None)
+        );
+        assert_eq!(
+            (b.first_from(1), b.first_from(65), b.first_from(256)),
+            (Some(63), Some(130), None)
+        );
+        assert_eq!(Bits::low(70).count(), 70);
+        assert_eq!(
+            Bits::range(60, 70).iter().collect::<Vec<_>>(),
+            (60..70).collect::<Vec<_>>()
+        );
+        assert_eq!(b.bits(62, 4), 0b0110);
+        assert!(b.not_in(b).is_zero() && (b ^ b).is_zero() && (b | Bits::ZERO) == b);
+    }
+
+    #[test]
+    fn group_reductions_for_every_group_size() {
+        for w in [2usize, 4, 8] {
+            // Group 1 full, group 2 one bit, group 5 (second word for W=8 at bit 40) full.
+            let mut x = Bits::ZERO;
+            for k in 0..w {
+                x.set(w + k);
+                x.set(5 * w + k);
+            }
+            x.set(2 * w + 1);
+            x.set(64 + w); // a group in the second word
+            let all = group_all(x, w);
+            assert_eq!(all.iter().collect::<Vec<_>>(), vec![w, 5 * w], "W = {w}");
+            let any = group_any(x, w);
+            assert_eq!(
+                any.iter().collect::<Vec<_>>(),
+                vec![w, 2 * w, 5 * w, 64 + w],
+                "W = {w}"
+            );
+            let spread = spread_groups(all, w);
+            assert_eq!(spread.count(), 2 * w);
+            assert_eq!(spread & x, spread);
+        }
+    }
+
+    #[test]
+    fn fields_straddle_words_and_shift_up() {
+        let mut img = vec![0u64; 3];
+        img.set_field(2, 30, 0x3FFF_FFFF);
+        assert_eq!(img.get_field(2, 30), 0x3FFF_FFFF);
+        assert_eq!(img.get_field(1, 30), 0);
+        assert_eq!(pack_fields(32, &[1, 2, 3]), vec![1 | 2 << 32, 3]);
+        // Three 20-bit stages: stage fields move up by one, the top one falls off.
+        let mut pipe = pack_fields(20, &[5, 6, 7]);
+        shift_fields_up(&mut pipe, 20, 3);
+        assert_eq!(pipe, pack_fields(20, &[0, 5, 6]));
+    }
 }

@@ -702,12 +702,13 @@ impl DwrPstStimulus {
         }
     }
 
+    /// A member of `set`, uniformly.
     fn random_member(&mut self, set: Bits) -> Option<usize> {
         let k = set.count();
         if k == 0 {
             return None;
         }
-        set.iter().nth(self.rng.below(k as u64) as usize)
+        set.nth(self.rng.below(k as u64) as usize)
     }
 }
 

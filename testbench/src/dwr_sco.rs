@@ -34,19 +34,20 @@ pub fn form_bundle(
     if cr >> m & 1 == 0 {
         return 1 << m;
     }
-    let mut members = 0u64;
-    for (j, &pc) in grp_pc.iter().enumerate() {
-        if cr >> j & 1 == 0 {
-            continue;
+    let shares = match mode {
+        ScoMatch::Pc if fault == Some(ScoFault::AnyPc) => u64::MAX,
+        ScoMatch::Pc => {
+            let mut same = 0u64;
+            let pc = grp_pc[m];
+            for (j, &x) in grp_pc.iter().enumerate() {
+                same |= ((x == pc) as u64) << j;
+            }
+            same
         }
-        let shares = match mode {
-            ScoMatch::Pc => pc == grp_pc[m] || fault == Some(ScoFault::AnyPc),
-            ScoMatch::Matched => j == m || (matched >> m & 1 == 1 && matched >> j & 1 == 1),
-        };
-        if shares {
-            members |= 1 << j;
-        }
-    }
+        ScoMatch::Matched if matched >> m & 1 == 1 => matched | 1 << m,
+        ScoMatch::Matched => 1 << m,
+    };
+    let mut members = cr & shares;
     if fault == Some(ScoFault::DropPartner) && members.count_ones() > 1 {
         let top = 63 - members.leading_zeros();
         if top as usize != m {
@@ -56,15 +57,31 @@ pub fn form_bundle(
     members
 }
 
-/// The large warp's mask: member `j`'s field of `grp_mask` (S bits each), 0 for the others
-/// (A18). Writes `out` (the `W·S`-bit port, zeroed first).
-pub fn bundle_mask(grp_mask: &[u64], members: u64, s: usize, out: &mut [u64]) {
-    out.iter_mut().for_each(|w| *w = 0);
+/// The lanes of each member position: field `j` (S bits) all ones, in four words.
+pub fn member_lanes(w: usize, s: usize) -> Vec<[u64; 4]> {
+    (0..w)
+        .map(|j| {
+            let mut lanes = [0u64; 4];
+            lanes.set_field(j, s, u64::MAX);
+            lanes
+        })
+        .collect()
+}
+
+/// The large warp's mask: member `j`'s field of `grp_mask`, 0 for the others (A18). Writes
+/// `out` (the `W·S`-bit port); `lanes` from [`member_lanes`].
+pub fn bundle_mask(grp_mask: &[u64], members: u64, lanes: &[[u64; 4]], out: &mut [u64]) {
+    let mut keep = [0u64; 4];
     let mut m = members;
     while m != 0 {
         let j = m.trailing_zeros() as usize;
         m &= m - 1;
-        out.set_field(j, s, grp_mask.get_field(j, s));
+        for (k, x) in keep.iter_mut().enumerate() {
+            *x |= lanes[j][k];
+        }
+    }
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = grp_mask[k] & keep[k];
     }
 }
 
@@ -137,6 +154,8 @@ pub struct DwrScoModel {
     swb: usize,
     nw: usize,
     mask_words: usize,
+    all: Bits,
+    lanes: Vec<[u64; 4]>,
     mode: ScoMatch,
     inp: InPorts,
     out: OutPorts,
@@ -160,6 +179,8 @@ impl DwrScoModel {
             swb: g.subwarp_bits(),
             nw: g.subwarps().div_ceil(64),
             mask_words: g.warp_mask_bits().div_ceil(64),
+            all: Bits::low(g.subwarps()),
+            lanes: member_lanes(g.group_size, g.subwarp_size),
             mode: cfg.sco_match,
             inp: InPorts {
                 sel_valid: i("sel_valid"),
@@ -197,22 +218,11 @@ impl DwrScoModel {
 impl Model for DwrScoModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         let (i, o) = (self.inp, self.out);
-        let (w, s, p) = (self.w, self.s, self.p);
+        let (w, p) = (self.w, self.p);
         let sel_valid = inputs[i.sel_valid] & 1 != 0;
         let sel = inputs.field_at(i.sel_sw, 0, self.swb) as usize;
-        let all = Bits::low(self.n);
-        let cr = Bits::read(&inputs[i.cr..], self.nw) & all;
-        let matched = Bits::read(&inputs[i.matched..], self.nw) & all;
         let l = &mut self.last;
         l.stepped = true;
-        l.cr = cr;
-        l.matched = matched;
-        for j in 0..w {
-            l.grp_pc[j] = inputs.field_at(i.grp_pc, j * p, p);
-        }
-        l.grp_mask = [0; 4];
-        l.grp_mask[..self.mask_words]
-            .copy_from_slice(&inputs[i.grp_mask..i.grp_mask + self.mask_words]);
         self.cycle += 1;
         self.counters.cycles += 1;
 
@@ -238,6 +248,15 @@ impl Model for DwrScoModel {
             self.counters.out_of_range += sel_valid as u64;
             return;
         }
+        let cr = Bits::read(&inputs[i.cr..], self.nw) & self.all;
+        let matched = Bits::read(&inputs[i.matched..], self.nw) & self.all;
+        l.cr = cr;
+        l.matched = matched;
+        for j in 0..w {
+            l.grp_pc[j] = inputs.field_at(i.grp_pc, j * p, p);
+        }
+        l.grp_mask[..self.mask_words]
+            .copy_from_slice(&inputs[i.grp_mask..i.grp_mask + self.mask_words]);
         let (n, m) = (sel / w, sel % w);
         let cr_grp = cr.bits(n * w, w);
         let matched_grp = matched.bits(n * w, w);
@@ -251,7 +270,7 @@ impl Model for DwrScoModel {
         );
         let fused = cr_grp >> m & 1 == 1;
         let out_mask = &mut outputs[o.bundle_mask..o.bundle_mask + self.mask_words];
-        bundle_mask(&l.grp_mask, members, s, out_mask);
+        bundle_mask(&l.grp_mask, members, &self.lanes, out_mask);
         let size = members.count_ones() as u64;
         outputs[o.bundle_valid] = 1;
         outputs[o.bundle_fused] = fused as u64;
@@ -364,15 +383,18 @@ pub(crate) fn check_fuse(
             }
         }
     }
-    for j in 0..w {
-        let want = if members >> j & 1 == 1 {
-            grp_mask.get_field(j, s)
-        } else {
-            0
-        };
-        if mask.get_field(j, s) != want {
-            return Err(format!("I-FUSE: mask field {j} is not the member's mask"));
-        }
+    // The mask: the members' fields of grp_mask copied one by one, nothing else.
+    let mut want = [0u64; 4];
+    let mut mm = members;
+    while mm != 0 {
+        let j = mm.trailing_zeros() as usize;
+        mm &= mm - 1;
+        want.set_field(j, s, grp_mask.get_field(j, s));
+    }
+    if want[..mask.len()] != *mask {
+        return Err(format!(
+            "I-FUSE: mask {mask:x?} is not the members' fields {want:x?} of grp_mask"
+        ));
     }
     Ok(())
 }
@@ -398,6 +420,11 @@ pub struct DwrScoStimulus {
     /// The phase's PC values, indexed by two random bits.
     pcs: [u64; 4],
     n_pcs: u64,
+    /// The inputs kept from cycle to cycle (the `grp_*` ports packed).
+    cr: Bits,
+    matched: Bits,
+    grp_pc: Vec<u64>,
+    grp_mask: Vec<u64>,
 }
 
 impl DwrScoStimulus {
@@ -417,15 +444,35 @@ impl DwrScoStimulus {
             cr_density: 2,
             pcs: [0; 4],
             n_pcs: 2,
+            cr: Bits::ZERO,
+            matched: Bits::ZERO,
+            grp_pc: vec![0; (g.group_size * g.pc_bits).div_ceil(64)],
+            grp_mask: vec![0; g.warp_mask_bits().div_ceil(64)],
         }
+    }
+}
+
+impl DwrScoStimulus {
+    /// Member `j`'s PC and mask fields from two random bits each.
+    fn draw_member(&mut self, j: usize, bits: u64, mask_bits: u64, noise: u64) {
+        let pc = self.pcs[(bits & 3) as usize];
+        self.grp_pc.set_field(j, self.p, pc);
+        let mask = match mask_bits & 3 {
+            0 => noise,
+            1 => 0,
+            _ => u64::MAX,
+        };
+        self.grp_mask.set_field(j, self.s, mask);
     }
 }
 
 impl Stimulus for DwrScoStimulus {
     fn next(&mut self, _cycle: u64, _prev_outputs: &[u64], inputs: &mut [u64]) {
         inputs.iter_mut().for_each(|x| *x = 0);
-        let r = &mut self.rng;
+        let (w, n) = (self.w, self.n);
+        let mut redraw = false;
         if self.phase_left == 0 {
+            let r = &mut self.rng;
             self.phase_left = 100 + r.below(400);
             self.cr_density = 1 + r.below(4);
             self.n_pcs = 1 + r.below(3);
@@ -443,40 +490,63 @@ impl Stimulus for DwrScoStimulus {
             for (k, pc) in self.pcs.iter_mut().enumerate() {
                 *pc = values[k % self.n_pcs as usize];
             }
+            redraw = true;
         }
         self.phase_left -= 1;
         let i = self.inp;
-        let (w, n) = (self.w, self.n);
-        // cr: dense groups of combine-ready sub-warps, or sparse ones.
-        let cr = Bits::random(r, n, 2 * self.cr_density as u8);
-        let matched = Bits::random(r, n, 4);
-        cr.write(&mut inputs[i.cr..], self.nw);
-        matched.write(&mut inputs[i.matched..], self.nw);
-        // One draw decides the selection; mostly a combine-ready sub-warp.
-        let d = r.next_u64();
-        let any = ((d >> 32) * n as u64 >> 32) as usize;
+        let d = self.rng.next_u64();
+        // The unit is combinational: a full re-draw of cr, matched and the group's fields
+        // now and then, otherwise one word of cr/matched and two members change.
+        if redraw || d >> 60 == 0 {
+            self.cr = Bits::random(&mut self.rng, n, 2 * self.cr_density as u8);
+            self.matched = Bits::random(&mut self.rng, n, 4);
+            let (dp, dm, noise) = (
+                self.rng.next_u64(),
+                self.rng.next_u64(),
+                self.rng.next_u64(),
+            );
+            for j in 0..w {
+                self.draw_member(
+                    j,
+                    dp >> (2 * j),
+                    dm >> (2 * j),
+                    noise.rotate_left(8 * j as u32),
+                );
+            }
+        } else {
+            let k = (d >> 40) as usize % self.nw;
+            let fresh = Bits::random(&mut self.rng, 64, 2 * self.cr_density as u8);
+            self.cr.0[k] = fresh.0[0] & Bits::low(n).0[k];
+            self.matched.0[k] ^= self.rng.next_u64() & Bits::low(n).0[k];
+            let e = self.rng.next_u64();
+            for t in 0..2 {
+                let j = ((e >> (16 * t)) & 7) as usize % w;
+                self.draw_member(
+                    j,
+                    e >> (32 + 4 * t),
+                    e >> (34 + 4 * t),
+                    e.rotate_left(13 * t as u32),
+                );
+            }
+        }
+        self.cr.write(&mut inputs[i.cr..], self.nw);
+        self.matched.write(&mut inputs[i.matched..], self.nw);
+        let (pw, mw) = (self.grp_pc.len(), self.grp_mask.len());
+        inputs[i.grp_pc..i.grp_pc + pw].copy_from_slice(&self.grp_pc);
+        inputs[i.grp_mask..i.grp_mask + mw].copy_from_slice(&self.grp_mask);
+        // The selection: mostly a combine-ready sub-warp, sometimes any, sometimes ≥ N.
+        let any = ((d >> 32 & 0xFFFF_FFFF) * n as u64 >> 32) as usize;
         let sel = match d & 31 {
             0 => (d >> 8) as usize & ((1 << self.swb) - 1),
             1..=8 => any,
-            _ => cr
+            _ => self
+                .cr
                 .first_from(any)
-                .or_else(|| cr.first_from(0))
+                .or_else(|| self.cr.first_from(0))
                 .unwrap_or(any),
         };
         inputs[i.sel_valid] = (d >> 5 & 15 != 0) as u64;
         inputs.set_field_at(i.sel_sw, 0, self.swb, sel as u64);
-        // PCs from the phase's few values, masks mostly full: two bits each from one draw.
-        let (dp, dm) = (r.next_u64(), r.next_u64());
-        for j in 0..w {
-            let pc = self.pcs[((dp >> (2 * j)) & 3) as usize];
-            inputs.set_field_at(i.grp_pc, j * self.p, self.p, pc);
-            let mask = match (dm >> (2 * j)) & 3 {
-                0 => dm.rotate_left(17 * j as u32 + 16),
-                1 => 0,
-                _ => u64::MAX,
-            };
-            inputs.set_field_at(i.grp_mask, j * self.s, self.s, mask);
-        }
     }
 }
 
