@@ -79,14 +79,6 @@ fn dwr_configs() -> Vec<Vec<&'static str>> {
             "bar_lat=32",
         ],
         vec![
-            "threads=2048",
-            "subwarp_size=8",
-            "group_size=8",
-            "ilt_sets=16",
-            "ilt_ways=16",
-            "pc_shift=3",
-        ],
-        vec![
             "threads=96",
             "group_size=2",
             "bar_lat=3",
@@ -144,6 +136,29 @@ fn sco_ports_and_lint() {
             lint_all(&d);
         }
     }
+}
+
+/// The largest configuration: 256 sub-warps, a 16 × 16 ILT, BAR_LAT = 32.
+const DWR_MAX: &[&str] = &[
+    "threads=2048",
+    "subwarp_size=8",
+    "group_size=8",
+    "ilt_sets=16",
+    "ilt_ways=16",
+    "pc_shift=3",
+    "bar_lat=32",
+    "sco_match=matched",
+];
+
+#[test]
+fn dwr_max_ports_and_lint() {
+    let c = dwr_cfg(DWR_MAX);
+    let d = warpforge_hdl::dwr::generate(&c);
+    assert_eq!(
+        declared_ports(&d.verilog, &d.module),
+        expected_ports(&c.ports())
+    );
+    lint_all(&d);
 }
 
 #[test]
