@@ -62,6 +62,10 @@ enum Command {
     Area {
         #[command(flatten)]
         target: Target,
+        /// Also measure a baseline, the same configuration with this override (repeatable),
+        /// and report the difference (e.g. `--over policy=gto`).
+        #[arg(long = "over", value_name = "KEY=VALUE")]
+        over: Vec<String>,
         #[arg(long)]
         json: bool,
     },
@@ -158,6 +162,18 @@ fn resolve(t: &Target) -> Result<Unit, Fail> {
     Unit::resolve(&t.unit, &t.sets).map_err(bad)
 }
 
+/// The target with the `--over` overrides applied after its own `--set`s.
+fn resolve_baseline(t: &Target, over: &[String]) -> Result<Unit, Fail> {
+    let sets: Vec<String> = t.sets.iter().chain(over).cloned().collect();
+    Unit::resolve(&t.unit, &sets).map_err(|e| {
+        // The parameter checker names the flag it was given; here that is `--over`.
+        match over.iter().find(|o| e.starts_with(&format!("--set {o}:"))) {
+            Some(_) => bad(e.replacen("--set ", "--over ", 1)),
+            None => bad(e),
+        }
+    })
+}
+
 fn print_json(v: &serde_json::Value) {
     println!(
         "{}",
@@ -230,9 +246,18 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             Ok(if r.passed { 0 } else { 1 })
         }
         Command::Cosim { target, run, json } => cosim(&target, &run, json),
-        Command::Area { target, json } => {
+        Command::Area { target, over, json } => {
             let u = resolve(&target)?;
-            let r = area::area(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+            let baseline = if over.is_empty() {
+                None
+            } else {
+                Some(resolve_baseline(&target, &over)?)
+            };
+            let mut r = area::area(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+            if let Some(b) = baseline {
+                let br = area::area(&b.design(), &b.manifest()).map_err(|e| bad(e.to_string()))?;
+                r.set_overhead(&br);
+            }
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {

@@ -73,6 +73,10 @@ fn out_of_range_parameter() {
         &warpforge(&["area", "warp-sched", "--set", "warps=abc"]),
         &["warps=abc", "integer"],
     );
+    assert_error(
+        &warpforge(&["area", "warp-sched", "--over", "policy=fifo"]),
+        &["--over policy=fifo", "lrr, gto"],
+    );
 }
 
 #[test]

@@ -13,6 +13,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
+use warpforge_contract::manifest::{split_storage, StorageSplit, SM_STORAGE_BASELINE_BYTES};
 use warpforge_contract::Manifest;
 use warpforge_hdl::Design;
 
@@ -30,6 +31,65 @@ pub struct AreaReport {
     pub fpga: FpgaArea,
     /// SRAM/CAM area of the tables from CACTI; not computed yet.
     pub cacti: Option<Value>,
+    /// The difference to a baseline configuration (`warpforge area … --over key=value`).
+    pub overhead: Option<Overhead>,
+}
+
+/// This design minus a baseline design, figure by figure (positive: this one is larger).
+#[derive(Clone, Debug, Serialize)]
+pub struct Overhead {
+    pub baseline_module: String,
+    pub storage_bits: i64,
+    pub cells: i64,
+    pub flip_flops: i64,
+    pub transistors: i64,
+    pub ice40_luts: i64,
+    pub ecp5_luts: i64,
+    pub xilinx_luts: i64,
+    /// The baseline's figures, so that each delta can be read as a fraction of it.
+    pub baseline: BaselineFigures,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct BaselineFigures {
+    pub storage_bits: u64,
+    pub cells: u64,
+    pub flip_flops: u64,
+    pub transistors: u64,
+    pub ice40_luts: u64,
+    pub ecp5_luts: u64,
+    pub xilinx_luts: u64,
+}
+
+impl AreaReport {
+    fn figures(&self) -> BaselineFigures {
+        BaselineFigures {
+            storage_bits: self.storage_bits.total as u64,
+            cells: self.yosys.total_cells,
+            flip_flops: self.yosys.flip_flops,
+            transistors: self.yosys.cmos.transistors,
+            ice40_luts: self.fpga.ice40.luts,
+            ecp5_luts: self.fpga.ecp5.luts,
+            xilinx_luts: self.fpga.xilinx.luts,
+        }
+    }
+
+    /// Record this report's difference to `baseline` (the same flow run on another design).
+    pub fn set_overhead(&mut self, baseline: &AreaReport) {
+        let (a, b) = (self.figures(), baseline.figures());
+        let d = |x: u64, y: u64| x as i64 - y as i64;
+        self.overhead = Some(Overhead {
+            baseline_module: baseline.module.clone(),
+            storage_bits: d(a.storage_bits, b.storage_bits),
+            cells: d(a.cells, b.cells),
+            flip_flops: d(a.flip_flops, b.flip_flops),
+            transistors: d(a.transistors, b.transistors),
+            ice40_luts: d(a.ice40_luts, b.ice40_luts),
+            ecp5_luts: d(a.ecp5_luts, b.ecp5_luts),
+            xilinx_luts: d(a.xilinx_luts, b.xilinx_luts),
+            baseline: b,
+        });
+    }
 }
 
 /// State bits the manifest declares, in total and per table.
@@ -37,6 +97,11 @@ pub struct AreaReport {
 pub struct StorageBits {
     pub total: usize,
     pub tables: Vec<TableBits>,
+    /// Counted (paper) / extra / baseline-held bits, by table-name prefix (see the contract's
+    /// `manifest::split_storage`).
+    pub classes: StorageSplit,
+    /// The counted bits as a fraction of a 128 KB per-SM storage (RF + shared + L1D).
+    pub counted_share_of_sm: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -294,10 +359,13 @@ pub fn area_in(
                     total: t.total_bits(),
                 })
                 .collect(),
+            classes: split_storage(&manifest.tables),
+            counted_share_of_sm: split_storage(&manifest.tables).counted_share_of_sm(),
         },
         yosys: yosys_area,
         fpga,
         cacti: None,
+        overhead: None,
     })
 }
 
@@ -432,6 +500,32 @@ impl fmt::Display for AreaReport {
                 t.name, t.total, t.entries, t.bits
             )?;
         }
+        let c = &self.storage_bits.classes;
+        if c.extra_bits + c.base_bits > 0 {
+            writeln!(
+                f,
+                "    {:<16} {:>8}  (the paper's count)",
+                "counted", c.counted_bits
+            )?;
+            writeln!(
+                f,
+                "    {:<16} {:>8}  (the mechanism's state the paper leaves out)",
+                "extra", c.extra_bits
+            )?;
+            writeln!(
+                f,
+                "    {:<16} {:>8}  (state a baseline SM holds anyway)",
+                "baseline-held", c.base_bits
+            )?;
+        }
+        writeln!(
+            f,
+            "    {:<16} {:>8} B = {:.3} % of a {} KB SM (64 KB RF + 16 KB shared + 48 KB L1D)",
+            "counted share",
+            c.counted_bits.div_ceil(8),
+            100.0 * self.storage_bits.counted_share_of_sm,
+            SM_STORAGE_BASELINE_BYTES / 1024
+        )?;
         let y = &self.yosys;
         writeln!(
             f,
@@ -463,7 +557,31 @@ impl fmt::Display for AreaReport {
         if self.cacti.is_none() {
             writeln!(f, "  {:<18} not computed", "cacti")?;
         }
+        if let Some(o) = &self.overhead {
+            let b = &o.baseline;
+            writeln!(f, "  overhead over {}", o.baseline_module)?;
+            for (name, delta, base) in [
+                ("storage bits", o.storage_bits, b.storage_bits),
+                ("yosys cells", o.cells, b.cells),
+                ("flip-flops", o.flip_flops, b.flip_flops),
+                ("transistors", o.transistors, b.transistors),
+                ("ice40 LUTs", o.ice40_luts, b.ice40_luts),
+                ("ecp5 LUTs", o.ecp5_luts, b.ecp5_luts),
+                ("xilinx LUTs", o.xilinx_luts, b.xilinx_luts),
+            ] {
+                writeln!(f, "    {name:<16} {delta:>+8}  ({})", percent(delta, base))?;
+            }
+        }
         Ok(())
+    }
+}
+
+/// `delta` as a signed percentage of `base`.
+fn percent(delta: i64, base: u64) -> String {
+    if base == 0 {
+        "baseline 0".into()
+    } else {
+        format!("{:+.1} %", 100.0 * delta as f64 / base as f64)
     }
 }
 

@@ -352,6 +352,51 @@ endmodule
 }
 
 #[test]
+fn storage_classes_and_overhead_over_a_baseline() {
+    // The 16-bit accumulator declared as a counted table, an extra and a baseline-held one.
+    let v = "
+module acc(input wire clock, input wire [15:0] x, output reg [15:0] s);
+    always @(posedge clock) s <= s + x;
+endmodule
+";
+    let m = manifest(
+        "acc",
+        vec![Port::input("x", 16, ""), Port::output("s", 16, false, "")],
+        vec![
+            Table::new("sum", 1, 8, ""),
+            Table::new("extra_sum", 1, 4, ""),
+            Table::new("base_sum", 1, 4, ""),
+        ],
+    );
+    let mut r = area(&design("acc", v), &m).expect("area flow runs");
+    let c = r.storage_bits.classes;
+    assert_eq!((c.counted_bits, c.extra_bits, c.base_bits), (8, 4, 4));
+    assert!((r.storage_bits.counted_share_of_sm - 1.0 / (128.0 * 1024.0)).abs() < 1e-12);
+    assert!(r.to_string().contains("baseline-held"), "{r}");
+
+    let base = area(&design("reg8", REG8), &reg8_manifest()).expect("area flow runs");
+    r.set_overhead(&base);
+    let o = r.overhead.as_ref().unwrap();
+    assert_eq!(o.baseline_module, "reg8");
+    assert_eq!(o.storage_bits, 16 - 8);
+    assert_eq!(o.flip_flops, 16 - 8);
+    assert_eq!(
+        o.cells,
+        r.yosys.total_cells as i64 - base.yosys.total_cells as i64
+    );
+    assert_eq!(
+        o.xilinx_luts,
+        r.fpga.xilinx.luts as i64 - base.fpga.xilinx.luts as i64
+    );
+    assert_eq!(o.baseline.transistors, base.yosys.cmos.transistors);
+    let text = r.to_string();
+    assert!(text.contains("overhead over reg8"), "{text}");
+    assert!(text.contains("+100.0 %"), "16 flip-flops over 8: {text}");
+    let j = serde_json::to_value(&r).unwrap();
+    assert_eq!(j["overhead"]["flip_flops"], 8);
+}
+
+#[test]
 fn area_of_broken_verilog_is_a_one_line_error() {
     let v = "module broken(input wire clock, output wire y); assign y = ; endmodule\n";
     let m = manifest("broken", vec![Port::output("y", 1, true, "")], vec![]);

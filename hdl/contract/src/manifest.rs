@@ -86,6 +86,54 @@ impl Table {
     }
 }
 
+/// The per-SM storage a unit's tables are compared against (the DWR thesis's §5 baseline,
+/// a GTX480-class SM): 64 KB register file + 16 KB shared memory + 48 KB L1 data cache.
+pub const SM_STORAGE_BASELINE_BYTES: usize = (64 + 16 + 48) * 1024;
+
+/// Table-name prefix of a mechanism's state its paper's storage count leaves out.
+pub const EXTRA_PREFIX: &str = "extra_";
+/// Table-name prefix of state a baseline SM holds anyway (not the mechanism's overhead).
+pub const BASE_PREFIX: &str = "base_";
+
+/// Storage bits by class: the tables the paper counts (every table without a class prefix),
+/// the mechanism's extras it leaves out (`extra_*`), baseline state (`base_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct StorageSplit {
+    pub counted_bits: usize,
+    pub extra_bits: usize,
+    pub base_bits: usize,
+}
+
+impl StorageSplit {
+    /// The mechanism's own storage: the counted tables plus extras.
+    pub fn own_bits(&self) -> usize {
+        self.counted_bits + self.extra_bits
+    }
+    /// The counted tables as a fraction of [`SM_STORAGE_BASELINE_BYTES`].
+    pub fn counted_share_of_sm(&self) -> f64 {
+        self.counted_bits as f64 / (8 * SM_STORAGE_BASELINE_BYTES) as f64
+    }
+}
+
+/// Classify tables by name: `extra_*`, `base_*`, anything else is counted.
+pub fn split_storage(tables: &[Table]) -> StorageSplit {
+    let mut s = StorageSplit {
+        counted_bits: 0,
+        extra_bits: 0,
+        base_bits: 0,
+    };
+    for t in tables {
+        if t.name.starts_with(EXTRA_PREFIX) {
+            s.extra_bits += t.total_bits();
+        } else if t.name.starts_with(BASE_PREFIX) {
+            s.base_bits += t.total_bits();
+        } else {
+            s.counted_bits += t.total_bits();
+        }
+    }
+    s
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Manifest {
     pub unit: String,

@@ -185,6 +185,9 @@ use super::dwr_ilt::{self, IltConfig};
 use super::dwr_pst::PstConfig;
 use super::dwr_sco::{self, ScoConfig, ScoMatch};
 use crate::index_bits;
+pub use crate::manifest::{
+    split_storage, StorageSplit, BASE_PREFIX, EXTRA_PREFIX, SM_STORAGE_BASELINE_BYTES,
+};
 use crate::manifest::{Manifest, Port, Table};
 use crate::params::{ParamError, ParamSpec, Params};
 
@@ -192,15 +195,6 @@ pub const NAME: &str = "dwr";
 
 /// Largest supported number of sub-warps per SM (keeps per-sub-warp vectors ≤ 256 bits).
 pub const MAX_SUBWARPS: usize = 256;
-
-/// The per-SM storage the thesis compares DWR's tables against (§5): 64 KB register file +
-/// 16 KB shared memory + 48 KB L1 data cache.
-pub const SM_STORAGE_BASELINE_BYTES: usize = (64 + 16 + 48) * 1024;
-
-/// Table-name prefix of DWR state the thesis storage count leaves out.
-pub const EXTRA_PREFIX: &str = "extra_";
-/// Table-name prefix of state a baseline SM holds anyway (not DWR overhead).
-pub const BASE_PREFIX: &str = "base_";
 
 pub const SUBWARP_SIZE: ParamSpec = ParamSpec::int(
     "subwarp_size",
@@ -642,40 +636,6 @@ impl DwrConfig {
     }
 }
 
-/// Storage bits by class: the thesis' count, DWR extras it leaves out, baseline state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StorageSplit {
-    pub thesis_bits: usize,
-    pub extra_bits: usize,
-    pub base_bits: usize,
-}
-
-impl StorageSplit {
-    /// The DWR hardware's own storage: thesis count plus extras.
-    pub fn dwr_bits(&self) -> usize {
-        self.thesis_bits + self.extra_bits
-    }
-}
-
-/// Classify tables by name: `extra_*`, `base_*`, anything else is a thesis table.
-pub fn split_storage(tables: &[Table]) -> StorageSplit {
-    let mut s = StorageSplit {
-        thesis_bits: 0,
-        extra_bits: 0,
-        base_bits: 0,
-    };
-    for t in tables {
-        if t.name.starts_with(EXTRA_PREFIX) {
-            s.extra_bits += t.total_bits();
-        } else if t.name.starts_with(BASE_PREFIX) {
-            s.base_bits += t.total_bits();
-        } else {
-            s.thesis_bits += t.total_bits();
-        }
-    }
-    s
-}
-
 /// Port names that are Verilog/SystemVerilog keywords must never occur; shared by the tests
 /// of the four DWR units.
 #[cfg(test)]
@@ -815,13 +775,13 @@ mod tests {
         assert_eq!(pst.total_bits(), 82 * 8);
         assert_eq!(ilt.total_bits(), 124 * 8);
         let s = split_storage(&tables);
-        assert_eq!(s.thesis_bits, (82 + 124) * 8);
+        assert_eq!(s.counted_bits, (82 + 124) * 8);
         // extras: third state bit per sub-warp (16 B) + 4 FIFO pointers of 3 bits
         assert_eq!(s.extra_bits, 128 + 4 * 3);
         // baseline: 2 state bits per sub-warp, pointer + pick + hold, 23 pipeline stages
         assert_eq!(s.base_bits, 128 * 2 + (7 + 1 + 7 + 3) + 23 * (1 + 7 + 32));
         // the thesis' "< 1%" claim: 206 B of a 128 KB SM is 0.157 %
-        let share = (s.thesis_bits / 8) as f64 / SM_STORAGE_BASELINE_BYTES as f64;
+        let share = s.counted_share_of_sm();
         assert!((share * 100.0 - 0.157).abs() < 0.001, "{share}");
     }
 
@@ -842,7 +802,7 @@ mod tests {
             .iter()
             .any(|t| t.name == "extra_matched" && t.total_bits() == 128));
         assert!(!t.iter().any(|t| t.name == "base_bar_pipe"));
-        assert_eq!(split_storage(&t).thesis_bits, (82 + 124) * 8);
+        assert_eq!(split_storage(&t).counted_bits, (82 + 124) * 8);
     }
 
     #[test]
@@ -1028,7 +988,7 @@ mod tests {
         assert_eq!(in_bits, 1 + 1 + 4 * 128 + 3 + 256 + 64);
         assert_eq!(
             m.storage_bits(),
-            split_storage(&m.tables).thesis_bits + 128 + 12 + 256 + 18 + 920
+            split_storage(&m.tables).counted_bits + 128 + 12 + 256 + 18 + 920
         );
     }
 }

@@ -321,7 +321,7 @@ mod tests {
             assert_eq!(ilt.total_bits(), bytes * 8, "{geom:?}");
             // the FIFO pointers are listed apart from the thesis count
             let s = split_storage(&t);
-            assert_eq!(s.thesis_bits, bytes * 8);
+            assert_eq!(s.counted_bits, bytes * 8);
             assert_eq!(s.extra_bits, c.sets * c.ptr_bits());
         }
     }
