@@ -2,6 +2,7 @@
 //! over several configurations and seeds, and proof that the harness can fail: a planted
 //! difference is reported at the right cycle and port, with a replay that writes a waveform.
 
+use warpforge_contract::params::ParamKind;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
@@ -19,7 +20,7 @@ fn spec_vectors_pass_on_model_and_rtl() {
 }
 
 /// The quick regression suite: ≥ 3 configurations per unit, 2 seeds each, ≥ 10^6 lockstep
-/// cycles per unit in total.
+/// cycles per unit in total, and as much for each policy of a unit that has policies.
 #[test]
 fn random_lockstep_quick_suite() {
     let jobs: Vec<_> = regress::jobs("quick")
@@ -47,6 +48,45 @@ fn random_lockstep_quick_suite() {
         assert!(configs >= 3, "{unit}: {configs} configurations");
         let cycles = summary.cycles.get(unit).copied().unwrap_or(0);
         assert!(cycles >= 1_000_000, "{unit}: only {cycles} lockstep cycles");
+    }
+    let run: std::collections::HashMap<_, _> =
+        summary.results.iter().map(|r| (&r.id, r.cycles)).collect();
+    for info in registry::catalogue() {
+        let Some(policy) = info.params.iter().find(|p| p.name == "policy") else {
+            continue;
+        };
+        let ParamKind::Choice { choices } = policy.kind else {
+            panic!("{}: policy is a choice", info.name)
+        };
+        for &name in choices {
+            let of_policy: Vec<_> = jobs
+                .iter()
+                .filter(|j| j.unit == info.name && regress::variant(&j.sets) == Some(name))
+                .collect();
+            let configs: std::collections::BTreeSet<_> =
+                of_policy.iter().map(|j| &j.sets).collect();
+            let schedulers: std::collections::BTreeSet<_> = configs
+                .iter()
+                .filter_map(|c| c.iter().find(|s| s.starts_with("schedulers=")))
+                .collect();
+            let cycles: u64 = of_policy.iter().map(|j| run[&j.id]).sum();
+            assert!(
+                configs.len() >= 3,
+                "{}/{name}: {} configurations",
+                info.name,
+                configs.len()
+            );
+            assert!(
+                schedulers.len() >= 2,
+                "{}/{name}: one scheduler count only",
+                info.name
+            );
+            assert!(
+                cycles >= 1_000_000,
+                "{}/{name}: only {cycles} lockstep cycles",
+                info.name
+            );
+        }
     }
 }
 

@@ -63,10 +63,18 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
                 "mem_order=oldest",
                 "mto_comp_order=oldest",
             ]),
+            sets(&["warps=16", "schedulers=2", "policy=mto", "split_ptr=true"]),
             sets(&["warps=7", "schedulers=2", "policy=motrr", "split_ptr=true"]),
+            sets(&["warps=48", "schedulers=2", "policy=motrr"]),
+            sets(&[
+                "warps=24",
+                "schedulers=1",
+                "policy=motrr",
+                "mem_order=oldest",
+            ]),
             sets(&["warps=48", "schedulers=2", "policy=motrr-recency"]),
-            // The Recency Register ranks slots pairwise: at 48 warps its Verilator build takes
-            // minutes, so the knob variants run at smaller sizes.
+            // The knob variants of the Recency Register run at smaller sizes (the 48-warp
+            // build is the slowest of all).
             sets(&[
                 "warps=16",
                 "schedulers=2",
@@ -217,12 +225,13 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
     }
 }
 
-/// The suites: `quick` (the test suite's share: ≥ 10^6 cycles per unit), `full` (≥ 10^7
-/// cycles per unit), `vectors` (spec vectors only).
+/// The suites: `quick` (the test suite's share: ≥ 10^6 cycles per variant), `full` (≥ 10^7
+/// cycles per variant), `vectors` (spec vectors only). A variant is a unit, or for a unit with
+/// a `policy` parameter one policy of it: each policy gets the whole budget.
 pub const SUITES: &[&str] = &["quick", "full", "vectors"];
 
 pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
-    let (seeds, per_unit_cycles): (u64, u64) = match suite {
+    let (seeds, per_variant_cycles): (u64, u64) = match suite {
         "quick" => (2, 1_200_000),
         "full" => (4, 10_000_000),
         "vectors" => (0, 0),
@@ -249,8 +258,9 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         if seeds == 0 || cfgs.is_empty() {
             continue;
         }
-        let per_job = per_unit_cycles.div_ceil(seeds * cfgs.len() as u64);
         for sets in &cfgs {
+            let same_variant = cfgs.iter().filter(|c| variant(c) == variant(sets)).count();
+            let per_job = per_variant_cycles.div_ceil(seeds * same_variant as u64);
             for s in 0..seeds {
                 let seed = 1 + s * 7919;
                 out.push(Job {
@@ -265,6 +275,12 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         }
     }
     Ok(out)
+}
+
+/// The `policy=…` of a configuration, if it sets one: configurations with the same value
+/// share one cycle budget.
+pub fn variant(sets: &[String]) -> Option<&str> {
+    sets.iter().find_map(|s| s.strip_prefix("policy="))
 }
 
 /// Parse `I/N` (0 ≤ I < N).
