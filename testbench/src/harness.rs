@@ -17,7 +17,12 @@ pub fn vector_inputs(layout: &Layout, v: &SpecVector) -> Result<Vec<Vec<u64>>, S
                 let slot = layout
                     .input(name)
                     .ok_or_else(|| format!("{}: cycle {c}: no input port {name}", v.name))?;
-                if value.len() > slot.words {
+                let wide = value.len() > slot.words
+                    || value
+                        .iter()
+                        .enumerate()
+                        .any(|(k, w)| w & !slot.word_mask(k) != 0);
+                if wide {
                     return Err(format!(
                         "{}: cycle {c}: {name} is wider than its port",
                         v.name

@@ -4,14 +4,14 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, random_run, run_vector, sets};
+use dwr_common::{first_failure, input_stream, random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_ilt::{self, IltConfig};
 use warpforge_contract::Layout;
 use warpforge_testbench::dwr_ilt::{
     spec_vectors, DwrIltModel, DwrIltStimulus, IltCounters, IltFault,
 };
-use warpforge_testbench::SpecVector;
+use warpforge_testbench::{harness, SpecVector};
 
 fn config(s: &[String]) -> IltConfig {
     let p = Params::resolve(dwr_ilt::NAME, dwr_ilt::PARAMS, None, s)
@@ -24,7 +24,7 @@ fn run(v: &SpecVector, fault: Option<IltFault>) -> Result<(), String> {
     let cfg = config(&v.sets);
     let mut model = DwrIltModel::new(&cfg);
     model.inject_fault(fault);
-    run_vector(v, &mut model, &Layout::new(&cfg.ports())).map(|_| ())
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), v).map(|_| ())
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, run_vector, sets};
+use dwr_common::{first_failure, input_stream, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr::{self, DwrConfig};
 use warpforge_contract::Layout;
@@ -12,7 +12,7 @@ use warpforge_testbench::dwr::{spec_vectors, DwrCounters, DwrFault, DwrModel, Dw
 use warpforge_testbench::dwr_ilt::IltFault;
 use warpforge_testbench::dwr_pst::PstFault;
 use warpforge_testbench::dwr_sco::ScoFault;
-use warpforge_testbench::{Model, SpecVector};
+use warpforge_testbench::{harness, Model, SpecVector};
 
 fn config(s: &[String]) -> DwrConfig {
     let p = Params::resolve(dwr::NAME, dwr::PARAMS, None, s)
@@ -25,7 +25,7 @@ fn run(v: &SpecVector) -> Result<Vec<Vec<u64>>, String> {
     let cfg = config(&v.sets);
     let layout = Layout::new(&cfg.ports());
     let mut model = DwrModel::new(&cfg);
-    run_vector(v, &mut model, &layout)
+    harness::run_vector(&mut model, &layout, v)
 }
 
 fn vector(name: &str) -> SpecVector {
@@ -395,7 +395,7 @@ fn without_d4_the_drain_deadlocks_and_the_invariants_see_it() {
     let layout = Layout::new(&cfg.ports());
     let mut model = DwrModel::new(&cfg);
     model.inject_fault(Some(DwrFault::Pst(PstFault::NoD4)));
-    let e = run_vector(&v, &mut model, &layout).unwrap_err();
+    let e = harness::run_vector(&mut model, &layout, &v).unwrap_err();
     assert!(e.contains("I-LIVENESS"), "{e}");
 }
 

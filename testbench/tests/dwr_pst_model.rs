@@ -4,14 +4,14 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, random_run, run_vector, sets};
+use dwr_common::{first_failure, input_stream, random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_pst::{self, PstConfig};
 use warpforge_contract::Layout;
 use warpforge_testbench::dwr_pst::{
     spec_vectors, DwrPstModel, DwrPstStimulus, PstCounters, PstFault,
 };
-use warpforge_testbench::SpecVector;
+use warpforge_testbench::{harness, SpecVector};
 
 fn config(s: &[String]) -> PstConfig {
     let p = Params::resolve(dwr_pst::NAME, dwr_pst::PARAMS, None, s)
@@ -24,7 +24,7 @@ fn run(v: &SpecVector, fault: Option<PstFault>) -> Result<(), String> {
     let cfg = config(&v.sets);
     let mut model = DwrPstModel::new(&cfg);
     model.inject_fault(fault);
-    run_vector(v, &mut model, &Layout::new(&cfg.ports())).map(|_| ())
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), v).map(|_| ())
 }
 
 #[test]

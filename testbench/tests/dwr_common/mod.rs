@@ -3,71 +3,7 @@
 #![allow(dead_code)]
 
 use warpforge_contract::Layout;
-use warpforge_testbench::{Model, SpecVector, Stimulus};
-
-/// Drive one spec vector: listed inputs packed with `Layout`, the rest 0; listed outputs
-/// compared on every non-reset cycle; invariants checked every cycle. Returns the outputs
-/// of every cycle (for counting the spec's numbers).
-pub fn run_vector(
-    v: &SpecVector,
-    model: &mut dyn Model,
-    layout: &Layout,
-) -> Result<Vec<Vec<u64>>, String> {
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    let mut trace = vec![];
-    for (c, cycle) in v.cycles.iter().enumerate() {
-        inputs.iter_mut().for_each(|w| *w = 0);
-        let mut reset = false;
-        for (name, value) in &cycle.inputs {
-            let slot = layout
-                .input(name)
-                .ok_or_else(|| format!("{}: cycle {c}: no input port {name}", v.name))?;
-            assert!(
-                value.len() <= slot.words,
-                "{}: cycle {c}: {name} too wide",
-                v.name
-            );
-            for (k, w) in value.iter().enumerate() {
-                assert_eq!(
-                    w & !slot.word_mask(k),
-                    0,
-                    "{}: cycle {c}: {name} wider than the port",
-                    v.name
-                );
-            }
-            inputs[slot.offset..slot.offset + value.len()].copy_from_slice(value);
-            reset |= *name == "reset" && value[0] & 1 != 0;
-        }
-        model.step(&inputs, &mut outputs);
-        model
-            .check_invariants()
-            .map_err(|e| format!("{}: cycle {c}: invariant: {e}", v.name))?;
-        trace.push(outputs.clone());
-        if reset {
-            continue;
-        }
-        for (name, want) in &cycle.expect {
-            let slot = layout
-                .output(name)
-                .ok_or_else(|| format!("{}: cycle {c}: no output port {name}", v.name))?;
-            let got: Vec<u64> = (0..slot.words)
-                .map(|k| outputs[slot.offset + k] & slot.word_mask(k))
-                .collect();
-            let mut want = want.clone();
-            want.resize(slot.words, 0);
-            if got != want {
-                return Err(format!(
-                    "{}: vector cycle {c} (spec cycle {}): {name} = {got:x?}, expected {want:x?}\n  {}",
-                    v.name,
-                    c as i64 - 1,
-                    model.state_line()
-                ));
-            }
-        }
-    }
-    Ok(trace)
-}
+use warpforge_testbench::{Model, Stimulus};
 
 /// Every output bit above its port's width is 0 (the model never writes outside a port).
 pub fn assert_clean_outputs(layout: &Layout, outputs: &[u64]) {
