@@ -97,10 +97,29 @@ pub struct RunArgs {
 }
 
 /// Err(message) → the caller prints `error: {message}` on one line and exits with status 2.
-pub fn execute(cmd: IsaCommand) -> Result<(), String> {
+/// Why an ISA command failed: exit status 1 when kernels ran and a check failed, 2 for bad
+/// input (the default for every plain message).
+pub struct IsaFail {
+    pub status: u8,
+    pub message: String,
+}
+
+impl From<String> for IsaFail {
+    fn from(message: String) -> IsaFail {
+        IsaFail { status: 2, message }
+    }
+}
+
+impl From<&str> for IsaFail {
+    fn from(message: &str) -> IsaFail {
+        message.to_string().into()
+    }
+}
+
+pub fn execute(cmd: IsaCommand) -> Result<(), IsaFail> {
     match cmd {
-        IsaCommand::Asm(a) => asm(a),
-        IsaCommand::Disasm(d) => disasm(d),
+        IsaCommand::Asm(a) => Ok(asm(a)?),
+        IsaCommand::Disasm(d) => Ok(disasm(d)?),
         IsaCommand::Run(r) => run(r),
     }
 }
@@ -190,9 +209,14 @@ fn size_of(k: &Kernel, size: &str) -> Result<u32, String> {
     match size {
         "small" => Ok(k.sizes[0]),
         "large" => Ok(k.sizes[1]),
-        n => n
-            .parse()
-            .map_err(|_| format!("--size {n}: expected small, large or a number")),
+        n => {
+            let v = n
+                .parse()
+                .map_err(|_| format!("--size {n}: expected small, large or a number"))?;
+            // Out-of-range sizes are bad input, not a failed case: ask the generator first.
+            (k.make)(v, 0).map_err(|e| format!("--size {n}: {e}"))?;
+            Ok(v)
+        }
     }
 }
 
@@ -211,12 +235,12 @@ fn dims(text: &str, what: &str) -> Result<[u32; 3], String> {
     Ok(d)
 }
 
-fn run(r: RunArgs) -> Result<(), String> {
+fn run(r: RunArgs) -> Result<(), IsaFail> {
     if r.list {
-        return list(r.json);
+        return Ok(list(r.json)?);
     }
     if r.bench {
-        return bench(&r);
+        return Ok(bench(&r)?);
     }
     if r.suite {
         if r.kernel.is_some() {
@@ -231,20 +255,20 @@ fn run(r: RunArgs) -> Result<(), String> {
     };
     if let Some(k) = kernels::find(&name) {
         if r.launch.is_some() || r.grid.is_some() || r.block.is_some() {
-            return Err(format!(
+            return Err(IsaFail::from(format!(
                 "`{name}` is a suite kernel: its launch comes from its generator (use --size); --launch/--grid/--block are for kernel files"
-            ));
+            )));
         }
         return run_suite_kernel(k, &r);
     }
     let path = Path::new(&name);
     if !path.exists() {
-        return Err(format!(
+        return Err(IsaFail::from(format!(
             "`{name}` is neither a suite kernel ({}) nor a file",
             SUITE.iter().map(|k| k.name).collect::<Vec<_>>().join(", ")
-        ));
+        )));
     }
-    run_file(path, &r)
+    Ok(run_file(path, &r)?)
 }
 
 fn list(as_json: bool) -> Result<(), String> {
@@ -329,7 +353,7 @@ fn case_line(c: &CaseResult) -> String {
 const CASE_HEADER: &str =
     "kernel         size mode    check  thread-instr  warp-instr    SIMD  div-brs bar-wait     time";
 
-fn report_cases(cases: &[CaseResult], size: &str, as_json: bool) -> Result<(), String> {
+fn report_cases(cases: &[CaseResult], size: &str, as_json: bool) -> Result<(), IsaFail> {
     let failed: Vec<&CaseResult> = cases.iter().filter(|c| !c.passed()).collect();
     if as_json {
         println!(
@@ -354,19 +378,22 @@ fn report_cases(cases: &[CaseResult], size: &str, as_json: bool) -> Result<(), S
     }
     match failed.first() {
         None => Ok(()),
-        Some(c) => Err(format!(
-            "{} of {} cases failed; first: {} size {} {}: {}",
-            failed.len(),
-            cases.len(),
-            c.kernel,
-            c.size,
-            c.mode.label(),
-            c.error.as_deref().unwrap_or("")
-        )),
+        Some(c) => Err(IsaFail {
+            status: 1,
+            message: format!(
+                "{} of {} cases failed; first: {} size {} {}: {}",
+                failed.len(),
+                cases.len(),
+                c.kernel,
+                c.size,
+                c.mode.label(),
+                c.error.as_deref().unwrap_or("")
+            ),
+        }),
     }
 }
 
-fn run_suite(r: &RunArgs) -> Result<(), String> {
+fn run_suite(r: &RunArgs) -> Result<(), IsaFail> {
     let modes = modes(r, true)?;
     let opts = AsmOptions { dwr_partner: r.dwr };
     let mut cases = Vec::new();
@@ -390,7 +417,7 @@ fn size_name(r: &RunArgs) -> &str {
     r.size.as_deref().unwrap_or("small")
 }
 
-fn run_suite_kernel(k: &Kernel, r: &RunArgs) -> Result<(), String> {
+fn run_suite_kernel(k: &Kernel, r: &RunArgs) -> Result<(), IsaFail> {
     let modes = modes(r, true)?;
     let size = size_of(k, size_name(r))?;
     let opts = AsmOptions { dwr_partner: r.dwr };

@@ -299,7 +299,9 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             out,
             json,
         } => flow(&targets, cycles, &out, json),
-        Command::Isa(c) => isa_cli::execute(c).map(|_| 0).map_err(bad),
+        Command::Isa(c) => isa_cli::execute(c)
+            .map(|_| 0)
+            .map_err(|f| Fail(f.status, f.message)),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The ISA subcommands end to end: asm → disasm → asm gives the same image, `run` on files
 //! and on suite kernels, `--json` prints one object, and bad input (assembly errors, runtime
-//! faults, invalid launches) is one line `error: …` with exit status 2.
+//! faults, invalid launches) is one line `error: …` with exit status 2; a suite case that fails its
+//! check exits 1.
 
 use std::process::{Command, Output};
 
@@ -140,6 +141,20 @@ fn suite_kernel_and_list() {
     assert!(w["simd_efficiency"].as_f64().unwrap() < 1.0);
     let j = json(&warpforge(&["run", "--list", "--json"]));
     assert!(j["kernels"].as_array().unwrap().len() >= 14);
+}
+
+#[test]
+fn a_failing_suite_case_exits_1_with_one_line() {
+    // One stack entry is too few for vecadd's divergent tail in a warp of 32.
+    let out = warpforge(&["run", "vecadd", "--stack-depth", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: 1 of 3 cases failed") && stderr.contains("stack overflow"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("FAIL"));
 }
 
 #[test]
