@@ -12,14 +12,31 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     input wire  [47:0] is_mem;
     input wire  [47:0] launch;
     input wire  [47:0] exit;
+    wire  [47:0] mem_complete = 0;
+    wire  [47:0] cpl_global = 0;
+    wire  [47:0] is_global = 0;
+    wire  [47:0] is_bar = 0;
+    wire  [143:0] launch_tb = 0;
     output reg  [1:0] issue_valid;
     output reg  [11:0] issue_slot;
     output reg  [1:0] issue_is_mem;
+    reg  [7:0] bar_release;
+    reg  [7:0] tb_has_waiter;
     output reg  [47:0] dbg_resident;
     output reg  [1:0] dbg_last_valid;
     output reg  [11:0] dbg_last_issued;
     output reg  [1:0] dbg_greedy_valid;
     output reg  [2303:0] dbg_older;
+    reg  [1:0] dbg_cmp_last_valid;
+    reg  [11:0] dbg_cmp_last_issued;
+    reg  [1:0] dbg_cmp_greedy_valid;
+    reg  [47:0] dbg_recent;
+    reg  [287:0] dbg_rec_cnt;
+    reg  [5:0] dbg_w_active;
+    reg  [47:0] dbg_waiting;
+    reg  [143:0] dbg_warp_tb;
+    reg  [47:0] dbg_bar_cnt;
+    reg  [47:0] dbg_bar_live;
     
     // Constant declarations
     localparam  supervised__0 = 64'h555555555555;
@@ -72,6 +89,11 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     localparam  below__45 = 64'h1fffffffffff;
     localparam  below__46 = 64'h3fffffffffff;
     localparam  below__47 = 64'h7fffffffffff;
+    localparam  mem_greedy_en = 64'h1;
+    localparam  cmp_greedy_en = 64'h1;
+    localparam  trig_issue = 64'h0;
+    localparam  class_global = 64'h0;
+    localparam  cap_mode = 64'h0;
     
     // Stub signals
     reg  resident__clock;
@@ -308,6 +330,104 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     reg  gto__1__greedy_valid;
     wire  gto__1__found;
     wire  [5:0] gto__1__slot;
+    reg  [287:0] rec_rows__whole;
+    wire  [5:0] rec_rows__parts__0;
+    wire  [5:0] rec_rows__parts__1;
+    wire  [5:0] rec_rows__parts__2;
+    wire  [5:0] rec_rows__parts__3;
+    wire  [5:0] rec_rows__parts__4;
+    wire  [5:0] rec_rows__parts__5;
+    wire  [5:0] rec_rows__parts__6;
+    wire  [5:0] rec_rows__parts__7;
+    wire  [5:0] rec_rows__parts__8;
+    wire  [5:0] rec_rows__parts__9;
+    wire  [5:0] rec_rows__parts__10;
+    wire  [5:0] rec_rows__parts__11;
+    wire  [5:0] rec_rows__parts__12;
+    wire  [5:0] rec_rows__parts__13;
+    wire  [5:0] rec_rows__parts__14;
+    wire  [5:0] rec_rows__parts__15;
+    wire  [5:0] rec_rows__parts__16;
+    wire  [5:0] rec_rows__parts__17;
+    wire  [5:0] rec_rows__parts__18;
+    wire  [5:0] rec_rows__parts__19;
+    wire  [5:0] rec_rows__parts__20;
+    wire  [5:0] rec_rows__parts__21;
+    wire  [5:0] rec_rows__parts__22;
+    wire  [5:0] rec_rows__parts__23;
+    wire  [5:0] rec_rows__parts__24;
+    wire  [5:0] rec_rows__parts__25;
+    wire  [5:0] rec_rows__parts__26;
+    wire  [5:0] rec_rows__parts__27;
+    wire  [5:0] rec_rows__parts__28;
+    wire  [5:0] rec_rows__parts__29;
+    wire  [5:0] rec_rows__parts__30;
+    wire  [5:0] rec_rows__parts__31;
+    wire  [5:0] rec_rows__parts__32;
+    wire  [5:0] rec_rows__parts__33;
+    wire  [5:0] rec_rows__parts__34;
+    wire  [5:0] rec_rows__parts__35;
+    wire  [5:0] rec_rows__parts__36;
+    wire  [5:0] rec_rows__parts__37;
+    wire  [5:0] rec_rows__parts__38;
+    wire  [5:0] rec_rows__parts__39;
+    wire  [5:0] rec_rows__parts__40;
+    wire  [5:0] rec_rows__parts__41;
+    wire  [5:0] rec_rows__parts__42;
+    wire  [5:0] rec_rows__parts__43;
+    wire  [5:0] rec_rows__parts__44;
+    wire  [5:0] rec_rows__parts__45;
+    wire  [5:0] rec_rows__parts__46;
+    wire  [5:0] rec_rows__parts__47;
+    reg  [143:0] launch_tb_rows__whole;
+    wire  [2:0] launch_tb_rows__parts__0;
+    wire  [2:0] launch_tb_rows__parts__1;
+    wire  [2:0] launch_tb_rows__parts__2;
+    wire  [2:0] launch_tb_rows__parts__3;
+    wire  [2:0] launch_tb_rows__parts__4;
+    wire  [2:0] launch_tb_rows__parts__5;
+    wire  [2:0] launch_tb_rows__parts__6;
+    wire  [2:0] launch_tb_rows__parts__7;
+    wire  [2:0] launch_tb_rows__parts__8;
+    wire  [2:0] launch_tb_rows__parts__9;
+    wire  [2:0] launch_tb_rows__parts__10;
+    wire  [2:0] launch_tb_rows__parts__11;
+    wire  [2:0] launch_tb_rows__parts__12;
+    wire  [2:0] launch_tb_rows__parts__13;
+    wire  [2:0] launch_tb_rows__parts__14;
+    wire  [2:0] launch_tb_rows__parts__15;
+    wire  [2:0] launch_tb_rows__parts__16;
+    wire  [2:0] launch_tb_rows__parts__17;
+    wire  [2:0] launch_tb_rows__parts__18;
+    wire  [2:0] launch_tb_rows__parts__19;
+    wire  [2:0] launch_tb_rows__parts__20;
+    wire  [2:0] launch_tb_rows__parts__21;
+    wire  [2:0] launch_tb_rows__parts__22;
+    wire  [2:0] launch_tb_rows__parts__23;
+    wire  [2:0] launch_tb_rows__parts__24;
+    wire  [2:0] launch_tb_rows__parts__25;
+    wire  [2:0] launch_tb_rows__parts__26;
+    wire  [2:0] launch_tb_rows__parts__27;
+    wire  [2:0] launch_tb_rows__parts__28;
+    wire  [2:0] launch_tb_rows__parts__29;
+    wire  [2:0] launch_tb_rows__parts__30;
+    wire  [2:0] launch_tb_rows__parts__31;
+    wire  [2:0] launch_tb_rows__parts__32;
+    wire  [2:0] launch_tb_rows__parts__33;
+    wire  [2:0] launch_tb_rows__parts__34;
+    wire  [2:0] launch_tb_rows__parts__35;
+    wire  [2:0] launch_tb_rows__parts__36;
+    wire  [2:0] launch_tb_rows__parts__37;
+    wire  [2:0] launch_tb_rows__parts__38;
+    wire  [2:0] launch_tb_rows__parts__39;
+    wire  [2:0] launch_tb_rows__parts__40;
+    wire  [2:0] launch_tb_rows__parts__41;
+    wire  [2:0] launch_tb_rows__parts__42;
+    wire  [2:0] launch_tb_rows__parts__43;
+    wire  [2:0] launch_tb_rows__parts__44;
+    wire  [2:0] launch_tb_rows__parts__45;
+    wire  [2:0] launch_tb_rows__parts__46;
+    wire  [2:0] launch_tb_rows__parts__47;
     reg  pack_issue_valid__parts__0;
     reg  pack_issue_valid__parts__1;
     wire  [1:0] pack_issue_valid__whole;
@@ -326,6 +446,15 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     reg  pack_greedy_valid__parts__0;
     reg  pack_greedy_valid__parts__1;
     wire  [1:0] pack_greedy_valid__whole;
+    reg  pack_cmp_last_valid__parts__0;
+    reg  pack_cmp_last_valid__parts__1;
+    wire  [1:0] pack_cmp_last_valid__whole;
+    reg  [5:0] pack_cmp_last_issued__parts__0;
+    reg  [5:0] pack_cmp_last_issued__parts__1;
+    wire  [11:0] pack_cmp_last_issued__whole;
+    reg  pack_cmp_greedy_valid__parts__0;
+    reg  pack_cmp_greedy_valid__parts__1;
+    wire  [1:0] pack_cmp_greedy_valid__whole;
     reg  [47:0] pack_older__parts__0;
     reg  [47:0] pack_older__parts__1;
     reg  [47:0] pack_older__parts__2;
@@ -375,17 +504,164 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     reg  [47:0] pack_older__parts__46;
     reg  [47:0] pack_older__parts__47;
     wire  [2303:0] pack_older__whole;
+    reg  [5:0] pack_rec_cnt_n__parts__0;
+    reg  [5:0] pack_rec_cnt_n__parts__1;
+    reg  [5:0] pack_rec_cnt_n__parts__2;
+    reg  [5:0] pack_rec_cnt_n__parts__3;
+    reg  [5:0] pack_rec_cnt_n__parts__4;
+    reg  [5:0] pack_rec_cnt_n__parts__5;
+    reg  [5:0] pack_rec_cnt_n__parts__6;
+    reg  [5:0] pack_rec_cnt_n__parts__7;
+    reg  [5:0] pack_rec_cnt_n__parts__8;
+    reg  [5:0] pack_rec_cnt_n__parts__9;
+    reg  [5:0] pack_rec_cnt_n__parts__10;
+    reg  [5:0] pack_rec_cnt_n__parts__11;
+    reg  [5:0] pack_rec_cnt_n__parts__12;
+    reg  [5:0] pack_rec_cnt_n__parts__13;
+    reg  [5:0] pack_rec_cnt_n__parts__14;
+    reg  [5:0] pack_rec_cnt_n__parts__15;
+    reg  [5:0] pack_rec_cnt_n__parts__16;
+    reg  [5:0] pack_rec_cnt_n__parts__17;
+    reg  [5:0] pack_rec_cnt_n__parts__18;
+    reg  [5:0] pack_rec_cnt_n__parts__19;
+    reg  [5:0] pack_rec_cnt_n__parts__20;
+    reg  [5:0] pack_rec_cnt_n__parts__21;
+    reg  [5:0] pack_rec_cnt_n__parts__22;
+    reg  [5:0] pack_rec_cnt_n__parts__23;
+    reg  [5:0] pack_rec_cnt_n__parts__24;
+    reg  [5:0] pack_rec_cnt_n__parts__25;
+    reg  [5:0] pack_rec_cnt_n__parts__26;
+    reg  [5:0] pack_rec_cnt_n__parts__27;
+    reg  [5:0] pack_rec_cnt_n__parts__28;
+    reg  [5:0] pack_rec_cnt_n__parts__29;
+    reg  [5:0] pack_rec_cnt_n__parts__30;
+    reg  [5:0] pack_rec_cnt_n__parts__31;
+    reg  [5:0] pack_rec_cnt_n__parts__32;
+    reg  [5:0] pack_rec_cnt_n__parts__33;
+    reg  [5:0] pack_rec_cnt_n__parts__34;
+    reg  [5:0] pack_rec_cnt_n__parts__35;
+    reg  [5:0] pack_rec_cnt_n__parts__36;
+    reg  [5:0] pack_rec_cnt_n__parts__37;
+    reg  [5:0] pack_rec_cnt_n__parts__38;
+    reg  [5:0] pack_rec_cnt_n__parts__39;
+    reg  [5:0] pack_rec_cnt_n__parts__40;
+    reg  [5:0] pack_rec_cnt_n__parts__41;
+    reg  [5:0] pack_rec_cnt_n__parts__42;
+    reg  [5:0] pack_rec_cnt_n__parts__43;
+    reg  [5:0] pack_rec_cnt_n__parts__44;
+    reg  [5:0] pack_rec_cnt_n__parts__45;
+    reg  [5:0] pack_rec_cnt_n__parts__46;
+    reg  [5:0] pack_rec_cnt_n__parts__47;
+    wire  [287:0] pack_rec_cnt_n__whole;
+    reg  [2:0] pack_warp_tb__parts__0;
+    reg  [2:0] pack_warp_tb__parts__1;
+    reg  [2:0] pack_warp_tb__parts__2;
+    reg  [2:0] pack_warp_tb__parts__3;
+    reg  [2:0] pack_warp_tb__parts__4;
+    reg  [2:0] pack_warp_tb__parts__5;
+    reg  [2:0] pack_warp_tb__parts__6;
+    reg  [2:0] pack_warp_tb__parts__7;
+    reg  [2:0] pack_warp_tb__parts__8;
+    reg  [2:0] pack_warp_tb__parts__9;
+    reg  [2:0] pack_warp_tb__parts__10;
+    reg  [2:0] pack_warp_tb__parts__11;
+    reg  [2:0] pack_warp_tb__parts__12;
+    reg  [2:0] pack_warp_tb__parts__13;
+    reg  [2:0] pack_warp_tb__parts__14;
+    reg  [2:0] pack_warp_tb__parts__15;
+    reg  [2:0] pack_warp_tb__parts__16;
+    reg  [2:0] pack_warp_tb__parts__17;
+    reg  [2:0] pack_warp_tb__parts__18;
+    reg  [2:0] pack_warp_tb__parts__19;
+    reg  [2:0] pack_warp_tb__parts__20;
+    reg  [2:0] pack_warp_tb__parts__21;
+    reg  [2:0] pack_warp_tb__parts__22;
+    reg  [2:0] pack_warp_tb__parts__23;
+    reg  [2:0] pack_warp_tb__parts__24;
+    reg  [2:0] pack_warp_tb__parts__25;
+    reg  [2:0] pack_warp_tb__parts__26;
+    reg  [2:0] pack_warp_tb__parts__27;
+    reg  [2:0] pack_warp_tb__parts__28;
+    reg  [2:0] pack_warp_tb__parts__29;
+    reg  [2:0] pack_warp_tb__parts__30;
+    reg  [2:0] pack_warp_tb__parts__31;
+    reg  [2:0] pack_warp_tb__parts__32;
+    reg  [2:0] pack_warp_tb__parts__33;
+    reg  [2:0] pack_warp_tb__parts__34;
+    reg  [2:0] pack_warp_tb__parts__35;
+    reg  [2:0] pack_warp_tb__parts__36;
+    reg  [2:0] pack_warp_tb__parts__37;
+    reg  [2:0] pack_warp_tb__parts__38;
+    reg  [2:0] pack_warp_tb__parts__39;
+    reg  [2:0] pack_warp_tb__parts__40;
+    reg  [2:0] pack_warp_tb__parts__41;
+    reg  [2:0] pack_warp_tb__parts__42;
+    reg  [2:0] pack_warp_tb__parts__43;
+    reg  [2:0] pack_warp_tb__parts__44;
+    reg  [2:0] pack_warp_tb__parts__45;
+    reg  [2:0] pack_warp_tb__parts__46;
+    reg  [2:0] pack_warp_tb__parts__47;
+    wire  [143:0] pack_warp_tb__whole;
+    reg  [5:0] pack_bar_cnt__parts__0;
+    reg  [5:0] pack_bar_cnt__parts__1;
+    reg  [5:0] pack_bar_cnt__parts__2;
+    reg  [5:0] pack_bar_cnt__parts__3;
+    reg  [5:0] pack_bar_cnt__parts__4;
+    reg  [5:0] pack_bar_cnt__parts__5;
+    reg  [5:0] pack_bar_cnt__parts__6;
+    reg  [5:0] pack_bar_cnt__parts__7;
+    wire  [47:0] pack_bar_cnt__whole;
+    reg  [5:0] pack_bar_live__parts__0;
+    reg  [5:0] pack_bar_live__parts__1;
+    reg  [5:0] pack_bar_live__parts__2;
+    reg  [5:0] pack_bar_live__parts__3;
+    reg  [5:0] pack_bar_live__parts__4;
+    reg  [5:0] pack_bar_live__parts__5;
+    reg  [5:0] pack_bar_live__parts__6;
+    reg  [5:0] pack_bar_live__parts__7;
+    wire  [47:0] pack_bar_live__whole;
     
     // Local signals
     reg  [47:0] eligible;
     reg  [47:0] candidates__0;
     reg  [47:0] candidates__1;
+    reg  [47:0] mem_cand__0;
+    reg  [47:0] mem_cand__1;
+    reg  [47:0] cmp_cand__0;
+    reg  [47:0] cmp_cand__1;
+    reg  [5:0] pc_last__0;
+    reg  [5:0] pc_last__1;
+    reg  pc_valid__0;
+    reg  pc_valid__1;
+    reg  pc_greedy__0;
+    reg  pc_greedy__1;
+    reg  cmp_found__0;
+    reg  cmp_found__1;
+    reg  [5:0] cmp_slot__0;
+    reg  [5:0] cmp_slot__1;
     reg  pick_valid__0;
     reg  pick_valid__1;
     reg  [5:0] pick_slot__0;
     reg  [5:0] pick_slot__1;
+    reg  pick_mem__0;
+    reg  pick_mem__1;
+    reg  p_write__0;
+    reg  p_write__1;
     reg  greedy_lost__0;
     reg  greedy_lost__1;
+    reg  cmp_greedy_lost__0;
+    reg  cmp_greedy_lost__1;
+    reg  [47:0] issued;
+    reg  [47:0] leaving;
+    reg  [47:0] resident_next;
+    reg  [5:0] w_active;
+    reg  [5:0] w_active_left;
+    reg  [5:0] w_active_next;
+    reg  [5:0] cap_left;
+    reg  [5:0] cap_next;
+    reg  [47:0] ev_src;
+    reg  [47:0] waiting_next;
+    reg  [7:0] released;
     
     // Sub module instances
     warp_sched_gto_w48_s2__resident resident(
@@ -736,6 +1012,108 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .found(gto__1__found),
         .slot(gto__1__slot)
     );
+    warp_sched_gto_w48_s2__rec_rows rec_rows(
+        .whole(rec_rows__whole),
+        .parts__0(rec_rows__parts__0),
+        .parts__1(rec_rows__parts__1),
+        .parts__2(rec_rows__parts__2),
+        .parts__3(rec_rows__parts__3),
+        .parts__4(rec_rows__parts__4),
+        .parts__5(rec_rows__parts__5),
+        .parts__6(rec_rows__parts__6),
+        .parts__7(rec_rows__parts__7),
+        .parts__8(rec_rows__parts__8),
+        .parts__9(rec_rows__parts__9),
+        .parts__10(rec_rows__parts__10),
+        .parts__11(rec_rows__parts__11),
+        .parts__12(rec_rows__parts__12),
+        .parts__13(rec_rows__parts__13),
+        .parts__14(rec_rows__parts__14),
+        .parts__15(rec_rows__parts__15),
+        .parts__16(rec_rows__parts__16),
+        .parts__17(rec_rows__parts__17),
+        .parts__18(rec_rows__parts__18),
+        .parts__19(rec_rows__parts__19),
+        .parts__20(rec_rows__parts__20),
+        .parts__21(rec_rows__parts__21),
+        .parts__22(rec_rows__parts__22),
+        .parts__23(rec_rows__parts__23),
+        .parts__24(rec_rows__parts__24),
+        .parts__25(rec_rows__parts__25),
+        .parts__26(rec_rows__parts__26),
+        .parts__27(rec_rows__parts__27),
+        .parts__28(rec_rows__parts__28),
+        .parts__29(rec_rows__parts__29),
+        .parts__30(rec_rows__parts__30),
+        .parts__31(rec_rows__parts__31),
+        .parts__32(rec_rows__parts__32),
+        .parts__33(rec_rows__parts__33),
+        .parts__34(rec_rows__parts__34),
+        .parts__35(rec_rows__parts__35),
+        .parts__36(rec_rows__parts__36),
+        .parts__37(rec_rows__parts__37),
+        .parts__38(rec_rows__parts__38),
+        .parts__39(rec_rows__parts__39),
+        .parts__40(rec_rows__parts__40),
+        .parts__41(rec_rows__parts__41),
+        .parts__42(rec_rows__parts__42),
+        .parts__43(rec_rows__parts__43),
+        .parts__44(rec_rows__parts__44),
+        .parts__45(rec_rows__parts__45),
+        .parts__46(rec_rows__parts__46),
+        .parts__47(rec_rows__parts__47)
+    );
+    warp_sched_gto_w48_s2__launch_tb_rows launch_tb_rows(
+        .whole(launch_tb_rows__whole),
+        .parts__0(launch_tb_rows__parts__0),
+        .parts__1(launch_tb_rows__parts__1),
+        .parts__2(launch_tb_rows__parts__2),
+        .parts__3(launch_tb_rows__parts__3),
+        .parts__4(launch_tb_rows__parts__4),
+        .parts__5(launch_tb_rows__parts__5),
+        .parts__6(launch_tb_rows__parts__6),
+        .parts__7(launch_tb_rows__parts__7),
+        .parts__8(launch_tb_rows__parts__8),
+        .parts__9(launch_tb_rows__parts__9),
+        .parts__10(launch_tb_rows__parts__10),
+        .parts__11(launch_tb_rows__parts__11),
+        .parts__12(launch_tb_rows__parts__12),
+        .parts__13(launch_tb_rows__parts__13),
+        .parts__14(launch_tb_rows__parts__14),
+        .parts__15(launch_tb_rows__parts__15),
+        .parts__16(launch_tb_rows__parts__16),
+        .parts__17(launch_tb_rows__parts__17),
+        .parts__18(launch_tb_rows__parts__18),
+        .parts__19(launch_tb_rows__parts__19),
+        .parts__20(launch_tb_rows__parts__20),
+        .parts__21(launch_tb_rows__parts__21),
+        .parts__22(launch_tb_rows__parts__22),
+        .parts__23(launch_tb_rows__parts__23),
+        .parts__24(launch_tb_rows__parts__24),
+        .parts__25(launch_tb_rows__parts__25),
+        .parts__26(launch_tb_rows__parts__26),
+        .parts__27(launch_tb_rows__parts__27),
+        .parts__28(launch_tb_rows__parts__28),
+        .parts__29(launch_tb_rows__parts__29),
+        .parts__30(launch_tb_rows__parts__30),
+        .parts__31(launch_tb_rows__parts__31),
+        .parts__32(launch_tb_rows__parts__32),
+        .parts__33(launch_tb_rows__parts__33),
+        .parts__34(launch_tb_rows__parts__34),
+        .parts__35(launch_tb_rows__parts__35),
+        .parts__36(launch_tb_rows__parts__36),
+        .parts__37(launch_tb_rows__parts__37),
+        .parts__38(launch_tb_rows__parts__38),
+        .parts__39(launch_tb_rows__parts__39),
+        .parts__40(launch_tb_rows__parts__40),
+        .parts__41(launch_tb_rows__parts__41),
+        .parts__42(launch_tb_rows__parts__42),
+        .parts__43(launch_tb_rows__parts__43),
+        .parts__44(launch_tb_rows__parts__44),
+        .parts__45(launch_tb_rows__parts__45),
+        .parts__46(launch_tb_rows__parts__46),
+        .parts__47(launch_tb_rows__parts__47)
+    );
     warp_sched_gto_w48_s2__pack_issue_valid pack_issue_valid(
         .parts__0(pack_issue_valid__parts__0),
         .parts__1(pack_issue_valid__parts__1),
@@ -765,6 +1143,21 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .parts__0(pack_greedy_valid__parts__0),
         .parts__1(pack_greedy_valid__parts__1),
         .whole(pack_greedy_valid__whole)
+    );
+    warp_sched_gto_w48_s2__pack_cmp_last_valid pack_cmp_last_valid(
+        .parts__0(pack_cmp_last_valid__parts__0),
+        .parts__1(pack_cmp_last_valid__parts__1),
+        .whole(pack_cmp_last_valid__whole)
+    );
+    warp_sched_gto_w48_s2__pack_cmp_last_issued pack_cmp_last_issued(
+        .parts__0(pack_cmp_last_issued__parts__0),
+        .parts__1(pack_cmp_last_issued__parts__1),
+        .whole(pack_cmp_last_issued__whole)
+    );
+    warp_sched_gto_w48_s2__pack_cmp_greedy_valid pack_cmp_greedy_valid(
+        .parts__0(pack_cmp_greedy_valid__parts__0),
+        .parts__1(pack_cmp_greedy_valid__parts__1),
+        .whole(pack_cmp_greedy_valid__whole)
     );
     warp_sched_gto_w48_s2__pack_older pack_older(
         .parts__0(pack_older__parts__0),
@@ -816,6 +1209,130 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .parts__46(pack_older__parts__46),
         .parts__47(pack_older__parts__47),
         .whole(pack_older__whole)
+    );
+    warp_sched_gto_w48_s2__pack_rec_cnt_n pack_rec_cnt_n(
+        .parts__0(pack_rec_cnt_n__parts__0),
+        .parts__1(pack_rec_cnt_n__parts__1),
+        .parts__2(pack_rec_cnt_n__parts__2),
+        .parts__3(pack_rec_cnt_n__parts__3),
+        .parts__4(pack_rec_cnt_n__parts__4),
+        .parts__5(pack_rec_cnt_n__parts__5),
+        .parts__6(pack_rec_cnt_n__parts__6),
+        .parts__7(pack_rec_cnt_n__parts__7),
+        .parts__8(pack_rec_cnt_n__parts__8),
+        .parts__9(pack_rec_cnt_n__parts__9),
+        .parts__10(pack_rec_cnt_n__parts__10),
+        .parts__11(pack_rec_cnt_n__parts__11),
+        .parts__12(pack_rec_cnt_n__parts__12),
+        .parts__13(pack_rec_cnt_n__parts__13),
+        .parts__14(pack_rec_cnt_n__parts__14),
+        .parts__15(pack_rec_cnt_n__parts__15),
+        .parts__16(pack_rec_cnt_n__parts__16),
+        .parts__17(pack_rec_cnt_n__parts__17),
+        .parts__18(pack_rec_cnt_n__parts__18),
+        .parts__19(pack_rec_cnt_n__parts__19),
+        .parts__20(pack_rec_cnt_n__parts__20),
+        .parts__21(pack_rec_cnt_n__parts__21),
+        .parts__22(pack_rec_cnt_n__parts__22),
+        .parts__23(pack_rec_cnt_n__parts__23),
+        .parts__24(pack_rec_cnt_n__parts__24),
+        .parts__25(pack_rec_cnt_n__parts__25),
+        .parts__26(pack_rec_cnt_n__parts__26),
+        .parts__27(pack_rec_cnt_n__parts__27),
+        .parts__28(pack_rec_cnt_n__parts__28),
+        .parts__29(pack_rec_cnt_n__parts__29),
+        .parts__30(pack_rec_cnt_n__parts__30),
+        .parts__31(pack_rec_cnt_n__parts__31),
+        .parts__32(pack_rec_cnt_n__parts__32),
+        .parts__33(pack_rec_cnt_n__parts__33),
+        .parts__34(pack_rec_cnt_n__parts__34),
+        .parts__35(pack_rec_cnt_n__parts__35),
+        .parts__36(pack_rec_cnt_n__parts__36),
+        .parts__37(pack_rec_cnt_n__parts__37),
+        .parts__38(pack_rec_cnt_n__parts__38),
+        .parts__39(pack_rec_cnt_n__parts__39),
+        .parts__40(pack_rec_cnt_n__parts__40),
+        .parts__41(pack_rec_cnt_n__parts__41),
+        .parts__42(pack_rec_cnt_n__parts__42),
+        .parts__43(pack_rec_cnt_n__parts__43),
+        .parts__44(pack_rec_cnt_n__parts__44),
+        .parts__45(pack_rec_cnt_n__parts__45),
+        .parts__46(pack_rec_cnt_n__parts__46),
+        .parts__47(pack_rec_cnt_n__parts__47),
+        .whole(pack_rec_cnt_n__whole)
+    );
+    warp_sched_gto_w48_s2__pack_warp_tb pack_warp_tb(
+        .parts__0(pack_warp_tb__parts__0),
+        .parts__1(pack_warp_tb__parts__1),
+        .parts__2(pack_warp_tb__parts__2),
+        .parts__3(pack_warp_tb__parts__3),
+        .parts__4(pack_warp_tb__parts__4),
+        .parts__5(pack_warp_tb__parts__5),
+        .parts__6(pack_warp_tb__parts__6),
+        .parts__7(pack_warp_tb__parts__7),
+        .parts__8(pack_warp_tb__parts__8),
+        .parts__9(pack_warp_tb__parts__9),
+        .parts__10(pack_warp_tb__parts__10),
+        .parts__11(pack_warp_tb__parts__11),
+        .parts__12(pack_warp_tb__parts__12),
+        .parts__13(pack_warp_tb__parts__13),
+        .parts__14(pack_warp_tb__parts__14),
+        .parts__15(pack_warp_tb__parts__15),
+        .parts__16(pack_warp_tb__parts__16),
+        .parts__17(pack_warp_tb__parts__17),
+        .parts__18(pack_warp_tb__parts__18),
+        .parts__19(pack_warp_tb__parts__19),
+        .parts__20(pack_warp_tb__parts__20),
+        .parts__21(pack_warp_tb__parts__21),
+        .parts__22(pack_warp_tb__parts__22),
+        .parts__23(pack_warp_tb__parts__23),
+        .parts__24(pack_warp_tb__parts__24),
+        .parts__25(pack_warp_tb__parts__25),
+        .parts__26(pack_warp_tb__parts__26),
+        .parts__27(pack_warp_tb__parts__27),
+        .parts__28(pack_warp_tb__parts__28),
+        .parts__29(pack_warp_tb__parts__29),
+        .parts__30(pack_warp_tb__parts__30),
+        .parts__31(pack_warp_tb__parts__31),
+        .parts__32(pack_warp_tb__parts__32),
+        .parts__33(pack_warp_tb__parts__33),
+        .parts__34(pack_warp_tb__parts__34),
+        .parts__35(pack_warp_tb__parts__35),
+        .parts__36(pack_warp_tb__parts__36),
+        .parts__37(pack_warp_tb__parts__37),
+        .parts__38(pack_warp_tb__parts__38),
+        .parts__39(pack_warp_tb__parts__39),
+        .parts__40(pack_warp_tb__parts__40),
+        .parts__41(pack_warp_tb__parts__41),
+        .parts__42(pack_warp_tb__parts__42),
+        .parts__43(pack_warp_tb__parts__43),
+        .parts__44(pack_warp_tb__parts__44),
+        .parts__45(pack_warp_tb__parts__45),
+        .parts__46(pack_warp_tb__parts__46),
+        .parts__47(pack_warp_tb__parts__47),
+        .whole(pack_warp_tb__whole)
+    );
+    warp_sched_gto_w48_s2__pack_bar_cnt pack_bar_cnt(
+        .parts__0(pack_bar_cnt__parts__0),
+        .parts__1(pack_bar_cnt__parts__1),
+        .parts__2(pack_bar_cnt__parts__2),
+        .parts__3(pack_bar_cnt__parts__3),
+        .parts__4(pack_bar_cnt__parts__4),
+        .parts__5(pack_bar_cnt__parts__5),
+        .parts__6(pack_bar_cnt__parts__6),
+        .parts__7(pack_bar_cnt__parts__7),
+        .whole(pack_bar_cnt__whole)
+    );
+    warp_sched_gto_w48_s2__pack_bar_live pack_bar_live(
+        .parts__0(pack_bar_live__parts__0),
+        .parts__1(pack_bar_live__parts__1),
+        .parts__2(pack_bar_live__parts__2),
+        .parts__3(pack_bar_live__parts__3),
+        .parts__4(pack_bar_live__parts__4),
+        .parts__5(pack_bar_live__parts__5),
+        .parts__6(pack_bar_live__parts__6),
+        .parts__7(pack_bar_live__parts__7),
+        .whole(pack_bar_live__whole)
     );
     
     // Update code
@@ -930,13 +1447,159 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         last_valid__1__reset = reset;
         greedy_valid__1__clock = clock;
         greedy_valid__1__reset = reset;
+        bar_release = 32'h0;
+        tb_has_waiter = 32'h0;
+        dbg_recent = 32'h0;
+        dbg_rec_cnt = 32'h0;
+        dbg_w_active = 32'h0;
+        dbg_waiting = 32'h0;
+        dbg_warp_tb = 32'h0;
+        dbg_bar_cnt = 32'h0;
+        dbg_bar_live = 32'h0;
+        issued = 32'h0;
+        w_active = 32'h0;
+        w_active_left = 32'h0;
+        w_active_next = 32'h0;
+        cap_left = 32'h0;
+        cap_next = 32'h0;
+        ev_src = 32'h0;
+        waiting_next = 32'h0;
+        released = 32'h0;
+        rec_rows__whole = 32'h0;
+        launch_tb_rows__whole = launch_tb;
+        pack_rec_cnt_n__parts__0 = 32'h0;
+        pack_warp_tb__parts__0 = 32'h0;
+        pack_rec_cnt_n__parts__1 = 32'h0;
+        pack_warp_tb__parts__1 = 32'h0;
+        pack_rec_cnt_n__parts__2 = 32'h0;
+        pack_warp_tb__parts__2 = 32'h0;
+        pack_rec_cnt_n__parts__3 = 32'h0;
+        pack_warp_tb__parts__3 = 32'h0;
+        pack_rec_cnt_n__parts__4 = 32'h0;
+        pack_warp_tb__parts__4 = 32'h0;
+        pack_rec_cnt_n__parts__5 = 32'h0;
+        pack_warp_tb__parts__5 = 32'h0;
+        pack_rec_cnt_n__parts__6 = 32'h0;
+        pack_warp_tb__parts__6 = 32'h0;
+        pack_rec_cnt_n__parts__7 = 32'h0;
+        pack_warp_tb__parts__7 = 32'h0;
+        pack_rec_cnt_n__parts__8 = 32'h0;
+        pack_warp_tb__parts__8 = 32'h0;
+        pack_rec_cnt_n__parts__9 = 32'h0;
+        pack_warp_tb__parts__9 = 32'h0;
+        pack_rec_cnt_n__parts__10 = 32'h0;
+        pack_warp_tb__parts__10 = 32'h0;
+        pack_rec_cnt_n__parts__11 = 32'h0;
+        pack_warp_tb__parts__11 = 32'h0;
+        pack_rec_cnt_n__parts__12 = 32'h0;
+        pack_warp_tb__parts__12 = 32'h0;
+        pack_rec_cnt_n__parts__13 = 32'h0;
+        pack_warp_tb__parts__13 = 32'h0;
+        pack_rec_cnt_n__parts__14 = 32'h0;
+        pack_warp_tb__parts__14 = 32'h0;
+        pack_rec_cnt_n__parts__15 = 32'h0;
+        pack_warp_tb__parts__15 = 32'h0;
+        pack_rec_cnt_n__parts__16 = 32'h0;
+        pack_warp_tb__parts__16 = 32'h0;
+        pack_rec_cnt_n__parts__17 = 32'h0;
+        pack_warp_tb__parts__17 = 32'h0;
+        pack_rec_cnt_n__parts__18 = 32'h0;
+        pack_warp_tb__parts__18 = 32'h0;
+        pack_rec_cnt_n__parts__19 = 32'h0;
+        pack_warp_tb__parts__19 = 32'h0;
+        pack_rec_cnt_n__parts__20 = 32'h0;
+        pack_warp_tb__parts__20 = 32'h0;
+        pack_rec_cnt_n__parts__21 = 32'h0;
+        pack_warp_tb__parts__21 = 32'h0;
+        pack_rec_cnt_n__parts__22 = 32'h0;
+        pack_warp_tb__parts__22 = 32'h0;
+        pack_rec_cnt_n__parts__23 = 32'h0;
+        pack_warp_tb__parts__23 = 32'h0;
+        pack_rec_cnt_n__parts__24 = 32'h0;
+        pack_warp_tb__parts__24 = 32'h0;
+        pack_rec_cnt_n__parts__25 = 32'h0;
+        pack_warp_tb__parts__25 = 32'h0;
+        pack_rec_cnt_n__parts__26 = 32'h0;
+        pack_warp_tb__parts__26 = 32'h0;
+        pack_rec_cnt_n__parts__27 = 32'h0;
+        pack_warp_tb__parts__27 = 32'h0;
+        pack_rec_cnt_n__parts__28 = 32'h0;
+        pack_warp_tb__parts__28 = 32'h0;
+        pack_rec_cnt_n__parts__29 = 32'h0;
+        pack_warp_tb__parts__29 = 32'h0;
+        pack_rec_cnt_n__parts__30 = 32'h0;
+        pack_warp_tb__parts__30 = 32'h0;
+        pack_rec_cnt_n__parts__31 = 32'h0;
+        pack_warp_tb__parts__31 = 32'h0;
+        pack_rec_cnt_n__parts__32 = 32'h0;
+        pack_warp_tb__parts__32 = 32'h0;
+        pack_rec_cnt_n__parts__33 = 32'h0;
+        pack_warp_tb__parts__33 = 32'h0;
+        pack_rec_cnt_n__parts__34 = 32'h0;
+        pack_warp_tb__parts__34 = 32'h0;
+        pack_rec_cnt_n__parts__35 = 32'h0;
+        pack_warp_tb__parts__35 = 32'h0;
+        pack_rec_cnt_n__parts__36 = 32'h0;
+        pack_warp_tb__parts__36 = 32'h0;
+        pack_rec_cnt_n__parts__37 = 32'h0;
+        pack_warp_tb__parts__37 = 32'h0;
+        pack_rec_cnt_n__parts__38 = 32'h0;
+        pack_warp_tb__parts__38 = 32'h0;
+        pack_rec_cnt_n__parts__39 = 32'h0;
+        pack_warp_tb__parts__39 = 32'h0;
+        pack_rec_cnt_n__parts__40 = 32'h0;
+        pack_warp_tb__parts__40 = 32'h0;
+        pack_rec_cnt_n__parts__41 = 32'h0;
+        pack_warp_tb__parts__41 = 32'h0;
+        pack_rec_cnt_n__parts__42 = 32'h0;
+        pack_warp_tb__parts__42 = 32'h0;
+        pack_rec_cnt_n__parts__43 = 32'h0;
+        pack_warp_tb__parts__43 = 32'h0;
+        pack_rec_cnt_n__parts__44 = 32'h0;
+        pack_warp_tb__parts__44 = 32'h0;
+        pack_rec_cnt_n__parts__45 = 32'h0;
+        pack_warp_tb__parts__45 = 32'h0;
+        pack_rec_cnt_n__parts__46 = 32'h0;
+        pack_warp_tb__parts__46 = 32'h0;
+        pack_rec_cnt_n__parts__47 = 32'h0;
+        pack_warp_tb__parts__47 = 32'h0;
+        pack_bar_cnt__parts__0 = 32'h0;
+        pack_bar_live__parts__0 = 32'h0;
+        pack_bar_cnt__parts__1 = 32'h0;
+        pack_bar_live__parts__1 = 32'h0;
+        pack_bar_cnt__parts__2 = 32'h0;
+        pack_bar_live__parts__2 = 32'h0;
+        pack_bar_cnt__parts__3 = 32'h0;
+        pack_bar_live__parts__3 = 32'h0;
+        pack_bar_cnt__parts__4 = 32'h0;
+        pack_bar_live__parts__4 = 32'h0;
+        pack_bar_cnt__parts__5 = 32'h0;
+        pack_bar_live__parts__5 = 32'h0;
+        pack_bar_cnt__parts__6 = 32'h0;
+        pack_bar_live__parts__6 = 32'h0;
+        pack_bar_cnt__parts__7 = 32'h0;
+        pack_bar_live__parts__7 = 32'h0;
         eligible = resident__q & has_inst & ready & unit_free;
         candidates__0 = eligible & supervised__0;
+        mem_cand__0 = candidates__0 & is_mem;
+        cmp_cand__0 = candidates__0 & ~is_mem;
         pick_valid__0 = 1'b0;
         pick_slot__0 = 32'h0;
+        cmp_found__0 = 1'b0;
+        cmp_slot__0 = 32'h0;
+        pc_last__0 = last_issued__0__q;
+        pc_valid__0 = |last_valid__0__q;
+        pc_greedy__0 = |greedy_valid__0__q;
         candidates__1 = eligible & supervised__1;
+        mem_cand__1 = candidates__1 & is_mem;
+        cmp_cand__1 = candidates__1 & ~is_mem;
         pick_valid__1 = 1'b0;
         pick_slot__1 = 32'h0;
+        cmp_found__1 = 1'b0;
+        cmp_slot__1 = 32'h0;
+        pc_last__1 = last_issued__1__q;
+        pc_valid__1 = |last_valid__1__q;
+        pc_greedy__1 = |greedy_valid__1__q;
         gto__0__candidates = candidates__0;
         gto__0__older = pack_older__whole;
         gto__0__last = last_issued__0__q;
@@ -951,41 +1614,55 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         gto__1__greedy_valid = |greedy_valid__1__q;
         pick_valid__1 = gto__1__found;
         pick_slot__1 = gto__1__slot;
+        pick_mem__0 = pick_valid__0 & is_mem[pick_slot__0];
         pack_issue_valid__parts__0 = pick_valid__0;
         pack_issue_slot__parts__0 = 32'h0;
-        pack_issue_is_mem__parts__0 = 32'h0;
         if (pick_valid__0) begin
             pack_issue_slot__parts__0 = pick_slot__0;
-            pack_issue_is_mem__parts__0 = is_mem[pick_slot__0];
+            issued = (issued & ~(1 << (pick_slot__0)) | ((1'b1) << (pick_slot__0)));
         end
+        pack_issue_is_mem__parts__0 = pick_mem__0;
+        p_write__0 = pick_valid__0;
+        pick_mem__1 = pick_valid__1 & is_mem[pick_slot__1];
+        pack_issue_valid__parts__1 = pick_valid__1;
+        pack_issue_slot__parts__1 = 32'h0;
+        if (pick_valid__1) begin
+            pack_issue_slot__parts__1 = pick_slot__1;
+            issued = (issued & ~(1 << (pick_slot__1)) | ((1'b1) << (pick_slot__1)));
+        end
+        pack_issue_is_mem__parts__1 = pick_mem__1;
+        p_write__1 = pick_valid__1;
         last_issued__0__d = last_issued__0__q;
-        if (pick_valid__0) begin
+        if (p_write__0) begin
             last_issued__0__d = pick_slot__0;
         end
         greedy_lost__0 = exit[last_issued__0__d] | launch[last_issued__0__d];
-        last_valid__0__d = last_valid__0__q | pick_valid__0;
-        greedy_valid__0__d = (greedy_valid__0__q | pick_valid__0) & (~greedy_lost__0);
+        last_valid__0__d = last_valid__0__q | p_write__0;
+        greedy_valid__0__d = (greedy_valid__0__q | p_write__0) & (~greedy_lost__0);
         pack_last_valid__parts__0 = last_valid__0__q;
         pack_last_issued__parts__0 = last_issued__0__q;
         pack_greedy_valid__parts__0 = greedy_valid__0__q;
-        pack_issue_valid__parts__1 = pick_valid__1;
-        pack_issue_slot__parts__1 = 32'h0;
-        pack_issue_is_mem__parts__1 = 32'h0;
-        if (pick_valid__1) begin
-            pack_issue_slot__parts__1 = pick_slot__1;
-            pack_issue_is_mem__parts__1 = is_mem[pick_slot__1];
-        end
+        pack_cmp_last_valid__parts__0 = 32'h0;
+        pack_cmp_last_issued__parts__0 = 32'h0;
+        pack_cmp_greedy_valid__parts__0 = 32'h0;
+        cmp_greedy_lost__0 = 1'b0;
         last_issued__1__d = last_issued__1__q;
-        if (pick_valid__1) begin
+        if (p_write__1) begin
             last_issued__1__d = pick_slot__1;
         end
         greedy_lost__1 = exit[last_issued__1__d] | launch[last_issued__1__d];
-        last_valid__1__d = last_valid__1__q | pick_valid__1;
-        greedy_valid__1__d = (greedy_valid__1__q | pick_valid__1) & (~greedy_lost__1);
+        last_valid__1__d = last_valid__1__q | p_write__1;
+        greedy_valid__1__d = (greedy_valid__1__q | p_write__1) & (~greedy_lost__1);
         pack_last_valid__parts__1 = last_valid__1__q;
         pack_last_issued__parts__1 = last_issued__1__q;
         pack_greedy_valid__parts__1 = greedy_valid__1__q;
-        resident__d = launch | (resident__q & ~exit);
+        pack_cmp_last_valid__parts__1 = 32'h0;
+        pack_cmp_last_issued__parts__1 = 32'h0;
+        pack_cmp_greedy_valid__parts__1 = 32'h0;
+        cmp_greedy_lost__1 = 1'b0;
+        leaving = resident__q & (exit | launch);
+        resident_next = launch | (resident__q & ~exit);
+        resident__d = resident_next;
         if (launch[0]) begin
             older__0__d = (resident__q & ~exit & ~launch) | (launch & below__0);
         end
@@ -1473,6 +2150,9 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         dbg_last_valid = pack_last_valid__whole;
         dbg_last_issued = pack_last_issued__whole;
         dbg_greedy_valid = pack_greedy_valid__whole;
+        dbg_cmp_last_valid = pack_cmp_last_valid__whole;
+        dbg_cmp_last_issued = pack_cmp_last_issued__whole;
+        dbg_cmp_greedy_valid = pack_cmp_greedy_valid__whole;
         dbg_older = pack_older__whole;
     end
     
@@ -2501,6 +3181,113 @@ module warp_sched_gto_w48_s2__last_valid__1(clock,reset,d,q);
 endmodule // warp_sched_gto_w48_s2__last_valid__1
 
 
+module warp_sched_gto_w48_s2__launch_tb_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47);
+    
+    // Module arguments
+    input wire  [143:0] whole;
+    output reg  [2:0] parts__0;
+    output reg  [2:0] parts__1;
+    output reg  [2:0] parts__2;
+    output reg  [2:0] parts__3;
+    output reg  [2:0] parts__4;
+    output reg  [2:0] parts__5;
+    output reg  [2:0] parts__6;
+    output reg  [2:0] parts__7;
+    output reg  [2:0] parts__8;
+    output reg  [2:0] parts__9;
+    output reg  [2:0] parts__10;
+    output reg  [2:0] parts__11;
+    output reg  [2:0] parts__12;
+    output reg  [2:0] parts__13;
+    output reg  [2:0] parts__14;
+    output reg  [2:0] parts__15;
+    output reg  [2:0] parts__16;
+    output reg  [2:0] parts__17;
+    output reg  [2:0] parts__18;
+    output reg  [2:0] parts__19;
+    output reg  [2:0] parts__20;
+    output reg  [2:0] parts__21;
+    output reg  [2:0] parts__22;
+    output reg  [2:0] parts__23;
+    output reg  [2:0] parts__24;
+    output reg  [2:0] parts__25;
+    output reg  [2:0] parts__26;
+    output reg  [2:0] parts__27;
+    output reg  [2:0] parts__28;
+    output reg  [2:0] parts__29;
+    output reg  [2:0] parts__30;
+    output reg  [2:0] parts__31;
+    output reg  [2:0] parts__32;
+    output reg  [2:0] parts__33;
+    output reg  [2:0] parts__34;
+    output reg  [2:0] parts__35;
+    output reg  [2:0] parts__36;
+    output reg  [2:0] parts__37;
+    output reg  [2:0] parts__38;
+    output reg  [2:0] parts__39;
+    output reg  [2:0] parts__40;
+    output reg  [2:0] parts__41;
+    output reg  [2:0] parts__42;
+    output reg  [2:0] parts__43;
+    output reg  [2:0] parts__44;
+    output reg  [2:0] parts__45;
+    output reg  [2:0] parts__46;
+    output reg  [2:0] parts__47;
+    
+    // Update code (custom)
+    always @(*) begin
+        parts__0 = whole[2:0];
+        parts__1 = whole[5:3];
+        parts__2 = whole[8:6];
+        parts__3 = whole[11:9];
+        parts__4 = whole[14:12];
+        parts__5 = whole[17:15];
+        parts__6 = whole[20:18];
+        parts__7 = whole[23:21];
+        parts__8 = whole[26:24];
+        parts__9 = whole[29:27];
+        parts__10 = whole[32:30];
+        parts__11 = whole[35:33];
+        parts__12 = whole[38:36];
+        parts__13 = whole[41:39];
+        parts__14 = whole[44:42];
+        parts__15 = whole[47:45];
+        parts__16 = whole[50:48];
+        parts__17 = whole[53:51];
+        parts__18 = whole[56:54];
+        parts__19 = whole[59:57];
+        parts__20 = whole[62:60];
+        parts__21 = whole[65:63];
+        parts__22 = whole[68:66];
+        parts__23 = whole[71:69];
+        parts__24 = whole[74:72];
+        parts__25 = whole[77:75];
+        parts__26 = whole[80:78];
+        parts__27 = whole[83:81];
+        parts__28 = whole[86:84];
+        parts__29 = whole[89:87];
+        parts__30 = whole[92:90];
+        parts__31 = whole[95:93];
+        parts__32 = whole[98:96];
+        parts__33 = whole[101:99];
+        parts__34 = whole[104:102];
+        parts__35 = whole[107:105];
+        parts__36 = whole[110:108];
+        parts__37 = whole[113:111];
+        parts__38 = whole[116:114];
+        parts__39 = whole[119:117];
+        parts__40 = whole[122:120];
+        parts__41 = whole[125:123];
+        parts__42 = whole[128:126];
+        parts__43 = whole[131:129];
+        parts__44 = whole[134:132];
+        parts__45 = whole[137:135];
+        parts__46 = whole[140:138];
+        parts__47 = whole[143:141];
+    end
+endmodule // warp_sched_gto_w48_s2__launch_tb_rows
+
+
 module warp_sched_gto_w48_s2__older__0(clock,reset,d,q);
     
     // Module arguments
@@ -3269,6 +4056,78 @@ module warp_sched_gto_w48_s2__older__9(clock,reset,d,q);
 endmodule // warp_sched_gto_w48_s2__older__9
 
 
+module warp_sched_gto_w48_s2__pack_bar_cnt(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
+    
+    // Module arguments
+    input wire  [5:0] parts__0;
+    input wire  [5:0] parts__1;
+    input wire  [5:0] parts__2;
+    input wire  [5:0] parts__3;
+    input wire  [5:0] parts__4;
+    input wire  [5:0] parts__5;
+    input wire  [5:0] parts__6;
+    input wire  [5:0] parts__7;
+    output reg  [47:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_bar_cnt
+
+
+module warp_sched_gto_w48_s2__pack_bar_live(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
+    
+    // Module arguments
+    input wire  [5:0] parts__0;
+    input wire  [5:0] parts__1;
+    input wire  [5:0] parts__2;
+    input wire  [5:0] parts__3;
+    input wire  [5:0] parts__4;
+    input wire  [5:0] parts__5;
+    input wire  [5:0] parts__6;
+    input wire  [5:0] parts__7;
+    output reg  [47:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_bar_live
+
+
+module warp_sched_gto_w48_s2__pack_cmp_greedy_valid(parts__0,parts__1,whole);
+    
+    // Module arguments
+    input wire  parts__0;
+    input wire  parts__1;
+    output reg  [1:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_cmp_greedy_valid
+
+
+module warp_sched_gto_w48_s2__pack_cmp_last_issued(parts__0,parts__1,whole);
+    
+    // Module arguments
+    input wire  [5:0] parts__0;
+    input wire  [5:0] parts__1;
+    output reg  [11:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_cmp_last_issued
+
+
+module warp_sched_gto_w48_s2__pack_cmp_last_valid(parts__0,parts__1,whole);
+    
+    // Module arguments
+    input wire  parts__0;
+    input wire  parts__1;
+    output reg  [1:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_cmp_last_valid
+
+
 module warp_sched_gto_w48_s2__pack_greedy_valid(parts__0,parts__1,whole);
     
     // Module arguments
@@ -3397,6 +4256,229 @@ module warp_sched_gto_w48_s2__pack_older(parts__0,parts__1,parts__2,parts__3,par
     // Update code (custom)
     always @(*) whole = {parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // warp_sched_gto_w48_s2__pack_older
+
+
+module warp_sched_gto_w48_s2__pack_rec_cnt_n(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,whole);
+    
+    // Module arguments
+    input wire  [5:0] parts__0;
+    input wire  [5:0] parts__1;
+    input wire  [5:0] parts__2;
+    input wire  [5:0] parts__3;
+    input wire  [5:0] parts__4;
+    input wire  [5:0] parts__5;
+    input wire  [5:0] parts__6;
+    input wire  [5:0] parts__7;
+    input wire  [5:0] parts__8;
+    input wire  [5:0] parts__9;
+    input wire  [5:0] parts__10;
+    input wire  [5:0] parts__11;
+    input wire  [5:0] parts__12;
+    input wire  [5:0] parts__13;
+    input wire  [5:0] parts__14;
+    input wire  [5:0] parts__15;
+    input wire  [5:0] parts__16;
+    input wire  [5:0] parts__17;
+    input wire  [5:0] parts__18;
+    input wire  [5:0] parts__19;
+    input wire  [5:0] parts__20;
+    input wire  [5:0] parts__21;
+    input wire  [5:0] parts__22;
+    input wire  [5:0] parts__23;
+    input wire  [5:0] parts__24;
+    input wire  [5:0] parts__25;
+    input wire  [5:0] parts__26;
+    input wire  [5:0] parts__27;
+    input wire  [5:0] parts__28;
+    input wire  [5:0] parts__29;
+    input wire  [5:0] parts__30;
+    input wire  [5:0] parts__31;
+    input wire  [5:0] parts__32;
+    input wire  [5:0] parts__33;
+    input wire  [5:0] parts__34;
+    input wire  [5:0] parts__35;
+    input wire  [5:0] parts__36;
+    input wire  [5:0] parts__37;
+    input wire  [5:0] parts__38;
+    input wire  [5:0] parts__39;
+    input wire  [5:0] parts__40;
+    input wire  [5:0] parts__41;
+    input wire  [5:0] parts__42;
+    input wire  [5:0] parts__43;
+    input wire  [5:0] parts__44;
+    input wire  [5:0] parts__45;
+    input wire  [5:0] parts__46;
+    input wire  [5:0] parts__47;
+    output reg  [287:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_rec_cnt_n
+
+
+module warp_sched_gto_w48_s2__pack_warp_tb(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,whole);
+    
+    // Module arguments
+    input wire  [2:0] parts__0;
+    input wire  [2:0] parts__1;
+    input wire  [2:0] parts__2;
+    input wire  [2:0] parts__3;
+    input wire  [2:0] parts__4;
+    input wire  [2:0] parts__5;
+    input wire  [2:0] parts__6;
+    input wire  [2:0] parts__7;
+    input wire  [2:0] parts__8;
+    input wire  [2:0] parts__9;
+    input wire  [2:0] parts__10;
+    input wire  [2:0] parts__11;
+    input wire  [2:0] parts__12;
+    input wire  [2:0] parts__13;
+    input wire  [2:0] parts__14;
+    input wire  [2:0] parts__15;
+    input wire  [2:0] parts__16;
+    input wire  [2:0] parts__17;
+    input wire  [2:0] parts__18;
+    input wire  [2:0] parts__19;
+    input wire  [2:0] parts__20;
+    input wire  [2:0] parts__21;
+    input wire  [2:0] parts__22;
+    input wire  [2:0] parts__23;
+    input wire  [2:0] parts__24;
+    input wire  [2:0] parts__25;
+    input wire  [2:0] parts__26;
+    input wire  [2:0] parts__27;
+    input wire  [2:0] parts__28;
+    input wire  [2:0] parts__29;
+    input wire  [2:0] parts__30;
+    input wire  [2:0] parts__31;
+    input wire  [2:0] parts__32;
+    input wire  [2:0] parts__33;
+    input wire  [2:0] parts__34;
+    input wire  [2:0] parts__35;
+    input wire  [2:0] parts__36;
+    input wire  [2:0] parts__37;
+    input wire  [2:0] parts__38;
+    input wire  [2:0] parts__39;
+    input wire  [2:0] parts__40;
+    input wire  [2:0] parts__41;
+    input wire  [2:0] parts__42;
+    input wire  [2:0] parts__43;
+    input wire  [2:0] parts__44;
+    input wire  [2:0] parts__45;
+    input wire  [2:0] parts__46;
+    input wire  [2:0] parts__47;
+    output reg  [143:0] whole;
+    
+    // Update code (custom)
+    always @(*) whole = {parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
+endmodule // warp_sched_gto_w48_s2__pack_warp_tb
+
+
+module warp_sched_gto_w48_s2__rec_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47);
+    
+    // Module arguments
+    input wire  [287:0] whole;
+    output reg  [5:0] parts__0;
+    output reg  [5:0] parts__1;
+    output reg  [5:0] parts__2;
+    output reg  [5:0] parts__3;
+    output reg  [5:0] parts__4;
+    output reg  [5:0] parts__5;
+    output reg  [5:0] parts__6;
+    output reg  [5:0] parts__7;
+    output reg  [5:0] parts__8;
+    output reg  [5:0] parts__9;
+    output reg  [5:0] parts__10;
+    output reg  [5:0] parts__11;
+    output reg  [5:0] parts__12;
+    output reg  [5:0] parts__13;
+    output reg  [5:0] parts__14;
+    output reg  [5:0] parts__15;
+    output reg  [5:0] parts__16;
+    output reg  [5:0] parts__17;
+    output reg  [5:0] parts__18;
+    output reg  [5:0] parts__19;
+    output reg  [5:0] parts__20;
+    output reg  [5:0] parts__21;
+    output reg  [5:0] parts__22;
+    output reg  [5:0] parts__23;
+    output reg  [5:0] parts__24;
+    output reg  [5:0] parts__25;
+    output reg  [5:0] parts__26;
+    output reg  [5:0] parts__27;
+    output reg  [5:0] parts__28;
+    output reg  [5:0] parts__29;
+    output reg  [5:0] parts__30;
+    output reg  [5:0] parts__31;
+    output reg  [5:0] parts__32;
+    output reg  [5:0] parts__33;
+    output reg  [5:0] parts__34;
+    output reg  [5:0] parts__35;
+    output reg  [5:0] parts__36;
+    output reg  [5:0] parts__37;
+    output reg  [5:0] parts__38;
+    output reg  [5:0] parts__39;
+    output reg  [5:0] parts__40;
+    output reg  [5:0] parts__41;
+    output reg  [5:0] parts__42;
+    output reg  [5:0] parts__43;
+    output reg  [5:0] parts__44;
+    output reg  [5:0] parts__45;
+    output reg  [5:0] parts__46;
+    output reg  [5:0] parts__47;
+    
+    // Update code (custom)
+    always @(*) begin
+        parts__0 = whole[5:0];
+        parts__1 = whole[11:6];
+        parts__2 = whole[17:12];
+        parts__3 = whole[23:18];
+        parts__4 = whole[29:24];
+        parts__5 = whole[35:30];
+        parts__6 = whole[41:36];
+        parts__7 = whole[47:42];
+        parts__8 = whole[53:48];
+        parts__9 = whole[59:54];
+        parts__10 = whole[65:60];
+        parts__11 = whole[71:66];
+        parts__12 = whole[77:72];
+        parts__13 = whole[83:78];
+        parts__14 = whole[89:84];
+        parts__15 = whole[95:90];
+        parts__16 = whole[101:96];
+        parts__17 = whole[107:102];
+        parts__18 = whole[113:108];
+        parts__19 = whole[119:114];
+        parts__20 = whole[125:120];
+        parts__21 = whole[131:126];
+        parts__22 = whole[137:132];
+        parts__23 = whole[143:138];
+        parts__24 = whole[149:144];
+        parts__25 = whole[155:150];
+        parts__26 = whole[161:156];
+        parts__27 = whole[167:162];
+        parts__28 = whole[173:168];
+        parts__29 = whole[179:174];
+        parts__30 = whole[185:180];
+        parts__31 = whole[191:186];
+        parts__32 = whole[197:192];
+        parts__33 = whole[203:198];
+        parts__34 = whole[209:204];
+        parts__35 = whole[215:210];
+        parts__36 = whole[221:216];
+        parts__37 = whole[227:222];
+        parts__38 = whole[233:228];
+        parts__39 = whole[239:234];
+        parts__40 = whole[245:240];
+        parts__41 = whole[251:246];
+        parts__42 = whole[257:252];
+        parts__43 = whole[263:258];
+        parts__44 = whole[269:264];
+        parts__45 = whole[275:270];
+        parts__46 = whole[281:276];
+        parts__47 = whole[287:282];
+    end
+endmodule // warp_sched_gto_w48_s2__rec_rows
 
 
 module warp_sched_gto_w48_s2__resident(clock,reset,d,q);

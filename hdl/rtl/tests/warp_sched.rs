@@ -1,16 +1,16 @@
 mod common;
 
 use common::{declared_ports, expected_ports, lint_all};
-use warpforge_contract::units::warp_sched::{Policy, WarpSchedConfig};
+use warpforge_contract::units::warp_sched::{IssuePolicy, WarpSchedConfig};
 
-fn cfg(warps: usize, schedulers: usize, policy: Policy) -> WarpSchedConfig {
-    WarpSchedConfig::baseline(warps, schedulers, policy)
+fn cfg(warps: usize, schedulers: usize, policy: IssuePolicy) -> WarpSchedConfig {
+    WarpSchedConfig::new(warps, schedulers, policy)
 }
 
 /// Minimum, default, maximum and odd sizes, both policies.
 fn configs() -> Vec<WarpSchedConfig> {
     let mut v = vec![];
-    for policy in [Policy::Lrr, Policy::Gto] {
+    for policy in [IssuePolicy::Lrr, IssuePolicy::Gto] {
         v.push(cfg(2, 1, policy));
         v.push(cfg(2, 2, policy));
         v.push(cfg(48, 2, policy));

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{num, simulate, Seen, Step};
-use warpforge_contract::units::warp_sched::{Policy, WarpSchedConfig};
+use warpforge_contract::units::warp_sched::{IssuePolicy, WarpSchedConfig};
 
 fn run(cfg: &WarpSchedConfig, steps: &[Step]) -> Option<Vec<Seen>> {
     simulate(
@@ -48,8 +48,8 @@ fn vector_a_lrr_and_gto() {
     ];
     let lrr = [0, 1, 2, 0, 9, 1, 2, 2, 3, 0, 1, 0];
     let gto = [1, 1, 3, 0, 9, 1, 1, 2, 1, 1, 1, 0];
-    for (policy, expect) in [(Policy::Lrr, lrr), (Policy::Gto, gto)] {
-        let cfg = WarpSchedConfig::baseline(4, 1, policy);
+    for (policy, expect) in [(IssuePolicy::Lrr, lrr), (IssuePolicy::Gto, gto)] {
+        let cfg = WarpSchedConfig::new(4, 1, policy);
         let mut steps = launch_in_age_order(&[2, 0, 3, 1]);
         let setup = steps.len();
         for e in eligible {
@@ -96,8 +96,8 @@ fn vector_b_lrr_and_gto() {
     ];
     let lrr = [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 0, 9];
     let gto = [1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 1, 9];
-    for (policy, expect) in [(Policy::Lrr, lrr), (Policy::Gto, gto)] {
-        let cfg = WarpSchedConfig::baseline(6, 1, policy);
+    for (policy, expect) in [(IssuePolicy::Lrr, lrr), (IssuePolicy::Gto, gto)] {
+        let cfg = WarpSchedConfig::new(6, 1, policy);
         let mut steps = launch_in_age_order(&[3, 0, 4, 1, 5, 2]);
         let setup = steps.len();
         for (class, ready, mem_ok) in rows {
@@ -131,7 +131,7 @@ fn vector_b_lrr_and_gto() {
 #[test]
 fn two_schedulers_pack_their_issues() {
     // 6 slots: scheduler 0 has 0, 2, 4; scheduler 1 has 1, 3, 5. Slot bits = 3.
-    let cfg = WarpSchedConfig::baseline(6, 2, Policy::Lrr);
+    let cfg = WarpSchedConfig::new(6, 2, IssuePolicy::Lrr);
     let all = 0x3F;
     let mut steps = vec![vec![("launch", all)]];
     steps.push(vec![
@@ -171,7 +171,7 @@ fn two_schedulers_pack_their_issues() {
 
 #[test]
 fn gto_greed_ends_when_the_warp_leaves_or_is_replaced() {
-    let cfg = WarpSchedConfig::baseline(4, 1, Policy::Gto);
+    let cfg = WarpSchedConfig::new(4, 1, IssuePolicy::Gto);
     let go = |elig: u64| vec![("has_inst", elig), ("ready", 0xF), ("unit_free", 0xF)];
     let mut steps = vec![vec![("launch", 0b0011)], vec![("launch", 0b0100)]];
     steps.push(go(0b0100)); // 2: W2 (youngest) issues alone and becomes greedy
@@ -210,7 +210,7 @@ fn gto_greed_ends_when_the_warp_leaves_or_is_replaced() {
 
 #[test]
 fn exit_and_launch_of_one_slot_in_one_cycle_make_it_the_youngest() {
-    let cfg = WarpSchedConfig::baseline(3, 1, Policy::Lrr);
+    let cfg = WarpSchedConfig::new(3, 1, IssuePolicy::Lrr);
     let steps = vec![
         vec![("launch", 0b111)],
         vec![("exit", 0b001), ("launch", 0b011)], // W0 leaves and returns; W1 replaced
@@ -232,7 +232,7 @@ fn exit_and_launch_of_one_slot_in_one_cycle_make_it_the_youngest() {
 
 #[test]
 fn reset_clears_residency_and_pointers() {
-    let cfg = WarpSchedConfig::baseline(4, 2, Policy::Gto);
+    let cfg = WarpSchedConfig::new(4, 2, IssuePolicy::Gto);
     let steps = vec![
         vec![("launch", 0xF)],
         vec![("has_inst", 0xF), ("ready", 0xF), ("unit_free", 0xF)],
@@ -263,7 +263,7 @@ fn reset_clears_residency_and_pointers() {
 
 #[test]
 fn gto_new_greedy_warp_keeps_greed_when_the_previous_one_exits() {
-    let cfg = WarpSchedConfig::baseline(4, 1, Policy::Gto);
+    let cfg = WarpSchedConfig::new(4, 1, IssuePolicy::Gto);
     let go = |elig: u64| vec![("has_inst", elig), ("ready", 0xF), ("unit_free", 0xF)];
     // Ages: W0 oldest, then W1, then W2.
     let mut steps = vec![

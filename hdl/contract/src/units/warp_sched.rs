@@ -282,15 +282,6 @@ pub const PARAMS: &[ParamSpec] = &[
     ),
 ];
 
-/// The two policies the first implementations of `warp-sched` know. Kept, with
-/// [`WarpSchedConfig::policy`], only so that code written before the other policies existed
-/// still compiles; new code matches on [`IssuePolicy`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    Lrr,
-    Gto,
-}
-
 /// The issue policy (parameter `policy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IssuePolicy {
@@ -346,14 +337,6 @@ impl IssuePolicy {
             self,
             IssuePolicy::Mto | IssuePolicy::Motrr | IssuePolicy::MotrrRecency
         )
-    }
-
-    /// The value of the legacy [`WarpSchedConfig::policy`] field.
-    pub fn legacy(self) -> Policy {
-        match self {
-            IssuePolicy::Lrr => Policy::Lrr,
-            _ => Policy::Gto,
-        }
     }
 }
 
@@ -472,10 +455,6 @@ impl Default for BarrierConfig {
 pub struct WarpSchedConfig {
     pub warps: usize,
     pub schedulers: usize,
-    /// Legacy view of [`Self::issue_policy`]: `Lrr` for `lrr`, `Gto` for every other policy.
-    /// Read by the LRR/GTO implementations written before the other policies; to be removed
-    /// once nothing matches on it.
-    pub policy: Policy,
     pub issue_policy: IssuePolicy,
     /// Memory-queue order of the class-split policies (LH G1).
     pub mem_order: QueueOrder,
@@ -493,7 +472,6 @@ impl WarpSchedConfig {
         WarpSchedConfig {
             warps,
             schedulers,
-            policy: issue_policy.legacy(),
             issue_policy,
             mem_order: QueueOrder::Gto,
             mto_comp_order: QueueOrder::Gto,
@@ -501,16 +479,6 @@ impl WarpSchedConfig {
             recency: RecencyConfig::default(),
             barrier: BarrierConfig::default(),
         }
-    }
-
-    /// An LRR or GTO configuration (what `WarpSchedConfig { warps, schedulers, policy }`
-    /// meant before the other policies existed).
-    pub fn baseline(warps: usize, schedulers: usize, policy: Policy) -> Self {
-        let p = match policy {
-            Policy::Lrr => IssuePolicy::Lrr,
-            Policy::Gto => IssuePolicy::Gto,
-        };
-        WarpSchedConfig::new(warps, schedulers, p)
     }
 
     pub fn from_params(p: &Params) -> Result<Self, ParamError> {
@@ -570,7 +538,6 @@ impl WarpSchedConfig {
         Ok(WarpSchedConfig {
             warps,
             schedulers,
-            policy: issue_policy.legacy(),
             issue_policy,
             mem_order,
             mto_comp_order,
@@ -979,14 +946,13 @@ mod tests {
 
     #[test]
     fn lrr_and_gto_keep_their_ports_tables_and_module_names() {
-        for (p, legacy) in [("lrr", Policy::Lrr), ("gto", Policy::Gto)] {
+        for p in ["lrr", "gto"] {
             // knobs of other policies change nothing (LH S11: split_ptr leaves LRR/GTO alone)
             for extra in [vec![], vec!["split_ptr=true", "mem_order=oldest", "ctas=4"]] {
                 let mut sets = vec![format!("policy={p}"), "warps=48".into()];
                 sets.extend(extra.iter().map(|s| s.to_string()));
                 let sets: Vec<&str> = sets.iter().map(String::as_str).collect();
                 let c = cfg(&sets).unwrap();
-                assert_eq!(c.policy, legacy);
                 assert_eq!(names(&c.ports()), BASE_PORTS);
                 assert_eq!(c.module_name(), format!("warp_sched_{p}_w48_s2"));
                 let t = c.tables();
@@ -999,22 +965,16 @@ mod tests {
             }
         }
         assert_eq!(
-            WarpSchedConfig::baseline(6, 2, Policy::Lrr),
+            WarpSchedConfig::new(6, 2, IssuePolicy::Lrr),
             cfg(&["warps=6", "policy=lrr"]).unwrap()
         );
     }
 
     #[test]
-    fn legacy_policy_field_follows_the_issue_policy() {
+    fn every_policy_name_round_trips() {
         for p in POLICIES {
             let c = cfg(&[&format!("policy={p}")]).unwrap();
             assert_eq!(c.issue_policy.name(), *p);
-            let want = if *p == "lrr" {
-                Policy::Lrr
-            } else {
-                Policy::Gto
-            };
-            assert_eq!(c.policy, want, "{p}");
             assert_eq!(c, WarpSchedConfig::new(48, 2, c.issue_policy));
         }
     }
