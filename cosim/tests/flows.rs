@@ -322,19 +322,24 @@ fn area_of_an_8_bit_register() {
     );
 }
 
-#[test]
-fn area_of_an_adder_uses_carries() {
-    let v = "
+/// A 16-bit accumulator: carries in every FPGA flow.
+const ACC: &str = "
 module acc(input wire clock, input wire [15:0] x, output reg [15:0] s);
     always @(posedge clock) s <= s + x;
 endmodule
 ";
-    let m = manifest(
+
+fn acc_manifest(tables: Vec<Table>) -> Manifest {
+    manifest(
         "acc",
         vec![Port::input("x", 16, ""), Port::output("s", 16, false, "")],
-        vec![],
-    );
-    let r = area(&design("acc", v), &m).expect("area flow runs");
+        tables,
+    )
+}
+
+#[test]
+fn area_of_an_adder_uses_carries() {
+    let r = area(&design("acc", ACC), &acc_manifest(vec![])).expect("area flow runs");
     assert_eq!(r.storage_bits.total, 0);
     assert_eq!(r.yosys.flip_flops, 16);
     assert!(r.yosys.total_cells > 16);
@@ -353,22 +358,13 @@ endmodule
 
 #[test]
 fn storage_classes_and_overhead_over_a_baseline() {
-    // The 16-bit accumulator declared as a counted table, an extra and a baseline-held one.
-    let v = "
-module acc(input wire clock, input wire [15:0] x, output reg [15:0] s);
-    always @(posedge clock) s <= s + x;
-endmodule
-";
-    let m = manifest(
-        "acc",
-        vec![Port::input("x", 16, ""), Port::output("s", 16, false, "")],
-        vec![
-            Table::new("sum", 1, 8, ""),
-            Table::new("extra_sum", 1, 4, ""),
-            Table::new("base_sum", 1, 4, ""),
-        ],
-    );
-    let mut r = area(&design("acc", v), &m).expect("area flow runs");
+    // The accumulator declared as a counted table, an extra and a baseline-held one.
+    let m = acc_manifest(vec![
+        Table::new("sum", 1, 8, ""),
+        Table::new("extra_sum", 1, 4, ""),
+        Table::new("base_sum", 1, 4, ""),
+    ]);
+    let mut r = area(&design("acc", ACC), &m).expect("area flow runs");
     let c = r.storage_bits.classes;
     assert_eq!((c.counted_bits, c.extra_bits, c.base_bits), (8, 4, 4));
     assert!((r.storage_bits.counted_share_of_sm - 1.0 / (128.0 * 1024.0)).abs() < 1e-12);
