@@ -73,8 +73,8 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
                 "mem_order=oldest",
             ]),
             sets(&["warps=48", "schedulers=2", "policy=motrr-recency"]),
-            // The knob variants of the Recency Register run at smaller sizes (the 48-warp
-            // build is the slowest of all).
+            // The knob variants run at smaller sizes (each 48-warp configuration is its own
+            // Verilator build).
             sets(&[
                 "warps=16",
                 "schedulers=2",

@@ -196,112 +196,244 @@ pub fn generate(cfg: &WarpSchedConfig) -> Design {
 // policy (bar-gto: BAR §2–3): the Recency Register edge and the CTA pick.
 // ---------------------------------------------------------------------------------------------
 
-/// One step of the Recency Register's edge (LH §3.6): the slots in `clear` leave or arrive
-/// (`R ← 0`, `cnt ← CMAX`), then at most one recency event (U2, U3), then U4 against `cap`.
+/// Stage 0 of the Recency Register's edge (LH §3.6 step 2): the slots in `clear` (the leaving
+/// warps) get `R ← 0`, `cnt ← CMAX`, then U4 against `cap` (the cap after the leaving). No
+/// recency event. Several warps may leave in one cycle, so here `n = popcount(R) − cap` (0 if
+/// negative) can be any number up to W.
 ///
 /// Counters are kept complemented (`cnt_n = CMAX − cnt`), so that the all-zero register reset
 /// is the CMAX of LH U7: a saturating increment of `cnt` is a decrement of `cnt_n` that stops at
 /// 0, `cnt ← 0` is `cnt_n ← all ones`, and the largest `cnt` is the smallest `cnt_n`.
 ///
-/// U4 in parallel: with `n = popcount(R) − cap` (0 if negative), a recent slot is cleared when
-/// fewer than `n` recent slots come before it in the order (cnt descending, slot ascending).
+/// U4 as a selection instead of a rank per slot: the first `n` recent slots in the order
+/// (`cnt_n` ascending, slot ascending) are every recent slot with `cnt_n < t`, and the lowest
+/// `n − less(t)` recent slots with `cnt_n = t`, where `less(v)` counts the recent slots with
+/// `cnt_n < v` and `t` is the largest `v` with `less(v) ≤ n`. `less` is monotone, so `t` is found
+/// bit by bit from the top (keep a bit when `less` of the prefix with it set is still ≤ n): cb
+/// counts over the W slots and one running count over the tie group, instead of W × W
+/// comparisons. It runs only when `n > 0`.
 #[derive(LogicBlock)]
-pub struct RecStage {
+pub struct RecLeave {
     pub recent: Wire<In>,
     pub cnt_n: Wire<In>,
     pub clear: Wire<In>,
-    pub ev_valid: Signal<In, Bit>,
-    pub ev_slot: Wire<In>,
     pub cap: Wire<In>,
     pub recent_out: Wire<Out>,
     pub cnt_n_out: Wire<Out>,
-    /// `cnt_n` of a slot whose counter is 0 (all ones).
-    ones: Fixed,
-    /// Per slot w: the slots below w (they win ties).
-    below: Vec<Fixed>,
+    one: Fixed,
+    /// Per search step i: the value bit tried, bit cb − 1 − i.
+    probe: Vec<Fixed>,
     rows: Split,
     upd: Vec<Wire<Local>>,
     pack: Concat,
     joined: Wire<Local>,
     pop: Wire<Local>,
-    over: Wire<Local>,
-    rank: Vec<Wire<Local>>,
-    kept: Wire<Local>,
+    excess: Wire<Local>,
+    /// Per search step: the threshold tried and the recent slots below it.
+    trial: Vec<Wire<Local>>,
+    below_trial: Vec<Wire<Local>>,
+    thr: Wire<Local>,
+    below_thr: Wire<Local>,
+    ties_left: Wire<Local>,
+    evict: Wire<Local>,
 }
 
-impl RecStage {
-    pub fn new(warps: usize, slot_bits: usize, count_bits: usize, cnt_bits: usize) -> RecStage {
-        RecStage {
+impl RecLeave {
+    pub fn new(warps: usize, count_bits: usize, cnt_bits: usize) -> RecLeave {
+        RecLeave {
             recent: Wire::new(warps),
             cnt_n: Wire::new(warps * cnt_bits),
             clear: Wire::new(warps),
-            ev_valid: Default::default(),
-            ev_slot: Wire::new(slot_bits),
             cap: Wire::new(count_bits),
             recent_out: Wire::new(warps),
             cnt_n_out: Wire::new(warps * cnt_bits),
-            ones: Fixed::new((1u64 << cnt_bits) - 1),
-            below: (0..warps).map(|j| Fixed::new((1u64 << j) - 1)).collect(),
+            one: Fixed::new(1),
+            probe: (0..cnt_bits)
+                .map(|i| Fixed::new(1 << (cnt_bits - 1 - i)))
+                .collect(),
             rows: Split::new(&vec![cnt_bits; warps]),
             upd: (0..warps).map(|_| Wire::new(cnt_bits)).collect(),
             pack: Concat::new(&vec![cnt_bits; warps]),
             joined: Wire::new(warps),
             pop: Wire::new(count_bits),
-            over: Wire::new(count_bits),
-            rank: (0..warps).map(|_| Wire::new(count_bits)).collect(),
-            kept: Wire::new(warps),
+            excess: Wire::new(count_bits),
+            trial: (0..cnt_bits).map(|_| Wire::new(cnt_bits)).collect(),
+            below_trial: (0..cnt_bits).map(|_| Wire::new(count_bits)).collect(),
+            thr: Wire::new(cnt_bits),
+            below_thr: Wire::new(count_bits),
+            ties_left: Wire::new(count_bits),
+            evict: Wire::new(warps),
         }
     }
 }
 
-impl Logic for RecStage {
+impl Logic for RecLeave {
     #[hdl_gen]
     fn update(&mut self) {
         self.rows.whole.next = self.cnt_n.val();
         self.joined.next = self.recent.val() & !self.clear.val();
         self.pop.next = 0.into();
-        self.over.next = 0.into();
-        self.kept.next = 0.into();
         for w in 0..self.upd.len() {
-            self.rank[w].next = 0.into();
-            // Leave / arrive: cnt = CMAX.
+            // Leave: cnt = CMAX.
             self.upd[w].next = self.rows.parts[w].val();
             if self.clear.val().get_bit(w) {
                 self.upd[w].next = 0.into();
             }
-            // U2, U3: the event's slot restarts at 0 and joins; every other slot ages.
+            self.pack.parts[w].next = self.upd[w].val();
+            self.pop.next = self.pop.val() + ((self.joined.val() >> w) & self.one.val());
+        }
+        // U4: the first n = popcount(R) − cap recent slots leave.
+        self.excess.next = 0.into();
+        self.thr.next = 0.into();
+        self.below_thr.next = 0.into();
+        self.ties_left.next = 0.into();
+        self.evict.next = 0.into();
+        for i in 0..self.trial.len() {
+            self.trial[i].next = 0.into();
+            self.below_trial[i].next = 0.into();
+        }
+        if self.pop.val() > self.cap.val() {
+            self.excess.next = self.pop.val() - self.cap.val();
+            // t, the largest counter value with at most n recent slots below it.
+            for i in 0..self.trial.len() {
+                self.trial[i].next = self.thr.val() | self.probe[i].val();
+                for w in 0..self.upd.len() {
+                    if self.joined.val().get_bit(w) & (self.upd[w].val() < self.trial[i].val()) {
+                        self.below_trial[i].next = self.below_trial[i].val() + 1;
+                    }
+                }
+                if self.below_trial[i].val() <= self.excess.val() {
+                    self.thr.next = self.trial[i].val();
+                    self.below_thr.next = self.below_trial[i].val();
+                }
+            }
+            // Every recent slot below t, then the lowest slots at t until n have left.
+            self.ties_left.next = self.excess.val() - self.below_thr.val();
+            for w in 0..self.upd.len() {
+                if self.joined.val().get_bit(w) {
+                    if self.upd[w].val() < self.thr.val() {
+                        self.evict.next = self.evict.val().replace_bit(w, true);
+                    } else if (self.upd[w].val() == self.thr.val()) & self.ties_left.val().any() {
+                        self.evict.next = self.evict.val().replace_bit(w, true);
+                        self.ties_left.next = self.ties_left.val() - 1;
+                    }
+                }
+            }
+        }
+        self.recent_out.next = self.joined.val() & !self.evict.val();
+        self.cnt_n_out.next = self.pack.whole.val();
+    }
+}
+
+/// Stage k ≥ 1 of the Recency Register's edge (LH §3.6 steps 4, 5): the slots in `clear` (the
+/// launched ones, stage 1 only) arrive (`R ← 0`, `cnt ← CMAX`), then at most one recency event
+/// (U2, U3) in slot `ev` (one-hot; 0 = none), then U4 against `cap` (the cap after the
+/// launches). Counters complemented as in [`RecLeave`].
+///
+/// Here U4 clears at most one slot (n ≤ 1): the recent slot with the smallest `cnt_n`, ties to
+/// the lowest slot, found by a linear scan (no rank). Why n ≤ 1: the input is the output of
+/// the previous stage, which applied U4 with a cap no larger than this one — [`RecLeave`] with
+/// `cap_left` (`W_active` after the leaving), every event stage with `cap_next` (`W_active`
+/// after the launches). The launches only add residents (`resident ∧ ¬leaving ⊆
+/// resident_next`), so `W_active` after the leaving ≤ `W_active` after the launches, and each
+/// cap rule (floor, ceil, below) is monotone in `W_active`: `cap_left ≤ cap_next`. So
+/// `popcount(R) ≤ cap` on entry, for any register contents (stage 0 enforces it; it does not
+/// rely on the register invariant). `clear` only removes recent slots and the one event adds at
+/// most one, so `popcount(R) ≤ cap + 1` before U4.
+#[derive(LogicBlock)]
+pub struct RecEvent {
+    pub recent: Wire<In>,
+    pub cnt_n: Wire<In>,
+    pub clear: Wire<In>,
+    pub ev: Wire<In>,
+    pub cap: Wire<In>,
+    pub recent_out: Wire<Out>,
+    pub cnt_n_out: Wire<Out>,
+    /// `cnt_n` of a slot whose counter is 0 (all ones).
+    ones: Fixed,
+    one: Fixed,
+    rows: Split,
+    upd: Vec<Wire<Local>>,
+    pack: Concat,
+    joined: Wire<Local>,
+    pop: Wire<Local>,
+    ev_valid: Signal<Local, Bit>,
+    /// The recent slot with the largest counter so far (the smallest `cnt_n`).
+    found: Signal<Local, Bit>,
+    oldest_cnt_n: Wire<Local>,
+    oldest: Wire<Local>,
+}
+
+impl RecEvent {
+    pub fn new(warps: usize, slot_bits: usize, count_bits: usize, cnt_bits: usize) -> RecEvent {
+        RecEvent {
+            recent: Wire::new(warps),
+            cnt_n: Wire::new(warps * cnt_bits),
+            clear: Wire::new(warps),
+            ev: Wire::new(warps),
+            cap: Wire::new(count_bits),
+            recent_out: Wire::new(warps),
+            cnt_n_out: Wire::new(warps * cnt_bits),
+            ones: Fixed::new((1u64 << cnt_bits) - 1),
+            one: Fixed::new(1),
+            rows: Split::new(&vec![cnt_bits; warps]),
+            upd: (0..warps).map(|_| Wire::new(cnt_bits)).collect(),
+            pack: Concat::new(&vec![cnt_bits; warps]),
+            joined: Wire::new(warps),
+            pop: Wire::new(count_bits),
+            ev_valid: Default::default(),
+            found: Default::default(),
+            oldest_cnt_n: Wire::new(cnt_bits),
+            oldest: Wire::new(slot_bits),
+        }
+    }
+}
+
+impl Logic for RecEvent {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.rows.whole.next = self.cnt_n.val();
+        self.joined.next = (self.recent.val() & !self.clear.val()) | self.ev.val();
+        self.ev_valid.next = self.ev.val().any();
+        self.pop.next = 0.into();
+        self.found.next = false;
+        self.oldest_cnt_n.next = 0.into();
+        self.oldest.next = 0.into();
+        for w in 0..self.upd.len() {
+            // Arrive: cnt = CMAX.
+            self.upd[w].next = self.rows.parts[w].val();
+            if self.clear.val().get_bit(w) {
+                self.upd[w].next = 0.into();
+            }
+            // U2, U3: the event's slot restarts at 0 (and joins, above); every other slot ages.
             if self.ev_valid.val() {
-                if self.ev_slot.val() == w {
+                if self.ev.val().get_bit(w) {
                     self.upd[w].next = self.ones.val();
-                    self.joined.next = self.joined.val().replace_bit(w, true);
                 } else if self.upd[w].val().any() {
                     self.upd[w].next = self.upd[w].val() - 1;
                 }
             }
             self.pack.parts[w].next = self.upd[w].val();
-            if self.joined.val().get_bit(w) {
-                self.pop.next = self.pop.val() + 1;
-            }
+            self.pop.next = self.pop.val() + ((self.joined.val() >> w) & self.one.val());
         }
-        // U4: n = popcount(R) − cap recent slots leave, oldest recency first.
+        // U4 with n ≤ 1: the oldest recent slot leaves.
+        self.recent_out.next = self.joined.val();
         if self.pop.val() > self.cap.val() {
-            self.over.next = self.pop.val() - self.cap.val();
-        }
-        for w in 0..self.upd.len() {
-            for j in 0..self.upd.len() {
-                if self.joined.val().get_bit(j)
-                    & ((self.upd[j].val() < self.upd[w].val())
-                        | ((self.upd[j].val() == self.upd[w].val())
-                            & self.below[w].val().get_bit(j)))
+            for w in 0..self.upd.len() {
+                // Strictly smaller: ties go to the lowest slot.
+                if self.joined.val().get_bit(w)
+                    & (!self.found.val() | (self.upd[w].val() < self.oldest_cnt_n.val()))
                 {
-                    self.rank[w].next = self.rank[w].val() + 1;
+                    self.found.next = true;
+                    self.oldest_cnt_n.next = self.upd[w].val();
+                    self.oldest.next = w.into();
                 }
             }
-            if self.joined.val().get_bit(w) & (self.rank[w].val() >= self.over.val()) {
-                self.kept.next = self.kept.val().replace_bit(w, true);
-            }
+            self.recent_out.next = self
+                .joined
+                .val()
+                .replace_bit(self.oldest.val().index(), false);
         }
-        self.recent_out.next = self.kept.val();
         self.cnt_n_out.next = self.pack.whole.val();
     }
 }
@@ -415,9 +547,10 @@ impl Logic for BarPick {
 ///
 /// Per cycle: eligibility (`bar-gto`: not waiting) → the policy's pick per scheduler →
 /// pointers (per class with split pointers), residency and age, then the Recency Register
-/// ([`RecStage`] chain: leaving warps, then launches with the first event, then one stage per
-/// further event) and the barrier table (counts recomputed from the per-slot state after the
-/// leaving, arrivals and launches, then the release), as the contract orders the edge.
+/// ([`RecLeave`] for the leaving warps, then a [`RecEvent`] chain: launches with the first
+/// event, then one stage per further event) and the barrier table (counts recomputed from the
+/// per-slot state after the leaving, arrivals and launches, then the release), as the contract
+/// orders the edge.
 #[derive(LogicBlock)]
 pub struct WarpSched {
     pub clock: Signal<In, Clock>,
@@ -486,6 +619,7 @@ pub struct WarpSched {
     class_global: Fixed,
     /// Recency: U4's cap rule, 0 floor, 1 ceil, 2 below (LH G6).
     cap_mode: Fixed,
+    one: Fixed,
 
     // Selectors, per scheduler, present only under the policy that uses them.
     lrr: Vec<RotatePick>,
@@ -494,9 +628,10 @@ pub struct WarpSched {
     cmp_gto: Vec<GtoPick>,
     cmp_rot: Vec<RotatePick>,
     bar_pick: Vec<BarPick>,
-    // Recency Register edge: stage 0 = leaving warps; stage k ≥ 1 = event k (stage 1 also
-    // clears the launched slots).
-    rec: Vec<RecStage>,
+    // Recency Register edge: stage 0 = leaving warps (`rec_leave`); stage k ≥ 1 = event k
+    // (`rec[k − 1]`; stage 1 also clears the launched slots).
+    rec_leave: Vec<RecLeave>,
+    rec: Vec<RecEvent>,
 
     eligible: Wire<Local>,
     candidates: Vec<Wire<Local>>,
@@ -516,14 +651,20 @@ pub struct WarpSched {
     issued: Wire<Local>,
     leaving: Wire<Local>,
     resident_next: Wire<Local>,
+    stay: Wire<Local>,
     w_active: Wire<Local>,
     w_active_left: Wire<Local>,
     w_active_next: Wire<Local>,
     cap_left: Wire<Local>,
     cap_next: Wire<Local>,
     ev_src: Wire<Local>,
-    ev_valid: Vec<Signal<Local, Bit>>,
-    ev_slot: Vec<Wire<Local>>,
+    /// Per stage k ≥ 1: the event slots not yet taken by stages 1 … k − 1, and the lowest of
+    /// them (one-hot), stage k's event. Entry 0 is unused.
+    ev_rest: Vec<Wire<Local>>,
+    ev_hot: Vec<Wire<Local>>,
+    /// The Recency Register after stage k.
+    st_recent: Vec<Wire<Local>>,
+    st_cnt_n: Vec<Wire<Local>>,
     rec_rows: Split,
     waiting_next: Wire<Local>,
     tb_next: Vec<Wire<Local>>,
@@ -636,6 +777,7 @@ impl WarpSched {
             gto: (0..when(p == IssuePolicy::Gto, s))
                 .map(|_| GtoPick::new(w, ib))
                 .collect(),
+            one: Fixed::new(1),
             mem_pick: (0..when(p.class_split(), s))
                 .map(|_| GtoPick::new(w, ib))
                 .collect(),
@@ -649,7 +791,12 @@ impl WarpSched {
                 .map(|_| RotatePick::new(w, ib))
                 .collect(),
             bar_pick: (0..when(bar, s)).map(|_| BarPick::new(cfg)).collect(),
-            rec: (0..stages).map(|_| RecStage::new(w, ib, ab, cb)).collect(),
+            rec_leave: (0..when(rec, 1))
+                .map(|_| RecLeave::new(w, ab, cb))
+                .collect(),
+            rec: (0..when(rec, events))
+                .map(|_| RecEvent::new(w, ib, ab, cb))
+                .collect(),
             eligible: Wire::new(w),
             candidates: (0..s).map(|_| Wire::new(w)).collect(),
             mem_cand: (0..s).map(|_| Wire::new(w)).collect(),
@@ -668,14 +815,17 @@ impl WarpSched {
             issued: Wire::new(w),
             leaving: Wire::new(w),
             resident_next: Wire::new(w),
+            stay: Wire::new(w),
             w_active: Wire::new(ab),
             w_active_left: Wire::new(ab),
             w_active_next: Wire::new(ab),
             cap_left: Wire::new(ab),
             cap_next: Wire::new(ab),
             ev_src: Wire::new(w),
-            ev_valid: (0..stages).map(|_| Default::default()).collect(),
-            ev_slot: (0..stages).map(|_| Wire::new(ib)).collect(),
+            ev_rest: (0..stages).map(|_| Wire::new(w)).collect(),
+            ev_hot: (0..stages).map(|_| Wire::new(w)).collect(),
+            st_recent: (0..stages).map(|_| Wire::new(w)).collect(),
+            st_cnt_n: (0..stages).map(|_| Wire::new(w * cb)).collect(),
             rec_rows: Split::new(&vec![cb; w]),
             waiting_next: Wire::new(w),
             tb_next: (0..when(bar, w)).map(|_| Wire::new(tbb)).collect(),
@@ -760,6 +910,7 @@ impl Logic for WarpSched {
         self.dbg_bar_cnt.next = 0.into();
         self.dbg_bar_live.next = 0.into();
         self.issued.next = 0.into();
+        self.stay.next = 0.into();
         self.w_active.next = 0.into();
         self.w_active_left.next = 0.into();
         self.w_active_next.next = 0.into();
@@ -778,9 +929,9 @@ impl Logic for WarpSched {
             self.pack_bar_cnt.parts[t].next = 0.into();
             self.pack_bar_live.parts[t].next = 0.into();
         }
-        for k in 0..self.ev_valid.len() {
-            self.ev_valid[k].next = false;
-            self.ev_slot[k].next = 0.into();
+        for k in 0..self.ev_hot.len() {
+            self.ev_rest[k].next = 0.into();
+            self.ev_hot[k].next = 0.into();
         }
 
         // 1. Eligibility (bar-gto: a warp waiting at its barrier is not eligible).
@@ -973,31 +1124,28 @@ impl Logic for WarpSched {
 
         // Recency Register (edge steps 2, 4, 5).
         for r in 0..self.rec_recent.len() {
+            // W_active before, after the leaving and after the launches: popcounts, adding
+            // bits (no branch per slot in the simulator).
+            self.stay.next = self.resident.q.val() & !self.leaving.val();
             for w in 0..self.older.len() {
-                if self.resident.q.val().get_bit(w) {
-                    self.w_active.next = self.w_active.val() + 1;
-                }
-                if self.resident.q.val().get_bit(w) & !self.leaving.val().get_bit(w) {
-                    self.w_active_left.next = self.w_active_left.val() + 1;
-                }
-                if self.resident_next.val().get_bit(w) {
-                    self.w_active_next.next = self.w_active_next.val() + 1;
-                }
+                self.w_active.next =
+                    self.w_active.val() + ((self.resident.q.val() >> w) & self.one.val());
+                self.w_active_left.next =
+                    self.w_active_left.val() + ((self.stay.val() >> w) & self.one.val());
+                self.w_active_next.next =
+                    self.w_active_next.val() + ((self.resident_next.val() >> w) & self.one.val());
                 self.pack_rec_cnt_n.parts[w].next = self.rec_cnt_n[w].q.val();
-                // Recency events per slot, resident after the launches (LH U1, G3, G4).
-                if self.trig_issue.val().any() {
-                    if self.issued.val().get_bit(w)
-                        & self.is_mem.val().get_bit(w)
-                        & (self.is_global.val().get_bit(w) | !self.class_global.val().any())
-                        & self.resident_next.val().get_bit(w)
-                    {
-                        self.ev_src.next = self.ev_src.val().replace_bit(w, true);
-                    }
-                } else if self.mem_complete.val().get_bit(w)
-                    & (self.cpl_global.val().get_bit(w) | !self.class_global.val().any())
-                    & self.resident_next.val().get_bit(w)
-                {
-                    self.ev_src.next = self.ev_src.val().replace_bit(w, true);
+            }
+            // Recency events per slot, resident after the launches (LH U1, G3, G4).
+            if self.trig_issue.val().any() {
+                self.ev_src.next = self.issued.val() & self.is_mem.val() & self.resident_next.val();
+                if self.class_global.val().any() {
+                    self.ev_src.next = self.ev_src.val() & self.is_global.val();
+                }
+            } else {
+                self.ev_src.next = self.mem_complete.val() & self.resident_next.val();
+                if self.class_global.val().any() {
+                    self.ev_src.next = self.ev_src.val() & self.cpl_global.val();
                 }
             }
             // U4's cap from W_active (LH G6).
@@ -1018,44 +1166,40 @@ impl Logic for WarpSched {
                 }
             }
             // Stage 0: the leaving warps, U4 against W_active before the launches (LH U6).
-            self.rec[0].recent.next = self.rec_recent[r].q.val();
-            self.rec[0].cnt_n.next = self.pack_rec_cnt_n.whole.val();
-            self.rec[0].clear.next = self.leaving.val();
-            self.rec[0].ev_valid.next = false;
-            self.rec[0].ev_slot.next = 0.into();
-            self.rec[0].cap.next = self.cap_left.val();
+            self.rec_leave[r].recent.next = self.rec_recent[r].q.val();
+            self.rec_leave[r].cnt_n.next = self.pack_rec_cnt_n.whole.val();
+            self.rec_leave[r].clear.next = self.leaving.val();
+            self.rec_leave[r].cap.next = self.cap_left.val();
+            self.st_recent[0].next = self.rec_leave[r].recent_out.val();
+            self.st_cnt_n[0].next = self.rec_leave[r].cnt_n_out.val();
             self.dbg_recent.next = self.rec_recent[r].q.val();
             self.dbg_rec_cnt.next = !self.pack_rec_cnt_n.whole.val();
             self.dbg_w_active.next = self.w_active.val();
         }
         // Stage k ≥ 1: event k = the lowest event slot above event k−1 (n_cpl lowest
-        // completions, or the cycle's MEM issues in ascending slot order).
-        for k in 1..self.rec.len() {
-            for w in 0..self.older.len() {
-                if self.ev_src.val().get_bit(w)
-                    & !self.ev_valid[k].val()
-                    & ((k == 1)
-                        | (self.ev_valid[k - 1].val()
-                            & self.below[w]
-                                .val()
-                                .get_bit(self.ev_slot[k - 1].val().index())))
-                {
-                    self.ev_valid[k].next = true;
-                    self.ev_slot[k].next = w.into();
-                }
-            }
-            self.rec[k].recent.next = self.rec[k - 1].recent_out.val();
-            self.rec[k].cnt_n.next = self.rec[k - 1].cnt_n_out.val();
-            self.rec[k].clear.next = 0.into();
+        // completions, or the cycle's MEM issues in ascending slot order): the lowest bit of
+        // the events not yet taken, x & (~x + 1).
+        for k in 1..self.ev_hot.len() {
             if k == 1 {
-                self.rec[k].clear.next = self.launch.val();
+                self.ev_rest[k].next = self.ev_src.val();
+            } else {
+                self.ev_rest[k].next = self.ev_rest[k - 1].val() & !self.ev_hot[k - 1].val();
             }
-            self.rec[k].ev_valid.next = self.ev_valid[k].val();
-            self.rec[k].ev_slot.next = self.ev_slot[k].val();
-            self.rec[k].cap.next = self.cap_next.val();
+            self.ev_hot[k].next = self.ev_rest[k].val() & (!self.ev_rest[k].val() + 1);
+            self.rec[k - 1].recent.next = self.st_recent[k - 1].val();
+            self.rec[k - 1].cnt_n.next = self.st_cnt_n[k - 1].val();
+            self.rec[k - 1].clear.next = 0.into();
+            if k == 1 {
+                self.rec[k - 1].clear.next = self.launch.val();
+            }
+            self.rec[k - 1].ev.next = self.ev_hot[k].val();
+            // cap_next ≥ cap_left: what lets RecEvent clear at most one slot.
+            self.rec[k - 1].cap.next = self.cap_next.val();
+            self.st_recent[k].next = self.rec[k - 1].recent_out.val();
+            self.st_cnt_n[k].next = self.rec[k - 1].cnt_n_out.val();
             // The last stage's outputs are the next state (later stages overwrite).
-            self.rec_recent[0].d.next = self.rec[k].recent_out.val();
-            self.rec_rows.whole.next = self.rec[k].cnt_n_out.val();
+            self.rec_recent[0].d.next = self.st_recent[k].val();
+            self.rec_rows.whole.next = self.st_cnt_n[k].val();
         }
         for w in 0..self.rec_cnt_n.len() {
             self.rec_cnt_n[w].d.next = self.rec_rows.parts[w].val();
