@@ -94,6 +94,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     localparam  trig_issue = 64'h0;
     localparam  class_global = 64'h0;
     localparam  cap_mode = 64'h0;
+    localparam  one = 64'h1;
     
     // Stub signals
     reg  resident__clock;
@@ -654,6 +655,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     reg  [47:0] issued;
     reg  [47:0] leaving;
     reg  [47:0] resident_next;
+    reg  [47:0] stay;
     reg  [5:0] w_active;
     reg  [5:0] w_active_left;
     reg  [5:0] w_active_next;
@@ -1457,6 +1459,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         dbg_bar_cnt = 32'h0;
         dbg_bar_live = 32'h0;
         issued = 32'h0;
+        stay = 32'h0;
         w_active = 32'h0;
         w_active_left = 32'h0;
         w_active_next = 32'h0;
