@@ -113,9 +113,12 @@ pub struct TableBits {
 }
 
 /// Yosys generic synthesis (`synth -flatten`): gate-level cells, and after mapping to
-/// NAND/NOR/NOT (`abc -g cmos2 -fast`) an estimated transistor count. ABC's fast script: the
-/// default one ran past half an hour on the 48-warp Recency Register design (the fast one takes
-/// under two minutes there) and estimates 4–10 % more transistors on the other units.
+/// NAND/NOR/NOT (`abc -g cmos2 -fast`) an estimated transistor count. ABC's fast script, for
+/// every design alike so that figures compare: the default one ran past half an hour on the
+/// 48-warp Recency Register design (the fast one takes under two minutes there). Its mapping is
+/// coarser: on the default units it estimated from 2 % fewer to 64 % more transistors than the
+/// default script (warp-sched GTO +10 %, simt-stack +64 %, dwr +33 %), so read the estimate as a
+/// comparison between designs, not an absolute count.
 #[derive(Clone, Debug, Serialize)]
 pub struct GenericArea {
     pub version: String,
