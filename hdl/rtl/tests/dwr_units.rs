@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{declared_ports, expected_ports, lint_all};
+use common::{assert_contract_ports, lint_all};
 use warpforge_contract::units::{dwr, dwr_ilt, dwr_pst, dwr_sco};
 use warpforge_contract::Params;
 
@@ -94,12 +94,7 @@ fn pst_ports_and_lint() {
     for g in GEOMETRIES {
         let c = pst(g);
         let d = warpforge_hdl::dwr_pst::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{g:?}"
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &format!("{g:?}"));
         lint_all(&d);
     }
 }
@@ -109,12 +104,7 @@ fn ilt_ports_and_lint() {
     for i in ILTS {
         let c = ilt(i);
         let d = warpforge_hdl::dwr_ilt::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{i:?}"
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &format!("{i:?}"));
         lint_all(&d);
     }
 }
@@ -127,12 +117,7 @@ fn sco_ports_and_lint() {
             sets.push(m);
             let c = sco(&sets);
             let d = warpforge_hdl::dwr_sco::generate(&c);
-            assert_eq!(d.module, c.module_name());
-            assert_eq!(
-                declared_ports(&d.verilog, &d.module),
-                expected_ports(&c.ports()),
-                "{sets:?}"
-            );
+            assert_contract_ports(&d, &c.module_name(), &c.ports(), &format!("{sets:?}"));
             lint_all(&d);
         }
     }
@@ -154,10 +139,7 @@ const DWR_MAX: &[&str] = &[
 fn dwr_max_ports_and_lint() {
     let c = dwr_cfg(DWR_MAX);
     let d = warpforge_hdl::dwr::generate(&c);
-    assert_eq!(
-        declared_ports(&d.verilog, &d.module),
-        expected_ports(&c.ports())
-    );
+    assert_contract_ports(&d, &c.module_name(), &c.ports(), "DWR_MAX");
     lint_all(&d);
 }
 
@@ -166,12 +148,7 @@ fn dwr_ports_and_lint() {
     for sets in dwr_configs() {
         let c = dwr_cfg(&sets);
         let d = warpforge_hdl::dwr::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{sets:?}"
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &format!("{sets:?}"));
         lint_all(&d);
     }
 }

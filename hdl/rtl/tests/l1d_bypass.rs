@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{declared_ports, expected_ports, lint_all, num, simulate, Seen, Step};
+use common::{assert_contract_ports, lint_all, num, simulate, Seen, Step};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::l1d_bypass::{self, L1dBypassConfig};
 
@@ -39,13 +39,7 @@ fn configs() -> Vec<L1dBypassConfig> {
 fn top_module_has_exactly_the_contract_ports() {
     for c in configs() {
         let d = warpforge_hdl::l1d_bypass::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{}",
-            d.module
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
     }
 }
 

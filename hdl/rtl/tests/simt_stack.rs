@@ -1,6 +1,6 @@
 mod common;
 
-use common::{declared_ports, expected_ports, lint_all};
+use common::{assert_contract_ports, lint_all};
 use warpforge_contract::units::simt_stack::SimtStackConfig;
 
 fn cfg(warp_size: usize, pc_bits: usize, depth: usize) -> SimtStackConfig {
@@ -26,13 +26,7 @@ fn configs() -> Vec<SimtStackConfig> {
 fn top_module_has_exactly_the_contract_ports() {
     for c in configs() {
         let d = warpforge_hdl::simt_stack::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{}",
-            d.module
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
     }
 }
 

@@ -1,6 +1,6 @@
 mod common;
 
-use common::{declared_ports, expected_ports, lint_all};
+use common::{assert_contract_ports, lint_all};
 use warpforge_contract::units::warp_sched::{IssuePolicy, WarpSchedConfig};
 
 fn cfg(warps: usize, schedulers: usize, policy: IssuePolicy) -> WarpSchedConfig {
@@ -26,13 +26,7 @@ fn configs() -> Vec<WarpSchedConfig> {
 fn top_module_has_exactly_the_contract_ports() {
     for c in configs() {
         let d = warpforge_hdl::warp_sched::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{}",
-            d.module
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
     }
 }
 

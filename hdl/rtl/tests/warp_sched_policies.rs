@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{declared_ports, expected_ports, lint_all};
+use common::{assert_contract_ports, lint_all};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::warp_sched::{WarpSchedConfig, NAME, PARAMS};
 
@@ -70,13 +70,7 @@ fn configs() -> Vec<WarpSchedConfig> {
 fn top_module_has_exactly_the_contract_ports() {
     for c in configs() {
         let d = warpforge_hdl::warp_sched::generate(&c);
-        assert_eq!(d.module, c.module_name());
-        assert_eq!(
-            declared_ports(&d.verilog, &d.module),
-            expected_ports(&c.ports()),
-            "{}",
-            d.module
-        );
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
     }
 }
 

@@ -15,6 +15,17 @@ pub struct Declared {
     pub width: usize,
 }
 
+/// `design`'s top module is `module` and declares exactly the contract's `ports` (plus the
+/// clock); `what` names the configuration in a failure.
+pub fn assert_contract_ports(design: &Design, module: &str, ports: &[Port], what: &str) {
+    assert_eq!(design.module, module, "{what}");
+    assert_eq!(
+        declared_ports(&design.verilog, &design.module),
+        expected_ports(ports),
+        "{what}"
+    );
+}
+
 /// The ports of `module` in `verilog`: its header list, each with its declaration.
 pub fn declared_ports(verilog: &str, module: &str) -> Vec<Declared> {
     let start = verilog
