@@ -2,7 +2,7 @@
 //! port words and checks its listed outputs. Used by the model tests and by the cosim crate
 //! (which checks the RTL against the same expectations).
 
-use crate::{Model, SpecVector, VectorCycle};
+use crate::{Model, SpecVector, Stimulus, VectorCycle};
 use warpforge_contract::manifest::format_value;
 use warpforge_contract::Layout;
 
@@ -94,4 +94,24 @@ pub fn run_vector(
         trace.push(outputs.clone());
     }
     Ok(trace)
+}
+
+/// Run `stim` into `model` until the model's invariants fail: the message, or None after
+/// `cycles` cycles. (Fault-injection tests: a wrong model must be caught.)
+pub fn first_failure(
+    model: &mut dyn Model,
+    stim: &mut dyn Stimulus,
+    layout: &Layout,
+    cycles: u64,
+) -> Option<String> {
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    for c in 0..cycles {
+        stim.next(c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        if let Err(e) = model.check_invariants() {
+            return Some(e);
+        }
+    }
+    None
 }

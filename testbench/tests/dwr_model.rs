@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, sets};
+use dwr_common::{input_stream, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr::{self, DwrConfig};
 use warpforge_contract::Layout;
@@ -406,7 +406,7 @@ fn catch(s: &[&str], fault: DwrFault) -> String {
         let mut model = DwrModel::new(&cfg);
         model.inject_fault(Some(fault));
         let mut stim = DwrStimulus::new(&cfg, seed);
-        if let Some(e) = first_failure(&mut model, &mut stim, &layout, 100_000) {
+        if let Some(e) = harness::first_failure(&mut model, &mut stim, &layout, 100_000) {
             return e;
         }
     }

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, random_run, sets};
+use dwr_common::{input_stream, random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_pst::{self, PstConfig};
 use warpforge_contract::Layout;
@@ -147,7 +147,7 @@ fn wrong_behaviour_is_caught_by_the_invariants() {
         let mut model = DwrPstModel::new(&cfg);
         model.inject_fault(Some(fault));
         let mut stim = DwrPstStimulus::new(&cfg, 9);
-        let e = first_failure(&mut model, &mut stim, &layout, 100_000)
+        let e = harness::first_failure(&mut model, &mut stim, &layout, 100_000)
             .unwrap_or_else(|| panic!("{fault:?} never caught"));
         assert!(e.contains(want), "{fault:?}: {e}");
     }

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{first_failure, input_stream, random_run, sets};
+use dwr_common::{input_stream, random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_sco::{self, ScoConfig};
 use warpforge_contract::Layout;
@@ -123,7 +123,7 @@ fn wrong_behaviour_is_caught_by_the_invariants() {
         let mut model = DwrScoModel::new(&cfg);
         model.inject_fault(Some(fault));
         let mut stim = DwrScoStimulus::new(&cfg, 1);
-        let e = first_failure(&mut model, &mut stim, &layout, 10_000)
+        let e = harness::first_failure(&mut model, &mut stim, &layout, 10_000)
             .unwrap_or_else(|| panic!("{fault:?} never caught"));
         assert!(e.contains("I-FUSE"), "{fault:?}: {e}");
     }

@@ -324,16 +324,8 @@ fn catch(sets: &[&str], fault: L1dBypassFault) -> String {
     let mut model = L1dBypassModel::new(&cfg);
     model.inject_fault(Some(fault));
     let mut stim = L1dBypassStimulus::new(&cfg, 5);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for c in 0..200_000 {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        if let Err(e) = model.check_invariants() {
-            return e;
-        }
-    }
-    panic!("{fault:?} was never caught");
+    harness::first_failure(&mut model, &mut stim, &layout, 200_000)
+        .unwrap_or_else(|| panic!("{fault:?} was never caught"))
 }
 
 #[test]

@@ -209,16 +209,8 @@ fn catch(cfg: &SimtStackConfig, fault: SimtStackFault) -> String {
     let mut model = SimtStackModel::new(cfg);
     model.inject_fault(Some(fault));
     let mut stim = SimtStackStimulus::new(cfg, 3);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for c in 0..50_000 {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        if let Err(e) = model.check_invariants() {
-            return e;
-        }
-    }
-    panic!("{fault:?} was never caught");
+    harness::first_failure(&mut model, &mut stim, &layout, 50_000)
+        .unwrap_or_else(|| panic!("{fault:?} was never caught"))
 }
 
 #[test]

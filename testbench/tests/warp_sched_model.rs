@@ -254,16 +254,8 @@ fn catch(cfg: &WarpSchedConfig, fault: WarpSchedFault) -> String {
     let mut model = WarpSchedModel::new(cfg);
     model.inject_fault(Some(fault));
     let mut stim = WarpSchedStimulus::new(cfg, 5);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for c in 0..50_000 {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        if let Err(e) = model.check_invariants() {
-            return e;
-        }
-    }
-    panic!("{fault:?} was never caught");
+    harness::first_failure(&mut model, &mut stim, &layout, 50_000)
+        .unwrap_or_else(|| panic!("{fault:?} was never caught"))
 }
 
 #[test]
@@ -574,16 +566,8 @@ fn catch_in(sets_: &[&str], fault: WarpSchedFault) -> String {
     let mut model = WarpSchedModel::new(&cfg);
     model.inject_fault(Some(fault));
     let mut stim = WarpSchedStimulus::new(&cfg, 5);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for c in 0..100_000 {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        if let Err(e) = model.check_invariants() {
-            return e;
-        }
-    }
-    panic!("{fault:?} was never caught in {sets_:?}");
+    harness::first_failure(&mut model, &mut stim, &layout, 100_000)
+        .unwrap_or_else(|| panic!("{fault:?} was never caught in {sets_:?}"))
 }
 
 #[test]

@@ -44,25 +44,6 @@ pub fn random_run(
     }
 }
 
-/// Run until the model's invariants fail; the message, or None after `cycles`.
-pub fn first_failure(
-    model: &mut dyn Model,
-    stim: &mut dyn Stimulus,
-    layout: &Layout,
-    cycles: u64,
-) -> Option<String> {
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    for c in 0..cycles {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        if let Err(e) = model.check_invariants() {
-            return Some(e);
-        }
-    }
-    None
-}
-
 /// The inputs `stim` drives for `cycles` cycles against `model` (for reproducibility tests).
 pub fn input_stream(
     model: &mut dyn Model,
