@@ -1,6 +1,7 @@
 //! `warpforge`: generate, lint, co-simulate, measure and regress the warpforge units.
 //!
-//! Exit status: 0 success; 1 a check failed (lint, lockstep mismatch, regression failure);
+//! Exit status: 0 success; 1 a check failed (lint, lockstep mismatch, regression failure, a
+//! suite kernel failing its check);
 //! 2 bad input or a missing tool, with one line `error: …` on stderr.
 
 mod isa_cli;
@@ -58,7 +59,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Storage bits, Yosys cells and transistor estimate, FPGA resources.
+    /// Storage bits (per table, by class, share of a 128 KB SM), Yosys cells and transistor
+    /// estimate, FPGA resources; with --over, the overhead over a baseline configuration.
     Area {
         #[command(flatten)]
         target: Target,
@@ -86,7 +88,7 @@ enum Command {
     },
     /// Run a regression: units × configs × seeds and every spec vector.
     Regress {
-        /// quick (≥10^6 cycles per unit), full (≥10^7 per unit) or vectors.
+        /// quick (≥10^6 cycles per unit and per policy), full (≥10^7 each) or vectors.
         #[arg(long, default_value = "full")]
         suite: String,
         /// Worker threads.

@@ -1,6 +1,7 @@
 //! The area flow, three views side by side: storage bits from the manifest, Yosys generic
 //! synthesis (cell counts and a CMOS transistor estimate), and FPGA resources on iCE40, ECP5
-//! and Xilinx 7-series. (The CACTI view of the tables is not wired in yet: `cacti` is null.)
+//! and Xilinx 7-series; optionally the difference to a baseline design ([`AreaReport::set_overhead`]).
+//! (The CACTI view of the tables is not wired in yet: `cacti` is null.)
 
 use crate::tools::{self, FlowError};
 use serde::Serialize;
