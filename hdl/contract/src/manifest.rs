@@ -105,10 +105,6 @@ pub struct StorageSplit {
 }
 
 impl StorageSplit {
-    /// The mechanism's own storage: the counted tables plus extras.
-    pub fn own_bits(&self) -> usize {
-        self.counted_bits + self.extra_bits
-    }
     /// The counted tables as a fraction of [`SM_STORAGE_BASELINE_BYTES`].
     pub fn counted_share_of_sm(&self) -> f64 {
         self.counted_bits as f64 / (8 * SM_STORAGE_BASELINE_BYTES) as f64

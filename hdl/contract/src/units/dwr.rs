@@ -179,15 +179,12 @@
 //! default configuration, §5), then `extra_*` tables (DWR state the thesis does not count: the
 //! third state bit, the ILT FIFO pointers, matched bits) and `base_*` tables (state a baseline
 //! scheduler/pipeline holds anyway: the two baseline state bits, pointer, pick, slot hold and
-//! the barrier pipeline latches). [`split_storage`] sums each class.
+//! the barrier pipeline latches). [`crate::manifest::split_storage`] sums each class.
 
 use super::dwr_ilt::{self, IltConfig};
 use super::dwr_pst::PstConfig;
 use super::dwr_sco::{self, ScoConfig, ScoMatch};
 use crate::index_bits;
-pub use crate::manifest::{
-    split_storage, StorageSplit, BASE_PREFIX, EXTRA_PREFIX, SM_STORAGE_BASELINE_BYTES,
-};
 use crate::manifest::{Manifest, Port, Table};
 use crate::params::{ParamError, ParamSpec, Params};
 
@@ -733,7 +730,7 @@ pub(crate) fn assert_port_names_ok(ports: &[Port]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::manifest::Dir;
+    use crate::manifest::{split_storage, Dir};
 
     fn cfg(sets: &[&str]) -> Result<DwrConfig, ParamError> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

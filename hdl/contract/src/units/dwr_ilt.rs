@@ -299,7 +299,8 @@ impl IltConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::units::dwr::{assert_port_names_ok, split_storage};
+    use crate::manifest::split_storage;
+    use crate::units::dwr::assert_port_names_ok;
 
     fn cfg(sets: &[&str]) -> Result<IltConfig, ParamError> {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
