@@ -115,3 +115,23 @@ pub fn first_failure(
     }
     None
 }
+
+/// Run `stim` into `model` for `cycles` cycles: every cycle's input words, then its output
+/// words, end to end (reproducibility tests compare two of these).
+pub fn io_trace(
+    model: &mut dyn Model,
+    stim: &mut dyn Stimulus,
+    layout: &Layout,
+    cycles: u64,
+) -> Vec<u64> {
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    let mut all = vec![];
+    for c in 0..cycles {
+        stim.next(c, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+        all.extend_from_slice(&inputs);
+        all.extend_from_slice(&outputs);
+    }
+    all
+}

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{input_stream, random_run, sets};
+use dwr_common::{random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_ilt::{self, IltConfig};
 use warpforge_contract::Layout;
@@ -159,7 +159,7 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     let cfg = config(&sets(&["insert_ports=3"]));
     let layout = Layout::new(&cfg.ports());
     let stream = |seed| {
-        input_stream(
+        harness::io_trace(
             &mut DwrIltModel::new(&cfg),
             &mut DwrIltStimulus::new(&cfg, seed),
             &layout,

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{input_stream, sets};
+use dwr_common::sets;
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr::{self, DwrConfig};
 use warpforge_contract::Layout;
@@ -462,7 +462,7 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     let stream = |seed| {
         let mut m = DwrModel::new(&cfg);
         let mut st = DwrStimulus::new(&cfg, seed);
-        input_stream(&mut m, &mut st, &layout, 5_000)
+        harness::io_trace(&mut m, &mut st, &layout, 5_000)
     };
     assert_eq!(stream(42), stream(42));
     assert_ne!(stream(42), stream(43));

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{input_stream, random_run, sets};
+use dwr_common::{random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_pst::{self, PstConfig};
 use warpforge_contract::Layout;
@@ -158,7 +158,7 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     let cfg = config(&sets(&["threads=64", "group_size=4"]));
     let layout = Layout::new(&cfg.ports());
     let stream = |seed| {
-        input_stream(
+        harness::io_trace(
             &mut DwrPstModel::new(&cfg),
             &mut DwrPstStimulus::new(&cfg, seed),
             &layout,

@@ -4,7 +4,7 @@
 
 mod dwr_common;
 
-use dwr_common::{input_stream, random_run, sets};
+use dwr_common::{random_run, sets};
 use warpforge_contract::params::Params;
 use warpforge_contract::units::dwr_sco::{self, ScoConfig};
 use warpforge_contract::Layout;
@@ -134,7 +134,7 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     let cfg = config(&sets(&["group_size=4", "threads=64"]));
     let layout = Layout::new(&cfg.ports());
     let stream = |seed| {
-        input_stream(
+        harness::io_trace(
             &mut DwrScoModel::new(&cfg),
             &mut DwrScoStimulus::new(&cfg, seed),
             &layout,

@@ -392,16 +392,7 @@ fn stream(sets: &[&str], seed: u64, cycles: u64) -> Vec<u64> {
     let layout = Layout::new(&cfg.ports());
     let mut model = L1dBypassModel::new(&cfg);
     let mut stim = L1dBypassStimulus::new(&cfg, seed);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    let mut all = vec![];
-    for c in 0..cycles {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        all.extend_from_slice(&inputs);
-        all.extend_from_slice(&outputs);
-    }
-    all
+    harness::io_trace(&mut model, &mut stim, &layout, cycles)
 }
 
 #[test]

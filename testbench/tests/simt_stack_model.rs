@@ -225,15 +225,7 @@ fn stream(cfg: &SimtStackConfig, seed: u64, cycles: u64) -> Vec<u64> {
     let layout = Layout::new(&cfg.ports());
     let mut model = SimtStackModel::new(cfg);
     let mut stim = SimtStackStimulus::new(cfg, seed);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    let mut all = vec![];
-    for c in 0..cycles {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        all.extend_from_slice(&inputs);
-    }
-    all
+    harness::io_trace(&mut model, &mut stim, &layout, cycles)
 }
 
 #[test]
@@ -249,7 +241,8 @@ fn first_two_cycles_reset() {
     let s = stream(&c, 7, 3);
     let layout = Layout::new(&c.ports());
     let r = layout.input("reset").unwrap().offset;
-    let w = layout.in_words;
+    // io_trace: per cycle the inputs, then the outputs.
+    let w = layout.in_words + layout.out_words;
     assert_eq!((s[r], s[w + r], s[2 * w + r]), (1, 1, 0));
 }
 

@@ -44,24 +44,6 @@ pub fn random_run(
     }
 }
 
-/// The inputs `stim` drives for `cycles` cycles against `model` (for reproducibility tests).
-pub fn input_stream(
-    model: &mut dyn Model,
-    stim: &mut dyn Stimulus,
-    layout: &Layout,
-    cycles: u64,
-) -> Vec<u64> {
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut outputs = vec![0u64; layout.out_words];
-    let mut all = vec![];
-    for c in 0..cycles {
-        stim.next(c, &outputs, &mut inputs);
-        model.step(&inputs, &mut outputs);
-        all.extend_from_slice(&inputs);
-    }
-    all
-}
-
 pub fn sets(s: &[&str]) -> Vec<String> {
     s.iter().map(|x| x.to_string()).collect()
 }
