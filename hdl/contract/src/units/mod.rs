@@ -11,6 +11,7 @@ pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod simt_stack;
+pub mod sm;
 pub mod warp_sched;
 
 use crate::params::ParamSpec;
@@ -58,6 +59,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: l1d_bypass::NAME,
         about: "barrier-aware L1D bypass decision: miss-rate modes (retain/partial/full), per-access bypass/stall/allocate",
         params: l1d_bypass::PARAMS,
+    },
+    UnitInfo {
+        name: sm::NAME,
+        about: "baseline SM: in-order SIMT pipeline (warp-sched, per-warp simt-stack, RF, ALU/FP32, LSU, shared memory, CTA dispatch) with a retirement record per warp-instruction",
+        params: sm::PARAMS,
     },
 ];
 
