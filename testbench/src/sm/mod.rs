@@ -9,7 +9,9 @@
 pub mod checker;
 pub mod image;
 pub mod memory;
+pub mod random;
 
 pub use checker::{Checker, Mismatch, Record};
 pub use image::Image;
 pub use memory::MemServer;
+pub use random::{random_program, RandomOptions};
