@@ -1,0 +1,310 @@
+//! Memory (LSU): one warp-instruction at a time, in order, over the whole warp.
+//!
+//! - `ld.global` / `st.global`: coalesced into 64-byte blocks — take the lowest pending
+//!   lane's block, serve every pending lane in it with one request (`MEM_READ`, or
+//!   `MEM_WRITE` with the words the lanes write: lanes writing the same word, the highest
+//!   lane wins, as the interpreter executes lanes in order), wait for its response, repeat.
+//!   One request outstanding at a time.
+//! - `atom.global.*`: one request per executing lane in ascending lane order (`MEM_ATOM_*`,
+//!   b in word 0, CAS's swap value c in word 1), each waited for; the old word is the result.
+//! - shared memory: one lane per cycle in ascending lane order in the SM's shared RAM, at the
+//!   CTA slot's partition base (loads and atomics read then, for atomics, write the new word
+//!   the next cycle).
+//! - `ld.param`: the parameter word `imm / 4` for every executing lane.
+//!
+//! Per lane the record gets the byte address (`st_addr`, `A + imm`; CAS: `A`) and the word
+//! that lane's write left in memory (`st_data`: a store's own data — for lanes that collide,
+//! memory ends with the highest lane's — an atomic's new word). All `mreq_*` outputs are
+//! registers.
+
+use super::{tpl, Dims};
+use crate::primitives::Wire;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Memory {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub op: Wire<In>,
+    pub imm: Wire<In>,
+    pub opa: Wire<In>,
+    pub opb: Wire<In>,
+    pub opc: Wire<In>,
+    pub exec: Wire<In>,
+    pub shbase: Wire<In>,
+    pub param_we: Signal<In, Bit>,
+    pub param_addr: Wire<In>,
+    pub param_wdata: Wire<In>,
+    pub mreq_ready: Signal<In, Bit>,
+    pub mresp_valid: Signal<In, Bit>,
+    pub mresp_data: Wire<In>,
+    pub sh_rdata: Wire<In>,
+    pub result: Wire<Out>,
+    pub st_addr: Wire<Out>,
+    pub st_data: Wire<Out>,
+    pub done: Signal<Out, Bit>,
+    pub mreq_valid: Signal<Out, Bit>,
+    pub mreq_op: Wire<Out>,
+    pub mreq_addr: Wire<Out>,
+    pub mreq_wdata: Wire<Out>,
+    pub mreq_wmask: Wire<Out>,
+    pub sh_we: Signal<Out, Bit>,
+    pub sh_waddr: Wire<Out>,
+    pub sh_wdata: Wire<Out>,
+    pub sh_re: Signal<Out, Bit>,
+    pub sh_raddr: Wire<Out>,
+    _d: Dims,
+}
+
+impl Memory {
+    pub fn new(d: &Dims) -> Memory {
+        let t32 = d.t * 32;
+        Memory {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            op: Wire::new(7),
+            imm: Wire::new(32),
+            opa: Wire::new(t32),
+            opb: Wire::new(t32),
+            opc: Wire::new(t32),
+            exec: Wire::new(d.t),
+            shbase: Wire::new(d.shb),
+            param_we: Default::default(),
+            param_addr: Wire::new(4),
+            param_wdata: Wire::new(32),
+            mreq_ready: Default::default(),
+            mresp_valid: Default::default(),
+            mresp_data: Wire::new(512),
+            sh_rdata: Wire::new(32),
+            result: Wire::new(t32),
+            st_addr: Wire::new(t32),
+            st_data: Wire::new(t32),
+            done: Default::default(),
+            mreq_valid: Default::default(),
+            mreq_op: Wire::new(3),
+            mreq_addr: Wire::new(32),
+            mreq_wdata: Wire::new(512),
+            mreq_wmask: Wire::new(16),
+            sh_we: Default::default(),
+            sh_waddr: Wire::new(d.shb),
+            sh_wdata: Wire::new(32),
+            sh_re: Default::default(),
+            sh_raddr: Wire::new(d.shb),
+            _d: d.clone(),
+        }
+    }
+}
+
+const BODY: &str = r#"
+reg [3:0] st;
+reg [#T#-1:0] pending;
+reg [#T#-1:0] cur_sel;
+reg [#SB6#-1:0] cur_lane;
+reg [31:0] params [0:15];
+reg is_ldg;
+reg is_stg;
+reg is_lds;
+reg is_sts;
+reg is_ldp;
+reg is_atg;
+reg is_ats;
+reg is_cas;
+reg [2:0] afn;
+reg found;
+reg [#SB6#-1:0] low;
+reg [25:0] blk;
+reg [#T#-1:0] sel;
+reg [511:0] bw;
+reg [15:0] bm;
+reg [31:0] la;
+reg [31:0] lb;
+reg [31:0] lc;
+reg [31:0] old;
+reg [31:0] nw;
+integer i;
+integer w;
+
+initial begin
+    for (w = 0; w < 16; w = w + 1) params[w] = 32'd0;
+end
+
+always @(*) begin
+    is_ldg = (op == 7'd64);
+    is_stg = (op == 7'd65);
+    is_lds = (op == 7'd66);
+    is_sts = (op == 7'd67);
+    is_ldp = (op == 7'd68);
+    is_atg = (op >= 7'd72 && op <= 7'd76);
+    is_ats = (op >= 7'd80 && op <= 7'd84);
+    is_cas = (op == 7'd76) || (op == 7'd84);
+    afn = op[2:0];
+    // The lowest pending lane and the lanes in its block.
+    found = 1'b0;
+    low = 0;
+    for (i = #T# - 1; i >= 0; i = i - 1) begin
+        if (pending[i]) begin
+            found = 1'b1;
+            low = i;
+        end
+    end
+    la = st_addr[low*32 +: 32];
+    lb = opb[low*32 +: 32];
+    lc = opc[low*32 +: 32];
+    blk = la[31:6];
+    sel = 0;
+    bw = 512'd0;
+    bm = 16'd0;
+    for (i = 0; i < #T#; i = i + 1) begin
+        if (pending[i] && (st_addr[i*32 + 6 +: 26] == blk)) begin
+            sel[i] = 1'b1;
+            bw[st_addr[i*32 + 2 +: 4]*32 +: 32] = opb[i*32 +: 32];
+            bm[st_addr[i*32 + 2 +: 4]] = 1'b1;
+        end
+    end
+    // Shared memory: the current lane's word; an atomic's new word from the old one read.
+    old = (st == 4'd7) ? sh_rdata : mresp_data[31:0];
+    case (afn)
+    3'd0: nw = old + lb;
+    3'd1: nw = ($signed(old) > $signed(lb)) ? old : lb;
+    3'd2: nw = (old > lb) ? old : lb;
+    3'd3: nw = lb;
+    default: nw = (old == lb) ? lc : old;
+    endcase
+    sh_re = (st == 4'd6) && found && (is_lds || is_ats);
+    sh_raddr = shbase + la[#SHB#+1:2];
+    sh_we = ((st == 4'd6) && found && is_sts) || ((st == 4'd7) && is_ats);
+    sh_waddr = shbase + la[#SHB#+1:2];
+    sh_wdata = is_sts ? lb : nw;
+end
+
+always @(posedge clock) begin
+    if (param_we) params[param_addr] <= param_wdata;
+end
+
+always @(posedge clock) begin
+    if (reset) begin
+        st <= 4'd0;
+        pending <= 0;
+        cur_sel <= 0;
+        cur_lane <= 0;
+        result <= 0;
+        st_addr <= 0;
+        st_data <= 0;
+        done <= 1'b0;
+        mreq_valid <= 1'b0;
+        mreq_op <= 3'd0;
+        mreq_addr <= 32'd0;
+        mreq_wdata <= 512'd0;
+        mreq_wmask <= 16'd0;
+    end else begin
+        done <= 1'b0;
+        case (st)
+        4'd0: if (start) begin
+            pending <= exec;
+            for (i = 0; i < #T#; i = i + 1) begin
+                st_addr[i*32 +: 32] <= is_cas ? opa[i*32 +: 32] : (opa[i*32 +: 32] + imm);
+                st_data[i*32 +: 32] <= 32'd0;
+                result[i*32 +: 32] <= is_ldp ? params[imm[5:2]] : 32'd0;
+            end
+            if (is_ldp) st <= 4'd9;
+            else if (is_ldg || is_stg) st <= 4'd1;
+            else if (is_atg) st <= 4'd4;
+            else st <= 4'd6;
+        end
+        4'd1: begin
+            if (!found) begin
+                st <= 4'd9;
+            end else begin
+                mreq_valid <= 1'b1;
+                mreq_op <= is_stg ? 3'd1 : 3'd0;
+                mreq_addr <= {blk, 6'd0};
+                mreq_wdata <= bw;
+                mreq_wmask <= is_stg ? bm : 16'd0;
+                cur_sel <= sel;
+                st <= 4'd2;
+            end
+        end
+        4'd2: if (mreq_ready) begin
+            mreq_valid <= 1'b0;
+            st <= 4'd3;
+        end
+        4'd3: if (mresp_valid) begin
+            if (is_atg) begin
+                result[cur_lane*32 +: 32] <= mresp_data[31:0];
+                st_data[cur_lane*32 +: 32] <= nw;
+                pending[cur_lane] <= 1'b0;
+                st <= 4'd4;
+            end else begin
+                for (i = 0; i < #T#; i = i + 1) begin
+                    if (cur_sel[i]) begin
+                        if (is_ldg) result[i*32 +: 32] <= mresp_data[st_addr[i*32 + 2 +: 4]*32 +: 32];
+                        else st_data[i*32 +: 32] <= opb[i*32 +: 32];
+                    end
+                end
+                pending <= pending & ~cur_sel;
+                st <= 4'd1;
+            end
+        end
+        4'd4: begin
+            if (!found) begin
+                st <= 4'd9;
+            end else begin
+                mreq_valid <= 1'b1;
+                mreq_op <= 3'd2 + afn;
+                mreq_addr <= la;
+                mreq_wdata <= {448'd0, lc, lb};
+                mreq_wmask <= 16'd0;
+                cur_lane <= low;
+                st <= 4'd2;
+            end
+        end
+        4'd6: begin
+            if (!found) begin
+                st <= 4'd9;
+            end else if (is_sts) begin
+                st_data[low*32 +: 32] <= lb;
+                pending[low] <= 1'b0;
+            end else begin
+                st <= 4'd7;
+            end
+        end
+        4'd7: begin
+            result[low*32 +: 32] <= sh_rdata;
+            if (is_ats) st_data[low*32 +: 32] <= nw;
+            pending[low] <= 1'b0;
+            st <= 4'd6;
+        end
+        default: begin
+            done <= 1'b1;
+            st <= 4'd0;
+        end
+        endcase
+    end
+end
+"#;
+
+impl Logic for Memory {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.result.connect();
+        self.st_addr.connect();
+        self.st_data.connect();
+        self.done.connect();
+        self.mreq_valid.connect();
+        self.mreq_op.connect();
+        self.mreq_addr.connect();
+        self.mreq_wdata.connect();
+        self.mreq_wmask.connect();
+        self.sh_we.connect();
+        self.sh_waddr.connect();
+        self.sh_wdata.connect();
+        self.sh_re.connect();
+        self.sh_raddr.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let d = &self._d;
+        Verilog::Custom(tpl(BODY, &[("T", d.t), ("SB6", 7), ("SHB", d.shb)]))
+    }
+}

@@ -1,0 +1,317 @@
+//! RTL of `sm`: the baseline streaming multiprocessor — an in-order SIMT pipeline executing
+//! the project's ISA (docs/isa.md; spec/crown.md §2.1–§2.6). Port contract:
+//! `warpforge_contract::units::sm`.
+//!
+//! Stages, one block (one file) each, composed here:
+//!
+//! | stage | block | what |
+//! |---|---|---|
+//! | CTA dispatch | [`dispatch::Dispatch`] | CTAs into CTA slots, warps into warp slots, table initialisation |
+//! | warp select | [`schedule::Schedule`] | the `warp-sched` block + a 2-entry issue queue |
+//! | fetch | [`fetch::Fetch`] | instruction memory → per-warp one-entry instruction buffer |
+//! | decode | [`decode::Decode`] | instruction register, decoded fields, back-end sequencing |
+//! | operand read | [`operands::Operands`] | register file, predicates, special registers |
+//! | execute | [`execute::Execute`] | `simd_width` lanes, one lane group per cycle |
+//! | memory | [`memory::Memory`] | coalescing LSU, shared memory, atomics, parameters |
+//! | writeback | [`writeback::Writeback`] | RF/predicate writes, stack commit, retirement record, counters |
+//! | reconvergence | [`reconv::Reconv`] | one `simt-stack` block per warp slot |
+//! | scoreboard | [`scoreboard::Scoreboard`] | per-warp in-flight / instruction-buffer / barrier state |
+//!
+//! Micro-architecture (choices where the spec leaves them open):
+//! - One instruction in flight per warp (crown.md §2.3 [D]): a warp is not eligible until its
+//!   instruction has written back; the scoreboard is per warp.
+//! - The front end (fetch into per-warp instruction buffers, warp select, issue queue) runs
+//!   ahead of the back end; the back end (operand read → execute | memory → writeback) holds
+//!   one warp-instruction at a time, each of its stages walking the warp's lane groups.
+//! - Register file: one RAM (single read port, one write port with byte enables), one row per
+//!   (warp-register, lane group): row = (register base of the warp + r) · groups + group. A
+//!   warp-instruction reads A, B and c for each group in turn (3 · groups reads).
+//! - Predicates: one RAM row per warp slot (warp_size × 8 bits, a byte per lane); special
+//!   registers: `%tid` table, one row per (warp slot, group), written at dispatch.
+//! - Shared memory: one RAM, a partition per CTA slot; instruction memory and the
+//!   instruction buffers: RAMs; parameters: 16 registers.
+//! - Every stage's glue below drives each submodule input exactly once.
+//!
+//! The stages' bodies are Verilog emitted from Rust (`Verilog::Custom`, as the RAM and
+//! `Concat` primitives are) inside rust-hdl blocks; `simt-stack` and `warp-sched` are the
+//! project's rust-hdl blocks, instantiated as they are.
+
+pub mod decode;
+pub mod dispatch;
+pub mod execute;
+pub mod fetch;
+pub mod memory;
+pub mod operands;
+pub mod reconv;
+pub mod schedule;
+pub mod scoreboard;
+mod sram;
+pub mod writeback;
+
+use crate::primitives::{emit_glued, Wire};
+use crate::Design;
+use rust_hdl::prelude::*;
+use warpforge_contract::index_bits;
+use warpforge_contract::units::sm::SmConfig;
+use warpforge_contract::units::warp_sched::{IssuePolicy, WarpSchedConfig};
+
+/// The RAM block the SM's tables use (see `sram`).
+pub(crate) type Ram = sram::SmRam;
+
+pub(crate) fn ram(depth: usize, width: usize, byte_write: bool) -> Ram {
+    sram::SmRam::new(depth.max(2).next_power_of_two(), width, byte_write)
+}
+
+/// Sizes every stage derives from the configuration.
+#[derive(Clone, Debug)]
+pub struct Dims {
+    pub w: usize,
+    pub t: usize,
+    pub l: usize,
+    pub g: usize,
+    pub gb: usize,
+    pub p: usize,
+    pub s: usize,
+    pub sb: usize,
+    pub c: usize,
+    pub cb: usize,
+    pub lcb: usize,
+    pub wib: usize,
+    pub rwc: usize,
+    pub rwb: usize,
+    pub rf_depth: usize,
+    pub rb: usize,
+    pub sh_words: usize,
+    pub sh_depth: usize,
+    pub shb: usize,
+    pub tid_depth: usize,
+    pub tb: usize,
+    pub depth: usize,
+    pub policy: &'static str,
+}
+
+impl Dims {
+    pub fn new(cfg: &SmConfig) -> Dims {
+        let g = cfg.groups();
+        let rf_depth = (cfg.rf_words() / cfg.simd_width).max(2).next_power_of_two();
+        let sh_depth = cfg.shared_words().max(4).next_power_of_two();
+        let tid_depth = (cfg.warps * g).max(2).next_power_of_two();
+        let rwc = cfg.rf_words() / cfg.warp_size;
+        Dims {
+            w: cfg.warps,
+            t: cfg.warp_size,
+            l: cfg.simd_width,
+            g,
+            gb: index_bits(g),
+            p: cfg.pc_bits,
+            s: cfg.schedulers,
+            sb: index_bits(cfg.warps),
+            c: cfg.cta_slots,
+            cb: cfg.cta_slot_bits(),
+            lcb: index_bits(cfg.warps + 1),
+            wib: cfg.warp_in_cta_bits(),
+            rwc,
+            rwb: index_bits(rwc + 1),
+            rf_depth,
+            rb: index_bits(rf_depth),
+            sh_words: cfg.shared_words(),
+            sh_depth,
+            shb: index_bits(sh_depth),
+            tid_depth,
+            tb: index_bits(tid_depth),
+            depth: cfg.stack_depth,
+            policy: cfg.policy,
+        }
+    }
+
+    /// The scheduler: the SM's policy and scheduler count, every other knob at its default,
+    /// a barrier table with a power-of-two number of CTA slots covering the SM's.
+    pub fn sched_cfg(&self) -> WarpSchedConfig {
+        let policy = IssuePolicy::from_name(self.policy).expect("policy validated by the contract");
+        let mut cfg = WarpSchedConfig::new(self.w, self.s, policy);
+        cfg.barrier.ctas = self.c.next_power_of_two().max(2);
+        cfg
+    }
+}
+
+/// `#NAME#` placeholders replaced by numbers.
+pub(crate) fn tpl(src: &str, vars: &[(&str, usize)]) -> String {
+    let mut s = src.to_string();
+    for (k, v) in vars {
+        s = s.replace(&format!("#{k}#"), &v.to_string());
+    }
+    assert!(!s.contains("#SB#"), "unreplaced placeholder");
+    s
+}
+
+/// The Verilog for bits `lo .. lo + n` of signal `name` of width `width` (a one-bit signal
+/// cannot be bit-selected).
+pub(crate) fn bits(name: &str, width: usize, lo: usize, n: usize) -> String {
+    if width == n && lo == 0 {
+        name.to_string()
+    } else if n == 1 {
+        format!("{name}[{lo}]")
+    } else {
+        format!("{name}[{}:{lo}]", lo + n - 1)
+    }
+}
+
+#[derive(LogicBlock)]
+pub struct Sm {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub imem_we: Signal<In, Bit>,
+    pub imem_addr: Wire<In>,
+    pub imem_wdata: Wire<In>,
+    pub param_we: Signal<In, Bit>,
+    pub param_addr: Wire<In>,
+    pub param_wdata: Wire<In>,
+    pub start: Signal<In, Bit>,
+    pub k_regs: Wire<In>,
+    pub k_shared_words: Wire<In>,
+    pub k_grid_x: Wire<In>,
+    pub k_grid_y: Wire<In>,
+    pub k_grid_z: Wire<In>,
+    pub k_block_x: Wire<In>,
+    pub k_block_y: Wire<In>,
+    pub k_block_z: Wire<In>,
+    pub mreq_ready: Signal<In, Bit>,
+    pub mresp_valid: Signal<In, Bit>,
+    pub mresp_data: Wire<In>,
+    pub mreq_valid: Signal<Out, Bit>,
+    pub mreq_op: Wire<Out>,
+    pub mreq_addr: Wire<Out>,
+    pub mreq_wdata: Wire<Out>,
+    pub mreq_wmask: Wire<Out>,
+    pub busy: Signal<Out, Bit>,
+    pub done: Signal<Out, Bit>,
+    pub fault: Signal<Out, Bit>,
+    pub fault_code: Wire<Out>,
+    pub ret_valid: Signal<Out, Bit>,
+    pub ret_cta: Wire<Out>,
+    pub ret_warp: Wire<Out>,
+    pub ret_slot: Wire<Out>,
+    pub ret_pc: Wire<Out>,
+    pub ret_mask: Wire<Out>,
+    pub ret_exec: Wire<Out>,
+    pub ret_rd_we: Signal<Out, Bit>,
+    pub ret_rd: Wire<Out>,
+    pub ret_pd_we: Signal<Out, Bit>,
+    pub ret_pd: Wire<Out>,
+    pub ret_values: Wire<Out>,
+    pub ret_pvalues: Wire<Out>,
+    pub ret_st_we: Signal<Out, Bit>,
+    pub ret_st_shared: Signal<Out, Bit>,
+    pub ret_st_addr: Wire<Out>,
+    pub ret_st_data: Wire<Out>,
+    pub ret_clock: Wire<Out>,
+    pub cnt_cycles: Wire<Out>,
+    pub cnt_issued: Wire<Out>,
+    pub cnt_lanes: Wire<Out>,
+    pub cnt_stall_sb: Wire<Out>,
+    pub cnt_stall_mem: Wire<Out>,
+    pub cnt_stall_bar: Wire<Out>,
+    pub cnt_stall_idle: Wire<Out>,
+    disp: dispatch::Dispatch,
+    sb: scoreboard::Scoreboard,
+    sched: schedule::Schedule,
+    fetch: fetch::Fetch,
+    dec: decode::Decode,
+    opr: operands::Operands,
+    exe: execute::Execute,
+    lsu: memory::Memory,
+    wb: writeback::Writeback,
+    reconv: reconv::Reconv,
+    rf: Ram,
+    pred: Ram,
+    shmem: Ram,
+    tid: Ram,
+    _d: Dims,
+}
+
+impl Sm {
+    pub fn new(cfg: &SmConfig) -> Sm {
+        let d = Dims::new(cfg);
+        let t = d.t;
+
+        Sm {
+            clock: Default::default(),
+            reset: Default::default(),
+            imem_we: Default::default(),
+            imem_addr: Wire::new(d.p),
+            imem_wdata: Wire::new(64),
+            param_we: Default::default(),
+            param_addr: Wire::new(4),
+            param_wdata: Wire::new(32),
+            start: Default::default(),
+            k_regs: Wire::new(7),
+            k_shared_words: Wire::new(15),
+            k_grid_x: Wire::new(16),
+            k_grid_y: Wire::new(16),
+            k_grid_z: Wire::new(16),
+            k_block_x: Wire::new(11),
+            k_block_y: Wire::new(11),
+            k_block_z: Wire::new(11),
+            mreq_ready: Default::default(),
+            mresp_valid: Default::default(),
+            mresp_data: Wire::new(512),
+            mreq_valid: Default::default(),
+            mreq_op: Wire::new(3),
+            mreq_addr: Wire::new(32),
+            mreq_wdata: Wire::new(512),
+            mreq_wmask: Wire::new(16),
+            busy: Default::default(),
+            done: Default::default(),
+            fault: Default::default(),
+            fault_code: Wire::new(2),
+            ret_valid: Default::default(),
+            ret_cta: Wire::new(32),
+            ret_warp: Wire::new(d.wib),
+            ret_slot: Wire::new(d.sb),
+            ret_pc: Wire::new(d.p),
+            ret_mask: Wire::new(t),
+            ret_exec: Wire::new(t),
+            ret_rd_we: Default::default(),
+            ret_rd: Wire::new(6),
+            ret_pd_we: Default::default(),
+            ret_pd: Wire::new(3),
+            ret_values: Wire::new(32 * t),
+            ret_pvalues: Wire::new(t),
+            ret_st_we: Default::default(),
+            ret_st_shared: Default::default(),
+            ret_st_addr: Wire::new(32 * t),
+            ret_st_data: Wire::new(32 * t),
+            ret_clock: Wire::new(32),
+            cnt_cycles: Wire::new(32),
+            cnt_issued: Wire::new(32),
+            cnt_lanes: Wire::new(32),
+            cnt_stall_sb: Wire::new(32),
+            cnt_stall_mem: Wire::new(32),
+            cnt_stall_bar: Wire::new(32),
+            cnt_stall_idle: Wire::new(32),
+            disp: dispatch::Dispatch::new(&d),
+            sb: scoreboard::Scoreboard::new(&d),
+            sched: schedule::Schedule::new(&d),
+            fetch: fetch::Fetch::new(&d),
+            dec: decode::Decode::new(&d),
+            opr: operands::Operands::new(&d),
+            exe: execute::Execute::new(&d),
+            lsu: memory::Memory::new(&d),
+            wb: writeback::Writeback::new(&d),
+            reconv: reconv::Reconv::new(&d),
+            rf: ram(d.rf_depth, d.l * 32, true),
+            pred: ram(d.w, d.t * 8, true),
+            shmem: ram(d.sh_depth, 32, false),
+            tid: ram(d.tid_depth, d.l * 32, false),
+            _d: d,
+        }
+    }
+}
+
+include!("glue.rs");
+
+/// Verilog of one `sm` configuration.
+pub fn generate(cfg: &SmConfig) -> Design {
+    let mut block = Sm::new(cfg);
+    emit_glued(&mut block, &cfg.module_name())
+}

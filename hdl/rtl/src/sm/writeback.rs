@@ -1,0 +1,408 @@
+//! Writeback: writes the warp's results, commits the instruction to the warp's
+//! reconvergence stack, and retires it (the retirement record), then frees the warp.
+//!
+//! - general register: one RF row per lane group (warp_size / simd_width cycles), byte
+//!   enables for the executing lanes only; the value is the LSU's (memory formats) or the
+//!   lanes' result;
+//! - predicate: the warp's predicate row, one byte per lane, executing lanes only;
+//! - commit: uniform advance; `bra` with taken = the executing lanes, target `imm[15:0]`,
+//!   reconvergence PC `imm[31:16]`; `exit` with every issue lane executing: the lanes finish;
+//!   with none: advance; with some (partially guarded): a divergent branch to the `exit`
+//!   itself with reconvergence at the virtual exit PC 2^pc_bits − 1 (never executed: the SM
+//!   needs programs shorter than 2^pc_bits for it), whose record names only the guard-false
+//!   lanes (`ret_exec` = 0); the exiting lanes then issue it again alone. A commit the stack
+//!   refuses (`overflow`) stops the SM (FAULT_STACK_OVERFLOW) without a record.
+//! - retire: `ret_valid` for one cycle with the record; the scoreboard frees the warp (and,
+//!   for `bar.sync`, makes it wait for its CTA); `mem_cpl` (one-hot slot) for memory
+//!   instructions (the Recency Register's completion event).
+//!
+//! Also the performance counters (cleared by `start`, counting while `running`).
+
+use super::{tpl, Dims};
+use crate::primitives::Wire;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock)]
+pub struct Writeback {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub start: Signal<In, Bit>,
+    pub k_start: Signal<In, Bit>,
+    pub running: Signal<In, Bit>,
+    pub slot: Wire<In>,
+    pub pc: Wire<In>,
+    pub mask: Wire<In>,
+    pub exec: Wire<In>,
+    pub op: Wire<In>,
+    pub f_wrd: Signal<In, Bit>,
+    pub f_wpd: Signal<In, Bit>,
+    pub f_mem: Signal<In, Bit>,
+    pub f_bra: Signal<In, Bit>,
+    pub f_exit: Signal<In, Bit>,
+    pub f_bar: Signal<In, Bit>,
+    pub rd: Wire<In>,
+    pub imm: Wire<In>,
+    pub rbase: Wire<In>,
+    pub alu_res: Wire<In>,
+    pub alu_pres: Wire<In>,
+    pub lsu_res: Wire<In>,
+    pub st_addr: Wire<In>,
+    pub st_data: Wire<In>,
+    pub preds: Wire<In>,
+    pub cta_lin: Wire<In>,
+    pub wid: Wire<In>,
+    pub clk_read: Wire<In>,
+    pub overflow: Signal<In, Bit>,
+    pub issue_pop: Signal<In, Bit>,
+    pub sched_issue: Signal<In, Bit>,
+    pub resident: Wire<In>,
+    pub inflight: Wire<In>,
+    pub barwait: Wire<In>,
+    pub unit_full: Signal<In, Bit>,
+    pub rf_we: Signal<Out, Bit>,
+    pub rf_waddr: Wire<Out>,
+    pub rf_wdata: Wire<Out>,
+    pub rf_wbe: Wire<Out>,
+    pub pred_we: Signal<Out, Bit>,
+    pub pred_waddr: Wire<Out>,
+    pub pred_wdata: Wire<Out>,
+    pub pred_wbe: Wire<Out>,
+    pub commit: Signal<Out, Bit>,
+    pub c_next_pc: Wire<Out>,
+    pub c_branch: Signal<Out, Bit>,
+    pub c_taken: Wire<Out>,
+    pub c_target: Wire<Out>,
+    pub c_rpc: Wire<Out>,
+    pub c_exit: Signal<Out, Bit>,
+    pub retire: Signal<Out, Bit>,
+    pub retire_bar: Signal<Out, Bit>,
+    pub mem_cpl: Wire<Out>,
+    pub ovf: Signal<Out, Bit>,
+    pub done: Signal<Out, Bit>,
+    pub ret_valid: Signal<Out, Bit>,
+    pub ret_cta: Wire<Out>,
+    pub ret_warp: Wire<Out>,
+    pub ret_slot: Wire<Out>,
+    pub ret_pc: Wire<Out>,
+    pub ret_mask: Wire<Out>,
+    pub ret_exec: Wire<Out>,
+    pub ret_rd_we: Signal<Out, Bit>,
+    pub ret_rd: Wire<Out>,
+    pub ret_pd_we: Signal<Out, Bit>,
+    pub ret_pd: Wire<Out>,
+    pub ret_values: Wire<Out>,
+    pub ret_pvalues: Wire<Out>,
+    pub ret_st_we: Signal<Out, Bit>,
+    pub ret_st_shared: Signal<Out, Bit>,
+    pub ret_st_addr: Wire<Out>,
+    pub ret_st_data: Wire<Out>,
+    pub ret_clock: Wire<Out>,
+    pub cnt_cycles: Wire<Out>,
+    pub cnt_issued: Wire<Out>,
+    pub cnt_lanes: Wire<Out>,
+    pub cnt_stall_sb: Wire<Out>,
+    pub cnt_stall_mem: Wire<Out>,
+    pub cnt_stall_bar: Wire<Out>,
+    pub cnt_stall_idle: Wire<Out>,
+    _d: Dims,
+}
+
+impl Writeback {
+    pub fn new(d: &Dims) -> Writeback {
+        let t32 = d.t * 32;
+        Writeback {
+            clock: Default::default(),
+            reset: Default::default(),
+            start: Default::default(),
+            k_start: Default::default(),
+            running: Default::default(),
+            slot: Wire::new(d.sb),
+            pc: Wire::new(d.p),
+            mask: Wire::new(d.t),
+            exec: Wire::new(d.t),
+            op: Wire::new(7),
+            f_wrd: Default::default(),
+            f_wpd: Default::default(),
+            f_mem: Default::default(),
+            f_bra: Default::default(),
+            f_exit: Default::default(),
+            f_bar: Default::default(),
+            rd: Wire::new(6),
+            imm: Wire::new(32),
+            rbase: Wire::new(d.rwb),
+            alu_res: Wire::new(t32),
+            alu_pres: Wire::new(d.t),
+            lsu_res: Wire::new(t32),
+            st_addr: Wire::new(t32),
+            st_data: Wire::new(t32),
+            preds: Wire::new(d.t * 8),
+            cta_lin: Wire::new(32),
+            wid: Wire::new(d.wib),
+            clk_read: Wire::new(32),
+            overflow: Default::default(),
+            issue_pop: Default::default(),
+            sched_issue: Default::default(),
+            resident: Wire::new(d.w),
+            inflight: Wire::new(d.w),
+            barwait: Wire::new(d.w),
+            unit_full: Default::default(),
+            rf_we: Default::default(),
+            rf_waddr: Wire::new(d.rb),
+            rf_wdata: Wire::new(d.l * 32),
+            rf_wbe: Wire::new(d.l * 4),
+            pred_we: Default::default(),
+            pred_waddr: Wire::new(d.sb),
+            pred_wdata: Wire::new(d.t * 8),
+            pred_wbe: Wire::new(d.t),
+            commit: Default::default(),
+            c_next_pc: Wire::new(d.p),
+            c_branch: Default::default(),
+            c_taken: Wire::new(d.t),
+            c_target: Wire::new(d.p),
+            c_rpc: Wire::new(d.p),
+            c_exit: Default::default(),
+            retire: Default::default(),
+            retire_bar: Default::default(),
+            mem_cpl: Wire::new(d.w),
+            ovf: Default::default(),
+            done: Default::default(),
+            ret_valid: Default::default(),
+            ret_cta: Wire::new(32),
+            ret_warp: Wire::new(d.wib),
+            ret_slot: Wire::new(d.sb),
+            ret_pc: Wire::new(d.p),
+            ret_mask: Wire::new(d.t),
+            ret_exec: Wire::new(d.t),
+            ret_rd_we: Default::default(),
+            ret_rd: Wire::new(6),
+            ret_pd_we: Default::default(),
+            ret_pd: Wire::new(3),
+            ret_values: Wire::new(t32),
+            ret_pvalues: Wire::new(d.t),
+            ret_st_we: Default::default(),
+            ret_st_shared: Default::default(),
+            ret_st_addr: Wire::new(t32),
+            ret_st_data: Wire::new(t32),
+            ret_clock: Wire::new(32),
+            cnt_cycles: Wire::new(32),
+            cnt_issued: Wire::new(32),
+            cnt_lanes: Wire::new(32),
+            cnt_stall_sb: Wire::new(32),
+            cnt_stall_mem: Wire::new(32),
+            cnt_stall_bar: Wire::new(32),
+            cnt_stall_idle: Wire::new(32),
+            _d: d.clone(),
+        }
+    }
+}
+
+const BODY: &str = r#"
+reg [1:0] st;
+reg [#GB#:0] wg;
+reg [#T#*32-1:0] val;
+reg [#T#-1:0] split;
+reg [#T#-1:0] full;
+reg [6:0] pop_n;
+reg [31:0] lanes_n;
+reg is_st;
+reg is_sh;
+integer i;
+
+always @(*) begin
+    for (i = 0; i < #T#; i = i + 1) begin
+        val[i*32 +: 32] = exec[i] ? (f_mem ? lsu_res[i*32 +: 32] : alu_res[i*32 +: 32]) : 32'd0;
+    end
+    // exit: every issue lane executes / some do.
+    split = (exec != mask && exec != #T#'d0) ? exec : #T#'d0;
+    is_st = (op == 7'd65) || (op == 7'd67) || (op >= 7'd72 && op <= 7'd76) || (op >= 7'd80 && op <= 7'd84);
+    is_sh = (op == 7'd67) || (op >= 7'd80 && op <= 7'd84);
+    rf_we = (st == 2'd1);
+    rf_waddr = (rbase + rd) * #G# + wg;
+    rf_wdata = val[wg*#L#*32 +: #L#*32];
+    for (i = 0; i < #L#; i = i + 1) rf_wbe[i*4 +: 4] = exec[wg*#L# + i] ? 4'hf : 4'h0;
+    pred_we = (st == 2'd2);
+    pred_waddr = slot;
+    pred_wbe = exec;
+    for (i = 0; i < #T#; i = i + 1) begin
+        pred_wdata[i*8 +: 8] = preds[i*8 +: 8];
+        pred_wdata[i*8 + rd[2:0]] = alu_pres[i];
+    end
+    commit = (st == 2'd3);
+    c_next_pc = pc + 1'b1;
+    c_branch = f_bra || (f_exit && split != #T#'d0);
+    c_taken = f_exit ? split : exec;
+    c_target = f_bra ? imm[#P#-1:0] : pc;
+    c_rpc = f_bra ? imm[16 +: #P#] : {#P#{1'b1}};
+    c_exit = f_exit && (exec == mask);
+end
+
+// Reads the stack's combinational `overflow`: a process of its own.
+always @(*) begin
+    retire = (st == 2'd3) && !overflow;
+    retire_bar = f_bar;
+    ovf = (st == 2'd3) && overflow;
+    mem_cpl = #W#'d0;
+    if (retire && f_mem) mem_cpl[slot] = 1'b1;
+    done = retire;
+    pop_n = 7'd0;
+    for (i = 0; i < #T#; i = i + 1) pop_n = pop_n + exec[i];
+    lanes_n = {25'd0, pop_n};
+end
+
+always @(posedge clock) begin
+    if (reset) begin
+        st <= 2'd0;
+        wg <= 0;
+        ret_valid <= 1'b0;
+        ret_cta <= 0;
+        ret_warp <= 0;
+        ret_slot <= 0;
+        ret_pc <= 0;
+        ret_mask <= 0;
+        ret_exec <= 0;
+        ret_rd_we <= 1'b0;
+        ret_rd <= 6'd0;
+        ret_pd_we <= 1'b0;
+        ret_pd <= 3'd0;
+        ret_values <= 0;
+        ret_pvalues <= 0;
+        ret_st_we <= 1'b0;
+        ret_st_shared <= 1'b0;
+        ret_st_addr <= 0;
+        ret_st_data <= 0;
+        ret_clock <= 32'd0;
+        cnt_cycles <= 32'd0;
+        cnt_issued <= 32'd0;
+        cnt_lanes <= 32'd0;
+        cnt_stall_sb <= 32'd0;
+        cnt_stall_mem <= 32'd0;
+        cnt_stall_bar <= 32'd0;
+        cnt_stall_idle <= 32'd0;
+    end else begin
+        ret_valid <= 1'b0;
+        case (st)
+        2'd0: if (start) begin
+            wg <= 0;
+            st <= f_wrd ? 2'd1 : (f_wpd ? 2'd2 : 2'd3);
+        end
+        2'd1: begin
+            wg <= wg + 1'b1;
+            if (wg == #G# - 1) st <= 2'd3;
+        end
+        2'd2: st <= 2'd3;
+        default: if (!overflow) begin
+            st <= 2'd0;
+            ret_valid <= 1'b1;
+            ret_cta <= cta_lin;
+            ret_warp <= wid;
+            ret_slot <= slot;
+            ret_pc <= pc;
+            ret_mask <= (f_exit && split != #T#'d0) ? (mask & ~exec) : mask;
+            ret_exec <= (f_exit && split != #T#'d0) ? #T#'d0 : exec;
+            ret_rd_we <= f_wrd;
+            ret_rd <= rd;
+            ret_pd_we <= f_wpd;
+            ret_pd <= rd[2:0];
+            ret_values <= val;
+            ret_pvalues <= alu_pres & exec;
+            ret_st_we <= is_st;
+            ret_st_shared <= is_sh;
+            for (i = 0; i < #T#; i = i + 1) begin
+                ret_st_addr[i*32 +: 32] <= (is_st && exec[i]) ? st_addr[i*32 +: 32] : 32'd0;
+                ret_st_data[i*32 +: 32] <= (is_st && exec[i]) ? st_data[i*32 +: 32] : 32'd0;
+            end
+            ret_clock <= clk_read;
+        end
+        endcase
+        // Counters.
+        if (k_start) begin
+            cnt_cycles <= 32'd0;
+            cnt_issued <= 32'd0;
+            cnt_lanes <= 32'd0;
+            cnt_stall_sb <= 32'd0;
+            cnt_stall_mem <= 32'd0;
+            cnt_stall_bar <= 32'd0;
+            cnt_stall_idle <= 32'd0;
+        end else if (running) begin
+            cnt_cycles <= cnt_cycles + 1'b1;
+            if (issue_pop) cnt_issued <= cnt_issued + 1'b1;
+            if (retire && !(f_exit && split != #T#'d0)) cnt_lanes <= cnt_lanes + lanes_n;
+            if (!sched_issue) begin
+                if (resident != #W#'d0 && (resident & ~barwait) == #W#'d0)
+                    cnt_stall_bar <= cnt_stall_bar + 1'b1;
+                else if (unit_full)
+                    cnt_stall_mem <= cnt_stall_mem + 1'b1;
+                else if ((resident & inflight) != #W#'d0)
+                    cnt_stall_sb <= cnt_stall_sb + 1'b1;
+                else
+                    cnt_stall_idle <= cnt_stall_idle + 1'b1;
+            end
+        end
+    end
+end
+"#;
+
+impl Logic for Writeback {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.rf_we.connect();
+        self.rf_waddr.connect();
+        self.rf_wdata.connect();
+        self.rf_wbe.connect();
+        self.pred_we.connect();
+        self.pred_waddr.connect();
+        self.pred_wdata.connect();
+        self.pred_wbe.connect();
+        self.commit.connect();
+        self.c_next_pc.connect();
+        self.c_branch.connect();
+        self.c_taken.connect();
+        self.c_target.connect();
+        self.c_rpc.connect();
+        self.c_exit.connect();
+        self.retire.connect();
+        self.retire_bar.connect();
+        self.mem_cpl.connect();
+        self.ovf.connect();
+        self.done.connect();
+        self.ret_valid.connect();
+        self.ret_cta.connect();
+        self.ret_warp.connect();
+        self.ret_slot.connect();
+        self.ret_pc.connect();
+        self.ret_mask.connect();
+        self.ret_exec.connect();
+        self.ret_rd_we.connect();
+        self.ret_rd.connect();
+        self.ret_pd_we.connect();
+        self.ret_pd.connect();
+        self.ret_values.connect();
+        self.ret_pvalues.connect();
+        self.ret_st_we.connect();
+        self.ret_st_shared.connect();
+        self.ret_st_addr.connect();
+        self.ret_st_data.connect();
+        self.ret_clock.connect();
+        self.cnt_cycles.connect();
+        self.cnt_issued.connect();
+        self.cnt_lanes.connect();
+        self.cnt_stall_sb.connect();
+        self.cnt_stall_mem.connect();
+        self.cnt_stall_bar.connect();
+        self.cnt_stall_idle.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let d = &self._d;
+        Verilog::Custom(tpl(
+            BODY,
+            &[
+                ("GB", d.gb),
+                ("G", d.g),
+                ("T", d.t),
+                ("L", d.l),
+                ("P", d.p),
+                ("W", d.w),
+            ],
+        ))
+    }
+}
