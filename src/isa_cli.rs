@@ -256,7 +256,7 @@ fn run(r: RunArgs) -> Result<(), IsaFail> {
         return Ok(list(r.json)?);
     }
     if r.rtl {
-        return Err("--rtl: the SM RTL is not part of this build yet".into());
+        return crate::sm_cli::run_rtl(&r);
     }
     if r.bench {
         return Ok(bench(&r)?);

@@ -5,6 +5,7 @@
 //! 2 bad input or a missing tool, with one line `error: …` on stderr.
 
 mod isa_cli;
+mod sm_cli;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::json;
