@@ -44,7 +44,7 @@ pub struct DisasmArgs {
     pub dwr: bool,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct RunArgs {
     /// A suite kernel name (see --list), an assembly file or a binary image.
     pub kernel: Option<String>,
@@ -105,6 +105,10 @@ pub struct RunArgs {
     /// With --wave: the first cycle written (a failure report names one).
     #[arg(long, default_value_t = 0)]
     pub wave_from: u64,
+    /// With --rtl: run this many seeded random programs (seeds --seed, --seed + 1, …)
+    /// instead of a kernel.
+    #[arg(long, value_name = "COUNT")]
+    pub random: Option<u64>,
     /// With --rtl: cycles after start before a kernel counts as not terminating (exit 1).
     #[arg(long)]
     pub max_cycles: Option<u64>,

@@ -11,13 +11,22 @@ use warpforge_testbench::isa::kernels::{self, Kernel, SUITE};
 use warpforge_testbench::isa::launch::Launch;
 use warpforge_testbench::isa::suite::program as suite_program;
 use warpforge_testbench::isa::{AsmOptions, Machine, Program};
-use warpforge_testbench::sm::Image;
+use warpforge_testbench::sm::{random_program, Image, RandomOptions};
 
 /// The SM configuration from `--set` (bad input: exit 2).
 pub fn sm_config(sets: &[String]) -> Result<(SmConfig, Params), String> {
     let params = Params::resolve(sm::NAME, sm::PARAMS, None, sets).map_err(|e| e.0)?;
     let cfg = SmConfig::from_params(&params).map_err(|e| e.0)?;
     Ok((cfg, params))
+}
+
+/// Random programs sized to the SM: two blocks of up to 64 threads.
+pub fn random_options(cfg: &SmConfig) -> RandomOptions {
+    RandomOptions {
+        block: cfg.max_threads().min(64) as u32,
+        grid: 2,
+        ..RandomOptions::default()
+    }
 }
 
 /// One kernel's outcome.
@@ -37,24 +46,31 @@ impl Case {
 
 fn replay(r: &RunArgs, kernel: &str, size: Option<u32>, f: &SmFailure) -> Option<String> {
     let from = f.wave_from()?;
-    let mut cmd = format!("warpforge run {kernel} --rtl");
+    // A random program's seed is in its name (`random:SEED`).
+    let (mut cmd, seed) = match kernel.strip_prefix("random:") {
+        Some(s) => (
+            "warpforge run --rtl --random 1".to_string(),
+            s.parse().unwrap_or(r.seed),
+        ),
+        None => (format!("warpforge run {kernel} --rtl"), r.seed),
+    };
     if let Some(s) = size {
         cmd += &format!(" --size {s}");
     }
-    cmd += &format!(" --seed {}", r.seed);
+    cmd += &format!(" --seed {seed}");
     for s in &r.set {
         cmd += &format!(" --set {s}");
     }
     if let Some(m) = r.max_cycles {
         cmd += &format!(" --max-cycles {m}");
     }
-    let stem = Path::new(kernel)
+    let kernel = kernel.replace(':', "-");
+    let stem = Path::new(&kernel)
         .file_stem()
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "sm".into());
     Some(format!(
-        "{cmd} --wave {stem}-seed{}.vcd --wave-from {from}",
-        r.seed
+        "{cmd} --wave {stem}-seed{seed}.vcd --wave-from {from}"
     ))
 }
 
@@ -157,7 +173,23 @@ pub fn run_rtl(r: &RunArgs) -> Result<(), IsaFail> {
     let manifest = cfg.manifest(&params);
     let opts = AsmOptions { dwr_partner: r.dwr };
     let mut cases = Vec::new();
-    if r.suite {
+    if let Some(n) = r.random {
+        if r.suite || r.kernel.is_some() || n == 0 {
+            return Err(
+                "--random COUNT (at least 1) runs random programs: give no kernel and no --suite"
+                    .into(),
+            );
+        }
+        for seed in r.seed..r.seed.saturating_add(n) {
+            let (program, launch) = random_program(seed, random_options(&cfg));
+            let name = format!("random:{seed}");
+            let mut one = RunArgs { seed, ..r.clone() };
+            one.random = None;
+            cases.push(run_one(
+                &cfg, &design, &manifest, &name, None, &program, &launch, None, &one,
+            ));
+        }
+    } else if r.suite {
         if r.kernel.is_some() {
             return Err("give either a kernel or --suite, not both".into());
         }

@@ -171,7 +171,10 @@ pub fn run(
     check: Option<fn(&Launch, &Machine) -> Result<(), String>>,
     opts: &SmRunOptions,
 ) -> Result<SmStats, SmFailure> {
-    let machine = Machine::new(program, launch).map_err(|f| SmFailure::Result(f.to_string()))?;
+    // %laneid and %warpid follow the SM's warp size.
+    let mut sized = launch.clone();
+    sized.warp_size = cfg.warp_size as u32;
+    let machine = Machine::new(program, &sized).map_err(|f| SmFailure::Result(f.to_string()))?;
     // Refusal of a kernel that does not fit is the caller's job (exit 2): checked here too.
     let image = Image::new(cfg, program, &machine).map_err(SmFailure::Result)?;
     let compiled = build(design, manifest, opts.wave.is_some())
