@@ -302,8 +302,9 @@ const SHBAR: &str = "
         add.s32     %r6, %r6, %r7
         st.global.u32 [%r6], %r5
         ld.param.u32 %r6, [cnt]
-        atom.global.add.u32 %r7, [%r6], 1
-        atom.shared.add.u32 %r7, [%r1], 1
+        mov.u32     %r2, 1
+        atom.global.add.u32 %r7, [%r6], %r2
+        atom.shared.add.u32 %r7, [%r1+128], %r2
         exit
 ";
 
