@@ -10,6 +10,7 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod ram;
 pub mod simt_stack;
 pub mod warp_sched;
 
@@ -58,6 +59,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: l1d_bypass::NAME,
         about: "barrier-aware L1D bypass decision: miss-rate modes (retain/partial/full), per-access bypass/stall/allocate",
         params: l1d_bypass::PARAMS,
+    },
+    UnitInfo {
+        name: ram::NAME,
+        about: "synchronous-read RAM primitive (block RAM): single or simple dual port, row or byte writes, read-first",
+        params: ram::PARAMS,
     },
 ];
 
