@@ -221,6 +221,12 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             ]),
             sets(&[]),
         ],
+        "ram" => vec![
+            sets(&["depth=16", "width=8", "ports=1"]),
+            sets(&[]),
+            sets(&["depth=1024", "width=32", "byte_write=true"]),
+            sets(&["depth=8", "width=1024", "ports=1", "byte_write=true"]),
+        ],
         _ => vec![],
     }
 }

@@ -12,6 +12,7 @@ pub mod dwr_sco;
 pub mod harness;
 pub mod isa;
 pub mod l1d_bypass;
+pub mod ram;
 pub mod rng;
 pub mod simt_stack;
 pub mod warp_sched;

@@ -10,6 +10,7 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod ram;
 pub mod simt_stack;
 pub mod sm;
 pub mod warp_sched;
@@ -64,6 +65,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: sm::NAME,
         about: "baseline SM: in-order SIMT pipeline (warp-sched, per-warp simt-stack, RF, ALU/FP32, LSU, shared memory, CTA dispatch) with a retirement record per warp-instruction",
         params: sm::PARAMS,
+    },
+    UnitInfo {
+        name: ram::NAME,
+        about: "synchronous-read RAM primitive (block RAM): single or simple dual port, row or byte writes, read-first",
+        params: ram::PARAMS,
     },
 ];
 
