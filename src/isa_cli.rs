@@ -92,6 +92,22 @@ pub struct RunArgs {
     /// thread mode and warp mode, at --size (default large when --bench is given).
     #[arg(long)]
     pub bench: bool,
+    /// Run on the SM RTL under Verilator, every retired warp-instruction checked against the
+    /// interpreter (configure the SM with --set, e.g. --set warps=8).
+    #[arg(long)]
+    pub rtl: bool,
+    /// With --rtl: an SM parameter (repeatable; see `warpforge units`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// With --rtl: write a VCD waveform of the run (a tracing build) to this file.
+    #[arg(long)]
+    pub wave: Option<PathBuf>,
+    /// With --wave: the first cycle written (a failure report names one).
+    #[arg(long, default_value_t = 0)]
+    pub wave_from: u64,
+    /// With --rtl: cycles after start before a kernel counts as not terminating (exit 1).
+    #[arg(long)]
+    pub max_cycles: Option<u64>,
     #[arg(long)]
     pub json: bool,
 }
@@ -205,7 +221,7 @@ fn modes(r: &RunArgs, suite_default: bool) -> Result<Vec<Mode>, String> {
 }
 
 /// The size of a suite kernel: small, large or a number.
-fn size_of(k: &Kernel, size: &str) -> Result<u32, String> {
+pub(crate) fn size_of(k: &Kernel, size: &str) -> Result<u32, String> {
     match size {
         "small" => Ok(k.sizes[0]),
         "large" => Ok(k.sizes[1]),
@@ -238,6 +254,9 @@ fn dims(text: &str, what: &str) -> Result<[u32; 3], String> {
 fn run(r: RunArgs) -> Result<(), IsaFail> {
     if r.list {
         return Ok(list(r.json)?);
+    }
+    if r.rtl {
+        return Err("--rtl: the SM RTL is not part of this build yet".into());
     }
     if r.bench {
         return Ok(bench(&r)?);
@@ -413,7 +432,7 @@ fn run_suite(r: &RunArgs) -> Result<(), IsaFail> {
     report_cases(&cases, size_name(r), r.json)
 }
 
-fn size_name(r: &RunArgs) -> &str {
+pub(crate) fn size_name(r: &RunArgs) -> &str {
     r.size.as_deref().unwrap_or("small")
 }
 
@@ -479,7 +498,8 @@ fn bench(r: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
+/// A kernel file's program and its launch (from --launch, or --grid/--block).
+pub(crate) fn file_launch(path: &Path, r: &RunArgs) -> Result<(Program, Launch), String> {
     let program = load_program(path, &AsmOptions { dwr_partner: r.dwr })?;
     let mut launch = match &r.launch {
         Some(f) => {
@@ -505,6 +525,11 @@ fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
     if let Some(s) = r.max_steps {
         launch.max_steps = s;
     }
+    Ok((program, launch))
+}
+
+fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
+    let (program, launch) = file_launch(path, r)?;
     let modes = modes(r, false)?;
     let mut results = Vec::new();
     for mode in modes {

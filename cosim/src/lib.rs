@@ -7,5 +7,6 @@ pub mod lint;
 pub mod lockstep;
 pub mod registry;
 pub mod regress;
+pub mod sm_run;
 pub mod tools;
 pub mod verilator;

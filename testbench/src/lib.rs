@@ -15,6 +15,7 @@ pub mod l1d_bypass;
 pub mod ram;
 pub mod rng;
 pub mod simt_stack;
+pub mod sm;
 pub mod warp_sched;
 pub mod words;
 

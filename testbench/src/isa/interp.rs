@@ -882,6 +882,16 @@ impl Machine {
     pub fn pc(&self, block: u64, thread: u32) -> Option<u32> {
         self.resident.get(&block)?.pcs.get(thread as usize).copied()
     }
+
+    /// Blocks whose every thread has exited.
+    pub fn blocks_finished(&self) -> u64 {
+        self.finished.len() as u64
+    }
+
+    /// The parameter words `ld.param` reads (buffer parameters resolved to base addresses).
+    pub fn param_words(&self) -> &[u32] {
+        &self.params
+    }
 }
 
 enum Stop {
