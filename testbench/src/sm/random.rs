@@ -435,9 +435,23 @@ mod tests {
             .map(|s| crate::isa::disassemble(&random_program(s, o).0))
             .collect();
         for needle in [
-            "bra", "@%p", "exit", "bar.sync", "ld.global", "st.global", "ld.shared", "st.shared",
-            "atom.global", "atom.shared", "cas", "fma.rn", "setp.lt.f32", "%clock", "selp",
-            "mad.lo", "cvt.rni",
+            "bra",
+            "@%p",
+            "exit",
+            "bar.sync",
+            "ld.global",
+            "st.global",
+            "ld.shared",
+            "st.shared",
+            "atom.global",
+            "atom.shared",
+            "cas",
+            "fma.rn",
+            "setp.lt.f32",
+            "%clock",
+            "selp",
+            "mad.lo",
+            "cvt.rni",
         ] {
             assert!(text.contains(needle), "{needle} never generated");
         }
