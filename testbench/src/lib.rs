@@ -14,6 +14,7 @@ pub mod isa;
 pub mod l1d_bypass;
 pub mod rng;
 pub mod simt_stack;
+pub mod sm_alu;
 pub mod warp_sched;
 pub mod words;
 

@@ -11,6 +11,7 @@ pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod simt_stack;
+pub mod sm_alu;
 pub mod warp_sched;
 
 use crate::params::ParamSpec;
@@ -58,6 +59,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: l1d_bypass::NAME,
         about: "barrier-aware L1D bypass decision: miss-rate modes (retain/partial/full), per-access bypass/stall/allocate",
         params: l1d_bypass::PARAMS,
+    },
+    UnitInfo {
+        name: sm_alu::NAME,
+        about: "SM execute-stage SIMD lanes: integer ALU and bit-exact FP32 (add/mul/fma/min/max/compare/convert), one-cycle latency",
+        params: sm_alu::PARAMS,
     },
 ];
 
