@@ -272,10 +272,21 @@ pub fn run(
     unit: &Unit,
     model: Box<dyn Model>,
     source: Source,
+    opts: Options,
+) -> Result<Report, RunError> {
+    run_design(unit, unit.design(), model, source, opts)
+}
+
+/// [`run`] with a given design in place of `unit.design()` (tests: a deliberately wrong RTL
+/// variant must be caught). The design must have the unit's ports.
+pub fn run_design(
+    unit: &Unit,
+    design: warpforge_hdl::Design,
+    model: Box<dyn Model>,
+    source: Source,
     mut opts: Options,
 ) -> Result<Report, RunError> {
     let manifest = unit.manifest();
-    let design = unit.design();
     let compiled = verilator::build(&design, &manifest, opts.wave.is_some())?;
     let layout = manifest.layout();
     let mut rtl = Rtl::load(&compiled, &layout, opts.seed)?;

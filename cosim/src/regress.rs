@@ -221,6 +221,12 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             ]),
             sets(&[]),
         ],
+        "sm-alu" => vec![
+            sets(&["lanes=1"]),
+            sets(&["lanes=8"]),
+            sets(&["lanes=32"]),
+            sets(&["lanes=3"]),
+        ],
         _ => vec![],
     }
 }

@@ -10,6 +10,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod primitives;
 pub mod simt_stack;
+pub mod sm;
 pub mod warp_sched;
 
 /// Generated Verilog of one unit configuration.
