@@ -5,6 +5,7 @@
 use std::path::Path;
 use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
 use warpforge_contract::units::ram::RamConfig;
+use warpforge_contract::units::sm_alu::SmAluConfig;
 use warpforge_contract::units::{
     self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo,
 };
@@ -35,6 +36,7 @@ enum Kind {
     DwrSco(ScoConfig),
     Dwr(DwrConfig),
     Ram(RamConfig),
+    SmAlu(SmAluConfig),
 }
 
 fn unknown_unit(name: &str) -> String {
@@ -57,6 +59,7 @@ pub fn implemented(name: &str) -> bool {
             | units::dwr_sco::NAME
             | units::dwr::NAME
             | units::ram::NAME
+            | units::sm_alu::NAME
     )
 }
 
@@ -138,6 +141,7 @@ impl Unit {
             units::dwr_sco::NAME => Kind::DwrSco(ScoConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
             units::ram::NAME => Kind::Ram(RamConfig::from_params(&params).map_err(|e| e.0)?),
+            units::sm_alu::NAME => Kind::SmAlu(SmAluConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
         Ok(Unit {
@@ -162,6 +166,7 @@ impl Unit {
             Kind::DwrSco(c) => c.manifest(&self.params),
             Kind::Dwr(c) => c.manifest(&self.params),
             Kind::Ram(c) => c.manifest(&self.params),
+            Kind::SmAlu(c) => c.manifest(&self.params),
         }
     }
 
@@ -176,6 +181,7 @@ impl Unit {
             Kind::DwrSco(c) => warpforge_hdl::dwr_sco::generate(c),
             Kind::Dwr(c) => warpforge_hdl::dwr::generate(c),
             Kind::Ram(c) => warpforge_hdl::ram::generate(c),
+            Kind::SmAlu(c) => warpforge_hdl::sm::alu::generate(c),
         }
     }
 
@@ -191,6 +197,7 @@ impl Unit {
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoModel::new(c)),
             Kind::Dwr(c) => Box::new(dwr::DwrModel::new(c)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamModel::new(c)),
+            Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluModel::new(c)),
         }
     }
 
@@ -208,6 +215,7 @@ impl Unit {
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoStimulus::new(c, seed)),
             Kind::Dwr(c) => Box::new(dwr::DwrStimulus::new(c, seed)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamStimulus::new(c, seed)),
+            Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluStimulus::new(c, seed)),
         }
     }
 
@@ -237,6 +245,7 @@ pub fn spec_vectors(unit: &str) -> Vec<SpecVector> {
         units::dwr_sco::NAME => dwr_sco::spec_vectors(),
         units::dwr::NAME => dwr::spec_vectors(),
         units::ram::NAME => warpforge_testbench::ram::spec_vectors(),
+        units::sm_alu::NAME => warpforge_testbench::sm_alu::spec_vectors(),
         _ => vec![],
     }
 }

@@ -227,6 +227,12 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["depth=1024", "width=32", "byte_write=true"]),
             sets(&["depth=8", "width=1024", "ports=1", "byte_write=true"]),
         ],
+        "sm-alu" => vec![
+            sets(&["lanes=1"]),
+            sets(&["lanes=8"]),
+            sets(&["lanes=32"]),
+            sets(&["lanes=3"]),
+        ],
         _ => vec![],
     }
 }

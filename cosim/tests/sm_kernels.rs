@@ -33,7 +33,12 @@ fn run_kernels(sets: &[&str], names: &[&str], size: u32) -> Vec<(String, Result<
             &SmRunOptions::new(1),
         );
         let r = r
-            .map(|s| format!("{} cycles, {} warp-instructions", s.cycles, s.warp_instructions))
+            .map(|s| {
+                format!(
+                    "{} cycles, {} warp-instructions",
+                    s.cycles, s.warp_instructions
+                )
+            })
             .map_err(|e| e.to_string());
         eprintln!("{name}: {r:?}");
         out.push((name.to_string(), r));

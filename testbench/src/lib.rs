@@ -16,6 +16,7 @@ pub mod ram;
 pub mod rng;
 pub mod simt_stack;
 pub mod sm;
+pub mod sm_alu;
 pub mod warp_sched;
 pub mod words;
 

@@ -33,7 +33,14 @@ fn top_module_has_exactly_the_contract_ports() {
 
 #[test]
 fn generates_across_the_parameter_ranges() {
-    for (w, t, l) in [(2, 2, 1), (64, 2, 2), (2, 64, 1), (3, 16, 16), (48, 32, 8), (64, 64, 64)] {
+    for (w, t, l) in [
+        (2, 2, 1),
+        (64, 2, 2),
+        (2, 64, 1),
+        (3, 16, 16),
+        (48, 32, 8),
+        (64, 64, 64),
+    ] {
         for (s, policy) in [("1", "gto"), ("2", "motrr-recency"), ("2", "bar-gto")] {
             let c = cfg(&[
                 &format!("warps={w}"),

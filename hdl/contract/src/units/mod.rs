@@ -13,6 +13,7 @@ pub mod l1d_bypass;
 pub mod ram;
 pub mod simt_stack;
 pub mod sm;
+pub mod sm_alu;
 pub mod warp_sched;
 
 use crate::params::ParamSpec;
@@ -70,6 +71,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: ram::NAME,
         about: "synchronous-read RAM primitive (block RAM): single or simple dual port, row or byte writes, read-first",
         params: ram::PARAMS,
+    },
+    UnitInfo {
+        name: sm_alu::NAME,
+        about: "SM execute-stage SIMD lanes: integer ALU and bit-exact FP32 (add/mul/fma/min/max/compare/convert), one-cycle latency",
+        params: sm_alu::PARAMS,
     },
 ];
 

@@ -36,10 +36,12 @@
 //! `Concat` primitives are) inside rust-hdl blocks; `simt-stack` and `warp-sched` are the
 //! project's rust-hdl blocks, instantiated as they are.
 
+pub mod alu;
 pub mod decode;
 pub mod dispatch;
 pub mod execute;
 pub mod fetch;
+pub mod fpu;
 pub mod memory;
 pub mod operands;
 pub mod reconv;
