@@ -252,31 +252,12 @@ struct Job {
     script: String,
 }
 
-/// Measure `design` with the Yosys on PATH.
-pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
-    area_in(design, manifest, &tools::search_path())
-}
-
-/// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
-pub fn area_in(
-    design: &Design,
-    manifest: &Manifest,
-    search_path: &OsStr,
-) -> Result<AreaReport, FlowError> {
-    let m = design.module.as_str();
-    tools::check_module_name(m)?;
-    let yosys = tools::require_in("yosys", search_path)?;
-    let version = tools::version(&yosys)?;
-
-    let dir = tempfile::Builder::new()
-        .prefix("warpforge-area-")
-        .tempdir()
-        .map_err(|e| io_error("could not create a temporary directory", &e))?;
-    write(&dir.path().join("design.v"), &design.verilog)?;
-
+/// The Yosys runs of the flow for top module `m`, slowest first so the two workers finish
+/// together.
+fn flow_jobs(m: &str) -> Vec<Job> {
     // Slowest first, so the two workers finish together.
     let read = "read_verilog design.v";
-    let jobs = [
+    vec![
         Job {
             name: "xilinx",
             step: "synth_xilinx",
@@ -307,22 +288,22 @@ pub fn area_in(
             step: "synth_ecp5",
             script: format!("{read}\nsynth_ecp5 -top {m}\ntee -q -o ecp5.json stat -json\n"),
         },
-    ];
-    let failures = run_jobs(&yosys, dir.path(), &jobs);
-    if let Some((job, failure)) = failures.into_iter().next() {
-        // Keep the directory so the log named in the message still exists.
-        let kept = dir.keep();
-        return Err(match failure {
-            RunFailure::Flow(e) => e,
-            RunFailure::Exit(message) => FlowError::ToolFailed {
-                tool: "yosys".into(),
-                step: job.step.into(),
-                message,
-                log: Some(kept.join(format!("{}.log", job.name))),
-            },
-        });
-    }
+    ]
+}
 
+/// Measure `design` with the Yosys on PATH.
+pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
+    area_in(design, manifest, &tools::search_path())
+}
+
+/// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
+pub fn area_in(
+    design: &Design,
+    manifest: &Manifest,
+    search_path: &OsStr,
+) -> Result<AreaReport, FlowError> {
+    let m = design.module.as_str();
+    let (dir, version) = run_flow(design, search_path, flow_jobs(m))?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
     let generic = stat("generic")?;
     let cmos = stat("cmos")?;
@@ -372,6 +353,56 @@ pub fn area_in(
         fpga,
         cacti: None,
         overhead: None,
+    })
+}
+
+/// Run `jobs` on `design` in a fresh directory: the directory (with each job's outputs) and
+/// the Yosys version. A failed job is an error naming its log, which is kept.
+fn run_flow(
+    design: &Design,
+    search_path: &OsStr,
+    jobs: Vec<Job>,
+) -> Result<(tempfile::TempDir, String), FlowError> {
+    tools::check_module_name(&design.module)?;
+    let yosys = tools::require_in("yosys", search_path)?;
+    let version = tools::version(&yosys)?;
+    let dir = tempfile::Builder::new()
+        .prefix("warpforge-area-")
+        .tempdir()
+        .map_err(|e| io_error("could not create a temporary directory", &e))?;
+    write(&dir.path().join("design.v"), &design.verilog)?;
+    let failures = run_jobs(&yosys, dir.path(), &jobs);
+    if let Some((job, failure)) = failures.into_iter().next() {
+        // Keep the directory so the log named in the message still exists.
+        let kept = dir.keep();
+        return Err(match failure {
+            RunFailure::Flow(e) => e,
+            RunFailure::Exit(message) => FlowError::ToolFailed {
+                tool: "yosys".into(),
+                step: job.step.into(),
+                message,
+                log: Some(kept.join(format!("{}.log", job.name))),
+            },
+        });
+    }
+    Ok((dir, version))
+}
+
+/// The FPGA view alone (iCE40, ECP5, Xilinx resources, block RAMs included) of `design`,
+/// with the Yosys on PATH: [`area`] without the generic synthesis, which maps a memory to
+/// flip-flops and is by far the slowest part for a RAM.
+pub fn fpga(design: &Design) -> Result<FpgaArea, FlowError> {
+    let m = design.module.as_str();
+    let jobs = flow_jobs(m)
+        .into_iter()
+        .filter(|j| j.name != "generic")
+        .collect();
+    let (dir, _) = run_flow(design, &tools::search_path(), jobs)?;
+    let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
+    Ok(FpgaArea {
+        ice40: FpgaResources::from_stat(Family::Ice40, stat("ice40")?),
+        ecp5: FpgaResources::from_stat(Family::Ecp5, stat("ecp5")?),
+        xilinx: FpgaResources::from_stat(Family::Xilinx, stat("xilinx")?),
     })
 }
 

@@ -272,11 +272,22 @@ pub fn run(
     unit: &Unit,
     model: Box<dyn Model>,
     source: Source,
+    opts: Options,
+) -> Result<Report, RunError> {
+    run_design(unit, &unit.design(), model, source, opts)
+}
+
+/// [`run`] with a given design in place of `unit.design()` (same ports): tests plant a bug in
+/// the RTL this way and check that lockstep finds it.
+pub fn run_design(
+    unit: &Unit,
+    design: &warpforge_hdl::Design,
+    model: Box<dyn Model>,
+    source: Source,
     mut opts: Options,
 ) -> Result<Report, RunError> {
     let manifest = unit.manifest();
-    let design = unit.design();
-    let compiled = verilator::build(&design, &manifest, opts.wave.is_some())?;
+    let compiled = verilator::build(design, &manifest, opts.wave.is_some())?;
     let layout = manifest.layout();
     let mut rtl = Rtl::load(&compiled, &layout, opts.seed)?;
     let mut model = model;

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
+use warpforge_contract::units::ram::RamConfig;
+use warpforge_contract::units::sm_alu::SmAluConfig;
 use warpforge_contract::units::{
     self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo,
 };
@@ -33,6 +35,8 @@ enum Kind {
     DwrIlt(IltConfig),
     DwrSco(ScoConfig),
     Dwr(DwrConfig),
+    Ram(RamConfig),
+    SmAlu(SmAluConfig),
 }
 
 fn unknown_unit(name: &str) -> String {
@@ -54,6 +58,8 @@ pub fn implemented(name: &str) -> bool {
             | units::dwr_ilt::NAME
             | units::dwr_sco::NAME
             | units::dwr::NAME
+            | units::ram::NAME
+            | units::sm_alu::NAME
     )
 }
 
@@ -134,6 +140,8 @@ impl Unit {
             units::dwr_ilt::NAME => Kind::DwrIlt(IltConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr_sco::NAME => Kind::DwrSco(ScoConfig::from_params(&params).map_err(|e| e.0)?),
             units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
+            units::ram::NAME => Kind::Ram(RamConfig::from_params(&params).map_err(|e| e.0)?),
+            units::sm_alu::NAME => Kind::SmAlu(SmAluConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
         Ok(Unit {
@@ -157,6 +165,8 @@ impl Unit {
             Kind::DwrIlt(c) => c.manifest(&self.params),
             Kind::DwrSco(c) => c.manifest(&self.params),
             Kind::Dwr(c) => c.manifest(&self.params),
+            Kind::Ram(c) => c.manifest(&self.params),
+            Kind::SmAlu(c) => c.manifest(&self.params),
         }
     }
 
@@ -170,6 +180,8 @@ impl Unit {
             Kind::DwrIlt(c) => warpforge_hdl::dwr_ilt::generate(c),
             Kind::DwrSco(c) => warpforge_hdl::dwr_sco::generate(c),
             Kind::Dwr(c) => warpforge_hdl::dwr::generate(c),
+            Kind::Ram(c) => warpforge_hdl::ram::generate(c),
+            Kind::SmAlu(c) => warpforge_hdl::sm::alu::generate(c),
         }
     }
 
@@ -184,6 +196,8 @@ impl Unit {
             Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltModel::new(c)),
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoModel::new(c)),
             Kind::Dwr(c) => Box::new(dwr::DwrModel::new(c)),
+            Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamModel::new(c)),
+            Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluModel::new(c)),
         }
     }
 
@@ -200,6 +214,8 @@ impl Unit {
             Kind::DwrIlt(c) => Box::new(dwr_ilt::DwrIltStimulus::new(c, seed)),
             Kind::DwrSco(c) => Box::new(dwr_sco::DwrScoStimulus::new(c, seed)),
             Kind::Dwr(c) => Box::new(dwr::DwrStimulus::new(c, seed)),
+            Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamStimulus::new(c, seed)),
+            Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluStimulus::new(c, seed)),
         }
     }
 
@@ -228,6 +244,8 @@ pub fn spec_vectors(unit: &str) -> Vec<SpecVector> {
         units::dwr_ilt::NAME => dwr_ilt::spec_vectors(),
         units::dwr_sco::NAME => dwr_sco::spec_vectors(),
         units::dwr::NAME => dwr::spec_vectors(),
+        units::ram::NAME => warpforge_testbench::ram::spec_vectors(),
+        units::sm_alu::NAME => warpforge_testbench::sm_alu::spec_vectors(),
         _ => vec![],
     }
 }

@@ -221,6 +221,18 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             ]),
             sets(&[]),
         ],
+        "ram" => vec![
+            sets(&["depth=16", "width=8", "ports=1"]),
+            sets(&[]),
+            sets(&["depth=1024", "width=32", "byte_write=true"]),
+            sets(&["depth=8", "width=1024", "ports=1", "byte_write=true"]),
+        ],
+        "sm-alu" => vec![
+            sets(&["lanes=1"]),
+            sets(&["lanes=8"]),
+            sets(&["lanes=32"]),
+            sets(&["lanes=3"]),
+        ],
         _ => vec![],
     }
 }

@@ -12,9 +12,11 @@ pub mod dwr_sco;
 pub mod harness;
 pub mod isa;
 pub mod l1d_bypass;
+pub mod ram;
 pub mod rng;
 pub mod simt_stack;
 pub mod sm;
+pub mod sm_alu;
 pub mod warp_sched;
 pub mod words;
 

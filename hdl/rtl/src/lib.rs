@@ -9,6 +9,7 @@ pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod primitives;
+pub mod ram;
 pub mod simt_stack;
 pub mod sm;
 pub mod warp_sched;

@@ -691,6 +691,71 @@ impl Logic for Split {
     }
 }
 
+/// A signed multiplier, `p = a * b` with both operands two's complement: one Verilog operator,
+/// so FPGA tools map it onto DSP blocks. `p` is `a` + `b` bits wide (the exact product). An
+/// unsigned product is this with a zero bit added above each operand.
+#[derive(LogicBlock)]
+pub struct MulSigned {
+    pub a: Wire<In>,
+    pub b: Wire<In>,
+    pub p: Wire<Out>,
+}
+
+impl MulSigned {
+    pub fn new(a_bits: usize, b_bits: usize) -> MulSigned {
+        MulSigned {
+            a: Wire::new(a_bits),
+            b: Wire::new(b_bits),
+            p: Wire::new(a_bits + b_bits),
+        }
+    }
+}
+
+impl Logic for MulSigned {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.p.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom("always @(*) p = $signed(a) * $signed(b);\n".into())
+    }
+}
+
+/// Leading-zero count: `count` = the number of zero bits above the highest one of `x`, or the
+/// width of `x` when it is zero. A priority encoder; synthesis builds the tree.
+#[derive(LogicBlock)]
+pub struct LeadingZeros {
+    pub x: Wire<In>,
+    pub count: Wire<Out>,
+}
+
+impl LeadingZeros {
+    pub fn new(width: usize) -> LeadingZeros {
+        LeadingZeros {
+            x: Wire::new(width),
+            count: Wire::new(crate::primitives::bits_for(width)),
+        }
+    }
+}
+
+/// Bits that hold the values 0 ..= n.
+pub fn bits_for(n: usize) -> usize {
+    (usize::BITS - n.leading_zeros()).max(1) as usize
+}
+
+impl Logic for LeadingZeros {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.count.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let w = self.x.width();
+        Verilog::Custom(format!(
+            "integer i;\nalways @(*) begin\n    count = {w};\n    for (i = 0; i < {w}; i = i + 1)\n        if (x[i]) count = {w} - 1 - i;\nend\n"
+        ))
+    }
+}
+
 /// A [`WordReg`] that resets to a given constant instead of zero (a pointer whose reset value
 /// is the last index, for instance).
 #[derive(LogicBlock)]

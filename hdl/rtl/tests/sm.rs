@@ -32,6 +32,31 @@ fn top_module_has_exactly_the_contract_ports() {
 }
 
 #[test]
+fn generates_across_the_parameter_ranges() {
+    for (w, t, l) in [
+        (2, 2, 1),
+        (64, 2, 2),
+        (2, 64, 1),
+        (3, 16, 16),
+        (48, 32, 8),
+        (64, 64, 64),
+    ] {
+        for (s, policy) in [("1", "gto"), ("2", "motrr-recency"), ("2", "bar-gto")] {
+            let c = cfg(&[
+                &format!("warps={w}"),
+                &format!("warp_size={t}"),
+                &format!("simd_width={l}"),
+                &format!("schedulers={s}"),
+                &format!("policy={policy}"),
+                "stack_depth=2",
+            ]);
+            let d = warpforge_hdl::sm::generate(&c);
+            assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
+        }
+    }
+}
+
+#[test]
 fn lint_clean_small() {
     lint_all(&warpforge_hdl::sm::generate(&small()));
 }

@@ -16,8 +16,8 @@ use std::fmt;
 
 use warpforge_contract::isa::{Field, FieldUse, Format, Instr, Op, Special};
 
+use super::alu;
 use super::disasm::format_instr;
-use super::fp;
 use super::launch::{Launch, MemFault, Memory, ParamValue};
 use super::Program;
 
@@ -169,66 +169,33 @@ pub(crate) fn exec(
             }
         }};
     }
-    use fp::Cmp;
     match ins.op {
         Op::Nop | Op::BarPartner => {}
-        Op::Mov => set!(if ins.b_imm { ins.imm } else { a }),
-        Op::Add => set!(a.wrapping_add(b)),
-        Op::Sub => set!(a.wrapping_sub(b)),
-        Op::MulLo => set!(a.wrapping_mul(b)),
-        Op::MulHiS => set!(((a as i32 as i64 * b as i32 as i64) >> 32) as u32),
-        Op::MulHiU => set!(((a as u64 * b as u64) >> 32) as u32),
-        Op::MadLo => set!(a.wrapping_mul(b).wrapping_add(regs[ins.c() as usize])),
-        Op::MinS => set!((a as i32).min(b as i32) as u32),
-        Op::MinU => set!(a.min(b)),
-        Op::MaxS => set!((a as i32).max(b as i32) as u32),
-        Op::MaxU => set!(a.max(b)),
-        Op::Abs => set!((a as i32).wrapping_abs() as u32),
-        Op::Neg => set!(a.wrapping_neg()),
-        Op::And => set!(a & b),
-        Op::Or => set!(a | b),
-        Op::Xor => set!(a ^ b),
-        Op::Not => set!(!a),
-        Op::Shl => set!(if b >= 32 { 0 } else { a << b }),
-        Op::ShrU => set!(if b >= 32 { 0 } else { a >> b }),
-        Op::ShrS => set!(((a as i32) >> b.min(31)) as u32),
-        Op::Popc => set!(a.count_ones()),
-        Op::Clz => set!(a.leading_zeros()),
-        Op::Selp => set!(if p(ins.c()) { a } else { b }),
-        Op::SetEq => setp!(a == b),
-        Op::SetNe => setp!(a != b),
-        Op::SetLtS => setp!((a as i32) < (b as i32)),
-        Op::SetLeS => setp!((a as i32) <= (b as i32)),
-        Op::SetGtS => setp!((a as i32) > (b as i32)),
-        Op::SetGeS => setp!((a as i32) >= (b as i32)),
-        Op::SetLtU => setp!(a < b),
-        Op::SetLeU => setp!(a <= b),
-        Op::SetGtU => setp!(a > b),
-        Op::SetGeU => setp!(a >= b),
-        Op::PAnd => setp!(p(ins.a) & p(ins.b)),
-        Op::POr => setp!(p(ins.a) | p(ins.b)),
-        Op::PXor => setp!(p(ins.a) ^ p(ins.b)),
-        Op::PNot => setp!(!p(ins.a)),
-        Op::PMov => setp!(p(ins.a)),
-        Op::FAdd => set!(fp::add(a, b)),
-        Op::FSub => set!(fp::sub(a, b)),
-        Op::FMul => set!(fp::mul(a, b)),
-        Op::FFma => set!(fp::fma(a, b, regs[ins.c() as usize])),
-        Op::FMin => set!(fp::min(a, b)),
-        Op::FMax => set!(fp::max(a, b)),
-        Op::FAbs => set!(fp::abs(a)),
-        Op::FNeg => set!(fp::neg(a)),
-        Op::FSetEq => setp!(fp::compare(Cmp::Eq, a, b)),
-        Op::FSetNe => setp!(fp::compare(Cmp::Ne, a, b)),
-        Op::FSetLt => setp!(fp::compare(Cmp::Lt, a, b)),
-        Op::FSetLe => setp!(fp::compare(Cmp::Le, a, b)),
-        Op::FSetGt => setp!(fp::compare(Cmp::Gt, a, b)),
-        Op::FSetGe => setp!(fp::compare(Cmp::Ge, a, b)),
-        Op::CvtF32S32 => set!(fp::f32_from_s32(a)),
-        Op::CvtF32U32 => set!(fp::f32_from_u32(a)),
-        Op::CvtS32F32Rz => set!(fp::s32_from_f32_rz(a)),
-        Op::CvtS32F32Rn => set!(fp::s32_from_f32_rn(a)),
-        Op::CvtU32F32Rz => set!(fp::u32_from_f32_rz(a)),
+        op if alu::is_lane_op(op) => {
+            // The lane semantics are written once, in `alu::lane`.
+            let a = if op == Op::Mov && ins.b_imm {
+                ins.imm
+            } else {
+                a
+            };
+            let fmt = op.format();
+            let c = if fmt == Format::Alu3 {
+                regs[ins.c() as usize]
+            } else {
+                0
+            };
+            // Predicate numbers are fields of these formats only (elsewhere they may be > 7).
+            let preds_ab = matches!(fmt, Format::Pred1 | Format::Pred2);
+            let pa = preds_ab && p(ins.a);
+            let pb = fmt == Format::Pred2 && p(ins.b);
+            let pc = fmt == Format::Selp && p(ins.c());
+            let (r, pv) = alu::lane(op, a, b, c, pa, pb, pc);
+            if alu::writes_pred(op) {
+                setp!(pv)
+            } else {
+                set!(r)
+            }
+        }
         Op::LdGlobal => {
             let i = global_index(env.global, a.wrapping_add(ins.imm))?;
             set!(env.global.words[i])
@@ -277,6 +244,7 @@ pub(crate) fn exec(
         Op::Bra => return Ok(Flow::Jump(ins.target())),
         Op::Exit => return Ok(Flow::Exit),
         Op::BarSync => return Ok(Flow::Barrier),
+        _ => unreachable!("{:?} is a lane op, executed above", ins.op),
     }
     Ok(Flow::Next)
 }

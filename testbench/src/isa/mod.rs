@@ -5,6 +5,7 @@
 //! The instruction encoding itself is the contract type [`warpforge_contract::isa`]; see
 //! `docs/isa.md` for the table, the assembly syntax and the semantics.
 
+pub mod alu;
 pub mod asm;
 pub mod cfg;
 pub mod disasm;

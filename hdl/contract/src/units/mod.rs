@@ -10,8 +10,10 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod ram;
 pub mod simt_stack;
 pub mod sm;
+pub mod sm_alu;
 pub mod warp_sched;
 
 use crate::params::ParamSpec;
@@ -64,6 +66,16 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: sm::NAME,
         about: "baseline SM: in-order SIMT pipeline (warp-sched, per-warp simt-stack, RF, ALU/FP32, LSU, shared memory, CTA dispatch) with a retirement record per warp-instruction",
         params: sm::PARAMS,
+    },
+    UnitInfo {
+        name: ram::NAME,
+        about: "synchronous-read RAM primitive (block RAM): single or simple dual port, row or byte writes, read-first",
+        params: ram::PARAMS,
+    },
+    UnitInfo {
+        name: sm_alu::NAME,
+        about: "SM execute-stage SIMD lanes: integer ALU and bit-exact FP32 (add/mul/fma/min/max/compare/convert), one-cycle latency",
+        params: sm_alu::PARAMS,
     },
 ];
 

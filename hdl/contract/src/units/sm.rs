@@ -41,7 +41,14 @@
 //! come out in retirement order; memory instructions retire in the order they access memory.
 //! A partially guarded `exit` is split as in the interpreter's warp mode: its first record
 //! names only the lanes whose guard is false (they step past it), the exiting lanes retire
-//! it in a later record of their own with every lane executing.
+//! it in a later record of their own with every lane executing. (The split reconverges at
+//! the virtual exit PC 2^pc_bits − 1, so programs have at most 2^pc_bits − 1 instructions.)
+//!
+//! Store and atomic records: `ret_st_data` lane i is the word lane i's own write left in
+//! memory (a store's data — where lanes of one coalesced store write the same word, memory
+//! ends with the highest lane's —, an atomic's new word), as the interpreter reports stepping
+//! that thread. `ret_rd_we`/`ret_pd_we` say what the instruction writes, also in a record
+//! whose `ret_exec` is empty.
 
 use crate::manifest::{Manifest, Port, Table};
 use crate::params::{ParamError, ParamSpec, Params};
@@ -264,10 +271,12 @@ impl SmConfig {
                 "the kernel has {params} parameters; the SM's parameter memory holds {PARAM_WORDS}"
             ));
         }
-        if instructions > 1 << self.pc_bits {
+        // PC 2^pc_bits - 1 is the virtual exit (the reconvergence PC of a partially guarded
+        // exit's split), so it never holds an instruction.
+        if instructions >= 1 << self.pc_bits {
             return Err(format!(
-                "the program has {instructions} instructions; the SM's instruction memory holds {} (pc_bits = {})",
-                1usize << self.pc_bits,
+                "the program has {instructions} instructions; the SM's instruction memory holds {} (pc_bits = {}; the last PC is the virtual exit)",
+                (1usize << self.pc_bits) - 1,
                 self.pc_bits
             ));
         }

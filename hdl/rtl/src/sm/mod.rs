@@ -36,16 +36,17 @@
 //! `Concat` primitives are) inside rust-hdl blocks; `simt-stack` and `warp-sched` are the
 //! project's rust-hdl blocks, instantiated as they are.
 
+pub mod alu;
 pub mod decode;
 pub mod dispatch;
 pub mod execute;
 pub mod fetch;
+pub mod fpu;
 pub mod memory;
 pub mod operands;
 pub mod reconv;
 pub mod schedule;
 pub mod scoreboard;
-mod sram;
 pub mod writeback;
 
 use crate::primitives::{emit_glued, Wire};
@@ -55,11 +56,16 @@ use warpforge_contract::index_bits;
 use warpforge_contract::units::sm::SmConfig;
 use warpforge_contract::units::warp_sched::{IssuePolicy, WarpSchedConfig};
 
-/// The RAM block the SM's tables use (see `sram`).
-pub(crate) type Ram = sram::SmRam;
+/// The RAM block the SM's tables use: the project's RAM primitive, simple dual port.
+pub(crate) type Ram = crate::ram::Ram;
 
 pub(crate) fn ram(depth: usize, width: usize, byte_write: bool) -> Ram {
-    sram::SmRam::new(depth.max(2).next_power_of_two(), width, byte_write)
+    crate::ram::Ram::new(&warpforge_contract::units::ram::RamConfig {
+        depth: depth.max(2).next_power_of_two(),
+        width,
+        ports: 2,
+        byte_write,
+    })
 }
 
 /// Sizes every stage derives from the configuration.
