@@ -477,3 +477,101 @@ fn a_damaged_image_is_refused_naming_the_file() {
         }
     }
 }
+
+// ---- build cache integrity ------------------------------------------------------------------
+
+/// A private build cache; Verilator's shared runtime objects are linked in from the cache
+/// the test run was given (when there is one), so only the design itself is built here.
+fn private_cache() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    if let Some(shared) = std::env::var_os("WARPFORGE_CACHE").filter(|v| !v.is_empty()) {
+        for e in std::fs::read_dir(shared).into_iter().flatten().flatten() {
+            let name = e.file_name();
+            if name.to_string_lossy().starts_with("runtime-") {
+                let _ = std::os::unix::fs::symlink(e.path(), d.path().join(&name));
+            }
+        }
+    }
+    d
+}
+
+fn cosim_in(cache: &Path) -> Output {
+    let mut c = bin();
+    c.args([
+        "cosim",
+        "simt-stack",
+        "--set",
+        "warp_size=2",
+        "--set",
+        "depth=3",
+        "--set",
+        "pc_bits=5",
+        "--cycles",
+        "500",
+    ])
+    .env("WARPFORGE_CACHE", cache);
+    run_with_timeout(c, 900)
+}
+
+/// The design's entry folder and its library.
+fn entry_of(cache: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::fs::read_dir(cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with("simt_stack") && p.is_dir()
+        })
+        .expect("an entry for the design");
+    let lib = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "so"))
+        .expect("a library in the entry");
+    (dir, lib)
+}
+
+/// Exit 0, the run passed, and stderr is exactly the one rebuild notice naming `reason`.
+fn assert_rebuilt(out: &Output, reason: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("PASS"));
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one notice: {err}");
+    assert!(
+        lines[0].contains("failed verification") && lines[0].contains(reason),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_damaged_cache_entry_is_rebuilt_with_a_notice() {
+    let cache = private_cache();
+    let first = cosim_in(cache.path());
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    // A truncated library (this used to die with SIGBUS on every later run).
+    let (dir, lib) = entry_of(cache.path());
+    let bytes = std::fs::read(&lib).unwrap();
+    std::fs::write(&lib, &bytes[..bytes.len() / 3]).unwrap();
+    assert_rebuilt(&cosim_in(cache.path()), "bytes");
+    // Rebuilt for good: the next run is quiet and cached.
+    let again = cosim_in(cache.path());
+    assert_eq!(again.status.code(), Some(0));
+    assert!(again.stderr.is_empty(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stdout).contains("cached"));
+    // A missing completion record (this used to rebuild and then fail on every run), and a
+    // stale temp folder of a process that is gone: both cleaned up by the next run.
+    std::fs::remove_file(dir.join("entry.json")).unwrap();
+    let stale = cache.path().join(".tmp-4194304999-simt_stack-xyz");
+    std::fs::create_dir(&stale).unwrap();
+    assert_rebuilt(&cosim_in(cache.path()), "entry.json");
+    assert!(!stale.exists(), "the stale temp folder was removed");
+    let leftovers: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
