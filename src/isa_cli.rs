@@ -73,8 +73,8 @@ pub struct RunArgs {
     /// Warp size of the warp-level mode (1..=64; default 32).
     #[arg(long)]
     pub warp_size: Option<u32>,
-    /// SIMT stack entries per warp in warp mode (default 4 x warp size + 16).
-    #[arg(long)]
+    /// SIMT stack entries per warp in warp mode, 1..=4096 (default 4 x warp size + 16).
+    #[arg(long, value_parser = stack_depth_arg)]
     pub stack_depth: Option<usize>,
     /// Per-thread (per-warp) instruction limit (suite kernels and files; at least 1).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
@@ -94,6 +94,16 @@ pub struct RunArgs {
     pub bench: bool,
     #[arg(long)]
     pub json: bool,
+}
+
+/// Most SIMT stack entries per warp `--stack-depth` accepts.
+pub const MAX_STACK_DEPTH: usize = 4096;
+
+fn stack_depth_arg(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(d) if (1..=MAX_STACK_DEPTH).contains(&d) => Ok(d),
+        _ => Err(format!("must be 1..={MAX_STACK_DEPTH}")),
+    }
 }
 
 /// Err(message) → the caller prints `error: {message}` on one line and exits with status 2.

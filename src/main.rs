@@ -24,6 +24,9 @@ fn cycles_arg() -> clap::builder::RangedU64ValueParser {
     clap::value_parser!(u64).range(1..)
 }
 
+/// Most cycles `bench` measures: it records every cycle's inputs in memory first.
+const MAX_BENCH_CYCLES: u64 = 20_000_000;
+
 /// Most worker threads `regress --jobs` accepts.
 const MAX_JOBS: u64 = 256;
 
@@ -31,7 +34,15 @@ const MAX_JOBS: u64 = 256;
 #[command(
     name = "warpforge",
     version,
-    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation"
+    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation",
+    after_help = "Exit status: 0 success (also when stdout is closed early, e.g. `| head -1`); \
+1 a check failed (lint, lockstep mismatch, regression job, suite kernel, fuzz); \
+2 bad input, a missing tool or an output that cannot be written: one line `error: …` on \
+stderr (with --json also {\"error\": \"…\"} on stdout).\n\n\
+Build cache: $WARPFORGE_CACHE, else $XDG_CACHE_HOME/warpforge, else ~/.cache/warpforge \
+(empty values count as unset). Every entry records its key and each file's size and CRC-32; \
+an entry that fails verification is rebuilt with a one-line notice, and temp folders of \
+builds whose process is gone (or older than an hour) are removed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -87,8 +98,8 @@ enum Command {
     Bench {
         #[command(flatten)]
         target: Target,
-        /// Cycles per measurement (at least 1).
-        #[arg(long, default_value_t = 1_000_000, value_parser = cycles_arg())]
+        /// Cycles per measurement, 1..=20000000 (the inputs are recorded in memory).
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_CYCLES))]
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,

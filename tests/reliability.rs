@@ -317,6 +317,25 @@ fn huge_sizes_are_refused_with_the_limit() {
 }
 
 #[test]
+fn other_sizes_that_allocate_are_bounded_too() {
+    // A stack depth or a bench length that would allocate without bound.
+    for d in ["18446744073709551615", "4097", "0"] {
+        assert_error(
+            &warpforge(&["run", "vecadd", "--mode", "warp", "--stack-depth", d]),
+            &[&format!("'{d}'"), "--stack-depth", "1..=4096"],
+        );
+    }
+    assert_error(
+        &warpforge(&["bench", "simt-stack", "--cycles", "18446744073709551615"]),
+        &["--cycles", "1..=20000000"],
+    );
+    assert_error(
+        &warpforge(&["run", "nqueens", "--max-steps", "0"]),
+        &["--max-steps", "'0'"],
+    );
+}
+
+#[test]
 fn max_steps_is_honoured_for_suite_kernels() {
     let out = warpforge(&["run", "nqueens", "--size", "6", "--max-steps", "50"]);
     let err = String::from_utf8_lossy(&out.stderr);
