@@ -1,9 +1,12 @@
 //! `warpforge`: generate, lint, co-simulate, measure and regress the warpforge units.
 //!
-//! Exit status: 0 success; 1 a check failed (lint, lockstep mismatch, regression failure, a
-//! suite kernel failing its check);
-//! 2 bad input or a missing tool, with one line `error: …` on stderr.
+//! Exit status: 0 success (also when stdout is closed early, e.g. `| head -1`); 1 a check
+//! failed (lint, lockstep mismatch, regression failure, a suite kernel failing its check);
+//! 2 bad input, a missing tool or an output that could not be written, with one line
+//! `error: …` on stderr (and `{"error": "…"}` on stdout with `--json`).
 
+#[macro_use]
+mod out;
 mod isa_cli;
 mod sm_cli;
 
@@ -13,14 +16,34 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, lint, regress};
+use warpforge_cosim::{area, bench, fuzz, lint, regress};
+
+/// `--cycles`: at least 1 for every command that simulates.
+fn cycles_arg() -> clap::builder::RangedU64ValueParser {
+    clap::value_parser!(u64).range(1..)
+}
+
+/// Most cycles `bench` measures: it records every cycle's inputs in memory first.
+const MAX_BENCH_CYCLES: u64 = 20_000_000;
+
+/// Most worker threads `regress --jobs` accepts.
+const MAX_JOBS: u64 = 256;
 
 #[derive(Parser)]
 #[command(
     name = "warpforge",
     version,
-    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation"
+    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation",
+    after_help = "Exit status: 0 success (also when stdout is closed early, e.g. `| head -1`); \
+1 a check failed (lint, lockstep mismatch, regression job, suite kernel, fuzz); \
+2 bad input, a missing tool or an output that cannot be written: one line `error: …` on \
+stderr (with --json also {\"error\": \"…\"} on stdout).\n\n\
+Build cache: $WARPFORGE_CACHE, else $XDG_CACHE_HOME/warpforge, else ~/.cache/warpforge \
+(empty values count as unset). Every entry records its key and each file's size and CRC-32; \
+an entry that fails verification is rebuilt with a one-line notice, and temp folders of \
+builds whose process is gone (or older than an hour) are removed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -76,8 +99,8 @@ enum Command {
     Bench {
         #[command(flatten)]
         target: Target,
-        /// Cycles per measurement.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Cycles per measurement, 1..=20000000 (the inputs are recorded in memory).
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_CYCLES))]
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -92,9 +115,9 @@ enum Command {
         /// quick (≥10^6 cycles per unit and per policy), full (≥10^7 each) or vectors.
         #[arg(long, default_value = "full")]
         suite: String,
-        /// Worker threads.
-        #[arg(long, default_value_t = 2)]
-        jobs: usize,
+        /// Worker threads, 1 to 256 (fewer are used when the system refuses more).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS))]
+        jobs: u64,
         /// Run only slice I of N (0 ≤ I < N) of the job list.
         #[arg(long)]
         shard: Option<String>,
@@ -111,8 +134,8 @@ enum Command {
     Flow {
         /// Unit names or config files; none means every unit's default configuration.
         targets: Vec<String>,
-        /// Lockstep cycles per unit.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Lockstep cycles per unit (at least 1).
+        #[arg(long, default_value_t = 1_000_000, value_parser = cycles_arg())]
         cycles: u64,
         /// Directory for the generated Verilog and manifests.
         #[arg(long, default_value = "flow-out")]
@@ -122,6 +145,20 @@ enum Command {
     },
     #[command(flatten)]
     Isa(isa_cli::IsaCommand),
+    /// Seeded fuzzing of an input reader: random and mutated inputs must give a result or a
+    /// one-line error, never a panic.
+    Fuzz {
+        /// config (TOML loader), stimulus (JSON-lines reader), asm (assembler), wfk (image
+        /// decoder) or all.
+        target: String,
+        /// Executions per target.
+        #[arg(long, default_value_t = 100_000)]
+        iters: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A unit name or a TOML config file, plus `--set key=value` overrides.
@@ -136,7 +173,8 @@ struct Target {
 
 #[derive(Args, Clone)]
 struct CosimArgs {
-    #[arg(long, default_value_t = 100_000)]
+    /// Cycles to run (at least 1; with --stimulus, at most the trace's length).
+    #[arg(long, default_value_t = 100_000, value_parser = cycles_arg())]
     cycles: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -178,10 +216,50 @@ fn resolve_baseline(t: &Target, over: &[String]) -> Result<Unit, Fail> {
 }
 
 fn print_json(v: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string(v).expect("JSON values serialize")
-    );
+    out::json(v)
+}
+
+/// Check every output path before the work starts.
+fn check_outputs(paths: &[(&str, Option<&Path>)]) -> Result<(), Fail> {
+    for (flag, p) in paths {
+        if let Some(p) = p {
+            check_writable(flag, p).map_err(bad)?;
+        }
+    }
+    Ok(())
+}
+
+/// An output directory (`--out`): created if needed, and it must accept files.
+fn check_out_dir(out: &Path) -> Result<(), Fail> {
+    if out.exists() && !out.is_dir() {
+        return Err(bad(format!("--out {}: not a directory", out.display())));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| bad(format!("--out {}: cannot create: {e}", out.display())))?;
+    check_writable("--out", &out.join(".wf-probe")).map_err(bad)
+}
+
+/// One `error:` line for an argument-parser error, with a hint to `--help`.
+fn parse_error_message(e: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    ) {
+        return "no command given; see `warpforge --help` for the commands".into();
+    }
+    // clap's first paragraph is the message (a list of missing arguments continues it on
+    // indented lines); tips and usage follow after a blank line.
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .trim_start()
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let first = first.join(" ");
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    format!("{first}; see `warpforge --help`")
 }
 
 fn main() -> ExitCode {
@@ -201,14 +279,28 @@ fn main() -> ExitCode {
             msg.lines().next().unwrap_or("")
         );
     }));
-    let cli = Cli::parse();
-    match run(cli.command) {
-        Ok(code) => ExitCode::from(code),
-        Err(Fail(code, msg)) => {
-            eprintln!("error: {}", msg.lines().next().unwrap_or(""));
-            ExitCode::from(code)
-        }
-    }
+    out::set_json_mode(std::env::args_os().skip(1).any(|a| a == "--json"));
+    let code = match Cli::try_parse() {
+        Ok(cli) => match run(cli.command) {
+            Ok(code) => code,
+            Err(Fail(code, msg)) => {
+                out::error(&msg);
+                code
+            }
+        },
+        Err(e) => match e.kind() {
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                out!("{}", e.render());
+                0
+            }
+            _ => {
+                out::error(&parse_error_message(&e));
+                2
+            }
+        },
+    };
+    out::finish();
+    ExitCode::from(code)
 }
 
 fn run(cmd: Command) -> Result<u8, Fail> {
@@ -223,6 +315,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             } else {
                 vec![resolve(&target)?]
             };
+            check_out_dir(&out)?;
             let mut files = vec![];
             for u in &units {
                 files.extend(write_design(u, &out)?);
@@ -233,7 +326,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
                 );
             } else {
                 for f in files {
-                    println!("wrote {f}");
+                    outln!("wrote {f}");
                 }
             }
             Ok(0)
@@ -244,7 +337,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{r}");
+                out!("{r}");
             }
             Ok(if r.passed { 0 } else { 1 })
         }
@@ -264,7 +357,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{r}");
+                out!("{r}");
             }
             Ok(0)
         }
@@ -276,15 +369,12 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
-            if cycles == 0 {
-                return Err(bad("--cycles 0: must be at least 1"));
-            }
             let r =
                 bench::bench(&u, cycles, seed, !no_cold_build).map_err(|e| bad(e.to_string()))?;
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{}", r.render());
+                out!("{}", r.render());
             }
             Ok(0)
         }
@@ -295,7 +385,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             junit,
             list,
             json,
-        } => regress_cmd(&suite, jobs, shard, junit, list, json),
+        } => regress_cmd(&suite, jobs as usize, shard, junit, list, json),
         Command::Flow {
             targets,
             cycles,
@@ -305,6 +395,12 @@ fn run(cmd: Command) -> Result<u8, Fail> {
         Command::Isa(c) => isa_cli::execute(c)
             .map(|_| 0)
             .map_err(|f| Fail(f.status, f.message)),
+        Command::Fuzz {
+            target,
+            iters,
+            seed,
+            json,
+        } => fuzz_cmd(&target, iters, seed, json),
     }
 }
 
@@ -316,9 +412,9 @@ fn units(json: bool) -> Result<u8, Fail> {
         print_json(&json!({ "units": list }));
     } else {
         for u in registry::catalogue() {
-            println!("{} — {}", u.name, u.about);
+            outln!("{} — {}", u.name, u.about);
             for p in u.params {
-                println!(
+                outln!(
                     "    {:<12} = {:<6} {} ({})",
                     p.name,
                     p.default.to_string(),
@@ -338,9 +434,13 @@ fn write_design(u: &Unit, out: &Path) -> Result<Vec<String>, Fail> {
     let m = u.manifest();
     let v = out.join(format!("{}.v", d.module));
     let j = out.join(format!("{}.json", d.module));
-    std::fs::write(&v, &d.verilog).map_err(|e| bad(format!("{}: {e}", v.display())))?;
-    std::fs::write(&j, serde_json::to_string_pretty(&m).unwrap() + "\n")
-        .map_err(|e| bad(format!("{}: {e}", j.display())))?;
+    outpath::write_file("--out", &v, d.verilog.as_bytes()).map_err(bad)?;
+    outpath::write_file(
+        "--out",
+        &j,
+        (serde_json::to_string_pretty(&m).unwrap() + "\n").as_bytes(),
+    )
+    .map_err(bad)?;
     Ok(vec![v.display().to_string(), j.display().to_string()])
 }
 
@@ -363,6 +463,12 @@ fn progress_printer(label: String) -> Option<Box<dyn FnMut(u64, u64)>> {
 
 fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     let u = resolve(target)?;
+    let log = a.wave.as_deref().map(lockstep::state_log_path);
+    check_outputs(&[
+        ("--dump", a.dump.as_deref()),
+        ("--wave", a.wave.as_deref()),
+        ("--wave", log.as_deref()),
+    ])?;
     let layout = u.manifest().layout();
     let source = match &a.stimulus {
         Some(f) => Source::Trace(lockstep::parse_stimulus(f, &layout).map_err(bad)?),
@@ -380,14 +486,22 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     };
     let r = lockstep::run(&u, u.model(), source, opts).map_err(|e| bad(e.to_string()))?;
     if json {
-        print_json(&serde_json::to_value(&r).unwrap());
+        let mut v = serde_json::to_value(&r).unwrap();
+        if let Some(w) = &a.wave {
+            v["waveform"] = json!(w.display().to_string());
+            v["model_log"] = json!(lockstep::state_log_path(w).display().to_string());
+        }
+        if let Some(d) = &a.dump {
+            v["dump"] = json!(d.display().to_string());
+        }
+        print_json(&v);
     } else {
         if std::io::stderr().is_terminal() {
             eprint!("\r");
         }
-        print!("{}", r.render());
+        out!("{}", r.render());
         if let Some(w) = &a.wave {
-            println!(
+            outln!(
                 "waveform: {} (model state log: {})",
                 w.display(),
                 lockstep::state_log_path(w).display()
@@ -406,8 +520,8 @@ fn regress_cmd(
     json: bool,
 ) -> Result<u8, Fail> {
     let mut jobs = regress::jobs(suite).map_err(bad)?;
-    if threads == 0 {
-        return Err(bad("--jobs 0: must be at least 1"));
+    if !list {
+        check_outputs(&[("--junit", junit.as_deref())])?;
     }
     if let Some(s) = &shard {
         let (i, n) = regress::parse_shard(s).map_err(bad)?;
@@ -419,8 +533,16 @@ fn regress_cmd(
             .collect();
     }
     if list {
-        for j in &jobs {
-            println!("{}  cycles={}", j.id, j.cycles);
+        if json {
+            let list: Vec<_> = jobs
+                .iter()
+                .map(|j| json!({ "id": j.id, "cycles": j.cycles }))
+                .collect();
+            print_json(&json!({ "suite": suite, "jobs": list }));
+        } else {
+            for j in &jobs {
+                outln!("{}  cycles={}", j.id, j.cycles);
+            }
         }
         return Ok(0);
     }
@@ -440,18 +562,24 @@ fn regress_cmd(
         }
     };
     let summary = regress::run(suite, &jobs, threads, &printer);
-    if let Some(path) = junit {
-        std::fs::write(&path, regress::junit(&summary))
-            .map_err(|e| bad(format!("--junit {}: {e}", path.display())))?;
-    }
+    // A results file that cannot be written is exit 2, but the results are still reported.
+    let written = match &junit {
+        Some(path) => outpath::write_file("--junit", path, regress::junit(&summary).as_bytes()),
+        None => Ok(()),
+    };
     if json {
-        print_json(&serde_json::to_value(&summary).unwrap());
+        let mut v = serde_json::to_value(&summary).unwrap();
+        if let Err(e) = &written {
+            v["error"] = json!(e);
+        }
+        print_json(&v);
     } else {
         for (unit, c) in &summary.cycles {
-            println!("{unit}: {c} lockstep cycles");
+            outln!("{unit}: {c} lockstep cycles");
         }
-        println!("{} passed, {} failed", summary.passed, summary.failed);
+        outln!("{} passed, {} failed", summary.passed, summary.failed);
     }
+    written.map_err(bad)?;
     Ok(if summary.failed == 0 { 0 } else { 1 })
 }
 
@@ -464,6 +592,7 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             .map(|t| Unit::resolve(t, &[]).map_err(bad))
             .collect::<Result<_, _>>()?
     };
+    check_out_dir(out)?;
     let mut ok = true;
     let mut reports = vec![];
     for u in &units {
@@ -484,20 +613,47 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
         ok &= l.passed && c.passed();
         if !json {
-            println!("== {} ({})", u.name(), m.module);
+            outln!("== {} ({})", u.name(), m.module);
             for f in &files {
-                println!("wrote {f}");
+                outln!("wrote {f}");
             }
-            print!("{l}");
-            print!("{}", c.render());
-            print!("{a}");
+            out!("{l}");
+            out!("{}", c.render());
+            out!("{a}");
         }
         reports.push(json!({ "unit": u.name(), "files": files, "lint": l, "cosim": c, "area": a }));
     }
     if json {
         print_json(&json!({ "passed": ok, "units": reports }));
     } else {
-        println!("{}", if ok { "flow passed" } else { "flow FAILED" });
+        outln!("{}", if ok { "flow passed" } else { "flow FAILED" });
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+fn fuzz_cmd(target: &str, iters: u64, seed: u64, json: bool) -> Result<u8, Fail> {
+    let targets: Vec<&str> = match target {
+        "all" => fuzz::TARGETS.to_vec(),
+        t if fuzz::TARGETS.contains(&t) => vec![t],
+        t => {
+            return Err(bad(format!(
+                "fuzz target `{t}`: targets are {}, all",
+                fuzz::TARGETS.join(", ")
+            )))
+        }
+    };
+    let mut reports = vec![];
+    let mut failed = false;
+    for t in targets {
+        let r = fuzz::run(t, iters, seed).map_err(bad)?;
+        if !json {
+            outln!("{}", r.render());
+        }
+        failed |= r.failure.is_some();
+        reports.push(r);
+    }
+    if json {
+        print_json(&json!({ "targets": reports }));
+    }
+    Ok(if failed { 1 } else { 0 })
 }

@@ -7,6 +7,7 @@
 //! the RTL runs the same chunk in one call, then the chunk is compared. Cycles whose `reset`
 //! input is high are not compared: registers start from random values until reset.
 
+use crate::outpath::{self, Staged};
 use crate::registry::Unit;
 use crate::verilator::{self, BridgeError, Rtl};
 use serde::Serialize;
@@ -296,20 +297,22 @@ pub fn run_design(
         Source::Random(_) => opts.cycles,
     };
     let wave_from = total.saturating_sub(WAVE_WINDOW);
+    // The state log is staged like the VCD and reaches its path only after the VCD did.
     let mut state_log = match &opts.wave {
         Some(w) => {
             rtl.trace(w, wave_from)?;
-            let p = state_log_path(w);
-            Some(std::io::BufWriter::new(std::fs::File::create(&p).map_err(
-                |e| RunError::Input(format!("{}: {e}", p.display())),
-            )?))
+            let staged = Staged::new("--wave", &state_log_path(w)).map_err(RunError::Input)?;
+            let f = staged.file().map_err(RunError::Input)?;
+            Some((std::io::BufWriter::new(f), staged))
         }
         None => None,
     };
+    let dump_err =
+        |p: &Path, e: std::io::Error| RunError::Input(outpath::write_error("--dump", p, &e));
     let mut dump = match &opts.dump {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .map_err(|e| RunError::Input(format!("{}: {e}", p.display())))?,
+        Some(p) => Some((
+            std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| dump_err(p, e))?),
+            p.clone(),
         )),
         None => None,
     };
@@ -351,7 +354,7 @@ pub fn run_design(
             let exp = &mut expected[c * ow..(c + 1) * ow];
             model.step(inp, exp);
             prev.copy_from_slice(exp);
-            if let Some(log) = &mut state_log {
+            if let Some((log, _)) = &mut state_log {
                 if cycle >= wave_from {
                     let _ = writeln!(
                         log,
@@ -378,14 +381,14 @@ pub fn run_design(
                 &expected[c * ow..(c + 1) * ow],
                 &actual[c * ow..(c + 1) * ow],
             );
-            if let Some(d) = &mut dump {
+            if let Some((d, p)) = &mut dump {
                 let line = serde_json::json!({
                     "cycle": cycle,
                     "inputs": ports_json(&layout.inputs, &inputs[c * iw..(c + 1) * iw]),
                     "model": ports_json(&layout.outputs, exp),
                     "rtl": ports_json(&layout.outputs, act),
                 });
-                let _ = writeln!(d, "{line}");
+                writeln!(d, "{line}").map_err(|e| dump_err(p, e))?;
             }
             let in_reset = reset.is_some_and(|r| inputs[c * iw + r] & 1 == 1);
             if in_reset {
@@ -429,6 +432,17 @@ pub fn run_design(
     }
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     report.cycles_per_sec = report.cycles as f64 / secs;
+    // Every output is complete and checked before the run reports.
+    if let Some((mut d, p)) = dump {
+        d.flush().map_err(|e| dump_err(&p, e))?;
+    }
+    rtl.finish_trace()?;
+    if let Some((mut log, staged)) = state_log {
+        let p = staged.dest().to_path_buf();
+        log.flush()
+            .map_err(|e| RunError::Input(outpath::write_error("--wave", &p, &e)))?;
+        staged.commit(0).map_err(RunError::Input)?;
+    }
     Ok(report)
 }
 

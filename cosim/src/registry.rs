@@ -84,6 +84,18 @@ impl Unit {
         if is_file {
             let text = std::fs::read_to_string(target)
                 .map_err(|e| format!("{target}: cannot read config file: {e}"))?;
+            Unit::from_toml(target, &text, sets)
+        } else {
+            let info = find(target).ok_or_else(|| unknown_unit(target))?;
+            let params = Params::resolve(target, info.params, None, sets).map_err(|e| e.0)?;
+            Unit::from_params(info, params)
+        }
+    }
+
+    /// The unit a TOML config (the text of the file `target`) describes, with `--set`
+    /// overrides. Errors are one line starting with `target`.
+    pub fn from_toml(target: &str, text: &str, sets: &[String]) -> Result<Unit, String> {
+        {
             let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
                 format!(
                     "{target}: malformed TOML: {}",
@@ -110,13 +122,9 @@ impl Unit {
             };
             let params =
                 Params::resolve(name, info.params, Some((target, table)), sets).map_err(|e| e.0)?;
-            let mut u = Unit::from_params(info, params)?;
+            let mut u = Unit::from_params(info, params).map_err(|e| format!("{target}: {e}"))?;
             u.config_file = Some(target.to_string());
             Ok(u)
-        } else {
-            let info = find(target).ok_or_else(|| unknown_unit(target))?;
-            let params = Params::resolve(target, info.params, None, sets).map_err(|e| e.0)?;
-            Unit::from_params(info, params)
         }
     }
 

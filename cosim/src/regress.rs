@@ -366,52 +366,44 @@ pub fn run(
     let next = AtomicUsize::new(0);
     // A configuration that does not build fails all its jobs with that message, once.
     let broken: Mutex<Vec<(&'static str, Vec<String>, String)>> = Mutex::new(vec![]);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((u, sets)) = distinct.get(i) else {
-                    break;
-                };
-                let err = match Unit::resolve(u, sets) {
-                    Err(e) => Some(e),
-                    Ok(unit) => verilator::build(&unit.design(), &unit.manifest(), false)
-                        .err()
-                        .map(|e| e.to_string()),
-                };
-                if let Some(e) = err {
-                    broken.lock().unwrap().push((u, sets.clone(), e));
-                }
-            });
+    pool(threads, &|| loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some((u, sets)) = distinct.get(i) else {
+            break;
+        };
+        let err = match Unit::resolve(u, sets) {
+            Err(e) => Some(e),
+            Ok(unit) => verilator::build(&unit.design(), &unit.manifest(), false)
+                .err()
+                .map(|e| e.to_string()),
+        };
+        if let Some(e) = err {
+            broken.lock().unwrap().push((u, sets.clone(), e));
         }
     });
     let broken = broken.into_inner().unwrap();
     let results = Mutex::new(vec![None; jobs.len()]);
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
-                let r = match broken
-                    .iter()
-                    .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
-                {
-                    Some((_, _, e)) => JobResult {
-                        id: job.id.clone(),
-                        passed: false,
-                        cycles: 0,
-                        seconds: 0.0,
-                        message: e.clone(),
-                    },
-                    None => run_job(job),
-                };
-                let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                progress(&r, k, jobs.len());
-                results.lock().unwrap()[i] = Some(r);
-            });
-        }
+    pool(threads, &|| loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some(job) = jobs.get(i) else { break };
+        let r = match broken
+            .iter()
+            .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
+        {
+            Some((_, _, e)) => JobResult {
+                id: job.id.clone(),
+                passed: false,
+                cycles: 0,
+                seconds: 0.0,
+                message: e.clone(),
+            },
+            None => run_job(job),
+        };
+        let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(&r, k, jobs.len());
+        results.lock().unwrap()[i] = Some(r);
     });
     let results: Vec<JobResult> = results
         .into_inner()
@@ -433,6 +425,27 @@ pub fn run(
         cycles,
         results,
     }
+}
+
+/// Run `work` on up to `threads` threads (each takes jobs until none are left). Threads the
+/// system refuses to start (a process limit) are simply not used; when none starts, the
+/// calling thread does the work.
+pub fn pool(threads: usize, work: &(dyn Fn() + Sync)) -> usize {
+    std::thread::scope(|sc| {
+        let mut started = 0;
+        for k in 0..threads {
+            let b = std::thread::Builder::new().name(format!("regress-{k}"));
+            match b.spawn_scoped(sc, work) {
+                Ok(_) => started += 1,
+                Err(_) => break,
+            }
+        }
+        if started == 0 {
+            work();
+            return 1;
+        }
+        started
+    })
 }
 
 fn xml_escape(s: &str) -> String {
@@ -470,4 +483,25 @@ pub fn junit(summary: &Summary) -> String {
     }
     s += "</testsuite>\n";
     s
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::pool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn the_pool_shares_the_work_and_runs_it_inline_when_no_thread_starts() {
+        for threads in [0, 1, 4] {
+            let next = AtomicUsize::new(0);
+            let done = AtomicUsize::new(0);
+            let started = pool(threads, &|| {
+                while next.fetch_add(1, Ordering::SeqCst) < 100 {
+                    done.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+            assert_eq!(done.load(Ordering::SeqCst), 100, "{threads} threads");
+            assert_eq!(started, threads.max(1));
+        }
+    }
 }

@@ -86,9 +86,10 @@ impl ParamSpec {
             ParamKind::Choice { choices } => {
                 choices.iter().find(|c| **c == text).map(|c| Value::Str(c))
             }
+            // The same rule as a TOML file: a boolean is `true` or `false`, nothing else.
             ParamKind::Bool => match text {
-                "true" | "1" => Some(Value::Bool(true)),
-                "false" | "0" => Some(Value::Bool(false)),
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
                 _ => None,
             },
         }
