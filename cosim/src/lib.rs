@@ -3,6 +3,7 @@
 
 pub mod area;
 pub mod bench;
+pub mod icarus;
 pub mod lint;
 pub mod lockstep;
 pub mod registry;
