@@ -99,3 +99,72 @@ fn zero_delay_oscillation_is_a_failed_replay_not_a_wedge() {
     );
     assert!(t0.elapsed() < Duration::from_secs(60));
 }
+
+fn warpforge(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+/// `lint --replay DUMP` replays a `cosim --dump` file under Icarus: a clean dump passes, and the
+/// same dump with one expected value corrupted fails at that cycle and port (exit 1).
+#[test]
+fn planted_difference_in_a_dump_fails_the_icarus_replay() {
+    // A quick-suite configuration, so its Verilator build is shared with the lockstep tests.
+    let target = [
+        "warp-sched",
+        "--set",
+        "warps=4",
+        "--set",
+        "schedulers=1",
+        "--set",
+        "policy=gto",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let dump = dir.path().join("d.jsonl");
+    let dump_s = dump.to_str().unwrap();
+    let mut args = vec!["cosim"];
+    args.extend(target);
+    args.extend(["--cycles", "400", "--seed", "5", "--dump", dump_s]);
+    let out = warpforge(&args);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    let lint = |file: &str| {
+        let mut a = vec!["lint"];
+        a.extend(target);
+        a.extend(["--replay", file]);
+        warpforge(&a)
+    };
+    let clean = lint(dump_s);
+    let text = String::from_utf8_lossy(&clean.stdout);
+    assert_eq!(clean.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("icarus-replay ok") && text.contains("400 cycles"),
+        "{text}"
+    );
+
+    // Corrupt the model's issue_slot at cycle 300: flip its low bit.
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let mut lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let was = lines[300]["model"]["issue_slot"].as_u64().unwrap();
+    lines[300]["model"]["issue_slot"] = serde_json::json!(was ^ 1);
+    let bad = dir.path().join("bad.jsonl");
+    let body: Vec<String> = lines.iter().map(|v| v.to_string()).collect();
+    std::fs::write(&bad, body.join("\n") + "\n").unwrap();
+    let failed = lint(bad.to_str().unwrap());
+    let text = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{text}");
+    assert!(text.contains("icarus-replay FAIL"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "MISMATCH cycle 300: port issue_slot expected {:#x} actual {was:#x} (icarus)",
+            was ^ 1
+        )),
+        "{text}"
+    );
+    assert!(text.contains("1 of "), "one differing cycle: {text}");
+}

@@ -1,20 +1,21 @@
 //! A second simulator: a lockstep dump replayed under Icarus Verilog (event-driven, as the
 //! simulators users bring are). A generated Verilog testbench reads the dump's inputs, applies
 //! them with the lockstep cycle convention (inputs with the clock low, outputs read, then the
-//! rising edge) and compares every output port with the dump's expected value on every cycle
-//! whose `reset` input is low. A design that oscillates at zero delay never advances time, so
+//! rising edge) and writes every output every cycle; every output port is then compared with
+//! the dump's expected value on every cycle whose `reset` input is low (as lockstep does). A design that oscillates at zero delay never advances time, so
 //! the simulation runs under a time limit: a hang is a failed check, not a wedged tool.
 
 use crate::lint::Check;
 use crate::registry::Unit;
 use crate::tools::{self, FlowError};
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use warpforge_contract::manifest::{format_value, parse_value, Slot};
 use warpforge_contract::Layout;
 use warpforge_hdl::Design;
+use warpforge_testbench::harness;
 
 /// Cycles of the replay `lint` runs (from the unit's own stimulus and model).
 pub const LINT_CYCLES: u64 = 2000;
@@ -22,8 +23,6 @@ pub const LINT_CYCLES: u64 = 2000;
 pub const LINT_SEED: u64 = 1;
 /// Time limit of the Icarus compile.
 const COMPILE_LIMIT: Duration = Duration::from_secs(300);
-/// Mismatches printed by the testbench (the count covers all of them).
-const SHOWN: usize = 10;
 
 /// What to replay: per cycle, the input words and the expected output words (packed as in
 /// [`Layout`]).
@@ -98,10 +97,107 @@ pub fn parse_dump(path: &str, layout: &Layout) -> Result<Trace, String> {
     Ok(t)
 }
 
-/// Time limit of the simulation: generous for the design and length, far below a wedge.
+/// Time limit of a simulation: generous for the design and length, far below a wedge.
 pub fn sim_limit(design: &Design, cycles: usize) -> Duration {
     let size = design.verilog.len() as u64 / 1000; // kB of Verilog
     Duration::from_secs(60 + (cycles as u64 * size.max(1)) / 2000)
+}
+
+/// A design compiled by Icarus with the replay testbench: runs any number of input traces.
+pub struct Sim {
+    dir: tempfile::TempDir,
+    vvp: PathBuf,
+    layout: Layout,
+    /// The Icarus version line.
+    pub version: String,
+    /// What was run, for reports.
+    pub command: String,
+}
+
+/// What one simulation gave.
+pub enum Outcome {
+    /// Per cycle, the output words; `Err(port)` for a cycle where that port had x or z bits.
+    Outputs(Vec<Result<Vec<u64>, String>>),
+    /// No result within the time limit.
+    Hang(Duration),
+}
+
+impl Sim {
+    /// Compile `design` with the testbench. `Ok(Err(diagnostics))` when Icarus rejects it.
+    pub fn compile(
+        design: &Design,
+        layout: &Layout,
+        search_path: &std::ffi::OsStr,
+    ) -> Result<Result<Sim, Vec<String>>, FlowError> {
+        tools::check_module_name(&design.module)?;
+        let iverilog = tools::require_in("iverilog", search_path)?;
+        let vvp = tools::require_in("vvp", search_path)?;
+        let dir = tempfile::Builder::new()
+            .prefix("warpforge-icarus-")
+            .tempdir()
+            .map_err(|e| io_error("could not create a temporary directory", e))?;
+        write(&dir.path().join("design.v"), &design.verilog)?;
+        write(&dir.path().join("tb.v"), &testbench(&design.module, layout))?;
+        let args = ["-g2005", "-s", TB, "-o", "replay.vvp", "tb.v", "design.v"];
+        let out = tools::run(
+            Command::new(&iverilog).args(args).current_dir(dir.path()),
+            COMPILE_LIMIT,
+        )?;
+        if !out.success() {
+            return Ok(Err(nonempty_lines(&out.combined())));
+        }
+        Ok(Ok(Sim {
+            version: tools::version(&iverilog)?,
+            command: format!("iverilog {} && vvp -n replay.vvp", args.join(" ")),
+            dir,
+            vvp,
+            layout: layout.clone(),
+        }))
+    }
+
+    /// Simulate `inputs` (one input vector per cycle), killed after `limit`.
+    pub fn run(&self, inputs: &[Vec<u64>], limit: Duration) -> Result<Outcome, FlowError> {
+        let run = tempfile::Builder::new()
+            .prefix("run-")
+            .tempdir_in(self.dir.path())
+            .map_err(|e| io_error("could not create a temporary directory", e))?;
+        let mut text = String::new();
+        for cycle in inputs {
+            let vals: Vec<String> = self.layout.inputs.iter().map(|s| hex(s, cycle)).collect();
+            text += &vals.join(" ");
+            text.push('\n');
+        }
+        write(&run.path().join("inputs.hex"), &text)?;
+        let out = match tools::run(
+            Command::new(&self.vvp)
+                .arg("-n")
+                .arg(self.dir.path().join("replay.vvp"))
+                .current_dir(run.path()),
+            limit,
+        ) {
+            Ok(o) => o,
+            Err(FlowError::Timeout { limit, .. }) => return Ok(Outcome::Hang(limit)),
+            Err(e) => return Err(e),
+        };
+        let text = std::fs::read_to_string(run.path().join("outputs.hex")).unwrap_or_default();
+        let rows: Vec<Result<Vec<u64>, String>> = text
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| parse_outputs(&self.layout, l))
+            .collect();
+        if !out.success() || rows.len() != inputs.len() {
+            return Err(FlowError::BadOutput {
+                tool: "vvp".into(),
+                what: format!(
+                    "{} output lines for {} cycles ({})",
+                    rows.len(),
+                    inputs.len(),
+                    tools::one_line(&out.combined())
+                ),
+            });
+        }
+        Ok(Outcome::Outputs(rows))
+    }
 }
 
 /// Replay `trace` on `design` under Icarus, with the tools on PATH.
@@ -115,6 +211,9 @@ pub fn replay(design: &Design, layout: &Layout, trace: &Trace) -> Result<Check, 
     )
 }
 
+/// Differences shown in a failed replay's diagnostics (the count covers all of them).
+const SHOWN: usize = 10;
+
 /// [`replay`] with an explicit simulation time limit and tool search path.
 pub fn replay_in(
     design: &Design,
@@ -123,144 +222,108 @@ pub fn replay_in(
     limit: Duration,
     search_path: &std::ffi::OsStr,
 ) -> Result<Check, FlowError> {
-    tools::check_module_name(&design.module)?;
-    let iverilog = tools::require_in("iverilog", search_path)?;
-    let vvp = tools::require_in("vvp", search_path)?;
-    let dir = tempfile::Builder::new()
-        .prefix("warpforge-icarus-")
-        .tempdir()
-        .map_err(|e| io_error("could not create a temporary directory", e))?;
-    write(&dir.path().join("design.v"), &design.verilog)?;
-    write(
-        &dir.path().join("tb.v"),
-        &testbench(&design.module, layout, trace.inputs.len()),
-    )?;
-    for s in &layout.inputs {
-        write(
-            &dir.path().join(format!("in_{}.hex", s.name)),
-            &hex_column(s, &trace.inputs),
-        )?;
-    }
-    for s in &layout.outputs {
-        write(
-            &dir.path().join(format!("ex_{}.hex", s.name)),
-            &hex_column(s, &trace.expected),
-        )?;
-    }
-    let compile = ["-g2005", "-s", TB, "-o", "replay.vvp", "tb.v", "design.v"];
+    let sim = match Sim::compile(design, layout, search_path)? {
+        Ok(s) => s,
+        Err(diagnostics) => {
+            return Ok(Check {
+                passed: false,
+                command: "iverilog (replay testbench)".into(),
+                version: String::new(),
+                diagnostics,
+            })
+        }
+    };
+    let cycles = trace.inputs.len();
     let command = format!(
-        "iverilog {} && vvp -n replay.vvp ({} cycles, limit {} s)",
-        compile.join(" "),
-        trace.inputs.len(),
+        "{} ({cycles} cycles, limit {} s)",
+        sim.command,
         limit.as_secs()
     );
-    let version = tools::version(&iverilog)?;
-    let fail = |diagnostics: Vec<String>| Check {
-        passed: false,
+    let check = |passed, diagnostics| Check {
+        passed,
         command: command.clone(),
-        version: version.clone(),
+        version: sim.version.clone(),
         diagnostics,
     };
-    let out = tools::run(
-        Command::new(&iverilog)
-            .args(compile)
-            .current_dir(dir.path()),
-        COMPILE_LIMIT,
-    )?;
-    if !out.success() {
-        return Ok(fail(nonempty_lines(&out.combined())));
-    }
-    let out = match tools::run(
-        Command::new(&vvp).args(["-n", "replay.vvp"]).current_dir(dir.path()),
-        limit,
-    ) {
-        Ok(o) => o,
-        Err(FlowError::Timeout { .. }) => {
-            return Ok(fail(vec![format!(
-                "no result within {} s: the simulation hangs (a zero-delay oscillation never advances time)",
-                limit.as_secs()
-            )]))
+    let rows = match sim.run(&trace.inputs, limit)? {
+        Outcome::Hang(limit) => {
+            return Ok(check(
+                false,
+                vec![format!(
+                    "no result within {} s: the simulation hangs (a zero-delay oscillation never advances time)",
+                    limit.as_secs()
+                )],
+            ))
         }
-        Err(e) => return Err(e),
+        Outcome::Outputs(rows) => rows,
     };
-    let text = out.combined();
-    let done = text.lines().find_map(|l| {
-        let rest = l.strip_prefix("DONE ")?;
-        let nums: Vec<u64> = rest
-            .split_whitespace()
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        (nums.len() == 3).then(|| (nums[0], nums[1], nums[2]))
-    });
-    let mut diagnostics: Vec<String> = text
-        .lines()
-        .filter(|l| l.starts_with("MISMATCH"))
-        .map(str::to_string)
-        .collect();
-    Ok(match done {
-        Some((cycles, compared, 0)) if out.success() => Check {
-            passed: true,
-            command,
-            version,
-            diagnostics: vec![format!(
+    let (mut compared, mut differing) = (0u64, 0u64);
+    let mut diagnostics = vec![];
+    for (c, (inp, got)) in trace.inputs.iter().zip(&rows).enumerate() {
+        if harness::in_reset(layout, inp) {
+            continue;
+        }
+        compared += 1;
+        let diff = match got {
+            Err(port) => Some(format!("port {port} has x/z bits")),
+            Ok(act) => crate::lockstep::first_difference(layout, &trace.expected[c], act)
+                .map(|(s, e, a)| format!("port {} expected {e} actual {a} (icarus)", s.name)),
+        };
+        if let Some(d) = diff {
+            differing += 1;
+            if diagnostics.len() < SHOWN {
+                diagnostics.push(format!("MISMATCH cycle {c}: {d}"));
+            }
+        }
+    }
+    Ok(if differing == 0 {
+        check(
+            true,
+            vec![format!(
                 "{cycles} cycles, {compared} compared (the others in reset), 0 differences"
             )],
-        },
-        Some((_, compared, errors)) => {
-            diagnostics.push(format!(
-                "{errors} differing port values over {compared} compared cycles"
-            ));
-            fail(diagnostics)
-        }
-        None => {
-            diagnostics.extend(nonempty_lines(&text));
-            diagnostics.push("vvp ended without a result".into());
-            fail(diagnostics)
-        }
+        )
+    } else {
+        diagnostics.push(format!("{differing} of {compared} compared cycles differ"));
+        check(false, diagnostics)
     })
 }
 
 /// Name of the testbench module.
 const TB: &str = "warpforge_icarus_replay";
 
-/// One line per cycle: the port's value in hex, as wide as the port.
-fn hex_column(s: &Slot, rows: &[Vec<u64>]) -> String {
+/// A port's value in hex, as many digits as the port is wide.
+fn hex(s: &Slot, words: &[u64]) -> String {
     let digits = s.width.div_ceil(4);
-    let mut out = String::with_capacity(rows.len() * (digits + 1));
-    for r in rows {
-        let v = format_value(&r[s.offset..s.offset + s.words]);
-        let v = v.trim_start_matches("0x");
-        let _ = writeln!(out, "{v:0>digits$}");
-    }
-    out
+    let v = format_value(&words[s.offset..s.offset + s.words]);
+    format!("{:0>digits$}", v.trim_start_matches("0x"))
 }
 
-/// The replay testbench. Per cycle: inputs applied with the clock low, outputs compared after
-/// they settle (unless `reset` is high), then the rising edge.
-fn testbench(module: &str, layout: &Layout, cycles: usize) -> String {
+/// One line of the testbench's output file: every output port in hex, in layout order.
+fn parse_outputs(layout: &Layout, line: &str) -> Result<Vec<u64>, String> {
+    let mut words = vec![0u64; layout.out_words];
+    let mut fields = line.split_whitespace();
+    for s in &layout.outputs {
+        let f = fields.next().unwrap_or("");
+        let v = serde_json::Value::String(format!("0x{f}"));
+        parse_value(&v, s.width, &mut words[s.offset..s.offset + s.words])
+            .ok_or_else(|| s.name.clone())?;
+    }
+    Ok(words)
+}
+
+/// The replay testbench. It reads one line of input values per cycle from `inputs.hex`;
+/// per cycle: inputs applied with the clock low, outputs written to `outputs.hex` once they
+/// have settled, then the rising edge.
+fn testbench(module: &str, layout: &Layout) -> String {
     let range = |s: &Slot| format!("[{}:0]", s.width - 1);
-    let mut v = format!(
-        "`timescale 1ns/1ns\nmodule {TB};\n    reg clock;\n    integer c, errors, compared;\n"
-    );
+    let mut v =
+        format!("`timescale 1ns/1ns\nmodule {TB};\n    reg clock;\n    integer fi, fo, r;\n");
     for s in &layout.inputs {
         let _ = writeln!(v, "    reg {} p_{};", range(s), s.name);
-        let _ = writeln!(
-            v,
-            "    reg {} m_in_{} [0:{}];",
-            range(s),
-            s.name,
-            cycles - 1
-        );
     }
     for s in &layout.outputs {
         let _ = writeln!(v, "    wire {} p_{};", range(s), s.name);
-        let _ = writeln!(
-            v,
-            "    reg {} m_ex_{} [0:{}];",
-            range(s),
-            s.name,
-            cycles - 1
-        );
     }
     let conns: Vec<String> = std::iter::once(".clock(clock)".to_string())
         .chain(
@@ -272,39 +335,43 @@ fn testbench(module: &str, layout: &Layout, cycles: usize) -> String {
         )
         .collect();
     let _ = writeln!(v, "    {module} dut({});", conns.join(", "));
-    v += "    initial begin\n";
-    for s in &layout.inputs {
-        let _ = writeln!(v, "        $readmemh(\"in_{0}.hex\", m_in_{0});", s.name);
-    }
-    for s in &layout.outputs {
-        let _ = writeln!(v, "        $readmemh(\"ex_{0}.hex\", m_ex_{0});", s.name);
-    }
-    let _ = writeln!(
+    let in_fmt = vec!["%h"; layout.inputs.len()].join(" ");
+    let in_args: Vec<String> = layout
+        .inputs
+        .iter()
+        .map(|s| format!("p_{}", s.name))
+        .collect();
+    let out_fmt = vec!["%h"; layout.outputs.len()].join(" ");
+    let out_args: Vec<String> = layout
+        .outputs
+        .iter()
+        .map(|s| format!("p_{}", s.name))
+        .collect();
+    let n = layout.inputs.len();
+    let scan = format!("r = $fscanf(fi, \"{in_fmt}\\n\", {});", in_args.join(", "));
+    let _ = write!(
         v,
-        "        clock = 0; errors = 0; compared = 0;\n        for (c = 0; c < {cycles}; c = c + 1) begin"
+        "    initial begin
+        fi = $fopen(\"inputs.hex\", \"r\");
+        fo = $fopen(\"outputs.hex\", \"w\");
+        clock = 0;
+        {scan}
+        while (r == {n}) begin
+            #4;
+            $fwrite(fo, \"{out_fmt}\\n\", {});
+            clock = 1;
+            #5;
+            clock = 0;
+            #1;
+            {scan}
+        end
+        $fclose(fo);
+        $finish;
+    end
+endmodule
+",
+        out_args.join(", ")
     );
-    for s in &layout.inputs {
-        let _ = writeln!(v, "            p_{0} = m_in_{0}[c];", s.name);
-    }
-    v += "            #4;\n";
-    let in_reset = if layout.input("reset").is_some() {
-        "p_reset"
-    } else {
-        "1'b0"
-    };
-    let _ = writeln!(
-        v,
-        "            if (!{in_reset}) begin\n                compared = compared + 1;"
-    );
-    for s in &layout.outputs {
-        let _ = writeln!(
-            v,
-            "                if (p_{0} !== m_ex_{0}[c]) begin\n                    errors = errors + 1;\n                    if (errors <= {SHOWN}) $display(\"MISMATCH cycle %0d port {0} expected 0x%h actual 0x%h\", c, m_ex_{0}[c], p_{0});\n                end",
-            s.name
-        );
-    }
-    v += "            end\n            clock = 1;\n            #5;\n            clock = 0;\n            #1;\n        end\n";
-    v += "        $display(\"DONE %0d %0d %0d\", c, compared, errors);\n        $finish;\n    end\nendmodule\n";
     v
 }
 

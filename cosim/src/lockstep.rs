@@ -222,7 +222,8 @@ fn output_masks(layout: &Layout) -> Vec<u64> {
     m
 }
 
-fn first_difference<'a>(
+/// The first output port whose (masked) values differ, with both values formatted.
+pub(crate) fn first_difference<'a>(
     layout: &'a Layout,
     exp: &[u64],
     act: &[u64],
