@@ -168,3 +168,22 @@ fn planted_difference_in_a_dump_fails_the_icarus_replay() {
     );
     assert!(text.contains("1 of "), "one differing cycle: {text}");
 }
+
+/// `regress --suite full` replays every configuration of every unit under Icarus.
+#[test]
+fn full_regression_replays_every_configuration_under_icarus() {
+    let jobs = warpforge_cosim::regress::jobs("full").unwrap();
+    for unit in registry::names() {
+        for sets in warpforge_cosim::regress::configs(unit) {
+            assert!(
+                jobs.iter()
+                    .any(|j| j.icarus && j.unit == unit && j.sets == sets),
+                "{unit} {sets:?} has no Icarus job"
+            );
+        }
+    }
+    assert!(warpforge_cosim::regress::jobs("quick")
+        .unwrap()
+        .iter()
+        .all(|j| !j.icarus));
+}

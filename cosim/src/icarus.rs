@@ -8,6 +8,7 @@
 use crate::lint::Check;
 use crate::registry::Unit;
 use crate::tools::{self, FlowError};
+use crate::verilator;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -21,6 +22,8 @@ use warpforge_testbench::harness;
 pub const LINT_CYCLES: u64 = 2000;
 /// Seed of that replay's stimulus.
 pub const LINT_SEED: u64 = 1;
+/// Bumped whenever the testbench or the compile recipe changes (part of the cache key).
+const RECIPE: &str = "wf-icarus-1";
 /// Time limit of the Icarus compile.
 const COMPILE_LIMIT: Duration = Duration::from_secs(300);
 
@@ -104,8 +107,9 @@ pub fn sim_limit(design: &Design, cycles: usize) -> Duration {
 }
 
 /// A design compiled by Icarus with the replay testbench: runs any number of input traces.
+/// Compiled designs are cached beside the Verilator builds (`icarus-<module>-<hash>`).
 pub struct Sim {
-    dir: tempfile::TempDir,
+    dir: PathBuf,
     vvp: PathBuf,
     layout: Layout,
     /// The Icarus version line.
@@ -123,7 +127,8 @@ pub enum Outcome {
 }
 
 impl Sim {
-    /// Compile `design` with the testbench. `Ok(Err(diagnostics))` when Icarus rejects it.
+    /// Compile `design` with the testbench, or find it compiled in the cache.
+    /// `Ok(Err(diagnostics))` when Icarus rejects it.
     pub fn compile(
         design: &Design,
         layout: &Layout,
@@ -132,34 +137,57 @@ impl Sim {
         tools::check_module_name(&design.module)?;
         let iverilog = tools::require_in("iverilog", search_path)?;
         let vvp = tools::require_in("vvp", search_path)?;
-        let dir = tempfile::Builder::new()
-            .prefix("warpforge-icarus-")
-            .tempdir()
-            .map_err(|e| io_error("could not create a temporary directory", e))?;
-        write(&dir.path().join("design.v"), &design.verilog)?;
-        write(&dir.path().join("tb.v"), &testbench(&design.module, layout))?;
+        let version = tools::version(&iverilog)?;
+        let bench = testbench(&design.module, layout);
+        let key = verilator::fnv64(&[
+            RECIPE.as_bytes(),
+            version.as_bytes(),
+            design.verilog.as_bytes(),
+            bench.as_bytes(),
+        ]);
+        let root = verilator::cache_root();
+        let dir = root.join(format!("icarus-{}-{key:016x}", design.module));
         let args = ["-g2005", "-s", TB, "-o", "replay.vvp", "tb.v", "design.v"];
+        let sim = Sim {
+            version,
+            command: format!("iverilog {} && vvp -n replay.vvp", args.join(" ")),
+            dir: dir.clone(),
+            vvp,
+            layout: layout.clone(),
+        };
+        let cached = || dir.join("done").exists();
+        let _lock = if cached() {
+            None
+        } else {
+            verilator::build_lock(&dir)
+        };
+        if cached() {
+            return Ok(Ok(sim));
+        }
+        let bridge = |e: verilator::BridgeError| FlowError::Io {
+            what: "Icarus build cache".into(),
+            error: e.to_string(),
+        };
+        let tmp = verilator::make_temp_dir(&root, "icarus").map_err(bridge)?;
+        write(&tmp.path().join("design.v"), &design.verilog)?;
+        write(&tmp.path().join("tb.v"), &bench)?;
         let out = tools::run(
-            Command::new(&iverilog).args(args).current_dir(dir.path()),
+            Command::new(&iverilog).args(args).current_dir(tmp.path()),
             COMPILE_LIMIT,
         )?;
         if !out.success() {
             return Ok(Err(nonempty_lines(&out.combined())));
         }
-        Ok(Ok(Sim {
-            version: tools::version(&iverilog)?,
-            command: format!("iverilog {} && vvp -n replay.vvp", args.join(" ")),
-            dir,
-            vvp,
-            layout: layout.clone(),
-        }))
+        write(&tmp.path().join("done"), "ok")?;
+        verilator::publish(tmp, &dir).map_err(bridge)?;
+        Ok(Ok(sim))
     }
 
     /// Simulate `inputs` (one input vector per cycle), killed after `limit`.
     pub fn run(&self, inputs: &[Vec<u64>], limit: Duration) -> Result<Outcome, FlowError> {
         let run = tempfile::Builder::new()
-            .prefix("run-")
-            .tempdir_in(self.dir.path())
+            .prefix("warpforge-icarus-run-")
+            .tempdir()
             .map_err(|e| io_error("could not create a temporary directory", e))?;
         let mut text = String::new();
         for cycle in inputs {
@@ -171,7 +199,7 @@ impl Sim {
         let out = match tools::run(
             Command::new(&self.vvp)
                 .arg("-n")
-                .arg(self.dir.path().join("replay.vvp"))
+                .arg(self.dir.join("replay.vvp"))
                 .current_dir(run.path()),
             limit,
         ) {

@@ -7,6 +7,7 @@
 //! the RTL runs the same chunk in one call, then the chunk is compared. Cycles whose `reset`
 //! input is high are not compared: registers start from random values until reset.
 
+use crate::icarus;
 use crate::registry::Unit;
 use crate::verilator::{self, BridgeError, Rtl};
 use serde::Serialize;
@@ -431,23 +432,43 @@ pub fn state_log_path(wave: &Path) -> PathBuf {
 
 /// Run one spec vector on both the model and the RTL: each listed expectation is checked on
 /// both sides, and every output of the two sides is compared each cycle (except in reset).
+///
+/// The RTL runs under Icarus, the event-driven second simulator: a vector is a few dozen
+/// cycles, and an Icarus compile takes a second where a Verilator build takes a minute, so
+/// the spec vectors' many small configurations cost no Verilator builds. The random lockstep
+/// runs under Verilator, and the Icarus replays show the two simulators agree.
 pub fn run_spec_vector(v: &SpecVector) -> Result<(), String> {
     let unit = Unit::resolve(v.unit, &v.sets).map_err(|e| format!("{}: {e}", v.name))?;
     let manifest = unit.manifest();
     let layout = manifest.layout();
-    let compiled = verilator::build(&unit.design(), &manifest, false).map_err(|e| e.to_string())?;
-    let mut rtl = Rtl::load(&compiled, &layout, 1).map_err(|e| e.to_string())?;
+    let design = unit.design();
+    let sim = icarus::Sim::compile(&design, &layout, &crate::tools::search_path())
+        .map_err(|e| format!("{}: {e}", v.name))?
+        .map_err(|d| format!("{}: Icarus rejects the RTL: {}", v.name, d.join("; ")))?;
     // The model against the spec (and its invariants), through the shared harness.
     let expected = harness::run_vector(unit.model().as_mut(), &layout, v)?;
     let inputs = harness::vector_inputs(&layout, v)?;
-    let ow = layout.out_words;
-    let mut actual = vec![0u64; inputs.len() * ow];
-    rtl.run(&inputs.concat(), &mut actual);
+    let limit = icarus::sim_limit(&design, inputs.len());
+    let actual = match sim
+        .run(&inputs, limit)
+        .map_err(|e| format!("{}: {e}", v.name))?
+    {
+        icarus::Outcome::Outputs(rows) => rows,
+        icarus::Outcome::Hang(l) => {
+            return Err(format!(
+                "{}: the RTL hangs Icarus (no result within {} s)",
+                v.name,
+                l.as_secs()
+            ))
+        }
+    };
     for (c, cycle) in v.cycles.iter().enumerate() {
         if harness::in_reset(&layout, &inputs[c]) {
             continue;
         }
-        let act = &actual[c * ow..(c + 1) * ow];
+        let act = actual[c]
+            .as_ref()
+            .map_err(|port| format!("{}: cycle {c}: port {port} has x/z bits (rtl)", v.name))?;
         harness::check_expected(&layout, v, c, cycle, act, "rtl")?;
         if let Some((s, e, a)) = first_difference(&layout, &expected[c], act) {
             return Err(format!(

@@ -234,11 +234,28 @@ fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBu
     Ok(objects)
 }
 
+/// An exclusive lock on `<dir>.lock`, held while `dir` is built (released when dropped), so
+/// concurrent builders of one cache entry (test threads, parallel processes) build it once.
+/// `None` when locking is not possible; the build then just goes ahead.
+pub(crate) fn build_lock(dir: &Path) -> Option<std::fs::File> {
+    let mut path = dir.as_os_str().to_owned();
+    path.push(".lock");
+    std::fs::create_dir_all(dir.parent()?).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(path))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
+}
+
 fn io_err(e: std::io::Error) -> BridgeError {
     BridgeError::Build(format!("cache: {e}"))
 }
 
-fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
+pub(crate) fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
     std::fs::create_dir_all(parent).map_err(io_err)?;
     tempfile::Builder::new()
         .prefix(&format!(".tmp-{what}-"))
@@ -248,7 +265,7 @@ fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeE
 
 /// Move a finished build into place. If another process published the same key first, keep
 /// theirs (the contents are identical by construction).
-fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
+pub(crate) fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
     let path = tmp.keep();
     if std::fs::rename(&path, dir).is_err() {
         let _ = std::fs::remove_dir_all(&path);
@@ -354,7 +371,11 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         if trace { "-trace" } else { "" }
     ));
     let library = dir.join(format!("lib{prefix}.so"));
-    if dir.join("done").exists() && library.exists() {
+    let cached = || dir.join("done").exists() && library.exists();
+    // Another thread or process may be building this very design: wait for it, then use its
+    // build, rather than build it a second time.
+    let _lock = if cached() { None } else { build_lock(&dir) };
+    if cached() {
         return Ok(Compiled {
             library,
             dir,
