@@ -91,6 +91,67 @@ pub struct Report {
     pub replay: Option<String>,
     /// The model's state at the failing cycle.
     pub model_state: Option<String>,
+    /// What the run exercised.
+    pub coverage: Coverage,
+}
+
+/// What a run exercised: each output port's toggle count (bit flips between consecutive
+/// cycles out of reset, from the model's outputs, which equal the RTL's on a passing run),
+/// the model's event counters, and a warning when the run never made the unit act.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Coverage {
+    pub toggles: serde_json::Map<String, serde_json::Value>,
+    pub events: serde_json::Map<String, serde_json::Value>,
+    pub warning: Option<String>,
+}
+
+impl Coverage {
+    /// From per-port toggle counts (layout order) and the model's counters after `cycles`.
+    fn new(layout: &Layout, toggles: &[u64], events: &[(&'static str, u64)], cycles: u64) -> Self {
+        let mut c = Coverage::default();
+        for (s, t) in layout.outputs.iter().zip(toggles) {
+            c.toggles.insert(s.name.clone(), (*t).into());
+        }
+        for (n, v) in events {
+            c.events.insert(n.to_string(), (*v).into());
+        }
+        c.warning = match events.first() {
+            Some((name, 0)) => Some(format!(
+                "the run never made the unit act: 0 {name} in {cycles} cycles"
+            )),
+            Some(_) => None,
+            None => {
+                let acting = layout
+                    .outputs
+                    .iter()
+                    .zip(toggles)
+                    .any(|(s, t)| !s.name.starts_with("dbg_") && *t > 0);
+                (!acting).then(|| {
+                    format!("the run never made the unit act: no output other than dbg_* changed in {cycles} cycles")
+                })
+            }
+        };
+        c
+    }
+
+    /// The summary lines: events, toggles, and the warning if any.
+    pub fn render(&self) -> String {
+        let kv = |m: &serde_json::Map<String, serde_json::Value>| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut s = String::new();
+        if !self.events.is_empty() {
+            s += &format!("  events: {}\n", kv(&self.events));
+        }
+        s += &format!("  toggles: {}\n", kv(&self.toggles));
+        if let Some(w) = &self.warning {
+            s += &format!("warning: {w}\n");
+        }
+        s
+    }
 }
 
 impl Report {
@@ -130,6 +191,7 @@ impl Report {
                 if self.cached_build { ", cached" } else { "" }
             );
         }
+        s += &self.coverage.render();
         s
     }
 }
@@ -138,13 +200,15 @@ impl Report {
 #[derive(Debug)]
 pub enum RunError {
     Input(String),
+    /// A replayed stimulus breaks the unit's input protocol (`FILE: cycle N: port P: why`).
+    Protocol(String),
     Bridge(BridgeError),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Input(m) => f.write_str(m),
+            RunError::Input(m) | RunError::Protocol(m) => f.write_str(m),
             RunError::Bridge(e) => write!(f, "{e}"),
         }
     }
@@ -208,6 +272,13 @@ pub fn parse_stimulus(path: &str, layout: &Layout) -> Result<Vec<Vec<u64>>, Stri
     }
     if cycles.is_empty() {
         return Err(format!("{path}: no input lines"));
+    }
+    if let Some(r) = layout.input("reset") {
+        if cycles[0][r.offset] & 1 == 0 {
+            return Err(format!(
+                "{path}: the first cycle does not assert reset: registers start from random values, the model from reset; start the file with {{\"reset\": 1}}"
+            ));
+        }
     }
     Ok(cycles)
 }
@@ -277,6 +348,11 @@ pub fn run(
     mut opts: Options,
 ) -> Result<Report, RunError> {
     let manifest = unit.manifest();
+    if let Source::Trace(t) = &source {
+        let file = opts.stimulus_file.as_deref().unwrap_or("stimulus");
+        check_protocol(unit, t, opts.cycles)
+            .map_err(|e| RunError::Protocol(format!("{file}: {e}")))?;
+    }
     let design = unit.design();
     let compiled = verilator::build(&design, &manifest, opts.wave.is_some())?;
     let layout = manifest.layout();
@@ -325,7 +401,11 @@ pub fn run(
         cached_build: !compiled.built,
         replay: None,
         model_state: None,
+        coverage: Coverage::default(),
     };
+    let mut toggles = vec![0u64; layout.outputs.len()];
+    // The previous cycle's outputs, when it was out of reset.
+    let mut last_out: Option<Vec<u64>> = None;
     let t0 = Instant::now();
     let mut last_progress = Instant::now();
     let mut done = 0u64;
@@ -342,6 +422,21 @@ pub fn run(
             let exp = &mut expected[c * ow..(c + 1) * ow];
             model.step(inp, exp);
             prev.copy_from_slice(exp);
+            if reset.is_some_and(|r| inp[r] & 1 == 1) {
+                last_out = None;
+            } else {
+                if let Some(last) = &last_out {
+                    for (k, s) in layout.outputs.iter().enumerate() {
+                        let r = s.offset..s.offset + s.words;
+                        toggles[k] += exp[r.clone()]
+                            .iter()
+                            .zip(&last[r])
+                            .map(|(a, b)| (a ^ b).count_ones() as u64)
+                            .sum::<u64>();
+                    }
+                }
+                last_out = Some(exp.to_vec());
+            }
             if let Some(log) = &mut state_log {
                 if cycle >= wave_from {
                     let _ = writeln!(
@@ -420,7 +515,22 @@ pub fn run(
     }
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     report.cycles_per_sec = report.cycles as f64 / secs;
+    report.coverage = Coverage::new(&layout, &toggles, &model.events(), report.cycles);
     Ok(report)
+}
+
+/// Check a recorded stimulus against the unit's input protocol before anything is built: a
+/// fresh model checks each cycle's inputs in its state of that cycle (`cycle N: port P: why`).
+pub fn check_protocol(unit: &Unit, trace: &[Vec<u64>], cycles: u64) -> Result<(), String> {
+    let mut model = unit.model();
+    let mut out = vec![0u64; unit.manifest().layout().out_words];
+    for (cycle, inp) in trace.iter().enumerate().take(cycles as usize) {
+        model
+            .check_inputs(inp)
+            .map_err(|why| format!("cycle {cycle}: {why}"))?;
+        model.step(inp, &mut out);
+    }
+    Ok(())
 }
 
 /// The model's state log written beside a waveform.
