@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, fuzz, lint, regress};
+use warpforge_cosim::{area, bench, fuzz, icarus, lint, regress};
 
 /// `--cycles`: at least 1 for every command that simulates.
 fn cycles_arg() -> clap::builder::RangedU64ValueParser {
@@ -67,10 +67,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Verilator -Wall lint, Icarus parse, Yosys latch and loop check, port check.
+    /// Verilator -Wall lint, Icarus parse, Yosys latch and loop check, port check, and a
+    /// lockstep trace replayed under Icarus with every output compared.
     Lint {
         #[command(flatten)]
         target: Target,
+        /// Replay this `cosim --dump` file under Icarus (default: 2000 cycles of the unit's
+        /// own stimulus, seed 1, with the model's outputs expected).
+        #[arg(long, value_name = "DUMP")]
+        replay: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -331,9 +336,19 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             }
             Ok(0)
         }
-        Command::Lint { target, json } => {
+        Command::Lint {
+            target,
+            replay,
+            json,
+        } => {
             let u = resolve(&target)?;
-            let r = lint::lint(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+            let trace = match &replay {
+                Some(f) => icarus::parse_dump(f, &u.manifest().layout())
+                    .map_err(|e| bad(format!("--replay {e}")))?,
+                None => icarus::model_trace(&u, icarus::LINT_CYCLES, icarus::LINT_SEED),
+            };
+            let r = lint::lint_replay(&u.design(), &u.manifest(), &trace)
+                .map_err(|e| bad(e.to_string()))?;
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
@@ -599,7 +614,8 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         let files = write_design(u, out)?;
         let d = u.design();
         let m = u.manifest();
-        let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
+        let trace = icarus::model_trace(u, icarus::LINT_CYCLES, icarus::LINT_SEED);
+        let l = lint::lint_replay(&d, &m, &trace).map_err(|e| bad(e.to_string()))?;
         let opts = Options {
             progress: if json {
                 None

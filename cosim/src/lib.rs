@@ -4,6 +4,7 @@
 pub mod area;
 pub mod bench;
 pub mod fuzz;
+pub mod icarus;
 pub mod lint;
 pub mod lockstep;
 pub mod outpath;

@@ -2,6 +2,7 @@
 //! spec vector), run on a pool of threads, sliceable with `--shard I/N` so a job array or a CI
 //! matrix can spread a nightly run over machines.
 
+use crate::icarus;
 use crate::lockstep::{self, Options, Source};
 use crate::registry::{self, Unit};
 use crate::verilator;
@@ -21,6 +22,16 @@ pub struct Job {
     pub cycles: u64,
     /// Index into the unit's spec vectors, for vector jobs.
     pub vector: Option<usize>,
+    /// A replay under Icarus (`lint`'s second-simulator check) instead of a lockstep run.
+    #[serde(default)]
+    pub icarus: bool,
+}
+
+impl Job {
+    /// A random lockstep job (Verilator against the model).
+    pub fn is_lockstep(&self) -> bool {
+        self.vector.is_none() && !self.icarus
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -238,7 +249,8 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
 }
 
 /// The suites: `quick` (the test suite's share: ≥ 10^6 cycles per variant), `full` (≥ 10^7
-/// cycles per variant), `vectors` (spec vectors only). A variant is a unit, or for a unit with
+/// cycles per variant, and every configuration replayed under Icarus), `vectors` (spec
+/// vectors only). A variant is a unit, or for a unit with
 /// a `policy` parameter one policy of it: each policy gets the whole budget.
 pub const SUITES: &[&str] = &["quick", "full", "vectors"];
 
@@ -264,6 +276,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                 seed: 0,
                 cycles: v.cycles.len() as u64,
                 vector: Some(i),
+                icarus: false,
             });
         }
         let cfgs = configs(info.name);
@@ -282,6 +295,19 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                     seed,
                     cycles: per_job,
                     vector: None,
+                    icarus: false,
+                });
+            }
+            // The full suite also replays every configuration under Icarus.
+            if suite == "full" {
+                out.push(Job {
+                    id: format!("icarus:{}[{}]", info.name, sets.join(",")),
+                    unit: info.name,
+                    sets: sets.clone(),
+                    seed: icarus::LINT_SEED,
+                    cycles: icarus::LINT_CYCLES,
+                    vector: None,
+                    icarus: true,
                 });
             }
         }
@@ -321,6 +347,14 @@ fn run_job(job: &Job) -> JobResult {
         }
         None => match Unit::resolve(job.unit, &job.sets) {
             Err(e) => (false, 0, e),
+            Ok(unit) if job.icarus => {
+                let trace = icarus::model_trace(&unit, job.cycles, job.seed);
+                match icarus::replay(&unit.design(), &unit.manifest().layout(), &trace) {
+                    Err(e) => (false, 0, e.to_string()),
+                    Ok(c) if c.passed => (true, job.cycles, String::new()),
+                    Ok(c) => (false, 0, c.diagnostics.join("\n")),
+                }
+            }
             Ok(unit) => {
                 let src = Source::Random(unit.stimulus(job.seed));
                 match lockstep::run(&unit, unit.model(), src, Options::new(job.cycles, job.seed)) {
@@ -358,7 +392,7 @@ pub fn run(
     let threads = threads.max(1);
     // Build phase: one build per distinct configuration.
     let mut distinct: Vec<(&'static str, Vec<String>)> = vec![];
-    for j in jobs {
+    for j in jobs.iter().filter(|j| j.is_lockstep()) {
         if !distinct.iter().any(|(u, s)| *u == j.unit && *s == j.sets) {
             distinct.push((j.unit, j.sets.clone()));
         }
@@ -390,6 +424,7 @@ pub fn run(
         let Some(job) = jobs.get(i) else { break };
         let r = match broken
             .iter()
+            .filter(|_| job.is_lockstep())
             .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
         {
             Some((_, _, e)) => JobResult {
@@ -413,7 +448,7 @@ pub fn run(
         .collect();
     let mut cycles = std::collections::BTreeMap::new();
     for (j, r) in jobs.iter().zip(&results) {
-        if j.vector.is_none() {
+        if j.is_lockstep() {
             *cycles.entry(j.unit.to_string()).or_insert(0) += r.cycles;
         }
     }

@@ -269,8 +269,25 @@ fn io_err(e: std::io::Error) -> BridgeError {
     BridgeError::Build(format!("cache: {e}"))
 }
 
+/// An exclusive lock on `<dir>.lock`, held while `dir` is built (released when dropped), so
+/// concurrent builders of one cache entry (test threads, parallel processes) build it once.
+/// `None` when locking is not possible; the build then just goes ahead.
+pub(crate) fn build_lock(dir: &Path) -> Option<std::fs::File> {
+    let mut path = dir.as_os_str().to_owned();
+    path.push(".lock");
+    std::fs::create_dir_all(dir.parent()?).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(path))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
+}
+
 /// Temp folders are named `.tmp-<pid>-<what>-…` so a later run can tell whose they are.
-fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
+pub(crate) fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
     tempfile::Builder::new()
         .prefix(&format!(".tmp-{}-{what}-", std::process::id()))
         .tempdir_in(parent)
@@ -314,7 +331,7 @@ pub fn clean_stale_temps(cache: &Path) -> usize {
 const ENTRY: &str = "entry.json";
 
 /// Record what the finished build in `dir` holds.
-fn seal(dir: &Path, key: u64, files: &[String]) -> Result<(), BridgeError> {
+pub(crate) fn seal(dir: &Path, key: u64, files: &[String]) -> Result<(), BridgeError> {
     let mut list = vec![];
     for f in files {
         let bytes = std::fs::read(dir.join(f)).map_err(io_err)?;
@@ -365,7 +382,7 @@ pub fn verify_entry(dir: &Path, key: u64) -> Result<(), String> {
 
 /// True when `dir` holds a verified entry for `key`. An entry that fails verification is
 /// moved out of the way (with a one-line notice on stderr) so it is rebuilt.
-fn lookup(dir: &Path, key: u64) -> bool {
+pub(crate) fn lookup(dir: &Path, key: u64) -> bool {
     if !dir.exists() {
         return false;
     }
@@ -408,7 +425,7 @@ fn now_nanos() -> u128 {
 /// Move a finished build into place. If another process published a valid entry for the
 /// same key first, keep theirs (the contents are identical by construction); an invalid one
 /// is replaced.
-fn publish(tmp: tempfile::TempDir, dir: &Path, key: u64) -> Result<(), BridgeError> {
+pub(crate) fn publish(tmp: tempfile::TempDir, dir: &Path, key: u64) -> Result<(), BridgeError> {
     let path = tmp.keep();
     for _ in 0..3 {
         if std::fs::rename(&path, dir).is_ok() {
@@ -522,6 +539,13 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
     ));
     let lib_name = format!("lib{prefix}.so");
     let library = dir.join(&lib_name);
+    // Another thread or process may be building this very design: wait for it, then use its
+    // build, rather than build it a second time.
+    let _lock = if lookup(&dir, key) {
+        None
+    } else {
+        build_lock(&dir)
+    };
     if lookup(&dir, key) {
         return Ok(Compiled {
             library,
