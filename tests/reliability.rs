@@ -594,3 +594,30 @@ fn a_damaged_cache_entry_is_rebuilt_with_a_notice() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn a_results_file_that_fails_after_the_run_keeps_the_results() {
+    // /dev/full passes the check and fails the write: the results are still the one JSON
+    // object, with the error beside them, and the status is 2.
+    let mut c = bin();
+    c.args([
+        "regress",
+        "--suite",
+        "vectors",
+        "--shard",
+        "0/100000",
+        "--junit",
+        "/dev/full",
+        "--json",
+    ]);
+    let out = run_with_timeout(c, 900);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let v = one_json(&out);
+    assert_eq!(v["passed"].as_u64(), Some(1), "{v}");
+    assert!(v["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("--junit /dev/full: cannot write"));
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

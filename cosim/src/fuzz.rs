@@ -227,7 +227,15 @@ fn harness(target: &str) -> Result<Harness, String> {
             _dir: None,
         }),
         "stimulus" => {
-            let dir = tempfile::tempdir().map_err(|e| format!("fuzz: temp dir: {e}"))?;
+            // The reader takes a path: a file in memory (/dev/shm) where there is one keeps
+            // the disk out of the loop.
+            let shm = std::path::Path::new("/dev/shm");
+            let dir = if shm.is_dir() {
+                tempfile::tempdir_in(shm).or_else(|_| tempfile::tempdir())
+            } else {
+                tempfile::tempdir()
+            }
+            .map_err(|e| format!("fuzz: temp dir: {e}"))?;
             let path = dir.path().join("fuzz.jsonl");
             let name = path.to_string_lossy().into_owned();
             let layouts: Vec<_> = ["warp-sched", "simt-stack", "dwr"]

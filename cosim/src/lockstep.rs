@@ -258,7 +258,8 @@ pub fn parse_stimulus(path: &str, layout: &Layout) -> Result<Vec<Vec<u64>>, Stri
         for (k, val) in &obj {
             let slot = layout.input(k).ok_or_else(|| {
                 format!(
-                    "{path}:{n}: unknown input port `{k}`; inputs are: {}",
+                    "{path}:{n}: unknown input port `{}`; inputs are: {}",
+                    k.escape_debug(),
                     names()
                 )
             })?;

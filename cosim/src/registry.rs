@@ -41,7 +41,8 @@ enum Kind {
 
 fn unknown_unit(name: &str) -> String {
     format!(
-        "unknown unit `{name}`; known units: {} (or a .toml config file)",
+        "unknown unit `{}`; known units: {} (or a .toml config file)",
+        name.escape_debug(),
         names().join(", ")
     )
 }
@@ -104,7 +105,10 @@ impl Unit {
             })?;
             for key in doc.keys() {
                 if key != "unit" && key != "params" {
-                    return Err(format!("{target}: unknown key `{key}`; a config has `unit = \"…\"` and a [params] table"));
+                    return Err(format!(
+                        "{target}: unknown key `{}`; a config has `unit = \"…\"` and a [params] table",
+                        warpforge_contract::params::one_line(key)
+                    ));
                 }
             }
             let name = doc.get("unit").and_then(|v| v.as_str()).ok_or_else(|| {

@@ -47,3 +47,28 @@ fn a_million_executions_each() {
         check(t, 1_000_000, 100 + i as u64);
     }
 }
+
+/// Found by the stimulus fuzzer (seed 1, execution 149741): a port name with a line break
+/// made a two-line error. Names from the input are escaped in every reader's messages.
+#[test]
+fn names_from_the_input_never_break_the_error_line() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("s.jsonl");
+    std::fs::write(&p, "{\"cycle\": 0, \"\\nputs\": {\"reset\": 1}}\n").unwrap();
+    let unit = warpforge_cosim::registry::Unit::resolve("warp-sched", &[]).unwrap();
+    let e =
+        warpforge_cosim::lockstep::parse_stimulus(p.to_str().unwrap(), &unit.manifest().layout())
+            .unwrap_err();
+    assert!(!e.contains('\n') && e.contains("`\\nputs`"), "{e}");
+    for toml in [
+        "unit = \"warp-sched\"\n[params]\n\"wa\\nrps\" = 4\n",
+        "unit = \"warp-sched\"\n\"x\\ny\" = 1\n",
+        "unit = \"warp\\nsched\"\n",
+        "unit = \"warp-sched\"\n[params]\npolicy = \"g\\nto\"\n",
+    ] {
+        let e = warpforge_cosim::registry::Unit::from_toml("c.toml", toml, &[]).unwrap_err();
+        assert!(!e.contains('\n'), "{toml:?}: {e}");
+    }
+    let e = warpforge_cosim::registry::Unit::resolve("warp-sched", &["a\nb=1".into()]).unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
+}

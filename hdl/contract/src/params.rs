@@ -96,6 +96,11 @@ impl ParamSpec {
     }
 }
 
+/// Text from the input shown in a one-line message: line breaks escaped.
+pub fn one_line(text: &str) -> String {
+    text.replace('\r', "\\r").replace('\n', "\\n")
+}
+
 fn parse_int(text: &str) -> Option<i64> {
     let t = text.trim();
     if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
@@ -165,7 +170,8 @@ impl Params {
             for (key, raw) in table {
                 let spec = specs.iter().find(|s| s.name == key).ok_or_else(|| {
                     ParamError(format!(
-                        "{source}: unknown parameter `{key}` for unit {unit}; known parameters: {}",
+                        "{source}: unknown parameter `{}` for unit {unit}; known parameters: {}",
+                        one_line(key),
                         known()
                     ))
                 })?;
@@ -180,7 +186,8 @@ impl Params {
                 };
                 let v = v.filter(|v| spec.check(v)).ok_or_else(|| {
                     ParamError(format!(
-                        "{source}: {key} = {raw} is not allowed; {key} must be {}",
+                        "{source}: {key} = {} is not allowed; {key} must be {}",
+                        one_line(&raw.to_string()),
                         spec.allowed()
                     ))
                 })?;
@@ -190,14 +197,17 @@ impl Params {
         for set in sets {
             let (key, text) = set.split_once('=').ok_or_else(|| {
                 ParamError(format!(
-                    "--set {set}: expected key=value (known parameters of {unit}: {})",
+                    "--set {}: expected key=value (known parameters of {unit}: {})",
+                    one_line(set),
                     known()
                 ))
             })?;
             let key = key.trim();
             let spec = specs.iter().find(|s| s.name == key).ok_or_else(|| {
                 ParamError(format!(
-                    "--set {set}: unknown parameter `{key}` for unit {unit}; known parameters: {}",
+                    "--set {}: unknown parameter `{}` for unit {unit}; known parameters: {}",
+                    one_line(set),
+                    one_line(key),
                     known()
                 ))
             })?;
@@ -205,7 +215,11 @@ impl Params {
                 .parse_text(text.trim())
                 .filter(|v| spec.check(v))
                 .ok_or_else(|| {
-                    ParamError(format!("--set {set}: {key} must be {}", spec.allowed()))
+                    ParamError(format!(
+                        "--set {}: {key} must be {}",
+                        one_line(set),
+                        spec.allowed()
+                    ))
                 })?;
             p.values.insert(spec.name, v);
         }
