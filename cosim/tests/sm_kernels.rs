@@ -1,6 +1,6 @@
 //! Suite kernels on the SM RTL through the harness (`sm_run`): every retirement record
 //! checked against the interpreter, final memory against the interpreter and the host
-//! reference. The integer kernels only: the FP32 lanes come with the `sm-alu` block.
+//! reference. Each kernel at its small size or `size`, whichever is smaller.
 
 use warpforge_contract::params::Params;
 use warpforge_contract::units::sm::{SmConfig, NAME, PARAMS};
@@ -22,7 +22,7 @@ fn run_kernels(sets: &[&str], names: &[&str], size: u32) -> Vec<(String, Result<
     for name in names {
         let k = kernels::find(name).unwrap();
         let program = assemble(k.source, name, &AsmOptions::default()).unwrap();
-        let launch = (k.make)(size, 1).unwrap();
+        let launch = (k.make)(size.min(k.sizes[0]), 1).unwrap();
         let r = run(
             &c,
             &design,
@@ -46,8 +46,12 @@ fn run_kernels(sets: &[&str], names: &[&str], size: u32) -> Vec<(String, Result<
     out
 }
 
-const INTEGER: &[&str] = &[
+const SUITE: &[&str] = &[
     "vecadd",
+    "saxpy",
+    "matmul",
+    "stencil",
+    "mandelbrot",
     "transpose",
     "reduce",
     "scan",
@@ -60,7 +64,7 @@ const INTEGER: &[&str] = &[
 ];
 
 #[test]
-fn integer_suite_kernels_on_a_16_warp_sm() {
+fn suite_kernels_on_a_16_warp_sm() {
     let res = run_kernels(
         &[
             "warps=16",
@@ -74,7 +78,7 @@ fn integer_suite_kernels_on_a_16_warp_sm() {
             "mem_latency=20",
             "mem_stall_pct=10",
         ],
-        INTEGER,
+        SUITE,
         64,
     );
     let failed: Vec<_> = res.iter().filter(|(_, r)| r.is_err()).collect();

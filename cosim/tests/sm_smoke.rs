@@ -358,3 +358,19 @@ fn shared_barrier_atomics_bar_gto() {
         "stack_depth=8",
     ]);
 }
+
+#[test]
+fn shared_barrier_atomics_motrr_recency_two_schedulers() {
+    shbar(&[
+        "warps=8",
+        "warp_size=8",
+        "simd_width=4",
+        "schedulers=2",
+        "policy=motrr-recency",
+        "rf_kb=4",
+        "shared_kb=1",
+        "cta_slots=2",
+        "pc_bits=8",
+        "stack_depth=8",
+    ]);
+}
