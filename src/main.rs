@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, fuzz, icarus, lint, regress};
+use warpforge_cosim::{area, bench, fuzz, icarus, lint, regress, sm_run};
 
 /// `--cycles`: at least 1 for every command that simulates.
 fn cycles_arg() -> clap::builder::RangedU64ValueParser {
@@ -342,6 +342,20 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
+            if u.sm().is_some() {
+                // No cycle model to replay against: the SM's second-simulator check is not
+                // part of lint (its kernels run under Verilator with `run --rtl`).
+                if replay.is_some() {
+                    return Err(bad("lint sm: --replay needs a unit with a cycle model; the SM is checked with `run --rtl`"));
+                }
+                let r = lint::lint(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+                if json {
+                    print_json(&serde_json::to_value(&r).unwrap());
+                } else {
+                    out!("{r}");
+                }
+                return Ok(if r.passed { 0 } else { 1 });
+            }
             let trace = match &replay {
                 Some(f) => icarus::parse_dump(f, &u.manifest().layout())
                     .map_err(|e| bad(format!("--replay {e}")))?,
@@ -384,6 +398,29 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
+            if let Some(cfg) = u.sm() {
+                // The SM's workload is a kernel, not --cycles of random stimulus.
+                let r = sm_run::bench(cfg, &u.design(), &u.manifest(), seed)
+                    .map_err(|e| Fail(1, format!("bench sm: {e}")))?;
+                if json {
+                    print_json(&serde_json::to_value(&r).unwrap());
+                } else {
+                    outln!(
+                        "bench {} on {}: {} SM cycles, {} warp-instructions",
+                        r.module,
+                        r.workload,
+                        r.cycles,
+                        r.warp_instructions
+                    );
+                    outln!(
+                        "  raw Verilator (memory served, unchecked): {:.0} SM-cycles/s",
+                        r.verilator_cps
+                    );
+                    outln!("  lockstep (every retired instruction checked): {:.0} SM-cycles/s ({:.2} x raw), {:.0} warp-instructions/s", r.lockstep_cps, r.lockstep_over_raw, r.warp_instructions_per_sec);
+                    outln!("  build {:.1} s", r.build_s);
+                }
+                return Ok(0);
+            }
             let r =
                 bench::bench(&u, cycles, seed, !no_cold_build).map_err(|e| bad(e.to_string()))?;
             if json {
@@ -478,6 +515,9 @@ fn progress_printer(label: String) -> Option<Box<dyn FnMut(u64, u64)>> {
 
 fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     let u = resolve(target)?;
+    if let Some(cfg) = u.sm() {
+        return sm_cosim(&u, cfg, a, json);
+    }
     let log = a.wave.as_deref().map(lockstep::state_log_path);
     check_outputs(&[
         ("--dump", a.dump.as_deref()),
@@ -524,6 +564,55 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
         }
     }
     Ok(if r.passed() { 0 } else { 1 })
+}
+
+/// `cosim sm`: random programs until --cycles SM cycles ran, every retired instruction
+/// checked against the interpreter.
+fn sm_cosim(
+    u: &Unit,
+    cfg: &warpforge_contract::units::sm::SmConfig,
+    a: &CosimArgs,
+    json: bool,
+) -> Result<u8, Fail> {
+    if a.stimulus.is_some() || a.dump.is_some() || a.wave.is_some() || a.no_invariants {
+        return Err(bad(
+            "cosim sm runs random programs: --stimulus/--dump/--wave/--no-invariants are for cycle-level units (use `run --rtl --random 1 --seed S --wave F` to trace one program)",
+        ));
+    }
+    let r = sm_run::random_cosim(cfg, &u.design(), &u.manifest(), a.cycles, a.seed);
+    let (passed, v, text) = match &r {
+        Ok(s) => (
+            true,
+            json!({ "unit": u.name(), "module": cfg.module_name(), "seed": a.seed, "cycles": s.cycles,
+                    "mismatches": 0, "programs": s.programs, "warp_instructions": s.warp_instructions,
+                    "cycles_per_sec": s.cycles as f64 / s.seconds.max(1e-9) }),
+            format!(
+                "PASS {}: {} random programs (seeds {}..{}), {} SM cycles, {} warp-instructions checked against the interpreter\n",
+                cfg.module_name(), s.programs, a.seed, a.seed + s.programs, s.cycles, s.warp_instructions
+            ),
+        ),
+        Err((seed, f)) => {
+            let mut replay = format!("warpforge run --rtl --random 1 --seed {seed}");
+            for (k, v) in u.params.iter() {
+                replay += &format!(" --set {k}={v}");
+            }
+            if let Some(from) = f.wave_from() {
+                replay += &format!(" --wave sm-seed{seed}.vcd --wave-from {from}");
+            }
+            (
+                false,
+                json!({ "unit": u.name(), "module": cfg.module_name(), "seed": seed, "mismatches": 1,
+                        "error": f.to_string(), "replay": replay }),
+                format!("FAIL {} random program seed {seed}: {f}\n  replay with waveform: {replay}\n", cfg.module_name()),
+            )
+        }
+    };
+    if json {
+        print_json(&v);
+    } else {
+        out!("{text}");
+    }
+    Ok(if passed { 0 } else { 1 })
 }
 
 fn regress_cmd(
@@ -614,6 +703,38 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         let files = write_design(u, out)?;
         let d = u.design();
         let m = u.manifest();
+        if let Some(cfg) = u.sm() {
+            // Kernel-level: lint, random programs checked per instruction, area.
+            let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
+            let c = sm_run::random_cosim(cfg, &d, &m, cycles, 1);
+            let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+            ok &= l.passed && c.is_ok();
+            let cosim = match &c {
+                Ok(s) => json!(s),
+                Err((seed, f)) => json!({ "seed": seed, "error": f.to_string() }),
+            };
+            if !json {
+                outln!("== {} ({})", u.name(), m.module);
+                for f in &files {
+                    outln!("wrote {f}");
+                }
+                out!("{l}");
+                match &c {
+                    Ok(s) => outln!(
+                        "PASS {} random programs, {} SM cycles, {} warp-instructions checked",
+                        s.programs,
+                        s.cycles,
+                        s.warp_instructions
+                    ),
+                    Err((seed, f)) => outln!("FAIL random program seed {seed}: {f}"),
+                }
+                out!("{a}");
+            }
+            reports.push(
+                json!({ "unit": u.name(), "files": files, "lint": l, "cosim": cosim, "area": a }),
+            );
+            continue;
+        }
         let trace = icarus::model_trace(u, icarus::LINT_CYCLES, icarus::LINT_SEED);
         let l = lint::lint_replay(&d, &m, &trace).map_err(|e| bad(e.to_string()))?;
         let opts = Options {

@@ -6,27 +6,18 @@ use serde_json::{json, Value};
 use std::path::Path;
 use warpforge_contract::units::sm::{self, SmConfig};
 use warpforge_contract::Params;
-use warpforge_cosim::sm_run::{self, SmFailure, SmRunOptions, SmStats};
+use warpforge_cosim::sm_run::{self, random_options, SmFailure, SmRunOptions, SmStats};
 use warpforge_testbench::isa::kernels::{self, Kernel, SUITE};
 use warpforge_testbench::isa::launch::Launch;
 use warpforge_testbench::isa::suite::program as suite_program;
 use warpforge_testbench::isa::{AsmOptions, Machine, Program};
-use warpforge_testbench::sm::{random_program, Image, RandomOptions};
+use warpforge_testbench::sm::{random_program, Image};
 
 /// The SM configuration from `--set` (bad input: exit 2).
 pub fn sm_config(sets: &[String]) -> Result<(SmConfig, Params), String> {
     let params = Params::resolve(sm::NAME, sm::PARAMS, None, sets).map_err(|e| e.0)?;
     let cfg = SmConfig::from_params(&params).map_err(|e| e.0)?;
     Ok((cfg, params))
-}
-
-/// Random programs sized to the SM: two blocks of up to 64 threads.
-pub fn random_options(cfg: &SmConfig) -> RandomOptions {
-    RandomOptions {
-        block: cfg.max_threads().min(64) as u32,
-        grid: 2,
-        ..RandomOptions::default()
-    }
 }
 
 /// One kernel's outcome.

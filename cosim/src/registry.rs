@@ -5,6 +5,7 @@
 use std::path::Path;
 use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
 use warpforge_contract::units::ram::RamConfig;
+use warpforge_contract::units::sm::SmConfig;
 use warpforge_contract::units::sm_alu::SmAluConfig;
 use warpforge_contract::units::{
     self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo,
@@ -15,6 +16,9 @@ use warpforge_contract::units::{
 use warpforge_contract::{Manifest, Params};
 use warpforge_hdl::Design;
 use warpforge_testbench::{Model, SpecVector, Stimulus};
+
+const KERNEL_LEVEL: &str =
+    "the sm unit has no cycle model: it is checked per retired instruction (Unit::sm, sm_run)";
 
 /// A unit with a validated configuration.
 #[derive(Clone, Debug)]
@@ -37,6 +41,7 @@ enum Kind {
     Dwr(DwrConfig),
     Ram(RamConfig),
     SmAlu(SmAluConfig),
+    Sm(SmConfig),
 }
 
 fn unknown_unit(name: &str) -> String {
@@ -61,6 +66,7 @@ pub fn implemented(name: &str) -> bool {
             | units::dwr::NAME
             | units::ram::NAME
             | units::sm_alu::NAME
+            | units::sm::NAME
     )
 }
 
@@ -154,6 +160,7 @@ impl Unit {
             units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
             units::ram::NAME => Kind::Ram(RamConfig::from_params(&params).map_err(|e| e.0)?),
             units::sm_alu::NAME => Kind::SmAlu(SmAluConfig::from_params(&params).map_err(|e| e.0)?),
+            units::sm::NAME => Kind::Sm(SmConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
         Ok(Unit {
@@ -179,6 +186,7 @@ impl Unit {
             Kind::Dwr(c) => c.manifest(&self.params),
             Kind::Ram(c) => c.manifest(&self.params),
             Kind::SmAlu(c) => c.manifest(&self.params),
+            Kind::Sm(c) => c.manifest(&self.params),
         }
     }
 
@@ -194,6 +202,7 @@ impl Unit {
             Kind::Dwr(c) => warpforge_hdl::dwr::generate(c),
             Kind::Ram(c) => warpforge_hdl::ram::generate(c),
             Kind::SmAlu(c) => warpforge_hdl::sm::alu::generate(c),
+            Kind::Sm(c) => warpforge_hdl::sm::generate(c),
         }
     }
 
@@ -210,6 +219,7 @@ impl Unit {
             Kind::Dwr(c) => Box::new(dwr::DwrModel::new(c)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamModel::new(c)),
             Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluModel::new(c)),
+            Kind::Sm(_) => panic!("{}", KERNEL_LEVEL),
         }
     }
 
@@ -228,6 +238,17 @@ impl Unit {
             Kind::Dwr(c) => Box::new(dwr::DwrStimulus::new(c, seed)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamStimulus::new(c, seed)),
             Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluStimulus::new(c, seed)),
+            Kind::Sm(_) => panic!("{}", KERNEL_LEVEL),
+        }
+    }
+
+    /// The SM's configuration: the SM is checked per retired instruction against the
+    /// interpreter (`sm_run`), not cycle by cycle against a model, so callers that run a
+    /// unit's model (cosim, bench, flow, lint's replay) take this path for it instead.
+    pub fn sm(&self) -> Option<&SmConfig> {
+        match &self.kind {
+            Kind::Sm(c) => Some(c),
+            _ => None,
         }
     }
 

@@ -14,7 +14,9 @@ use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 use warpforge_testbench::isa::launch::Launch;
 use warpforge_testbench::isa::{Machine, Program};
-use warpforge_testbench::sm::{Checker, Image, MemServer, Mismatch, Record};
+use warpforge_testbench::sm::{
+    random_program, Checker, Image, MemServer, Mismatch, RandomOptions, Record,
+};
 
 #[derive(Clone, Debug)]
 pub struct SmRunOptions {
@@ -27,6 +29,9 @@ pub struct SmRunOptions {
     pub wave_from: u64,
     /// Print progress to stderr (only on a terminal).
     pub progress: bool,
+    /// Check every record and the final memory (false: raw Verilator with the memory served,
+    /// for throughput comparisons only).
+    pub check: bool,
 }
 
 impl SmRunOptions {
@@ -37,6 +42,7 @@ impl SmRunOptions {
             wave: None,
             wave_from: 0,
             progress: false,
+            check: true,
         }
     }
 }
@@ -262,7 +268,7 @@ pub fn run(
             )
             .map_err(|msg| SmFailure::Memory { cycle: now, msg })?;
         }
-        if ports.get(&out, "ret_valid") == 1 {
+        if opts.check && ports.get(&out, "ret_valid") == 1 {
             let r = Record {
                 cycle: now,
                 cta: ports.get(&out, "ret_cta"),
@@ -313,6 +319,40 @@ pub fn run(
         eprint!("\r\x1b[K");
     }
     let seconds = t0.elapsed().as_secs_f64();
+    if opts.check {
+        final_checks(&checker, &mem, launch, check, cycle)?;
+    }
+    let cycles = ports.get(&out, "cnt_cycles");
+    let records = checker.records;
+    Ok(SmStats {
+        cycles,
+        warp_instructions: records,
+        thread_instructions: checker.thread_steps,
+        active_lanes: checker.active_lanes,
+        ipc: records as f64 / cycles.max(1) as f64,
+        simd_utilisation: checker.active_lanes as f64 / (records.max(1) * ws as u64) as f64,
+        stall_scoreboard: ports.get(&out, "cnt_stall_sb"),
+        stall_memory: ports.get(&out, "cnt_stall_mem"),
+        stall_barrier: ports.get(&out, "cnt_stall_bar"),
+        stall_idle: ports.get(&out, "cnt_stall_idle"),
+        mem_reads: mem.reads,
+        mem_writes: mem.writes,
+        mem_atomics: mem.atomics,
+        seconds,
+        cycles_per_sec: (cycle - started) as f64 / seconds.max(1e-9),
+        build_seconds: compiled.build_seconds,
+    })
+}
+
+/// After `done`: every block finished in the interpreter, no request unanswered, the RTL's
+/// global memory equal to the interpreter's, and the host reference satisfied.
+fn final_checks(
+    checker: &Checker,
+    mem: &MemServer,
+    launch: &Launch,
+    check: Option<fn(&Launch, &Machine) -> Result<(), String>>,
+    cycle: u64,
+) -> Result<(), SmFailure> {
     checker.finish().map_err(SmFailure::Result)?;
     if mem.outstanding() != 0 {
         return Err(SmFailure::Memory {
@@ -338,24 +378,144 @@ pub fn run(
         on_rtl.memory = mem.memory.clone();
         check(launch, &on_rtl).map_err(SmFailure::Result)?;
     }
-    let cycles = ports.get(&out, "cnt_cycles");
-    let records = checker.records;
-    Ok(SmStats {
-        cycles,
-        warp_instructions: records,
-        thread_instructions: checker.thread_steps,
-        active_lanes: checker.active_lanes,
-        ipc: records as f64 / cycles.max(1) as f64,
-        simd_utilisation: checker.active_lanes as f64 / (records.max(1) * ws as u64) as f64,
-        stall_scoreboard: ports.get(&out, "cnt_stall_sb"),
-        stall_memory: ports.get(&out, "cnt_stall_mem"),
-        stall_barrier: ports.get(&out, "cnt_stall_bar"),
-        stall_idle: ports.get(&out, "cnt_stall_idle"),
-        mem_reads: mem.reads,
-        mem_writes: mem.writes,
-        mem_atomics: mem.atomics,
-        seconds,
-        cycles_per_sec: (cycle - started) as f64 / seconds.max(1e-9),
-        build_seconds: compiled.build_seconds,
+    Ok(())
+}
+
+/// Random programs sized to the SM: two blocks of up to 64 threads.
+pub fn random_options(cfg: &SmConfig) -> RandomOptions {
+    RandomOptions {
+        block: cfg.max_threads().min(64) as u32,
+        grid: 2,
+        ..RandomOptions::default()
+    }
+}
+
+/// What a run of random programs covered.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RandomSummary {
+    pub programs: u64,
+    pub first_seed: u64,
+    pub cycles: u64,
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub seconds: f64,
+}
+
+/// `cosim sm`: random programs (seeds `seed`, `seed + 1`, …) until at least `cycles` SM
+/// cycles have run, each checked per retired instruction. `Err` names the failing seed.
+pub fn random_cosim(
+    cfg: &SmConfig,
+    design: &Design,
+    manifest: &Manifest,
+    cycles: u64,
+    seed: u64,
+) -> Result<RandomSummary, (u64, SmFailure)> {
+    let t0 = Instant::now();
+    let mut s = RandomSummary {
+        first_seed: seed,
+        ..RandomSummary::default()
+    };
+    let mut next = seed;
+    while s.cycles < cycles {
+        let (program, launch) = random_program(next, random_options(cfg));
+        let r = run(
+            cfg,
+            design,
+            manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(next),
+        )
+        .map_err(|f| (next, f))?;
+        s.programs += 1;
+        s.cycles += r.cycles;
+        s.warp_instructions += r.warp_instructions;
+        s.thread_instructions += r.thread_instructions;
+        next += 1;
+    }
+    s.seconds = t0.elapsed().as_secs_f64();
+    Ok(s)
+}
+
+/// `bench sm`: the same workload on raw Verilator (memory served, nothing checked) and with
+/// the per-instruction lockstep on.
+#[derive(Clone, Debug, Serialize)]
+pub struct SmBench {
+    pub module: String,
+    pub workload: String,
+    pub cycles: u64,
+    pub warp_instructions: u64,
+    pub verilator_cps: f64,
+    pub lockstep_cps: f64,
+    pub lockstep_over_raw: f64,
+    pub warp_instructions_per_sec: f64,
+    pub build_s: f64,
+}
+
+/// The bench's workload: the first suite kernel (small size) that fits the SM, else a random
+/// program.
+pub fn bench_workload(
+    cfg: &SmConfig,
+) -> (
+    String,
+    Program,
+    Launch,
+    Option<fn(&Launch, &Machine) -> Result<(), String>>,
+) {
+    use warpforge_testbench::isa::kernels::SUITE;
+    use warpforge_testbench::isa::{suite, AsmOptions};
+    for k in SUITE {
+        let (Ok(p), Ok(l)) = (
+            suite::program(k, &AsmOptions::default()),
+            (k.make)(k.sizes[0], 1),
+        ) else {
+            continue;
+        };
+        let fits = Machine::new(&p, &l)
+            .ok()
+            .is_some_and(|m| Image::new(cfg, &p, &m).is_ok());
+        if fits {
+            return (
+                format!("{} (size {})", k.name, k.sizes[0]),
+                p,
+                l,
+                Some(k.check),
+            );
+        }
+    }
+    let (p, l) = random_program(1, random_options(cfg));
+    ("random program seed 1".into(), p, l, None)
+}
+
+pub fn bench(
+    cfg: &SmConfig,
+    design: &Design,
+    manifest: &Manifest,
+    seed: u64,
+) -> Result<SmBench, SmFailure> {
+    let (workload, program, launch, check) = bench_workload(cfg);
+    let mut raw_opts = SmRunOptions::new(seed);
+    raw_opts.check = false;
+    let raw = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
+    let lock = run(
+        cfg,
+        design,
+        manifest,
+        &program,
+        &launch,
+        check,
+        &SmRunOptions::new(seed),
+    )?;
+    Ok(SmBench {
+        module: cfg.module_name(),
+        workload,
+        cycles: lock.cycles,
+        warp_instructions: lock.warp_instructions,
+        verilator_cps: raw.cycles_per_sec,
+        lockstep_cps: lock.cycles_per_sec,
+        lockstep_over_raw: lock.cycles_per_sec / raw.cycles_per_sec.max(1e-9),
+        warp_instructions_per_sec: lock.warp_instructions as f64 / lock.seconds.max(1e-9),
+        build_s: raw.build_seconds,
     })
 }

@@ -1,0 +1,176 @@
+//! The SM RTL under Verilator runs the kernel suite and random programs with every retired
+//! warp-instruction checked against the interpreter, and every result against the host
+//! reference (kernels) or the interpreter's memory (random programs).
+
+use warpforge_contract::units::sm::{self, SmConfig};
+use warpforge_contract::{Manifest, Params};
+use warpforge_cosim::sm_run::{random_options, run, SmFailure, SmRunOptions, SmStats};
+use warpforge_hdl::Design;
+use warpforge_testbench::isa::kernels::SUITE;
+use warpforge_testbench::isa::{suite, AsmOptions, Machine};
+use warpforge_testbench::sm::random_program;
+
+fn sm(sets: &[&str]) -> (SmConfig, Design, Manifest) {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let params = Params::resolve(sm::NAME, sm::PARAMS, None, &sets).unwrap();
+    let cfg = SmConfig::from_params(&params).unwrap();
+    let design = warpforge_hdl::sm::generate(&cfg);
+    let manifest = cfg.manifest(&params);
+    (cfg, design, manifest)
+}
+
+/// Counters that must add up: every cycle either issued or is one kind of stall.
+fn check_counters(name: &str, s: &SmStats) {
+    let stalls = s.stall_scoreboard + s.stall_memory + s.stall_barrier + s.stall_idle;
+    assert!(s.cycles > 0 && s.warp_instructions > 0, "{name}: {s:?}");
+    assert!(
+        stalls <= s.cycles,
+        "{name}: stalls {stalls} > cycles {}",
+        s.cycles
+    );
+    assert!(
+        stalls + s.warp_instructions >= s.cycles,
+        "{name}: {stalls} stall cycles + {} issues < {} cycles",
+        s.warp_instructions,
+        s.cycles
+    );
+    assert!(s.active_lanes <= s.thread_instructions);
+}
+
+/// Every suite kernel at its small size on one SM configuration.
+fn suite_on(sets: &[&str]) {
+    let (cfg, design, manifest) = sm(sets);
+    let mut failures = Vec::new();
+    for k in SUITE {
+        let program = suite::program(k, &AsmOptions::default()).unwrap();
+        let launch = (k.make)(k.sizes[0], 1).unwrap();
+        // The SM retires exactly the dynamic instructions of thread mode, whatever its order.
+        let reference = Machine::new(&program, &launch).unwrap().run().unwrap();
+        let opts = SmRunOptions::new(1);
+        match run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            Some(k.check),
+            &opts,
+        ) {
+            Ok(s) => {
+                check_counters(k.name, &s);
+                assert_eq!(
+                    s.thread_instructions, reference.thread_instructions,
+                    "{}: thread-instructions retired",
+                    k.name
+                );
+            }
+            Err(e) => failures.push(format!("{}: {e}", k.name)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}:\n{}",
+        cfg.module_name(),
+        failures.join("\n")
+    );
+}
+
+/// The three configurations the suite runs on (warp size 8 and 32, SIMD width 8 and
+/// warp-wide, one and two schedulers, LRR and GTO); the random programs and the cycle-limit
+/// test reuse their builds. `mem_*` are the harness's, not the RTL's.
+const A: &[&str] = &[
+    "warps=32",
+    "warp_size=8",
+    "simd_width=8",
+    "schedulers=2",
+    "policy=lrr",
+    "mem_latency=20",
+];
+const B: &[&str] = &[
+    "warps=8",
+    "warp_size=32",
+    "simd_width=8",
+    "policy=gto",
+    "mem_latency=40",
+    "mem_stall_pct=30",
+];
+const C: &[&str] = &[
+    "warps=8",
+    "warp_size=32",
+    "simd_width=32",
+    "schedulers=2",
+    "policy=gto",
+    "mem_latency=10",
+];
+
+#[test]
+fn suite_on_warp8_simd8_two_lrr_schedulers() {
+    suite_on(A);
+}
+
+#[test]
+fn suite_on_warp32_simd8_gto_with_back_pressure() {
+    suite_on(B);
+}
+
+#[test]
+fn suite_on_warp32_warp_wide_simd_two_gto_schedulers() {
+    suite_on(C);
+}
+
+/// Random programs (seeds `seeds`) on one configuration, each checked per instruction.
+fn random_on(sets: &[&str], seeds: std::ops::Range<u64>) {
+    let (cfg, design, manifest) = sm(sets);
+    let opts = random_options(&cfg);
+    for seed in seeds {
+        let (program, launch) = random_program(seed, opts);
+        let r = run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(seed),
+        );
+        if let Err(e) = r {
+            panic!("{} random program seed {seed}: {e}", cfg.module_name());
+        }
+    }
+}
+
+#[test]
+fn random_programs_on_warp8_with_memory_back_pressure() {
+    let mut sets = A.to_vec();
+    sets.extend(["mem_latency=5", "mem_stall_pct=20"]);
+    random_on(&sets, 0..350);
+}
+
+#[test]
+fn random_programs_on_warp32_with_lane_groups() {
+    random_on(B, 1000..1150);
+}
+
+#[test]
+fn a_kernel_that_never_ends_stops_at_the_cycle_limit() {
+    let (cfg, design, manifest) = sm(&[
+        "warps=2",
+        "warp_size=8",
+        "simd_width=8",
+        "rf_kb=1",
+        "shared_kb=1",
+    ]);
+    let src = ".kernel spin\n.regs 1\nL: add.s32 %r0, %r0, 1\n bra L\n";
+    let program =
+        warpforge_testbench::isa::assemble(src, "spin.s", &AsmOptions::default()).unwrap();
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
+    let mut opts = SmRunOptions::new(1);
+    opts.max_cycles = 3000;
+    match run(&cfg, &design, &manifest, &program, &launch, None, &opts) {
+        Err(SmFailure::Timeout { cycles, records }) => {
+            assert_eq!(cycles, 3000);
+            assert!(records > 100, "the loop ran: {records} records checked");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
