@@ -406,11 +406,12 @@ fn run(cmd: Command) -> Result<u8, Fail> {
                     print_json(&serde_json::to_value(&r).unwrap());
                 } else {
                     outln!(
-                        "bench {} on {}: {} SM cycles, {} warp-instructions",
+                        "bench {} on {}: {} SM cycles, {} warp-instructions; {} runs of each, interleaved",
                         r.module,
                         r.workload,
                         r.cycles,
-                        r.warp_instructions
+                        r.warp_instructions,
+                        r.repetitions
                     );
                     outln!(
                         "  raw Verilator (memory served, unchecked): {:.0} SM-cycles/s",

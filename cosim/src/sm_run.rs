@@ -451,6 +451,8 @@ pub struct SmBench {
     pub lockstep_over_raw: f64,
     pub warp_instructions_per_sec: f64,
     pub build_s: f64,
+    /// Runs of each kind, interleaved.
+    pub repetitions: usize,
 }
 
 /// The bench's workload: the first suite kernel (small size) that fits the SM, else a random
@@ -497,25 +499,37 @@ pub fn bench(
     let (workload, program, launch, check) = bench_workload(cfg);
     let mut raw_opts = SmRunOptions::new(seed);
     raw_opts.check = false;
-    let raw = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
-    let lock = run(
-        cfg,
-        design,
-        manifest,
-        &program,
-        &launch,
-        check,
-        &SmRunOptions::new(seed),
-    )?;
+    let lock_opts = SmRunOptions::new(seed);
+    // Interleave raw and lockstep runs, repeated to about a second each, so both see the
+    // same machine load.
+    let first = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
+    let reps = (1.0 / first.seconds.max(1e-3)).ceil().clamp(1.0, 50.0) as usize;
+    let (mut raw_s, mut lock_s, mut raw_c, mut lock_c) = (0.0, 0.0, 0u64, 0u64);
+    let mut last = None;
+    for _ in 0..reps {
+        let r = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
+        raw_s += r.seconds;
+        raw_c += r.cycles;
+        let l = run(cfg, design, manifest, &program, &launch, check, &lock_opts)?;
+        lock_s += l.seconds;
+        lock_c += l.cycles;
+        last = Some(l);
+    }
+    let l = last.expect("at least one repetition");
+    let (raw_cps, lock_cps) = (
+        raw_c as f64 / raw_s.max(1e-9),
+        lock_c as f64 / lock_s.max(1e-9),
+    );
     Ok(SmBench {
         module: cfg.module_name(),
         workload,
-        cycles: lock.cycles,
-        warp_instructions: lock.warp_instructions,
-        verilator_cps: raw.cycles_per_sec,
-        lockstep_cps: lock.cycles_per_sec,
-        lockstep_over_raw: lock.cycles_per_sec / raw.cycles_per_sec.max(1e-9),
-        warp_instructions_per_sec: lock.warp_instructions as f64 / lock.seconds.max(1e-9),
-        build_s: raw.build_seconds,
+        cycles: l.cycles,
+        warp_instructions: l.warp_instructions,
+        verilator_cps: raw_cps,
+        lockstep_cps: lock_cps,
+        lockstep_over_raw: lock_cps / raw_cps.max(1e-9),
+        warp_instructions_per_sec: (l.warp_instructions * reps as u64) as f64 / lock_s.max(1e-9),
+        build_s: first.build_seconds,
+        repetitions: reps,
     })
 }
