@@ -29,7 +29,12 @@ fn sets(s: &[&str]) -> Vec<String> {
 /// Every unit's default configuration (warp-sched's is gto at 48 warps, 2 schedulers).
 #[test]
 fn every_default_configuration_replays_under_icarus() {
-    for u in registry::all_defaults() {
+    // Replays compare against a cycle model's trace; the SM has none (it is checked per
+    // retired instruction).
+    for u in registry::all_defaults()
+        .into_iter()
+        .filter(|u| u.sm().is_none())
+    {
         replay_passes(&u);
     }
 }

@@ -70,6 +70,12 @@ pub fn implemented(name: &str) -> bool {
     )
 }
 
+/// Units checked per retired instruction against the interpreter (running programs), not
+/// cycle by cycle against a model: their regressions are program jobs, not random stimulus.
+pub fn kernel_level(name: &str) -> bool {
+    name == units::sm::NAME
+}
+
 /// The units that can be generated and co-simulated.
 pub fn catalogue() -> impl Iterator<Item = &'static UnitInfo> {
     units::CATALOGUE.iter().filter(|u| implemented(u.name))

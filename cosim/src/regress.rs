@@ -25,12 +25,154 @@ pub struct Job {
     /// A replay under Icarus (`lint`'s second-simulator check) instead of a lockstep run.
     #[serde(default)]
     pub icarus: bool,
+    /// SM jobs: programs run on the SM RTL with per-instruction lockstep —
+    /// `kernel:NAME@SIZE` (a suite kernel) or `random:FIRST..END` (random programs by seed).
+    #[serde(default)]
+    pub program: Option<String>,
 }
 
 impl Job {
     /// A random lockstep job (Verilator against the model).
     pub fn is_lockstep(&self) -> bool {
-        self.vector.is_none() && !self.icarus
+        self.vector.is_none() && !self.icarus && self.program.is_none()
+    }
+}
+
+/// The SM configurations of `regress --suite full` (the test suite runs the same three in
+/// cosim/tests/sm.rs): warp size 8 and 32, SIMD 8 and warp-wide, one and two schedulers,
+/// LRR and GTO, memory latency and back-pressure of the harness.
+pub const SM_CONFIGS: &[&[&str]] = &[
+    &[
+        "warps=32",
+        "warp_size=8",
+        "simd_width=8",
+        "schedulers=2",
+        "policy=lrr",
+        "mem_latency=20",
+    ],
+    &[
+        "warps=8",
+        "warp_size=32",
+        "simd_width=8",
+        "policy=gto",
+        "mem_latency=40",
+        "mem_stall_pct=30",
+    ],
+    &[
+        "warps=8",
+        "warp_size=32",
+        "simd_width=32",
+        "schedulers=2",
+        "policy=gto",
+        "mem_latency=10",
+    ],
+];
+
+/// Random programs in `regress --suite full`, in jobs of `SM_RANDOM_PER_JOB`.
+pub const SM_RANDOM_PROGRAMS: u64 = 10_000;
+pub const SM_RANDOM_PER_JOB: u64 = 100;
+
+fn sm_jobs() -> Vec<Job> {
+    use warpforge_testbench::isa::kernels::SUITE;
+    let mut out = vec![];
+    let job = |sets: &[&str], program: String| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Job {
+            id: format!("sm[{}]/{program}", sets.join(",")),
+            unit: warpforge_contract::units::sm::NAME,
+            sets,
+            seed: 1,
+            cycles: 0,
+            vector: None,
+            icarus: false,
+            program: Some(program),
+        }
+    };
+    for sets in SM_CONFIGS {
+        for k in SUITE {
+            for size in k.sizes {
+                out.push(job(sets, format!("kernel:{}@{size}", k.name)));
+            }
+        }
+    }
+    for (i, first) in (0..SM_RANDOM_PROGRAMS)
+        .step_by(SM_RANDOM_PER_JOB as usize)
+        .enumerate()
+    {
+        let sets = SM_CONFIGS[i % SM_CONFIGS.len()];
+        out.push(job(
+            sets,
+            format!("random:{first}..{}", first + SM_RANDOM_PER_JOB),
+        ));
+    }
+    out
+}
+
+/// Generated SM designs, one per configuration (generation takes seconds at large sizes).
+fn sm_design(unit: &Unit) -> std::sync::Arc<warpforge_hdl::Design> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<warpforge_hdl::Design>>>> = OnceLock::new();
+    let key = unit.manifest().module;
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(d) = cache.lock().unwrap().get(&key) {
+        return d.clone();
+    }
+    let d = Arc::new(unit.design());
+    cache.lock().unwrap().insert(key, d.clone());
+    d
+}
+
+/// Runs an SM program job: (passed, SM cycles, message).
+fn run_sm_job(unit: &Unit, program: &str) -> (bool, u64, String) {
+    use crate::sm_run::{random_options, run, SmRunOptions};
+    use warpforge_testbench::isa::{kernels, suite, AsmOptions};
+    use warpforge_testbench::sm::random_program;
+    let cfg = unit.sm().expect("SM jobs name the sm unit");
+    let design = sm_design(unit);
+    let manifest = unit.manifest();
+    if let Some(range) = program.strip_prefix("random:") {
+        let (a, b) = range.split_once("..").expect("random:FIRST..END");
+        let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+        let mut cycles = 0;
+        for seed in a..b {
+            let (p, l) = random_program(seed, random_options(cfg));
+            match run(
+                cfg,
+                &design,
+                &manifest,
+                &p,
+                &l,
+                None,
+                &SmRunOptions::new(seed),
+            ) {
+                Ok(s) => cycles += s.cycles,
+                Err(e) => return (false, cycles, format!("random program seed {seed}: {e}")),
+            }
+        }
+        return (true, cycles, String::new());
+    }
+    let spec = program.strip_prefix("kernel:").expect("kernel:NAME@SIZE");
+    let (name, size) = spec.split_once('@').expect("kernel:NAME@SIZE");
+    let k = kernels::find(name).expect("a suite kernel");
+    let size: u32 = size.parse().unwrap();
+    let prepared =
+        suite::program(k, &AsmOptions::default()).and_then(|p| Ok((p, (k.make)(size, 1)?)));
+    let (p, l) = match prepared {
+        Ok(x) => x,
+        Err(e) => return (false, 0, e),
+    };
+    match run(
+        cfg,
+        &design,
+        &manifest,
+        &p,
+        &l,
+        Some(k.check),
+        &SmRunOptions::new(1),
+    ) {
+        Ok(s) => (true, s.cycles, String::new()),
+        Err(e) => (false, 0, e.to_string()),
     }
 }
 
@@ -277,6 +419,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                 cycles: v.cycles.len() as u64,
                 vector: Some(i),
                 icarus: false,
+                program: None,
             });
         }
         let cfgs = configs(info.name);
@@ -296,6 +439,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                     cycles: per_job,
                     vector: None,
                     icarus: false,
+                    program: None,
                 });
             }
             // The full suite also replays every configuration under Icarus.
@@ -308,9 +452,13 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                     cycles: icarus::LINT_CYCLES,
                     vector: None,
                     icarus: true,
+                    program: None,
                 });
             }
         }
+    }
+    if suite == "full" {
+        out.extend(sm_jobs());
     }
     Ok(out)
 }
@@ -347,6 +495,9 @@ fn run_job(job: &Job) -> JobResult {
         }
         None => match Unit::resolve(job.unit, &job.sets) {
             Err(e) => (false, 0, e),
+            Ok(unit) if job.program.is_some() => {
+                run_sm_job(&unit, job.program.as_deref().unwrap_or_default())
+            }
             Ok(unit) if job.icarus => {
                 let trace = icarus::model_trace(&unit, job.cycles, job.seed);
                 match icarus::replay(&unit.design(), &unit.manifest().layout(), &trace) {
@@ -448,7 +599,7 @@ pub fn run(
         .collect();
     let mut cycles = std::collections::BTreeMap::new();
     for (j, r) in jobs.iter().zip(&results) {
-        if j.is_lockstep() {
+        if j.is_lockstep() || j.program.is_some() {
             *cycles.entry(j.unit.to_string()).or_insert(0) += r.cycles;
         }
     }

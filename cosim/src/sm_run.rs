@@ -60,7 +60,8 @@ pub struct SmStats {
     pub active_lanes: u64,
     /// Warp-instructions per cycle.
     pub ipc: f64,
-    /// Active lane slots over issued lane slots (records × warp size).
+    /// Lane activity (spec/crown.md Eq. 2-1): lanes in the issue masks over issued lane slots
+    /// (records × warp size).
     pub simd_utilisation: f64,
     pub stall_scoreboard: u64,
     pub stall_memory: u64,
@@ -240,23 +241,29 @@ pub fn run(
     step(&mut rtl, &inp, &mut out, &mut cycle);
     ports.set(&mut inp, "start", 0);
 
+    // The ports read or written every cycle, resolved once (the rest only when valid).
+    let off = |slots: &[Slot], name: &str| Ports::slot(slots, name).offset;
+    let (o, i) = (&ports.layout.outputs, &ports.layout.inputs);
+    let (in_ready, in_resp_valid) = (off(i, "mreq_ready"), off(i, "mresp_valid"));
+    let (o_req, o_ret) = (off(o, "mreq_valid"), off(o, "ret_valid"));
+    let (o_fault, o_done) = (off(o, "fault"), off(o, "done"));
     let ws = cfg.warp_size;
     let started = cycle;
     let t0 = Instant::now();
     let progress = opts.progress && std::io::stderr().is_terminal();
     loop {
         let ready = mem.ready();
-        ports.set(&mut inp, "mreq_ready", ready as u64);
+        inp[in_ready] = ready as u64;
         match mem.response(cycle) {
             Some(d) => {
-                ports.set(&mut inp, "mresp_valid", 1);
+                inp[in_resp_valid] = 1;
                 ports.set_words(&mut inp, "mresp_data", &d);
             }
-            None => ports.set(&mut inp, "mresp_valid", 0),
+            None => inp[in_resp_valid] = 0,
         }
         let now = cycle;
         step(&mut rtl, &inp, &mut out, &mut cycle);
-        if ready && ports.get(&out, "mreq_valid") == 1 {
+        if ready && out[o_req] == 1 {
             let mut data = [0u32; BLOCK_WORDS];
             data.copy_from_slice(&ports.get_words(&out, "mreq_wdata", BLOCK_WORDS));
             mem.accept(
@@ -268,7 +275,7 @@ pub fn run(
             )
             .map_err(|msg| SmFailure::Memory { cycle: now, msg })?;
         }
-        if opts.check && ports.get(&out, "ret_valid") == 1 {
+        if opts.check && out[o_ret] == 1 {
             let r = Record {
                 cycle: now,
                 cta: ports.get(&out, "ret_cta"),
@@ -291,13 +298,13 @@ pub fn run(
             };
             checker.check(&r).map_err(SmFailure::Mismatch)?;
         }
-        if ports.get(&out, "fault") == 1 {
+        if out[o_fault] == 1 {
             return Err(SmFailure::Fault {
                 cycle: now,
                 code: ports.get(&out, "fault_code"),
             });
         }
-        if ports.get(&out, "done") == 1 {
+        if out[o_done] == 1 {
             break;
         }
         if now - started >= opts.max_cycles {
@@ -330,7 +337,7 @@ pub fn run(
         thread_instructions: checker.thread_steps,
         active_lanes: checker.active_lanes,
         ipc: records as f64 / cycles.max(1) as f64,
-        simd_utilisation: checker.active_lanes as f64 / (records.max(1) * ws as u64) as f64,
+        simd_utilisation: checker.thread_steps as f64 / (records.max(1) * ws as u64) as f64,
         stall_scoreboard: ports.get(&out, "cnt_stall_sb"),
         stall_memory: ports.get(&out, "cnt_stall_mem"),
         stall_barrier: ports.get(&out, "cnt_stall_bar"),

@@ -174,3 +174,29 @@ fn a_kernel_that_never_ends_stops_at_the_cycle_limit() {
         other => panic!("expected a timeout, got {other:?}"),
     }
 }
+
+/// spec/crown.md §2.7 (thesis Fig 2-3) on the SM RTL: one 8-thread warp through a two-sided
+/// branch retires 7 warp-instructions with 43 active lane slots of 56 (76.8 %).
+#[test]
+fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
+    let (cfg, design, manifest) = sm(A);
+    let src = warpforge_testbench::isa::kernels::CROWN_FIG2_3;
+    let program =
+        warpforge_testbench::isa::assemble(src, "crown_fig2_3.s", &AsmOptions::default()).unwrap();
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
+    let s = run(
+        &cfg,
+        &design,
+        &manifest,
+        &program,
+        &launch,
+        None,
+        &SmRunOptions::new(1),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Lane slots of the issue masks; 3 of them (the branch's guard-false lanes) do not
+    // execute.
+    assert_eq!((s.warp_instructions, s.thread_instructions), (7, 43));
+    assert_eq!(s.active_lanes, 40);
+    assert!((s.simd_utilisation - 43.0 / 56.0).abs() < 1e-9);
+}
