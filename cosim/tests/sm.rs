@@ -139,16 +139,37 @@ fn random_on(sets: &[&str], seeds: std::ops::Range<u64>) {
     }
 }
 
+/// Random programs run on two small SMs (fast to build and to simulate): warp size 8, and
+/// warp size 32 in lane groups of 8 with two schedulers.
 #[test]
-fn random_programs_on_warp8_with_memory_back_pressure() {
-    let mut sets = A.to_vec();
+fn random_programs_on_a_small_warp8_sm_with_memory_back_pressure() {
+    let small = [
+        "warps=4",
+        "warp_size=8",
+        "simd_width=8",
+        "rf_kb=4",
+        "shared_kb=1",
+    ];
+    let mut sets = small.to_vec();
     sets.extend(["mem_latency=5", "mem_stall_pct=20"]);
-    random_on(&sets, 0..350);
+    random_on(&sets, 0..400);
 }
 
 #[test]
-fn random_programs_on_warp32_with_lane_groups() {
-    random_on(B, 1000..1150);
+fn random_programs_on_a_small_warp32_sm_with_lane_groups() {
+    random_on(
+        &[
+            "warps=2",
+            "warp_size=32",
+            "simd_width=8",
+            "schedulers=2",
+            "policy=lrr",
+            "rf_kb=8",
+            "shared_kb=1",
+            "mem_latency=3",
+        ],
+        1000..1100,
+    );
 }
 
 #[test]
