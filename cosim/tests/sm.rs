@@ -221,3 +221,51 @@ fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
     assert_eq!(s.active_lanes, 40);
     assert!((s.simd_utilisation - 43.0 / 56.0).abs() < 1e-9);
 }
+
+/// A deliberately wrong SM, built only here: lane 3's integer adder adds one. The first
+/// `add.s32` that lane 3 executes must be reported at its PC, lane 3, field `value`, off by
+/// exactly one.
+#[test]
+fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field() {
+    let (cfg, mut design, manifest) = sm(A);
+    let module = format!("\nmodule {}__exe__alu__lane__3__ints(", cfg.module_name());
+    let start = design
+        .verilog
+        .find(&module)
+        .expect("lane 3's integer block");
+    let end = start + design.verilog[start..].find("endmodule").unwrap();
+    let body = &design.verilog[start..end];
+    assert_eq!(body.matches("result = a + b;").count(), 1);
+    let planted = body.replace("result = a + b;", "result = a + b + 32'h1;");
+    design.verilog = format!(
+        "{}{planted}{}",
+        &design.verilog[..start],
+        &design.verilog[end..]
+    );
+
+    let k = warpforge_testbench::isa::kernels::find("vecadd").unwrap();
+    let program = suite::program(k, &AsmOptions::default()).unwrap();
+    let launch = (k.make)(1000, 1).unwrap();
+    let add_pc = program
+        .code
+        .iter()
+        .position(|i| i.op == warpforge_contract::isa::Op::Add)
+        .unwrap() as u32;
+    match run(
+        &cfg,
+        &design,
+        &manifest,
+        &program,
+        &launch,
+        Some(k.check),
+        &SmRunOptions::new(1),
+    ) {
+        Err(SmFailure::Mismatch(m)) => {
+            assert_eq!((m.pc, m.lane, m.field), (add_pc, Some(3), "value"), "{m}");
+            assert!(m.instr.starts_with("add.s32"), "{m}");
+            let parse = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+            assert_eq!(parse(&m.actual), parse(&m.expected).wrapping_add(1), "{m}");
+        }
+        other => panic!("the planted bug was not reported as a mismatch: {other:?}"),
+    }
+}
