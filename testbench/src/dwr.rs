@@ -1315,6 +1315,26 @@ impl Model for DwrModel {
         self.last.pick = pick;
     }
 
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        let fusions: u64 = c.fused_by_size.iter().sum();
+        let members: u64 = (1..).zip(c.fused_by_size).map(|(k, n)| k * n).sum();
+        vec![
+            ("issues", c.single_by_kind.iter().sum::<u64>() + fusions),
+            ("fusions", fusions),
+            ("fused_subwarps", members),
+            ("barrier_actions", c.barrier_actions),
+            ("ilt_hits", c.hits),
+            ("partner_releases", c.releases),
+            ("ilt_inserts", c.ilt_inserts),
+            ("ilt_evictions", c.ilt_evictions),
+            ("flushes", c.flushes),
+            ("launches", c.launches),
+            ("writebacks", c.writebacks),
+            ("blockbar_releases", c.blockbar_releases),
+        ]
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         let (n, w) = (self.n, self.w);
         let all = self.all;

@@ -481,6 +481,20 @@ impl Model for DwrIltModel {
         l.flushed = flushed;
     }
 
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        // Inserts first: a lookup happens in every cycle out of reset, so it is no sign of
+        // activity.
+        vec![
+            ("inserts", c.inserts),
+            ("lookups", c.hits + c.misses),
+            ("hits", c.hits),
+            ("evictions", c.evictions),
+            ("flushes", c.flushes),
+            ("duplicates", c.duplicates),
+        ]
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.ilt.check()?;
         let l = &self.last;

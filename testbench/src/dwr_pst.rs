@@ -505,6 +505,19 @@ impl Model for DwrPstModel {
         last.rel = rel;
     }
 
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        vec![
+            // Arrivals that locked their row (an ILT hit bypasses the PST).
+            ("arrivals", c.opened + c.same_pc + c.mismatches),
+            ("releases", c.releases),
+            ("rows_opened", c.opened),
+            ("mismatches", c.mismatches),
+            ("ilt_bypasses", c.bypasses),
+            ("d4_releases", c.d4_releases),
+        ]
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.pst.check()?;
         let l = &self.last;

@@ -293,6 +293,18 @@ impl Model for DwrScoModel {
         }
     }
 
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        let fusions: u64 = c.fused_by_size.iter().sum();
+        let members: u64 = (1..).zip(c.fused_by_size).map(|(k, n)| k * n).sum();
+        vec![
+            ("fusions", fusions),
+            ("fused_subwarps", members),
+            ("singles", c.single),
+            ("partners_left_out", c.partners_left_out),
+        ]
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         let l = &self.last;
         let Some(sel) = l.sel else {

@@ -92,6 +92,8 @@ pub struct RamModel {
     rdata: Vec<u64>,
     last: LastCycle,
     fault: Option<RamFault>,
+    /// Coverage: writes, reads, same-row read-during-write collisions, partial byte writes.
+    counts: [u64; 4],
 }
 
 impl RamModel {
@@ -104,6 +106,7 @@ impl RamModel {
             rdata: vec![0; words],
             last: LastCycle::default(),
             fault: None,
+            counts: [0; 4],
             cfg: cfg.clone(),
         }
     }
@@ -182,6 +185,17 @@ impl Model for RamModel {
             wbe: wbe.clone(),
         };
 
+        // Coverage (reset has no effect on the RAM, so its cycles count too). A partial write
+        // leaves some byte lane out (from the enables as driven).
+        let lanes_on: u32 = wbe.iter().map(|w| w.count_ones()).sum();
+        let partial = self.cfg.byte_write && (lanes_on as usize) < self.cfg.lanes();
+        for (k, happened) in [re, we, we && re && waddr == raddr, we && partial]
+            .into_iter()
+            .enumerate()
+        {
+            self.counts[k] += happened as u64;
+        }
+
         // The edge (reset has no effect on the RAM). Read-first: the read takes the row as
         // it was before this edge's write.
         let written = merge(&write_row_before, &wdata, &wmask);
@@ -197,6 +211,16 @@ impl Model for RamModel {
             let w = self.words;
             self.rows[waddr * w..(waddr + 1) * w].copy_from_slice(&written);
         }
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let [reads, writes, collisions, partial_writes] = self.counts;
+        vec![
+            ("writes", writes),
+            ("reads", reads),
+            ("collisions", collisions),
+            ("partial_writes", partial_writes),
+        ]
     }
 
     fn check_invariants(&self) -> Result<(), String> {

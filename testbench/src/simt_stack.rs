@@ -585,6 +585,23 @@ impl Model for SimtStackModel {
         self.last = Some(last);
     }
 
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let st = &self.stats;
+        vec![
+            ("commits", st.commits),
+            // Divergent branches that were not refused: their paths replaced the TOS path
+            // (0 to 2 entries pushed). Only divergent branches are ever refused.
+            (
+                "divergences",
+                st.divergent_branches.saturating_sub(st.refused),
+            ),
+            ("pops", st.pops),
+            ("exits", st.exits),
+            ("launches", st.launches),
+            ("refused", st.refused),
+        ]
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.stack.check()?;
         let Some(l) = self.last else {

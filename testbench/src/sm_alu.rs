@@ -60,6 +60,30 @@ pub struct SmAluModel {
     pred: u64,
     /// Whether the last step was a reset, and what the registers were loaded from.
     last_valid: bool,
+    /// Coverage: valid ops (out of reset) and their classes (see [`OpClass`]).
+    counts: [u64; 5],
+}
+
+/// The coverage class of an opcode: the classes partition the valid ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OpClass {
+    /// FP32 ops that write a register: add/sub/mul/fma, min/max, abs/neg, conversions.
+    Fp = 1,
+    /// Integer ops that write a register: mov, integer ALU, selp.
+    Int = 2,
+    /// Ops that write a predicate: integer and FP `setp`, predicate logic.
+    Pred = 3,
+    /// Non-lane and unassigned opcode numbers (result and predicate 0).
+    Other = 4,
+}
+
+fn op_class(code: u8) -> OpClass {
+    match Op::from_code(code) {
+        Some(op) if alu::writes_pred(op) => OpClass::Pred,
+        Some(op) if FP_ARITH.contains(&op) || FP_OTHER.contains(&op) => OpClass::Fp,
+        Some(op) if alu::is_lane_op(op) => OpClass::Int,
+        _ => OpClass::Other,
+    }
 }
 
 impl SmAluModel {
@@ -71,6 +95,7 @@ impl SmAluModel {
             result: vec![0; cfg.lanes],
             pred: 0,
             last_valid: false,
+            counts: [0; 5],
         }
     }
 }
@@ -96,6 +121,8 @@ impl Model for SmAluModel {
             return;
         }
         let op = words::get(inputs, p.op, 7) as u8;
+        self.counts[0] += 1;
+        self.counts[op_class(op) as usize] += 1;
         let (pa, pb, pc) = (
             words::get(inputs, p.pa, self.lanes),
             words::get(inputs, p.pb, self.lanes),
@@ -117,6 +144,17 @@ impl Model for SmAluModel {
             self.result[l] = r;
             self.pred |= (pr as u64) << l;
         }
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let [ops, fp, int, pred, other] = self.counts;
+        vec![
+            ("ops", ops),
+            ("fp_ops", fp),
+            ("int_ops", int),
+            ("pred_ops", pred),
+            ("other_ops", other),
+        ]
     }
 
     fn check_invariants(&self) -> Result<(), String> {

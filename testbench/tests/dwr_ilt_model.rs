@@ -11,7 +11,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::dwr_ilt::{
     spec_vectors, DwrIltModel, DwrIltStimulus, IltCounters, IltFault,
 };
-use warpforge_testbench::{harness, SpecVector};
+use warpforge_testbench::{harness, Model, SpecVector};
 
 fn config(s: &[String]) -> IltConfig {
     let p = Params::resolve(dwr_ilt::NAME, dwr_ilt::PARAMS, None, s)
@@ -168,4 +168,48 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     };
     assert_eq!(stream(5), stream(5));
     assert_ne!(stream(5), stream(6));
+}
+
+/// The coverage counters over the S9 vector: ten inserts of which the last two evict, then
+/// four lookups of which three hit (every cycle out of reset looks up).
+#[test]
+fn events_count_the_s9_vector() {
+    let v = spec_vectors()
+        .into_iter()
+        .find(|v| v.name.contains("S9 ILT capacity"))
+        .unwrap();
+    let cfg = config(&v.sets);
+    let mut model = DwrIltModel::new(&cfg);
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), &v).unwrap();
+    assert_eq!(
+        model.events(),
+        [
+            ("inserts", 10),
+            ("lookups", 14),
+            ("hits", 3),
+            ("evictions", 2),
+            ("flushes", 0),
+            ("duplicates", 0)
+        ]
+    );
+}
+
+#[test]
+fn events_of_a_random_run() {
+    let s = sets(&[]);
+    let cfg = config(&s);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = DwrIltModel::new(&cfg);
+    let mut stim = DwrIltStimulus::new(&cfg, 8);
+    random_run(
+        &mut model,
+        &mut stim,
+        &layout,
+        5_000,
+        "events",
+        |_, _, _| {},
+    );
+    let e = model.events();
+    assert_eq!(e[0].0, "inserts");
+    assert!(e[0].1 > 0 && e[2].1 > 0, "{e:?}");
 }

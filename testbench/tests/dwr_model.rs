@@ -555,3 +555,76 @@ fn throughput_at_the_default_configs() {
         assert!(cps > 2e5, "{cps:.0} cycles/s");
     }
 }
+
+/// The coverage counters over the §4 S1 vector: 39 bundles, one of them a fused pair (the
+/// §4.5 numbers above); three sub-warps launched (A, B, C), A and C reach P (two barrier
+/// actions, one release of their row), the fused load's two writebacks. The barrier actions,
+/// ILT hits and partner releases agree with the action and release ports.
+#[test]
+fn events_count_the_s1_vector() {
+    let v = vector("§4 S1");
+    let cfg = config(&v.sets);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = DwrModel::new(&cfg);
+    let trace = harness::run_vector(&mut model, &layout, &v).unwrap();
+    let e = model.events();
+    let get = |n: &str| e.iter().find(|x| x.0 == n).unwrap().1;
+    assert_eq!(e[0], ("issues", 39));
+    assert_eq!(get("fusions"), 1);
+    assert_eq!(get("fused_subwarps"), 2);
+    let s = |n: &str| {
+        let p = layout.output(n).unwrap();
+        trace
+            .iter()
+            .map(|out| {
+                out[p.offset..p.offset + p.words]
+                    .iter()
+                    .map(|w| w.count_ones() as u64)
+                    .sum::<u64>()
+            })
+            .sum::<u64>()
+    };
+    assert_eq!(s("issue_valid"), 39);
+    assert_eq!(get("barrier_actions"), s("act_valid"));
+    assert_eq!(get("ilt_hits"), s("act_hit"));
+    assert_eq!(get("partner_releases"), s("rel"));
+    assert_eq!(
+        e,
+        [
+            ("issues", 39),
+            ("fusions", 1),
+            ("fused_subwarps", 2),
+            ("barrier_actions", 2),
+            ("ilt_hits", 0),
+            ("partner_releases", 1),
+            ("ilt_inserts", 0),
+            ("ilt_evictions", 0),
+            ("flushes", 0),
+            ("launches", 3),
+            ("writebacks", 2),
+            ("blockbar_releases", 0)
+        ]
+    );
+}
+
+#[test]
+fn events_of_a_random_run() {
+    let s = sets(&[]);
+    let cfg = config(&s);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = DwrModel::new(&cfg);
+    let mut stim = DwrStimulus::new(&cfg, 8);
+    dwr_common::random_run(
+        &mut model,
+        &mut stim,
+        &layout,
+        5_000,
+        "events",
+        |_, _, _| {},
+    );
+    let e = model.events();
+    assert_eq!(e[0].0, "issues");
+    assert!(e[0].1 > 0, "{e:?}");
+    let get = |n: &str| e.iter().find(|x| x.0 == n).unwrap().1;
+    assert!(get("fusions") > 0 && get("barrier_actions") > 0, "{e:?}");
+}

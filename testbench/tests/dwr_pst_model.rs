@@ -11,7 +11,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::dwr_pst::{
     spec_vectors, DwrPstModel, DwrPstStimulus, PstCounters, PstFault,
 };
-use warpforge_testbench::{harness, SpecVector};
+use warpforge_testbench::{harness, Model, SpecVector};
 
 fn config(s: &[String]) -> PstConfig {
     let p = Params::resolve(dwr_pst::NAME, dwr_pst::PARAMS, None, s)
@@ -167,4 +167,48 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     };
     assert_eq!(stream(5), stream(5));
     assert_ne!(stream(5), stream(6));
+}
+
+/// The coverage counters over the §3.4 arrival-rules vector: five arrivals, of which two are
+/// ILT hits (bypasses) and three lock (open, same PC, mismatch); one release, by D4.
+#[test]
+fn events_count_the_arrival_rules_vector() {
+    let v = spec_vectors()
+        .into_iter()
+        .find(|v| v.name.contains("§3.4 arrival rules"))
+        .unwrap();
+    let cfg = config(&v.sets);
+    let mut model = DwrPstModel::new(&cfg);
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), &v).unwrap();
+    assert_eq!(
+        model.events(),
+        [
+            ("arrivals", 3),
+            ("releases", 1),
+            ("rows_opened", 1),
+            ("mismatches", 1),
+            ("ilt_bypasses", 2),
+            ("d4_releases", 1)
+        ]
+    );
+}
+
+#[test]
+fn events_of_a_random_run() {
+    let s = sets(&["threads=64", "group_size=4"]);
+    let cfg = config(&s);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = DwrPstModel::new(&cfg);
+    let mut stim = DwrPstStimulus::new(&cfg, 8);
+    random_run(
+        &mut model,
+        &mut stim,
+        &layout,
+        5_000,
+        "events",
+        |_, _, _| {},
+    );
+    let e = model.events();
+    assert_eq!(e[0].0, "arrivals");
+    assert!(e[0].1 > 0 && e[1].1 > 0, "{e:?}");
 }

@@ -11,7 +11,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::dwr_sco::{
     spec_vectors, DwrScoModel, DwrScoStimulus, ScoCounters, ScoFault,
 };
-use warpforge_testbench::{harness, SpecVector};
+use warpforge_testbench::{harness, Model, SpecVector};
 
 fn config(s: &[String]) -> ScoConfig {
     let p = Params::resolve(dwr_sco::NAME, dwr_sco::PARAMS, None, s)
@@ -143,4 +143,46 @@ fn the_stimulus_is_reproducible_from_its_seed() {
     };
     assert_eq!(stream(5), stream(5));
     assert_ne!(stream(5), stream(6));
+}
+
+/// The coverage counters over the §4 vector: four fused bundles (sizes 2, 2, 1 with its
+/// partner at another PC left out, 3), two plain selections, one cycle without a selection.
+#[test]
+fn events_count_the_section_4_vector() {
+    let v = spec_vectors()
+        .into_iter()
+        .find(|v| v.name.contains("§4 SCO: fuse exactly"))
+        .unwrap();
+    let cfg = config(&v.sets);
+    let mut model = DwrScoModel::new(&cfg);
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), &v).unwrap();
+    assert_eq!(
+        model.events(),
+        [
+            ("fusions", 4),
+            ("fused_subwarps", 8),
+            ("singles", 2),
+            ("partners_left_out", 1)
+        ]
+    );
+}
+
+#[test]
+fn events_of_a_random_run() {
+    let s = sets(&[]);
+    let cfg = config(&s);
+    let layout = Layout::new(&cfg.ports());
+    let mut model = DwrScoModel::new(&cfg);
+    let mut stim = DwrScoStimulus::new(&cfg, 8);
+    random_run(
+        &mut model,
+        &mut stim,
+        &layout,
+        5_000,
+        "events",
+        |_, _, _| {},
+    );
+    let e = model.events();
+    assert_eq!(e[0].0, "fusions");
+    assert!(e[0].1 > 0 && e[1].1 > e[0].1, "{e:?}");
 }

@@ -272,3 +272,61 @@ fn throughput_at_the_default_config() {
     );
     assert!(cps > 4e6, "{cps:.0} cycles/s");
 }
+
+fn vector_events(name: &str) -> Vec<(&'static str, u64)> {
+    let v = vector(name);
+    let cfg = config(&v.sets);
+    let mut model = SimtStackModel::new(&cfg);
+    harness::run_vector(&mut model, &Layout::new(&cfg.ports()), &v).unwrap();
+    model.events()
+}
+
+/// The coverage counters on two spec vectors, counted from their cycles.
+#[test]
+fn events_count_the_spec_vectors_cycles() {
+    // Fig 2-3: one launch; seven commits (four advances, the divergent branch at PC1, the
+    // uniform jump to the RPC, the exit); pops when the else path reaches PC5, when PC3
+    // jumps to its RPC and when the exit empties the last entry.
+    assert_eq!(
+        vector_events("§2.7 Fig 2-3"),
+        [
+            ("commits", 7),
+            ("divergences", 1),
+            ("pops", 3),
+            ("exits", 1),
+            ("launches", 1),
+            ("refused", 0)
+        ]
+    );
+    // Overflow: two refused divergent commits, two accepted (one push; none, replacing the
+    // TOS), one advance after the second launch; the launch that wins over a commit counts
+    // only as a launch.
+    assert_eq!(
+        vector_events("overflow (depth 2)"),
+        [
+            ("commits", 5),
+            ("divergences", 2),
+            ("pops", 0),
+            ("exits", 0),
+            ("launches", 2),
+            ("refused", 2)
+        ]
+    );
+}
+
+#[test]
+fn events_of_a_random_run() {
+    let c = cfg(8, 8, 4);
+    let layout = Layout::new(&c.ports());
+    let mut model = SimtStackModel::new(&c);
+    let mut stim = SimtStackStimulus::new(&c, 3);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    for cycle in 0..5_000 {
+        stim.next(cycle, &outputs, &mut inputs);
+        model.step(&inputs, &mut outputs);
+    }
+    let e = model.events();
+    assert_eq!(e[0].0, "commits");
+    assert!(e.iter().all(|x| x.1 > 0), "{e:?}");
+}
