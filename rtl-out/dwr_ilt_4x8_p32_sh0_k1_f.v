@@ -101,6 +101,53 @@ module dwr_ilt_4x8_p32_sh0_k1_f(clock,reset,flush,lookup_pc,ins_valid,ins_pc,hit
     reg  [2:0] ptr_pack__parts__2;
     reg  [2:0] ptr_pack__parts__3;
     wire  [11:0] ptr_pack__whole;
+    reg  sets__0__clock__drv;
+    reg  sets__0__reset__drv;
+    reg  sets__0__flush__drv;
+    reg  [1:0] sets__0__lookup_set__drv;
+    reg  [29:0] sets__0__lookup_tag__drv;
+    reg  sets__0__ins_valid__drv;
+    reg  [1:0] sets__0__ins_set__drv;
+    reg  [29:0] sets__0__ins_tag__drv;
+    reg  sets__1__clock__drv;
+    reg  sets__1__reset__drv;
+    reg  sets__1__flush__drv;
+    reg  [1:0] sets__1__lookup_set__drv;
+    reg  [29:0] sets__1__lookup_tag__drv;
+    reg  sets__1__ins_valid__drv;
+    reg  [1:0] sets__1__ins_set__drv;
+    reg  [29:0] sets__1__ins_tag__drv;
+    reg  sets__2__clock__drv;
+    reg  sets__2__reset__drv;
+    reg  sets__2__flush__drv;
+    reg  [1:0] sets__2__lookup_set__drv;
+    reg  [29:0] sets__2__lookup_tag__drv;
+    reg  sets__2__ins_valid__drv;
+    reg  [1:0] sets__2__ins_set__drv;
+    reg  [29:0] sets__2__ins_tag__drv;
+    reg  sets__3__clock__drv;
+    reg  sets__3__reset__drv;
+    reg  sets__3__flush__drv;
+    reg  [1:0] sets__3__lookup_set__drv;
+    reg  [29:0] sets__3__lookup_tag__drv;
+    reg  sets__3__ins_valid__drv;
+    reg  [1:0] sets__3__ins_set__drv;
+    reg  [29:0] sets__3__ins_tag__drv;
+    reg  [31:0] requests__whole__drv;
+    reg  [1:0] req_set_pack__parts__0__drv;
+    reg  [29:0] req_tag_pack__parts__0__drv;
+    reg  [7:0] valid_pack__parts__0__drv;
+    reg  [7:0] valid_pack__parts__1__drv;
+    reg  [7:0] valid_pack__parts__2__drv;
+    reg  [7:0] valid_pack__parts__3__drv;
+    reg  [239:0] tag_pack__parts__0__drv;
+    reg  [239:0] tag_pack__parts__1__drv;
+    reg  [239:0] tag_pack__parts__2__drv;
+    reg  [239:0] tag_pack__parts__3__drv;
+    reg  [2:0] ptr_pack__parts__0__drv;
+    reg  [2:0] ptr_pack__parts__1__drv;
+    reg  [2:0] ptr_pack__parts__2__drv;
+    reg  [2:0] ptr_pack__parts__3__drv;
     
     // Local signals
     reg  flushing;
@@ -211,71 +258,71 @@ module dwr_ilt_4x8_p32_sh0_k1_f(clock,reset,flush,lookup_pc,ins_valid,ins_pc,hit
     
     // Update code
     always @(*) begin
-        requests__whole = ins_pc;
+        requests__whole__drv = ins_pc;
         flushing = flush & |flush_enabled;
         lookup_set = (lookup_pc >> index_shift) & set_mask;
         lookup_tag = lookup_pc >> tag_shift;
-        req_set_pack__parts__0 = (requests__parts__0 >> index_shift) & set_mask;
-        req_tag_pack__parts__0 = requests__parts__0 >> tag_shift;
+        req_set_pack__parts__0__drv = (requests__parts__0 >> index_shift) & set_mask;
+        req_tag_pack__parts__0__drv = requests__parts__0 >> tag_shift;
         hits = 1'b0;
         written = 32'h0;
         evicted = 32'h0;
-        sets__0__clock = clock;
-        sets__0__reset = reset;
-        sets__0__flush = flushing;
-        sets__0__lookup_set = lookup_set;
-        sets__0__lookup_tag = lookup_tag;
-        sets__0__ins_valid = ins_valid;
-        sets__0__ins_set = req_set_pack__whole;
-        sets__0__ins_tag = req_tag_pack__whole;
+        sets__0__clock__drv = clock;
+        sets__0__reset__drv = reset;
+        sets__0__flush__drv = flushing;
+        sets__0__lookup_set__drv = lookup_set;
+        sets__0__lookup_tag__drv = lookup_tag;
+        sets__0__ins_valid__drv = ins_valid;
+        sets__0__ins_set__drv = req_set_pack__whole;
+        sets__0__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__0__hit;
         written = written | sets__0__written;
         evicted = evicted | sets__0__evict;
-        valid_pack__parts__0 = sets__0__dbg_valid;
-        tag_pack__parts__0 = sets__0__dbg_tag;
-        ptr_pack__parts__0 = sets__0__dbg_ptr;
-        sets__1__clock = clock;
-        sets__1__reset = reset;
-        sets__1__flush = flushing;
-        sets__1__lookup_set = lookup_set;
-        sets__1__lookup_tag = lookup_tag;
-        sets__1__ins_valid = ins_valid;
-        sets__1__ins_set = req_set_pack__whole;
-        sets__1__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__0__drv = sets__0__dbg_valid;
+        tag_pack__parts__0__drv = sets__0__dbg_tag;
+        ptr_pack__parts__0__drv = sets__0__dbg_ptr;
+        sets__1__clock__drv = clock;
+        sets__1__reset__drv = reset;
+        sets__1__flush__drv = flushing;
+        sets__1__lookup_set__drv = lookup_set;
+        sets__1__lookup_tag__drv = lookup_tag;
+        sets__1__ins_valid__drv = ins_valid;
+        sets__1__ins_set__drv = req_set_pack__whole;
+        sets__1__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__1__hit;
         written = written | sets__1__written;
         evicted = evicted | sets__1__evict;
-        valid_pack__parts__1 = sets__1__dbg_valid;
-        tag_pack__parts__1 = sets__1__dbg_tag;
-        ptr_pack__parts__1 = sets__1__dbg_ptr;
-        sets__2__clock = clock;
-        sets__2__reset = reset;
-        sets__2__flush = flushing;
-        sets__2__lookup_set = lookup_set;
-        sets__2__lookup_tag = lookup_tag;
-        sets__2__ins_valid = ins_valid;
-        sets__2__ins_set = req_set_pack__whole;
-        sets__2__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__1__drv = sets__1__dbg_valid;
+        tag_pack__parts__1__drv = sets__1__dbg_tag;
+        ptr_pack__parts__1__drv = sets__1__dbg_ptr;
+        sets__2__clock__drv = clock;
+        sets__2__reset__drv = reset;
+        sets__2__flush__drv = flushing;
+        sets__2__lookup_set__drv = lookup_set;
+        sets__2__lookup_tag__drv = lookup_tag;
+        sets__2__ins_valid__drv = ins_valid;
+        sets__2__ins_set__drv = req_set_pack__whole;
+        sets__2__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__2__hit;
         written = written | sets__2__written;
         evicted = evicted | sets__2__evict;
-        valid_pack__parts__2 = sets__2__dbg_valid;
-        tag_pack__parts__2 = sets__2__dbg_tag;
-        ptr_pack__parts__2 = sets__2__dbg_ptr;
-        sets__3__clock = clock;
-        sets__3__reset = reset;
-        sets__3__flush = flushing;
-        sets__3__lookup_set = lookup_set;
-        sets__3__lookup_tag = lookup_tag;
-        sets__3__ins_valid = ins_valid;
-        sets__3__ins_set = req_set_pack__whole;
-        sets__3__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__2__drv = sets__2__dbg_valid;
+        tag_pack__parts__2__drv = sets__2__dbg_tag;
+        ptr_pack__parts__2__drv = sets__2__dbg_ptr;
+        sets__3__clock__drv = clock;
+        sets__3__reset__drv = reset;
+        sets__3__flush__drv = flushing;
+        sets__3__lookup_set__drv = lookup_set;
+        sets__3__lookup_tag__drv = lookup_tag;
+        sets__3__ins_valid__drv = ins_valid;
+        sets__3__ins_set__drv = req_set_pack__whole;
+        sets__3__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__3__hit;
         written = written | sets__3__written;
         evicted = evicted | sets__3__evict;
-        valid_pack__parts__3 = sets__3__dbg_valid;
-        tag_pack__parts__3 = sets__3__dbg_tag;
-        ptr_pack__parts__3 = sets__3__dbg_ptr;
+        valid_pack__parts__3__drv = sets__3__dbg_valid;
+        tag_pack__parts__3__drv = sets__3__dbg_tag;
+        ptr_pack__parts__3__drv = sets__3__dbg_ptr;
         hit = hits;
         ins_written = written;
         ins_evict = evicted;
@@ -284,6 +331,56 @@ module dwr_ilt_4x8_p32_sh0_k1_f(clock,reset,flush,lookup_pc,ins_valid,ins_pc,hit
         dbg_ptr = ptr_pack__whole;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        sets__0__clock = sets__0__clock__drv;
+        sets__0__reset = sets__0__reset__drv;
+        sets__0__flush = sets__0__flush__drv;
+        sets__0__lookup_set = sets__0__lookup_set__drv;
+        sets__0__lookup_tag = sets__0__lookup_tag__drv;
+        sets__0__ins_valid = sets__0__ins_valid__drv;
+        sets__0__ins_set = sets__0__ins_set__drv;
+        sets__0__ins_tag = sets__0__ins_tag__drv;
+        sets__1__clock = sets__1__clock__drv;
+        sets__1__reset = sets__1__reset__drv;
+        sets__1__flush = sets__1__flush__drv;
+        sets__1__lookup_set = sets__1__lookup_set__drv;
+        sets__1__lookup_tag = sets__1__lookup_tag__drv;
+        sets__1__ins_valid = sets__1__ins_valid__drv;
+        sets__1__ins_set = sets__1__ins_set__drv;
+        sets__1__ins_tag = sets__1__ins_tag__drv;
+        sets__2__clock = sets__2__clock__drv;
+        sets__2__reset = sets__2__reset__drv;
+        sets__2__flush = sets__2__flush__drv;
+        sets__2__lookup_set = sets__2__lookup_set__drv;
+        sets__2__lookup_tag = sets__2__lookup_tag__drv;
+        sets__2__ins_valid = sets__2__ins_valid__drv;
+        sets__2__ins_set = sets__2__ins_set__drv;
+        sets__2__ins_tag = sets__2__ins_tag__drv;
+        sets__3__clock = sets__3__clock__drv;
+        sets__3__reset = sets__3__reset__drv;
+        sets__3__flush = sets__3__flush__drv;
+        sets__3__lookup_set = sets__3__lookup_set__drv;
+        sets__3__lookup_tag = sets__3__lookup_tag__drv;
+        sets__3__ins_valid = sets__3__ins_valid__drv;
+        sets__3__ins_set = sets__3__ins_set__drv;
+        sets__3__ins_tag = sets__3__ins_tag__drv;
+        requests__whole = requests__whole__drv;
+        req_set_pack__parts__0 = req_set_pack__parts__0__drv;
+        req_tag_pack__parts__0 = req_tag_pack__parts__0__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
+        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
+        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
+        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
+    end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f
 
 
@@ -455,6 +552,78 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  req_valid__whole__drv;
+    reg  [1:0] req_sets__whole__drv;
+    reg  [29:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -627,43 +796,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -761,8 +930,8 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -803,89 +972,89 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -894,6 +1063,81 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0
 
 
@@ -1383,6 +1627,78 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  req_valid__whole__drv;
+    reg  [1:0] req_sets__whole__drv;
+    reg  [29:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -1555,43 +1871,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -1689,8 +2005,8 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -1731,89 +2047,89 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -1822,6 +2138,81 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1
 
 
@@ -2311,6 +2702,78 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  req_valid__whole__drv;
+    reg  [1:0] req_sets__whole__drv;
+    reg  [29:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -2483,43 +2946,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -2617,8 +3080,8 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -2659,89 +3122,89 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -2750,6 +3213,81 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2
 
 
@@ -3239,6 +3777,78 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  req_valid__whole__drv;
+    reg  [1:0] req_sets__whole__drv;
+    reg  [29:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -3411,43 +4021,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -3545,8 +4155,8 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -3587,89 +4197,89 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -3678,6 +4288,81 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3
 
 

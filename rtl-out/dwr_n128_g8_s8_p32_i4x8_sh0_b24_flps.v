@@ -1794,6 +1794,1246 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
     wire  matched_next__parts__125;
     wire  matched_next__parts__126;
     wire  matched_next__parts__127;
+    reg  state__0__clock__drv;
+    reg  state__0__reset__drv;
+    reg  [2:0] state__0__d__drv;
+    reg  state__1__clock__drv;
+    reg  state__1__reset__drv;
+    reg  [2:0] state__1__d__drv;
+    reg  state__2__clock__drv;
+    reg  state__2__reset__drv;
+    reg  [2:0] state__2__d__drv;
+    reg  state__3__clock__drv;
+    reg  state__3__reset__drv;
+    reg  [2:0] state__3__d__drv;
+    reg  state__4__clock__drv;
+    reg  state__4__reset__drv;
+    reg  [2:0] state__4__d__drv;
+    reg  state__5__clock__drv;
+    reg  state__5__reset__drv;
+    reg  [2:0] state__5__d__drv;
+    reg  state__6__clock__drv;
+    reg  state__6__reset__drv;
+    reg  [2:0] state__6__d__drv;
+    reg  state__7__clock__drv;
+    reg  state__7__reset__drv;
+    reg  [2:0] state__7__d__drv;
+    reg  state__8__clock__drv;
+    reg  state__8__reset__drv;
+    reg  [2:0] state__8__d__drv;
+    reg  state__9__clock__drv;
+    reg  state__9__reset__drv;
+    reg  [2:0] state__9__d__drv;
+    reg  state__10__clock__drv;
+    reg  state__10__reset__drv;
+    reg  [2:0] state__10__d__drv;
+    reg  state__11__clock__drv;
+    reg  state__11__reset__drv;
+    reg  [2:0] state__11__d__drv;
+    reg  state__12__clock__drv;
+    reg  state__12__reset__drv;
+    reg  [2:0] state__12__d__drv;
+    reg  state__13__clock__drv;
+    reg  state__13__reset__drv;
+    reg  [2:0] state__13__d__drv;
+    reg  state__14__clock__drv;
+    reg  state__14__reset__drv;
+    reg  [2:0] state__14__d__drv;
+    reg  state__15__clock__drv;
+    reg  state__15__reset__drv;
+    reg  [2:0] state__15__d__drv;
+    reg  state__16__clock__drv;
+    reg  state__16__reset__drv;
+    reg  [2:0] state__16__d__drv;
+    reg  state__17__clock__drv;
+    reg  state__17__reset__drv;
+    reg  [2:0] state__17__d__drv;
+    reg  state__18__clock__drv;
+    reg  state__18__reset__drv;
+    reg  [2:0] state__18__d__drv;
+    reg  state__19__clock__drv;
+    reg  state__19__reset__drv;
+    reg  [2:0] state__19__d__drv;
+    reg  state__20__clock__drv;
+    reg  state__20__reset__drv;
+    reg  [2:0] state__20__d__drv;
+    reg  state__21__clock__drv;
+    reg  state__21__reset__drv;
+    reg  [2:0] state__21__d__drv;
+    reg  state__22__clock__drv;
+    reg  state__22__reset__drv;
+    reg  [2:0] state__22__d__drv;
+    reg  state__23__clock__drv;
+    reg  state__23__reset__drv;
+    reg  [2:0] state__23__d__drv;
+    reg  state__24__clock__drv;
+    reg  state__24__reset__drv;
+    reg  [2:0] state__24__d__drv;
+    reg  state__25__clock__drv;
+    reg  state__25__reset__drv;
+    reg  [2:0] state__25__d__drv;
+    reg  state__26__clock__drv;
+    reg  state__26__reset__drv;
+    reg  [2:0] state__26__d__drv;
+    reg  state__27__clock__drv;
+    reg  state__27__reset__drv;
+    reg  [2:0] state__27__d__drv;
+    reg  state__28__clock__drv;
+    reg  state__28__reset__drv;
+    reg  [2:0] state__28__d__drv;
+    reg  state__29__clock__drv;
+    reg  state__29__reset__drv;
+    reg  [2:0] state__29__d__drv;
+    reg  state__30__clock__drv;
+    reg  state__30__reset__drv;
+    reg  [2:0] state__30__d__drv;
+    reg  state__31__clock__drv;
+    reg  state__31__reset__drv;
+    reg  [2:0] state__31__d__drv;
+    reg  state__32__clock__drv;
+    reg  state__32__reset__drv;
+    reg  [2:0] state__32__d__drv;
+    reg  state__33__clock__drv;
+    reg  state__33__reset__drv;
+    reg  [2:0] state__33__d__drv;
+    reg  state__34__clock__drv;
+    reg  state__34__reset__drv;
+    reg  [2:0] state__34__d__drv;
+    reg  state__35__clock__drv;
+    reg  state__35__reset__drv;
+    reg  [2:0] state__35__d__drv;
+    reg  state__36__clock__drv;
+    reg  state__36__reset__drv;
+    reg  [2:0] state__36__d__drv;
+    reg  state__37__clock__drv;
+    reg  state__37__reset__drv;
+    reg  [2:0] state__37__d__drv;
+    reg  state__38__clock__drv;
+    reg  state__38__reset__drv;
+    reg  [2:0] state__38__d__drv;
+    reg  state__39__clock__drv;
+    reg  state__39__reset__drv;
+    reg  [2:0] state__39__d__drv;
+    reg  state__40__clock__drv;
+    reg  state__40__reset__drv;
+    reg  [2:0] state__40__d__drv;
+    reg  state__41__clock__drv;
+    reg  state__41__reset__drv;
+    reg  [2:0] state__41__d__drv;
+    reg  state__42__clock__drv;
+    reg  state__42__reset__drv;
+    reg  [2:0] state__42__d__drv;
+    reg  state__43__clock__drv;
+    reg  state__43__reset__drv;
+    reg  [2:0] state__43__d__drv;
+    reg  state__44__clock__drv;
+    reg  state__44__reset__drv;
+    reg  [2:0] state__44__d__drv;
+    reg  state__45__clock__drv;
+    reg  state__45__reset__drv;
+    reg  [2:0] state__45__d__drv;
+    reg  state__46__clock__drv;
+    reg  state__46__reset__drv;
+    reg  [2:0] state__46__d__drv;
+    reg  state__47__clock__drv;
+    reg  state__47__reset__drv;
+    reg  [2:0] state__47__d__drv;
+    reg  state__48__clock__drv;
+    reg  state__48__reset__drv;
+    reg  [2:0] state__48__d__drv;
+    reg  state__49__clock__drv;
+    reg  state__49__reset__drv;
+    reg  [2:0] state__49__d__drv;
+    reg  state__50__clock__drv;
+    reg  state__50__reset__drv;
+    reg  [2:0] state__50__d__drv;
+    reg  state__51__clock__drv;
+    reg  state__51__reset__drv;
+    reg  [2:0] state__51__d__drv;
+    reg  state__52__clock__drv;
+    reg  state__52__reset__drv;
+    reg  [2:0] state__52__d__drv;
+    reg  state__53__clock__drv;
+    reg  state__53__reset__drv;
+    reg  [2:0] state__53__d__drv;
+    reg  state__54__clock__drv;
+    reg  state__54__reset__drv;
+    reg  [2:0] state__54__d__drv;
+    reg  state__55__clock__drv;
+    reg  state__55__reset__drv;
+    reg  [2:0] state__55__d__drv;
+    reg  state__56__clock__drv;
+    reg  state__56__reset__drv;
+    reg  [2:0] state__56__d__drv;
+    reg  state__57__clock__drv;
+    reg  state__57__reset__drv;
+    reg  [2:0] state__57__d__drv;
+    reg  state__58__clock__drv;
+    reg  state__58__reset__drv;
+    reg  [2:0] state__58__d__drv;
+    reg  state__59__clock__drv;
+    reg  state__59__reset__drv;
+    reg  [2:0] state__59__d__drv;
+    reg  state__60__clock__drv;
+    reg  state__60__reset__drv;
+    reg  [2:0] state__60__d__drv;
+    reg  state__61__clock__drv;
+    reg  state__61__reset__drv;
+    reg  [2:0] state__61__d__drv;
+    reg  state__62__clock__drv;
+    reg  state__62__reset__drv;
+    reg  [2:0] state__62__d__drv;
+    reg  state__63__clock__drv;
+    reg  state__63__reset__drv;
+    reg  [2:0] state__63__d__drv;
+    reg  state__64__clock__drv;
+    reg  state__64__reset__drv;
+    reg  [2:0] state__64__d__drv;
+    reg  state__65__clock__drv;
+    reg  state__65__reset__drv;
+    reg  [2:0] state__65__d__drv;
+    reg  state__66__clock__drv;
+    reg  state__66__reset__drv;
+    reg  [2:0] state__66__d__drv;
+    reg  state__67__clock__drv;
+    reg  state__67__reset__drv;
+    reg  [2:0] state__67__d__drv;
+    reg  state__68__clock__drv;
+    reg  state__68__reset__drv;
+    reg  [2:0] state__68__d__drv;
+    reg  state__69__clock__drv;
+    reg  state__69__reset__drv;
+    reg  [2:0] state__69__d__drv;
+    reg  state__70__clock__drv;
+    reg  state__70__reset__drv;
+    reg  [2:0] state__70__d__drv;
+    reg  state__71__clock__drv;
+    reg  state__71__reset__drv;
+    reg  [2:0] state__71__d__drv;
+    reg  state__72__clock__drv;
+    reg  state__72__reset__drv;
+    reg  [2:0] state__72__d__drv;
+    reg  state__73__clock__drv;
+    reg  state__73__reset__drv;
+    reg  [2:0] state__73__d__drv;
+    reg  state__74__clock__drv;
+    reg  state__74__reset__drv;
+    reg  [2:0] state__74__d__drv;
+    reg  state__75__clock__drv;
+    reg  state__75__reset__drv;
+    reg  [2:0] state__75__d__drv;
+    reg  state__76__clock__drv;
+    reg  state__76__reset__drv;
+    reg  [2:0] state__76__d__drv;
+    reg  state__77__clock__drv;
+    reg  state__77__reset__drv;
+    reg  [2:0] state__77__d__drv;
+    reg  state__78__clock__drv;
+    reg  state__78__reset__drv;
+    reg  [2:0] state__78__d__drv;
+    reg  state__79__clock__drv;
+    reg  state__79__reset__drv;
+    reg  [2:0] state__79__d__drv;
+    reg  state__80__clock__drv;
+    reg  state__80__reset__drv;
+    reg  [2:0] state__80__d__drv;
+    reg  state__81__clock__drv;
+    reg  state__81__reset__drv;
+    reg  [2:0] state__81__d__drv;
+    reg  state__82__clock__drv;
+    reg  state__82__reset__drv;
+    reg  [2:0] state__82__d__drv;
+    reg  state__83__clock__drv;
+    reg  state__83__reset__drv;
+    reg  [2:0] state__83__d__drv;
+    reg  state__84__clock__drv;
+    reg  state__84__reset__drv;
+    reg  [2:0] state__84__d__drv;
+    reg  state__85__clock__drv;
+    reg  state__85__reset__drv;
+    reg  [2:0] state__85__d__drv;
+    reg  state__86__clock__drv;
+    reg  state__86__reset__drv;
+    reg  [2:0] state__86__d__drv;
+    reg  state__87__clock__drv;
+    reg  state__87__reset__drv;
+    reg  [2:0] state__87__d__drv;
+    reg  state__88__clock__drv;
+    reg  state__88__reset__drv;
+    reg  [2:0] state__88__d__drv;
+    reg  state__89__clock__drv;
+    reg  state__89__reset__drv;
+    reg  [2:0] state__89__d__drv;
+    reg  state__90__clock__drv;
+    reg  state__90__reset__drv;
+    reg  [2:0] state__90__d__drv;
+    reg  state__91__clock__drv;
+    reg  state__91__reset__drv;
+    reg  [2:0] state__91__d__drv;
+    reg  state__92__clock__drv;
+    reg  state__92__reset__drv;
+    reg  [2:0] state__92__d__drv;
+    reg  state__93__clock__drv;
+    reg  state__93__reset__drv;
+    reg  [2:0] state__93__d__drv;
+    reg  state__94__clock__drv;
+    reg  state__94__reset__drv;
+    reg  [2:0] state__94__d__drv;
+    reg  state__95__clock__drv;
+    reg  state__95__reset__drv;
+    reg  [2:0] state__95__d__drv;
+    reg  state__96__clock__drv;
+    reg  state__96__reset__drv;
+    reg  [2:0] state__96__d__drv;
+    reg  state__97__clock__drv;
+    reg  state__97__reset__drv;
+    reg  [2:0] state__97__d__drv;
+    reg  state__98__clock__drv;
+    reg  state__98__reset__drv;
+    reg  [2:0] state__98__d__drv;
+    reg  state__99__clock__drv;
+    reg  state__99__reset__drv;
+    reg  [2:0] state__99__d__drv;
+    reg  state__100__clock__drv;
+    reg  state__100__reset__drv;
+    reg  [2:0] state__100__d__drv;
+    reg  state__101__clock__drv;
+    reg  state__101__reset__drv;
+    reg  [2:0] state__101__d__drv;
+    reg  state__102__clock__drv;
+    reg  state__102__reset__drv;
+    reg  [2:0] state__102__d__drv;
+    reg  state__103__clock__drv;
+    reg  state__103__reset__drv;
+    reg  [2:0] state__103__d__drv;
+    reg  state__104__clock__drv;
+    reg  state__104__reset__drv;
+    reg  [2:0] state__104__d__drv;
+    reg  state__105__clock__drv;
+    reg  state__105__reset__drv;
+    reg  [2:0] state__105__d__drv;
+    reg  state__106__clock__drv;
+    reg  state__106__reset__drv;
+    reg  [2:0] state__106__d__drv;
+    reg  state__107__clock__drv;
+    reg  state__107__reset__drv;
+    reg  [2:0] state__107__d__drv;
+    reg  state__108__clock__drv;
+    reg  state__108__reset__drv;
+    reg  [2:0] state__108__d__drv;
+    reg  state__109__clock__drv;
+    reg  state__109__reset__drv;
+    reg  [2:0] state__109__d__drv;
+    reg  state__110__clock__drv;
+    reg  state__110__reset__drv;
+    reg  [2:0] state__110__d__drv;
+    reg  state__111__clock__drv;
+    reg  state__111__reset__drv;
+    reg  [2:0] state__111__d__drv;
+    reg  state__112__clock__drv;
+    reg  state__112__reset__drv;
+    reg  [2:0] state__112__d__drv;
+    reg  state__113__clock__drv;
+    reg  state__113__reset__drv;
+    reg  [2:0] state__113__d__drv;
+    reg  state__114__clock__drv;
+    reg  state__114__reset__drv;
+    reg  [2:0] state__114__d__drv;
+    reg  state__115__clock__drv;
+    reg  state__115__reset__drv;
+    reg  [2:0] state__115__d__drv;
+    reg  state__116__clock__drv;
+    reg  state__116__reset__drv;
+    reg  [2:0] state__116__d__drv;
+    reg  state__117__clock__drv;
+    reg  state__117__reset__drv;
+    reg  [2:0] state__117__d__drv;
+    reg  state__118__clock__drv;
+    reg  state__118__reset__drv;
+    reg  [2:0] state__118__d__drv;
+    reg  state__119__clock__drv;
+    reg  state__119__reset__drv;
+    reg  [2:0] state__119__d__drv;
+    reg  state__120__clock__drv;
+    reg  state__120__reset__drv;
+    reg  [2:0] state__120__d__drv;
+    reg  state__121__clock__drv;
+    reg  state__121__reset__drv;
+    reg  [2:0] state__121__d__drv;
+    reg  state__122__clock__drv;
+    reg  state__122__reset__drv;
+    reg  [2:0] state__122__d__drv;
+    reg  state__123__clock__drv;
+    reg  state__123__reset__drv;
+    reg  [2:0] state__123__d__drv;
+    reg  state__124__clock__drv;
+    reg  state__124__reset__drv;
+    reg  [2:0] state__124__d__drv;
+    reg  state__125__clock__drv;
+    reg  state__125__reset__drv;
+    reg  [2:0] state__125__d__drv;
+    reg  state__126__clock__drv;
+    reg  state__126__reset__drv;
+    reg  [2:0] state__126__d__drv;
+    reg  state__127__clock__drv;
+    reg  state__127__reset__drv;
+    reg  [2:0] state__127__d__drv;
+    reg  pipe_valid__0__clock__drv;
+    reg  pipe_valid__0__reset__drv;
+    reg  pipe_valid__0__d__drv;
+    reg  pipe_valid__1__clock__drv;
+    reg  pipe_valid__1__reset__drv;
+    reg  pipe_valid__1__d__drv;
+    reg  pipe_valid__2__clock__drv;
+    reg  pipe_valid__2__reset__drv;
+    reg  pipe_valid__2__d__drv;
+    reg  pipe_valid__3__clock__drv;
+    reg  pipe_valid__3__reset__drv;
+    reg  pipe_valid__3__d__drv;
+    reg  pipe_valid__4__clock__drv;
+    reg  pipe_valid__4__reset__drv;
+    reg  pipe_valid__4__d__drv;
+    reg  pipe_valid__5__clock__drv;
+    reg  pipe_valid__5__reset__drv;
+    reg  pipe_valid__5__d__drv;
+    reg  pipe_valid__6__clock__drv;
+    reg  pipe_valid__6__reset__drv;
+    reg  pipe_valid__6__d__drv;
+    reg  pipe_valid__7__clock__drv;
+    reg  pipe_valid__7__reset__drv;
+    reg  pipe_valid__7__d__drv;
+    reg  pipe_valid__8__clock__drv;
+    reg  pipe_valid__8__reset__drv;
+    reg  pipe_valid__8__d__drv;
+    reg  pipe_valid__9__clock__drv;
+    reg  pipe_valid__9__reset__drv;
+    reg  pipe_valid__9__d__drv;
+    reg  pipe_valid__10__clock__drv;
+    reg  pipe_valid__10__reset__drv;
+    reg  pipe_valid__10__d__drv;
+    reg  pipe_valid__11__clock__drv;
+    reg  pipe_valid__11__reset__drv;
+    reg  pipe_valid__11__d__drv;
+    reg  pipe_valid__12__clock__drv;
+    reg  pipe_valid__12__reset__drv;
+    reg  pipe_valid__12__d__drv;
+    reg  pipe_valid__13__clock__drv;
+    reg  pipe_valid__13__reset__drv;
+    reg  pipe_valid__13__d__drv;
+    reg  pipe_valid__14__clock__drv;
+    reg  pipe_valid__14__reset__drv;
+    reg  pipe_valid__14__d__drv;
+    reg  pipe_valid__15__clock__drv;
+    reg  pipe_valid__15__reset__drv;
+    reg  pipe_valid__15__d__drv;
+    reg  pipe_valid__16__clock__drv;
+    reg  pipe_valid__16__reset__drv;
+    reg  pipe_valid__16__d__drv;
+    reg  pipe_valid__17__clock__drv;
+    reg  pipe_valid__17__reset__drv;
+    reg  pipe_valid__17__d__drv;
+    reg  pipe_valid__18__clock__drv;
+    reg  pipe_valid__18__reset__drv;
+    reg  pipe_valid__18__d__drv;
+    reg  pipe_valid__19__clock__drv;
+    reg  pipe_valid__19__reset__drv;
+    reg  pipe_valid__19__d__drv;
+    reg  pipe_valid__20__clock__drv;
+    reg  pipe_valid__20__reset__drv;
+    reg  pipe_valid__20__d__drv;
+    reg  pipe_valid__21__clock__drv;
+    reg  pipe_valid__21__reset__drv;
+    reg  pipe_valid__21__d__drv;
+    reg  pipe_valid__22__clock__drv;
+    reg  pipe_valid__22__reset__drv;
+    reg  pipe_valid__22__d__drv;
+    reg  pipe_sw__0__clock__drv;
+    reg  pipe_sw__0__reset__drv;
+    reg  [6:0] pipe_sw__0__d__drv;
+    reg  pipe_sw__1__clock__drv;
+    reg  pipe_sw__1__reset__drv;
+    reg  [6:0] pipe_sw__1__d__drv;
+    reg  pipe_sw__2__clock__drv;
+    reg  pipe_sw__2__reset__drv;
+    reg  [6:0] pipe_sw__2__d__drv;
+    reg  pipe_sw__3__clock__drv;
+    reg  pipe_sw__3__reset__drv;
+    reg  [6:0] pipe_sw__3__d__drv;
+    reg  pipe_sw__4__clock__drv;
+    reg  pipe_sw__4__reset__drv;
+    reg  [6:0] pipe_sw__4__d__drv;
+    reg  pipe_sw__5__clock__drv;
+    reg  pipe_sw__5__reset__drv;
+    reg  [6:0] pipe_sw__5__d__drv;
+    reg  pipe_sw__6__clock__drv;
+    reg  pipe_sw__6__reset__drv;
+    reg  [6:0] pipe_sw__6__d__drv;
+    reg  pipe_sw__7__clock__drv;
+    reg  pipe_sw__7__reset__drv;
+    reg  [6:0] pipe_sw__7__d__drv;
+    reg  pipe_sw__8__clock__drv;
+    reg  pipe_sw__8__reset__drv;
+    reg  [6:0] pipe_sw__8__d__drv;
+    reg  pipe_sw__9__clock__drv;
+    reg  pipe_sw__9__reset__drv;
+    reg  [6:0] pipe_sw__9__d__drv;
+    reg  pipe_sw__10__clock__drv;
+    reg  pipe_sw__10__reset__drv;
+    reg  [6:0] pipe_sw__10__d__drv;
+    reg  pipe_sw__11__clock__drv;
+    reg  pipe_sw__11__reset__drv;
+    reg  [6:0] pipe_sw__11__d__drv;
+    reg  pipe_sw__12__clock__drv;
+    reg  pipe_sw__12__reset__drv;
+    reg  [6:0] pipe_sw__12__d__drv;
+    reg  pipe_sw__13__clock__drv;
+    reg  pipe_sw__13__reset__drv;
+    reg  [6:0] pipe_sw__13__d__drv;
+    reg  pipe_sw__14__clock__drv;
+    reg  pipe_sw__14__reset__drv;
+    reg  [6:0] pipe_sw__14__d__drv;
+    reg  pipe_sw__15__clock__drv;
+    reg  pipe_sw__15__reset__drv;
+    reg  [6:0] pipe_sw__15__d__drv;
+    reg  pipe_sw__16__clock__drv;
+    reg  pipe_sw__16__reset__drv;
+    reg  [6:0] pipe_sw__16__d__drv;
+    reg  pipe_sw__17__clock__drv;
+    reg  pipe_sw__17__reset__drv;
+    reg  [6:0] pipe_sw__17__d__drv;
+    reg  pipe_sw__18__clock__drv;
+    reg  pipe_sw__18__reset__drv;
+    reg  [6:0] pipe_sw__18__d__drv;
+    reg  pipe_sw__19__clock__drv;
+    reg  pipe_sw__19__reset__drv;
+    reg  [6:0] pipe_sw__19__d__drv;
+    reg  pipe_sw__20__clock__drv;
+    reg  pipe_sw__20__reset__drv;
+    reg  [6:0] pipe_sw__20__d__drv;
+    reg  pipe_sw__21__clock__drv;
+    reg  pipe_sw__21__reset__drv;
+    reg  [6:0] pipe_sw__21__d__drv;
+    reg  pipe_sw__22__clock__drv;
+    reg  pipe_sw__22__reset__drv;
+    reg  [6:0] pipe_sw__22__d__drv;
+    reg  pipe_pc__0__clock__drv;
+    reg  pipe_pc__0__reset__drv;
+    reg  [31:0] pipe_pc__0__d__drv;
+    reg  pipe_pc__1__clock__drv;
+    reg  pipe_pc__1__reset__drv;
+    reg  [31:0] pipe_pc__1__d__drv;
+    reg  pipe_pc__2__clock__drv;
+    reg  pipe_pc__2__reset__drv;
+    reg  [31:0] pipe_pc__2__d__drv;
+    reg  pipe_pc__3__clock__drv;
+    reg  pipe_pc__3__reset__drv;
+    reg  [31:0] pipe_pc__3__d__drv;
+    reg  pipe_pc__4__clock__drv;
+    reg  pipe_pc__4__reset__drv;
+    reg  [31:0] pipe_pc__4__d__drv;
+    reg  pipe_pc__5__clock__drv;
+    reg  pipe_pc__5__reset__drv;
+    reg  [31:0] pipe_pc__5__d__drv;
+    reg  pipe_pc__6__clock__drv;
+    reg  pipe_pc__6__reset__drv;
+    reg  [31:0] pipe_pc__6__d__drv;
+    reg  pipe_pc__7__clock__drv;
+    reg  pipe_pc__7__reset__drv;
+    reg  [31:0] pipe_pc__7__d__drv;
+    reg  pipe_pc__8__clock__drv;
+    reg  pipe_pc__8__reset__drv;
+    reg  [31:0] pipe_pc__8__d__drv;
+    reg  pipe_pc__9__clock__drv;
+    reg  pipe_pc__9__reset__drv;
+    reg  [31:0] pipe_pc__9__d__drv;
+    reg  pipe_pc__10__clock__drv;
+    reg  pipe_pc__10__reset__drv;
+    reg  [31:0] pipe_pc__10__d__drv;
+    reg  pipe_pc__11__clock__drv;
+    reg  pipe_pc__11__reset__drv;
+    reg  [31:0] pipe_pc__11__d__drv;
+    reg  pipe_pc__12__clock__drv;
+    reg  pipe_pc__12__reset__drv;
+    reg  [31:0] pipe_pc__12__d__drv;
+    reg  pipe_pc__13__clock__drv;
+    reg  pipe_pc__13__reset__drv;
+    reg  [31:0] pipe_pc__13__d__drv;
+    reg  pipe_pc__14__clock__drv;
+    reg  pipe_pc__14__reset__drv;
+    reg  [31:0] pipe_pc__14__d__drv;
+    reg  pipe_pc__15__clock__drv;
+    reg  pipe_pc__15__reset__drv;
+    reg  [31:0] pipe_pc__15__d__drv;
+    reg  pipe_pc__16__clock__drv;
+    reg  pipe_pc__16__reset__drv;
+    reg  [31:0] pipe_pc__16__d__drv;
+    reg  pipe_pc__17__clock__drv;
+    reg  pipe_pc__17__reset__drv;
+    reg  [31:0] pipe_pc__17__d__drv;
+    reg  pipe_pc__18__clock__drv;
+    reg  pipe_pc__18__reset__drv;
+    reg  [31:0] pipe_pc__18__d__drv;
+    reg  pipe_pc__19__clock__drv;
+    reg  pipe_pc__19__reset__drv;
+    reg  [31:0] pipe_pc__19__d__drv;
+    reg  pipe_pc__20__clock__drv;
+    reg  pipe_pc__20__reset__drv;
+    reg  [31:0] pipe_pc__20__d__drv;
+    reg  pipe_pc__21__clock__drv;
+    reg  pipe_pc__21__reset__drv;
+    reg  [31:0] pipe_pc__21__d__drv;
+    reg  pipe_pc__22__clock__drv;
+    reg  pipe_pc__22__reset__drv;
+    reg  [31:0] pipe_pc__22__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [6:0] ptr__d__drv;
+    reg  sel_valid__clock__drv;
+    reg  sel_valid__reset__drv;
+    reg  sel_valid__d__drv;
+    reg  sel_sw__clock__drv;
+    reg  sel_sw__reset__drv;
+    reg  [6:0] sel_sw__d__drv;
+    reg  hold__clock__drv;
+    reg  hold__reset__drv;
+    reg  [2:0] hold__d__drv;
+    reg  sco__clock__drv;
+    reg  sco__sel_valid__drv;
+    reg  [6:0] sco__sel_sw__drv;
+    reg  [127:0] sco__cr__drv;
+    reg  [127:0] sco__matched__drv;
+    reg  [255:0] sco__grp_pc__drv;
+    reg  [63:0] sco__grp_mask__drv;
+    reg  [383:0] dispatch__state__drv;
+    reg  dispatch__sel_valid__drv;
+    reg  [6:0] dispatch__sel_sw__drv;
+    reg  [2:0] dispatch__hold__drv;
+    reg  [6:0] dispatch__ptr__drv;
+    reg  [22:0] dispatch__pipe_valid__drv;
+    reg  [160:0] dispatch__pipe_sw__drv;
+    reg  [735:0] dispatch__pipe_pc__drv;
+    reg  [2:0] dispatch__inst_kind__drv;
+    reg  [127:0] dispatch__writeback__drv;
+    reg  [127:0] dispatch__blockbar_release__drv;
+    reg  [127:0] dispatch__launch__drv;
+    reg  dispatch__bundle_valid__drv;
+    reg  dispatch__bundle_fused__drv;
+    reg  [3:0] dispatch__bundle_group__drv;
+    reg  [7:0] dispatch__bundle_members__drv;
+    reg  [3:0] dispatch__bundle_size__drv;
+    reg  [31:0] dispatch__bundle_pc__drv;
+    reg  ilt__clock__drv;
+    reg  ilt__reset__drv;
+    reg  ilt__flush__drv;
+    reg  [31:0] ilt__lookup_pc__drv;
+    reg  [2:0] ilt__ins_valid__drv;
+    reg  [95:0] ilt__ins_pc__drv;
+    reg  pst__clock__drv;
+    reg  pst__reset__drv;
+    reg  pst__arr_valid__drv;
+    reg  [6:0] pst__arr_sw__drv;
+    reg  [31:0] pst__arr_pc__drv;
+    reg  pst__arr_hit__drv;
+    reg  [127:0] pst__sw_valid__drv;
+    reg  [127:0] pst__sw_blockbar__drv;
+    reg  [383:0] settle__st4__drv;
+    reg  settle__act_valid__drv;
+    reg  [6:0] settle__act_sw__drv;
+    reg  [31:0] settle__act_pc__drv;
+    reg  settle__hit__drv;
+    reg  [127:0] settle__released__drv;
+    reg  settle__mismatch__drv;
+    reg  [15:0] settle__rel_d4__drv;
+    reg  [15:0] settle__row_valid__drv;
+    reg  [511:0] settle__row_pc__drv;
+    reg  [127:0] settle__ready__drv;
+    reg  [127:0] settle__matched__drv;
+    reg  [127:0] pick__candidates__drv;
+    reg  [6:0] pick__last__drv;
+    reg  pick__last_valid__drv;
+    reg  [2:0] state_pack__parts__0__drv;
+    reg  [2:0] state_pack__parts__1__drv;
+    reg  [2:0] state_pack__parts__2__drv;
+    reg  [2:0] state_pack__parts__3__drv;
+    reg  [2:0] state_pack__parts__4__drv;
+    reg  [2:0] state_pack__parts__5__drv;
+    reg  [2:0] state_pack__parts__6__drv;
+    reg  [2:0] state_pack__parts__7__drv;
+    reg  [2:0] state_pack__parts__8__drv;
+    reg  [2:0] state_pack__parts__9__drv;
+    reg  [2:0] state_pack__parts__10__drv;
+    reg  [2:0] state_pack__parts__11__drv;
+    reg  [2:0] state_pack__parts__12__drv;
+    reg  [2:0] state_pack__parts__13__drv;
+    reg  [2:0] state_pack__parts__14__drv;
+    reg  [2:0] state_pack__parts__15__drv;
+    reg  [2:0] state_pack__parts__16__drv;
+    reg  [2:0] state_pack__parts__17__drv;
+    reg  [2:0] state_pack__parts__18__drv;
+    reg  [2:0] state_pack__parts__19__drv;
+    reg  [2:0] state_pack__parts__20__drv;
+    reg  [2:0] state_pack__parts__21__drv;
+    reg  [2:0] state_pack__parts__22__drv;
+    reg  [2:0] state_pack__parts__23__drv;
+    reg  [2:0] state_pack__parts__24__drv;
+    reg  [2:0] state_pack__parts__25__drv;
+    reg  [2:0] state_pack__parts__26__drv;
+    reg  [2:0] state_pack__parts__27__drv;
+    reg  [2:0] state_pack__parts__28__drv;
+    reg  [2:0] state_pack__parts__29__drv;
+    reg  [2:0] state_pack__parts__30__drv;
+    reg  [2:0] state_pack__parts__31__drv;
+    reg  [2:0] state_pack__parts__32__drv;
+    reg  [2:0] state_pack__parts__33__drv;
+    reg  [2:0] state_pack__parts__34__drv;
+    reg  [2:0] state_pack__parts__35__drv;
+    reg  [2:0] state_pack__parts__36__drv;
+    reg  [2:0] state_pack__parts__37__drv;
+    reg  [2:0] state_pack__parts__38__drv;
+    reg  [2:0] state_pack__parts__39__drv;
+    reg  [2:0] state_pack__parts__40__drv;
+    reg  [2:0] state_pack__parts__41__drv;
+    reg  [2:0] state_pack__parts__42__drv;
+    reg  [2:0] state_pack__parts__43__drv;
+    reg  [2:0] state_pack__parts__44__drv;
+    reg  [2:0] state_pack__parts__45__drv;
+    reg  [2:0] state_pack__parts__46__drv;
+    reg  [2:0] state_pack__parts__47__drv;
+    reg  [2:0] state_pack__parts__48__drv;
+    reg  [2:0] state_pack__parts__49__drv;
+    reg  [2:0] state_pack__parts__50__drv;
+    reg  [2:0] state_pack__parts__51__drv;
+    reg  [2:0] state_pack__parts__52__drv;
+    reg  [2:0] state_pack__parts__53__drv;
+    reg  [2:0] state_pack__parts__54__drv;
+    reg  [2:0] state_pack__parts__55__drv;
+    reg  [2:0] state_pack__parts__56__drv;
+    reg  [2:0] state_pack__parts__57__drv;
+    reg  [2:0] state_pack__parts__58__drv;
+    reg  [2:0] state_pack__parts__59__drv;
+    reg  [2:0] state_pack__parts__60__drv;
+    reg  [2:0] state_pack__parts__61__drv;
+    reg  [2:0] state_pack__parts__62__drv;
+    reg  [2:0] state_pack__parts__63__drv;
+    reg  [2:0] state_pack__parts__64__drv;
+    reg  [2:0] state_pack__parts__65__drv;
+    reg  [2:0] state_pack__parts__66__drv;
+    reg  [2:0] state_pack__parts__67__drv;
+    reg  [2:0] state_pack__parts__68__drv;
+    reg  [2:0] state_pack__parts__69__drv;
+    reg  [2:0] state_pack__parts__70__drv;
+    reg  [2:0] state_pack__parts__71__drv;
+    reg  [2:0] state_pack__parts__72__drv;
+    reg  [2:0] state_pack__parts__73__drv;
+    reg  [2:0] state_pack__parts__74__drv;
+    reg  [2:0] state_pack__parts__75__drv;
+    reg  [2:0] state_pack__parts__76__drv;
+    reg  [2:0] state_pack__parts__77__drv;
+    reg  [2:0] state_pack__parts__78__drv;
+    reg  [2:0] state_pack__parts__79__drv;
+    reg  [2:0] state_pack__parts__80__drv;
+    reg  [2:0] state_pack__parts__81__drv;
+    reg  [2:0] state_pack__parts__82__drv;
+    reg  [2:0] state_pack__parts__83__drv;
+    reg  [2:0] state_pack__parts__84__drv;
+    reg  [2:0] state_pack__parts__85__drv;
+    reg  [2:0] state_pack__parts__86__drv;
+    reg  [2:0] state_pack__parts__87__drv;
+    reg  [2:0] state_pack__parts__88__drv;
+    reg  [2:0] state_pack__parts__89__drv;
+    reg  [2:0] state_pack__parts__90__drv;
+    reg  [2:0] state_pack__parts__91__drv;
+    reg  [2:0] state_pack__parts__92__drv;
+    reg  [2:0] state_pack__parts__93__drv;
+    reg  [2:0] state_pack__parts__94__drv;
+    reg  [2:0] state_pack__parts__95__drv;
+    reg  [2:0] state_pack__parts__96__drv;
+    reg  [2:0] state_pack__parts__97__drv;
+    reg  [2:0] state_pack__parts__98__drv;
+    reg  [2:0] state_pack__parts__99__drv;
+    reg  [2:0] state_pack__parts__100__drv;
+    reg  [2:0] state_pack__parts__101__drv;
+    reg  [2:0] state_pack__parts__102__drv;
+    reg  [2:0] state_pack__parts__103__drv;
+    reg  [2:0] state_pack__parts__104__drv;
+    reg  [2:0] state_pack__parts__105__drv;
+    reg  [2:0] state_pack__parts__106__drv;
+    reg  [2:0] state_pack__parts__107__drv;
+    reg  [2:0] state_pack__parts__108__drv;
+    reg  [2:0] state_pack__parts__109__drv;
+    reg  [2:0] state_pack__parts__110__drv;
+    reg  [2:0] state_pack__parts__111__drv;
+    reg  [2:0] state_pack__parts__112__drv;
+    reg  [2:0] state_pack__parts__113__drv;
+    reg  [2:0] state_pack__parts__114__drv;
+    reg  [2:0] state_pack__parts__115__drv;
+    reg  [2:0] state_pack__parts__116__drv;
+    reg  [2:0] state_pack__parts__117__drv;
+    reg  [2:0] state_pack__parts__118__drv;
+    reg  [2:0] state_pack__parts__119__drv;
+    reg  [2:0] state_pack__parts__120__drv;
+    reg  [2:0] state_pack__parts__121__drv;
+    reg  [2:0] state_pack__parts__122__drv;
+    reg  [2:0] state_pack__parts__123__drv;
+    reg  [2:0] state_pack__parts__124__drv;
+    reg  [2:0] state_pack__parts__125__drv;
+    reg  [2:0] state_pack__parts__126__drv;
+    reg  [2:0] state_pack__parts__127__drv;
+    reg  cr_pack__parts__0__drv;
+    reg  cr_pack__parts__1__drv;
+    reg  cr_pack__parts__2__drv;
+    reg  cr_pack__parts__3__drv;
+    reg  cr_pack__parts__4__drv;
+    reg  cr_pack__parts__5__drv;
+    reg  cr_pack__parts__6__drv;
+    reg  cr_pack__parts__7__drv;
+    reg  cr_pack__parts__8__drv;
+    reg  cr_pack__parts__9__drv;
+    reg  cr_pack__parts__10__drv;
+    reg  cr_pack__parts__11__drv;
+    reg  cr_pack__parts__12__drv;
+    reg  cr_pack__parts__13__drv;
+    reg  cr_pack__parts__14__drv;
+    reg  cr_pack__parts__15__drv;
+    reg  cr_pack__parts__16__drv;
+    reg  cr_pack__parts__17__drv;
+    reg  cr_pack__parts__18__drv;
+    reg  cr_pack__parts__19__drv;
+    reg  cr_pack__parts__20__drv;
+    reg  cr_pack__parts__21__drv;
+    reg  cr_pack__parts__22__drv;
+    reg  cr_pack__parts__23__drv;
+    reg  cr_pack__parts__24__drv;
+    reg  cr_pack__parts__25__drv;
+    reg  cr_pack__parts__26__drv;
+    reg  cr_pack__parts__27__drv;
+    reg  cr_pack__parts__28__drv;
+    reg  cr_pack__parts__29__drv;
+    reg  cr_pack__parts__30__drv;
+    reg  cr_pack__parts__31__drv;
+    reg  cr_pack__parts__32__drv;
+    reg  cr_pack__parts__33__drv;
+    reg  cr_pack__parts__34__drv;
+    reg  cr_pack__parts__35__drv;
+    reg  cr_pack__parts__36__drv;
+    reg  cr_pack__parts__37__drv;
+    reg  cr_pack__parts__38__drv;
+    reg  cr_pack__parts__39__drv;
+    reg  cr_pack__parts__40__drv;
+    reg  cr_pack__parts__41__drv;
+    reg  cr_pack__parts__42__drv;
+    reg  cr_pack__parts__43__drv;
+    reg  cr_pack__parts__44__drv;
+    reg  cr_pack__parts__45__drv;
+    reg  cr_pack__parts__46__drv;
+    reg  cr_pack__parts__47__drv;
+    reg  cr_pack__parts__48__drv;
+    reg  cr_pack__parts__49__drv;
+    reg  cr_pack__parts__50__drv;
+    reg  cr_pack__parts__51__drv;
+    reg  cr_pack__parts__52__drv;
+    reg  cr_pack__parts__53__drv;
+    reg  cr_pack__parts__54__drv;
+    reg  cr_pack__parts__55__drv;
+    reg  cr_pack__parts__56__drv;
+    reg  cr_pack__parts__57__drv;
+    reg  cr_pack__parts__58__drv;
+    reg  cr_pack__parts__59__drv;
+    reg  cr_pack__parts__60__drv;
+    reg  cr_pack__parts__61__drv;
+    reg  cr_pack__parts__62__drv;
+    reg  cr_pack__parts__63__drv;
+    reg  cr_pack__parts__64__drv;
+    reg  cr_pack__parts__65__drv;
+    reg  cr_pack__parts__66__drv;
+    reg  cr_pack__parts__67__drv;
+    reg  cr_pack__parts__68__drv;
+    reg  cr_pack__parts__69__drv;
+    reg  cr_pack__parts__70__drv;
+    reg  cr_pack__parts__71__drv;
+    reg  cr_pack__parts__72__drv;
+    reg  cr_pack__parts__73__drv;
+    reg  cr_pack__parts__74__drv;
+    reg  cr_pack__parts__75__drv;
+    reg  cr_pack__parts__76__drv;
+    reg  cr_pack__parts__77__drv;
+    reg  cr_pack__parts__78__drv;
+    reg  cr_pack__parts__79__drv;
+    reg  cr_pack__parts__80__drv;
+    reg  cr_pack__parts__81__drv;
+    reg  cr_pack__parts__82__drv;
+    reg  cr_pack__parts__83__drv;
+    reg  cr_pack__parts__84__drv;
+    reg  cr_pack__parts__85__drv;
+    reg  cr_pack__parts__86__drv;
+    reg  cr_pack__parts__87__drv;
+    reg  cr_pack__parts__88__drv;
+    reg  cr_pack__parts__89__drv;
+    reg  cr_pack__parts__90__drv;
+    reg  cr_pack__parts__91__drv;
+    reg  cr_pack__parts__92__drv;
+    reg  cr_pack__parts__93__drv;
+    reg  cr_pack__parts__94__drv;
+    reg  cr_pack__parts__95__drv;
+    reg  cr_pack__parts__96__drv;
+    reg  cr_pack__parts__97__drv;
+    reg  cr_pack__parts__98__drv;
+    reg  cr_pack__parts__99__drv;
+    reg  cr_pack__parts__100__drv;
+    reg  cr_pack__parts__101__drv;
+    reg  cr_pack__parts__102__drv;
+    reg  cr_pack__parts__103__drv;
+    reg  cr_pack__parts__104__drv;
+    reg  cr_pack__parts__105__drv;
+    reg  cr_pack__parts__106__drv;
+    reg  cr_pack__parts__107__drv;
+    reg  cr_pack__parts__108__drv;
+    reg  cr_pack__parts__109__drv;
+    reg  cr_pack__parts__110__drv;
+    reg  cr_pack__parts__111__drv;
+    reg  cr_pack__parts__112__drv;
+    reg  cr_pack__parts__113__drv;
+    reg  cr_pack__parts__114__drv;
+    reg  cr_pack__parts__115__drv;
+    reg  cr_pack__parts__116__drv;
+    reg  cr_pack__parts__117__drv;
+    reg  cr_pack__parts__118__drv;
+    reg  cr_pack__parts__119__drv;
+    reg  cr_pack__parts__120__drv;
+    reg  cr_pack__parts__121__drv;
+    reg  cr_pack__parts__122__drv;
+    reg  cr_pack__parts__123__drv;
+    reg  cr_pack__parts__124__drv;
+    reg  cr_pack__parts__125__drv;
+    reg  cr_pack__parts__126__drv;
+    reg  cr_pack__parts__127__drv;
+    reg  matched_pack__parts__0__drv;
+    reg  matched_pack__parts__1__drv;
+    reg  matched_pack__parts__2__drv;
+    reg  matched_pack__parts__3__drv;
+    reg  matched_pack__parts__4__drv;
+    reg  matched_pack__parts__5__drv;
+    reg  matched_pack__parts__6__drv;
+    reg  matched_pack__parts__7__drv;
+    reg  matched_pack__parts__8__drv;
+    reg  matched_pack__parts__9__drv;
+    reg  matched_pack__parts__10__drv;
+    reg  matched_pack__parts__11__drv;
+    reg  matched_pack__parts__12__drv;
+    reg  matched_pack__parts__13__drv;
+    reg  matched_pack__parts__14__drv;
+    reg  matched_pack__parts__15__drv;
+    reg  matched_pack__parts__16__drv;
+    reg  matched_pack__parts__17__drv;
+    reg  matched_pack__parts__18__drv;
+    reg  matched_pack__parts__19__drv;
+    reg  matched_pack__parts__20__drv;
+    reg  matched_pack__parts__21__drv;
+    reg  matched_pack__parts__22__drv;
+    reg  matched_pack__parts__23__drv;
+    reg  matched_pack__parts__24__drv;
+    reg  matched_pack__parts__25__drv;
+    reg  matched_pack__parts__26__drv;
+    reg  matched_pack__parts__27__drv;
+    reg  matched_pack__parts__28__drv;
+    reg  matched_pack__parts__29__drv;
+    reg  matched_pack__parts__30__drv;
+    reg  matched_pack__parts__31__drv;
+    reg  matched_pack__parts__32__drv;
+    reg  matched_pack__parts__33__drv;
+    reg  matched_pack__parts__34__drv;
+    reg  matched_pack__parts__35__drv;
+    reg  matched_pack__parts__36__drv;
+    reg  matched_pack__parts__37__drv;
+    reg  matched_pack__parts__38__drv;
+    reg  matched_pack__parts__39__drv;
+    reg  matched_pack__parts__40__drv;
+    reg  matched_pack__parts__41__drv;
+    reg  matched_pack__parts__42__drv;
+    reg  matched_pack__parts__43__drv;
+    reg  matched_pack__parts__44__drv;
+    reg  matched_pack__parts__45__drv;
+    reg  matched_pack__parts__46__drv;
+    reg  matched_pack__parts__47__drv;
+    reg  matched_pack__parts__48__drv;
+    reg  matched_pack__parts__49__drv;
+    reg  matched_pack__parts__50__drv;
+    reg  matched_pack__parts__51__drv;
+    reg  matched_pack__parts__52__drv;
+    reg  matched_pack__parts__53__drv;
+    reg  matched_pack__parts__54__drv;
+    reg  matched_pack__parts__55__drv;
+    reg  matched_pack__parts__56__drv;
+    reg  matched_pack__parts__57__drv;
+    reg  matched_pack__parts__58__drv;
+    reg  matched_pack__parts__59__drv;
+    reg  matched_pack__parts__60__drv;
+    reg  matched_pack__parts__61__drv;
+    reg  matched_pack__parts__62__drv;
+    reg  matched_pack__parts__63__drv;
+    reg  matched_pack__parts__64__drv;
+    reg  matched_pack__parts__65__drv;
+    reg  matched_pack__parts__66__drv;
+    reg  matched_pack__parts__67__drv;
+    reg  matched_pack__parts__68__drv;
+    reg  matched_pack__parts__69__drv;
+    reg  matched_pack__parts__70__drv;
+    reg  matched_pack__parts__71__drv;
+    reg  matched_pack__parts__72__drv;
+    reg  matched_pack__parts__73__drv;
+    reg  matched_pack__parts__74__drv;
+    reg  matched_pack__parts__75__drv;
+    reg  matched_pack__parts__76__drv;
+    reg  matched_pack__parts__77__drv;
+    reg  matched_pack__parts__78__drv;
+    reg  matched_pack__parts__79__drv;
+    reg  matched_pack__parts__80__drv;
+    reg  matched_pack__parts__81__drv;
+    reg  matched_pack__parts__82__drv;
+    reg  matched_pack__parts__83__drv;
+    reg  matched_pack__parts__84__drv;
+    reg  matched_pack__parts__85__drv;
+    reg  matched_pack__parts__86__drv;
+    reg  matched_pack__parts__87__drv;
+    reg  matched_pack__parts__88__drv;
+    reg  matched_pack__parts__89__drv;
+    reg  matched_pack__parts__90__drv;
+    reg  matched_pack__parts__91__drv;
+    reg  matched_pack__parts__92__drv;
+    reg  matched_pack__parts__93__drv;
+    reg  matched_pack__parts__94__drv;
+    reg  matched_pack__parts__95__drv;
+    reg  matched_pack__parts__96__drv;
+    reg  matched_pack__parts__97__drv;
+    reg  matched_pack__parts__98__drv;
+    reg  matched_pack__parts__99__drv;
+    reg  matched_pack__parts__100__drv;
+    reg  matched_pack__parts__101__drv;
+    reg  matched_pack__parts__102__drv;
+    reg  matched_pack__parts__103__drv;
+    reg  matched_pack__parts__104__drv;
+    reg  matched_pack__parts__105__drv;
+    reg  matched_pack__parts__106__drv;
+    reg  matched_pack__parts__107__drv;
+    reg  matched_pack__parts__108__drv;
+    reg  matched_pack__parts__109__drv;
+    reg  matched_pack__parts__110__drv;
+    reg  matched_pack__parts__111__drv;
+    reg  matched_pack__parts__112__drv;
+    reg  matched_pack__parts__113__drv;
+    reg  matched_pack__parts__114__drv;
+    reg  matched_pack__parts__115__drv;
+    reg  matched_pack__parts__116__drv;
+    reg  matched_pack__parts__117__drv;
+    reg  matched_pack__parts__118__drv;
+    reg  matched_pack__parts__119__drv;
+    reg  matched_pack__parts__120__drv;
+    reg  matched_pack__parts__121__drv;
+    reg  matched_pack__parts__122__drv;
+    reg  matched_pack__parts__123__drv;
+    reg  matched_pack__parts__124__drv;
+    reg  matched_pack__parts__125__drv;
+    reg  matched_pack__parts__126__drv;
+    reg  matched_pack__parts__127__drv;
+    reg  dbg_matched_pack__parts__0__drv;
+    reg  dbg_matched_pack__parts__1__drv;
+    reg  dbg_matched_pack__parts__2__drv;
+    reg  dbg_matched_pack__parts__3__drv;
+    reg  dbg_matched_pack__parts__4__drv;
+    reg  dbg_matched_pack__parts__5__drv;
+    reg  dbg_matched_pack__parts__6__drv;
+    reg  dbg_matched_pack__parts__7__drv;
+    reg  dbg_matched_pack__parts__8__drv;
+    reg  dbg_matched_pack__parts__9__drv;
+    reg  dbg_matched_pack__parts__10__drv;
+    reg  dbg_matched_pack__parts__11__drv;
+    reg  dbg_matched_pack__parts__12__drv;
+    reg  dbg_matched_pack__parts__13__drv;
+    reg  dbg_matched_pack__parts__14__drv;
+    reg  dbg_matched_pack__parts__15__drv;
+    reg  dbg_matched_pack__parts__16__drv;
+    reg  dbg_matched_pack__parts__17__drv;
+    reg  dbg_matched_pack__parts__18__drv;
+    reg  dbg_matched_pack__parts__19__drv;
+    reg  dbg_matched_pack__parts__20__drv;
+    reg  dbg_matched_pack__parts__21__drv;
+    reg  dbg_matched_pack__parts__22__drv;
+    reg  dbg_matched_pack__parts__23__drv;
+    reg  dbg_matched_pack__parts__24__drv;
+    reg  dbg_matched_pack__parts__25__drv;
+    reg  dbg_matched_pack__parts__26__drv;
+    reg  dbg_matched_pack__parts__27__drv;
+    reg  dbg_matched_pack__parts__28__drv;
+    reg  dbg_matched_pack__parts__29__drv;
+    reg  dbg_matched_pack__parts__30__drv;
+    reg  dbg_matched_pack__parts__31__drv;
+    reg  dbg_matched_pack__parts__32__drv;
+    reg  dbg_matched_pack__parts__33__drv;
+    reg  dbg_matched_pack__parts__34__drv;
+    reg  dbg_matched_pack__parts__35__drv;
+    reg  dbg_matched_pack__parts__36__drv;
+    reg  dbg_matched_pack__parts__37__drv;
+    reg  dbg_matched_pack__parts__38__drv;
+    reg  dbg_matched_pack__parts__39__drv;
+    reg  dbg_matched_pack__parts__40__drv;
+    reg  dbg_matched_pack__parts__41__drv;
+    reg  dbg_matched_pack__parts__42__drv;
+    reg  dbg_matched_pack__parts__43__drv;
+    reg  dbg_matched_pack__parts__44__drv;
+    reg  dbg_matched_pack__parts__45__drv;
+    reg  dbg_matched_pack__parts__46__drv;
+    reg  dbg_matched_pack__parts__47__drv;
+    reg  dbg_matched_pack__parts__48__drv;
+    reg  dbg_matched_pack__parts__49__drv;
+    reg  dbg_matched_pack__parts__50__drv;
+    reg  dbg_matched_pack__parts__51__drv;
+    reg  dbg_matched_pack__parts__52__drv;
+    reg  dbg_matched_pack__parts__53__drv;
+    reg  dbg_matched_pack__parts__54__drv;
+    reg  dbg_matched_pack__parts__55__drv;
+    reg  dbg_matched_pack__parts__56__drv;
+    reg  dbg_matched_pack__parts__57__drv;
+    reg  dbg_matched_pack__parts__58__drv;
+    reg  dbg_matched_pack__parts__59__drv;
+    reg  dbg_matched_pack__parts__60__drv;
+    reg  dbg_matched_pack__parts__61__drv;
+    reg  dbg_matched_pack__parts__62__drv;
+    reg  dbg_matched_pack__parts__63__drv;
+    reg  dbg_matched_pack__parts__64__drv;
+    reg  dbg_matched_pack__parts__65__drv;
+    reg  dbg_matched_pack__parts__66__drv;
+    reg  dbg_matched_pack__parts__67__drv;
+    reg  dbg_matched_pack__parts__68__drv;
+    reg  dbg_matched_pack__parts__69__drv;
+    reg  dbg_matched_pack__parts__70__drv;
+    reg  dbg_matched_pack__parts__71__drv;
+    reg  dbg_matched_pack__parts__72__drv;
+    reg  dbg_matched_pack__parts__73__drv;
+    reg  dbg_matched_pack__parts__74__drv;
+    reg  dbg_matched_pack__parts__75__drv;
+    reg  dbg_matched_pack__parts__76__drv;
+    reg  dbg_matched_pack__parts__77__drv;
+    reg  dbg_matched_pack__parts__78__drv;
+    reg  dbg_matched_pack__parts__79__drv;
+    reg  dbg_matched_pack__parts__80__drv;
+    reg  dbg_matched_pack__parts__81__drv;
+    reg  dbg_matched_pack__parts__82__drv;
+    reg  dbg_matched_pack__parts__83__drv;
+    reg  dbg_matched_pack__parts__84__drv;
+    reg  dbg_matched_pack__parts__85__drv;
+    reg  dbg_matched_pack__parts__86__drv;
+    reg  dbg_matched_pack__parts__87__drv;
+    reg  dbg_matched_pack__parts__88__drv;
+    reg  dbg_matched_pack__parts__89__drv;
+    reg  dbg_matched_pack__parts__90__drv;
+    reg  dbg_matched_pack__parts__91__drv;
+    reg  dbg_matched_pack__parts__92__drv;
+    reg  dbg_matched_pack__parts__93__drv;
+    reg  dbg_matched_pack__parts__94__drv;
+    reg  dbg_matched_pack__parts__95__drv;
+    reg  dbg_matched_pack__parts__96__drv;
+    reg  dbg_matched_pack__parts__97__drv;
+    reg  dbg_matched_pack__parts__98__drv;
+    reg  dbg_matched_pack__parts__99__drv;
+    reg  dbg_matched_pack__parts__100__drv;
+    reg  dbg_matched_pack__parts__101__drv;
+    reg  dbg_matched_pack__parts__102__drv;
+    reg  dbg_matched_pack__parts__103__drv;
+    reg  dbg_matched_pack__parts__104__drv;
+    reg  dbg_matched_pack__parts__105__drv;
+    reg  dbg_matched_pack__parts__106__drv;
+    reg  dbg_matched_pack__parts__107__drv;
+    reg  dbg_matched_pack__parts__108__drv;
+    reg  dbg_matched_pack__parts__109__drv;
+    reg  dbg_matched_pack__parts__110__drv;
+    reg  dbg_matched_pack__parts__111__drv;
+    reg  dbg_matched_pack__parts__112__drv;
+    reg  dbg_matched_pack__parts__113__drv;
+    reg  dbg_matched_pack__parts__114__drv;
+    reg  dbg_matched_pack__parts__115__drv;
+    reg  dbg_matched_pack__parts__116__drv;
+    reg  dbg_matched_pack__parts__117__drv;
+    reg  dbg_matched_pack__parts__118__drv;
+    reg  dbg_matched_pack__parts__119__drv;
+    reg  dbg_matched_pack__parts__120__drv;
+    reg  dbg_matched_pack__parts__121__drv;
+    reg  dbg_matched_pack__parts__122__drv;
+    reg  dbg_matched_pack__parts__123__drv;
+    reg  dbg_matched_pack__parts__124__drv;
+    reg  dbg_matched_pack__parts__125__drv;
+    reg  dbg_matched_pack__parts__126__drv;
+    reg  dbg_matched_pack__parts__127__drv;
+    reg  pipe_valid_pack__parts__0__drv;
+    reg  pipe_valid_pack__parts__1__drv;
+    reg  pipe_valid_pack__parts__2__drv;
+    reg  pipe_valid_pack__parts__3__drv;
+    reg  pipe_valid_pack__parts__4__drv;
+    reg  pipe_valid_pack__parts__5__drv;
+    reg  pipe_valid_pack__parts__6__drv;
+    reg  pipe_valid_pack__parts__7__drv;
+    reg  pipe_valid_pack__parts__8__drv;
+    reg  pipe_valid_pack__parts__9__drv;
+    reg  pipe_valid_pack__parts__10__drv;
+    reg  pipe_valid_pack__parts__11__drv;
+    reg  pipe_valid_pack__parts__12__drv;
+    reg  pipe_valid_pack__parts__13__drv;
+    reg  pipe_valid_pack__parts__14__drv;
+    reg  pipe_valid_pack__parts__15__drv;
+    reg  pipe_valid_pack__parts__16__drv;
+    reg  pipe_valid_pack__parts__17__drv;
+    reg  pipe_valid_pack__parts__18__drv;
+    reg  pipe_valid_pack__parts__19__drv;
+    reg  pipe_valid_pack__parts__20__drv;
+    reg  pipe_valid_pack__parts__21__drv;
+    reg  pipe_valid_pack__parts__22__drv;
+    reg  [6:0] pipe_sw_pack__parts__0__drv;
+    reg  [6:0] pipe_sw_pack__parts__1__drv;
+    reg  [6:0] pipe_sw_pack__parts__2__drv;
+    reg  [6:0] pipe_sw_pack__parts__3__drv;
+    reg  [6:0] pipe_sw_pack__parts__4__drv;
+    reg  [6:0] pipe_sw_pack__parts__5__drv;
+    reg  [6:0] pipe_sw_pack__parts__6__drv;
+    reg  [6:0] pipe_sw_pack__parts__7__drv;
+    reg  [6:0] pipe_sw_pack__parts__8__drv;
+    reg  [6:0] pipe_sw_pack__parts__9__drv;
+    reg  [6:0] pipe_sw_pack__parts__10__drv;
+    reg  [6:0] pipe_sw_pack__parts__11__drv;
+    reg  [6:0] pipe_sw_pack__parts__12__drv;
+    reg  [6:0] pipe_sw_pack__parts__13__drv;
+    reg  [6:0] pipe_sw_pack__parts__14__drv;
+    reg  [6:0] pipe_sw_pack__parts__15__drv;
+    reg  [6:0] pipe_sw_pack__parts__16__drv;
+    reg  [6:0] pipe_sw_pack__parts__17__drv;
+    reg  [6:0] pipe_sw_pack__parts__18__drv;
+    reg  [6:0] pipe_sw_pack__parts__19__drv;
+    reg  [6:0] pipe_sw_pack__parts__20__drv;
+    reg  [6:0] pipe_sw_pack__parts__21__drv;
+    reg  [6:0] pipe_sw_pack__parts__22__drv;
+    reg  [31:0] pipe_pc_pack__parts__0__drv;
+    reg  [31:0] pipe_pc_pack__parts__1__drv;
+    reg  [31:0] pipe_pc_pack__parts__2__drv;
+    reg  [31:0] pipe_pc_pack__parts__3__drv;
+    reg  [31:0] pipe_pc_pack__parts__4__drv;
+    reg  [31:0] pipe_pc_pack__parts__5__drv;
+    reg  [31:0] pipe_pc_pack__parts__6__drv;
+    reg  [31:0] pipe_pc_pack__parts__7__drv;
+    reg  [31:0] pipe_pc_pack__parts__8__drv;
+    reg  [31:0] pipe_pc_pack__parts__9__drv;
+    reg  [31:0] pipe_pc_pack__parts__10__drv;
+    reg  [31:0] pipe_pc_pack__parts__11__drv;
+    reg  [31:0] pipe_pc_pack__parts__12__drv;
+    reg  [31:0] pipe_pc_pack__parts__13__drv;
+    reg  [31:0] pipe_pc_pack__parts__14__drv;
+    reg  [31:0] pipe_pc_pack__parts__15__drv;
+    reg  [31:0] pipe_pc_pack__parts__16__drv;
+    reg  [31:0] pipe_pc_pack__parts__17__drv;
+    reg  [31:0] pipe_pc_pack__parts__18__drv;
+    reg  [31:0] pipe_pc_pack__parts__19__drv;
+    reg  [31:0] pipe_pc_pack__parts__20__drv;
+    reg  [31:0] pipe_pc_pack__parts__21__drv;
+    reg  [31:0] pipe_pc_pack__parts__22__drv;
+    reg  [383:0] fin__whole__drv;
+    reg  [127:0] matched_next__whole__drv;
     
     // Sub module instances
     dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__0(
@@ -3974,1322 +5214,1322 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
     
     // Update code
     always @(*) begin
-        state__0__clock = clock;
-        state__0__reset = reset;
-        state__1__clock = clock;
-        state__1__reset = reset;
-        state__2__clock = clock;
-        state__2__reset = reset;
-        state__3__clock = clock;
-        state__3__reset = reset;
-        state__4__clock = clock;
-        state__4__reset = reset;
-        state__5__clock = clock;
-        state__5__reset = reset;
-        state__6__clock = clock;
-        state__6__reset = reset;
-        state__7__clock = clock;
-        state__7__reset = reset;
-        state__8__clock = clock;
-        state__8__reset = reset;
-        state__9__clock = clock;
-        state__9__reset = reset;
-        state__10__clock = clock;
-        state__10__reset = reset;
-        state__11__clock = clock;
-        state__11__reset = reset;
-        state__12__clock = clock;
-        state__12__reset = reset;
-        state__13__clock = clock;
-        state__13__reset = reset;
-        state__14__clock = clock;
-        state__14__reset = reset;
-        state__15__clock = clock;
-        state__15__reset = reset;
-        state__16__clock = clock;
-        state__16__reset = reset;
-        state__17__clock = clock;
-        state__17__reset = reset;
-        state__18__clock = clock;
-        state__18__reset = reset;
-        state__19__clock = clock;
-        state__19__reset = reset;
-        state__20__clock = clock;
-        state__20__reset = reset;
-        state__21__clock = clock;
-        state__21__reset = reset;
-        state__22__clock = clock;
-        state__22__reset = reset;
-        state__23__clock = clock;
-        state__23__reset = reset;
-        state__24__clock = clock;
-        state__24__reset = reset;
-        state__25__clock = clock;
-        state__25__reset = reset;
-        state__26__clock = clock;
-        state__26__reset = reset;
-        state__27__clock = clock;
-        state__27__reset = reset;
-        state__28__clock = clock;
-        state__28__reset = reset;
-        state__29__clock = clock;
-        state__29__reset = reset;
-        state__30__clock = clock;
-        state__30__reset = reset;
-        state__31__clock = clock;
-        state__31__reset = reset;
-        state__32__clock = clock;
-        state__32__reset = reset;
-        state__33__clock = clock;
-        state__33__reset = reset;
-        state__34__clock = clock;
-        state__34__reset = reset;
-        state__35__clock = clock;
-        state__35__reset = reset;
-        state__36__clock = clock;
-        state__36__reset = reset;
-        state__37__clock = clock;
-        state__37__reset = reset;
-        state__38__clock = clock;
-        state__38__reset = reset;
-        state__39__clock = clock;
-        state__39__reset = reset;
-        state__40__clock = clock;
-        state__40__reset = reset;
-        state__41__clock = clock;
-        state__41__reset = reset;
-        state__42__clock = clock;
-        state__42__reset = reset;
-        state__43__clock = clock;
-        state__43__reset = reset;
-        state__44__clock = clock;
-        state__44__reset = reset;
-        state__45__clock = clock;
-        state__45__reset = reset;
-        state__46__clock = clock;
-        state__46__reset = reset;
-        state__47__clock = clock;
-        state__47__reset = reset;
-        state__48__clock = clock;
-        state__48__reset = reset;
-        state__49__clock = clock;
-        state__49__reset = reset;
-        state__50__clock = clock;
-        state__50__reset = reset;
-        state__51__clock = clock;
-        state__51__reset = reset;
-        state__52__clock = clock;
-        state__52__reset = reset;
-        state__53__clock = clock;
-        state__53__reset = reset;
-        state__54__clock = clock;
-        state__54__reset = reset;
-        state__55__clock = clock;
-        state__55__reset = reset;
-        state__56__clock = clock;
-        state__56__reset = reset;
-        state__57__clock = clock;
-        state__57__reset = reset;
-        state__58__clock = clock;
-        state__58__reset = reset;
-        state__59__clock = clock;
-        state__59__reset = reset;
-        state__60__clock = clock;
-        state__60__reset = reset;
-        state__61__clock = clock;
-        state__61__reset = reset;
-        state__62__clock = clock;
-        state__62__reset = reset;
-        state__63__clock = clock;
-        state__63__reset = reset;
-        state__64__clock = clock;
-        state__64__reset = reset;
-        state__65__clock = clock;
-        state__65__reset = reset;
-        state__66__clock = clock;
-        state__66__reset = reset;
-        state__67__clock = clock;
-        state__67__reset = reset;
-        state__68__clock = clock;
-        state__68__reset = reset;
-        state__69__clock = clock;
-        state__69__reset = reset;
-        state__70__clock = clock;
-        state__70__reset = reset;
-        state__71__clock = clock;
-        state__71__reset = reset;
-        state__72__clock = clock;
-        state__72__reset = reset;
-        state__73__clock = clock;
-        state__73__reset = reset;
-        state__74__clock = clock;
-        state__74__reset = reset;
-        state__75__clock = clock;
-        state__75__reset = reset;
-        state__76__clock = clock;
-        state__76__reset = reset;
-        state__77__clock = clock;
-        state__77__reset = reset;
-        state__78__clock = clock;
-        state__78__reset = reset;
-        state__79__clock = clock;
-        state__79__reset = reset;
-        state__80__clock = clock;
-        state__80__reset = reset;
-        state__81__clock = clock;
-        state__81__reset = reset;
-        state__82__clock = clock;
-        state__82__reset = reset;
-        state__83__clock = clock;
-        state__83__reset = reset;
-        state__84__clock = clock;
-        state__84__reset = reset;
-        state__85__clock = clock;
-        state__85__reset = reset;
-        state__86__clock = clock;
-        state__86__reset = reset;
-        state__87__clock = clock;
-        state__87__reset = reset;
-        state__88__clock = clock;
-        state__88__reset = reset;
-        state__89__clock = clock;
-        state__89__reset = reset;
-        state__90__clock = clock;
-        state__90__reset = reset;
-        state__91__clock = clock;
-        state__91__reset = reset;
-        state__92__clock = clock;
-        state__92__reset = reset;
-        state__93__clock = clock;
-        state__93__reset = reset;
-        state__94__clock = clock;
-        state__94__reset = reset;
-        state__95__clock = clock;
-        state__95__reset = reset;
-        state__96__clock = clock;
-        state__96__reset = reset;
-        state__97__clock = clock;
-        state__97__reset = reset;
-        state__98__clock = clock;
-        state__98__reset = reset;
-        state__99__clock = clock;
-        state__99__reset = reset;
-        state__100__clock = clock;
-        state__100__reset = reset;
-        state__101__clock = clock;
-        state__101__reset = reset;
-        state__102__clock = clock;
-        state__102__reset = reset;
-        state__103__clock = clock;
-        state__103__reset = reset;
-        state__104__clock = clock;
-        state__104__reset = reset;
-        state__105__clock = clock;
-        state__105__reset = reset;
-        state__106__clock = clock;
-        state__106__reset = reset;
-        state__107__clock = clock;
-        state__107__reset = reset;
-        state__108__clock = clock;
-        state__108__reset = reset;
-        state__109__clock = clock;
-        state__109__reset = reset;
-        state__110__clock = clock;
-        state__110__reset = reset;
-        state__111__clock = clock;
-        state__111__reset = reset;
-        state__112__clock = clock;
-        state__112__reset = reset;
-        state__113__clock = clock;
-        state__113__reset = reset;
-        state__114__clock = clock;
-        state__114__reset = reset;
-        state__115__clock = clock;
-        state__115__reset = reset;
-        state__116__clock = clock;
-        state__116__reset = reset;
-        state__117__clock = clock;
-        state__117__reset = reset;
-        state__118__clock = clock;
-        state__118__reset = reset;
-        state__119__clock = clock;
-        state__119__reset = reset;
-        state__120__clock = clock;
-        state__120__reset = reset;
-        state__121__clock = clock;
-        state__121__reset = reset;
-        state__122__clock = clock;
-        state__122__reset = reset;
-        state__123__clock = clock;
-        state__123__reset = reset;
-        state__124__clock = clock;
-        state__124__reset = reset;
-        state__125__clock = clock;
-        state__125__reset = reset;
-        state__126__clock = clock;
-        state__126__reset = reset;
-        state__127__clock = clock;
-        state__127__reset = reset;
-        pipe_valid__0__clock = clock;
-        pipe_valid__0__reset = reset;
-        pipe_sw__0__clock = clock;
-        pipe_sw__0__reset = reset;
-        pipe_pc__0__clock = clock;
-        pipe_pc__0__reset = reset;
-        pipe_valid__1__clock = clock;
-        pipe_valid__1__reset = reset;
-        pipe_sw__1__clock = clock;
-        pipe_sw__1__reset = reset;
-        pipe_pc__1__clock = clock;
-        pipe_pc__1__reset = reset;
-        pipe_valid__2__clock = clock;
-        pipe_valid__2__reset = reset;
-        pipe_sw__2__clock = clock;
-        pipe_sw__2__reset = reset;
-        pipe_pc__2__clock = clock;
-        pipe_pc__2__reset = reset;
-        pipe_valid__3__clock = clock;
-        pipe_valid__3__reset = reset;
-        pipe_sw__3__clock = clock;
-        pipe_sw__3__reset = reset;
-        pipe_pc__3__clock = clock;
-        pipe_pc__3__reset = reset;
-        pipe_valid__4__clock = clock;
-        pipe_valid__4__reset = reset;
-        pipe_sw__4__clock = clock;
-        pipe_sw__4__reset = reset;
-        pipe_pc__4__clock = clock;
-        pipe_pc__4__reset = reset;
-        pipe_valid__5__clock = clock;
-        pipe_valid__5__reset = reset;
-        pipe_sw__5__clock = clock;
-        pipe_sw__5__reset = reset;
-        pipe_pc__5__clock = clock;
-        pipe_pc__5__reset = reset;
-        pipe_valid__6__clock = clock;
-        pipe_valid__6__reset = reset;
-        pipe_sw__6__clock = clock;
-        pipe_sw__6__reset = reset;
-        pipe_pc__6__clock = clock;
-        pipe_pc__6__reset = reset;
-        pipe_valid__7__clock = clock;
-        pipe_valid__7__reset = reset;
-        pipe_sw__7__clock = clock;
-        pipe_sw__7__reset = reset;
-        pipe_pc__7__clock = clock;
-        pipe_pc__7__reset = reset;
-        pipe_valid__8__clock = clock;
-        pipe_valid__8__reset = reset;
-        pipe_sw__8__clock = clock;
-        pipe_sw__8__reset = reset;
-        pipe_pc__8__clock = clock;
-        pipe_pc__8__reset = reset;
-        pipe_valid__9__clock = clock;
-        pipe_valid__9__reset = reset;
-        pipe_sw__9__clock = clock;
-        pipe_sw__9__reset = reset;
-        pipe_pc__9__clock = clock;
-        pipe_pc__9__reset = reset;
-        pipe_valid__10__clock = clock;
-        pipe_valid__10__reset = reset;
-        pipe_sw__10__clock = clock;
-        pipe_sw__10__reset = reset;
-        pipe_pc__10__clock = clock;
-        pipe_pc__10__reset = reset;
-        pipe_valid__11__clock = clock;
-        pipe_valid__11__reset = reset;
-        pipe_sw__11__clock = clock;
-        pipe_sw__11__reset = reset;
-        pipe_pc__11__clock = clock;
-        pipe_pc__11__reset = reset;
-        pipe_valid__12__clock = clock;
-        pipe_valid__12__reset = reset;
-        pipe_sw__12__clock = clock;
-        pipe_sw__12__reset = reset;
-        pipe_pc__12__clock = clock;
-        pipe_pc__12__reset = reset;
-        pipe_valid__13__clock = clock;
-        pipe_valid__13__reset = reset;
-        pipe_sw__13__clock = clock;
-        pipe_sw__13__reset = reset;
-        pipe_pc__13__clock = clock;
-        pipe_pc__13__reset = reset;
-        pipe_valid__14__clock = clock;
-        pipe_valid__14__reset = reset;
-        pipe_sw__14__clock = clock;
-        pipe_sw__14__reset = reset;
-        pipe_pc__14__clock = clock;
-        pipe_pc__14__reset = reset;
-        pipe_valid__15__clock = clock;
-        pipe_valid__15__reset = reset;
-        pipe_sw__15__clock = clock;
-        pipe_sw__15__reset = reset;
-        pipe_pc__15__clock = clock;
-        pipe_pc__15__reset = reset;
-        pipe_valid__16__clock = clock;
-        pipe_valid__16__reset = reset;
-        pipe_sw__16__clock = clock;
-        pipe_sw__16__reset = reset;
-        pipe_pc__16__clock = clock;
-        pipe_pc__16__reset = reset;
-        pipe_valid__17__clock = clock;
-        pipe_valid__17__reset = reset;
-        pipe_sw__17__clock = clock;
-        pipe_sw__17__reset = reset;
-        pipe_pc__17__clock = clock;
-        pipe_pc__17__reset = reset;
-        pipe_valid__18__clock = clock;
-        pipe_valid__18__reset = reset;
-        pipe_sw__18__clock = clock;
-        pipe_sw__18__reset = reset;
-        pipe_pc__18__clock = clock;
-        pipe_pc__18__reset = reset;
-        pipe_valid__19__clock = clock;
-        pipe_valid__19__reset = reset;
-        pipe_sw__19__clock = clock;
-        pipe_sw__19__reset = reset;
-        pipe_pc__19__clock = clock;
-        pipe_pc__19__reset = reset;
-        pipe_valid__20__clock = clock;
-        pipe_valid__20__reset = reset;
-        pipe_sw__20__clock = clock;
-        pipe_sw__20__reset = reset;
-        pipe_pc__20__clock = clock;
-        pipe_pc__20__reset = reset;
-        pipe_valid__21__clock = clock;
-        pipe_valid__21__reset = reset;
-        pipe_sw__21__clock = clock;
-        pipe_sw__21__reset = reset;
-        pipe_pc__21__clock = clock;
-        pipe_pc__21__reset = reset;
-        pipe_valid__22__clock = clock;
-        pipe_valid__22__reset = reset;
-        pipe_sw__22__clock = clock;
-        pipe_sw__22__reset = reset;
-        pipe_pc__22__clock = clock;
-        pipe_pc__22__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        sel_valid__clock = clock;
-        sel_valid__reset = reset;
-        sel_sw__clock = clock;
-        sel_sw__reset = reset;
-        hold__clock = clock;
-        hold__reset = reset;
-        pst__clock = clock;
-        pst__reset = reset;
-        ilt__clock = clock;
-        ilt__reset = reset;
-        state_pack__parts__0 = state__0__q;
-        cr_pack__parts__0 = (state__0__q == st_combine);
-        matched_pack__parts__0 = 1'b0;
-        dbg_matched_pack__parts__0 = 1'b0;
-        state_pack__parts__1 = state__1__q;
-        cr_pack__parts__1 = (state__1__q == st_combine);
-        matched_pack__parts__1 = 1'b0;
-        dbg_matched_pack__parts__1 = 1'b0;
-        state_pack__parts__2 = state__2__q;
-        cr_pack__parts__2 = (state__2__q == st_combine);
-        matched_pack__parts__2 = 1'b0;
-        dbg_matched_pack__parts__2 = 1'b0;
-        state_pack__parts__3 = state__3__q;
-        cr_pack__parts__3 = (state__3__q == st_combine);
-        matched_pack__parts__3 = 1'b0;
-        dbg_matched_pack__parts__3 = 1'b0;
-        state_pack__parts__4 = state__4__q;
-        cr_pack__parts__4 = (state__4__q == st_combine);
-        matched_pack__parts__4 = 1'b0;
-        dbg_matched_pack__parts__4 = 1'b0;
-        state_pack__parts__5 = state__5__q;
-        cr_pack__parts__5 = (state__5__q == st_combine);
-        matched_pack__parts__5 = 1'b0;
-        dbg_matched_pack__parts__5 = 1'b0;
-        state_pack__parts__6 = state__6__q;
-        cr_pack__parts__6 = (state__6__q == st_combine);
-        matched_pack__parts__6 = 1'b0;
-        dbg_matched_pack__parts__6 = 1'b0;
-        state_pack__parts__7 = state__7__q;
-        cr_pack__parts__7 = (state__7__q == st_combine);
-        matched_pack__parts__7 = 1'b0;
-        dbg_matched_pack__parts__7 = 1'b0;
-        state_pack__parts__8 = state__8__q;
-        cr_pack__parts__8 = (state__8__q == st_combine);
-        matched_pack__parts__8 = 1'b0;
-        dbg_matched_pack__parts__8 = 1'b0;
-        state_pack__parts__9 = state__9__q;
-        cr_pack__parts__9 = (state__9__q == st_combine);
-        matched_pack__parts__9 = 1'b0;
-        dbg_matched_pack__parts__9 = 1'b0;
-        state_pack__parts__10 = state__10__q;
-        cr_pack__parts__10 = (state__10__q == st_combine);
-        matched_pack__parts__10 = 1'b0;
-        dbg_matched_pack__parts__10 = 1'b0;
-        state_pack__parts__11 = state__11__q;
-        cr_pack__parts__11 = (state__11__q == st_combine);
-        matched_pack__parts__11 = 1'b0;
-        dbg_matched_pack__parts__11 = 1'b0;
-        state_pack__parts__12 = state__12__q;
-        cr_pack__parts__12 = (state__12__q == st_combine);
-        matched_pack__parts__12 = 1'b0;
-        dbg_matched_pack__parts__12 = 1'b0;
-        state_pack__parts__13 = state__13__q;
-        cr_pack__parts__13 = (state__13__q == st_combine);
-        matched_pack__parts__13 = 1'b0;
-        dbg_matched_pack__parts__13 = 1'b0;
-        state_pack__parts__14 = state__14__q;
-        cr_pack__parts__14 = (state__14__q == st_combine);
-        matched_pack__parts__14 = 1'b0;
-        dbg_matched_pack__parts__14 = 1'b0;
-        state_pack__parts__15 = state__15__q;
-        cr_pack__parts__15 = (state__15__q == st_combine);
-        matched_pack__parts__15 = 1'b0;
-        dbg_matched_pack__parts__15 = 1'b0;
-        state_pack__parts__16 = state__16__q;
-        cr_pack__parts__16 = (state__16__q == st_combine);
-        matched_pack__parts__16 = 1'b0;
-        dbg_matched_pack__parts__16 = 1'b0;
-        state_pack__parts__17 = state__17__q;
-        cr_pack__parts__17 = (state__17__q == st_combine);
-        matched_pack__parts__17 = 1'b0;
-        dbg_matched_pack__parts__17 = 1'b0;
-        state_pack__parts__18 = state__18__q;
-        cr_pack__parts__18 = (state__18__q == st_combine);
-        matched_pack__parts__18 = 1'b0;
-        dbg_matched_pack__parts__18 = 1'b0;
-        state_pack__parts__19 = state__19__q;
-        cr_pack__parts__19 = (state__19__q == st_combine);
-        matched_pack__parts__19 = 1'b0;
-        dbg_matched_pack__parts__19 = 1'b0;
-        state_pack__parts__20 = state__20__q;
-        cr_pack__parts__20 = (state__20__q == st_combine);
-        matched_pack__parts__20 = 1'b0;
-        dbg_matched_pack__parts__20 = 1'b0;
-        state_pack__parts__21 = state__21__q;
-        cr_pack__parts__21 = (state__21__q == st_combine);
-        matched_pack__parts__21 = 1'b0;
-        dbg_matched_pack__parts__21 = 1'b0;
-        state_pack__parts__22 = state__22__q;
-        cr_pack__parts__22 = (state__22__q == st_combine);
-        matched_pack__parts__22 = 1'b0;
-        dbg_matched_pack__parts__22 = 1'b0;
-        state_pack__parts__23 = state__23__q;
-        cr_pack__parts__23 = (state__23__q == st_combine);
-        matched_pack__parts__23 = 1'b0;
-        dbg_matched_pack__parts__23 = 1'b0;
-        state_pack__parts__24 = state__24__q;
-        cr_pack__parts__24 = (state__24__q == st_combine);
-        matched_pack__parts__24 = 1'b0;
-        dbg_matched_pack__parts__24 = 1'b0;
-        state_pack__parts__25 = state__25__q;
-        cr_pack__parts__25 = (state__25__q == st_combine);
-        matched_pack__parts__25 = 1'b0;
-        dbg_matched_pack__parts__25 = 1'b0;
-        state_pack__parts__26 = state__26__q;
-        cr_pack__parts__26 = (state__26__q == st_combine);
-        matched_pack__parts__26 = 1'b0;
-        dbg_matched_pack__parts__26 = 1'b0;
-        state_pack__parts__27 = state__27__q;
-        cr_pack__parts__27 = (state__27__q == st_combine);
-        matched_pack__parts__27 = 1'b0;
-        dbg_matched_pack__parts__27 = 1'b0;
-        state_pack__parts__28 = state__28__q;
-        cr_pack__parts__28 = (state__28__q == st_combine);
-        matched_pack__parts__28 = 1'b0;
-        dbg_matched_pack__parts__28 = 1'b0;
-        state_pack__parts__29 = state__29__q;
-        cr_pack__parts__29 = (state__29__q == st_combine);
-        matched_pack__parts__29 = 1'b0;
-        dbg_matched_pack__parts__29 = 1'b0;
-        state_pack__parts__30 = state__30__q;
-        cr_pack__parts__30 = (state__30__q == st_combine);
-        matched_pack__parts__30 = 1'b0;
-        dbg_matched_pack__parts__30 = 1'b0;
-        state_pack__parts__31 = state__31__q;
-        cr_pack__parts__31 = (state__31__q == st_combine);
-        matched_pack__parts__31 = 1'b0;
-        dbg_matched_pack__parts__31 = 1'b0;
-        state_pack__parts__32 = state__32__q;
-        cr_pack__parts__32 = (state__32__q == st_combine);
-        matched_pack__parts__32 = 1'b0;
-        dbg_matched_pack__parts__32 = 1'b0;
-        state_pack__parts__33 = state__33__q;
-        cr_pack__parts__33 = (state__33__q == st_combine);
-        matched_pack__parts__33 = 1'b0;
-        dbg_matched_pack__parts__33 = 1'b0;
-        state_pack__parts__34 = state__34__q;
-        cr_pack__parts__34 = (state__34__q == st_combine);
-        matched_pack__parts__34 = 1'b0;
-        dbg_matched_pack__parts__34 = 1'b0;
-        state_pack__parts__35 = state__35__q;
-        cr_pack__parts__35 = (state__35__q == st_combine);
-        matched_pack__parts__35 = 1'b0;
-        dbg_matched_pack__parts__35 = 1'b0;
-        state_pack__parts__36 = state__36__q;
-        cr_pack__parts__36 = (state__36__q == st_combine);
-        matched_pack__parts__36 = 1'b0;
-        dbg_matched_pack__parts__36 = 1'b0;
-        state_pack__parts__37 = state__37__q;
-        cr_pack__parts__37 = (state__37__q == st_combine);
-        matched_pack__parts__37 = 1'b0;
-        dbg_matched_pack__parts__37 = 1'b0;
-        state_pack__parts__38 = state__38__q;
-        cr_pack__parts__38 = (state__38__q == st_combine);
-        matched_pack__parts__38 = 1'b0;
-        dbg_matched_pack__parts__38 = 1'b0;
-        state_pack__parts__39 = state__39__q;
-        cr_pack__parts__39 = (state__39__q == st_combine);
-        matched_pack__parts__39 = 1'b0;
-        dbg_matched_pack__parts__39 = 1'b0;
-        state_pack__parts__40 = state__40__q;
-        cr_pack__parts__40 = (state__40__q == st_combine);
-        matched_pack__parts__40 = 1'b0;
-        dbg_matched_pack__parts__40 = 1'b0;
-        state_pack__parts__41 = state__41__q;
-        cr_pack__parts__41 = (state__41__q == st_combine);
-        matched_pack__parts__41 = 1'b0;
-        dbg_matched_pack__parts__41 = 1'b0;
-        state_pack__parts__42 = state__42__q;
-        cr_pack__parts__42 = (state__42__q == st_combine);
-        matched_pack__parts__42 = 1'b0;
-        dbg_matched_pack__parts__42 = 1'b0;
-        state_pack__parts__43 = state__43__q;
-        cr_pack__parts__43 = (state__43__q == st_combine);
-        matched_pack__parts__43 = 1'b0;
-        dbg_matched_pack__parts__43 = 1'b0;
-        state_pack__parts__44 = state__44__q;
-        cr_pack__parts__44 = (state__44__q == st_combine);
-        matched_pack__parts__44 = 1'b0;
-        dbg_matched_pack__parts__44 = 1'b0;
-        state_pack__parts__45 = state__45__q;
-        cr_pack__parts__45 = (state__45__q == st_combine);
-        matched_pack__parts__45 = 1'b0;
-        dbg_matched_pack__parts__45 = 1'b0;
-        state_pack__parts__46 = state__46__q;
-        cr_pack__parts__46 = (state__46__q == st_combine);
-        matched_pack__parts__46 = 1'b0;
-        dbg_matched_pack__parts__46 = 1'b0;
-        state_pack__parts__47 = state__47__q;
-        cr_pack__parts__47 = (state__47__q == st_combine);
-        matched_pack__parts__47 = 1'b0;
-        dbg_matched_pack__parts__47 = 1'b0;
-        state_pack__parts__48 = state__48__q;
-        cr_pack__parts__48 = (state__48__q == st_combine);
-        matched_pack__parts__48 = 1'b0;
-        dbg_matched_pack__parts__48 = 1'b0;
-        state_pack__parts__49 = state__49__q;
-        cr_pack__parts__49 = (state__49__q == st_combine);
-        matched_pack__parts__49 = 1'b0;
-        dbg_matched_pack__parts__49 = 1'b0;
-        state_pack__parts__50 = state__50__q;
-        cr_pack__parts__50 = (state__50__q == st_combine);
-        matched_pack__parts__50 = 1'b0;
-        dbg_matched_pack__parts__50 = 1'b0;
-        state_pack__parts__51 = state__51__q;
-        cr_pack__parts__51 = (state__51__q == st_combine);
-        matched_pack__parts__51 = 1'b0;
-        dbg_matched_pack__parts__51 = 1'b0;
-        state_pack__parts__52 = state__52__q;
-        cr_pack__parts__52 = (state__52__q == st_combine);
-        matched_pack__parts__52 = 1'b0;
-        dbg_matched_pack__parts__52 = 1'b0;
-        state_pack__parts__53 = state__53__q;
-        cr_pack__parts__53 = (state__53__q == st_combine);
-        matched_pack__parts__53 = 1'b0;
-        dbg_matched_pack__parts__53 = 1'b0;
-        state_pack__parts__54 = state__54__q;
-        cr_pack__parts__54 = (state__54__q == st_combine);
-        matched_pack__parts__54 = 1'b0;
-        dbg_matched_pack__parts__54 = 1'b0;
-        state_pack__parts__55 = state__55__q;
-        cr_pack__parts__55 = (state__55__q == st_combine);
-        matched_pack__parts__55 = 1'b0;
-        dbg_matched_pack__parts__55 = 1'b0;
-        state_pack__parts__56 = state__56__q;
-        cr_pack__parts__56 = (state__56__q == st_combine);
-        matched_pack__parts__56 = 1'b0;
-        dbg_matched_pack__parts__56 = 1'b0;
-        state_pack__parts__57 = state__57__q;
-        cr_pack__parts__57 = (state__57__q == st_combine);
-        matched_pack__parts__57 = 1'b0;
-        dbg_matched_pack__parts__57 = 1'b0;
-        state_pack__parts__58 = state__58__q;
-        cr_pack__parts__58 = (state__58__q == st_combine);
-        matched_pack__parts__58 = 1'b0;
-        dbg_matched_pack__parts__58 = 1'b0;
-        state_pack__parts__59 = state__59__q;
-        cr_pack__parts__59 = (state__59__q == st_combine);
-        matched_pack__parts__59 = 1'b0;
-        dbg_matched_pack__parts__59 = 1'b0;
-        state_pack__parts__60 = state__60__q;
-        cr_pack__parts__60 = (state__60__q == st_combine);
-        matched_pack__parts__60 = 1'b0;
-        dbg_matched_pack__parts__60 = 1'b0;
-        state_pack__parts__61 = state__61__q;
-        cr_pack__parts__61 = (state__61__q == st_combine);
-        matched_pack__parts__61 = 1'b0;
-        dbg_matched_pack__parts__61 = 1'b0;
-        state_pack__parts__62 = state__62__q;
-        cr_pack__parts__62 = (state__62__q == st_combine);
-        matched_pack__parts__62 = 1'b0;
-        dbg_matched_pack__parts__62 = 1'b0;
-        state_pack__parts__63 = state__63__q;
-        cr_pack__parts__63 = (state__63__q == st_combine);
-        matched_pack__parts__63 = 1'b0;
-        dbg_matched_pack__parts__63 = 1'b0;
-        state_pack__parts__64 = state__64__q;
-        cr_pack__parts__64 = (state__64__q == st_combine);
-        matched_pack__parts__64 = 1'b0;
-        dbg_matched_pack__parts__64 = 1'b0;
-        state_pack__parts__65 = state__65__q;
-        cr_pack__parts__65 = (state__65__q == st_combine);
-        matched_pack__parts__65 = 1'b0;
-        dbg_matched_pack__parts__65 = 1'b0;
-        state_pack__parts__66 = state__66__q;
-        cr_pack__parts__66 = (state__66__q == st_combine);
-        matched_pack__parts__66 = 1'b0;
-        dbg_matched_pack__parts__66 = 1'b0;
-        state_pack__parts__67 = state__67__q;
-        cr_pack__parts__67 = (state__67__q == st_combine);
-        matched_pack__parts__67 = 1'b0;
-        dbg_matched_pack__parts__67 = 1'b0;
-        state_pack__parts__68 = state__68__q;
-        cr_pack__parts__68 = (state__68__q == st_combine);
-        matched_pack__parts__68 = 1'b0;
-        dbg_matched_pack__parts__68 = 1'b0;
-        state_pack__parts__69 = state__69__q;
-        cr_pack__parts__69 = (state__69__q == st_combine);
-        matched_pack__parts__69 = 1'b0;
-        dbg_matched_pack__parts__69 = 1'b0;
-        state_pack__parts__70 = state__70__q;
-        cr_pack__parts__70 = (state__70__q == st_combine);
-        matched_pack__parts__70 = 1'b0;
-        dbg_matched_pack__parts__70 = 1'b0;
-        state_pack__parts__71 = state__71__q;
-        cr_pack__parts__71 = (state__71__q == st_combine);
-        matched_pack__parts__71 = 1'b0;
-        dbg_matched_pack__parts__71 = 1'b0;
-        state_pack__parts__72 = state__72__q;
-        cr_pack__parts__72 = (state__72__q == st_combine);
-        matched_pack__parts__72 = 1'b0;
-        dbg_matched_pack__parts__72 = 1'b0;
-        state_pack__parts__73 = state__73__q;
-        cr_pack__parts__73 = (state__73__q == st_combine);
-        matched_pack__parts__73 = 1'b0;
-        dbg_matched_pack__parts__73 = 1'b0;
-        state_pack__parts__74 = state__74__q;
-        cr_pack__parts__74 = (state__74__q == st_combine);
-        matched_pack__parts__74 = 1'b0;
-        dbg_matched_pack__parts__74 = 1'b0;
-        state_pack__parts__75 = state__75__q;
-        cr_pack__parts__75 = (state__75__q == st_combine);
-        matched_pack__parts__75 = 1'b0;
-        dbg_matched_pack__parts__75 = 1'b0;
-        state_pack__parts__76 = state__76__q;
-        cr_pack__parts__76 = (state__76__q == st_combine);
-        matched_pack__parts__76 = 1'b0;
-        dbg_matched_pack__parts__76 = 1'b0;
-        state_pack__parts__77 = state__77__q;
-        cr_pack__parts__77 = (state__77__q == st_combine);
-        matched_pack__parts__77 = 1'b0;
-        dbg_matched_pack__parts__77 = 1'b0;
-        state_pack__parts__78 = state__78__q;
-        cr_pack__parts__78 = (state__78__q == st_combine);
-        matched_pack__parts__78 = 1'b0;
-        dbg_matched_pack__parts__78 = 1'b0;
-        state_pack__parts__79 = state__79__q;
-        cr_pack__parts__79 = (state__79__q == st_combine);
-        matched_pack__parts__79 = 1'b0;
-        dbg_matched_pack__parts__79 = 1'b0;
-        state_pack__parts__80 = state__80__q;
-        cr_pack__parts__80 = (state__80__q == st_combine);
-        matched_pack__parts__80 = 1'b0;
-        dbg_matched_pack__parts__80 = 1'b0;
-        state_pack__parts__81 = state__81__q;
-        cr_pack__parts__81 = (state__81__q == st_combine);
-        matched_pack__parts__81 = 1'b0;
-        dbg_matched_pack__parts__81 = 1'b0;
-        state_pack__parts__82 = state__82__q;
-        cr_pack__parts__82 = (state__82__q == st_combine);
-        matched_pack__parts__82 = 1'b0;
-        dbg_matched_pack__parts__82 = 1'b0;
-        state_pack__parts__83 = state__83__q;
-        cr_pack__parts__83 = (state__83__q == st_combine);
-        matched_pack__parts__83 = 1'b0;
-        dbg_matched_pack__parts__83 = 1'b0;
-        state_pack__parts__84 = state__84__q;
-        cr_pack__parts__84 = (state__84__q == st_combine);
-        matched_pack__parts__84 = 1'b0;
-        dbg_matched_pack__parts__84 = 1'b0;
-        state_pack__parts__85 = state__85__q;
-        cr_pack__parts__85 = (state__85__q == st_combine);
-        matched_pack__parts__85 = 1'b0;
-        dbg_matched_pack__parts__85 = 1'b0;
-        state_pack__parts__86 = state__86__q;
-        cr_pack__parts__86 = (state__86__q == st_combine);
-        matched_pack__parts__86 = 1'b0;
-        dbg_matched_pack__parts__86 = 1'b0;
-        state_pack__parts__87 = state__87__q;
-        cr_pack__parts__87 = (state__87__q == st_combine);
-        matched_pack__parts__87 = 1'b0;
-        dbg_matched_pack__parts__87 = 1'b0;
-        state_pack__parts__88 = state__88__q;
-        cr_pack__parts__88 = (state__88__q == st_combine);
-        matched_pack__parts__88 = 1'b0;
-        dbg_matched_pack__parts__88 = 1'b0;
-        state_pack__parts__89 = state__89__q;
-        cr_pack__parts__89 = (state__89__q == st_combine);
-        matched_pack__parts__89 = 1'b0;
-        dbg_matched_pack__parts__89 = 1'b0;
-        state_pack__parts__90 = state__90__q;
-        cr_pack__parts__90 = (state__90__q == st_combine);
-        matched_pack__parts__90 = 1'b0;
-        dbg_matched_pack__parts__90 = 1'b0;
-        state_pack__parts__91 = state__91__q;
-        cr_pack__parts__91 = (state__91__q == st_combine);
-        matched_pack__parts__91 = 1'b0;
-        dbg_matched_pack__parts__91 = 1'b0;
-        state_pack__parts__92 = state__92__q;
-        cr_pack__parts__92 = (state__92__q == st_combine);
-        matched_pack__parts__92 = 1'b0;
-        dbg_matched_pack__parts__92 = 1'b0;
-        state_pack__parts__93 = state__93__q;
-        cr_pack__parts__93 = (state__93__q == st_combine);
-        matched_pack__parts__93 = 1'b0;
-        dbg_matched_pack__parts__93 = 1'b0;
-        state_pack__parts__94 = state__94__q;
-        cr_pack__parts__94 = (state__94__q == st_combine);
-        matched_pack__parts__94 = 1'b0;
-        dbg_matched_pack__parts__94 = 1'b0;
-        state_pack__parts__95 = state__95__q;
-        cr_pack__parts__95 = (state__95__q == st_combine);
-        matched_pack__parts__95 = 1'b0;
-        dbg_matched_pack__parts__95 = 1'b0;
-        state_pack__parts__96 = state__96__q;
-        cr_pack__parts__96 = (state__96__q == st_combine);
-        matched_pack__parts__96 = 1'b0;
-        dbg_matched_pack__parts__96 = 1'b0;
-        state_pack__parts__97 = state__97__q;
-        cr_pack__parts__97 = (state__97__q == st_combine);
-        matched_pack__parts__97 = 1'b0;
-        dbg_matched_pack__parts__97 = 1'b0;
-        state_pack__parts__98 = state__98__q;
-        cr_pack__parts__98 = (state__98__q == st_combine);
-        matched_pack__parts__98 = 1'b0;
-        dbg_matched_pack__parts__98 = 1'b0;
-        state_pack__parts__99 = state__99__q;
-        cr_pack__parts__99 = (state__99__q == st_combine);
-        matched_pack__parts__99 = 1'b0;
-        dbg_matched_pack__parts__99 = 1'b0;
-        state_pack__parts__100 = state__100__q;
-        cr_pack__parts__100 = (state__100__q == st_combine);
-        matched_pack__parts__100 = 1'b0;
-        dbg_matched_pack__parts__100 = 1'b0;
-        state_pack__parts__101 = state__101__q;
-        cr_pack__parts__101 = (state__101__q == st_combine);
-        matched_pack__parts__101 = 1'b0;
-        dbg_matched_pack__parts__101 = 1'b0;
-        state_pack__parts__102 = state__102__q;
-        cr_pack__parts__102 = (state__102__q == st_combine);
-        matched_pack__parts__102 = 1'b0;
-        dbg_matched_pack__parts__102 = 1'b0;
-        state_pack__parts__103 = state__103__q;
-        cr_pack__parts__103 = (state__103__q == st_combine);
-        matched_pack__parts__103 = 1'b0;
-        dbg_matched_pack__parts__103 = 1'b0;
-        state_pack__parts__104 = state__104__q;
-        cr_pack__parts__104 = (state__104__q == st_combine);
-        matched_pack__parts__104 = 1'b0;
-        dbg_matched_pack__parts__104 = 1'b0;
-        state_pack__parts__105 = state__105__q;
-        cr_pack__parts__105 = (state__105__q == st_combine);
-        matched_pack__parts__105 = 1'b0;
-        dbg_matched_pack__parts__105 = 1'b0;
-        state_pack__parts__106 = state__106__q;
-        cr_pack__parts__106 = (state__106__q == st_combine);
-        matched_pack__parts__106 = 1'b0;
-        dbg_matched_pack__parts__106 = 1'b0;
-        state_pack__parts__107 = state__107__q;
-        cr_pack__parts__107 = (state__107__q == st_combine);
-        matched_pack__parts__107 = 1'b0;
-        dbg_matched_pack__parts__107 = 1'b0;
-        state_pack__parts__108 = state__108__q;
-        cr_pack__parts__108 = (state__108__q == st_combine);
-        matched_pack__parts__108 = 1'b0;
-        dbg_matched_pack__parts__108 = 1'b0;
-        state_pack__parts__109 = state__109__q;
-        cr_pack__parts__109 = (state__109__q == st_combine);
-        matched_pack__parts__109 = 1'b0;
-        dbg_matched_pack__parts__109 = 1'b0;
-        state_pack__parts__110 = state__110__q;
-        cr_pack__parts__110 = (state__110__q == st_combine);
-        matched_pack__parts__110 = 1'b0;
-        dbg_matched_pack__parts__110 = 1'b0;
-        state_pack__parts__111 = state__111__q;
-        cr_pack__parts__111 = (state__111__q == st_combine);
-        matched_pack__parts__111 = 1'b0;
-        dbg_matched_pack__parts__111 = 1'b0;
-        state_pack__parts__112 = state__112__q;
-        cr_pack__parts__112 = (state__112__q == st_combine);
-        matched_pack__parts__112 = 1'b0;
-        dbg_matched_pack__parts__112 = 1'b0;
-        state_pack__parts__113 = state__113__q;
-        cr_pack__parts__113 = (state__113__q == st_combine);
-        matched_pack__parts__113 = 1'b0;
-        dbg_matched_pack__parts__113 = 1'b0;
-        state_pack__parts__114 = state__114__q;
-        cr_pack__parts__114 = (state__114__q == st_combine);
-        matched_pack__parts__114 = 1'b0;
-        dbg_matched_pack__parts__114 = 1'b0;
-        state_pack__parts__115 = state__115__q;
-        cr_pack__parts__115 = (state__115__q == st_combine);
-        matched_pack__parts__115 = 1'b0;
-        dbg_matched_pack__parts__115 = 1'b0;
-        state_pack__parts__116 = state__116__q;
-        cr_pack__parts__116 = (state__116__q == st_combine);
-        matched_pack__parts__116 = 1'b0;
-        dbg_matched_pack__parts__116 = 1'b0;
-        state_pack__parts__117 = state__117__q;
-        cr_pack__parts__117 = (state__117__q == st_combine);
-        matched_pack__parts__117 = 1'b0;
-        dbg_matched_pack__parts__117 = 1'b0;
-        state_pack__parts__118 = state__118__q;
-        cr_pack__parts__118 = (state__118__q == st_combine);
-        matched_pack__parts__118 = 1'b0;
-        dbg_matched_pack__parts__118 = 1'b0;
-        state_pack__parts__119 = state__119__q;
-        cr_pack__parts__119 = (state__119__q == st_combine);
-        matched_pack__parts__119 = 1'b0;
-        dbg_matched_pack__parts__119 = 1'b0;
-        state_pack__parts__120 = state__120__q;
-        cr_pack__parts__120 = (state__120__q == st_combine);
-        matched_pack__parts__120 = 1'b0;
-        dbg_matched_pack__parts__120 = 1'b0;
-        state_pack__parts__121 = state__121__q;
-        cr_pack__parts__121 = (state__121__q == st_combine);
-        matched_pack__parts__121 = 1'b0;
-        dbg_matched_pack__parts__121 = 1'b0;
-        state_pack__parts__122 = state__122__q;
-        cr_pack__parts__122 = (state__122__q == st_combine);
-        matched_pack__parts__122 = 1'b0;
-        dbg_matched_pack__parts__122 = 1'b0;
-        state_pack__parts__123 = state__123__q;
-        cr_pack__parts__123 = (state__123__q == st_combine);
-        matched_pack__parts__123 = 1'b0;
-        dbg_matched_pack__parts__123 = 1'b0;
-        state_pack__parts__124 = state__124__q;
-        cr_pack__parts__124 = (state__124__q == st_combine);
-        matched_pack__parts__124 = 1'b0;
-        dbg_matched_pack__parts__124 = 1'b0;
-        state_pack__parts__125 = state__125__q;
-        cr_pack__parts__125 = (state__125__q == st_combine);
-        matched_pack__parts__125 = 1'b0;
-        dbg_matched_pack__parts__125 = 1'b0;
-        state_pack__parts__126 = state__126__q;
-        cr_pack__parts__126 = (state__126__q == st_combine);
-        matched_pack__parts__126 = 1'b0;
-        dbg_matched_pack__parts__126 = 1'b0;
-        state_pack__parts__127 = state__127__q;
-        cr_pack__parts__127 = (state__127__q == st_combine);
-        matched_pack__parts__127 = 1'b0;
-        dbg_matched_pack__parts__127 = 1'b0;
-        pipe_valid_pack__parts__0 = 32'h0;
-        pipe_sw_pack__parts__0 = 32'h0;
-        pipe_pc_pack__parts__0 = 32'h0;
-        pipe_valid_pack__parts__1 = 32'h0;
-        pipe_sw_pack__parts__1 = 32'h0;
-        pipe_pc_pack__parts__1 = 32'h0;
-        pipe_valid_pack__parts__2 = 32'h0;
-        pipe_sw_pack__parts__2 = 32'h0;
-        pipe_pc_pack__parts__2 = 32'h0;
-        pipe_valid_pack__parts__3 = 32'h0;
-        pipe_sw_pack__parts__3 = 32'h0;
-        pipe_pc_pack__parts__3 = 32'h0;
-        pipe_valid_pack__parts__4 = 32'h0;
-        pipe_sw_pack__parts__4 = 32'h0;
-        pipe_pc_pack__parts__4 = 32'h0;
-        pipe_valid_pack__parts__5 = 32'h0;
-        pipe_sw_pack__parts__5 = 32'h0;
-        pipe_pc_pack__parts__5 = 32'h0;
-        pipe_valid_pack__parts__6 = 32'h0;
-        pipe_sw_pack__parts__6 = 32'h0;
-        pipe_pc_pack__parts__6 = 32'h0;
-        pipe_valid_pack__parts__7 = 32'h0;
-        pipe_sw_pack__parts__7 = 32'h0;
-        pipe_pc_pack__parts__7 = 32'h0;
-        pipe_valid_pack__parts__8 = 32'h0;
-        pipe_sw_pack__parts__8 = 32'h0;
-        pipe_pc_pack__parts__8 = 32'h0;
-        pipe_valid_pack__parts__9 = 32'h0;
-        pipe_sw_pack__parts__9 = 32'h0;
-        pipe_pc_pack__parts__9 = 32'h0;
-        pipe_valid_pack__parts__10 = 32'h0;
-        pipe_sw_pack__parts__10 = 32'h0;
-        pipe_pc_pack__parts__10 = 32'h0;
-        pipe_valid_pack__parts__11 = 32'h0;
-        pipe_sw_pack__parts__11 = 32'h0;
-        pipe_pc_pack__parts__11 = 32'h0;
-        pipe_valid_pack__parts__12 = 32'h0;
-        pipe_sw_pack__parts__12 = 32'h0;
-        pipe_pc_pack__parts__12 = 32'h0;
-        pipe_valid_pack__parts__13 = 32'h0;
-        pipe_sw_pack__parts__13 = 32'h0;
-        pipe_pc_pack__parts__13 = 32'h0;
-        pipe_valid_pack__parts__14 = 32'h0;
-        pipe_sw_pack__parts__14 = 32'h0;
-        pipe_pc_pack__parts__14 = 32'h0;
-        pipe_valid_pack__parts__15 = 32'h0;
-        pipe_sw_pack__parts__15 = 32'h0;
-        pipe_pc_pack__parts__15 = 32'h0;
-        pipe_valid_pack__parts__16 = 32'h0;
-        pipe_sw_pack__parts__16 = 32'h0;
-        pipe_pc_pack__parts__16 = 32'h0;
-        pipe_valid_pack__parts__17 = 32'h0;
-        pipe_sw_pack__parts__17 = 32'h0;
-        pipe_pc_pack__parts__17 = 32'h0;
-        pipe_valid_pack__parts__18 = 32'h0;
-        pipe_sw_pack__parts__18 = 32'h0;
-        pipe_pc_pack__parts__18 = 32'h0;
-        pipe_valid_pack__parts__19 = 32'h0;
-        pipe_sw_pack__parts__19 = 32'h0;
-        pipe_pc_pack__parts__19 = 32'h0;
-        pipe_valid_pack__parts__20 = 32'h0;
-        pipe_sw_pack__parts__20 = 32'h0;
-        pipe_pc_pack__parts__20 = 32'h0;
-        pipe_valid_pack__parts__21 = 32'h0;
-        pipe_sw_pack__parts__21 = 32'h0;
-        pipe_pc_pack__parts__21 = 32'h0;
-        pipe_valid_pack__parts__22 = 32'h0;
-        pipe_sw_pack__parts__22 = 32'h0;
-        pipe_pc_pack__parts__22 = 32'h0;
-        pipe_valid_pack__parts__0 = pipe_valid__0__q;
-        pipe_sw_pack__parts__0 = pipe_sw__0__q;
-        pipe_pc_pack__parts__0 = pipe_pc__0__q;
-        pipe_valid_pack__parts__1 = pipe_valid__1__q;
-        pipe_sw_pack__parts__1 = pipe_sw__1__q;
-        pipe_pc_pack__parts__1 = pipe_pc__1__q;
-        pipe_valid_pack__parts__2 = pipe_valid__2__q;
-        pipe_sw_pack__parts__2 = pipe_sw__2__q;
-        pipe_pc_pack__parts__2 = pipe_pc__2__q;
-        pipe_valid_pack__parts__3 = pipe_valid__3__q;
-        pipe_sw_pack__parts__3 = pipe_sw__3__q;
-        pipe_pc_pack__parts__3 = pipe_pc__3__q;
-        pipe_valid_pack__parts__4 = pipe_valid__4__q;
-        pipe_sw_pack__parts__4 = pipe_sw__4__q;
-        pipe_pc_pack__parts__4 = pipe_pc__4__q;
-        pipe_valid_pack__parts__5 = pipe_valid__5__q;
-        pipe_sw_pack__parts__5 = pipe_sw__5__q;
-        pipe_pc_pack__parts__5 = pipe_pc__5__q;
-        pipe_valid_pack__parts__6 = pipe_valid__6__q;
-        pipe_sw_pack__parts__6 = pipe_sw__6__q;
-        pipe_pc_pack__parts__6 = pipe_pc__6__q;
-        pipe_valid_pack__parts__7 = pipe_valid__7__q;
-        pipe_sw_pack__parts__7 = pipe_sw__7__q;
-        pipe_pc_pack__parts__7 = pipe_pc__7__q;
-        pipe_valid_pack__parts__8 = pipe_valid__8__q;
-        pipe_sw_pack__parts__8 = pipe_sw__8__q;
-        pipe_pc_pack__parts__8 = pipe_pc__8__q;
-        pipe_valid_pack__parts__9 = pipe_valid__9__q;
-        pipe_sw_pack__parts__9 = pipe_sw__9__q;
-        pipe_pc_pack__parts__9 = pipe_pc__9__q;
-        pipe_valid_pack__parts__10 = pipe_valid__10__q;
-        pipe_sw_pack__parts__10 = pipe_sw__10__q;
-        pipe_pc_pack__parts__10 = pipe_pc__10__q;
-        pipe_valid_pack__parts__11 = pipe_valid__11__q;
-        pipe_sw_pack__parts__11 = pipe_sw__11__q;
-        pipe_pc_pack__parts__11 = pipe_pc__11__q;
-        pipe_valid_pack__parts__12 = pipe_valid__12__q;
-        pipe_sw_pack__parts__12 = pipe_sw__12__q;
-        pipe_pc_pack__parts__12 = pipe_pc__12__q;
-        pipe_valid_pack__parts__13 = pipe_valid__13__q;
-        pipe_sw_pack__parts__13 = pipe_sw__13__q;
-        pipe_pc_pack__parts__13 = pipe_pc__13__q;
-        pipe_valid_pack__parts__14 = pipe_valid__14__q;
-        pipe_sw_pack__parts__14 = pipe_sw__14__q;
-        pipe_pc_pack__parts__14 = pipe_pc__14__q;
-        pipe_valid_pack__parts__15 = pipe_valid__15__q;
-        pipe_sw_pack__parts__15 = pipe_sw__15__q;
-        pipe_pc_pack__parts__15 = pipe_pc__15__q;
-        pipe_valid_pack__parts__16 = pipe_valid__16__q;
-        pipe_sw_pack__parts__16 = pipe_sw__16__q;
-        pipe_pc_pack__parts__16 = pipe_pc__16__q;
-        pipe_valid_pack__parts__17 = pipe_valid__17__q;
-        pipe_sw_pack__parts__17 = pipe_sw__17__q;
-        pipe_pc_pack__parts__17 = pipe_pc__17__q;
-        pipe_valid_pack__parts__18 = pipe_valid__18__q;
-        pipe_sw_pack__parts__18 = pipe_sw__18__q;
-        pipe_pc_pack__parts__18 = pipe_pc__18__q;
-        pipe_valid_pack__parts__19 = pipe_valid__19__q;
-        pipe_sw_pack__parts__19 = pipe_sw__19__q;
-        pipe_pc_pack__parts__19 = pipe_pc__19__q;
-        pipe_valid_pack__parts__20 = pipe_valid__20__q;
-        pipe_sw_pack__parts__20 = pipe_sw__20__q;
-        pipe_pc_pack__parts__20 = pipe_pc__20__q;
-        pipe_valid_pack__parts__21 = pipe_valid__21__q;
-        pipe_sw_pack__parts__21 = pipe_sw__21__q;
-        pipe_pc_pack__parts__21 = pipe_pc__21__q;
-        pipe_valid_pack__parts__22 = pipe_valid__22__q;
-        pipe_sw_pack__parts__22 = pipe_sw__22__q;
-        pipe_pc_pack__parts__22 = pipe_pc__22__q;
-        sco__clock = clock;
-        sco__sel_valid = |sel_valid__q;
-        sco__sel_sw = sel_sw__q;
-        sco__cr = cr_pack__whole;
-        sco__matched = matched_pack__whole;
-        sco__grp_pc = grp_pc;
-        sco__grp_mask = grp_mask;
-        dispatch__state = state_pack__whole;
-        dispatch__sel_valid = |sel_valid__q;
-        dispatch__sel_sw = sel_sw__q;
-        dispatch__hold = hold__q;
-        dispatch__ptr = ptr__q;
-        dispatch__pipe_valid = pipe_valid_pack__whole;
-        dispatch__pipe_sw = pipe_sw_pack__whole;
-        dispatch__pipe_pc = pipe_pc_pack__whole;
-        dispatch__inst_kind = inst_kind;
-        dispatch__writeback = writeback;
-        dispatch__blockbar_release = blockbar_release;
-        dispatch__launch = launch;
-        dispatch__bundle_valid = sco__bundle_valid;
-        dispatch__bundle_fused = sco__bundle_fused;
-        dispatch__bundle_group = sco__bundle_group;
-        dispatch__bundle_members = sco__bundle_members;
-        dispatch__bundle_size = sco__bundle_size;
-        dispatch__bundle_pc = sco__bundle_pc;
-        ilt__flush = grid_start;
-        ilt__lookup_pc = dispatch__act_pc;
-        ilt__ins_valid = settle__ins_valid;
-        ilt__ins_pc = settle__ins_pc;
-        pst__arr_valid = dispatch__act_valid;
-        pst__arr_sw = dispatch__act_sw;
-        pst__arr_pc = dispatch__act_pc;
-        pst__arr_hit = ilt__hit;
-        pst__sw_valid = dispatch__sw_valid;
-        pst__sw_blockbar = dispatch__sw_blockbar;
-        settle__st4 = dispatch__st4;
-        settle__act_valid = dispatch__act_valid;
-        settle__act_sw = dispatch__act_sw;
-        settle__act_pc = dispatch__act_pc;
-        settle__hit = ilt__hit;
-        settle__released = pst__released;
-        settle__mismatch = pst__arr_mismatch;
-        settle__rel_d4 = pst__rel_d4;
-        settle__row_valid = pst__dbg_valid;
-        settle__row_pc = pst__dbg_pc;
-        settle__ready = ready;
-        settle__matched = matched_pack__whole;
-        fin__whole = settle__fin;
-        state__0__d = fin__parts__0;
-        state__1__d = fin__parts__1;
-        state__2__d = fin__parts__2;
-        state__3__d = fin__parts__3;
-        state__4__d = fin__parts__4;
-        state__5__d = fin__parts__5;
-        state__6__d = fin__parts__6;
-        state__7__d = fin__parts__7;
-        state__8__d = fin__parts__8;
-        state__9__d = fin__parts__9;
-        state__10__d = fin__parts__10;
-        state__11__d = fin__parts__11;
-        state__12__d = fin__parts__12;
-        state__13__d = fin__parts__13;
-        state__14__d = fin__parts__14;
-        state__15__d = fin__parts__15;
-        state__16__d = fin__parts__16;
-        state__17__d = fin__parts__17;
-        state__18__d = fin__parts__18;
-        state__19__d = fin__parts__19;
-        state__20__d = fin__parts__20;
-        state__21__d = fin__parts__21;
-        state__22__d = fin__parts__22;
-        state__23__d = fin__parts__23;
-        state__24__d = fin__parts__24;
-        state__25__d = fin__parts__25;
-        state__26__d = fin__parts__26;
-        state__27__d = fin__parts__27;
-        state__28__d = fin__parts__28;
-        state__29__d = fin__parts__29;
-        state__30__d = fin__parts__30;
-        state__31__d = fin__parts__31;
-        state__32__d = fin__parts__32;
-        state__33__d = fin__parts__33;
-        state__34__d = fin__parts__34;
-        state__35__d = fin__parts__35;
-        state__36__d = fin__parts__36;
-        state__37__d = fin__parts__37;
-        state__38__d = fin__parts__38;
-        state__39__d = fin__parts__39;
-        state__40__d = fin__parts__40;
-        state__41__d = fin__parts__41;
-        state__42__d = fin__parts__42;
-        state__43__d = fin__parts__43;
-        state__44__d = fin__parts__44;
-        state__45__d = fin__parts__45;
-        state__46__d = fin__parts__46;
-        state__47__d = fin__parts__47;
-        state__48__d = fin__parts__48;
-        state__49__d = fin__parts__49;
-        state__50__d = fin__parts__50;
-        state__51__d = fin__parts__51;
-        state__52__d = fin__parts__52;
-        state__53__d = fin__parts__53;
-        state__54__d = fin__parts__54;
-        state__55__d = fin__parts__55;
-        state__56__d = fin__parts__56;
-        state__57__d = fin__parts__57;
-        state__58__d = fin__parts__58;
-        state__59__d = fin__parts__59;
-        state__60__d = fin__parts__60;
-        state__61__d = fin__parts__61;
-        state__62__d = fin__parts__62;
-        state__63__d = fin__parts__63;
-        state__64__d = fin__parts__64;
-        state__65__d = fin__parts__65;
-        state__66__d = fin__parts__66;
-        state__67__d = fin__parts__67;
-        state__68__d = fin__parts__68;
-        state__69__d = fin__parts__69;
-        state__70__d = fin__parts__70;
-        state__71__d = fin__parts__71;
-        state__72__d = fin__parts__72;
-        state__73__d = fin__parts__73;
-        state__74__d = fin__parts__74;
-        state__75__d = fin__parts__75;
-        state__76__d = fin__parts__76;
-        state__77__d = fin__parts__77;
-        state__78__d = fin__parts__78;
-        state__79__d = fin__parts__79;
-        state__80__d = fin__parts__80;
-        state__81__d = fin__parts__81;
-        state__82__d = fin__parts__82;
-        state__83__d = fin__parts__83;
-        state__84__d = fin__parts__84;
-        state__85__d = fin__parts__85;
-        state__86__d = fin__parts__86;
-        state__87__d = fin__parts__87;
-        state__88__d = fin__parts__88;
-        state__89__d = fin__parts__89;
-        state__90__d = fin__parts__90;
-        state__91__d = fin__parts__91;
-        state__92__d = fin__parts__92;
-        state__93__d = fin__parts__93;
-        state__94__d = fin__parts__94;
-        state__95__d = fin__parts__95;
-        state__96__d = fin__parts__96;
-        state__97__d = fin__parts__97;
-        state__98__d = fin__parts__98;
-        state__99__d = fin__parts__99;
-        state__100__d = fin__parts__100;
-        state__101__d = fin__parts__101;
-        state__102__d = fin__parts__102;
-        state__103__d = fin__parts__103;
-        state__104__d = fin__parts__104;
-        state__105__d = fin__parts__105;
-        state__106__d = fin__parts__106;
-        state__107__d = fin__parts__107;
-        state__108__d = fin__parts__108;
-        state__109__d = fin__parts__109;
-        state__110__d = fin__parts__110;
-        state__111__d = fin__parts__111;
-        state__112__d = fin__parts__112;
-        state__113__d = fin__parts__113;
-        state__114__d = fin__parts__114;
-        state__115__d = fin__parts__115;
-        state__116__d = fin__parts__116;
-        state__117__d = fin__parts__117;
-        state__118__d = fin__parts__118;
-        state__119__d = fin__parts__119;
-        state__120__d = fin__parts__120;
-        state__121__d = fin__parts__121;
-        state__122__d = fin__parts__122;
-        state__123__d = fin__parts__123;
-        state__124__d = fin__parts__124;
-        state__125__d = fin__parts__125;
-        state__126__d = fin__parts__126;
-        state__127__d = fin__parts__127;
-        matched_next__whole = settle__matched_next;
-        pipe_valid__0__d = dispatch__bar_issue;
-        pipe_sw__0__d = dispatch__bar_sw;
-        pipe_pc__0__d = dispatch__bar_pc;
-        pipe_valid__1__d = pipe_valid__0__q;
-        pipe_sw__1__d = pipe_sw__0__q;
-        pipe_pc__1__d = pipe_pc__0__q;
-        pipe_valid__2__d = pipe_valid__1__q;
-        pipe_sw__2__d = pipe_sw__1__q;
-        pipe_pc__2__d = pipe_pc__1__q;
-        pipe_valid__3__d = pipe_valid__2__q;
-        pipe_sw__3__d = pipe_sw__2__q;
-        pipe_pc__3__d = pipe_pc__2__q;
-        pipe_valid__4__d = pipe_valid__3__q;
-        pipe_sw__4__d = pipe_sw__3__q;
-        pipe_pc__4__d = pipe_pc__3__q;
-        pipe_valid__5__d = pipe_valid__4__q;
-        pipe_sw__5__d = pipe_sw__4__q;
-        pipe_pc__5__d = pipe_pc__4__q;
-        pipe_valid__6__d = pipe_valid__5__q;
-        pipe_sw__6__d = pipe_sw__5__q;
-        pipe_pc__6__d = pipe_pc__5__q;
-        pipe_valid__7__d = pipe_valid__6__q;
-        pipe_sw__7__d = pipe_sw__6__q;
-        pipe_pc__7__d = pipe_pc__6__q;
-        pipe_valid__8__d = pipe_valid__7__q;
-        pipe_sw__8__d = pipe_sw__7__q;
-        pipe_pc__8__d = pipe_pc__7__q;
-        pipe_valid__9__d = pipe_valid__8__q;
-        pipe_sw__9__d = pipe_sw__8__q;
-        pipe_pc__9__d = pipe_pc__8__q;
-        pipe_valid__10__d = pipe_valid__9__q;
-        pipe_sw__10__d = pipe_sw__9__q;
-        pipe_pc__10__d = pipe_pc__9__q;
-        pipe_valid__11__d = pipe_valid__10__q;
-        pipe_sw__11__d = pipe_sw__10__q;
-        pipe_pc__11__d = pipe_pc__10__q;
-        pipe_valid__12__d = pipe_valid__11__q;
-        pipe_sw__12__d = pipe_sw__11__q;
-        pipe_pc__12__d = pipe_pc__11__q;
-        pipe_valid__13__d = pipe_valid__12__q;
-        pipe_sw__13__d = pipe_sw__12__q;
-        pipe_pc__13__d = pipe_pc__12__q;
-        pipe_valid__14__d = pipe_valid__13__q;
-        pipe_sw__14__d = pipe_sw__13__q;
-        pipe_pc__14__d = pipe_pc__13__q;
-        pipe_valid__15__d = pipe_valid__14__q;
-        pipe_sw__15__d = pipe_sw__14__q;
-        pipe_pc__15__d = pipe_pc__14__q;
-        pipe_valid__16__d = pipe_valid__15__q;
-        pipe_sw__16__d = pipe_sw__15__q;
-        pipe_pc__16__d = pipe_pc__15__q;
-        pipe_valid__17__d = pipe_valid__16__q;
-        pipe_sw__17__d = pipe_sw__16__q;
-        pipe_pc__17__d = pipe_pc__16__q;
-        pipe_valid__18__d = pipe_valid__17__q;
-        pipe_sw__18__d = pipe_sw__17__q;
-        pipe_pc__18__d = pipe_pc__17__q;
-        pipe_valid__19__d = pipe_valid__18__q;
-        pipe_sw__19__d = pipe_sw__18__q;
-        pipe_pc__19__d = pipe_pc__18__q;
-        pipe_valid__20__d = pipe_valid__19__q;
-        pipe_sw__20__d = pipe_sw__19__q;
-        pipe_pc__20__d = pipe_pc__19__q;
-        pipe_valid__21__d = pipe_valid__20__q;
-        pipe_sw__21__d = pipe_sw__20__q;
-        pipe_pc__21__d = pipe_pc__20__q;
-        pipe_valid__22__d = pipe_valid__21__q;
-        pipe_sw__22__d = pipe_sw__21__q;
-        pipe_pc__22__d = pipe_pc__21__q;
-        pick__candidates = settle__candidates;
-        pick__last = dispatch__ptr1;
-        pick__last_valid = 1'b1;
+        state__0__clock__drv = clock;
+        state__0__reset__drv = reset;
+        state__1__clock__drv = clock;
+        state__1__reset__drv = reset;
+        state__2__clock__drv = clock;
+        state__2__reset__drv = reset;
+        state__3__clock__drv = clock;
+        state__3__reset__drv = reset;
+        state__4__clock__drv = clock;
+        state__4__reset__drv = reset;
+        state__5__clock__drv = clock;
+        state__5__reset__drv = reset;
+        state__6__clock__drv = clock;
+        state__6__reset__drv = reset;
+        state__7__clock__drv = clock;
+        state__7__reset__drv = reset;
+        state__8__clock__drv = clock;
+        state__8__reset__drv = reset;
+        state__9__clock__drv = clock;
+        state__9__reset__drv = reset;
+        state__10__clock__drv = clock;
+        state__10__reset__drv = reset;
+        state__11__clock__drv = clock;
+        state__11__reset__drv = reset;
+        state__12__clock__drv = clock;
+        state__12__reset__drv = reset;
+        state__13__clock__drv = clock;
+        state__13__reset__drv = reset;
+        state__14__clock__drv = clock;
+        state__14__reset__drv = reset;
+        state__15__clock__drv = clock;
+        state__15__reset__drv = reset;
+        state__16__clock__drv = clock;
+        state__16__reset__drv = reset;
+        state__17__clock__drv = clock;
+        state__17__reset__drv = reset;
+        state__18__clock__drv = clock;
+        state__18__reset__drv = reset;
+        state__19__clock__drv = clock;
+        state__19__reset__drv = reset;
+        state__20__clock__drv = clock;
+        state__20__reset__drv = reset;
+        state__21__clock__drv = clock;
+        state__21__reset__drv = reset;
+        state__22__clock__drv = clock;
+        state__22__reset__drv = reset;
+        state__23__clock__drv = clock;
+        state__23__reset__drv = reset;
+        state__24__clock__drv = clock;
+        state__24__reset__drv = reset;
+        state__25__clock__drv = clock;
+        state__25__reset__drv = reset;
+        state__26__clock__drv = clock;
+        state__26__reset__drv = reset;
+        state__27__clock__drv = clock;
+        state__27__reset__drv = reset;
+        state__28__clock__drv = clock;
+        state__28__reset__drv = reset;
+        state__29__clock__drv = clock;
+        state__29__reset__drv = reset;
+        state__30__clock__drv = clock;
+        state__30__reset__drv = reset;
+        state__31__clock__drv = clock;
+        state__31__reset__drv = reset;
+        state__32__clock__drv = clock;
+        state__32__reset__drv = reset;
+        state__33__clock__drv = clock;
+        state__33__reset__drv = reset;
+        state__34__clock__drv = clock;
+        state__34__reset__drv = reset;
+        state__35__clock__drv = clock;
+        state__35__reset__drv = reset;
+        state__36__clock__drv = clock;
+        state__36__reset__drv = reset;
+        state__37__clock__drv = clock;
+        state__37__reset__drv = reset;
+        state__38__clock__drv = clock;
+        state__38__reset__drv = reset;
+        state__39__clock__drv = clock;
+        state__39__reset__drv = reset;
+        state__40__clock__drv = clock;
+        state__40__reset__drv = reset;
+        state__41__clock__drv = clock;
+        state__41__reset__drv = reset;
+        state__42__clock__drv = clock;
+        state__42__reset__drv = reset;
+        state__43__clock__drv = clock;
+        state__43__reset__drv = reset;
+        state__44__clock__drv = clock;
+        state__44__reset__drv = reset;
+        state__45__clock__drv = clock;
+        state__45__reset__drv = reset;
+        state__46__clock__drv = clock;
+        state__46__reset__drv = reset;
+        state__47__clock__drv = clock;
+        state__47__reset__drv = reset;
+        state__48__clock__drv = clock;
+        state__48__reset__drv = reset;
+        state__49__clock__drv = clock;
+        state__49__reset__drv = reset;
+        state__50__clock__drv = clock;
+        state__50__reset__drv = reset;
+        state__51__clock__drv = clock;
+        state__51__reset__drv = reset;
+        state__52__clock__drv = clock;
+        state__52__reset__drv = reset;
+        state__53__clock__drv = clock;
+        state__53__reset__drv = reset;
+        state__54__clock__drv = clock;
+        state__54__reset__drv = reset;
+        state__55__clock__drv = clock;
+        state__55__reset__drv = reset;
+        state__56__clock__drv = clock;
+        state__56__reset__drv = reset;
+        state__57__clock__drv = clock;
+        state__57__reset__drv = reset;
+        state__58__clock__drv = clock;
+        state__58__reset__drv = reset;
+        state__59__clock__drv = clock;
+        state__59__reset__drv = reset;
+        state__60__clock__drv = clock;
+        state__60__reset__drv = reset;
+        state__61__clock__drv = clock;
+        state__61__reset__drv = reset;
+        state__62__clock__drv = clock;
+        state__62__reset__drv = reset;
+        state__63__clock__drv = clock;
+        state__63__reset__drv = reset;
+        state__64__clock__drv = clock;
+        state__64__reset__drv = reset;
+        state__65__clock__drv = clock;
+        state__65__reset__drv = reset;
+        state__66__clock__drv = clock;
+        state__66__reset__drv = reset;
+        state__67__clock__drv = clock;
+        state__67__reset__drv = reset;
+        state__68__clock__drv = clock;
+        state__68__reset__drv = reset;
+        state__69__clock__drv = clock;
+        state__69__reset__drv = reset;
+        state__70__clock__drv = clock;
+        state__70__reset__drv = reset;
+        state__71__clock__drv = clock;
+        state__71__reset__drv = reset;
+        state__72__clock__drv = clock;
+        state__72__reset__drv = reset;
+        state__73__clock__drv = clock;
+        state__73__reset__drv = reset;
+        state__74__clock__drv = clock;
+        state__74__reset__drv = reset;
+        state__75__clock__drv = clock;
+        state__75__reset__drv = reset;
+        state__76__clock__drv = clock;
+        state__76__reset__drv = reset;
+        state__77__clock__drv = clock;
+        state__77__reset__drv = reset;
+        state__78__clock__drv = clock;
+        state__78__reset__drv = reset;
+        state__79__clock__drv = clock;
+        state__79__reset__drv = reset;
+        state__80__clock__drv = clock;
+        state__80__reset__drv = reset;
+        state__81__clock__drv = clock;
+        state__81__reset__drv = reset;
+        state__82__clock__drv = clock;
+        state__82__reset__drv = reset;
+        state__83__clock__drv = clock;
+        state__83__reset__drv = reset;
+        state__84__clock__drv = clock;
+        state__84__reset__drv = reset;
+        state__85__clock__drv = clock;
+        state__85__reset__drv = reset;
+        state__86__clock__drv = clock;
+        state__86__reset__drv = reset;
+        state__87__clock__drv = clock;
+        state__87__reset__drv = reset;
+        state__88__clock__drv = clock;
+        state__88__reset__drv = reset;
+        state__89__clock__drv = clock;
+        state__89__reset__drv = reset;
+        state__90__clock__drv = clock;
+        state__90__reset__drv = reset;
+        state__91__clock__drv = clock;
+        state__91__reset__drv = reset;
+        state__92__clock__drv = clock;
+        state__92__reset__drv = reset;
+        state__93__clock__drv = clock;
+        state__93__reset__drv = reset;
+        state__94__clock__drv = clock;
+        state__94__reset__drv = reset;
+        state__95__clock__drv = clock;
+        state__95__reset__drv = reset;
+        state__96__clock__drv = clock;
+        state__96__reset__drv = reset;
+        state__97__clock__drv = clock;
+        state__97__reset__drv = reset;
+        state__98__clock__drv = clock;
+        state__98__reset__drv = reset;
+        state__99__clock__drv = clock;
+        state__99__reset__drv = reset;
+        state__100__clock__drv = clock;
+        state__100__reset__drv = reset;
+        state__101__clock__drv = clock;
+        state__101__reset__drv = reset;
+        state__102__clock__drv = clock;
+        state__102__reset__drv = reset;
+        state__103__clock__drv = clock;
+        state__103__reset__drv = reset;
+        state__104__clock__drv = clock;
+        state__104__reset__drv = reset;
+        state__105__clock__drv = clock;
+        state__105__reset__drv = reset;
+        state__106__clock__drv = clock;
+        state__106__reset__drv = reset;
+        state__107__clock__drv = clock;
+        state__107__reset__drv = reset;
+        state__108__clock__drv = clock;
+        state__108__reset__drv = reset;
+        state__109__clock__drv = clock;
+        state__109__reset__drv = reset;
+        state__110__clock__drv = clock;
+        state__110__reset__drv = reset;
+        state__111__clock__drv = clock;
+        state__111__reset__drv = reset;
+        state__112__clock__drv = clock;
+        state__112__reset__drv = reset;
+        state__113__clock__drv = clock;
+        state__113__reset__drv = reset;
+        state__114__clock__drv = clock;
+        state__114__reset__drv = reset;
+        state__115__clock__drv = clock;
+        state__115__reset__drv = reset;
+        state__116__clock__drv = clock;
+        state__116__reset__drv = reset;
+        state__117__clock__drv = clock;
+        state__117__reset__drv = reset;
+        state__118__clock__drv = clock;
+        state__118__reset__drv = reset;
+        state__119__clock__drv = clock;
+        state__119__reset__drv = reset;
+        state__120__clock__drv = clock;
+        state__120__reset__drv = reset;
+        state__121__clock__drv = clock;
+        state__121__reset__drv = reset;
+        state__122__clock__drv = clock;
+        state__122__reset__drv = reset;
+        state__123__clock__drv = clock;
+        state__123__reset__drv = reset;
+        state__124__clock__drv = clock;
+        state__124__reset__drv = reset;
+        state__125__clock__drv = clock;
+        state__125__reset__drv = reset;
+        state__126__clock__drv = clock;
+        state__126__reset__drv = reset;
+        state__127__clock__drv = clock;
+        state__127__reset__drv = reset;
+        pipe_valid__0__clock__drv = clock;
+        pipe_valid__0__reset__drv = reset;
+        pipe_sw__0__clock__drv = clock;
+        pipe_sw__0__reset__drv = reset;
+        pipe_pc__0__clock__drv = clock;
+        pipe_pc__0__reset__drv = reset;
+        pipe_valid__1__clock__drv = clock;
+        pipe_valid__1__reset__drv = reset;
+        pipe_sw__1__clock__drv = clock;
+        pipe_sw__1__reset__drv = reset;
+        pipe_pc__1__clock__drv = clock;
+        pipe_pc__1__reset__drv = reset;
+        pipe_valid__2__clock__drv = clock;
+        pipe_valid__2__reset__drv = reset;
+        pipe_sw__2__clock__drv = clock;
+        pipe_sw__2__reset__drv = reset;
+        pipe_pc__2__clock__drv = clock;
+        pipe_pc__2__reset__drv = reset;
+        pipe_valid__3__clock__drv = clock;
+        pipe_valid__3__reset__drv = reset;
+        pipe_sw__3__clock__drv = clock;
+        pipe_sw__3__reset__drv = reset;
+        pipe_pc__3__clock__drv = clock;
+        pipe_pc__3__reset__drv = reset;
+        pipe_valid__4__clock__drv = clock;
+        pipe_valid__4__reset__drv = reset;
+        pipe_sw__4__clock__drv = clock;
+        pipe_sw__4__reset__drv = reset;
+        pipe_pc__4__clock__drv = clock;
+        pipe_pc__4__reset__drv = reset;
+        pipe_valid__5__clock__drv = clock;
+        pipe_valid__5__reset__drv = reset;
+        pipe_sw__5__clock__drv = clock;
+        pipe_sw__5__reset__drv = reset;
+        pipe_pc__5__clock__drv = clock;
+        pipe_pc__5__reset__drv = reset;
+        pipe_valid__6__clock__drv = clock;
+        pipe_valid__6__reset__drv = reset;
+        pipe_sw__6__clock__drv = clock;
+        pipe_sw__6__reset__drv = reset;
+        pipe_pc__6__clock__drv = clock;
+        pipe_pc__6__reset__drv = reset;
+        pipe_valid__7__clock__drv = clock;
+        pipe_valid__7__reset__drv = reset;
+        pipe_sw__7__clock__drv = clock;
+        pipe_sw__7__reset__drv = reset;
+        pipe_pc__7__clock__drv = clock;
+        pipe_pc__7__reset__drv = reset;
+        pipe_valid__8__clock__drv = clock;
+        pipe_valid__8__reset__drv = reset;
+        pipe_sw__8__clock__drv = clock;
+        pipe_sw__8__reset__drv = reset;
+        pipe_pc__8__clock__drv = clock;
+        pipe_pc__8__reset__drv = reset;
+        pipe_valid__9__clock__drv = clock;
+        pipe_valid__9__reset__drv = reset;
+        pipe_sw__9__clock__drv = clock;
+        pipe_sw__9__reset__drv = reset;
+        pipe_pc__9__clock__drv = clock;
+        pipe_pc__9__reset__drv = reset;
+        pipe_valid__10__clock__drv = clock;
+        pipe_valid__10__reset__drv = reset;
+        pipe_sw__10__clock__drv = clock;
+        pipe_sw__10__reset__drv = reset;
+        pipe_pc__10__clock__drv = clock;
+        pipe_pc__10__reset__drv = reset;
+        pipe_valid__11__clock__drv = clock;
+        pipe_valid__11__reset__drv = reset;
+        pipe_sw__11__clock__drv = clock;
+        pipe_sw__11__reset__drv = reset;
+        pipe_pc__11__clock__drv = clock;
+        pipe_pc__11__reset__drv = reset;
+        pipe_valid__12__clock__drv = clock;
+        pipe_valid__12__reset__drv = reset;
+        pipe_sw__12__clock__drv = clock;
+        pipe_sw__12__reset__drv = reset;
+        pipe_pc__12__clock__drv = clock;
+        pipe_pc__12__reset__drv = reset;
+        pipe_valid__13__clock__drv = clock;
+        pipe_valid__13__reset__drv = reset;
+        pipe_sw__13__clock__drv = clock;
+        pipe_sw__13__reset__drv = reset;
+        pipe_pc__13__clock__drv = clock;
+        pipe_pc__13__reset__drv = reset;
+        pipe_valid__14__clock__drv = clock;
+        pipe_valid__14__reset__drv = reset;
+        pipe_sw__14__clock__drv = clock;
+        pipe_sw__14__reset__drv = reset;
+        pipe_pc__14__clock__drv = clock;
+        pipe_pc__14__reset__drv = reset;
+        pipe_valid__15__clock__drv = clock;
+        pipe_valid__15__reset__drv = reset;
+        pipe_sw__15__clock__drv = clock;
+        pipe_sw__15__reset__drv = reset;
+        pipe_pc__15__clock__drv = clock;
+        pipe_pc__15__reset__drv = reset;
+        pipe_valid__16__clock__drv = clock;
+        pipe_valid__16__reset__drv = reset;
+        pipe_sw__16__clock__drv = clock;
+        pipe_sw__16__reset__drv = reset;
+        pipe_pc__16__clock__drv = clock;
+        pipe_pc__16__reset__drv = reset;
+        pipe_valid__17__clock__drv = clock;
+        pipe_valid__17__reset__drv = reset;
+        pipe_sw__17__clock__drv = clock;
+        pipe_sw__17__reset__drv = reset;
+        pipe_pc__17__clock__drv = clock;
+        pipe_pc__17__reset__drv = reset;
+        pipe_valid__18__clock__drv = clock;
+        pipe_valid__18__reset__drv = reset;
+        pipe_sw__18__clock__drv = clock;
+        pipe_sw__18__reset__drv = reset;
+        pipe_pc__18__clock__drv = clock;
+        pipe_pc__18__reset__drv = reset;
+        pipe_valid__19__clock__drv = clock;
+        pipe_valid__19__reset__drv = reset;
+        pipe_sw__19__clock__drv = clock;
+        pipe_sw__19__reset__drv = reset;
+        pipe_pc__19__clock__drv = clock;
+        pipe_pc__19__reset__drv = reset;
+        pipe_valid__20__clock__drv = clock;
+        pipe_valid__20__reset__drv = reset;
+        pipe_sw__20__clock__drv = clock;
+        pipe_sw__20__reset__drv = reset;
+        pipe_pc__20__clock__drv = clock;
+        pipe_pc__20__reset__drv = reset;
+        pipe_valid__21__clock__drv = clock;
+        pipe_valid__21__reset__drv = reset;
+        pipe_sw__21__clock__drv = clock;
+        pipe_sw__21__reset__drv = reset;
+        pipe_pc__21__clock__drv = clock;
+        pipe_pc__21__reset__drv = reset;
+        pipe_valid__22__clock__drv = clock;
+        pipe_valid__22__reset__drv = reset;
+        pipe_sw__22__clock__drv = clock;
+        pipe_sw__22__reset__drv = reset;
+        pipe_pc__22__clock__drv = clock;
+        pipe_pc__22__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        sel_valid__clock__drv = clock;
+        sel_valid__reset__drv = reset;
+        sel_sw__clock__drv = clock;
+        sel_sw__reset__drv = reset;
+        hold__clock__drv = clock;
+        hold__reset__drv = reset;
+        pst__clock__drv = clock;
+        pst__reset__drv = reset;
+        ilt__clock__drv = clock;
+        ilt__reset__drv = reset;
+        state_pack__parts__0__drv = state__0__q;
+        cr_pack__parts__0__drv = (state__0__q == st_combine);
+        matched_pack__parts__0__drv = 1'b0;
+        dbg_matched_pack__parts__0__drv = 1'b0;
+        state_pack__parts__1__drv = state__1__q;
+        cr_pack__parts__1__drv = (state__1__q == st_combine);
+        matched_pack__parts__1__drv = 1'b0;
+        dbg_matched_pack__parts__1__drv = 1'b0;
+        state_pack__parts__2__drv = state__2__q;
+        cr_pack__parts__2__drv = (state__2__q == st_combine);
+        matched_pack__parts__2__drv = 1'b0;
+        dbg_matched_pack__parts__2__drv = 1'b0;
+        state_pack__parts__3__drv = state__3__q;
+        cr_pack__parts__3__drv = (state__3__q == st_combine);
+        matched_pack__parts__3__drv = 1'b0;
+        dbg_matched_pack__parts__3__drv = 1'b0;
+        state_pack__parts__4__drv = state__4__q;
+        cr_pack__parts__4__drv = (state__4__q == st_combine);
+        matched_pack__parts__4__drv = 1'b0;
+        dbg_matched_pack__parts__4__drv = 1'b0;
+        state_pack__parts__5__drv = state__5__q;
+        cr_pack__parts__5__drv = (state__5__q == st_combine);
+        matched_pack__parts__5__drv = 1'b0;
+        dbg_matched_pack__parts__5__drv = 1'b0;
+        state_pack__parts__6__drv = state__6__q;
+        cr_pack__parts__6__drv = (state__6__q == st_combine);
+        matched_pack__parts__6__drv = 1'b0;
+        dbg_matched_pack__parts__6__drv = 1'b0;
+        state_pack__parts__7__drv = state__7__q;
+        cr_pack__parts__7__drv = (state__7__q == st_combine);
+        matched_pack__parts__7__drv = 1'b0;
+        dbg_matched_pack__parts__7__drv = 1'b0;
+        state_pack__parts__8__drv = state__8__q;
+        cr_pack__parts__8__drv = (state__8__q == st_combine);
+        matched_pack__parts__8__drv = 1'b0;
+        dbg_matched_pack__parts__8__drv = 1'b0;
+        state_pack__parts__9__drv = state__9__q;
+        cr_pack__parts__9__drv = (state__9__q == st_combine);
+        matched_pack__parts__9__drv = 1'b0;
+        dbg_matched_pack__parts__9__drv = 1'b0;
+        state_pack__parts__10__drv = state__10__q;
+        cr_pack__parts__10__drv = (state__10__q == st_combine);
+        matched_pack__parts__10__drv = 1'b0;
+        dbg_matched_pack__parts__10__drv = 1'b0;
+        state_pack__parts__11__drv = state__11__q;
+        cr_pack__parts__11__drv = (state__11__q == st_combine);
+        matched_pack__parts__11__drv = 1'b0;
+        dbg_matched_pack__parts__11__drv = 1'b0;
+        state_pack__parts__12__drv = state__12__q;
+        cr_pack__parts__12__drv = (state__12__q == st_combine);
+        matched_pack__parts__12__drv = 1'b0;
+        dbg_matched_pack__parts__12__drv = 1'b0;
+        state_pack__parts__13__drv = state__13__q;
+        cr_pack__parts__13__drv = (state__13__q == st_combine);
+        matched_pack__parts__13__drv = 1'b0;
+        dbg_matched_pack__parts__13__drv = 1'b0;
+        state_pack__parts__14__drv = state__14__q;
+        cr_pack__parts__14__drv = (state__14__q == st_combine);
+        matched_pack__parts__14__drv = 1'b0;
+        dbg_matched_pack__parts__14__drv = 1'b0;
+        state_pack__parts__15__drv = state__15__q;
+        cr_pack__parts__15__drv = (state__15__q == st_combine);
+        matched_pack__parts__15__drv = 1'b0;
+        dbg_matched_pack__parts__15__drv = 1'b0;
+        state_pack__parts__16__drv = state__16__q;
+        cr_pack__parts__16__drv = (state__16__q == st_combine);
+        matched_pack__parts__16__drv = 1'b0;
+        dbg_matched_pack__parts__16__drv = 1'b0;
+        state_pack__parts__17__drv = state__17__q;
+        cr_pack__parts__17__drv = (state__17__q == st_combine);
+        matched_pack__parts__17__drv = 1'b0;
+        dbg_matched_pack__parts__17__drv = 1'b0;
+        state_pack__parts__18__drv = state__18__q;
+        cr_pack__parts__18__drv = (state__18__q == st_combine);
+        matched_pack__parts__18__drv = 1'b0;
+        dbg_matched_pack__parts__18__drv = 1'b0;
+        state_pack__parts__19__drv = state__19__q;
+        cr_pack__parts__19__drv = (state__19__q == st_combine);
+        matched_pack__parts__19__drv = 1'b0;
+        dbg_matched_pack__parts__19__drv = 1'b0;
+        state_pack__parts__20__drv = state__20__q;
+        cr_pack__parts__20__drv = (state__20__q == st_combine);
+        matched_pack__parts__20__drv = 1'b0;
+        dbg_matched_pack__parts__20__drv = 1'b0;
+        state_pack__parts__21__drv = state__21__q;
+        cr_pack__parts__21__drv = (state__21__q == st_combine);
+        matched_pack__parts__21__drv = 1'b0;
+        dbg_matched_pack__parts__21__drv = 1'b0;
+        state_pack__parts__22__drv = state__22__q;
+        cr_pack__parts__22__drv = (state__22__q == st_combine);
+        matched_pack__parts__22__drv = 1'b0;
+        dbg_matched_pack__parts__22__drv = 1'b0;
+        state_pack__parts__23__drv = state__23__q;
+        cr_pack__parts__23__drv = (state__23__q == st_combine);
+        matched_pack__parts__23__drv = 1'b0;
+        dbg_matched_pack__parts__23__drv = 1'b0;
+        state_pack__parts__24__drv = state__24__q;
+        cr_pack__parts__24__drv = (state__24__q == st_combine);
+        matched_pack__parts__24__drv = 1'b0;
+        dbg_matched_pack__parts__24__drv = 1'b0;
+        state_pack__parts__25__drv = state__25__q;
+        cr_pack__parts__25__drv = (state__25__q == st_combine);
+        matched_pack__parts__25__drv = 1'b0;
+        dbg_matched_pack__parts__25__drv = 1'b0;
+        state_pack__parts__26__drv = state__26__q;
+        cr_pack__parts__26__drv = (state__26__q == st_combine);
+        matched_pack__parts__26__drv = 1'b0;
+        dbg_matched_pack__parts__26__drv = 1'b0;
+        state_pack__parts__27__drv = state__27__q;
+        cr_pack__parts__27__drv = (state__27__q == st_combine);
+        matched_pack__parts__27__drv = 1'b0;
+        dbg_matched_pack__parts__27__drv = 1'b0;
+        state_pack__parts__28__drv = state__28__q;
+        cr_pack__parts__28__drv = (state__28__q == st_combine);
+        matched_pack__parts__28__drv = 1'b0;
+        dbg_matched_pack__parts__28__drv = 1'b0;
+        state_pack__parts__29__drv = state__29__q;
+        cr_pack__parts__29__drv = (state__29__q == st_combine);
+        matched_pack__parts__29__drv = 1'b0;
+        dbg_matched_pack__parts__29__drv = 1'b0;
+        state_pack__parts__30__drv = state__30__q;
+        cr_pack__parts__30__drv = (state__30__q == st_combine);
+        matched_pack__parts__30__drv = 1'b0;
+        dbg_matched_pack__parts__30__drv = 1'b0;
+        state_pack__parts__31__drv = state__31__q;
+        cr_pack__parts__31__drv = (state__31__q == st_combine);
+        matched_pack__parts__31__drv = 1'b0;
+        dbg_matched_pack__parts__31__drv = 1'b0;
+        state_pack__parts__32__drv = state__32__q;
+        cr_pack__parts__32__drv = (state__32__q == st_combine);
+        matched_pack__parts__32__drv = 1'b0;
+        dbg_matched_pack__parts__32__drv = 1'b0;
+        state_pack__parts__33__drv = state__33__q;
+        cr_pack__parts__33__drv = (state__33__q == st_combine);
+        matched_pack__parts__33__drv = 1'b0;
+        dbg_matched_pack__parts__33__drv = 1'b0;
+        state_pack__parts__34__drv = state__34__q;
+        cr_pack__parts__34__drv = (state__34__q == st_combine);
+        matched_pack__parts__34__drv = 1'b0;
+        dbg_matched_pack__parts__34__drv = 1'b0;
+        state_pack__parts__35__drv = state__35__q;
+        cr_pack__parts__35__drv = (state__35__q == st_combine);
+        matched_pack__parts__35__drv = 1'b0;
+        dbg_matched_pack__parts__35__drv = 1'b0;
+        state_pack__parts__36__drv = state__36__q;
+        cr_pack__parts__36__drv = (state__36__q == st_combine);
+        matched_pack__parts__36__drv = 1'b0;
+        dbg_matched_pack__parts__36__drv = 1'b0;
+        state_pack__parts__37__drv = state__37__q;
+        cr_pack__parts__37__drv = (state__37__q == st_combine);
+        matched_pack__parts__37__drv = 1'b0;
+        dbg_matched_pack__parts__37__drv = 1'b0;
+        state_pack__parts__38__drv = state__38__q;
+        cr_pack__parts__38__drv = (state__38__q == st_combine);
+        matched_pack__parts__38__drv = 1'b0;
+        dbg_matched_pack__parts__38__drv = 1'b0;
+        state_pack__parts__39__drv = state__39__q;
+        cr_pack__parts__39__drv = (state__39__q == st_combine);
+        matched_pack__parts__39__drv = 1'b0;
+        dbg_matched_pack__parts__39__drv = 1'b0;
+        state_pack__parts__40__drv = state__40__q;
+        cr_pack__parts__40__drv = (state__40__q == st_combine);
+        matched_pack__parts__40__drv = 1'b0;
+        dbg_matched_pack__parts__40__drv = 1'b0;
+        state_pack__parts__41__drv = state__41__q;
+        cr_pack__parts__41__drv = (state__41__q == st_combine);
+        matched_pack__parts__41__drv = 1'b0;
+        dbg_matched_pack__parts__41__drv = 1'b0;
+        state_pack__parts__42__drv = state__42__q;
+        cr_pack__parts__42__drv = (state__42__q == st_combine);
+        matched_pack__parts__42__drv = 1'b0;
+        dbg_matched_pack__parts__42__drv = 1'b0;
+        state_pack__parts__43__drv = state__43__q;
+        cr_pack__parts__43__drv = (state__43__q == st_combine);
+        matched_pack__parts__43__drv = 1'b0;
+        dbg_matched_pack__parts__43__drv = 1'b0;
+        state_pack__parts__44__drv = state__44__q;
+        cr_pack__parts__44__drv = (state__44__q == st_combine);
+        matched_pack__parts__44__drv = 1'b0;
+        dbg_matched_pack__parts__44__drv = 1'b0;
+        state_pack__parts__45__drv = state__45__q;
+        cr_pack__parts__45__drv = (state__45__q == st_combine);
+        matched_pack__parts__45__drv = 1'b0;
+        dbg_matched_pack__parts__45__drv = 1'b0;
+        state_pack__parts__46__drv = state__46__q;
+        cr_pack__parts__46__drv = (state__46__q == st_combine);
+        matched_pack__parts__46__drv = 1'b0;
+        dbg_matched_pack__parts__46__drv = 1'b0;
+        state_pack__parts__47__drv = state__47__q;
+        cr_pack__parts__47__drv = (state__47__q == st_combine);
+        matched_pack__parts__47__drv = 1'b0;
+        dbg_matched_pack__parts__47__drv = 1'b0;
+        state_pack__parts__48__drv = state__48__q;
+        cr_pack__parts__48__drv = (state__48__q == st_combine);
+        matched_pack__parts__48__drv = 1'b0;
+        dbg_matched_pack__parts__48__drv = 1'b0;
+        state_pack__parts__49__drv = state__49__q;
+        cr_pack__parts__49__drv = (state__49__q == st_combine);
+        matched_pack__parts__49__drv = 1'b0;
+        dbg_matched_pack__parts__49__drv = 1'b0;
+        state_pack__parts__50__drv = state__50__q;
+        cr_pack__parts__50__drv = (state__50__q == st_combine);
+        matched_pack__parts__50__drv = 1'b0;
+        dbg_matched_pack__parts__50__drv = 1'b0;
+        state_pack__parts__51__drv = state__51__q;
+        cr_pack__parts__51__drv = (state__51__q == st_combine);
+        matched_pack__parts__51__drv = 1'b0;
+        dbg_matched_pack__parts__51__drv = 1'b0;
+        state_pack__parts__52__drv = state__52__q;
+        cr_pack__parts__52__drv = (state__52__q == st_combine);
+        matched_pack__parts__52__drv = 1'b0;
+        dbg_matched_pack__parts__52__drv = 1'b0;
+        state_pack__parts__53__drv = state__53__q;
+        cr_pack__parts__53__drv = (state__53__q == st_combine);
+        matched_pack__parts__53__drv = 1'b0;
+        dbg_matched_pack__parts__53__drv = 1'b0;
+        state_pack__parts__54__drv = state__54__q;
+        cr_pack__parts__54__drv = (state__54__q == st_combine);
+        matched_pack__parts__54__drv = 1'b0;
+        dbg_matched_pack__parts__54__drv = 1'b0;
+        state_pack__parts__55__drv = state__55__q;
+        cr_pack__parts__55__drv = (state__55__q == st_combine);
+        matched_pack__parts__55__drv = 1'b0;
+        dbg_matched_pack__parts__55__drv = 1'b0;
+        state_pack__parts__56__drv = state__56__q;
+        cr_pack__parts__56__drv = (state__56__q == st_combine);
+        matched_pack__parts__56__drv = 1'b0;
+        dbg_matched_pack__parts__56__drv = 1'b0;
+        state_pack__parts__57__drv = state__57__q;
+        cr_pack__parts__57__drv = (state__57__q == st_combine);
+        matched_pack__parts__57__drv = 1'b0;
+        dbg_matched_pack__parts__57__drv = 1'b0;
+        state_pack__parts__58__drv = state__58__q;
+        cr_pack__parts__58__drv = (state__58__q == st_combine);
+        matched_pack__parts__58__drv = 1'b0;
+        dbg_matched_pack__parts__58__drv = 1'b0;
+        state_pack__parts__59__drv = state__59__q;
+        cr_pack__parts__59__drv = (state__59__q == st_combine);
+        matched_pack__parts__59__drv = 1'b0;
+        dbg_matched_pack__parts__59__drv = 1'b0;
+        state_pack__parts__60__drv = state__60__q;
+        cr_pack__parts__60__drv = (state__60__q == st_combine);
+        matched_pack__parts__60__drv = 1'b0;
+        dbg_matched_pack__parts__60__drv = 1'b0;
+        state_pack__parts__61__drv = state__61__q;
+        cr_pack__parts__61__drv = (state__61__q == st_combine);
+        matched_pack__parts__61__drv = 1'b0;
+        dbg_matched_pack__parts__61__drv = 1'b0;
+        state_pack__parts__62__drv = state__62__q;
+        cr_pack__parts__62__drv = (state__62__q == st_combine);
+        matched_pack__parts__62__drv = 1'b0;
+        dbg_matched_pack__parts__62__drv = 1'b0;
+        state_pack__parts__63__drv = state__63__q;
+        cr_pack__parts__63__drv = (state__63__q == st_combine);
+        matched_pack__parts__63__drv = 1'b0;
+        dbg_matched_pack__parts__63__drv = 1'b0;
+        state_pack__parts__64__drv = state__64__q;
+        cr_pack__parts__64__drv = (state__64__q == st_combine);
+        matched_pack__parts__64__drv = 1'b0;
+        dbg_matched_pack__parts__64__drv = 1'b0;
+        state_pack__parts__65__drv = state__65__q;
+        cr_pack__parts__65__drv = (state__65__q == st_combine);
+        matched_pack__parts__65__drv = 1'b0;
+        dbg_matched_pack__parts__65__drv = 1'b0;
+        state_pack__parts__66__drv = state__66__q;
+        cr_pack__parts__66__drv = (state__66__q == st_combine);
+        matched_pack__parts__66__drv = 1'b0;
+        dbg_matched_pack__parts__66__drv = 1'b0;
+        state_pack__parts__67__drv = state__67__q;
+        cr_pack__parts__67__drv = (state__67__q == st_combine);
+        matched_pack__parts__67__drv = 1'b0;
+        dbg_matched_pack__parts__67__drv = 1'b0;
+        state_pack__parts__68__drv = state__68__q;
+        cr_pack__parts__68__drv = (state__68__q == st_combine);
+        matched_pack__parts__68__drv = 1'b0;
+        dbg_matched_pack__parts__68__drv = 1'b0;
+        state_pack__parts__69__drv = state__69__q;
+        cr_pack__parts__69__drv = (state__69__q == st_combine);
+        matched_pack__parts__69__drv = 1'b0;
+        dbg_matched_pack__parts__69__drv = 1'b0;
+        state_pack__parts__70__drv = state__70__q;
+        cr_pack__parts__70__drv = (state__70__q == st_combine);
+        matched_pack__parts__70__drv = 1'b0;
+        dbg_matched_pack__parts__70__drv = 1'b0;
+        state_pack__parts__71__drv = state__71__q;
+        cr_pack__parts__71__drv = (state__71__q == st_combine);
+        matched_pack__parts__71__drv = 1'b0;
+        dbg_matched_pack__parts__71__drv = 1'b0;
+        state_pack__parts__72__drv = state__72__q;
+        cr_pack__parts__72__drv = (state__72__q == st_combine);
+        matched_pack__parts__72__drv = 1'b0;
+        dbg_matched_pack__parts__72__drv = 1'b0;
+        state_pack__parts__73__drv = state__73__q;
+        cr_pack__parts__73__drv = (state__73__q == st_combine);
+        matched_pack__parts__73__drv = 1'b0;
+        dbg_matched_pack__parts__73__drv = 1'b0;
+        state_pack__parts__74__drv = state__74__q;
+        cr_pack__parts__74__drv = (state__74__q == st_combine);
+        matched_pack__parts__74__drv = 1'b0;
+        dbg_matched_pack__parts__74__drv = 1'b0;
+        state_pack__parts__75__drv = state__75__q;
+        cr_pack__parts__75__drv = (state__75__q == st_combine);
+        matched_pack__parts__75__drv = 1'b0;
+        dbg_matched_pack__parts__75__drv = 1'b0;
+        state_pack__parts__76__drv = state__76__q;
+        cr_pack__parts__76__drv = (state__76__q == st_combine);
+        matched_pack__parts__76__drv = 1'b0;
+        dbg_matched_pack__parts__76__drv = 1'b0;
+        state_pack__parts__77__drv = state__77__q;
+        cr_pack__parts__77__drv = (state__77__q == st_combine);
+        matched_pack__parts__77__drv = 1'b0;
+        dbg_matched_pack__parts__77__drv = 1'b0;
+        state_pack__parts__78__drv = state__78__q;
+        cr_pack__parts__78__drv = (state__78__q == st_combine);
+        matched_pack__parts__78__drv = 1'b0;
+        dbg_matched_pack__parts__78__drv = 1'b0;
+        state_pack__parts__79__drv = state__79__q;
+        cr_pack__parts__79__drv = (state__79__q == st_combine);
+        matched_pack__parts__79__drv = 1'b0;
+        dbg_matched_pack__parts__79__drv = 1'b0;
+        state_pack__parts__80__drv = state__80__q;
+        cr_pack__parts__80__drv = (state__80__q == st_combine);
+        matched_pack__parts__80__drv = 1'b0;
+        dbg_matched_pack__parts__80__drv = 1'b0;
+        state_pack__parts__81__drv = state__81__q;
+        cr_pack__parts__81__drv = (state__81__q == st_combine);
+        matched_pack__parts__81__drv = 1'b0;
+        dbg_matched_pack__parts__81__drv = 1'b0;
+        state_pack__parts__82__drv = state__82__q;
+        cr_pack__parts__82__drv = (state__82__q == st_combine);
+        matched_pack__parts__82__drv = 1'b0;
+        dbg_matched_pack__parts__82__drv = 1'b0;
+        state_pack__parts__83__drv = state__83__q;
+        cr_pack__parts__83__drv = (state__83__q == st_combine);
+        matched_pack__parts__83__drv = 1'b0;
+        dbg_matched_pack__parts__83__drv = 1'b0;
+        state_pack__parts__84__drv = state__84__q;
+        cr_pack__parts__84__drv = (state__84__q == st_combine);
+        matched_pack__parts__84__drv = 1'b0;
+        dbg_matched_pack__parts__84__drv = 1'b0;
+        state_pack__parts__85__drv = state__85__q;
+        cr_pack__parts__85__drv = (state__85__q == st_combine);
+        matched_pack__parts__85__drv = 1'b0;
+        dbg_matched_pack__parts__85__drv = 1'b0;
+        state_pack__parts__86__drv = state__86__q;
+        cr_pack__parts__86__drv = (state__86__q == st_combine);
+        matched_pack__parts__86__drv = 1'b0;
+        dbg_matched_pack__parts__86__drv = 1'b0;
+        state_pack__parts__87__drv = state__87__q;
+        cr_pack__parts__87__drv = (state__87__q == st_combine);
+        matched_pack__parts__87__drv = 1'b0;
+        dbg_matched_pack__parts__87__drv = 1'b0;
+        state_pack__parts__88__drv = state__88__q;
+        cr_pack__parts__88__drv = (state__88__q == st_combine);
+        matched_pack__parts__88__drv = 1'b0;
+        dbg_matched_pack__parts__88__drv = 1'b0;
+        state_pack__parts__89__drv = state__89__q;
+        cr_pack__parts__89__drv = (state__89__q == st_combine);
+        matched_pack__parts__89__drv = 1'b0;
+        dbg_matched_pack__parts__89__drv = 1'b0;
+        state_pack__parts__90__drv = state__90__q;
+        cr_pack__parts__90__drv = (state__90__q == st_combine);
+        matched_pack__parts__90__drv = 1'b0;
+        dbg_matched_pack__parts__90__drv = 1'b0;
+        state_pack__parts__91__drv = state__91__q;
+        cr_pack__parts__91__drv = (state__91__q == st_combine);
+        matched_pack__parts__91__drv = 1'b0;
+        dbg_matched_pack__parts__91__drv = 1'b0;
+        state_pack__parts__92__drv = state__92__q;
+        cr_pack__parts__92__drv = (state__92__q == st_combine);
+        matched_pack__parts__92__drv = 1'b0;
+        dbg_matched_pack__parts__92__drv = 1'b0;
+        state_pack__parts__93__drv = state__93__q;
+        cr_pack__parts__93__drv = (state__93__q == st_combine);
+        matched_pack__parts__93__drv = 1'b0;
+        dbg_matched_pack__parts__93__drv = 1'b0;
+        state_pack__parts__94__drv = state__94__q;
+        cr_pack__parts__94__drv = (state__94__q == st_combine);
+        matched_pack__parts__94__drv = 1'b0;
+        dbg_matched_pack__parts__94__drv = 1'b0;
+        state_pack__parts__95__drv = state__95__q;
+        cr_pack__parts__95__drv = (state__95__q == st_combine);
+        matched_pack__parts__95__drv = 1'b0;
+        dbg_matched_pack__parts__95__drv = 1'b0;
+        state_pack__parts__96__drv = state__96__q;
+        cr_pack__parts__96__drv = (state__96__q == st_combine);
+        matched_pack__parts__96__drv = 1'b0;
+        dbg_matched_pack__parts__96__drv = 1'b0;
+        state_pack__parts__97__drv = state__97__q;
+        cr_pack__parts__97__drv = (state__97__q == st_combine);
+        matched_pack__parts__97__drv = 1'b0;
+        dbg_matched_pack__parts__97__drv = 1'b0;
+        state_pack__parts__98__drv = state__98__q;
+        cr_pack__parts__98__drv = (state__98__q == st_combine);
+        matched_pack__parts__98__drv = 1'b0;
+        dbg_matched_pack__parts__98__drv = 1'b0;
+        state_pack__parts__99__drv = state__99__q;
+        cr_pack__parts__99__drv = (state__99__q == st_combine);
+        matched_pack__parts__99__drv = 1'b0;
+        dbg_matched_pack__parts__99__drv = 1'b0;
+        state_pack__parts__100__drv = state__100__q;
+        cr_pack__parts__100__drv = (state__100__q == st_combine);
+        matched_pack__parts__100__drv = 1'b0;
+        dbg_matched_pack__parts__100__drv = 1'b0;
+        state_pack__parts__101__drv = state__101__q;
+        cr_pack__parts__101__drv = (state__101__q == st_combine);
+        matched_pack__parts__101__drv = 1'b0;
+        dbg_matched_pack__parts__101__drv = 1'b0;
+        state_pack__parts__102__drv = state__102__q;
+        cr_pack__parts__102__drv = (state__102__q == st_combine);
+        matched_pack__parts__102__drv = 1'b0;
+        dbg_matched_pack__parts__102__drv = 1'b0;
+        state_pack__parts__103__drv = state__103__q;
+        cr_pack__parts__103__drv = (state__103__q == st_combine);
+        matched_pack__parts__103__drv = 1'b0;
+        dbg_matched_pack__parts__103__drv = 1'b0;
+        state_pack__parts__104__drv = state__104__q;
+        cr_pack__parts__104__drv = (state__104__q == st_combine);
+        matched_pack__parts__104__drv = 1'b0;
+        dbg_matched_pack__parts__104__drv = 1'b0;
+        state_pack__parts__105__drv = state__105__q;
+        cr_pack__parts__105__drv = (state__105__q == st_combine);
+        matched_pack__parts__105__drv = 1'b0;
+        dbg_matched_pack__parts__105__drv = 1'b0;
+        state_pack__parts__106__drv = state__106__q;
+        cr_pack__parts__106__drv = (state__106__q == st_combine);
+        matched_pack__parts__106__drv = 1'b0;
+        dbg_matched_pack__parts__106__drv = 1'b0;
+        state_pack__parts__107__drv = state__107__q;
+        cr_pack__parts__107__drv = (state__107__q == st_combine);
+        matched_pack__parts__107__drv = 1'b0;
+        dbg_matched_pack__parts__107__drv = 1'b0;
+        state_pack__parts__108__drv = state__108__q;
+        cr_pack__parts__108__drv = (state__108__q == st_combine);
+        matched_pack__parts__108__drv = 1'b0;
+        dbg_matched_pack__parts__108__drv = 1'b0;
+        state_pack__parts__109__drv = state__109__q;
+        cr_pack__parts__109__drv = (state__109__q == st_combine);
+        matched_pack__parts__109__drv = 1'b0;
+        dbg_matched_pack__parts__109__drv = 1'b0;
+        state_pack__parts__110__drv = state__110__q;
+        cr_pack__parts__110__drv = (state__110__q == st_combine);
+        matched_pack__parts__110__drv = 1'b0;
+        dbg_matched_pack__parts__110__drv = 1'b0;
+        state_pack__parts__111__drv = state__111__q;
+        cr_pack__parts__111__drv = (state__111__q == st_combine);
+        matched_pack__parts__111__drv = 1'b0;
+        dbg_matched_pack__parts__111__drv = 1'b0;
+        state_pack__parts__112__drv = state__112__q;
+        cr_pack__parts__112__drv = (state__112__q == st_combine);
+        matched_pack__parts__112__drv = 1'b0;
+        dbg_matched_pack__parts__112__drv = 1'b0;
+        state_pack__parts__113__drv = state__113__q;
+        cr_pack__parts__113__drv = (state__113__q == st_combine);
+        matched_pack__parts__113__drv = 1'b0;
+        dbg_matched_pack__parts__113__drv = 1'b0;
+        state_pack__parts__114__drv = state__114__q;
+        cr_pack__parts__114__drv = (state__114__q == st_combine);
+        matched_pack__parts__114__drv = 1'b0;
+        dbg_matched_pack__parts__114__drv = 1'b0;
+        state_pack__parts__115__drv = state__115__q;
+        cr_pack__parts__115__drv = (state__115__q == st_combine);
+        matched_pack__parts__115__drv = 1'b0;
+        dbg_matched_pack__parts__115__drv = 1'b0;
+        state_pack__parts__116__drv = state__116__q;
+        cr_pack__parts__116__drv = (state__116__q == st_combine);
+        matched_pack__parts__116__drv = 1'b0;
+        dbg_matched_pack__parts__116__drv = 1'b0;
+        state_pack__parts__117__drv = state__117__q;
+        cr_pack__parts__117__drv = (state__117__q == st_combine);
+        matched_pack__parts__117__drv = 1'b0;
+        dbg_matched_pack__parts__117__drv = 1'b0;
+        state_pack__parts__118__drv = state__118__q;
+        cr_pack__parts__118__drv = (state__118__q == st_combine);
+        matched_pack__parts__118__drv = 1'b0;
+        dbg_matched_pack__parts__118__drv = 1'b0;
+        state_pack__parts__119__drv = state__119__q;
+        cr_pack__parts__119__drv = (state__119__q == st_combine);
+        matched_pack__parts__119__drv = 1'b0;
+        dbg_matched_pack__parts__119__drv = 1'b0;
+        state_pack__parts__120__drv = state__120__q;
+        cr_pack__parts__120__drv = (state__120__q == st_combine);
+        matched_pack__parts__120__drv = 1'b0;
+        dbg_matched_pack__parts__120__drv = 1'b0;
+        state_pack__parts__121__drv = state__121__q;
+        cr_pack__parts__121__drv = (state__121__q == st_combine);
+        matched_pack__parts__121__drv = 1'b0;
+        dbg_matched_pack__parts__121__drv = 1'b0;
+        state_pack__parts__122__drv = state__122__q;
+        cr_pack__parts__122__drv = (state__122__q == st_combine);
+        matched_pack__parts__122__drv = 1'b0;
+        dbg_matched_pack__parts__122__drv = 1'b0;
+        state_pack__parts__123__drv = state__123__q;
+        cr_pack__parts__123__drv = (state__123__q == st_combine);
+        matched_pack__parts__123__drv = 1'b0;
+        dbg_matched_pack__parts__123__drv = 1'b0;
+        state_pack__parts__124__drv = state__124__q;
+        cr_pack__parts__124__drv = (state__124__q == st_combine);
+        matched_pack__parts__124__drv = 1'b0;
+        dbg_matched_pack__parts__124__drv = 1'b0;
+        state_pack__parts__125__drv = state__125__q;
+        cr_pack__parts__125__drv = (state__125__q == st_combine);
+        matched_pack__parts__125__drv = 1'b0;
+        dbg_matched_pack__parts__125__drv = 1'b0;
+        state_pack__parts__126__drv = state__126__q;
+        cr_pack__parts__126__drv = (state__126__q == st_combine);
+        matched_pack__parts__126__drv = 1'b0;
+        dbg_matched_pack__parts__126__drv = 1'b0;
+        state_pack__parts__127__drv = state__127__q;
+        cr_pack__parts__127__drv = (state__127__q == st_combine);
+        matched_pack__parts__127__drv = 1'b0;
+        dbg_matched_pack__parts__127__drv = 1'b0;
+        pipe_valid_pack__parts__0__drv = 32'h0;
+        pipe_sw_pack__parts__0__drv = 32'h0;
+        pipe_pc_pack__parts__0__drv = 32'h0;
+        pipe_valid_pack__parts__1__drv = 32'h0;
+        pipe_sw_pack__parts__1__drv = 32'h0;
+        pipe_pc_pack__parts__1__drv = 32'h0;
+        pipe_valid_pack__parts__2__drv = 32'h0;
+        pipe_sw_pack__parts__2__drv = 32'h0;
+        pipe_pc_pack__parts__2__drv = 32'h0;
+        pipe_valid_pack__parts__3__drv = 32'h0;
+        pipe_sw_pack__parts__3__drv = 32'h0;
+        pipe_pc_pack__parts__3__drv = 32'h0;
+        pipe_valid_pack__parts__4__drv = 32'h0;
+        pipe_sw_pack__parts__4__drv = 32'h0;
+        pipe_pc_pack__parts__4__drv = 32'h0;
+        pipe_valid_pack__parts__5__drv = 32'h0;
+        pipe_sw_pack__parts__5__drv = 32'h0;
+        pipe_pc_pack__parts__5__drv = 32'h0;
+        pipe_valid_pack__parts__6__drv = 32'h0;
+        pipe_sw_pack__parts__6__drv = 32'h0;
+        pipe_pc_pack__parts__6__drv = 32'h0;
+        pipe_valid_pack__parts__7__drv = 32'h0;
+        pipe_sw_pack__parts__7__drv = 32'h0;
+        pipe_pc_pack__parts__7__drv = 32'h0;
+        pipe_valid_pack__parts__8__drv = 32'h0;
+        pipe_sw_pack__parts__8__drv = 32'h0;
+        pipe_pc_pack__parts__8__drv = 32'h0;
+        pipe_valid_pack__parts__9__drv = 32'h0;
+        pipe_sw_pack__parts__9__drv = 32'h0;
+        pipe_pc_pack__parts__9__drv = 32'h0;
+        pipe_valid_pack__parts__10__drv = 32'h0;
+        pipe_sw_pack__parts__10__drv = 32'h0;
+        pipe_pc_pack__parts__10__drv = 32'h0;
+        pipe_valid_pack__parts__11__drv = 32'h0;
+        pipe_sw_pack__parts__11__drv = 32'h0;
+        pipe_pc_pack__parts__11__drv = 32'h0;
+        pipe_valid_pack__parts__12__drv = 32'h0;
+        pipe_sw_pack__parts__12__drv = 32'h0;
+        pipe_pc_pack__parts__12__drv = 32'h0;
+        pipe_valid_pack__parts__13__drv = 32'h0;
+        pipe_sw_pack__parts__13__drv = 32'h0;
+        pipe_pc_pack__parts__13__drv = 32'h0;
+        pipe_valid_pack__parts__14__drv = 32'h0;
+        pipe_sw_pack__parts__14__drv = 32'h0;
+        pipe_pc_pack__parts__14__drv = 32'h0;
+        pipe_valid_pack__parts__15__drv = 32'h0;
+        pipe_sw_pack__parts__15__drv = 32'h0;
+        pipe_pc_pack__parts__15__drv = 32'h0;
+        pipe_valid_pack__parts__16__drv = 32'h0;
+        pipe_sw_pack__parts__16__drv = 32'h0;
+        pipe_pc_pack__parts__16__drv = 32'h0;
+        pipe_valid_pack__parts__17__drv = 32'h0;
+        pipe_sw_pack__parts__17__drv = 32'h0;
+        pipe_pc_pack__parts__17__drv = 32'h0;
+        pipe_valid_pack__parts__18__drv = 32'h0;
+        pipe_sw_pack__parts__18__drv = 32'h0;
+        pipe_pc_pack__parts__18__drv = 32'h0;
+        pipe_valid_pack__parts__19__drv = 32'h0;
+        pipe_sw_pack__parts__19__drv = 32'h0;
+        pipe_pc_pack__parts__19__drv = 32'h0;
+        pipe_valid_pack__parts__20__drv = 32'h0;
+        pipe_sw_pack__parts__20__drv = 32'h0;
+        pipe_pc_pack__parts__20__drv = 32'h0;
+        pipe_valid_pack__parts__21__drv = 32'h0;
+        pipe_sw_pack__parts__21__drv = 32'h0;
+        pipe_pc_pack__parts__21__drv = 32'h0;
+        pipe_valid_pack__parts__22__drv = 32'h0;
+        pipe_sw_pack__parts__22__drv = 32'h0;
+        pipe_pc_pack__parts__22__drv = 32'h0;
+        pipe_valid_pack__parts__0__drv = pipe_valid__0__q;
+        pipe_sw_pack__parts__0__drv = pipe_sw__0__q;
+        pipe_pc_pack__parts__0__drv = pipe_pc__0__q;
+        pipe_valid_pack__parts__1__drv = pipe_valid__1__q;
+        pipe_sw_pack__parts__1__drv = pipe_sw__1__q;
+        pipe_pc_pack__parts__1__drv = pipe_pc__1__q;
+        pipe_valid_pack__parts__2__drv = pipe_valid__2__q;
+        pipe_sw_pack__parts__2__drv = pipe_sw__2__q;
+        pipe_pc_pack__parts__2__drv = pipe_pc__2__q;
+        pipe_valid_pack__parts__3__drv = pipe_valid__3__q;
+        pipe_sw_pack__parts__3__drv = pipe_sw__3__q;
+        pipe_pc_pack__parts__3__drv = pipe_pc__3__q;
+        pipe_valid_pack__parts__4__drv = pipe_valid__4__q;
+        pipe_sw_pack__parts__4__drv = pipe_sw__4__q;
+        pipe_pc_pack__parts__4__drv = pipe_pc__4__q;
+        pipe_valid_pack__parts__5__drv = pipe_valid__5__q;
+        pipe_sw_pack__parts__5__drv = pipe_sw__5__q;
+        pipe_pc_pack__parts__5__drv = pipe_pc__5__q;
+        pipe_valid_pack__parts__6__drv = pipe_valid__6__q;
+        pipe_sw_pack__parts__6__drv = pipe_sw__6__q;
+        pipe_pc_pack__parts__6__drv = pipe_pc__6__q;
+        pipe_valid_pack__parts__7__drv = pipe_valid__7__q;
+        pipe_sw_pack__parts__7__drv = pipe_sw__7__q;
+        pipe_pc_pack__parts__7__drv = pipe_pc__7__q;
+        pipe_valid_pack__parts__8__drv = pipe_valid__8__q;
+        pipe_sw_pack__parts__8__drv = pipe_sw__8__q;
+        pipe_pc_pack__parts__8__drv = pipe_pc__8__q;
+        pipe_valid_pack__parts__9__drv = pipe_valid__9__q;
+        pipe_sw_pack__parts__9__drv = pipe_sw__9__q;
+        pipe_pc_pack__parts__9__drv = pipe_pc__9__q;
+        pipe_valid_pack__parts__10__drv = pipe_valid__10__q;
+        pipe_sw_pack__parts__10__drv = pipe_sw__10__q;
+        pipe_pc_pack__parts__10__drv = pipe_pc__10__q;
+        pipe_valid_pack__parts__11__drv = pipe_valid__11__q;
+        pipe_sw_pack__parts__11__drv = pipe_sw__11__q;
+        pipe_pc_pack__parts__11__drv = pipe_pc__11__q;
+        pipe_valid_pack__parts__12__drv = pipe_valid__12__q;
+        pipe_sw_pack__parts__12__drv = pipe_sw__12__q;
+        pipe_pc_pack__parts__12__drv = pipe_pc__12__q;
+        pipe_valid_pack__parts__13__drv = pipe_valid__13__q;
+        pipe_sw_pack__parts__13__drv = pipe_sw__13__q;
+        pipe_pc_pack__parts__13__drv = pipe_pc__13__q;
+        pipe_valid_pack__parts__14__drv = pipe_valid__14__q;
+        pipe_sw_pack__parts__14__drv = pipe_sw__14__q;
+        pipe_pc_pack__parts__14__drv = pipe_pc__14__q;
+        pipe_valid_pack__parts__15__drv = pipe_valid__15__q;
+        pipe_sw_pack__parts__15__drv = pipe_sw__15__q;
+        pipe_pc_pack__parts__15__drv = pipe_pc__15__q;
+        pipe_valid_pack__parts__16__drv = pipe_valid__16__q;
+        pipe_sw_pack__parts__16__drv = pipe_sw__16__q;
+        pipe_pc_pack__parts__16__drv = pipe_pc__16__q;
+        pipe_valid_pack__parts__17__drv = pipe_valid__17__q;
+        pipe_sw_pack__parts__17__drv = pipe_sw__17__q;
+        pipe_pc_pack__parts__17__drv = pipe_pc__17__q;
+        pipe_valid_pack__parts__18__drv = pipe_valid__18__q;
+        pipe_sw_pack__parts__18__drv = pipe_sw__18__q;
+        pipe_pc_pack__parts__18__drv = pipe_pc__18__q;
+        pipe_valid_pack__parts__19__drv = pipe_valid__19__q;
+        pipe_sw_pack__parts__19__drv = pipe_sw__19__q;
+        pipe_pc_pack__parts__19__drv = pipe_pc__19__q;
+        pipe_valid_pack__parts__20__drv = pipe_valid__20__q;
+        pipe_sw_pack__parts__20__drv = pipe_sw__20__q;
+        pipe_pc_pack__parts__20__drv = pipe_pc__20__q;
+        pipe_valid_pack__parts__21__drv = pipe_valid__21__q;
+        pipe_sw_pack__parts__21__drv = pipe_sw__21__q;
+        pipe_pc_pack__parts__21__drv = pipe_pc__21__q;
+        pipe_valid_pack__parts__22__drv = pipe_valid__22__q;
+        pipe_sw_pack__parts__22__drv = pipe_sw__22__q;
+        pipe_pc_pack__parts__22__drv = pipe_pc__22__q;
+        sco__clock__drv = clock;
+        sco__sel_valid__drv = |sel_valid__q;
+        sco__sel_sw__drv = sel_sw__q;
+        sco__cr__drv = cr_pack__whole;
+        sco__matched__drv = matched_pack__whole;
+        sco__grp_pc__drv = grp_pc;
+        sco__grp_mask__drv = grp_mask;
+        dispatch__state__drv = state_pack__whole;
+        dispatch__sel_valid__drv = |sel_valid__q;
+        dispatch__sel_sw__drv = sel_sw__q;
+        dispatch__hold__drv = hold__q;
+        dispatch__ptr__drv = ptr__q;
+        dispatch__pipe_valid__drv = pipe_valid_pack__whole;
+        dispatch__pipe_sw__drv = pipe_sw_pack__whole;
+        dispatch__pipe_pc__drv = pipe_pc_pack__whole;
+        dispatch__inst_kind__drv = inst_kind;
+        dispatch__writeback__drv = writeback;
+        dispatch__blockbar_release__drv = blockbar_release;
+        dispatch__launch__drv = launch;
+        dispatch__bundle_valid__drv = sco__bundle_valid;
+        dispatch__bundle_fused__drv = sco__bundle_fused;
+        dispatch__bundle_group__drv = sco__bundle_group;
+        dispatch__bundle_members__drv = sco__bundle_members;
+        dispatch__bundle_size__drv = sco__bundle_size;
+        dispatch__bundle_pc__drv = sco__bundle_pc;
+        ilt__flush__drv = grid_start;
+        ilt__lookup_pc__drv = dispatch__act_pc;
+        ilt__ins_valid__drv = settle__ins_valid;
+        ilt__ins_pc__drv = settle__ins_pc;
+        pst__arr_valid__drv = dispatch__act_valid;
+        pst__arr_sw__drv = dispatch__act_sw;
+        pst__arr_pc__drv = dispatch__act_pc;
+        pst__arr_hit__drv = ilt__hit;
+        pst__sw_valid__drv = dispatch__sw_valid;
+        pst__sw_blockbar__drv = dispatch__sw_blockbar;
+        settle__st4__drv = dispatch__st4;
+        settle__act_valid__drv = dispatch__act_valid;
+        settle__act_sw__drv = dispatch__act_sw;
+        settle__act_pc__drv = dispatch__act_pc;
+        settle__hit__drv = ilt__hit;
+        settle__released__drv = pst__released;
+        settle__mismatch__drv = pst__arr_mismatch;
+        settle__rel_d4__drv = pst__rel_d4;
+        settle__row_valid__drv = pst__dbg_valid;
+        settle__row_pc__drv = pst__dbg_pc;
+        settle__ready__drv = ready;
+        settle__matched__drv = matched_pack__whole;
+        fin__whole__drv = settle__fin;
+        state__0__d__drv = fin__parts__0;
+        state__1__d__drv = fin__parts__1;
+        state__2__d__drv = fin__parts__2;
+        state__3__d__drv = fin__parts__3;
+        state__4__d__drv = fin__parts__4;
+        state__5__d__drv = fin__parts__5;
+        state__6__d__drv = fin__parts__6;
+        state__7__d__drv = fin__parts__7;
+        state__8__d__drv = fin__parts__8;
+        state__9__d__drv = fin__parts__9;
+        state__10__d__drv = fin__parts__10;
+        state__11__d__drv = fin__parts__11;
+        state__12__d__drv = fin__parts__12;
+        state__13__d__drv = fin__parts__13;
+        state__14__d__drv = fin__parts__14;
+        state__15__d__drv = fin__parts__15;
+        state__16__d__drv = fin__parts__16;
+        state__17__d__drv = fin__parts__17;
+        state__18__d__drv = fin__parts__18;
+        state__19__d__drv = fin__parts__19;
+        state__20__d__drv = fin__parts__20;
+        state__21__d__drv = fin__parts__21;
+        state__22__d__drv = fin__parts__22;
+        state__23__d__drv = fin__parts__23;
+        state__24__d__drv = fin__parts__24;
+        state__25__d__drv = fin__parts__25;
+        state__26__d__drv = fin__parts__26;
+        state__27__d__drv = fin__parts__27;
+        state__28__d__drv = fin__parts__28;
+        state__29__d__drv = fin__parts__29;
+        state__30__d__drv = fin__parts__30;
+        state__31__d__drv = fin__parts__31;
+        state__32__d__drv = fin__parts__32;
+        state__33__d__drv = fin__parts__33;
+        state__34__d__drv = fin__parts__34;
+        state__35__d__drv = fin__parts__35;
+        state__36__d__drv = fin__parts__36;
+        state__37__d__drv = fin__parts__37;
+        state__38__d__drv = fin__parts__38;
+        state__39__d__drv = fin__parts__39;
+        state__40__d__drv = fin__parts__40;
+        state__41__d__drv = fin__parts__41;
+        state__42__d__drv = fin__parts__42;
+        state__43__d__drv = fin__parts__43;
+        state__44__d__drv = fin__parts__44;
+        state__45__d__drv = fin__parts__45;
+        state__46__d__drv = fin__parts__46;
+        state__47__d__drv = fin__parts__47;
+        state__48__d__drv = fin__parts__48;
+        state__49__d__drv = fin__parts__49;
+        state__50__d__drv = fin__parts__50;
+        state__51__d__drv = fin__parts__51;
+        state__52__d__drv = fin__parts__52;
+        state__53__d__drv = fin__parts__53;
+        state__54__d__drv = fin__parts__54;
+        state__55__d__drv = fin__parts__55;
+        state__56__d__drv = fin__parts__56;
+        state__57__d__drv = fin__parts__57;
+        state__58__d__drv = fin__parts__58;
+        state__59__d__drv = fin__parts__59;
+        state__60__d__drv = fin__parts__60;
+        state__61__d__drv = fin__parts__61;
+        state__62__d__drv = fin__parts__62;
+        state__63__d__drv = fin__parts__63;
+        state__64__d__drv = fin__parts__64;
+        state__65__d__drv = fin__parts__65;
+        state__66__d__drv = fin__parts__66;
+        state__67__d__drv = fin__parts__67;
+        state__68__d__drv = fin__parts__68;
+        state__69__d__drv = fin__parts__69;
+        state__70__d__drv = fin__parts__70;
+        state__71__d__drv = fin__parts__71;
+        state__72__d__drv = fin__parts__72;
+        state__73__d__drv = fin__parts__73;
+        state__74__d__drv = fin__parts__74;
+        state__75__d__drv = fin__parts__75;
+        state__76__d__drv = fin__parts__76;
+        state__77__d__drv = fin__parts__77;
+        state__78__d__drv = fin__parts__78;
+        state__79__d__drv = fin__parts__79;
+        state__80__d__drv = fin__parts__80;
+        state__81__d__drv = fin__parts__81;
+        state__82__d__drv = fin__parts__82;
+        state__83__d__drv = fin__parts__83;
+        state__84__d__drv = fin__parts__84;
+        state__85__d__drv = fin__parts__85;
+        state__86__d__drv = fin__parts__86;
+        state__87__d__drv = fin__parts__87;
+        state__88__d__drv = fin__parts__88;
+        state__89__d__drv = fin__parts__89;
+        state__90__d__drv = fin__parts__90;
+        state__91__d__drv = fin__parts__91;
+        state__92__d__drv = fin__parts__92;
+        state__93__d__drv = fin__parts__93;
+        state__94__d__drv = fin__parts__94;
+        state__95__d__drv = fin__parts__95;
+        state__96__d__drv = fin__parts__96;
+        state__97__d__drv = fin__parts__97;
+        state__98__d__drv = fin__parts__98;
+        state__99__d__drv = fin__parts__99;
+        state__100__d__drv = fin__parts__100;
+        state__101__d__drv = fin__parts__101;
+        state__102__d__drv = fin__parts__102;
+        state__103__d__drv = fin__parts__103;
+        state__104__d__drv = fin__parts__104;
+        state__105__d__drv = fin__parts__105;
+        state__106__d__drv = fin__parts__106;
+        state__107__d__drv = fin__parts__107;
+        state__108__d__drv = fin__parts__108;
+        state__109__d__drv = fin__parts__109;
+        state__110__d__drv = fin__parts__110;
+        state__111__d__drv = fin__parts__111;
+        state__112__d__drv = fin__parts__112;
+        state__113__d__drv = fin__parts__113;
+        state__114__d__drv = fin__parts__114;
+        state__115__d__drv = fin__parts__115;
+        state__116__d__drv = fin__parts__116;
+        state__117__d__drv = fin__parts__117;
+        state__118__d__drv = fin__parts__118;
+        state__119__d__drv = fin__parts__119;
+        state__120__d__drv = fin__parts__120;
+        state__121__d__drv = fin__parts__121;
+        state__122__d__drv = fin__parts__122;
+        state__123__d__drv = fin__parts__123;
+        state__124__d__drv = fin__parts__124;
+        state__125__d__drv = fin__parts__125;
+        state__126__d__drv = fin__parts__126;
+        state__127__d__drv = fin__parts__127;
+        matched_next__whole__drv = settle__matched_next;
+        pipe_valid__0__d__drv = dispatch__bar_issue;
+        pipe_sw__0__d__drv = dispatch__bar_sw;
+        pipe_pc__0__d__drv = dispatch__bar_pc;
+        pipe_valid__1__d__drv = pipe_valid__0__q;
+        pipe_sw__1__d__drv = pipe_sw__0__q;
+        pipe_pc__1__d__drv = pipe_pc__0__q;
+        pipe_valid__2__d__drv = pipe_valid__1__q;
+        pipe_sw__2__d__drv = pipe_sw__1__q;
+        pipe_pc__2__d__drv = pipe_pc__1__q;
+        pipe_valid__3__d__drv = pipe_valid__2__q;
+        pipe_sw__3__d__drv = pipe_sw__2__q;
+        pipe_pc__3__d__drv = pipe_pc__2__q;
+        pipe_valid__4__d__drv = pipe_valid__3__q;
+        pipe_sw__4__d__drv = pipe_sw__3__q;
+        pipe_pc__4__d__drv = pipe_pc__3__q;
+        pipe_valid__5__d__drv = pipe_valid__4__q;
+        pipe_sw__5__d__drv = pipe_sw__4__q;
+        pipe_pc__5__d__drv = pipe_pc__4__q;
+        pipe_valid__6__d__drv = pipe_valid__5__q;
+        pipe_sw__6__d__drv = pipe_sw__5__q;
+        pipe_pc__6__d__drv = pipe_pc__5__q;
+        pipe_valid__7__d__drv = pipe_valid__6__q;
+        pipe_sw__7__d__drv = pipe_sw__6__q;
+        pipe_pc__7__d__drv = pipe_pc__6__q;
+        pipe_valid__8__d__drv = pipe_valid__7__q;
+        pipe_sw__8__d__drv = pipe_sw__7__q;
+        pipe_pc__8__d__drv = pipe_pc__7__q;
+        pipe_valid__9__d__drv = pipe_valid__8__q;
+        pipe_sw__9__d__drv = pipe_sw__8__q;
+        pipe_pc__9__d__drv = pipe_pc__8__q;
+        pipe_valid__10__d__drv = pipe_valid__9__q;
+        pipe_sw__10__d__drv = pipe_sw__9__q;
+        pipe_pc__10__d__drv = pipe_pc__9__q;
+        pipe_valid__11__d__drv = pipe_valid__10__q;
+        pipe_sw__11__d__drv = pipe_sw__10__q;
+        pipe_pc__11__d__drv = pipe_pc__10__q;
+        pipe_valid__12__d__drv = pipe_valid__11__q;
+        pipe_sw__12__d__drv = pipe_sw__11__q;
+        pipe_pc__12__d__drv = pipe_pc__11__q;
+        pipe_valid__13__d__drv = pipe_valid__12__q;
+        pipe_sw__13__d__drv = pipe_sw__12__q;
+        pipe_pc__13__d__drv = pipe_pc__12__q;
+        pipe_valid__14__d__drv = pipe_valid__13__q;
+        pipe_sw__14__d__drv = pipe_sw__13__q;
+        pipe_pc__14__d__drv = pipe_pc__13__q;
+        pipe_valid__15__d__drv = pipe_valid__14__q;
+        pipe_sw__15__d__drv = pipe_sw__14__q;
+        pipe_pc__15__d__drv = pipe_pc__14__q;
+        pipe_valid__16__d__drv = pipe_valid__15__q;
+        pipe_sw__16__d__drv = pipe_sw__15__q;
+        pipe_pc__16__d__drv = pipe_pc__15__q;
+        pipe_valid__17__d__drv = pipe_valid__16__q;
+        pipe_sw__17__d__drv = pipe_sw__16__q;
+        pipe_pc__17__d__drv = pipe_pc__16__q;
+        pipe_valid__18__d__drv = pipe_valid__17__q;
+        pipe_sw__18__d__drv = pipe_sw__17__q;
+        pipe_pc__18__d__drv = pipe_pc__17__q;
+        pipe_valid__19__d__drv = pipe_valid__18__q;
+        pipe_sw__19__d__drv = pipe_sw__18__q;
+        pipe_pc__19__d__drv = pipe_pc__18__q;
+        pipe_valid__20__d__drv = pipe_valid__19__q;
+        pipe_sw__20__d__drv = pipe_sw__19__q;
+        pipe_pc__20__d__drv = pipe_pc__19__q;
+        pipe_valid__21__d__drv = pipe_valid__20__q;
+        pipe_sw__21__d__drv = pipe_sw__20__q;
+        pipe_pc__21__d__drv = pipe_pc__20__q;
+        pipe_valid__22__d__drv = pipe_valid__21__q;
+        pipe_sw__22__d__drv = pipe_sw__21__q;
+        pipe_pc__22__d__drv = pipe_pc__21__q;
+        pick__candidates__drv = settle__candidates;
+        pick__last__drv = dispatch__ptr1;
+        pick__last_valid__drv = 1'b1;
         nxt_valid = pick__found & ~|dispatch__hold1;
         nxt_sw = 32'h0;
-        sel_sw__d = 32'h0;
+        sel_sw__d__drv = 32'h0;
         if (pick__found & ~|dispatch__hold1) begin
             nxt_sw = pick__slot;
-            sel_sw__d = pick__slot;
+            sel_sw__d__drv = pick__slot;
         end
         nxt_fused = pick__found & ~|dispatch__hold1 & settle__final_cr[pick__slot];
-        sel_valid__d = (pick__found & ~|dispatch__hold1);
-        ptr__d = dispatch__ptr1;
-        hold__d = dispatch__hold1;
+        sel_valid__d__drv = (pick__found & ~|dispatch__hold1);
+        ptr__d__drv = dispatch__ptr1;
+        hold__d__drv = dispatch__hold1;
         issue_valid = |sel_valid__q;
         issue_sw = sel_sw__q;
         issue_fused = sco__bundle_fused;
@@ -5320,6 +6560,1249 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         dbg_ilt_ptr = ilt__dbg_ptr;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        state__0__clock = state__0__clock__drv;
+        state__0__reset = state__0__reset__drv;
+        state__0__d = state__0__d__drv;
+        state__1__clock = state__1__clock__drv;
+        state__1__reset = state__1__reset__drv;
+        state__1__d = state__1__d__drv;
+        state__2__clock = state__2__clock__drv;
+        state__2__reset = state__2__reset__drv;
+        state__2__d = state__2__d__drv;
+        state__3__clock = state__3__clock__drv;
+        state__3__reset = state__3__reset__drv;
+        state__3__d = state__3__d__drv;
+        state__4__clock = state__4__clock__drv;
+        state__4__reset = state__4__reset__drv;
+        state__4__d = state__4__d__drv;
+        state__5__clock = state__5__clock__drv;
+        state__5__reset = state__5__reset__drv;
+        state__5__d = state__5__d__drv;
+        state__6__clock = state__6__clock__drv;
+        state__6__reset = state__6__reset__drv;
+        state__6__d = state__6__d__drv;
+        state__7__clock = state__7__clock__drv;
+        state__7__reset = state__7__reset__drv;
+        state__7__d = state__7__d__drv;
+        state__8__clock = state__8__clock__drv;
+        state__8__reset = state__8__reset__drv;
+        state__8__d = state__8__d__drv;
+        state__9__clock = state__9__clock__drv;
+        state__9__reset = state__9__reset__drv;
+        state__9__d = state__9__d__drv;
+        state__10__clock = state__10__clock__drv;
+        state__10__reset = state__10__reset__drv;
+        state__10__d = state__10__d__drv;
+        state__11__clock = state__11__clock__drv;
+        state__11__reset = state__11__reset__drv;
+        state__11__d = state__11__d__drv;
+        state__12__clock = state__12__clock__drv;
+        state__12__reset = state__12__reset__drv;
+        state__12__d = state__12__d__drv;
+        state__13__clock = state__13__clock__drv;
+        state__13__reset = state__13__reset__drv;
+        state__13__d = state__13__d__drv;
+        state__14__clock = state__14__clock__drv;
+        state__14__reset = state__14__reset__drv;
+        state__14__d = state__14__d__drv;
+        state__15__clock = state__15__clock__drv;
+        state__15__reset = state__15__reset__drv;
+        state__15__d = state__15__d__drv;
+        state__16__clock = state__16__clock__drv;
+        state__16__reset = state__16__reset__drv;
+        state__16__d = state__16__d__drv;
+        state__17__clock = state__17__clock__drv;
+        state__17__reset = state__17__reset__drv;
+        state__17__d = state__17__d__drv;
+        state__18__clock = state__18__clock__drv;
+        state__18__reset = state__18__reset__drv;
+        state__18__d = state__18__d__drv;
+        state__19__clock = state__19__clock__drv;
+        state__19__reset = state__19__reset__drv;
+        state__19__d = state__19__d__drv;
+        state__20__clock = state__20__clock__drv;
+        state__20__reset = state__20__reset__drv;
+        state__20__d = state__20__d__drv;
+        state__21__clock = state__21__clock__drv;
+        state__21__reset = state__21__reset__drv;
+        state__21__d = state__21__d__drv;
+        state__22__clock = state__22__clock__drv;
+        state__22__reset = state__22__reset__drv;
+        state__22__d = state__22__d__drv;
+        state__23__clock = state__23__clock__drv;
+        state__23__reset = state__23__reset__drv;
+        state__23__d = state__23__d__drv;
+        state__24__clock = state__24__clock__drv;
+        state__24__reset = state__24__reset__drv;
+        state__24__d = state__24__d__drv;
+        state__25__clock = state__25__clock__drv;
+        state__25__reset = state__25__reset__drv;
+        state__25__d = state__25__d__drv;
+        state__26__clock = state__26__clock__drv;
+        state__26__reset = state__26__reset__drv;
+        state__26__d = state__26__d__drv;
+        state__27__clock = state__27__clock__drv;
+        state__27__reset = state__27__reset__drv;
+        state__27__d = state__27__d__drv;
+        state__28__clock = state__28__clock__drv;
+        state__28__reset = state__28__reset__drv;
+        state__28__d = state__28__d__drv;
+        state__29__clock = state__29__clock__drv;
+        state__29__reset = state__29__reset__drv;
+        state__29__d = state__29__d__drv;
+        state__30__clock = state__30__clock__drv;
+        state__30__reset = state__30__reset__drv;
+        state__30__d = state__30__d__drv;
+        state__31__clock = state__31__clock__drv;
+        state__31__reset = state__31__reset__drv;
+        state__31__d = state__31__d__drv;
+        state__32__clock = state__32__clock__drv;
+        state__32__reset = state__32__reset__drv;
+        state__32__d = state__32__d__drv;
+        state__33__clock = state__33__clock__drv;
+        state__33__reset = state__33__reset__drv;
+        state__33__d = state__33__d__drv;
+        state__34__clock = state__34__clock__drv;
+        state__34__reset = state__34__reset__drv;
+        state__34__d = state__34__d__drv;
+        state__35__clock = state__35__clock__drv;
+        state__35__reset = state__35__reset__drv;
+        state__35__d = state__35__d__drv;
+        state__36__clock = state__36__clock__drv;
+        state__36__reset = state__36__reset__drv;
+        state__36__d = state__36__d__drv;
+        state__37__clock = state__37__clock__drv;
+        state__37__reset = state__37__reset__drv;
+        state__37__d = state__37__d__drv;
+        state__38__clock = state__38__clock__drv;
+        state__38__reset = state__38__reset__drv;
+        state__38__d = state__38__d__drv;
+        state__39__clock = state__39__clock__drv;
+        state__39__reset = state__39__reset__drv;
+        state__39__d = state__39__d__drv;
+        state__40__clock = state__40__clock__drv;
+        state__40__reset = state__40__reset__drv;
+        state__40__d = state__40__d__drv;
+        state__41__clock = state__41__clock__drv;
+        state__41__reset = state__41__reset__drv;
+        state__41__d = state__41__d__drv;
+        state__42__clock = state__42__clock__drv;
+        state__42__reset = state__42__reset__drv;
+        state__42__d = state__42__d__drv;
+        state__43__clock = state__43__clock__drv;
+        state__43__reset = state__43__reset__drv;
+        state__43__d = state__43__d__drv;
+        state__44__clock = state__44__clock__drv;
+        state__44__reset = state__44__reset__drv;
+        state__44__d = state__44__d__drv;
+        state__45__clock = state__45__clock__drv;
+        state__45__reset = state__45__reset__drv;
+        state__45__d = state__45__d__drv;
+        state__46__clock = state__46__clock__drv;
+        state__46__reset = state__46__reset__drv;
+        state__46__d = state__46__d__drv;
+        state__47__clock = state__47__clock__drv;
+        state__47__reset = state__47__reset__drv;
+        state__47__d = state__47__d__drv;
+        state__48__clock = state__48__clock__drv;
+        state__48__reset = state__48__reset__drv;
+        state__48__d = state__48__d__drv;
+        state__49__clock = state__49__clock__drv;
+        state__49__reset = state__49__reset__drv;
+        state__49__d = state__49__d__drv;
+        state__50__clock = state__50__clock__drv;
+        state__50__reset = state__50__reset__drv;
+        state__50__d = state__50__d__drv;
+        state__51__clock = state__51__clock__drv;
+        state__51__reset = state__51__reset__drv;
+        state__51__d = state__51__d__drv;
+        state__52__clock = state__52__clock__drv;
+        state__52__reset = state__52__reset__drv;
+        state__52__d = state__52__d__drv;
+        state__53__clock = state__53__clock__drv;
+        state__53__reset = state__53__reset__drv;
+        state__53__d = state__53__d__drv;
+        state__54__clock = state__54__clock__drv;
+        state__54__reset = state__54__reset__drv;
+        state__54__d = state__54__d__drv;
+        state__55__clock = state__55__clock__drv;
+        state__55__reset = state__55__reset__drv;
+        state__55__d = state__55__d__drv;
+        state__56__clock = state__56__clock__drv;
+        state__56__reset = state__56__reset__drv;
+        state__56__d = state__56__d__drv;
+        state__57__clock = state__57__clock__drv;
+        state__57__reset = state__57__reset__drv;
+        state__57__d = state__57__d__drv;
+        state__58__clock = state__58__clock__drv;
+        state__58__reset = state__58__reset__drv;
+        state__58__d = state__58__d__drv;
+        state__59__clock = state__59__clock__drv;
+        state__59__reset = state__59__reset__drv;
+        state__59__d = state__59__d__drv;
+        state__60__clock = state__60__clock__drv;
+        state__60__reset = state__60__reset__drv;
+        state__60__d = state__60__d__drv;
+        state__61__clock = state__61__clock__drv;
+        state__61__reset = state__61__reset__drv;
+        state__61__d = state__61__d__drv;
+        state__62__clock = state__62__clock__drv;
+        state__62__reset = state__62__reset__drv;
+        state__62__d = state__62__d__drv;
+        state__63__clock = state__63__clock__drv;
+        state__63__reset = state__63__reset__drv;
+        state__63__d = state__63__d__drv;
+        state__64__clock = state__64__clock__drv;
+        state__64__reset = state__64__reset__drv;
+        state__64__d = state__64__d__drv;
+        state__65__clock = state__65__clock__drv;
+        state__65__reset = state__65__reset__drv;
+        state__65__d = state__65__d__drv;
+        state__66__clock = state__66__clock__drv;
+        state__66__reset = state__66__reset__drv;
+        state__66__d = state__66__d__drv;
+        state__67__clock = state__67__clock__drv;
+        state__67__reset = state__67__reset__drv;
+        state__67__d = state__67__d__drv;
+        state__68__clock = state__68__clock__drv;
+        state__68__reset = state__68__reset__drv;
+        state__68__d = state__68__d__drv;
+        state__69__clock = state__69__clock__drv;
+        state__69__reset = state__69__reset__drv;
+        state__69__d = state__69__d__drv;
+        state__70__clock = state__70__clock__drv;
+        state__70__reset = state__70__reset__drv;
+        state__70__d = state__70__d__drv;
+        state__71__clock = state__71__clock__drv;
+        state__71__reset = state__71__reset__drv;
+        state__71__d = state__71__d__drv;
+        state__72__clock = state__72__clock__drv;
+        state__72__reset = state__72__reset__drv;
+        state__72__d = state__72__d__drv;
+        state__73__clock = state__73__clock__drv;
+        state__73__reset = state__73__reset__drv;
+        state__73__d = state__73__d__drv;
+        state__74__clock = state__74__clock__drv;
+        state__74__reset = state__74__reset__drv;
+        state__74__d = state__74__d__drv;
+        state__75__clock = state__75__clock__drv;
+        state__75__reset = state__75__reset__drv;
+        state__75__d = state__75__d__drv;
+        state__76__clock = state__76__clock__drv;
+        state__76__reset = state__76__reset__drv;
+        state__76__d = state__76__d__drv;
+        state__77__clock = state__77__clock__drv;
+        state__77__reset = state__77__reset__drv;
+        state__77__d = state__77__d__drv;
+        state__78__clock = state__78__clock__drv;
+        state__78__reset = state__78__reset__drv;
+        state__78__d = state__78__d__drv;
+        state__79__clock = state__79__clock__drv;
+        state__79__reset = state__79__reset__drv;
+        state__79__d = state__79__d__drv;
+        state__80__clock = state__80__clock__drv;
+        state__80__reset = state__80__reset__drv;
+        state__80__d = state__80__d__drv;
+        state__81__clock = state__81__clock__drv;
+        state__81__reset = state__81__reset__drv;
+        state__81__d = state__81__d__drv;
+        state__82__clock = state__82__clock__drv;
+        state__82__reset = state__82__reset__drv;
+        state__82__d = state__82__d__drv;
+        state__83__clock = state__83__clock__drv;
+        state__83__reset = state__83__reset__drv;
+        state__83__d = state__83__d__drv;
+        state__84__clock = state__84__clock__drv;
+        state__84__reset = state__84__reset__drv;
+        state__84__d = state__84__d__drv;
+        state__85__clock = state__85__clock__drv;
+        state__85__reset = state__85__reset__drv;
+        state__85__d = state__85__d__drv;
+        state__86__clock = state__86__clock__drv;
+        state__86__reset = state__86__reset__drv;
+        state__86__d = state__86__d__drv;
+        state__87__clock = state__87__clock__drv;
+        state__87__reset = state__87__reset__drv;
+        state__87__d = state__87__d__drv;
+        state__88__clock = state__88__clock__drv;
+        state__88__reset = state__88__reset__drv;
+        state__88__d = state__88__d__drv;
+        state__89__clock = state__89__clock__drv;
+        state__89__reset = state__89__reset__drv;
+        state__89__d = state__89__d__drv;
+        state__90__clock = state__90__clock__drv;
+        state__90__reset = state__90__reset__drv;
+        state__90__d = state__90__d__drv;
+        state__91__clock = state__91__clock__drv;
+        state__91__reset = state__91__reset__drv;
+        state__91__d = state__91__d__drv;
+        state__92__clock = state__92__clock__drv;
+        state__92__reset = state__92__reset__drv;
+        state__92__d = state__92__d__drv;
+        state__93__clock = state__93__clock__drv;
+        state__93__reset = state__93__reset__drv;
+        state__93__d = state__93__d__drv;
+        state__94__clock = state__94__clock__drv;
+        state__94__reset = state__94__reset__drv;
+        state__94__d = state__94__d__drv;
+        state__95__clock = state__95__clock__drv;
+        state__95__reset = state__95__reset__drv;
+        state__95__d = state__95__d__drv;
+        state__96__clock = state__96__clock__drv;
+        state__96__reset = state__96__reset__drv;
+        state__96__d = state__96__d__drv;
+        state__97__clock = state__97__clock__drv;
+        state__97__reset = state__97__reset__drv;
+        state__97__d = state__97__d__drv;
+        state__98__clock = state__98__clock__drv;
+        state__98__reset = state__98__reset__drv;
+        state__98__d = state__98__d__drv;
+        state__99__clock = state__99__clock__drv;
+        state__99__reset = state__99__reset__drv;
+        state__99__d = state__99__d__drv;
+        state__100__clock = state__100__clock__drv;
+        state__100__reset = state__100__reset__drv;
+        state__100__d = state__100__d__drv;
+        state__101__clock = state__101__clock__drv;
+        state__101__reset = state__101__reset__drv;
+        state__101__d = state__101__d__drv;
+        state__102__clock = state__102__clock__drv;
+        state__102__reset = state__102__reset__drv;
+        state__102__d = state__102__d__drv;
+        state__103__clock = state__103__clock__drv;
+        state__103__reset = state__103__reset__drv;
+        state__103__d = state__103__d__drv;
+        state__104__clock = state__104__clock__drv;
+        state__104__reset = state__104__reset__drv;
+        state__104__d = state__104__d__drv;
+        state__105__clock = state__105__clock__drv;
+        state__105__reset = state__105__reset__drv;
+        state__105__d = state__105__d__drv;
+        state__106__clock = state__106__clock__drv;
+        state__106__reset = state__106__reset__drv;
+        state__106__d = state__106__d__drv;
+        state__107__clock = state__107__clock__drv;
+        state__107__reset = state__107__reset__drv;
+        state__107__d = state__107__d__drv;
+        state__108__clock = state__108__clock__drv;
+        state__108__reset = state__108__reset__drv;
+        state__108__d = state__108__d__drv;
+        state__109__clock = state__109__clock__drv;
+        state__109__reset = state__109__reset__drv;
+        state__109__d = state__109__d__drv;
+        state__110__clock = state__110__clock__drv;
+        state__110__reset = state__110__reset__drv;
+        state__110__d = state__110__d__drv;
+        state__111__clock = state__111__clock__drv;
+        state__111__reset = state__111__reset__drv;
+        state__111__d = state__111__d__drv;
+        state__112__clock = state__112__clock__drv;
+        state__112__reset = state__112__reset__drv;
+        state__112__d = state__112__d__drv;
+        state__113__clock = state__113__clock__drv;
+        state__113__reset = state__113__reset__drv;
+        state__113__d = state__113__d__drv;
+        state__114__clock = state__114__clock__drv;
+        state__114__reset = state__114__reset__drv;
+        state__114__d = state__114__d__drv;
+        state__115__clock = state__115__clock__drv;
+        state__115__reset = state__115__reset__drv;
+        state__115__d = state__115__d__drv;
+        state__116__clock = state__116__clock__drv;
+        state__116__reset = state__116__reset__drv;
+        state__116__d = state__116__d__drv;
+        state__117__clock = state__117__clock__drv;
+        state__117__reset = state__117__reset__drv;
+        state__117__d = state__117__d__drv;
+        state__118__clock = state__118__clock__drv;
+        state__118__reset = state__118__reset__drv;
+        state__118__d = state__118__d__drv;
+        state__119__clock = state__119__clock__drv;
+        state__119__reset = state__119__reset__drv;
+        state__119__d = state__119__d__drv;
+        state__120__clock = state__120__clock__drv;
+        state__120__reset = state__120__reset__drv;
+        state__120__d = state__120__d__drv;
+        state__121__clock = state__121__clock__drv;
+        state__121__reset = state__121__reset__drv;
+        state__121__d = state__121__d__drv;
+        state__122__clock = state__122__clock__drv;
+        state__122__reset = state__122__reset__drv;
+        state__122__d = state__122__d__drv;
+        state__123__clock = state__123__clock__drv;
+        state__123__reset = state__123__reset__drv;
+        state__123__d = state__123__d__drv;
+        state__124__clock = state__124__clock__drv;
+        state__124__reset = state__124__reset__drv;
+        state__124__d = state__124__d__drv;
+        state__125__clock = state__125__clock__drv;
+        state__125__reset = state__125__reset__drv;
+        state__125__d = state__125__d__drv;
+        state__126__clock = state__126__clock__drv;
+        state__126__reset = state__126__reset__drv;
+        state__126__d = state__126__d__drv;
+        state__127__clock = state__127__clock__drv;
+        state__127__reset = state__127__reset__drv;
+        state__127__d = state__127__d__drv;
+        pipe_valid__0__clock = pipe_valid__0__clock__drv;
+        pipe_valid__0__reset = pipe_valid__0__reset__drv;
+        pipe_valid__0__d = pipe_valid__0__d__drv;
+        pipe_valid__1__clock = pipe_valid__1__clock__drv;
+        pipe_valid__1__reset = pipe_valid__1__reset__drv;
+        pipe_valid__1__d = pipe_valid__1__d__drv;
+        pipe_valid__2__clock = pipe_valid__2__clock__drv;
+        pipe_valid__2__reset = pipe_valid__2__reset__drv;
+        pipe_valid__2__d = pipe_valid__2__d__drv;
+        pipe_valid__3__clock = pipe_valid__3__clock__drv;
+        pipe_valid__3__reset = pipe_valid__3__reset__drv;
+        pipe_valid__3__d = pipe_valid__3__d__drv;
+        pipe_valid__4__clock = pipe_valid__4__clock__drv;
+        pipe_valid__4__reset = pipe_valid__4__reset__drv;
+        pipe_valid__4__d = pipe_valid__4__d__drv;
+        pipe_valid__5__clock = pipe_valid__5__clock__drv;
+        pipe_valid__5__reset = pipe_valid__5__reset__drv;
+        pipe_valid__5__d = pipe_valid__5__d__drv;
+        pipe_valid__6__clock = pipe_valid__6__clock__drv;
+        pipe_valid__6__reset = pipe_valid__6__reset__drv;
+        pipe_valid__6__d = pipe_valid__6__d__drv;
+        pipe_valid__7__clock = pipe_valid__7__clock__drv;
+        pipe_valid__7__reset = pipe_valid__7__reset__drv;
+        pipe_valid__7__d = pipe_valid__7__d__drv;
+        pipe_valid__8__clock = pipe_valid__8__clock__drv;
+        pipe_valid__8__reset = pipe_valid__8__reset__drv;
+        pipe_valid__8__d = pipe_valid__8__d__drv;
+        pipe_valid__9__clock = pipe_valid__9__clock__drv;
+        pipe_valid__9__reset = pipe_valid__9__reset__drv;
+        pipe_valid__9__d = pipe_valid__9__d__drv;
+        pipe_valid__10__clock = pipe_valid__10__clock__drv;
+        pipe_valid__10__reset = pipe_valid__10__reset__drv;
+        pipe_valid__10__d = pipe_valid__10__d__drv;
+        pipe_valid__11__clock = pipe_valid__11__clock__drv;
+        pipe_valid__11__reset = pipe_valid__11__reset__drv;
+        pipe_valid__11__d = pipe_valid__11__d__drv;
+        pipe_valid__12__clock = pipe_valid__12__clock__drv;
+        pipe_valid__12__reset = pipe_valid__12__reset__drv;
+        pipe_valid__12__d = pipe_valid__12__d__drv;
+        pipe_valid__13__clock = pipe_valid__13__clock__drv;
+        pipe_valid__13__reset = pipe_valid__13__reset__drv;
+        pipe_valid__13__d = pipe_valid__13__d__drv;
+        pipe_valid__14__clock = pipe_valid__14__clock__drv;
+        pipe_valid__14__reset = pipe_valid__14__reset__drv;
+        pipe_valid__14__d = pipe_valid__14__d__drv;
+        pipe_valid__15__clock = pipe_valid__15__clock__drv;
+        pipe_valid__15__reset = pipe_valid__15__reset__drv;
+        pipe_valid__15__d = pipe_valid__15__d__drv;
+        pipe_valid__16__clock = pipe_valid__16__clock__drv;
+        pipe_valid__16__reset = pipe_valid__16__reset__drv;
+        pipe_valid__16__d = pipe_valid__16__d__drv;
+        pipe_valid__17__clock = pipe_valid__17__clock__drv;
+        pipe_valid__17__reset = pipe_valid__17__reset__drv;
+        pipe_valid__17__d = pipe_valid__17__d__drv;
+        pipe_valid__18__clock = pipe_valid__18__clock__drv;
+        pipe_valid__18__reset = pipe_valid__18__reset__drv;
+        pipe_valid__18__d = pipe_valid__18__d__drv;
+        pipe_valid__19__clock = pipe_valid__19__clock__drv;
+        pipe_valid__19__reset = pipe_valid__19__reset__drv;
+        pipe_valid__19__d = pipe_valid__19__d__drv;
+        pipe_valid__20__clock = pipe_valid__20__clock__drv;
+        pipe_valid__20__reset = pipe_valid__20__reset__drv;
+        pipe_valid__20__d = pipe_valid__20__d__drv;
+        pipe_valid__21__clock = pipe_valid__21__clock__drv;
+        pipe_valid__21__reset = pipe_valid__21__reset__drv;
+        pipe_valid__21__d = pipe_valid__21__d__drv;
+        pipe_valid__22__clock = pipe_valid__22__clock__drv;
+        pipe_valid__22__reset = pipe_valid__22__reset__drv;
+        pipe_valid__22__d = pipe_valid__22__d__drv;
+        pipe_sw__0__clock = pipe_sw__0__clock__drv;
+        pipe_sw__0__reset = pipe_sw__0__reset__drv;
+        pipe_sw__0__d = pipe_sw__0__d__drv;
+        pipe_sw__1__clock = pipe_sw__1__clock__drv;
+        pipe_sw__1__reset = pipe_sw__1__reset__drv;
+        pipe_sw__1__d = pipe_sw__1__d__drv;
+        pipe_sw__2__clock = pipe_sw__2__clock__drv;
+        pipe_sw__2__reset = pipe_sw__2__reset__drv;
+        pipe_sw__2__d = pipe_sw__2__d__drv;
+        pipe_sw__3__clock = pipe_sw__3__clock__drv;
+        pipe_sw__3__reset = pipe_sw__3__reset__drv;
+        pipe_sw__3__d = pipe_sw__3__d__drv;
+        pipe_sw__4__clock = pipe_sw__4__clock__drv;
+        pipe_sw__4__reset = pipe_sw__4__reset__drv;
+        pipe_sw__4__d = pipe_sw__4__d__drv;
+        pipe_sw__5__clock = pipe_sw__5__clock__drv;
+        pipe_sw__5__reset = pipe_sw__5__reset__drv;
+        pipe_sw__5__d = pipe_sw__5__d__drv;
+        pipe_sw__6__clock = pipe_sw__6__clock__drv;
+        pipe_sw__6__reset = pipe_sw__6__reset__drv;
+        pipe_sw__6__d = pipe_sw__6__d__drv;
+        pipe_sw__7__clock = pipe_sw__7__clock__drv;
+        pipe_sw__7__reset = pipe_sw__7__reset__drv;
+        pipe_sw__7__d = pipe_sw__7__d__drv;
+        pipe_sw__8__clock = pipe_sw__8__clock__drv;
+        pipe_sw__8__reset = pipe_sw__8__reset__drv;
+        pipe_sw__8__d = pipe_sw__8__d__drv;
+        pipe_sw__9__clock = pipe_sw__9__clock__drv;
+        pipe_sw__9__reset = pipe_sw__9__reset__drv;
+        pipe_sw__9__d = pipe_sw__9__d__drv;
+        pipe_sw__10__clock = pipe_sw__10__clock__drv;
+        pipe_sw__10__reset = pipe_sw__10__reset__drv;
+        pipe_sw__10__d = pipe_sw__10__d__drv;
+        pipe_sw__11__clock = pipe_sw__11__clock__drv;
+        pipe_sw__11__reset = pipe_sw__11__reset__drv;
+        pipe_sw__11__d = pipe_sw__11__d__drv;
+        pipe_sw__12__clock = pipe_sw__12__clock__drv;
+        pipe_sw__12__reset = pipe_sw__12__reset__drv;
+        pipe_sw__12__d = pipe_sw__12__d__drv;
+        pipe_sw__13__clock = pipe_sw__13__clock__drv;
+        pipe_sw__13__reset = pipe_sw__13__reset__drv;
+        pipe_sw__13__d = pipe_sw__13__d__drv;
+        pipe_sw__14__clock = pipe_sw__14__clock__drv;
+        pipe_sw__14__reset = pipe_sw__14__reset__drv;
+        pipe_sw__14__d = pipe_sw__14__d__drv;
+        pipe_sw__15__clock = pipe_sw__15__clock__drv;
+        pipe_sw__15__reset = pipe_sw__15__reset__drv;
+        pipe_sw__15__d = pipe_sw__15__d__drv;
+        pipe_sw__16__clock = pipe_sw__16__clock__drv;
+        pipe_sw__16__reset = pipe_sw__16__reset__drv;
+        pipe_sw__16__d = pipe_sw__16__d__drv;
+        pipe_sw__17__clock = pipe_sw__17__clock__drv;
+        pipe_sw__17__reset = pipe_sw__17__reset__drv;
+        pipe_sw__17__d = pipe_sw__17__d__drv;
+        pipe_sw__18__clock = pipe_sw__18__clock__drv;
+        pipe_sw__18__reset = pipe_sw__18__reset__drv;
+        pipe_sw__18__d = pipe_sw__18__d__drv;
+        pipe_sw__19__clock = pipe_sw__19__clock__drv;
+        pipe_sw__19__reset = pipe_sw__19__reset__drv;
+        pipe_sw__19__d = pipe_sw__19__d__drv;
+        pipe_sw__20__clock = pipe_sw__20__clock__drv;
+        pipe_sw__20__reset = pipe_sw__20__reset__drv;
+        pipe_sw__20__d = pipe_sw__20__d__drv;
+        pipe_sw__21__clock = pipe_sw__21__clock__drv;
+        pipe_sw__21__reset = pipe_sw__21__reset__drv;
+        pipe_sw__21__d = pipe_sw__21__d__drv;
+        pipe_sw__22__clock = pipe_sw__22__clock__drv;
+        pipe_sw__22__reset = pipe_sw__22__reset__drv;
+        pipe_sw__22__d = pipe_sw__22__d__drv;
+        pipe_pc__0__clock = pipe_pc__0__clock__drv;
+        pipe_pc__0__reset = pipe_pc__0__reset__drv;
+        pipe_pc__0__d = pipe_pc__0__d__drv;
+        pipe_pc__1__clock = pipe_pc__1__clock__drv;
+        pipe_pc__1__reset = pipe_pc__1__reset__drv;
+        pipe_pc__1__d = pipe_pc__1__d__drv;
+        pipe_pc__2__clock = pipe_pc__2__clock__drv;
+        pipe_pc__2__reset = pipe_pc__2__reset__drv;
+        pipe_pc__2__d = pipe_pc__2__d__drv;
+        pipe_pc__3__clock = pipe_pc__3__clock__drv;
+        pipe_pc__3__reset = pipe_pc__3__reset__drv;
+        pipe_pc__3__d = pipe_pc__3__d__drv;
+        pipe_pc__4__clock = pipe_pc__4__clock__drv;
+        pipe_pc__4__reset = pipe_pc__4__reset__drv;
+        pipe_pc__4__d = pipe_pc__4__d__drv;
+        pipe_pc__5__clock = pipe_pc__5__clock__drv;
+        pipe_pc__5__reset = pipe_pc__5__reset__drv;
+        pipe_pc__5__d = pipe_pc__5__d__drv;
+        pipe_pc__6__clock = pipe_pc__6__clock__drv;
+        pipe_pc__6__reset = pipe_pc__6__reset__drv;
+        pipe_pc__6__d = pipe_pc__6__d__drv;
+        pipe_pc__7__clock = pipe_pc__7__clock__drv;
+        pipe_pc__7__reset = pipe_pc__7__reset__drv;
+        pipe_pc__7__d = pipe_pc__7__d__drv;
+        pipe_pc__8__clock = pipe_pc__8__clock__drv;
+        pipe_pc__8__reset = pipe_pc__8__reset__drv;
+        pipe_pc__8__d = pipe_pc__8__d__drv;
+        pipe_pc__9__clock = pipe_pc__9__clock__drv;
+        pipe_pc__9__reset = pipe_pc__9__reset__drv;
+        pipe_pc__9__d = pipe_pc__9__d__drv;
+        pipe_pc__10__clock = pipe_pc__10__clock__drv;
+        pipe_pc__10__reset = pipe_pc__10__reset__drv;
+        pipe_pc__10__d = pipe_pc__10__d__drv;
+        pipe_pc__11__clock = pipe_pc__11__clock__drv;
+        pipe_pc__11__reset = pipe_pc__11__reset__drv;
+        pipe_pc__11__d = pipe_pc__11__d__drv;
+        pipe_pc__12__clock = pipe_pc__12__clock__drv;
+        pipe_pc__12__reset = pipe_pc__12__reset__drv;
+        pipe_pc__12__d = pipe_pc__12__d__drv;
+        pipe_pc__13__clock = pipe_pc__13__clock__drv;
+        pipe_pc__13__reset = pipe_pc__13__reset__drv;
+        pipe_pc__13__d = pipe_pc__13__d__drv;
+        pipe_pc__14__clock = pipe_pc__14__clock__drv;
+        pipe_pc__14__reset = pipe_pc__14__reset__drv;
+        pipe_pc__14__d = pipe_pc__14__d__drv;
+        pipe_pc__15__clock = pipe_pc__15__clock__drv;
+        pipe_pc__15__reset = pipe_pc__15__reset__drv;
+        pipe_pc__15__d = pipe_pc__15__d__drv;
+        pipe_pc__16__clock = pipe_pc__16__clock__drv;
+        pipe_pc__16__reset = pipe_pc__16__reset__drv;
+        pipe_pc__16__d = pipe_pc__16__d__drv;
+        pipe_pc__17__clock = pipe_pc__17__clock__drv;
+        pipe_pc__17__reset = pipe_pc__17__reset__drv;
+        pipe_pc__17__d = pipe_pc__17__d__drv;
+        pipe_pc__18__clock = pipe_pc__18__clock__drv;
+        pipe_pc__18__reset = pipe_pc__18__reset__drv;
+        pipe_pc__18__d = pipe_pc__18__d__drv;
+        pipe_pc__19__clock = pipe_pc__19__clock__drv;
+        pipe_pc__19__reset = pipe_pc__19__reset__drv;
+        pipe_pc__19__d = pipe_pc__19__d__drv;
+        pipe_pc__20__clock = pipe_pc__20__clock__drv;
+        pipe_pc__20__reset = pipe_pc__20__reset__drv;
+        pipe_pc__20__d = pipe_pc__20__d__drv;
+        pipe_pc__21__clock = pipe_pc__21__clock__drv;
+        pipe_pc__21__reset = pipe_pc__21__reset__drv;
+        pipe_pc__21__d = pipe_pc__21__d__drv;
+        pipe_pc__22__clock = pipe_pc__22__clock__drv;
+        pipe_pc__22__reset = pipe_pc__22__reset__drv;
+        pipe_pc__22__d = pipe_pc__22__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        sel_valid__clock = sel_valid__clock__drv;
+        sel_valid__reset = sel_valid__reset__drv;
+        sel_valid__d = sel_valid__d__drv;
+        sel_sw__clock = sel_sw__clock__drv;
+        sel_sw__reset = sel_sw__reset__drv;
+        sel_sw__d = sel_sw__d__drv;
+        hold__clock = hold__clock__drv;
+        hold__reset = hold__reset__drv;
+        hold__d = hold__d__drv;
+        sco__clock = sco__clock__drv;
+        sco__sel_valid = sco__sel_valid__drv;
+        sco__sel_sw = sco__sel_sw__drv;
+        sco__cr = sco__cr__drv;
+        sco__matched = sco__matched__drv;
+        sco__grp_pc = sco__grp_pc__drv;
+        sco__grp_mask = sco__grp_mask__drv;
+        dispatch__state = dispatch__state__drv;
+        dispatch__sel_valid = dispatch__sel_valid__drv;
+        dispatch__sel_sw = dispatch__sel_sw__drv;
+        dispatch__hold = dispatch__hold__drv;
+        dispatch__ptr = dispatch__ptr__drv;
+        dispatch__pipe_valid = dispatch__pipe_valid__drv;
+        dispatch__pipe_sw = dispatch__pipe_sw__drv;
+        dispatch__pipe_pc = dispatch__pipe_pc__drv;
+        dispatch__inst_kind = dispatch__inst_kind__drv;
+        dispatch__writeback = dispatch__writeback__drv;
+        dispatch__blockbar_release = dispatch__blockbar_release__drv;
+        dispatch__launch = dispatch__launch__drv;
+        dispatch__bundle_valid = dispatch__bundle_valid__drv;
+        dispatch__bundle_fused = dispatch__bundle_fused__drv;
+        dispatch__bundle_group = dispatch__bundle_group__drv;
+        dispatch__bundle_members = dispatch__bundle_members__drv;
+        dispatch__bundle_size = dispatch__bundle_size__drv;
+        dispatch__bundle_pc = dispatch__bundle_pc__drv;
+        ilt__clock = ilt__clock__drv;
+        ilt__reset = ilt__reset__drv;
+        ilt__flush = ilt__flush__drv;
+        ilt__lookup_pc = ilt__lookup_pc__drv;
+        ilt__ins_valid = ilt__ins_valid__drv;
+        ilt__ins_pc = ilt__ins_pc__drv;
+        pst__clock = pst__clock__drv;
+        pst__reset = pst__reset__drv;
+        pst__arr_valid = pst__arr_valid__drv;
+        pst__arr_sw = pst__arr_sw__drv;
+        pst__arr_pc = pst__arr_pc__drv;
+        pst__arr_hit = pst__arr_hit__drv;
+        pst__sw_valid = pst__sw_valid__drv;
+        pst__sw_blockbar = pst__sw_blockbar__drv;
+        settle__st4 = settle__st4__drv;
+        settle__act_valid = settle__act_valid__drv;
+        settle__act_sw = settle__act_sw__drv;
+        settle__act_pc = settle__act_pc__drv;
+        settle__hit = settle__hit__drv;
+        settle__released = settle__released__drv;
+        settle__mismatch = settle__mismatch__drv;
+        settle__rel_d4 = settle__rel_d4__drv;
+        settle__row_valid = settle__row_valid__drv;
+        settle__row_pc = settle__row_pc__drv;
+        settle__ready = settle__ready__drv;
+        settle__matched = settle__matched__drv;
+        pick__candidates = pick__candidates__drv;
+        pick__last = pick__last__drv;
+        pick__last_valid = pick__last_valid__drv;
+        state_pack__parts__0 = state_pack__parts__0__drv;
+        state_pack__parts__1 = state_pack__parts__1__drv;
+        state_pack__parts__2 = state_pack__parts__2__drv;
+        state_pack__parts__3 = state_pack__parts__3__drv;
+        state_pack__parts__4 = state_pack__parts__4__drv;
+        state_pack__parts__5 = state_pack__parts__5__drv;
+        state_pack__parts__6 = state_pack__parts__6__drv;
+        state_pack__parts__7 = state_pack__parts__7__drv;
+        state_pack__parts__8 = state_pack__parts__8__drv;
+        state_pack__parts__9 = state_pack__parts__9__drv;
+        state_pack__parts__10 = state_pack__parts__10__drv;
+        state_pack__parts__11 = state_pack__parts__11__drv;
+        state_pack__parts__12 = state_pack__parts__12__drv;
+        state_pack__parts__13 = state_pack__parts__13__drv;
+        state_pack__parts__14 = state_pack__parts__14__drv;
+        state_pack__parts__15 = state_pack__parts__15__drv;
+        state_pack__parts__16 = state_pack__parts__16__drv;
+        state_pack__parts__17 = state_pack__parts__17__drv;
+        state_pack__parts__18 = state_pack__parts__18__drv;
+        state_pack__parts__19 = state_pack__parts__19__drv;
+        state_pack__parts__20 = state_pack__parts__20__drv;
+        state_pack__parts__21 = state_pack__parts__21__drv;
+        state_pack__parts__22 = state_pack__parts__22__drv;
+        state_pack__parts__23 = state_pack__parts__23__drv;
+        state_pack__parts__24 = state_pack__parts__24__drv;
+        state_pack__parts__25 = state_pack__parts__25__drv;
+        state_pack__parts__26 = state_pack__parts__26__drv;
+        state_pack__parts__27 = state_pack__parts__27__drv;
+        state_pack__parts__28 = state_pack__parts__28__drv;
+        state_pack__parts__29 = state_pack__parts__29__drv;
+        state_pack__parts__30 = state_pack__parts__30__drv;
+        state_pack__parts__31 = state_pack__parts__31__drv;
+        state_pack__parts__32 = state_pack__parts__32__drv;
+        state_pack__parts__33 = state_pack__parts__33__drv;
+        state_pack__parts__34 = state_pack__parts__34__drv;
+        state_pack__parts__35 = state_pack__parts__35__drv;
+        state_pack__parts__36 = state_pack__parts__36__drv;
+        state_pack__parts__37 = state_pack__parts__37__drv;
+        state_pack__parts__38 = state_pack__parts__38__drv;
+        state_pack__parts__39 = state_pack__parts__39__drv;
+        state_pack__parts__40 = state_pack__parts__40__drv;
+        state_pack__parts__41 = state_pack__parts__41__drv;
+        state_pack__parts__42 = state_pack__parts__42__drv;
+        state_pack__parts__43 = state_pack__parts__43__drv;
+        state_pack__parts__44 = state_pack__parts__44__drv;
+        state_pack__parts__45 = state_pack__parts__45__drv;
+        state_pack__parts__46 = state_pack__parts__46__drv;
+        state_pack__parts__47 = state_pack__parts__47__drv;
+        state_pack__parts__48 = state_pack__parts__48__drv;
+        state_pack__parts__49 = state_pack__parts__49__drv;
+        state_pack__parts__50 = state_pack__parts__50__drv;
+        state_pack__parts__51 = state_pack__parts__51__drv;
+        state_pack__parts__52 = state_pack__parts__52__drv;
+        state_pack__parts__53 = state_pack__parts__53__drv;
+        state_pack__parts__54 = state_pack__parts__54__drv;
+        state_pack__parts__55 = state_pack__parts__55__drv;
+        state_pack__parts__56 = state_pack__parts__56__drv;
+        state_pack__parts__57 = state_pack__parts__57__drv;
+        state_pack__parts__58 = state_pack__parts__58__drv;
+        state_pack__parts__59 = state_pack__parts__59__drv;
+        state_pack__parts__60 = state_pack__parts__60__drv;
+        state_pack__parts__61 = state_pack__parts__61__drv;
+        state_pack__parts__62 = state_pack__parts__62__drv;
+        state_pack__parts__63 = state_pack__parts__63__drv;
+        state_pack__parts__64 = state_pack__parts__64__drv;
+        state_pack__parts__65 = state_pack__parts__65__drv;
+        state_pack__parts__66 = state_pack__parts__66__drv;
+        state_pack__parts__67 = state_pack__parts__67__drv;
+        state_pack__parts__68 = state_pack__parts__68__drv;
+        state_pack__parts__69 = state_pack__parts__69__drv;
+        state_pack__parts__70 = state_pack__parts__70__drv;
+        state_pack__parts__71 = state_pack__parts__71__drv;
+        state_pack__parts__72 = state_pack__parts__72__drv;
+        state_pack__parts__73 = state_pack__parts__73__drv;
+        state_pack__parts__74 = state_pack__parts__74__drv;
+        state_pack__parts__75 = state_pack__parts__75__drv;
+        state_pack__parts__76 = state_pack__parts__76__drv;
+        state_pack__parts__77 = state_pack__parts__77__drv;
+        state_pack__parts__78 = state_pack__parts__78__drv;
+        state_pack__parts__79 = state_pack__parts__79__drv;
+        state_pack__parts__80 = state_pack__parts__80__drv;
+        state_pack__parts__81 = state_pack__parts__81__drv;
+        state_pack__parts__82 = state_pack__parts__82__drv;
+        state_pack__parts__83 = state_pack__parts__83__drv;
+        state_pack__parts__84 = state_pack__parts__84__drv;
+        state_pack__parts__85 = state_pack__parts__85__drv;
+        state_pack__parts__86 = state_pack__parts__86__drv;
+        state_pack__parts__87 = state_pack__parts__87__drv;
+        state_pack__parts__88 = state_pack__parts__88__drv;
+        state_pack__parts__89 = state_pack__parts__89__drv;
+        state_pack__parts__90 = state_pack__parts__90__drv;
+        state_pack__parts__91 = state_pack__parts__91__drv;
+        state_pack__parts__92 = state_pack__parts__92__drv;
+        state_pack__parts__93 = state_pack__parts__93__drv;
+        state_pack__parts__94 = state_pack__parts__94__drv;
+        state_pack__parts__95 = state_pack__parts__95__drv;
+        state_pack__parts__96 = state_pack__parts__96__drv;
+        state_pack__parts__97 = state_pack__parts__97__drv;
+        state_pack__parts__98 = state_pack__parts__98__drv;
+        state_pack__parts__99 = state_pack__parts__99__drv;
+        state_pack__parts__100 = state_pack__parts__100__drv;
+        state_pack__parts__101 = state_pack__parts__101__drv;
+        state_pack__parts__102 = state_pack__parts__102__drv;
+        state_pack__parts__103 = state_pack__parts__103__drv;
+        state_pack__parts__104 = state_pack__parts__104__drv;
+        state_pack__parts__105 = state_pack__parts__105__drv;
+        state_pack__parts__106 = state_pack__parts__106__drv;
+        state_pack__parts__107 = state_pack__parts__107__drv;
+        state_pack__parts__108 = state_pack__parts__108__drv;
+        state_pack__parts__109 = state_pack__parts__109__drv;
+        state_pack__parts__110 = state_pack__parts__110__drv;
+        state_pack__parts__111 = state_pack__parts__111__drv;
+        state_pack__parts__112 = state_pack__parts__112__drv;
+        state_pack__parts__113 = state_pack__parts__113__drv;
+        state_pack__parts__114 = state_pack__parts__114__drv;
+        state_pack__parts__115 = state_pack__parts__115__drv;
+        state_pack__parts__116 = state_pack__parts__116__drv;
+        state_pack__parts__117 = state_pack__parts__117__drv;
+        state_pack__parts__118 = state_pack__parts__118__drv;
+        state_pack__parts__119 = state_pack__parts__119__drv;
+        state_pack__parts__120 = state_pack__parts__120__drv;
+        state_pack__parts__121 = state_pack__parts__121__drv;
+        state_pack__parts__122 = state_pack__parts__122__drv;
+        state_pack__parts__123 = state_pack__parts__123__drv;
+        state_pack__parts__124 = state_pack__parts__124__drv;
+        state_pack__parts__125 = state_pack__parts__125__drv;
+        state_pack__parts__126 = state_pack__parts__126__drv;
+        state_pack__parts__127 = state_pack__parts__127__drv;
+        cr_pack__parts__0 = cr_pack__parts__0__drv;
+        cr_pack__parts__1 = cr_pack__parts__1__drv;
+        cr_pack__parts__2 = cr_pack__parts__2__drv;
+        cr_pack__parts__3 = cr_pack__parts__3__drv;
+        cr_pack__parts__4 = cr_pack__parts__4__drv;
+        cr_pack__parts__5 = cr_pack__parts__5__drv;
+        cr_pack__parts__6 = cr_pack__parts__6__drv;
+        cr_pack__parts__7 = cr_pack__parts__7__drv;
+        cr_pack__parts__8 = cr_pack__parts__8__drv;
+        cr_pack__parts__9 = cr_pack__parts__9__drv;
+        cr_pack__parts__10 = cr_pack__parts__10__drv;
+        cr_pack__parts__11 = cr_pack__parts__11__drv;
+        cr_pack__parts__12 = cr_pack__parts__12__drv;
+        cr_pack__parts__13 = cr_pack__parts__13__drv;
+        cr_pack__parts__14 = cr_pack__parts__14__drv;
+        cr_pack__parts__15 = cr_pack__parts__15__drv;
+        cr_pack__parts__16 = cr_pack__parts__16__drv;
+        cr_pack__parts__17 = cr_pack__parts__17__drv;
+        cr_pack__parts__18 = cr_pack__parts__18__drv;
+        cr_pack__parts__19 = cr_pack__parts__19__drv;
+        cr_pack__parts__20 = cr_pack__parts__20__drv;
+        cr_pack__parts__21 = cr_pack__parts__21__drv;
+        cr_pack__parts__22 = cr_pack__parts__22__drv;
+        cr_pack__parts__23 = cr_pack__parts__23__drv;
+        cr_pack__parts__24 = cr_pack__parts__24__drv;
+        cr_pack__parts__25 = cr_pack__parts__25__drv;
+        cr_pack__parts__26 = cr_pack__parts__26__drv;
+        cr_pack__parts__27 = cr_pack__parts__27__drv;
+        cr_pack__parts__28 = cr_pack__parts__28__drv;
+        cr_pack__parts__29 = cr_pack__parts__29__drv;
+        cr_pack__parts__30 = cr_pack__parts__30__drv;
+        cr_pack__parts__31 = cr_pack__parts__31__drv;
+        cr_pack__parts__32 = cr_pack__parts__32__drv;
+        cr_pack__parts__33 = cr_pack__parts__33__drv;
+        cr_pack__parts__34 = cr_pack__parts__34__drv;
+        cr_pack__parts__35 = cr_pack__parts__35__drv;
+        cr_pack__parts__36 = cr_pack__parts__36__drv;
+        cr_pack__parts__37 = cr_pack__parts__37__drv;
+        cr_pack__parts__38 = cr_pack__parts__38__drv;
+        cr_pack__parts__39 = cr_pack__parts__39__drv;
+        cr_pack__parts__40 = cr_pack__parts__40__drv;
+        cr_pack__parts__41 = cr_pack__parts__41__drv;
+        cr_pack__parts__42 = cr_pack__parts__42__drv;
+        cr_pack__parts__43 = cr_pack__parts__43__drv;
+        cr_pack__parts__44 = cr_pack__parts__44__drv;
+        cr_pack__parts__45 = cr_pack__parts__45__drv;
+        cr_pack__parts__46 = cr_pack__parts__46__drv;
+        cr_pack__parts__47 = cr_pack__parts__47__drv;
+        cr_pack__parts__48 = cr_pack__parts__48__drv;
+        cr_pack__parts__49 = cr_pack__parts__49__drv;
+        cr_pack__parts__50 = cr_pack__parts__50__drv;
+        cr_pack__parts__51 = cr_pack__parts__51__drv;
+        cr_pack__parts__52 = cr_pack__parts__52__drv;
+        cr_pack__parts__53 = cr_pack__parts__53__drv;
+        cr_pack__parts__54 = cr_pack__parts__54__drv;
+        cr_pack__parts__55 = cr_pack__parts__55__drv;
+        cr_pack__parts__56 = cr_pack__parts__56__drv;
+        cr_pack__parts__57 = cr_pack__parts__57__drv;
+        cr_pack__parts__58 = cr_pack__parts__58__drv;
+        cr_pack__parts__59 = cr_pack__parts__59__drv;
+        cr_pack__parts__60 = cr_pack__parts__60__drv;
+        cr_pack__parts__61 = cr_pack__parts__61__drv;
+        cr_pack__parts__62 = cr_pack__parts__62__drv;
+        cr_pack__parts__63 = cr_pack__parts__63__drv;
+        cr_pack__parts__64 = cr_pack__parts__64__drv;
+        cr_pack__parts__65 = cr_pack__parts__65__drv;
+        cr_pack__parts__66 = cr_pack__parts__66__drv;
+        cr_pack__parts__67 = cr_pack__parts__67__drv;
+        cr_pack__parts__68 = cr_pack__parts__68__drv;
+        cr_pack__parts__69 = cr_pack__parts__69__drv;
+        cr_pack__parts__70 = cr_pack__parts__70__drv;
+        cr_pack__parts__71 = cr_pack__parts__71__drv;
+        cr_pack__parts__72 = cr_pack__parts__72__drv;
+        cr_pack__parts__73 = cr_pack__parts__73__drv;
+        cr_pack__parts__74 = cr_pack__parts__74__drv;
+        cr_pack__parts__75 = cr_pack__parts__75__drv;
+        cr_pack__parts__76 = cr_pack__parts__76__drv;
+        cr_pack__parts__77 = cr_pack__parts__77__drv;
+        cr_pack__parts__78 = cr_pack__parts__78__drv;
+        cr_pack__parts__79 = cr_pack__parts__79__drv;
+        cr_pack__parts__80 = cr_pack__parts__80__drv;
+        cr_pack__parts__81 = cr_pack__parts__81__drv;
+        cr_pack__parts__82 = cr_pack__parts__82__drv;
+        cr_pack__parts__83 = cr_pack__parts__83__drv;
+        cr_pack__parts__84 = cr_pack__parts__84__drv;
+        cr_pack__parts__85 = cr_pack__parts__85__drv;
+        cr_pack__parts__86 = cr_pack__parts__86__drv;
+        cr_pack__parts__87 = cr_pack__parts__87__drv;
+        cr_pack__parts__88 = cr_pack__parts__88__drv;
+        cr_pack__parts__89 = cr_pack__parts__89__drv;
+        cr_pack__parts__90 = cr_pack__parts__90__drv;
+        cr_pack__parts__91 = cr_pack__parts__91__drv;
+        cr_pack__parts__92 = cr_pack__parts__92__drv;
+        cr_pack__parts__93 = cr_pack__parts__93__drv;
+        cr_pack__parts__94 = cr_pack__parts__94__drv;
+        cr_pack__parts__95 = cr_pack__parts__95__drv;
+        cr_pack__parts__96 = cr_pack__parts__96__drv;
+        cr_pack__parts__97 = cr_pack__parts__97__drv;
+        cr_pack__parts__98 = cr_pack__parts__98__drv;
+        cr_pack__parts__99 = cr_pack__parts__99__drv;
+        cr_pack__parts__100 = cr_pack__parts__100__drv;
+        cr_pack__parts__101 = cr_pack__parts__101__drv;
+        cr_pack__parts__102 = cr_pack__parts__102__drv;
+        cr_pack__parts__103 = cr_pack__parts__103__drv;
+        cr_pack__parts__104 = cr_pack__parts__104__drv;
+        cr_pack__parts__105 = cr_pack__parts__105__drv;
+        cr_pack__parts__106 = cr_pack__parts__106__drv;
+        cr_pack__parts__107 = cr_pack__parts__107__drv;
+        cr_pack__parts__108 = cr_pack__parts__108__drv;
+        cr_pack__parts__109 = cr_pack__parts__109__drv;
+        cr_pack__parts__110 = cr_pack__parts__110__drv;
+        cr_pack__parts__111 = cr_pack__parts__111__drv;
+        cr_pack__parts__112 = cr_pack__parts__112__drv;
+        cr_pack__parts__113 = cr_pack__parts__113__drv;
+        cr_pack__parts__114 = cr_pack__parts__114__drv;
+        cr_pack__parts__115 = cr_pack__parts__115__drv;
+        cr_pack__parts__116 = cr_pack__parts__116__drv;
+        cr_pack__parts__117 = cr_pack__parts__117__drv;
+        cr_pack__parts__118 = cr_pack__parts__118__drv;
+        cr_pack__parts__119 = cr_pack__parts__119__drv;
+        cr_pack__parts__120 = cr_pack__parts__120__drv;
+        cr_pack__parts__121 = cr_pack__parts__121__drv;
+        cr_pack__parts__122 = cr_pack__parts__122__drv;
+        cr_pack__parts__123 = cr_pack__parts__123__drv;
+        cr_pack__parts__124 = cr_pack__parts__124__drv;
+        cr_pack__parts__125 = cr_pack__parts__125__drv;
+        cr_pack__parts__126 = cr_pack__parts__126__drv;
+        cr_pack__parts__127 = cr_pack__parts__127__drv;
+        matched_pack__parts__0 = matched_pack__parts__0__drv;
+        matched_pack__parts__1 = matched_pack__parts__1__drv;
+        matched_pack__parts__2 = matched_pack__parts__2__drv;
+        matched_pack__parts__3 = matched_pack__parts__3__drv;
+        matched_pack__parts__4 = matched_pack__parts__4__drv;
+        matched_pack__parts__5 = matched_pack__parts__5__drv;
+        matched_pack__parts__6 = matched_pack__parts__6__drv;
+        matched_pack__parts__7 = matched_pack__parts__7__drv;
+        matched_pack__parts__8 = matched_pack__parts__8__drv;
+        matched_pack__parts__9 = matched_pack__parts__9__drv;
+        matched_pack__parts__10 = matched_pack__parts__10__drv;
+        matched_pack__parts__11 = matched_pack__parts__11__drv;
+        matched_pack__parts__12 = matched_pack__parts__12__drv;
+        matched_pack__parts__13 = matched_pack__parts__13__drv;
+        matched_pack__parts__14 = matched_pack__parts__14__drv;
+        matched_pack__parts__15 = matched_pack__parts__15__drv;
+        matched_pack__parts__16 = matched_pack__parts__16__drv;
+        matched_pack__parts__17 = matched_pack__parts__17__drv;
+        matched_pack__parts__18 = matched_pack__parts__18__drv;
+        matched_pack__parts__19 = matched_pack__parts__19__drv;
+        matched_pack__parts__20 = matched_pack__parts__20__drv;
+        matched_pack__parts__21 = matched_pack__parts__21__drv;
+        matched_pack__parts__22 = matched_pack__parts__22__drv;
+        matched_pack__parts__23 = matched_pack__parts__23__drv;
+        matched_pack__parts__24 = matched_pack__parts__24__drv;
+        matched_pack__parts__25 = matched_pack__parts__25__drv;
+        matched_pack__parts__26 = matched_pack__parts__26__drv;
+        matched_pack__parts__27 = matched_pack__parts__27__drv;
+        matched_pack__parts__28 = matched_pack__parts__28__drv;
+        matched_pack__parts__29 = matched_pack__parts__29__drv;
+        matched_pack__parts__30 = matched_pack__parts__30__drv;
+        matched_pack__parts__31 = matched_pack__parts__31__drv;
+        matched_pack__parts__32 = matched_pack__parts__32__drv;
+        matched_pack__parts__33 = matched_pack__parts__33__drv;
+        matched_pack__parts__34 = matched_pack__parts__34__drv;
+        matched_pack__parts__35 = matched_pack__parts__35__drv;
+        matched_pack__parts__36 = matched_pack__parts__36__drv;
+        matched_pack__parts__37 = matched_pack__parts__37__drv;
+        matched_pack__parts__38 = matched_pack__parts__38__drv;
+        matched_pack__parts__39 = matched_pack__parts__39__drv;
+        matched_pack__parts__40 = matched_pack__parts__40__drv;
+        matched_pack__parts__41 = matched_pack__parts__41__drv;
+        matched_pack__parts__42 = matched_pack__parts__42__drv;
+        matched_pack__parts__43 = matched_pack__parts__43__drv;
+        matched_pack__parts__44 = matched_pack__parts__44__drv;
+        matched_pack__parts__45 = matched_pack__parts__45__drv;
+        matched_pack__parts__46 = matched_pack__parts__46__drv;
+        matched_pack__parts__47 = matched_pack__parts__47__drv;
+        matched_pack__parts__48 = matched_pack__parts__48__drv;
+        matched_pack__parts__49 = matched_pack__parts__49__drv;
+        matched_pack__parts__50 = matched_pack__parts__50__drv;
+        matched_pack__parts__51 = matched_pack__parts__51__drv;
+        matched_pack__parts__52 = matched_pack__parts__52__drv;
+        matched_pack__parts__53 = matched_pack__parts__53__drv;
+        matched_pack__parts__54 = matched_pack__parts__54__drv;
+        matched_pack__parts__55 = matched_pack__parts__55__drv;
+        matched_pack__parts__56 = matched_pack__parts__56__drv;
+        matched_pack__parts__57 = matched_pack__parts__57__drv;
+        matched_pack__parts__58 = matched_pack__parts__58__drv;
+        matched_pack__parts__59 = matched_pack__parts__59__drv;
+        matched_pack__parts__60 = matched_pack__parts__60__drv;
+        matched_pack__parts__61 = matched_pack__parts__61__drv;
+        matched_pack__parts__62 = matched_pack__parts__62__drv;
+        matched_pack__parts__63 = matched_pack__parts__63__drv;
+        matched_pack__parts__64 = matched_pack__parts__64__drv;
+        matched_pack__parts__65 = matched_pack__parts__65__drv;
+        matched_pack__parts__66 = matched_pack__parts__66__drv;
+        matched_pack__parts__67 = matched_pack__parts__67__drv;
+        matched_pack__parts__68 = matched_pack__parts__68__drv;
+        matched_pack__parts__69 = matched_pack__parts__69__drv;
+        matched_pack__parts__70 = matched_pack__parts__70__drv;
+        matched_pack__parts__71 = matched_pack__parts__71__drv;
+        matched_pack__parts__72 = matched_pack__parts__72__drv;
+        matched_pack__parts__73 = matched_pack__parts__73__drv;
+        matched_pack__parts__74 = matched_pack__parts__74__drv;
+        matched_pack__parts__75 = matched_pack__parts__75__drv;
+        matched_pack__parts__76 = matched_pack__parts__76__drv;
+        matched_pack__parts__77 = matched_pack__parts__77__drv;
+        matched_pack__parts__78 = matched_pack__parts__78__drv;
+        matched_pack__parts__79 = matched_pack__parts__79__drv;
+        matched_pack__parts__80 = matched_pack__parts__80__drv;
+        matched_pack__parts__81 = matched_pack__parts__81__drv;
+        matched_pack__parts__82 = matched_pack__parts__82__drv;
+        matched_pack__parts__83 = matched_pack__parts__83__drv;
+        matched_pack__parts__84 = matched_pack__parts__84__drv;
+        matched_pack__parts__85 = matched_pack__parts__85__drv;
+        matched_pack__parts__86 = matched_pack__parts__86__drv;
+        matched_pack__parts__87 = matched_pack__parts__87__drv;
+        matched_pack__parts__88 = matched_pack__parts__88__drv;
+        matched_pack__parts__89 = matched_pack__parts__89__drv;
+        matched_pack__parts__90 = matched_pack__parts__90__drv;
+        matched_pack__parts__91 = matched_pack__parts__91__drv;
+        matched_pack__parts__92 = matched_pack__parts__92__drv;
+        matched_pack__parts__93 = matched_pack__parts__93__drv;
+        matched_pack__parts__94 = matched_pack__parts__94__drv;
+        matched_pack__parts__95 = matched_pack__parts__95__drv;
+        matched_pack__parts__96 = matched_pack__parts__96__drv;
+        matched_pack__parts__97 = matched_pack__parts__97__drv;
+        matched_pack__parts__98 = matched_pack__parts__98__drv;
+        matched_pack__parts__99 = matched_pack__parts__99__drv;
+        matched_pack__parts__100 = matched_pack__parts__100__drv;
+        matched_pack__parts__101 = matched_pack__parts__101__drv;
+        matched_pack__parts__102 = matched_pack__parts__102__drv;
+        matched_pack__parts__103 = matched_pack__parts__103__drv;
+        matched_pack__parts__104 = matched_pack__parts__104__drv;
+        matched_pack__parts__105 = matched_pack__parts__105__drv;
+        matched_pack__parts__106 = matched_pack__parts__106__drv;
+        matched_pack__parts__107 = matched_pack__parts__107__drv;
+        matched_pack__parts__108 = matched_pack__parts__108__drv;
+        matched_pack__parts__109 = matched_pack__parts__109__drv;
+        matched_pack__parts__110 = matched_pack__parts__110__drv;
+        matched_pack__parts__111 = matched_pack__parts__111__drv;
+        matched_pack__parts__112 = matched_pack__parts__112__drv;
+        matched_pack__parts__113 = matched_pack__parts__113__drv;
+        matched_pack__parts__114 = matched_pack__parts__114__drv;
+        matched_pack__parts__115 = matched_pack__parts__115__drv;
+        matched_pack__parts__116 = matched_pack__parts__116__drv;
+        matched_pack__parts__117 = matched_pack__parts__117__drv;
+        matched_pack__parts__118 = matched_pack__parts__118__drv;
+        matched_pack__parts__119 = matched_pack__parts__119__drv;
+        matched_pack__parts__120 = matched_pack__parts__120__drv;
+        matched_pack__parts__121 = matched_pack__parts__121__drv;
+        matched_pack__parts__122 = matched_pack__parts__122__drv;
+        matched_pack__parts__123 = matched_pack__parts__123__drv;
+        matched_pack__parts__124 = matched_pack__parts__124__drv;
+        matched_pack__parts__125 = matched_pack__parts__125__drv;
+        matched_pack__parts__126 = matched_pack__parts__126__drv;
+        matched_pack__parts__127 = matched_pack__parts__127__drv;
+        dbg_matched_pack__parts__0 = dbg_matched_pack__parts__0__drv;
+        dbg_matched_pack__parts__1 = dbg_matched_pack__parts__1__drv;
+        dbg_matched_pack__parts__2 = dbg_matched_pack__parts__2__drv;
+        dbg_matched_pack__parts__3 = dbg_matched_pack__parts__3__drv;
+        dbg_matched_pack__parts__4 = dbg_matched_pack__parts__4__drv;
+        dbg_matched_pack__parts__5 = dbg_matched_pack__parts__5__drv;
+        dbg_matched_pack__parts__6 = dbg_matched_pack__parts__6__drv;
+        dbg_matched_pack__parts__7 = dbg_matched_pack__parts__7__drv;
+        dbg_matched_pack__parts__8 = dbg_matched_pack__parts__8__drv;
+        dbg_matched_pack__parts__9 = dbg_matched_pack__parts__9__drv;
+        dbg_matched_pack__parts__10 = dbg_matched_pack__parts__10__drv;
+        dbg_matched_pack__parts__11 = dbg_matched_pack__parts__11__drv;
+        dbg_matched_pack__parts__12 = dbg_matched_pack__parts__12__drv;
+        dbg_matched_pack__parts__13 = dbg_matched_pack__parts__13__drv;
+        dbg_matched_pack__parts__14 = dbg_matched_pack__parts__14__drv;
+        dbg_matched_pack__parts__15 = dbg_matched_pack__parts__15__drv;
+        dbg_matched_pack__parts__16 = dbg_matched_pack__parts__16__drv;
+        dbg_matched_pack__parts__17 = dbg_matched_pack__parts__17__drv;
+        dbg_matched_pack__parts__18 = dbg_matched_pack__parts__18__drv;
+        dbg_matched_pack__parts__19 = dbg_matched_pack__parts__19__drv;
+        dbg_matched_pack__parts__20 = dbg_matched_pack__parts__20__drv;
+        dbg_matched_pack__parts__21 = dbg_matched_pack__parts__21__drv;
+        dbg_matched_pack__parts__22 = dbg_matched_pack__parts__22__drv;
+        dbg_matched_pack__parts__23 = dbg_matched_pack__parts__23__drv;
+        dbg_matched_pack__parts__24 = dbg_matched_pack__parts__24__drv;
+        dbg_matched_pack__parts__25 = dbg_matched_pack__parts__25__drv;
+        dbg_matched_pack__parts__26 = dbg_matched_pack__parts__26__drv;
+        dbg_matched_pack__parts__27 = dbg_matched_pack__parts__27__drv;
+        dbg_matched_pack__parts__28 = dbg_matched_pack__parts__28__drv;
+        dbg_matched_pack__parts__29 = dbg_matched_pack__parts__29__drv;
+        dbg_matched_pack__parts__30 = dbg_matched_pack__parts__30__drv;
+        dbg_matched_pack__parts__31 = dbg_matched_pack__parts__31__drv;
+        dbg_matched_pack__parts__32 = dbg_matched_pack__parts__32__drv;
+        dbg_matched_pack__parts__33 = dbg_matched_pack__parts__33__drv;
+        dbg_matched_pack__parts__34 = dbg_matched_pack__parts__34__drv;
+        dbg_matched_pack__parts__35 = dbg_matched_pack__parts__35__drv;
+        dbg_matched_pack__parts__36 = dbg_matched_pack__parts__36__drv;
+        dbg_matched_pack__parts__37 = dbg_matched_pack__parts__37__drv;
+        dbg_matched_pack__parts__38 = dbg_matched_pack__parts__38__drv;
+        dbg_matched_pack__parts__39 = dbg_matched_pack__parts__39__drv;
+        dbg_matched_pack__parts__40 = dbg_matched_pack__parts__40__drv;
+        dbg_matched_pack__parts__41 = dbg_matched_pack__parts__41__drv;
+        dbg_matched_pack__parts__42 = dbg_matched_pack__parts__42__drv;
+        dbg_matched_pack__parts__43 = dbg_matched_pack__parts__43__drv;
+        dbg_matched_pack__parts__44 = dbg_matched_pack__parts__44__drv;
+        dbg_matched_pack__parts__45 = dbg_matched_pack__parts__45__drv;
+        dbg_matched_pack__parts__46 = dbg_matched_pack__parts__46__drv;
+        dbg_matched_pack__parts__47 = dbg_matched_pack__parts__47__drv;
+        dbg_matched_pack__parts__48 = dbg_matched_pack__parts__48__drv;
+        dbg_matched_pack__parts__49 = dbg_matched_pack__parts__49__drv;
+        dbg_matched_pack__parts__50 = dbg_matched_pack__parts__50__drv;
+        dbg_matched_pack__parts__51 = dbg_matched_pack__parts__51__drv;
+        dbg_matched_pack__parts__52 = dbg_matched_pack__parts__52__drv;
+        dbg_matched_pack__parts__53 = dbg_matched_pack__parts__53__drv;
+        dbg_matched_pack__parts__54 = dbg_matched_pack__parts__54__drv;
+        dbg_matched_pack__parts__55 = dbg_matched_pack__parts__55__drv;
+        dbg_matched_pack__parts__56 = dbg_matched_pack__parts__56__drv;
+        dbg_matched_pack__parts__57 = dbg_matched_pack__parts__57__drv;
+        dbg_matched_pack__parts__58 = dbg_matched_pack__parts__58__drv;
+        dbg_matched_pack__parts__59 = dbg_matched_pack__parts__59__drv;
+        dbg_matched_pack__parts__60 = dbg_matched_pack__parts__60__drv;
+        dbg_matched_pack__parts__61 = dbg_matched_pack__parts__61__drv;
+        dbg_matched_pack__parts__62 = dbg_matched_pack__parts__62__drv;
+        dbg_matched_pack__parts__63 = dbg_matched_pack__parts__63__drv;
+        dbg_matched_pack__parts__64 = dbg_matched_pack__parts__64__drv;
+        dbg_matched_pack__parts__65 = dbg_matched_pack__parts__65__drv;
+        dbg_matched_pack__parts__66 = dbg_matched_pack__parts__66__drv;
+        dbg_matched_pack__parts__67 = dbg_matched_pack__parts__67__drv;
+        dbg_matched_pack__parts__68 = dbg_matched_pack__parts__68__drv;
+        dbg_matched_pack__parts__69 = dbg_matched_pack__parts__69__drv;
+        dbg_matched_pack__parts__70 = dbg_matched_pack__parts__70__drv;
+        dbg_matched_pack__parts__71 = dbg_matched_pack__parts__71__drv;
+        dbg_matched_pack__parts__72 = dbg_matched_pack__parts__72__drv;
+        dbg_matched_pack__parts__73 = dbg_matched_pack__parts__73__drv;
+        dbg_matched_pack__parts__74 = dbg_matched_pack__parts__74__drv;
+        dbg_matched_pack__parts__75 = dbg_matched_pack__parts__75__drv;
+        dbg_matched_pack__parts__76 = dbg_matched_pack__parts__76__drv;
+        dbg_matched_pack__parts__77 = dbg_matched_pack__parts__77__drv;
+        dbg_matched_pack__parts__78 = dbg_matched_pack__parts__78__drv;
+        dbg_matched_pack__parts__79 = dbg_matched_pack__parts__79__drv;
+        dbg_matched_pack__parts__80 = dbg_matched_pack__parts__80__drv;
+        dbg_matched_pack__parts__81 = dbg_matched_pack__parts__81__drv;
+        dbg_matched_pack__parts__82 = dbg_matched_pack__parts__82__drv;
+        dbg_matched_pack__parts__83 = dbg_matched_pack__parts__83__drv;
+        dbg_matched_pack__parts__84 = dbg_matched_pack__parts__84__drv;
+        dbg_matched_pack__parts__85 = dbg_matched_pack__parts__85__drv;
+        dbg_matched_pack__parts__86 = dbg_matched_pack__parts__86__drv;
+        dbg_matched_pack__parts__87 = dbg_matched_pack__parts__87__drv;
+        dbg_matched_pack__parts__88 = dbg_matched_pack__parts__88__drv;
+        dbg_matched_pack__parts__89 = dbg_matched_pack__parts__89__drv;
+        dbg_matched_pack__parts__90 = dbg_matched_pack__parts__90__drv;
+        dbg_matched_pack__parts__91 = dbg_matched_pack__parts__91__drv;
+        dbg_matched_pack__parts__92 = dbg_matched_pack__parts__92__drv;
+        dbg_matched_pack__parts__93 = dbg_matched_pack__parts__93__drv;
+        dbg_matched_pack__parts__94 = dbg_matched_pack__parts__94__drv;
+        dbg_matched_pack__parts__95 = dbg_matched_pack__parts__95__drv;
+        dbg_matched_pack__parts__96 = dbg_matched_pack__parts__96__drv;
+        dbg_matched_pack__parts__97 = dbg_matched_pack__parts__97__drv;
+        dbg_matched_pack__parts__98 = dbg_matched_pack__parts__98__drv;
+        dbg_matched_pack__parts__99 = dbg_matched_pack__parts__99__drv;
+        dbg_matched_pack__parts__100 = dbg_matched_pack__parts__100__drv;
+        dbg_matched_pack__parts__101 = dbg_matched_pack__parts__101__drv;
+        dbg_matched_pack__parts__102 = dbg_matched_pack__parts__102__drv;
+        dbg_matched_pack__parts__103 = dbg_matched_pack__parts__103__drv;
+        dbg_matched_pack__parts__104 = dbg_matched_pack__parts__104__drv;
+        dbg_matched_pack__parts__105 = dbg_matched_pack__parts__105__drv;
+        dbg_matched_pack__parts__106 = dbg_matched_pack__parts__106__drv;
+        dbg_matched_pack__parts__107 = dbg_matched_pack__parts__107__drv;
+        dbg_matched_pack__parts__108 = dbg_matched_pack__parts__108__drv;
+        dbg_matched_pack__parts__109 = dbg_matched_pack__parts__109__drv;
+        dbg_matched_pack__parts__110 = dbg_matched_pack__parts__110__drv;
+        dbg_matched_pack__parts__111 = dbg_matched_pack__parts__111__drv;
+        dbg_matched_pack__parts__112 = dbg_matched_pack__parts__112__drv;
+        dbg_matched_pack__parts__113 = dbg_matched_pack__parts__113__drv;
+        dbg_matched_pack__parts__114 = dbg_matched_pack__parts__114__drv;
+        dbg_matched_pack__parts__115 = dbg_matched_pack__parts__115__drv;
+        dbg_matched_pack__parts__116 = dbg_matched_pack__parts__116__drv;
+        dbg_matched_pack__parts__117 = dbg_matched_pack__parts__117__drv;
+        dbg_matched_pack__parts__118 = dbg_matched_pack__parts__118__drv;
+        dbg_matched_pack__parts__119 = dbg_matched_pack__parts__119__drv;
+        dbg_matched_pack__parts__120 = dbg_matched_pack__parts__120__drv;
+        dbg_matched_pack__parts__121 = dbg_matched_pack__parts__121__drv;
+        dbg_matched_pack__parts__122 = dbg_matched_pack__parts__122__drv;
+        dbg_matched_pack__parts__123 = dbg_matched_pack__parts__123__drv;
+        dbg_matched_pack__parts__124 = dbg_matched_pack__parts__124__drv;
+        dbg_matched_pack__parts__125 = dbg_matched_pack__parts__125__drv;
+        dbg_matched_pack__parts__126 = dbg_matched_pack__parts__126__drv;
+        dbg_matched_pack__parts__127 = dbg_matched_pack__parts__127__drv;
+        pipe_valid_pack__parts__0 = pipe_valid_pack__parts__0__drv;
+        pipe_valid_pack__parts__1 = pipe_valid_pack__parts__1__drv;
+        pipe_valid_pack__parts__2 = pipe_valid_pack__parts__2__drv;
+        pipe_valid_pack__parts__3 = pipe_valid_pack__parts__3__drv;
+        pipe_valid_pack__parts__4 = pipe_valid_pack__parts__4__drv;
+        pipe_valid_pack__parts__5 = pipe_valid_pack__parts__5__drv;
+        pipe_valid_pack__parts__6 = pipe_valid_pack__parts__6__drv;
+        pipe_valid_pack__parts__7 = pipe_valid_pack__parts__7__drv;
+        pipe_valid_pack__parts__8 = pipe_valid_pack__parts__8__drv;
+        pipe_valid_pack__parts__9 = pipe_valid_pack__parts__9__drv;
+        pipe_valid_pack__parts__10 = pipe_valid_pack__parts__10__drv;
+        pipe_valid_pack__parts__11 = pipe_valid_pack__parts__11__drv;
+        pipe_valid_pack__parts__12 = pipe_valid_pack__parts__12__drv;
+        pipe_valid_pack__parts__13 = pipe_valid_pack__parts__13__drv;
+        pipe_valid_pack__parts__14 = pipe_valid_pack__parts__14__drv;
+        pipe_valid_pack__parts__15 = pipe_valid_pack__parts__15__drv;
+        pipe_valid_pack__parts__16 = pipe_valid_pack__parts__16__drv;
+        pipe_valid_pack__parts__17 = pipe_valid_pack__parts__17__drv;
+        pipe_valid_pack__parts__18 = pipe_valid_pack__parts__18__drv;
+        pipe_valid_pack__parts__19 = pipe_valid_pack__parts__19__drv;
+        pipe_valid_pack__parts__20 = pipe_valid_pack__parts__20__drv;
+        pipe_valid_pack__parts__21 = pipe_valid_pack__parts__21__drv;
+        pipe_valid_pack__parts__22 = pipe_valid_pack__parts__22__drv;
+        pipe_sw_pack__parts__0 = pipe_sw_pack__parts__0__drv;
+        pipe_sw_pack__parts__1 = pipe_sw_pack__parts__1__drv;
+        pipe_sw_pack__parts__2 = pipe_sw_pack__parts__2__drv;
+        pipe_sw_pack__parts__3 = pipe_sw_pack__parts__3__drv;
+        pipe_sw_pack__parts__4 = pipe_sw_pack__parts__4__drv;
+        pipe_sw_pack__parts__5 = pipe_sw_pack__parts__5__drv;
+        pipe_sw_pack__parts__6 = pipe_sw_pack__parts__6__drv;
+        pipe_sw_pack__parts__7 = pipe_sw_pack__parts__7__drv;
+        pipe_sw_pack__parts__8 = pipe_sw_pack__parts__8__drv;
+        pipe_sw_pack__parts__9 = pipe_sw_pack__parts__9__drv;
+        pipe_sw_pack__parts__10 = pipe_sw_pack__parts__10__drv;
+        pipe_sw_pack__parts__11 = pipe_sw_pack__parts__11__drv;
+        pipe_sw_pack__parts__12 = pipe_sw_pack__parts__12__drv;
+        pipe_sw_pack__parts__13 = pipe_sw_pack__parts__13__drv;
+        pipe_sw_pack__parts__14 = pipe_sw_pack__parts__14__drv;
+        pipe_sw_pack__parts__15 = pipe_sw_pack__parts__15__drv;
+        pipe_sw_pack__parts__16 = pipe_sw_pack__parts__16__drv;
+        pipe_sw_pack__parts__17 = pipe_sw_pack__parts__17__drv;
+        pipe_sw_pack__parts__18 = pipe_sw_pack__parts__18__drv;
+        pipe_sw_pack__parts__19 = pipe_sw_pack__parts__19__drv;
+        pipe_sw_pack__parts__20 = pipe_sw_pack__parts__20__drv;
+        pipe_sw_pack__parts__21 = pipe_sw_pack__parts__21__drv;
+        pipe_sw_pack__parts__22 = pipe_sw_pack__parts__22__drv;
+        pipe_pc_pack__parts__0 = pipe_pc_pack__parts__0__drv;
+        pipe_pc_pack__parts__1 = pipe_pc_pack__parts__1__drv;
+        pipe_pc_pack__parts__2 = pipe_pc_pack__parts__2__drv;
+        pipe_pc_pack__parts__3 = pipe_pc_pack__parts__3__drv;
+        pipe_pc_pack__parts__4 = pipe_pc_pack__parts__4__drv;
+        pipe_pc_pack__parts__5 = pipe_pc_pack__parts__5__drv;
+        pipe_pc_pack__parts__6 = pipe_pc_pack__parts__6__drv;
+        pipe_pc_pack__parts__7 = pipe_pc_pack__parts__7__drv;
+        pipe_pc_pack__parts__8 = pipe_pc_pack__parts__8__drv;
+        pipe_pc_pack__parts__9 = pipe_pc_pack__parts__9__drv;
+        pipe_pc_pack__parts__10 = pipe_pc_pack__parts__10__drv;
+        pipe_pc_pack__parts__11 = pipe_pc_pack__parts__11__drv;
+        pipe_pc_pack__parts__12 = pipe_pc_pack__parts__12__drv;
+        pipe_pc_pack__parts__13 = pipe_pc_pack__parts__13__drv;
+        pipe_pc_pack__parts__14 = pipe_pc_pack__parts__14__drv;
+        pipe_pc_pack__parts__15 = pipe_pc_pack__parts__15__drv;
+        pipe_pc_pack__parts__16 = pipe_pc_pack__parts__16__drv;
+        pipe_pc_pack__parts__17 = pipe_pc_pack__parts__17__drv;
+        pipe_pc_pack__parts__18 = pipe_pc_pack__parts__18__drv;
+        pipe_pc_pack__parts__19 = pipe_pc_pack__parts__19__drv;
+        pipe_pc_pack__parts__20 = pipe_pc_pack__parts__20__drv;
+        pipe_pc_pack__parts__21 = pipe_pc_pack__parts__21__drv;
+        pipe_pc_pack__parts__22 = pipe_pc_pack__parts__22__drv;
+        fin__whole = fin__whole__drv;
+        matched_next__whole = matched_next__whole__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps
 
 
@@ -6251,6 +8734,410 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
     reg  blockbar_pack__parts__126;
     reg  blockbar_pack__parts__127;
     wire  [127:0] blockbar_pack__whole;
+    reg  [383:0] states__whole__drv;
+    reg  [22:0] stage_valid__whole__drv;
+    reg  [160:0] stage_sw__whole__drv;
+    reg  [735:0] stage_pc__whole__drv;
+    reg  [7:0] issue_pack__parts__0__drv;
+    reg  [7:0] issue_pack__parts__1__drv;
+    reg  [7:0] issue_pack__parts__2__drv;
+    reg  [7:0] issue_pack__parts__3__drv;
+    reg  [7:0] issue_pack__parts__4__drv;
+    reg  [7:0] issue_pack__parts__5__drv;
+    reg  [7:0] issue_pack__parts__6__drv;
+    reg  [7:0] issue_pack__parts__7__drv;
+    reg  [7:0] issue_pack__parts__8__drv;
+    reg  [7:0] issue_pack__parts__9__drv;
+    reg  [7:0] issue_pack__parts__10__drv;
+    reg  [7:0] issue_pack__parts__11__drv;
+    reg  [7:0] issue_pack__parts__12__drv;
+    reg  [7:0] issue_pack__parts__13__drv;
+    reg  [7:0] issue_pack__parts__14__drv;
+    reg  [7:0] issue_pack__parts__15__drv;
+    reg  [2:0] st4_pack__parts__0__drv;
+    reg  [2:0] st4_pack__parts__1__drv;
+    reg  [2:0] st4_pack__parts__2__drv;
+    reg  [2:0] st4_pack__parts__3__drv;
+    reg  [2:0] st4_pack__parts__4__drv;
+    reg  [2:0] st4_pack__parts__5__drv;
+    reg  [2:0] st4_pack__parts__6__drv;
+    reg  [2:0] st4_pack__parts__7__drv;
+    reg  [2:0] st4_pack__parts__8__drv;
+    reg  [2:0] st4_pack__parts__9__drv;
+    reg  [2:0] st4_pack__parts__10__drv;
+    reg  [2:0] st4_pack__parts__11__drv;
+    reg  [2:0] st4_pack__parts__12__drv;
+    reg  [2:0] st4_pack__parts__13__drv;
+    reg  [2:0] st4_pack__parts__14__drv;
+    reg  [2:0] st4_pack__parts__15__drv;
+    reg  [2:0] st4_pack__parts__16__drv;
+    reg  [2:0] st4_pack__parts__17__drv;
+    reg  [2:0] st4_pack__parts__18__drv;
+    reg  [2:0] st4_pack__parts__19__drv;
+    reg  [2:0] st4_pack__parts__20__drv;
+    reg  [2:0] st4_pack__parts__21__drv;
+    reg  [2:0] st4_pack__parts__22__drv;
+    reg  [2:0] st4_pack__parts__23__drv;
+    reg  [2:0] st4_pack__parts__24__drv;
+    reg  [2:0] st4_pack__parts__25__drv;
+    reg  [2:0] st4_pack__parts__26__drv;
+    reg  [2:0] st4_pack__parts__27__drv;
+    reg  [2:0] st4_pack__parts__28__drv;
+    reg  [2:0] st4_pack__parts__29__drv;
+    reg  [2:0] st4_pack__parts__30__drv;
+    reg  [2:0] st4_pack__parts__31__drv;
+    reg  [2:0] st4_pack__parts__32__drv;
+    reg  [2:0] st4_pack__parts__33__drv;
+    reg  [2:0] st4_pack__parts__34__drv;
+    reg  [2:0] st4_pack__parts__35__drv;
+    reg  [2:0] st4_pack__parts__36__drv;
+    reg  [2:0] st4_pack__parts__37__drv;
+    reg  [2:0] st4_pack__parts__38__drv;
+    reg  [2:0] st4_pack__parts__39__drv;
+    reg  [2:0] st4_pack__parts__40__drv;
+    reg  [2:0] st4_pack__parts__41__drv;
+    reg  [2:0] st4_pack__parts__42__drv;
+    reg  [2:0] st4_pack__parts__43__drv;
+    reg  [2:0] st4_pack__parts__44__drv;
+    reg  [2:0] st4_pack__parts__45__drv;
+    reg  [2:0] st4_pack__parts__46__drv;
+    reg  [2:0] st4_pack__parts__47__drv;
+    reg  [2:0] st4_pack__parts__48__drv;
+    reg  [2:0] st4_pack__parts__49__drv;
+    reg  [2:0] st4_pack__parts__50__drv;
+    reg  [2:0] st4_pack__parts__51__drv;
+    reg  [2:0] st4_pack__parts__52__drv;
+    reg  [2:0] st4_pack__parts__53__drv;
+    reg  [2:0] st4_pack__parts__54__drv;
+    reg  [2:0] st4_pack__parts__55__drv;
+    reg  [2:0] st4_pack__parts__56__drv;
+    reg  [2:0] st4_pack__parts__57__drv;
+    reg  [2:0] st4_pack__parts__58__drv;
+    reg  [2:0] st4_pack__parts__59__drv;
+    reg  [2:0] st4_pack__parts__60__drv;
+    reg  [2:0] st4_pack__parts__61__drv;
+    reg  [2:0] st4_pack__parts__62__drv;
+    reg  [2:0] st4_pack__parts__63__drv;
+    reg  [2:0] st4_pack__parts__64__drv;
+    reg  [2:0] st4_pack__parts__65__drv;
+    reg  [2:0] st4_pack__parts__66__drv;
+    reg  [2:0] st4_pack__parts__67__drv;
+    reg  [2:0] st4_pack__parts__68__drv;
+    reg  [2:0] st4_pack__parts__69__drv;
+    reg  [2:0] st4_pack__parts__70__drv;
+    reg  [2:0] st4_pack__parts__71__drv;
+    reg  [2:0] st4_pack__parts__72__drv;
+    reg  [2:0] st4_pack__parts__73__drv;
+    reg  [2:0] st4_pack__parts__74__drv;
+    reg  [2:0] st4_pack__parts__75__drv;
+    reg  [2:0] st4_pack__parts__76__drv;
+    reg  [2:0] st4_pack__parts__77__drv;
+    reg  [2:0] st4_pack__parts__78__drv;
+    reg  [2:0] st4_pack__parts__79__drv;
+    reg  [2:0] st4_pack__parts__80__drv;
+    reg  [2:0] st4_pack__parts__81__drv;
+    reg  [2:0] st4_pack__parts__82__drv;
+    reg  [2:0] st4_pack__parts__83__drv;
+    reg  [2:0] st4_pack__parts__84__drv;
+    reg  [2:0] st4_pack__parts__85__drv;
+    reg  [2:0] st4_pack__parts__86__drv;
+    reg  [2:0] st4_pack__parts__87__drv;
+    reg  [2:0] st4_pack__parts__88__drv;
+    reg  [2:0] st4_pack__parts__89__drv;
+    reg  [2:0] st4_pack__parts__90__drv;
+    reg  [2:0] st4_pack__parts__91__drv;
+    reg  [2:0] st4_pack__parts__92__drv;
+    reg  [2:0] st4_pack__parts__93__drv;
+    reg  [2:0] st4_pack__parts__94__drv;
+    reg  [2:0] st4_pack__parts__95__drv;
+    reg  [2:0] st4_pack__parts__96__drv;
+    reg  [2:0] st4_pack__parts__97__drv;
+    reg  [2:0] st4_pack__parts__98__drv;
+    reg  [2:0] st4_pack__parts__99__drv;
+    reg  [2:0] st4_pack__parts__100__drv;
+    reg  [2:0] st4_pack__parts__101__drv;
+    reg  [2:0] st4_pack__parts__102__drv;
+    reg  [2:0] st4_pack__parts__103__drv;
+    reg  [2:0] st4_pack__parts__104__drv;
+    reg  [2:0] st4_pack__parts__105__drv;
+    reg  [2:0] st4_pack__parts__106__drv;
+    reg  [2:0] st4_pack__parts__107__drv;
+    reg  [2:0] st4_pack__parts__108__drv;
+    reg  [2:0] st4_pack__parts__109__drv;
+    reg  [2:0] st4_pack__parts__110__drv;
+    reg  [2:0] st4_pack__parts__111__drv;
+    reg  [2:0] st4_pack__parts__112__drv;
+    reg  [2:0] st4_pack__parts__113__drv;
+    reg  [2:0] st4_pack__parts__114__drv;
+    reg  [2:0] st4_pack__parts__115__drv;
+    reg  [2:0] st4_pack__parts__116__drv;
+    reg  [2:0] st4_pack__parts__117__drv;
+    reg  [2:0] st4_pack__parts__118__drv;
+    reg  [2:0] st4_pack__parts__119__drv;
+    reg  [2:0] st4_pack__parts__120__drv;
+    reg  [2:0] st4_pack__parts__121__drv;
+    reg  [2:0] st4_pack__parts__122__drv;
+    reg  [2:0] st4_pack__parts__123__drv;
+    reg  [2:0] st4_pack__parts__124__drv;
+    reg  [2:0] st4_pack__parts__125__drv;
+    reg  [2:0] st4_pack__parts__126__drv;
+    reg  [2:0] st4_pack__parts__127__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  valid_pack__parts__8__drv;
+    reg  valid_pack__parts__9__drv;
+    reg  valid_pack__parts__10__drv;
+    reg  valid_pack__parts__11__drv;
+    reg  valid_pack__parts__12__drv;
+    reg  valid_pack__parts__13__drv;
+    reg  valid_pack__parts__14__drv;
+    reg  valid_pack__parts__15__drv;
+    reg  valid_pack__parts__16__drv;
+    reg  valid_pack__parts__17__drv;
+    reg  valid_pack__parts__18__drv;
+    reg  valid_pack__parts__19__drv;
+    reg  valid_pack__parts__20__drv;
+    reg  valid_pack__parts__21__drv;
+    reg  valid_pack__parts__22__drv;
+    reg  valid_pack__parts__23__drv;
+    reg  valid_pack__parts__24__drv;
+    reg  valid_pack__parts__25__drv;
+    reg  valid_pack__parts__26__drv;
+    reg  valid_pack__parts__27__drv;
+    reg  valid_pack__parts__28__drv;
+    reg  valid_pack__parts__29__drv;
+    reg  valid_pack__parts__30__drv;
+    reg  valid_pack__parts__31__drv;
+    reg  valid_pack__parts__32__drv;
+    reg  valid_pack__parts__33__drv;
+    reg  valid_pack__parts__34__drv;
+    reg  valid_pack__parts__35__drv;
+    reg  valid_pack__parts__36__drv;
+    reg  valid_pack__parts__37__drv;
+    reg  valid_pack__parts__38__drv;
+    reg  valid_pack__parts__39__drv;
+    reg  valid_pack__parts__40__drv;
+    reg  valid_pack__parts__41__drv;
+    reg  valid_pack__parts__42__drv;
+    reg  valid_pack__parts__43__drv;
+    reg  valid_pack__parts__44__drv;
+    reg  valid_pack__parts__45__drv;
+    reg  valid_pack__parts__46__drv;
+    reg  valid_pack__parts__47__drv;
+    reg  valid_pack__parts__48__drv;
+    reg  valid_pack__parts__49__drv;
+    reg  valid_pack__parts__50__drv;
+    reg  valid_pack__parts__51__drv;
+    reg  valid_pack__parts__52__drv;
+    reg  valid_pack__parts__53__drv;
+    reg  valid_pack__parts__54__drv;
+    reg  valid_pack__parts__55__drv;
+    reg  valid_pack__parts__56__drv;
+    reg  valid_pack__parts__57__drv;
+    reg  valid_pack__parts__58__drv;
+    reg  valid_pack__parts__59__drv;
+    reg  valid_pack__parts__60__drv;
+    reg  valid_pack__parts__61__drv;
+    reg  valid_pack__parts__62__drv;
+    reg  valid_pack__parts__63__drv;
+    reg  valid_pack__parts__64__drv;
+    reg  valid_pack__parts__65__drv;
+    reg  valid_pack__parts__66__drv;
+    reg  valid_pack__parts__67__drv;
+    reg  valid_pack__parts__68__drv;
+    reg  valid_pack__parts__69__drv;
+    reg  valid_pack__parts__70__drv;
+    reg  valid_pack__parts__71__drv;
+    reg  valid_pack__parts__72__drv;
+    reg  valid_pack__parts__73__drv;
+    reg  valid_pack__parts__74__drv;
+    reg  valid_pack__parts__75__drv;
+    reg  valid_pack__parts__76__drv;
+    reg  valid_pack__parts__77__drv;
+    reg  valid_pack__parts__78__drv;
+    reg  valid_pack__parts__79__drv;
+    reg  valid_pack__parts__80__drv;
+    reg  valid_pack__parts__81__drv;
+    reg  valid_pack__parts__82__drv;
+    reg  valid_pack__parts__83__drv;
+    reg  valid_pack__parts__84__drv;
+    reg  valid_pack__parts__85__drv;
+    reg  valid_pack__parts__86__drv;
+    reg  valid_pack__parts__87__drv;
+    reg  valid_pack__parts__88__drv;
+    reg  valid_pack__parts__89__drv;
+    reg  valid_pack__parts__90__drv;
+    reg  valid_pack__parts__91__drv;
+    reg  valid_pack__parts__92__drv;
+    reg  valid_pack__parts__93__drv;
+    reg  valid_pack__parts__94__drv;
+    reg  valid_pack__parts__95__drv;
+    reg  valid_pack__parts__96__drv;
+    reg  valid_pack__parts__97__drv;
+    reg  valid_pack__parts__98__drv;
+    reg  valid_pack__parts__99__drv;
+    reg  valid_pack__parts__100__drv;
+    reg  valid_pack__parts__101__drv;
+    reg  valid_pack__parts__102__drv;
+    reg  valid_pack__parts__103__drv;
+    reg  valid_pack__parts__104__drv;
+    reg  valid_pack__parts__105__drv;
+    reg  valid_pack__parts__106__drv;
+    reg  valid_pack__parts__107__drv;
+    reg  valid_pack__parts__108__drv;
+    reg  valid_pack__parts__109__drv;
+    reg  valid_pack__parts__110__drv;
+    reg  valid_pack__parts__111__drv;
+    reg  valid_pack__parts__112__drv;
+    reg  valid_pack__parts__113__drv;
+    reg  valid_pack__parts__114__drv;
+    reg  valid_pack__parts__115__drv;
+    reg  valid_pack__parts__116__drv;
+    reg  valid_pack__parts__117__drv;
+    reg  valid_pack__parts__118__drv;
+    reg  valid_pack__parts__119__drv;
+    reg  valid_pack__parts__120__drv;
+    reg  valid_pack__parts__121__drv;
+    reg  valid_pack__parts__122__drv;
+    reg  valid_pack__parts__123__drv;
+    reg  valid_pack__parts__124__drv;
+    reg  valid_pack__parts__125__drv;
+    reg  valid_pack__parts__126__drv;
+    reg  valid_pack__parts__127__drv;
+    reg  blockbar_pack__parts__0__drv;
+    reg  blockbar_pack__parts__1__drv;
+    reg  blockbar_pack__parts__2__drv;
+    reg  blockbar_pack__parts__3__drv;
+    reg  blockbar_pack__parts__4__drv;
+    reg  blockbar_pack__parts__5__drv;
+    reg  blockbar_pack__parts__6__drv;
+    reg  blockbar_pack__parts__7__drv;
+    reg  blockbar_pack__parts__8__drv;
+    reg  blockbar_pack__parts__9__drv;
+    reg  blockbar_pack__parts__10__drv;
+    reg  blockbar_pack__parts__11__drv;
+    reg  blockbar_pack__parts__12__drv;
+    reg  blockbar_pack__parts__13__drv;
+    reg  blockbar_pack__parts__14__drv;
+    reg  blockbar_pack__parts__15__drv;
+    reg  blockbar_pack__parts__16__drv;
+    reg  blockbar_pack__parts__17__drv;
+    reg  blockbar_pack__parts__18__drv;
+    reg  blockbar_pack__parts__19__drv;
+    reg  blockbar_pack__parts__20__drv;
+    reg  blockbar_pack__parts__21__drv;
+    reg  blockbar_pack__parts__22__drv;
+    reg  blockbar_pack__parts__23__drv;
+    reg  blockbar_pack__parts__24__drv;
+    reg  blockbar_pack__parts__25__drv;
+    reg  blockbar_pack__parts__26__drv;
+    reg  blockbar_pack__parts__27__drv;
+    reg  blockbar_pack__parts__28__drv;
+    reg  blockbar_pack__parts__29__drv;
+    reg  blockbar_pack__parts__30__drv;
+    reg  blockbar_pack__parts__31__drv;
+    reg  blockbar_pack__parts__32__drv;
+    reg  blockbar_pack__parts__33__drv;
+    reg  blockbar_pack__parts__34__drv;
+    reg  blockbar_pack__parts__35__drv;
+    reg  blockbar_pack__parts__36__drv;
+    reg  blockbar_pack__parts__37__drv;
+    reg  blockbar_pack__parts__38__drv;
+    reg  blockbar_pack__parts__39__drv;
+    reg  blockbar_pack__parts__40__drv;
+    reg  blockbar_pack__parts__41__drv;
+    reg  blockbar_pack__parts__42__drv;
+    reg  blockbar_pack__parts__43__drv;
+    reg  blockbar_pack__parts__44__drv;
+    reg  blockbar_pack__parts__45__drv;
+    reg  blockbar_pack__parts__46__drv;
+    reg  blockbar_pack__parts__47__drv;
+    reg  blockbar_pack__parts__48__drv;
+    reg  blockbar_pack__parts__49__drv;
+    reg  blockbar_pack__parts__50__drv;
+    reg  blockbar_pack__parts__51__drv;
+    reg  blockbar_pack__parts__52__drv;
+    reg  blockbar_pack__parts__53__drv;
+    reg  blockbar_pack__parts__54__drv;
+    reg  blockbar_pack__parts__55__drv;
+    reg  blockbar_pack__parts__56__drv;
+    reg  blockbar_pack__parts__57__drv;
+    reg  blockbar_pack__parts__58__drv;
+    reg  blockbar_pack__parts__59__drv;
+    reg  blockbar_pack__parts__60__drv;
+    reg  blockbar_pack__parts__61__drv;
+    reg  blockbar_pack__parts__62__drv;
+    reg  blockbar_pack__parts__63__drv;
+    reg  blockbar_pack__parts__64__drv;
+    reg  blockbar_pack__parts__65__drv;
+    reg  blockbar_pack__parts__66__drv;
+    reg  blockbar_pack__parts__67__drv;
+    reg  blockbar_pack__parts__68__drv;
+    reg  blockbar_pack__parts__69__drv;
+    reg  blockbar_pack__parts__70__drv;
+    reg  blockbar_pack__parts__71__drv;
+    reg  blockbar_pack__parts__72__drv;
+    reg  blockbar_pack__parts__73__drv;
+    reg  blockbar_pack__parts__74__drv;
+    reg  blockbar_pack__parts__75__drv;
+    reg  blockbar_pack__parts__76__drv;
+    reg  blockbar_pack__parts__77__drv;
+    reg  blockbar_pack__parts__78__drv;
+    reg  blockbar_pack__parts__79__drv;
+    reg  blockbar_pack__parts__80__drv;
+    reg  blockbar_pack__parts__81__drv;
+    reg  blockbar_pack__parts__82__drv;
+    reg  blockbar_pack__parts__83__drv;
+    reg  blockbar_pack__parts__84__drv;
+    reg  blockbar_pack__parts__85__drv;
+    reg  blockbar_pack__parts__86__drv;
+    reg  blockbar_pack__parts__87__drv;
+    reg  blockbar_pack__parts__88__drv;
+    reg  blockbar_pack__parts__89__drv;
+    reg  blockbar_pack__parts__90__drv;
+    reg  blockbar_pack__parts__91__drv;
+    reg  blockbar_pack__parts__92__drv;
+    reg  blockbar_pack__parts__93__drv;
+    reg  blockbar_pack__parts__94__drv;
+    reg  blockbar_pack__parts__95__drv;
+    reg  blockbar_pack__parts__96__drv;
+    reg  blockbar_pack__parts__97__drv;
+    reg  blockbar_pack__parts__98__drv;
+    reg  blockbar_pack__parts__99__drv;
+    reg  blockbar_pack__parts__100__drv;
+    reg  blockbar_pack__parts__101__drv;
+    reg  blockbar_pack__parts__102__drv;
+    reg  blockbar_pack__parts__103__drv;
+    reg  blockbar_pack__parts__104__drv;
+    reg  blockbar_pack__parts__105__drv;
+    reg  blockbar_pack__parts__106__drv;
+    reg  blockbar_pack__parts__107__drv;
+    reg  blockbar_pack__parts__108__drv;
+    reg  blockbar_pack__parts__109__drv;
+    reg  blockbar_pack__parts__110__drv;
+    reg  blockbar_pack__parts__111__drv;
+    reg  blockbar_pack__parts__112__drv;
+    reg  blockbar_pack__parts__113__drv;
+    reg  blockbar_pack__parts__114__drv;
+    reg  blockbar_pack__parts__115__drv;
+    reg  blockbar_pack__parts__116__drv;
+    reg  blockbar_pack__parts__117__drv;
+    reg  blockbar_pack__parts__118__drv;
+    reg  blockbar_pack__parts__119__drv;
+    reg  blockbar_pack__parts__120__drv;
+    reg  blockbar_pack__parts__121__drv;
+    reg  blockbar_pack__parts__122__drv;
+    reg  blockbar_pack__parts__123__drv;
+    reg  blockbar_pack__parts__124__drv;
+    reg  blockbar_pack__parts__125__drv;
+    reg  blockbar_pack__parts__126__drv;
+    reg  blockbar_pack__parts__127__drv;
     
     // Local signals
     reg  fused;
@@ -6889,10 +9776,10 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
     
     // Update code
     always @(*) begin
-        states__whole = state;
-        stage_valid__whole = pipe_valid;
-        stage_sw__whole = pipe_sw;
-        stage_pc__whole = pipe_pc;
+        states__whole__drv = state;
+        stage_valid__whole__drv = pipe_valid;
+        stage_sw__whole__drv = pipe_sw;
+        stage_pc__whole__drv = pipe_pc;
         fused = bundle_valid & bundle_fused;
         single = bundle_valid & ~bundle_fused;
         stall_single = single & ((inst_kind == kind_long) | (inst_kind == kind_bar_partner));
@@ -6905,69 +9792,69 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
             bar_sw = sel_sw;
             bar_pc = bundle_pc;
         end
-        issue_pack__parts__0 = 32'h0;
+        issue_pack__parts__0__drv = 32'h0;
         if (bundle_valid & (bundle_group == 0)) begin
-            issue_pack__parts__0 = bundle_members;
+            issue_pack__parts__0__drv = bundle_members;
         end
-        issue_pack__parts__1 = 32'h0;
+        issue_pack__parts__1__drv = 32'h0;
         if (bundle_valid & (bundle_group == 1)) begin
-            issue_pack__parts__1 = bundle_members;
+            issue_pack__parts__1__drv = bundle_members;
         end
-        issue_pack__parts__2 = 32'h0;
+        issue_pack__parts__2__drv = 32'h0;
         if (bundle_valid & (bundle_group == 2)) begin
-            issue_pack__parts__2 = bundle_members;
+            issue_pack__parts__2__drv = bundle_members;
         end
-        issue_pack__parts__3 = 32'h0;
+        issue_pack__parts__3__drv = 32'h0;
         if (bundle_valid & (bundle_group == 3)) begin
-            issue_pack__parts__3 = bundle_members;
+            issue_pack__parts__3__drv = bundle_members;
         end
-        issue_pack__parts__4 = 32'h0;
+        issue_pack__parts__4__drv = 32'h0;
         if (bundle_valid & (bundle_group == 4)) begin
-            issue_pack__parts__4 = bundle_members;
+            issue_pack__parts__4__drv = bundle_members;
         end
-        issue_pack__parts__5 = 32'h0;
+        issue_pack__parts__5__drv = 32'h0;
         if (bundle_valid & (bundle_group == 5)) begin
-            issue_pack__parts__5 = bundle_members;
+            issue_pack__parts__5__drv = bundle_members;
         end
-        issue_pack__parts__6 = 32'h0;
+        issue_pack__parts__6__drv = 32'h0;
         if (bundle_valid & (bundle_group == 6)) begin
-            issue_pack__parts__6 = bundle_members;
+            issue_pack__parts__6__drv = bundle_members;
         end
-        issue_pack__parts__7 = 32'h0;
+        issue_pack__parts__7__drv = 32'h0;
         if (bundle_valid & (bundle_group == 7)) begin
-            issue_pack__parts__7 = bundle_members;
+            issue_pack__parts__7__drv = bundle_members;
         end
-        issue_pack__parts__8 = 32'h0;
+        issue_pack__parts__8__drv = 32'h0;
         if (bundle_valid & (bundle_group == 8)) begin
-            issue_pack__parts__8 = bundle_members;
+            issue_pack__parts__8__drv = bundle_members;
         end
-        issue_pack__parts__9 = 32'h0;
+        issue_pack__parts__9__drv = 32'h0;
         if (bundle_valid & (bundle_group == 9)) begin
-            issue_pack__parts__9 = bundle_members;
+            issue_pack__parts__9__drv = bundle_members;
         end
-        issue_pack__parts__10 = 32'h0;
+        issue_pack__parts__10__drv = 32'h0;
         if (bundle_valid & (bundle_group == 10)) begin
-            issue_pack__parts__10 = bundle_members;
+            issue_pack__parts__10__drv = bundle_members;
         end
-        issue_pack__parts__11 = 32'h0;
+        issue_pack__parts__11__drv = 32'h0;
         if (bundle_valid & (bundle_group == 11)) begin
-            issue_pack__parts__11 = bundle_members;
+            issue_pack__parts__11__drv = bundle_members;
         end
-        issue_pack__parts__12 = 32'h0;
+        issue_pack__parts__12__drv = 32'h0;
         if (bundle_valid & (bundle_group == 12)) begin
-            issue_pack__parts__12 = bundle_members;
+            issue_pack__parts__12__drv = bundle_members;
         end
-        issue_pack__parts__13 = 32'h0;
+        issue_pack__parts__13__drv = 32'h0;
         if (bundle_valid & (bundle_group == 13)) begin
-            issue_pack__parts__13 = bundle_members;
+            issue_pack__parts__13__drv = bundle_members;
         end
-        issue_pack__parts__14 = 32'h0;
+        issue_pack__parts__14__drv = 32'h0;
         if (bundle_valid & (bundle_group == 14)) begin
-            issue_pack__parts__14 = bundle_members;
+            issue_pack__parts__14__drv = bundle_members;
         end
-        issue_pack__parts__15 = 32'h0;
+        issue_pack__parts__15__drv = 32'h0;
         if (bundle_valid & (bundle_group == 15)) begin
-            issue_pack__parts__15 = bundle_members;
+            issue_pack__parts__15__drv = bundle_members;
         end
         issued = issue_pack__whole;
         top_member = 32'h0;
@@ -7099,9 +9986,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__0 == st_empty) & launch[0]) begin
             st = st_ready;
         end
-        st4_pack__parts__0 = st;
-        valid_pack__parts__0 = (st != st_empty);
-        blockbar_pack__parts__0 = (st == st_blockbar);
+        st4_pack__parts__0__drv = st;
+        valid_pack__parts__0__drv = (st != st_empty);
+        blockbar_pack__parts__0__drv = (st == st_blockbar);
         st = states__parts__1;
         if (issued[1]) begin
             if (fused | stall_single) begin
@@ -7123,9 +10010,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__1 == st_empty) & launch[1]) begin
             st = st_ready;
         end
-        st4_pack__parts__1 = st;
-        valid_pack__parts__1 = (st != st_empty);
-        blockbar_pack__parts__1 = (st == st_blockbar);
+        st4_pack__parts__1__drv = st;
+        valid_pack__parts__1__drv = (st != st_empty);
+        blockbar_pack__parts__1__drv = (st == st_blockbar);
         st = states__parts__2;
         if (issued[2]) begin
             if (fused | stall_single) begin
@@ -7147,9 +10034,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__2 == st_empty) & launch[2]) begin
             st = st_ready;
         end
-        st4_pack__parts__2 = st;
-        valid_pack__parts__2 = (st != st_empty);
-        blockbar_pack__parts__2 = (st == st_blockbar);
+        st4_pack__parts__2__drv = st;
+        valid_pack__parts__2__drv = (st != st_empty);
+        blockbar_pack__parts__2__drv = (st == st_blockbar);
         st = states__parts__3;
         if (issued[3]) begin
             if (fused | stall_single) begin
@@ -7171,9 +10058,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__3 == st_empty) & launch[3]) begin
             st = st_ready;
         end
-        st4_pack__parts__3 = st;
-        valid_pack__parts__3 = (st != st_empty);
-        blockbar_pack__parts__3 = (st == st_blockbar);
+        st4_pack__parts__3__drv = st;
+        valid_pack__parts__3__drv = (st != st_empty);
+        blockbar_pack__parts__3__drv = (st == st_blockbar);
         st = states__parts__4;
         if (issued[4]) begin
             if (fused | stall_single) begin
@@ -7195,9 +10082,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__4 == st_empty) & launch[4]) begin
             st = st_ready;
         end
-        st4_pack__parts__4 = st;
-        valid_pack__parts__4 = (st != st_empty);
-        blockbar_pack__parts__4 = (st == st_blockbar);
+        st4_pack__parts__4__drv = st;
+        valid_pack__parts__4__drv = (st != st_empty);
+        blockbar_pack__parts__4__drv = (st == st_blockbar);
         st = states__parts__5;
         if (issued[5]) begin
             if (fused | stall_single) begin
@@ -7219,9 +10106,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__5 == st_empty) & launch[5]) begin
             st = st_ready;
         end
-        st4_pack__parts__5 = st;
-        valid_pack__parts__5 = (st != st_empty);
-        blockbar_pack__parts__5 = (st == st_blockbar);
+        st4_pack__parts__5__drv = st;
+        valid_pack__parts__5__drv = (st != st_empty);
+        blockbar_pack__parts__5__drv = (st == st_blockbar);
         st = states__parts__6;
         if (issued[6]) begin
             if (fused | stall_single) begin
@@ -7243,9 +10130,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__6 == st_empty) & launch[6]) begin
             st = st_ready;
         end
-        st4_pack__parts__6 = st;
-        valid_pack__parts__6 = (st != st_empty);
-        blockbar_pack__parts__6 = (st == st_blockbar);
+        st4_pack__parts__6__drv = st;
+        valid_pack__parts__6__drv = (st != st_empty);
+        blockbar_pack__parts__6__drv = (st == st_blockbar);
         st = states__parts__7;
         if (issued[7]) begin
             if (fused | stall_single) begin
@@ -7267,9 +10154,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__7 == st_empty) & launch[7]) begin
             st = st_ready;
         end
-        st4_pack__parts__7 = st;
-        valid_pack__parts__7 = (st != st_empty);
-        blockbar_pack__parts__7 = (st == st_blockbar);
+        st4_pack__parts__7__drv = st;
+        valid_pack__parts__7__drv = (st != st_empty);
+        blockbar_pack__parts__7__drv = (st == st_blockbar);
         st = states__parts__8;
         if (issued[8]) begin
             if (fused | stall_single) begin
@@ -7291,9 +10178,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__8 == st_empty) & launch[8]) begin
             st = st_ready;
         end
-        st4_pack__parts__8 = st;
-        valid_pack__parts__8 = (st != st_empty);
-        blockbar_pack__parts__8 = (st == st_blockbar);
+        st4_pack__parts__8__drv = st;
+        valid_pack__parts__8__drv = (st != st_empty);
+        blockbar_pack__parts__8__drv = (st == st_blockbar);
         st = states__parts__9;
         if (issued[9]) begin
             if (fused | stall_single) begin
@@ -7315,9 +10202,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__9 == st_empty) & launch[9]) begin
             st = st_ready;
         end
-        st4_pack__parts__9 = st;
-        valid_pack__parts__9 = (st != st_empty);
-        blockbar_pack__parts__9 = (st == st_blockbar);
+        st4_pack__parts__9__drv = st;
+        valid_pack__parts__9__drv = (st != st_empty);
+        blockbar_pack__parts__9__drv = (st == st_blockbar);
         st = states__parts__10;
         if (issued[10]) begin
             if (fused | stall_single) begin
@@ -7339,9 +10226,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__10 == st_empty) & launch[10]) begin
             st = st_ready;
         end
-        st4_pack__parts__10 = st;
-        valid_pack__parts__10 = (st != st_empty);
-        blockbar_pack__parts__10 = (st == st_blockbar);
+        st4_pack__parts__10__drv = st;
+        valid_pack__parts__10__drv = (st != st_empty);
+        blockbar_pack__parts__10__drv = (st == st_blockbar);
         st = states__parts__11;
         if (issued[11]) begin
             if (fused | stall_single) begin
@@ -7363,9 +10250,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__11 == st_empty) & launch[11]) begin
             st = st_ready;
         end
-        st4_pack__parts__11 = st;
-        valid_pack__parts__11 = (st != st_empty);
-        blockbar_pack__parts__11 = (st == st_blockbar);
+        st4_pack__parts__11__drv = st;
+        valid_pack__parts__11__drv = (st != st_empty);
+        blockbar_pack__parts__11__drv = (st == st_blockbar);
         st = states__parts__12;
         if (issued[12]) begin
             if (fused | stall_single) begin
@@ -7387,9 +10274,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__12 == st_empty) & launch[12]) begin
             st = st_ready;
         end
-        st4_pack__parts__12 = st;
-        valid_pack__parts__12 = (st != st_empty);
-        blockbar_pack__parts__12 = (st == st_blockbar);
+        st4_pack__parts__12__drv = st;
+        valid_pack__parts__12__drv = (st != st_empty);
+        blockbar_pack__parts__12__drv = (st == st_blockbar);
         st = states__parts__13;
         if (issued[13]) begin
             if (fused | stall_single) begin
@@ -7411,9 +10298,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__13 == st_empty) & launch[13]) begin
             st = st_ready;
         end
-        st4_pack__parts__13 = st;
-        valid_pack__parts__13 = (st != st_empty);
-        blockbar_pack__parts__13 = (st == st_blockbar);
+        st4_pack__parts__13__drv = st;
+        valid_pack__parts__13__drv = (st != st_empty);
+        blockbar_pack__parts__13__drv = (st == st_blockbar);
         st = states__parts__14;
         if (issued[14]) begin
             if (fused | stall_single) begin
@@ -7435,9 +10322,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__14 == st_empty) & launch[14]) begin
             st = st_ready;
         end
-        st4_pack__parts__14 = st;
-        valid_pack__parts__14 = (st != st_empty);
-        blockbar_pack__parts__14 = (st == st_blockbar);
+        st4_pack__parts__14__drv = st;
+        valid_pack__parts__14__drv = (st != st_empty);
+        blockbar_pack__parts__14__drv = (st == st_blockbar);
         st = states__parts__15;
         if (issued[15]) begin
             if (fused | stall_single) begin
@@ -7459,9 +10346,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__15 == st_empty) & launch[15]) begin
             st = st_ready;
         end
-        st4_pack__parts__15 = st;
-        valid_pack__parts__15 = (st != st_empty);
-        blockbar_pack__parts__15 = (st == st_blockbar);
+        st4_pack__parts__15__drv = st;
+        valid_pack__parts__15__drv = (st != st_empty);
+        blockbar_pack__parts__15__drv = (st == st_blockbar);
         st = states__parts__16;
         if (issued[16]) begin
             if (fused | stall_single) begin
@@ -7483,9 +10370,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__16 == st_empty) & launch[16]) begin
             st = st_ready;
         end
-        st4_pack__parts__16 = st;
-        valid_pack__parts__16 = (st != st_empty);
-        blockbar_pack__parts__16 = (st == st_blockbar);
+        st4_pack__parts__16__drv = st;
+        valid_pack__parts__16__drv = (st != st_empty);
+        blockbar_pack__parts__16__drv = (st == st_blockbar);
         st = states__parts__17;
         if (issued[17]) begin
             if (fused | stall_single) begin
@@ -7507,9 +10394,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__17 == st_empty) & launch[17]) begin
             st = st_ready;
         end
-        st4_pack__parts__17 = st;
-        valid_pack__parts__17 = (st != st_empty);
-        blockbar_pack__parts__17 = (st == st_blockbar);
+        st4_pack__parts__17__drv = st;
+        valid_pack__parts__17__drv = (st != st_empty);
+        blockbar_pack__parts__17__drv = (st == st_blockbar);
         st = states__parts__18;
         if (issued[18]) begin
             if (fused | stall_single) begin
@@ -7531,9 +10418,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__18 == st_empty) & launch[18]) begin
             st = st_ready;
         end
-        st4_pack__parts__18 = st;
-        valid_pack__parts__18 = (st != st_empty);
-        blockbar_pack__parts__18 = (st == st_blockbar);
+        st4_pack__parts__18__drv = st;
+        valid_pack__parts__18__drv = (st != st_empty);
+        blockbar_pack__parts__18__drv = (st == st_blockbar);
         st = states__parts__19;
         if (issued[19]) begin
             if (fused | stall_single) begin
@@ -7555,9 +10442,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__19 == st_empty) & launch[19]) begin
             st = st_ready;
         end
-        st4_pack__parts__19 = st;
-        valid_pack__parts__19 = (st != st_empty);
-        blockbar_pack__parts__19 = (st == st_blockbar);
+        st4_pack__parts__19__drv = st;
+        valid_pack__parts__19__drv = (st != st_empty);
+        blockbar_pack__parts__19__drv = (st == st_blockbar);
         st = states__parts__20;
         if (issued[20]) begin
             if (fused | stall_single) begin
@@ -7579,9 +10466,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__20 == st_empty) & launch[20]) begin
             st = st_ready;
         end
-        st4_pack__parts__20 = st;
-        valid_pack__parts__20 = (st != st_empty);
-        blockbar_pack__parts__20 = (st == st_blockbar);
+        st4_pack__parts__20__drv = st;
+        valid_pack__parts__20__drv = (st != st_empty);
+        blockbar_pack__parts__20__drv = (st == st_blockbar);
         st = states__parts__21;
         if (issued[21]) begin
             if (fused | stall_single) begin
@@ -7603,9 +10490,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__21 == st_empty) & launch[21]) begin
             st = st_ready;
         end
-        st4_pack__parts__21 = st;
-        valid_pack__parts__21 = (st != st_empty);
-        blockbar_pack__parts__21 = (st == st_blockbar);
+        st4_pack__parts__21__drv = st;
+        valid_pack__parts__21__drv = (st != st_empty);
+        blockbar_pack__parts__21__drv = (st == st_blockbar);
         st = states__parts__22;
         if (issued[22]) begin
             if (fused | stall_single) begin
@@ -7627,9 +10514,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__22 == st_empty) & launch[22]) begin
             st = st_ready;
         end
-        st4_pack__parts__22 = st;
-        valid_pack__parts__22 = (st != st_empty);
-        blockbar_pack__parts__22 = (st == st_blockbar);
+        st4_pack__parts__22__drv = st;
+        valid_pack__parts__22__drv = (st != st_empty);
+        blockbar_pack__parts__22__drv = (st == st_blockbar);
         st = states__parts__23;
         if (issued[23]) begin
             if (fused | stall_single) begin
@@ -7651,9 +10538,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__23 == st_empty) & launch[23]) begin
             st = st_ready;
         end
-        st4_pack__parts__23 = st;
-        valid_pack__parts__23 = (st != st_empty);
-        blockbar_pack__parts__23 = (st == st_blockbar);
+        st4_pack__parts__23__drv = st;
+        valid_pack__parts__23__drv = (st != st_empty);
+        blockbar_pack__parts__23__drv = (st == st_blockbar);
         st = states__parts__24;
         if (issued[24]) begin
             if (fused | stall_single) begin
@@ -7675,9 +10562,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__24 == st_empty) & launch[24]) begin
             st = st_ready;
         end
-        st4_pack__parts__24 = st;
-        valid_pack__parts__24 = (st != st_empty);
-        blockbar_pack__parts__24 = (st == st_blockbar);
+        st4_pack__parts__24__drv = st;
+        valid_pack__parts__24__drv = (st != st_empty);
+        blockbar_pack__parts__24__drv = (st == st_blockbar);
         st = states__parts__25;
         if (issued[25]) begin
             if (fused | stall_single) begin
@@ -7699,9 +10586,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__25 == st_empty) & launch[25]) begin
             st = st_ready;
         end
-        st4_pack__parts__25 = st;
-        valid_pack__parts__25 = (st != st_empty);
-        blockbar_pack__parts__25 = (st == st_blockbar);
+        st4_pack__parts__25__drv = st;
+        valid_pack__parts__25__drv = (st != st_empty);
+        blockbar_pack__parts__25__drv = (st == st_blockbar);
         st = states__parts__26;
         if (issued[26]) begin
             if (fused | stall_single) begin
@@ -7723,9 +10610,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__26 == st_empty) & launch[26]) begin
             st = st_ready;
         end
-        st4_pack__parts__26 = st;
-        valid_pack__parts__26 = (st != st_empty);
-        blockbar_pack__parts__26 = (st == st_blockbar);
+        st4_pack__parts__26__drv = st;
+        valid_pack__parts__26__drv = (st != st_empty);
+        blockbar_pack__parts__26__drv = (st == st_blockbar);
         st = states__parts__27;
         if (issued[27]) begin
             if (fused | stall_single) begin
@@ -7747,9 +10634,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__27 == st_empty) & launch[27]) begin
             st = st_ready;
         end
-        st4_pack__parts__27 = st;
-        valid_pack__parts__27 = (st != st_empty);
-        blockbar_pack__parts__27 = (st == st_blockbar);
+        st4_pack__parts__27__drv = st;
+        valid_pack__parts__27__drv = (st != st_empty);
+        blockbar_pack__parts__27__drv = (st == st_blockbar);
         st = states__parts__28;
         if (issued[28]) begin
             if (fused | stall_single) begin
@@ -7771,9 +10658,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__28 == st_empty) & launch[28]) begin
             st = st_ready;
         end
-        st4_pack__parts__28 = st;
-        valid_pack__parts__28 = (st != st_empty);
-        blockbar_pack__parts__28 = (st == st_blockbar);
+        st4_pack__parts__28__drv = st;
+        valid_pack__parts__28__drv = (st != st_empty);
+        blockbar_pack__parts__28__drv = (st == st_blockbar);
         st = states__parts__29;
         if (issued[29]) begin
             if (fused | stall_single) begin
@@ -7795,9 +10682,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__29 == st_empty) & launch[29]) begin
             st = st_ready;
         end
-        st4_pack__parts__29 = st;
-        valid_pack__parts__29 = (st != st_empty);
-        blockbar_pack__parts__29 = (st == st_blockbar);
+        st4_pack__parts__29__drv = st;
+        valid_pack__parts__29__drv = (st != st_empty);
+        blockbar_pack__parts__29__drv = (st == st_blockbar);
         st = states__parts__30;
         if (issued[30]) begin
             if (fused | stall_single) begin
@@ -7819,9 +10706,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__30 == st_empty) & launch[30]) begin
             st = st_ready;
         end
-        st4_pack__parts__30 = st;
-        valid_pack__parts__30 = (st != st_empty);
-        blockbar_pack__parts__30 = (st == st_blockbar);
+        st4_pack__parts__30__drv = st;
+        valid_pack__parts__30__drv = (st != st_empty);
+        blockbar_pack__parts__30__drv = (st == st_blockbar);
         st = states__parts__31;
         if (issued[31]) begin
             if (fused | stall_single) begin
@@ -7843,9 +10730,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__31 == st_empty) & launch[31]) begin
             st = st_ready;
         end
-        st4_pack__parts__31 = st;
-        valid_pack__parts__31 = (st != st_empty);
-        blockbar_pack__parts__31 = (st == st_blockbar);
+        st4_pack__parts__31__drv = st;
+        valid_pack__parts__31__drv = (st != st_empty);
+        blockbar_pack__parts__31__drv = (st == st_blockbar);
         st = states__parts__32;
         if (issued[32]) begin
             if (fused | stall_single) begin
@@ -7867,9 +10754,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__32 == st_empty) & launch[32]) begin
             st = st_ready;
         end
-        st4_pack__parts__32 = st;
-        valid_pack__parts__32 = (st != st_empty);
-        blockbar_pack__parts__32 = (st == st_blockbar);
+        st4_pack__parts__32__drv = st;
+        valid_pack__parts__32__drv = (st != st_empty);
+        blockbar_pack__parts__32__drv = (st == st_blockbar);
         st = states__parts__33;
         if (issued[33]) begin
             if (fused | stall_single) begin
@@ -7891,9 +10778,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__33 == st_empty) & launch[33]) begin
             st = st_ready;
         end
-        st4_pack__parts__33 = st;
-        valid_pack__parts__33 = (st != st_empty);
-        blockbar_pack__parts__33 = (st == st_blockbar);
+        st4_pack__parts__33__drv = st;
+        valid_pack__parts__33__drv = (st != st_empty);
+        blockbar_pack__parts__33__drv = (st == st_blockbar);
         st = states__parts__34;
         if (issued[34]) begin
             if (fused | stall_single) begin
@@ -7915,9 +10802,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__34 == st_empty) & launch[34]) begin
             st = st_ready;
         end
-        st4_pack__parts__34 = st;
-        valid_pack__parts__34 = (st != st_empty);
-        blockbar_pack__parts__34 = (st == st_blockbar);
+        st4_pack__parts__34__drv = st;
+        valid_pack__parts__34__drv = (st != st_empty);
+        blockbar_pack__parts__34__drv = (st == st_blockbar);
         st = states__parts__35;
         if (issued[35]) begin
             if (fused | stall_single) begin
@@ -7939,9 +10826,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__35 == st_empty) & launch[35]) begin
             st = st_ready;
         end
-        st4_pack__parts__35 = st;
-        valid_pack__parts__35 = (st != st_empty);
-        blockbar_pack__parts__35 = (st == st_blockbar);
+        st4_pack__parts__35__drv = st;
+        valid_pack__parts__35__drv = (st != st_empty);
+        blockbar_pack__parts__35__drv = (st == st_blockbar);
         st = states__parts__36;
         if (issued[36]) begin
             if (fused | stall_single) begin
@@ -7963,9 +10850,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__36 == st_empty) & launch[36]) begin
             st = st_ready;
         end
-        st4_pack__parts__36 = st;
-        valid_pack__parts__36 = (st != st_empty);
-        blockbar_pack__parts__36 = (st == st_blockbar);
+        st4_pack__parts__36__drv = st;
+        valid_pack__parts__36__drv = (st != st_empty);
+        blockbar_pack__parts__36__drv = (st == st_blockbar);
         st = states__parts__37;
         if (issued[37]) begin
             if (fused | stall_single) begin
@@ -7987,9 +10874,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__37 == st_empty) & launch[37]) begin
             st = st_ready;
         end
-        st4_pack__parts__37 = st;
-        valid_pack__parts__37 = (st != st_empty);
-        blockbar_pack__parts__37 = (st == st_blockbar);
+        st4_pack__parts__37__drv = st;
+        valid_pack__parts__37__drv = (st != st_empty);
+        blockbar_pack__parts__37__drv = (st == st_blockbar);
         st = states__parts__38;
         if (issued[38]) begin
             if (fused | stall_single) begin
@@ -8011,9 +10898,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__38 == st_empty) & launch[38]) begin
             st = st_ready;
         end
-        st4_pack__parts__38 = st;
-        valid_pack__parts__38 = (st != st_empty);
-        blockbar_pack__parts__38 = (st == st_blockbar);
+        st4_pack__parts__38__drv = st;
+        valid_pack__parts__38__drv = (st != st_empty);
+        blockbar_pack__parts__38__drv = (st == st_blockbar);
         st = states__parts__39;
         if (issued[39]) begin
             if (fused | stall_single) begin
@@ -8035,9 +10922,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__39 == st_empty) & launch[39]) begin
             st = st_ready;
         end
-        st4_pack__parts__39 = st;
-        valid_pack__parts__39 = (st != st_empty);
-        blockbar_pack__parts__39 = (st == st_blockbar);
+        st4_pack__parts__39__drv = st;
+        valid_pack__parts__39__drv = (st != st_empty);
+        blockbar_pack__parts__39__drv = (st == st_blockbar);
         st = states__parts__40;
         if (issued[40]) begin
             if (fused | stall_single) begin
@@ -8059,9 +10946,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__40 == st_empty) & launch[40]) begin
             st = st_ready;
         end
-        st4_pack__parts__40 = st;
-        valid_pack__parts__40 = (st != st_empty);
-        blockbar_pack__parts__40 = (st == st_blockbar);
+        st4_pack__parts__40__drv = st;
+        valid_pack__parts__40__drv = (st != st_empty);
+        blockbar_pack__parts__40__drv = (st == st_blockbar);
         st = states__parts__41;
         if (issued[41]) begin
             if (fused | stall_single) begin
@@ -8083,9 +10970,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__41 == st_empty) & launch[41]) begin
             st = st_ready;
         end
-        st4_pack__parts__41 = st;
-        valid_pack__parts__41 = (st != st_empty);
-        blockbar_pack__parts__41 = (st == st_blockbar);
+        st4_pack__parts__41__drv = st;
+        valid_pack__parts__41__drv = (st != st_empty);
+        blockbar_pack__parts__41__drv = (st == st_blockbar);
         st = states__parts__42;
         if (issued[42]) begin
             if (fused | stall_single) begin
@@ -8107,9 +10994,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__42 == st_empty) & launch[42]) begin
             st = st_ready;
         end
-        st4_pack__parts__42 = st;
-        valid_pack__parts__42 = (st != st_empty);
-        blockbar_pack__parts__42 = (st == st_blockbar);
+        st4_pack__parts__42__drv = st;
+        valid_pack__parts__42__drv = (st != st_empty);
+        blockbar_pack__parts__42__drv = (st == st_blockbar);
         st = states__parts__43;
         if (issued[43]) begin
             if (fused | stall_single) begin
@@ -8131,9 +11018,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__43 == st_empty) & launch[43]) begin
             st = st_ready;
         end
-        st4_pack__parts__43 = st;
-        valid_pack__parts__43 = (st != st_empty);
-        blockbar_pack__parts__43 = (st == st_blockbar);
+        st4_pack__parts__43__drv = st;
+        valid_pack__parts__43__drv = (st != st_empty);
+        blockbar_pack__parts__43__drv = (st == st_blockbar);
         st = states__parts__44;
         if (issued[44]) begin
             if (fused | stall_single) begin
@@ -8155,9 +11042,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__44 == st_empty) & launch[44]) begin
             st = st_ready;
         end
-        st4_pack__parts__44 = st;
-        valid_pack__parts__44 = (st != st_empty);
-        blockbar_pack__parts__44 = (st == st_blockbar);
+        st4_pack__parts__44__drv = st;
+        valid_pack__parts__44__drv = (st != st_empty);
+        blockbar_pack__parts__44__drv = (st == st_blockbar);
         st = states__parts__45;
         if (issued[45]) begin
             if (fused | stall_single) begin
@@ -8179,9 +11066,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__45 == st_empty) & launch[45]) begin
             st = st_ready;
         end
-        st4_pack__parts__45 = st;
-        valid_pack__parts__45 = (st != st_empty);
-        blockbar_pack__parts__45 = (st == st_blockbar);
+        st4_pack__parts__45__drv = st;
+        valid_pack__parts__45__drv = (st != st_empty);
+        blockbar_pack__parts__45__drv = (st == st_blockbar);
         st = states__parts__46;
         if (issued[46]) begin
             if (fused | stall_single) begin
@@ -8203,9 +11090,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__46 == st_empty) & launch[46]) begin
             st = st_ready;
         end
-        st4_pack__parts__46 = st;
-        valid_pack__parts__46 = (st != st_empty);
-        blockbar_pack__parts__46 = (st == st_blockbar);
+        st4_pack__parts__46__drv = st;
+        valid_pack__parts__46__drv = (st != st_empty);
+        blockbar_pack__parts__46__drv = (st == st_blockbar);
         st = states__parts__47;
         if (issued[47]) begin
             if (fused | stall_single) begin
@@ -8227,9 +11114,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__47 == st_empty) & launch[47]) begin
             st = st_ready;
         end
-        st4_pack__parts__47 = st;
-        valid_pack__parts__47 = (st != st_empty);
-        blockbar_pack__parts__47 = (st == st_blockbar);
+        st4_pack__parts__47__drv = st;
+        valid_pack__parts__47__drv = (st != st_empty);
+        blockbar_pack__parts__47__drv = (st == st_blockbar);
         st = states__parts__48;
         if (issued[48]) begin
             if (fused | stall_single) begin
@@ -8251,9 +11138,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__48 == st_empty) & launch[48]) begin
             st = st_ready;
         end
-        st4_pack__parts__48 = st;
-        valid_pack__parts__48 = (st != st_empty);
-        blockbar_pack__parts__48 = (st == st_blockbar);
+        st4_pack__parts__48__drv = st;
+        valid_pack__parts__48__drv = (st != st_empty);
+        blockbar_pack__parts__48__drv = (st == st_blockbar);
         st = states__parts__49;
         if (issued[49]) begin
             if (fused | stall_single) begin
@@ -8275,9 +11162,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__49 == st_empty) & launch[49]) begin
             st = st_ready;
         end
-        st4_pack__parts__49 = st;
-        valid_pack__parts__49 = (st != st_empty);
-        blockbar_pack__parts__49 = (st == st_blockbar);
+        st4_pack__parts__49__drv = st;
+        valid_pack__parts__49__drv = (st != st_empty);
+        blockbar_pack__parts__49__drv = (st == st_blockbar);
         st = states__parts__50;
         if (issued[50]) begin
             if (fused | stall_single) begin
@@ -8299,9 +11186,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__50 == st_empty) & launch[50]) begin
             st = st_ready;
         end
-        st4_pack__parts__50 = st;
-        valid_pack__parts__50 = (st != st_empty);
-        blockbar_pack__parts__50 = (st == st_blockbar);
+        st4_pack__parts__50__drv = st;
+        valid_pack__parts__50__drv = (st != st_empty);
+        blockbar_pack__parts__50__drv = (st == st_blockbar);
         st = states__parts__51;
         if (issued[51]) begin
             if (fused | stall_single) begin
@@ -8323,9 +11210,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__51 == st_empty) & launch[51]) begin
             st = st_ready;
         end
-        st4_pack__parts__51 = st;
-        valid_pack__parts__51 = (st != st_empty);
-        blockbar_pack__parts__51 = (st == st_blockbar);
+        st4_pack__parts__51__drv = st;
+        valid_pack__parts__51__drv = (st != st_empty);
+        blockbar_pack__parts__51__drv = (st == st_blockbar);
         st = states__parts__52;
         if (issued[52]) begin
             if (fused | stall_single) begin
@@ -8347,9 +11234,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__52 == st_empty) & launch[52]) begin
             st = st_ready;
         end
-        st4_pack__parts__52 = st;
-        valid_pack__parts__52 = (st != st_empty);
-        blockbar_pack__parts__52 = (st == st_blockbar);
+        st4_pack__parts__52__drv = st;
+        valid_pack__parts__52__drv = (st != st_empty);
+        blockbar_pack__parts__52__drv = (st == st_blockbar);
         st = states__parts__53;
         if (issued[53]) begin
             if (fused | stall_single) begin
@@ -8371,9 +11258,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__53 == st_empty) & launch[53]) begin
             st = st_ready;
         end
-        st4_pack__parts__53 = st;
-        valid_pack__parts__53 = (st != st_empty);
-        blockbar_pack__parts__53 = (st == st_blockbar);
+        st4_pack__parts__53__drv = st;
+        valid_pack__parts__53__drv = (st != st_empty);
+        blockbar_pack__parts__53__drv = (st == st_blockbar);
         st = states__parts__54;
         if (issued[54]) begin
             if (fused | stall_single) begin
@@ -8395,9 +11282,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__54 == st_empty) & launch[54]) begin
             st = st_ready;
         end
-        st4_pack__parts__54 = st;
-        valid_pack__parts__54 = (st != st_empty);
-        blockbar_pack__parts__54 = (st == st_blockbar);
+        st4_pack__parts__54__drv = st;
+        valid_pack__parts__54__drv = (st != st_empty);
+        blockbar_pack__parts__54__drv = (st == st_blockbar);
         st = states__parts__55;
         if (issued[55]) begin
             if (fused | stall_single) begin
@@ -8419,9 +11306,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__55 == st_empty) & launch[55]) begin
             st = st_ready;
         end
-        st4_pack__parts__55 = st;
-        valid_pack__parts__55 = (st != st_empty);
-        blockbar_pack__parts__55 = (st == st_blockbar);
+        st4_pack__parts__55__drv = st;
+        valid_pack__parts__55__drv = (st != st_empty);
+        blockbar_pack__parts__55__drv = (st == st_blockbar);
         st = states__parts__56;
         if (issued[56]) begin
             if (fused | stall_single) begin
@@ -8443,9 +11330,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__56 == st_empty) & launch[56]) begin
             st = st_ready;
         end
-        st4_pack__parts__56 = st;
-        valid_pack__parts__56 = (st != st_empty);
-        blockbar_pack__parts__56 = (st == st_blockbar);
+        st4_pack__parts__56__drv = st;
+        valid_pack__parts__56__drv = (st != st_empty);
+        blockbar_pack__parts__56__drv = (st == st_blockbar);
         st = states__parts__57;
         if (issued[57]) begin
             if (fused | stall_single) begin
@@ -8467,9 +11354,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__57 == st_empty) & launch[57]) begin
             st = st_ready;
         end
-        st4_pack__parts__57 = st;
-        valid_pack__parts__57 = (st != st_empty);
-        blockbar_pack__parts__57 = (st == st_blockbar);
+        st4_pack__parts__57__drv = st;
+        valid_pack__parts__57__drv = (st != st_empty);
+        blockbar_pack__parts__57__drv = (st == st_blockbar);
         st = states__parts__58;
         if (issued[58]) begin
             if (fused | stall_single) begin
@@ -8491,9 +11378,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__58 == st_empty) & launch[58]) begin
             st = st_ready;
         end
-        st4_pack__parts__58 = st;
-        valid_pack__parts__58 = (st != st_empty);
-        blockbar_pack__parts__58 = (st == st_blockbar);
+        st4_pack__parts__58__drv = st;
+        valid_pack__parts__58__drv = (st != st_empty);
+        blockbar_pack__parts__58__drv = (st == st_blockbar);
         st = states__parts__59;
         if (issued[59]) begin
             if (fused | stall_single) begin
@@ -8515,9 +11402,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__59 == st_empty) & launch[59]) begin
             st = st_ready;
         end
-        st4_pack__parts__59 = st;
-        valid_pack__parts__59 = (st != st_empty);
-        blockbar_pack__parts__59 = (st == st_blockbar);
+        st4_pack__parts__59__drv = st;
+        valid_pack__parts__59__drv = (st != st_empty);
+        blockbar_pack__parts__59__drv = (st == st_blockbar);
         st = states__parts__60;
         if (issued[60]) begin
             if (fused | stall_single) begin
@@ -8539,9 +11426,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__60 == st_empty) & launch[60]) begin
             st = st_ready;
         end
-        st4_pack__parts__60 = st;
-        valid_pack__parts__60 = (st != st_empty);
-        blockbar_pack__parts__60 = (st == st_blockbar);
+        st4_pack__parts__60__drv = st;
+        valid_pack__parts__60__drv = (st != st_empty);
+        blockbar_pack__parts__60__drv = (st == st_blockbar);
         st = states__parts__61;
         if (issued[61]) begin
             if (fused | stall_single) begin
@@ -8563,9 +11450,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__61 == st_empty) & launch[61]) begin
             st = st_ready;
         end
-        st4_pack__parts__61 = st;
-        valid_pack__parts__61 = (st != st_empty);
-        blockbar_pack__parts__61 = (st == st_blockbar);
+        st4_pack__parts__61__drv = st;
+        valid_pack__parts__61__drv = (st != st_empty);
+        blockbar_pack__parts__61__drv = (st == st_blockbar);
         st = states__parts__62;
         if (issued[62]) begin
             if (fused | stall_single) begin
@@ -8587,9 +11474,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__62 == st_empty) & launch[62]) begin
             st = st_ready;
         end
-        st4_pack__parts__62 = st;
-        valid_pack__parts__62 = (st != st_empty);
-        blockbar_pack__parts__62 = (st == st_blockbar);
+        st4_pack__parts__62__drv = st;
+        valid_pack__parts__62__drv = (st != st_empty);
+        blockbar_pack__parts__62__drv = (st == st_blockbar);
         st = states__parts__63;
         if (issued[63]) begin
             if (fused | stall_single) begin
@@ -8611,9 +11498,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__63 == st_empty) & launch[63]) begin
             st = st_ready;
         end
-        st4_pack__parts__63 = st;
-        valid_pack__parts__63 = (st != st_empty);
-        blockbar_pack__parts__63 = (st == st_blockbar);
+        st4_pack__parts__63__drv = st;
+        valid_pack__parts__63__drv = (st != st_empty);
+        blockbar_pack__parts__63__drv = (st == st_blockbar);
         st = states__parts__64;
         if (issued[64]) begin
             if (fused | stall_single) begin
@@ -8635,9 +11522,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__64 == st_empty) & launch[64]) begin
             st = st_ready;
         end
-        st4_pack__parts__64 = st;
-        valid_pack__parts__64 = (st != st_empty);
-        blockbar_pack__parts__64 = (st == st_blockbar);
+        st4_pack__parts__64__drv = st;
+        valid_pack__parts__64__drv = (st != st_empty);
+        blockbar_pack__parts__64__drv = (st == st_blockbar);
         st = states__parts__65;
         if (issued[65]) begin
             if (fused | stall_single) begin
@@ -8659,9 +11546,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__65 == st_empty) & launch[65]) begin
             st = st_ready;
         end
-        st4_pack__parts__65 = st;
-        valid_pack__parts__65 = (st != st_empty);
-        blockbar_pack__parts__65 = (st == st_blockbar);
+        st4_pack__parts__65__drv = st;
+        valid_pack__parts__65__drv = (st != st_empty);
+        blockbar_pack__parts__65__drv = (st == st_blockbar);
         st = states__parts__66;
         if (issued[66]) begin
             if (fused | stall_single) begin
@@ -8683,9 +11570,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__66 == st_empty) & launch[66]) begin
             st = st_ready;
         end
-        st4_pack__parts__66 = st;
-        valid_pack__parts__66 = (st != st_empty);
-        blockbar_pack__parts__66 = (st == st_blockbar);
+        st4_pack__parts__66__drv = st;
+        valid_pack__parts__66__drv = (st != st_empty);
+        blockbar_pack__parts__66__drv = (st == st_blockbar);
         st = states__parts__67;
         if (issued[67]) begin
             if (fused | stall_single) begin
@@ -8707,9 +11594,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__67 == st_empty) & launch[67]) begin
             st = st_ready;
         end
-        st4_pack__parts__67 = st;
-        valid_pack__parts__67 = (st != st_empty);
-        blockbar_pack__parts__67 = (st == st_blockbar);
+        st4_pack__parts__67__drv = st;
+        valid_pack__parts__67__drv = (st != st_empty);
+        blockbar_pack__parts__67__drv = (st == st_blockbar);
         st = states__parts__68;
         if (issued[68]) begin
             if (fused | stall_single) begin
@@ -8731,9 +11618,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__68 == st_empty) & launch[68]) begin
             st = st_ready;
         end
-        st4_pack__parts__68 = st;
-        valid_pack__parts__68 = (st != st_empty);
-        blockbar_pack__parts__68 = (st == st_blockbar);
+        st4_pack__parts__68__drv = st;
+        valid_pack__parts__68__drv = (st != st_empty);
+        blockbar_pack__parts__68__drv = (st == st_blockbar);
         st = states__parts__69;
         if (issued[69]) begin
             if (fused | stall_single) begin
@@ -8755,9 +11642,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__69 == st_empty) & launch[69]) begin
             st = st_ready;
         end
-        st4_pack__parts__69 = st;
-        valid_pack__parts__69 = (st != st_empty);
-        blockbar_pack__parts__69 = (st == st_blockbar);
+        st4_pack__parts__69__drv = st;
+        valid_pack__parts__69__drv = (st != st_empty);
+        blockbar_pack__parts__69__drv = (st == st_blockbar);
         st = states__parts__70;
         if (issued[70]) begin
             if (fused | stall_single) begin
@@ -8779,9 +11666,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__70 == st_empty) & launch[70]) begin
             st = st_ready;
         end
-        st4_pack__parts__70 = st;
-        valid_pack__parts__70 = (st != st_empty);
-        blockbar_pack__parts__70 = (st == st_blockbar);
+        st4_pack__parts__70__drv = st;
+        valid_pack__parts__70__drv = (st != st_empty);
+        blockbar_pack__parts__70__drv = (st == st_blockbar);
         st = states__parts__71;
         if (issued[71]) begin
             if (fused | stall_single) begin
@@ -8803,9 +11690,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__71 == st_empty) & launch[71]) begin
             st = st_ready;
         end
-        st4_pack__parts__71 = st;
-        valid_pack__parts__71 = (st != st_empty);
-        blockbar_pack__parts__71 = (st == st_blockbar);
+        st4_pack__parts__71__drv = st;
+        valid_pack__parts__71__drv = (st != st_empty);
+        blockbar_pack__parts__71__drv = (st == st_blockbar);
         st = states__parts__72;
         if (issued[72]) begin
             if (fused | stall_single) begin
@@ -8827,9 +11714,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__72 == st_empty) & launch[72]) begin
             st = st_ready;
         end
-        st4_pack__parts__72 = st;
-        valid_pack__parts__72 = (st != st_empty);
-        blockbar_pack__parts__72 = (st == st_blockbar);
+        st4_pack__parts__72__drv = st;
+        valid_pack__parts__72__drv = (st != st_empty);
+        blockbar_pack__parts__72__drv = (st == st_blockbar);
         st = states__parts__73;
         if (issued[73]) begin
             if (fused | stall_single) begin
@@ -8851,9 +11738,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__73 == st_empty) & launch[73]) begin
             st = st_ready;
         end
-        st4_pack__parts__73 = st;
-        valid_pack__parts__73 = (st != st_empty);
-        blockbar_pack__parts__73 = (st == st_blockbar);
+        st4_pack__parts__73__drv = st;
+        valid_pack__parts__73__drv = (st != st_empty);
+        blockbar_pack__parts__73__drv = (st == st_blockbar);
         st = states__parts__74;
         if (issued[74]) begin
             if (fused | stall_single) begin
@@ -8875,9 +11762,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__74 == st_empty) & launch[74]) begin
             st = st_ready;
         end
-        st4_pack__parts__74 = st;
-        valid_pack__parts__74 = (st != st_empty);
-        blockbar_pack__parts__74 = (st == st_blockbar);
+        st4_pack__parts__74__drv = st;
+        valid_pack__parts__74__drv = (st != st_empty);
+        blockbar_pack__parts__74__drv = (st == st_blockbar);
         st = states__parts__75;
         if (issued[75]) begin
             if (fused | stall_single) begin
@@ -8899,9 +11786,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__75 == st_empty) & launch[75]) begin
             st = st_ready;
         end
-        st4_pack__parts__75 = st;
-        valid_pack__parts__75 = (st != st_empty);
-        blockbar_pack__parts__75 = (st == st_blockbar);
+        st4_pack__parts__75__drv = st;
+        valid_pack__parts__75__drv = (st != st_empty);
+        blockbar_pack__parts__75__drv = (st == st_blockbar);
         st = states__parts__76;
         if (issued[76]) begin
             if (fused | stall_single) begin
@@ -8923,9 +11810,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__76 == st_empty) & launch[76]) begin
             st = st_ready;
         end
-        st4_pack__parts__76 = st;
-        valid_pack__parts__76 = (st != st_empty);
-        blockbar_pack__parts__76 = (st == st_blockbar);
+        st4_pack__parts__76__drv = st;
+        valid_pack__parts__76__drv = (st != st_empty);
+        blockbar_pack__parts__76__drv = (st == st_blockbar);
         st = states__parts__77;
         if (issued[77]) begin
             if (fused | stall_single) begin
@@ -8947,9 +11834,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__77 == st_empty) & launch[77]) begin
             st = st_ready;
         end
-        st4_pack__parts__77 = st;
-        valid_pack__parts__77 = (st != st_empty);
-        blockbar_pack__parts__77 = (st == st_blockbar);
+        st4_pack__parts__77__drv = st;
+        valid_pack__parts__77__drv = (st != st_empty);
+        blockbar_pack__parts__77__drv = (st == st_blockbar);
         st = states__parts__78;
         if (issued[78]) begin
             if (fused | stall_single) begin
@@ -8971,9 +11858,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__78 == st_empty) & launch[78]) begin
             st = st_ready;
         end
-        st4_pack__parts__78 = st;
-        valid_pack__parts__78 = (st != st_empty);
-        blockbar_pack__parts__78 = (st == st_blockbar);
+        st4_pack__parts__78__drv = st;
+        valid_pack__parts__78__drv = (st != st_empty);
+        blockbar_pack__parts__78__drv = (st == st_blockbar);
         st = states__parts__79;
         if (issued[79]) begin
             if (fused | stall_single) begin
@@ -8995,9 +11882,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__79 == st_empty) & launch[79]) begin
             st = st_ready;
         end
-        st4_pack__parts__79 = st;
-        valid_pack__parts__79 = (st != st_empty);
-        blockbar_pack__parts__79 = (st == st_blockbar);
+        st4_pack__parts__79__drv = st;
+        valid_pack__parts__79__drv = (st != st_empty);
+        blockbar_pack__parts__79__drv = (st == st_blockbar);
         st = states__parts__80;
         if (issued[80]) begin
             if (fused | stall_single) begin
@@ -9019,9 +11906,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__80 == st_empty) & launch[80]) begin
             st = st_ready;
         end
-        st4_pack__parts__80 = st;
-        valid_pack__parts__80 = (st != st_empty);
-        blockbar_pack__parts__80 = (st == st_blockbar);
+        st4_pack__parts__80__drv = st;
+        valid_pack__parts__80__drv = (st != st_empty);
+        blockbar_pack__parts__80__drv = (st == st_blockbar);
         st = states__parts__81;
         if (issued[81]) begin
             if (fused | stall_single) begin
@@ -9043,9 +11930,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__81 == st_empty) & launch[81]) begin
             st = st_ready;
         end
-        st4_pack__parts__81 = st;
-        valid_pack__parts__81 = (st != st_empty);
-        blockbar_pack__parts__81 = (st == st_blockbar);
+        st4_pack__parts__81__drv = st;
+        valid_pack__parts__81__drv = (st != st_empty);
+        blockbar_pack__parts__81__drv = (st == st_blockbar);
         st = states__parts__82;
         if (issued[82]) begin
             if (fused | stall_single) begin
@@ -9067,9 +11954,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__82 == st_empty) & launch[82]) begin
             st = st_ready;
         end
-        st4_pack__parts__82 = st;
-        valid_pack__parts__82 = (st != st_empty);
-        blockbar_pack__parts__82 = (st == st_blockbar);
+        st4_pack__parts__82__drv = st;
+        valid_pack__parts__82__drv = (st != st_empty);
+        blockbar_pack__parts__82__drv = (st == st_blockbar);
         st = states__parts__83;
         if (issued[83]) begin
             if (fused | stall_single) begin
@@ -9091,9 +11978,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__83 == st_empty) & launch[83]) begin
             st = st_ready;
         end
-        st4_pack__parts__83 = st;
-        valid_pack__parts__83 = (st != st_empty);
-        blockbar_pack__parts__83 = (st == st_blockbar);
+        st4_pack__parts__83__drv = st;
+        valid_pack__parts__83__drv = (st != st_empty);
+        blockbar_pack__parts__83__drv = (st == st_blockbar);
         st = states__parts__84;
         if (issued[84]) begin
             if (fused | stall_single) begin
@@ -9115,9 +12002,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__84 == st_empty) & launch[84]) begin
             st = st_ready;
         end
-        st4_pack__parts__84 = st;
-        valid_pack__parts__84 = (st != st_empty);
-        blockbar_pack__parts__84 = (st == st_blockbar);
+        st4_pack__parts__84__drv = st;
+        valid_pack__parts__84__drv = (st != st_empty);
+        blockbar_pack__parts__84__drv = (st == st_blockbar);
         st = states__parts__85;
         if (issued[85]) begin
             if (fused | stall_single) begin
@@ -9139,9 +12026,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__85 == st_empty) & launch[85]) begin
             st = st_ready;
         end
-        st4_pack__parts__85 = st;
-        valid_pack__parts__85 = (st != st_empty);
-        blockbar_pack__parts__85 = (st == st_blockbar);
+        st4_pack__parts__85__drv = st;
+        valid_pack__parts__85__drv = (st != st_empty);
+        blockbar_pack__parts__85__drv = (st == st_blockbar);
         st = states__parts__86;
         if (issued[86]) begin
             if (fused | stall_single) begin
@@ -9163,9 +12050,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__86 == st_empty) & launch[86]) begin
             st = st_ready;
         end
-        st4_pack__parts__86 = st;
-        valid_pack__parts__86 = (st != st_empty);
-        blockbar_pack__parts__86 = (st == st_blockbar);
+        st4_pack__parts__86__drv = st;
+        valid_pack__parts__86__drv = (st != st_empty);
+        blockbar_pack__parts__86__drv = (st == st_blockbar);
         st = states__parts__87;
         if (issued[87]) begin
             if (fused | stall_single) begin
@@ -9187,9 +12074,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__87 == st_empty) & launch[87]) begin
             st = st_ready;
         end
-        st4_pack__parts__87 = st;
-        valid_pack__parts__87 = (st != st_empty);
-        blockbar_pack__parts__87 = (st == st_blockbar);
+        st4_pack__parts__87__drv = st;
+        valid_pack__parts__87__drv = (st != st_empty);
+        blockbar_pack__parts__87__drv = (st == st_blockbar);
         st = states__parts__88;
         if (issued[88]) begin
             if (fused | stall_single) begin
@@ -9211,9 +12098,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__88 == st_empty) & launch[88]) begin
             st = st_ready;
         end
-        st4_pack__parts__88 = st;
-        valid_pack__parts__88 = (st != st_empty);
-        blockbar_pack__parts__88 = (st == st_blockbar);
+        st4_pack__parts__88__drv = st;
+        valid_pack__parts__88__drv = (st != st_empty);
+        blockbar_pack__parts__88__drv = (st == st_blockbar);
         st = states__parts__89;
         if (issued[89]) begin
             if (fused | stall_single) begin
@@ -9235,9 +12122,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__89 == st_empty) & launch[89]) begin
             st = st_ready;
         end
-        st4_pack__parts__89 = st;
-        valid_pack__parts__89 = (st != st_empty);
-        blockbar_pack__parts__89 = (st == st_blockbar);
+        st4_pack__parts__89__drv = st;
+        valid_pack__parts__89__drv = (st != st_empty);
+        blockbar_pack__parts__89__drv = (st == st_blockbar);
         st = states__parts__90;
         if (issued[90]) begin
             if (fused | stall_single) begin
@@ -9259,9 +12146,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__90 == st_empty) & launch[90]) begin
             st = st_ready;
         end
-        st4_pack__parts__90 = st;
-        valid_pack__parts__90 = (st != st_empty);
-        blockbar_pack__parts__90 = (st == st_blockbar);
+        st4_pack__parts__90__drv = st;
+        valid_pack__parts__90__drv = (st != st_empty);
+        blockbar_pack__parts__90__drv = (st == st_blockbar);
         st = states__parts__91;
         if (issued[91]) begin
             if (fused | stall_single) begin
@@ -9283,9 +12170,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__91 == st_empty) & launch[91]) begin
             st = st_ready;
         end
-        st4_pack__parts__91 = st;
-        valid_pack__parts__91 = (st != st_empty);
-        blockbar_pack__parts__91 = (st == st_blockbar);
+        st4_pack__parts__91__drv = st;
+        valid_pack__parts__91__drv = (st != st_empty);
+        blockbar_pack__parts__91__drv = (st == st_blockbar);
         st = states__parts__92;
         if (issued[92]) begin
             if (fused | stall_single) begin
@@ -9307,9 +12194,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__92 == st_empty) & launch[92]) begin
             st = st_ready;
         end
-        st4_pack__parts__92 = st;
-        valid_pack__parts__92 = (st != st_empty);
-        blockbar_pack__parts__92 = (st == st_blockbar);
+        st4_pack__parts__92__drv = st;
+        valid_pack__parts__92__drv = (st != st_empty);
+        blockbar_pack__parts__92__drv = (st == st_blockbar);
         st = states__parts__93;
         if (issued[93]) begin
             if (fused | stall_single) begin
@@ -9331,9 +12218,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__93 == st_empty) & launch[93]) begin
             st = st_ready;
         end
-        st4_pack__parts__93 = st;
-        valid_pack__parts__93 = (st != st_empty);
-        blockbar_pack__parts__93 = (st == st_blockbar);
+        st4_pack__parts__93__drv = st;
+        valid_pack__parts__93__drv = (st != st_empty);
+        blockbar_pack__parts__93__drv = (st == st_blockbar);
         st = states__parts__94;
         if (issued[94]) begin
             if (fused | stall_single) begin
@@ -9355,9 +12242,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__94 == st_empty) & launch[94]) begin
             st = st_ready;
         end
-        st4_pack__parts__94 = st;
-        valid_pack__parts__94 = (st != st_empty);
-        blockbar_pack__parts__94 = (st == st_blockbar);
+        st4_pack__parts__94__drv = st;
+        valid_pack__parts__94__drv = (st != st_empty);
+        blockbar_pack__parts__94__drv = (st == st_blockbar);
         st = states__parts__95;
         if (issued[95]) begin
             if (fused | stall_single) begin
@@ -9379,9 +12266,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__95 == st_empty) & launch[95]) begin
             st = st_ready;
         end
-        st4_pack__parts__95 = st;
-        valid_pack__parts__95 = (st != st_empty);
-        blockbar_pack__parts__95 = (st == st_blockbar);
+        st4_pack__parts__95__drv = st;
+        valid_pack__parts__95__drv = (st != st_empty);
+        blockbar_pack__parts__95__drv = (st == st_blockbar);
         st = states__parts__96;
         if (issued[96]) begin
             if (fused | stall_single) begin
@@ -9403,9 +12290,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__96 == st_empty) & launch[96]) begin
             st = st_ready;
         end
-        st4_pack__parts__96 = st;
-        valid_pack__parts__96 = (st != st_empty);
-        blockbar_pack__parts__96 = (st == st_blockbar);
+        st4_pack__parts__96__drv = st;
+        valid_pack__parts__96__drv = (st != st_empty);
+        blockbar_pack__parts__96__drv = (st == st_blockbar);
         st = states__parts__97;
         if (issued[97]) begin
             if (fused | stall_single) begin
@@ -9427,9 +12314,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__97 == st_empty) & launch[97]) begin
             st = st_ready;
         end
-        st4_pack__parts__97 = st;
-        valid_pack__parts__97 = (st != st_empty);
-        blockbar_pack__parts__97 = (st == st_blockbar);
+        st4_pack__parts__97__drv = st;
+        valid_pack__parts__97__drv = (st != st_empty);
+        blockbar_pack__parts__97__drv = (st == st_blockbar);
         st = states__parts__98;
         if (issued[98]) begin
             if (fused | stall_single) begin
@@ -9451,9 +12338,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__98 == st_empty) & launch[98]) begin
             st = st_ready;
         end
-        st4_pack__parts__98 = st;
-        valid_pack__parts__98 = (st != st_empty);
-        blockbar_pack__parts__98 = (st == st_blockbar);
+        st4_pack__parts__98__drv = st;
+        valid_pack__parts__98__drv = (st != st_empty);
+        blockbar_pack__parts__98__drv = (st == st_blockbar);
         st = states__parts__99;
         if (issued[99]) begin
             if (fused | stall_single) begin
@@ -9475,9 +12362,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__99 == st_empty) & launch[99]) begin
             st = st_ready;
         end
-        st4_pack__parts__99 = st;
-        valid_pack__parts__99 = (st != st_empty);
-        blockbar_pack__parts__99 = (st == st_blockbar);
+        st4_pack__parts__99__drv = st;
+        valid_pack__parts__99__drv = (st != st_empty);
+        blockbar_pack__parts__99__drv = (st == st_blockbar);
         st = states__parts__100;
         if (issued[100]) begin
             if (fused | stall_single) begin
@@ -9499,9 +12386,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__100 == st_empty) & launch[100]) begin
             st = st_ready;
         end
-        st4_pack__parts__100 = st;
-        valid_pack__parts__100 = (st != st_empty);
-        blockbar_pack__parts__100 = (st == st_blockbar);
+        st4_pack__parts__100__drv = st;
+        valid_pack__parts__100__drv = (st != st_empty);
+        blockbar_pack__parts__100__drv = (st == st_blockbar);
         st = states__parts__101;
         if (issued[101]) begin
             if (fused | stall_single) begin
@@ -9523,9 +12410,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__101 == st_empty) & launch[101]) begin
             st = st_ready;
         end
-        st4_pack__parts__101 = st;
-        valid_pack__parts__101 = (st != st_empty);
-        blockbar_pack__parts__101 = (st == st_blockbar);
+        st4_pack__parts__101__drv = st;
+        valid_pack__parts__101__drv = (st != st_empty);
+        blockbar_pack__parts__101__drv = (st == st_blockbar);
         st = states__parts__102;
         if (issued[102]) begin
             if (fused | stall_single) begin
@@ -9547,9 +12434,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__102 == st_empty) & launch[102]) begin
             st = st_ready;
         end
-        st4_pack__parts__102 = st;
-        valid_pack__parts__102 = (st != st_empty);
-        blockbar_pack__parts__102 = (st == st_blockbar);
+        st4_pack__parts__102__drv = st;
+        valid_pack__parts__102__drv = (st != st_empty);
+        blockbar_pack__parts__102__drv = (st == st_blockbar);
         st = states__parts__103;
         if (issued[103]) begin
             if (fused | stall_single) begin
@@ -9571,9 +12458,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__103 == st_empty) & launch[103]) begin
             st = st_ready;
         end
-        st4_pack__parts__103 = st;
-        valid_pack__parts__103 = (st != st_empty);
-        blockbar_pack__parts__103 = (st == st_blockbar);
+        st4_pack__parts__103__drv = st;
+        valid_pack__parts__103__drv = (st != st_empty);
+        blockbar_pack__parts__103__drv = (st == st_blockbar);
         st = states__parts__104;
         if (issued[104]) begin
             if (fused | stall_single) begin
@@ -9595,9 +12482,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__104 == st_empty) & launch[104]) begin
             st = st_ready;
         end
-        st4_pack__parts__104 = st;
-        valid_pack__parts__104 = (st != st_empty);
-        blockbar_pack__parts__104 = (st == st_blockbar);
+        st4_pack__parts__104__drv = st;
+        valid_pack__parts__104__drv = (st != st_empty);
+        blockbar_pack__parts__104__drv = (st == st_blockbar);
         st = states__parts__105;
         if (issued[105]) begin
             if (fused | stall_single) begin
@@ -9619,9 +12506,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__105 == st_empty) & launch[105]) begin
             st = st_ready;
         end
-        st4_pack__parts__105 = st;
-        valid_pack__parts__105 = (st != st_empty);
-        blockbar_pack__parts__105 = (st == st_blockbar);
+        st4_pack__parts__105__drv = st;
+        valid_pack__parts__105__drv = (st != st_empty);
+        blockbar_pack__parts__105__drv = (st == st_blockbar);
         st = states__parts__106;
         if (issued[106]) begin
             if (fused | stall_single) begin
@@ -9643,9 +12530,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__106 == st_empty) & launch[106]) begin
             st = st_ready;
         end
-        st4_pack__parts__106 = st;
-        valid_pack__parts__106 = (st != st_empty);
-        blockbar_pack__parts__106 = (st == st_blockbar);
+        st4_pack__parts__106__drv = st;
+        valid_pack__parts__106__drv = (st != st_empty);
+        blockbar_pack__parts__106__drv = (st == st_blockbar);
         st = states__parts__107;
         if (issued[107]) begin
             if (fused | stall_single) begin
@@ -9667,9 +12554,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__107 == st_empty) & launch[107]) begin
             st = st_ready;
         end
-        st4_pack__parts__107 = st;
-        valid_pack__parts__107 = (st != st_empty);
-        blockbar_pack__parts__107 = (st == st_blockbar);
+        st4_pack__parts__107__drv = st;
+        valid_pack__parts__107__drv = (st != st_empty);
+        blockbar_pack__parts__107__drv = (st == st_blockbar);
         st = states__parts__108;
         if (issued[108]) begin
             if (fused | stall_single) begin
@@ -9691,9 +12578,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__108 == st_empty) & launch[108]) begin
             st = st_ready;
         end
-        st4_pack__parts__108 = st;
-        valid_pack__parts__108 = (st != st_empty);
-        blockbar_pack__parts__108 = (st == st_blockbar);
+        st4_pack__parts__108__drv = st;
+        valid_pack__parts__108__drv = (st != st_empty);
+        blockbar_pack__parts__108__drv = (st == st_blockbar);
         st = states__parts__109;
         if (issued[109]) begin
             if (fused | stall_single) begin
@@ -9715,9 +12602,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__109 == st_empty) & launch[109]) begin
             st = st_ready;
         end
-        st4_pack__parts__109 = st;
-        valid_pack__parts__109 = (st != st_empty);
-        blockbar_pack__parts__109 = (st == st_blockbar);
+        st4_pack__parts__109__drv = st;
+        valid_pack__parts__109__drv = (st != st_empty);
+        blockbar_pack__parts__109__drv = (st == st_blockbar);
         st = states__parts__110;
         if (issued[110]) begin
             if (fused | stall_single) begin
@@ -9739,9 +12626,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__110 == st_empty) & launch[110]) begin
             st = st_ready;
         end
-        st4_pack__parts__110 = st;
-        valid_pack__parts__110 = (st != st_empty);
-        blockbar_pack__parts__110 = (st == st_blockbar);
+        st4_pack__parts__110__drv = st;
+        valid_pack__parts__110__drv = (st != st_empty);
+        blockbar_pack__parts__110__drv = (st == st_blockbar);
         st = states__parts__111;
         if (issued[111]) begin
             if (fused | stall_single) begin
@@ -9763,9 +12650,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__111 == st_empty) & launch[111]) begin
             st = st_ready;
         end
-        st4_pack__parts__111 = st;
-        valid_pack__parts__111 = (st != st_empty);
-        blockbar_pack__parts__111 = (st == st_blockbar);
+        st4_pack__parts__111__drv = st;
+        valid_pack__parts__111__drv = (st != st_empty);
+        blockbar_pack__parts__111__drv = (st == st_blockbar);
         st = states__parts__112;
         if (issued[112]) begin
             if (fused | stall_single) begin
@@ -9787,9 +12674,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__112 == st_empty) & launch[112]) begin
             st = st_ready;
         end
-        st4_pack__parts__112 = st;
-        valid_pack__parts__112 = (st != st_empty);
-        blockbar_pack__parts__112 = (st == st_blockbar);
+        st4_pack__parts__112__drv = st;
+        valid_pack__parts__112__drv = (st != st_empty);
+        blockbar_pack__parts__112__drv = (st == st_blockbar);
         st = states__parts__113;
         if (issued[113]) begin
             if (fused | stall_single) begin
@@ -9811,9 +12698,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__113 == st_empty) & launch[113]) begin
             st = st_ready;
         end
-        st4_pack__parts__113 = st;
-        valid_pack__parts__113 = (st != st_empty);
-        blockbar_pack__parts__113 = (st == st_blockbar);
+        st4_pack__parts__113__drv = st;
+        valid_pack__parts__113__drv = (st != st_empty);
+        blockbar_pack__parts__113__drv = (st == st_blockbar);
         st = states__parts__114;
         if (issued[114]) begin
             if (fused | stall_single) begin
@@ -9835,9 +12722,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__114 == st_empty) & launch[114]) begin
             st = st_ready;
         end
-        st4_pack__parts__114 = st;
-        valid_pack__parts__114 = (st != st_empty);
-        blockbar_pack__parts__114 = (st == st_blockbar);
+        st4_pack__parts__114__drv = st;
+        valid_pack__parts__114__drv = (st != st_empty);
+        blockbar_pack__parts__114__drv = (st == st_blockbar);
         st = states__parts__115;
         if (issued[115]) begin
             if (fused | stall_single) begin
@@ -9859,9 +12746,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__115 == st_empty) & launch[115]) begin
             st = st_ready;
         end
-        st4_pack__parts__115 = st;
-        valid_pack__parts__115 = (st != st_empty);
-        blockbar_pack__parts__115 = (st == st_blockbar);
+        st4_pack__parts__115__drv = st;
+        valid_pack__parts__115__drv = (st != st_empty);
+        blockbar_pack__parts__115__drv = (st == st_blockbar);
         st = states__parts__116;
         if (issued[116]) begin
             if (fused | stall_single) begin
@@ -9883,9 +12770,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__116 == st_empty) & launch[116]) begin
             st = st_ready;
         end
-        st4_pack__parts__116 = st;
-        valid_pack__parts__116 = (st != st_empty);
-        blockbar_pack__parts__116 = (st == st_blockbar);
+        st4_pack__parts__116__drv = st;
+        valid_pack__parts__116__drv = (st != st_empty);
+        blockbar_pack__parts__116__drv = (st == st_blockbar);
         st = states__parts__117;
         if (issued[117]) begin
             if (fused | stall_single) begin
@@ -9907,9 +12794,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__117 == st_empty) & launch[117]) begin
             st = st_ready;
         end
-        st4_pack__parts__117 = st;
-        valid_pack__parts__117 = (st != st_empty);
-        blockbar_pack__parts__117 = (st == st_blockbar);
+        st4_pack__parts__117__drv = st;
+        valid_pack__parts__117__drv = (st != st_empty);
+        blockbar_pack__parts__117__drv = (st == st_blockbar);
         st = states__parts__118;
         if (issued[118]) begin
             if (fused | stall_single) begin
@@ -9931,9 +12818,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__118 == st_empty) & launch[118]) begin
             st = st_ready;
         end
-        st4_pack__parts__118 = st;
-        valid_pack__parts__118 = (st != st_empty);
-        blockbar_pack__parts__118 = (st == st_blockbar);
+        st4_pack__parts__118__drv = st;
+        valid_pack__parts__118__drv = (st != st_empty);
+        blockbar_pack__parts__118__drv = (st == st_blockbar);
         st = states__parts__119;
         if (issued[119]) begin
             if (fused | stall_single) begin
@@ -9955,9 +12842,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__119 == st_empty) & launch[119]) begin
             st = st_ready;
         end
-        st4_pack__parts__119 = st;
-        valid_pack__parts__119 = (st != st_empty);
-        blockbar_pack__parts__119 = (st == st_blockbar);
+        st4_pack__parts__119__drv = st;
+        valid_pack__parts__119__drv = (st != st_empty);
+        blockbar_pack__parts__119__drv = (st == st_blockbar);
         st = states__parts__120;
         if (issued[120]) begin
             if (fused | stall_single) begin
@@ -9979,9 +12866,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__120 == st_empty) & launch[120]) begin
             st = st_ready;
         end
-        st4_pack__parts__120 = st;
-        valid_pack__parts__120 = (st != st_empty);
-        blockbar_pack__parts__120 = (st == st_blockbar);
+        st4_pack__parts__120__drv = st;
+        valid_pack__parts__120__drv = (st != st_empty);
+        blockbar_pack__parts__120__drv = (st == st_blockbar);
         st = states__parts__121;
         if (issued[121]) begin
             if (fused | stall_single) begin
@@ -10003,9 +12890,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__121 == st_empty) & launch[121]) begin
             st = st_ready;
         end
-        st4_pack__parts__121 = st;
-        valid_pack__parts__121 = (st != st_empty);
-        blockbar_pack__parts__121 = (st == st_blockbar);
+        st4_pack__parts__121__drv = st;
+        valid_pack__parts__121__drv = (st != st_empty);
+        blockbar_pack__parts__121__drv = (st == st_blockbar);
         st = states__parts__122;
         if (issued[122]) begin
             if (fused | stall_single) begin
@@ -10027,9 +12914,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__122 == st_empty) & launch[122]) begin
             st = st_ready;
         end
-        st4_pack__parts__122 = st;
-        valid_pack__parts__122 = (st != st_empty);
-        blockbar_pack__parts__122 = (st == st_blockbar);
+        st4_pack__parts__122__drv = st;
+        valid_pack__parts__122__drv = (st != st_empty);
+        blockbar_pack__parts__122__drv = (st == st_blockbar);
         st = states__parts__123;
         if (issued[123]) begin
             if (fused | stall_single) begin
@@ -10051,9 +12938,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__123 == st_empty) & launch[123]) begin
             st = st_ready;
         end
-        st4_pack__parts__123 = st;
-        valid_pack__parts__123 = (st != st_empty);
-        blockbar_pack__parts__123 = (st == st_blockbar);
+        st4_pack__parts__123__drv = st;
+        valid_pack__parts__123__drv = (st != st_empty);
+        blockbar_pack__parts__123__drv = (st == st_blockbar);
         st = states__parts__124;
         if (issued[124]) begin
             if (fused | stall_single) begin
@@ -10075,9 +12962,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__124 == st_empty) & launch[124]) begin
             st = st_ready;
         end
-        st4_pack__parts__124 = st;
-        valid_pack__parts__124 = (st != st_empty);
-        blockbar_pack__parts__124 = (st == st_blockbar);
+        st4_pack__parts__124__drv = st;
+        valid_pack__parts__124__drv = (st != st_empty);
+        blockbar_pack__parts__124__drv = (st == st_blockbar);
         st = states__parts__125;
         if (issued[125]) begin
             if (fused | stall_single) begin
@@ -10099,9 +12986,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__125 == st_empty) & launch[125]) begin
             st = st_ready;
         end
-        st4_pack__parts__125 = st;
-        valid_pack__parts__125 = (st != st_empty);
-        blockbar_pack__parts__125 = (st == st_blockbar);
+        st4_pack__parts__125__drv = st;
+        valid_pack__parts__125__drv = (st != st_empty);
+        blockbar_pack__parts__125__drv = (st == st_blockbar);
         st = states__parts__126;
         if (issued[126]) begin
             if (fused | stall_single) begin
@@ -10123,9 +13010,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__126 == st_empty) & launch[126]) begin
             st = st_ready;
         end
-        st4_pack__parts__126 = st;
-        valid_pack__parts__126 = (st != st_empty);
-        blockbar_pack__parts__126 = (st == st_blockbar);
+        st4_pack__parts__126__drv = st;
+        valid_pack__parts__126__drv = (st != st_empty);
+        blockbar_pack__parts__126__drv = (st == st_blockbar);
         st = states__parts__127;
         if (issued[127]) begin
             if (fused | stall_single) begin
@@ -10147,9 +13034,9 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         else if ((states__parts__127 == st_empty) & launch[127]) begin
             st = st_ready;
         end
-        st4_pack__parts__127 = st;
-        valid_pack__parts__127 = (st != st_empty);
-        blockbar_pack__parts__127 = (st == st_blockbar);
+        st4_pack__parts__127__drv = st;
+        valid_pack__parts__127__drv = (st != st_empty);
+        blockbar_pack__parts__127__drv = (st == st_blockbar);
         st4 = st4_pack__whole;
         sw_valid = valid_pack__whole;
         sw_blockbar = blockbar_pack__whole;
@@ -10168,6 +13055,413 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        states__whole = states__whole__drv;
+        stage_valid__whole = stage_valid__whole__drv;
+        stage_sw__whole = stage_sw__whole__drv;
+        stage_pc__whole = stage_pc__whole__drv;
+        issue_pack__parts__0 = issue_pack__parts__0__drv;
+        issue_pack__parts__1 = issue_pack__parts__1__drv;
+        issue_pack__parts__2 = issue_pack__parts__2__drv;
+        issue_pack__parts__3 = issue_pack__parts__3__drv;
+        issue_pack__parts__4 = issue_pack__parts__4__drv;
+        issue_pack__parts__5 = issue_pack__parts__5__drv;
+        issue_pack__parts__6 = issue_pack__parts__6__drv;
+        issue_pack__parts__7 = issue_pack__parts__7__drv;
+        issue_pack__parts__8 = issue_pack__parts__8__drv;
+        issue_pack__parts__9 = issue_pack__parts__9__drv;
+        issue_pack__parts__10 = issue_pack__parts__10__drv;
+        issue_pack__parts__11 = issue_pack__parts__11__drv;
+        issue_pack__parts__12 = issue_pack__parts__12__drv;
+        issue_pack__parts__13 = issue_pack__parts__13__drv;
+        issue_pack__parts__14 = issue_pack__parts__14__drv;
+        issue_pack__parts__15 = issue_pack__parts__15__drv;
+        st4_pack__parts__0 = st4_pack__parts__0__drv;
+        st4_pack__parts__1 = st4_pack__parts__1__drv;
+        st4_pack__parts__2 = st4_pack__parts__2__drv;
+        st4_pack__parts__3 = st4_pack__parts__3__drv;
+        st4_pack__parts__4 = st4_pack__parts__4__drv;
+        st4_pack__parts__5 = st4_pack__parts__5__drv;
+        st4_pack__parts__6 = st4_pack__parts__6__drv;
+        st4_pack__parts__7 = st4_pack__parts__7__drv;
+        st4_pack__parts__8 = st4_pack__parts__8__drv;
+        st4_pack__parts__9 = st4_pack__parts__9__drv;
+        st4_pack__parts__10 = st4_pack__parts__10__drv;
+        st4_pack__parts__11 = st4_pack__parts__11__drv;
+        st4_pack__parts__12 = st4_pack__parts__12__drv;
+        st4_pack__parts__13 = st4_pack__parts__13__drv;
+        st4_pack__parts__14 = st4_pack__parts__14__drv;
+        st4_pack__parts__15 = st4_pack__parts__15__drv;
+        st4_pack__parts__16 = st4_pack__parts__16__drv;
+        st4_pack__parts__17 = st4_pack__parts__17__drv;
+        st4_pack__parts__18 = st4_pack__parts__18__drv;
+        st4_pack__parts__19 = st4_pack__parts__19__drv;
+        st4_pack__parts__20 = st4_pack__parts__20__drv;
+        st4_pack__parts__21 = st4_pack__parts__21__drv;
+        st4_pack__parts__22 = st4_pack__parts__22__drv;
+        st4_pack__parts__23 = st4_pack__parts__23__drv;
+        st4_pack__parts__24 = st4_pack__parts__24__drv;
+        st4_pack__parts__25 = st4_pack__parts__25__drv;
+        st4_pack__parts__26 = st4_pack__parts__26__drv;
+        st4_pack__parts__27 = st4_pack__parts__27__drv;
+        st4_pack__parts__28 = st4_pack__parts__28__drv;
+        st4_pack__parts__29 = st4_pack__parts__29__drv;
+        st4_pack__parts__30 = st4_pack__parts__30__drv;
+        st4_pack__parts__31 = st4_pack__parts__31__drv;
+        st4_pack__parts__32 = st4_pack__parts__32__drv;
+        st4_pack__parts__33 = st4_pack__parts__33__drv;
+        st4_pack__parts__34 = st4_pack__parts__34__drv;
+        st4_pack__parts__35 = st4_pack__parts__35__drv;
+        st4_pack__parts__36 = st4_pack__parts__36__drv;
+        st4_pack__parts__37 = st4_pack__parts__37__drv;
+        st4_pack__parts__38 = st4_pack__parts__38__drv;
+        st4_pack__parts__39 = st4_pack__parts__39__drv;
+        st4_pack__parts__40 = st4_pack__parts__40__drv;
+        st4_pack__parts__41 = st4_pack__parts__41__drv;
+        st4_pack__parts__42 = st4_pack__parts__42__drv;
+        st4_pack__parts__43 = st4_pack__parts__43__drv;
+        st4_pack__parts__44 = st4_pack__parts__44__drv;
+        st4_pack__parts__45 = st4_pack__parts__45__drv;
+        st4_pack__parts__46 = st4_pack__parts__46__drv;
+        st4_pack__parts__47 = st4_pack__parts__47__drv;
+        st4_pack__parts__48 = st4_pack__parts__48__drv;
+        st4_pack__parts__49 = st4_pack__parts__49__drv;
+        st4_pack__parts__50 = st4_pack__parts__50__drv;
+        st4_pack__parts__51 = st4_pack__parts__51__drv;
+        st4_pack__parts__52 = st4_pack__parts__52__drv;
+        st4_pack__parts__53 = st4_pack__parts__53__drv;
+        st4_pack__parts__54 = st4_pack__parts__54__drv;
+        st4_pack__parts__55 = st4_pack__parts__55__drv;
+        st4_pack__parts__56 = st4_pack__parts__56__drv;
+        st4_pack__parts__57 = st4_pack__parts__57__drv;
+        st4_pack__parts__58 = st4_pack__parts__58__drv;
+        st4_pack__parts__59 = st4_pack__parts__59__drv;
+        st4_pack__parts__60 = st4_pack__parts__60__drv;
+        st4_pack__parts__61 = st4_pack__parts__61__drv;
+        st4_pack__parts__62 = st4_pack__parts__62__drv;
+        st4_pack__parts__63 = st4_pack__parts__63__drv;
+        st4_pack__parts__64 = st4_pack__parts__64__drv;
+        st4_pack__parts__65 = st4_pack__parts__65__drv;
+        st4_pack__parts__66 = st4_pack__parts__66__drv;
+        st4_pack__parts__67 = st4_pack__parts__67__drv;
+        st4_pack__parts__68 = st4_pack__parts__68__drv;
+        st4_pack__parts__69 = st4_pack__parts__69__drv;
+        st4_pack__parts__70 = st4_pack__parts__70__drv;
+        st4_pack__parts__71 = st4_pack__parts__71__drv;
+        st4_pack__parts__72 = st4_pack__parts__72__drv;
+        st4_pack__parts__73 = st4_pack__parts__73__drv;
+        st4_pack__parts__74 = st4_pack__parts__74__drv;
+        st4_pack__parts__75 = st4_pack__parts__75__drv;
+        st4_pack__parts__76 = st4_pack__parts__76__drv;
+        st4_pack__parts__77 = st4_pack__parts__77__drv;
+        st4_pack__parts__78 = st4_pack__parts__78__drv;
+        st4_pack__parts__79 = st4_pack__parts__79__drv;
+        st4_pack__parts__80 = st4_pack__parts__80__drv;
+        st4_pack__parts__81 = st4_pack__parts__81__drv;
+        st4_pack__parts__82 = st4_pack__parts__82__drv;
+        st4_pack__parts__83 = st4_pack__parts__83__drv;
+        st4_pack__parts__84 = st4_pack__parts__84__drv;
+        st4_pack__parts__85 = st4_pack__parts__85__drv;
+        st4_pack__parts__86 = st4_pack__parts__86__drv;
+        st4_pack__parts__87 = st4_pack__parts__87__drv;
+        st4_pack__parts__88 = st4_pack__parts__88__drv;
+        st4_pack__parts__89 = st4_pack__parts__89__drv;
+        st4_pack__parts__90 = st4_pack__parts__90__drv;
+        st4_pack__parts__91 = st4_pack__parts__91__drv;
+        st4_pack__parts__92 = st4_pack__parts__92__drv;
+        st4_pack__parts__93 = st4_pack__parts__93__drv;
+        st4_pack__parts__94 = st4_pack__parts__94__drv;
+        st4_pack__parts__95 = st4_pack__parts__95__drv;
+        st4_pack__parts__96 = st4_pack__parts__96__drv;
+        st4_pack__parts__97 = st4_pack__parts__97__drv;
+        st4_pack__parts__98 = st4_pack__parts__98__drv;
+        st4_pack__parts__99 = st4_pack__parts__99__drv;
+        st4_pack__parts__100 = st4_pack__parts__100__drv;
+        st4_pack__parts__101 = st4_pack__parts__101__drv;
+        st4_pack__parts__102 = st4_pack__parts__102__drv;
+        st4_pack__parts__103 = st4_pack__parts__103__drv;
+        st4_pack__parts__104 = st4_pack__parts__104__drv;
+        st4_pack__parts__105 = st4_pack__parts__105__drv;
+        st4_pack__parts__106 = st4_pack__parts__106__drv;
+        st4_pack__parts__107 = st4_pack__parts__107__drv;
+        st4_pack__parts__108 = st4_pack__parts__108__drv;
+        st4_pack__parts__109 = st4_pack__parts__109__drv;
+        st4_pack__parts__110 = st4_pack__parts__110__drv;
+        st4_pack__parts__111 = st4_pack__parts__111__drv;
+        st4_pack__parts__112 = st4_pack__parts__112__drv;
+        st4_pack__parts__113 = st4_pack__parts__113__drv;
+        st4_pack__parts__114 = st4_pack__parts__114__drv;
+        st4_pack__parts__115 = st4_pack__parts__115__drv;
+        st4_pack__parts__116 = st4_pack__parts__116__drv;
+        st4_pack__parts__117 = st4_pack__parts__117__drv;
+        st4_pack__parts__118 = st4_pack__parts__118__drv;
+        st4_pack__parts__119 = st4_pack__parts__119__drv;
+        st4_pack__parts__120 = st4_pack__parts__120__drv;
+        st4_pack__parts__121 = st4_pack__parts__121__drv;
+        st4_pack__parts__122 = st4_pack__parts__122__drv;
+        st4_pack__parts__123 = st4_pack__parts__123__drv;
+        st4_pack__parts__124 = st4_pack__parts__124__drv;
+        st4_pack__parts__125 = st4_pack__parts__125__drv;
+        st4_pack__parts__126 = st4_pack__parts__126__drv;
+        st4_pack__parts__127 = st4_pack__parts__127__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        valid_pack__parts__8 = valid_pack__parts__8__drv;
+        valid_pack__parts__9 = valid_pack__parts__9__drv;
+        valid_pack__parts__10 = valid_pack__parts__10__drv;
+        valid_pack__parts__11 = valid_pack__parts__11__drv;
+        valid_pack__parts__12 = valid_pack__parts__12__drv;
+        valid_pack__parts__13 = valid_pack__parts__13__drv;
+        valid_pack__parts__14 = valid_pack__parts__14__drv;
+        valid_pack__parts__15 = valid_pack__parts__15__drv;
+        valid_pack__parts__16 = valid_pack__parts__16__drv;
+        valid_pack__parts__17 = valid_pack__parts__17__drv;
+        valid_pack__parts__18 = valid_pack__parts__18__drv;
+        valid_pack__parts__19 = valid_pack__parts__19__drv;
+        valid_pack__parts__20 = valid_pack__parts__20__drv;
+        valid_pack__parts__21 = valid_pack__parts__21__drv;
+        valid_pack__parts__22 = valid_pack__parts__22__drv;
+        valid_pack__parts__23 = valid_pack__parts__23__drv;
+        valid_pack__parts__24 = valid_pack__parts__24__drv;
+        valid_pack__parts__25 = valid_pack__parts__25__drv;
+        valid_pack__parts__26 = valid_pack__parts__26__drv;
+        valid_pack__parts__27 = valid_pack__parts__27__drv;
+        valid_pack__parts__28 = valid_pack__parts__28__drv;
+        valid_pack__parts__29 = valid_pack__parts__29__drv;
+        valid_pack__parts__30 = valid_pack__parts__30__drv;
+        valid_pack__parts__31 = valid_pack__parts__31__drv;
+        valid_pack__parts__32 = valid_pack__parts__32__drv;
+        valid_pack__parts__33 = valid_pack__parts__33__drv;
+        valid_pack__parts__34 = valid_pack__parts__34__drv;
+        valid_pack__parts__35 = valid_pack__parts__35__drv;
+        valid_pack__parts__36 = valid_pack__parts__36__drv;
+        valid_pack__parts__37 = valid_pack__parts__37__drv;
+        valid_pack__parts__38 = valid_pack__parts__38__drv;
+        valid_pack__parts__39 = valid_pack__parts__39__drv;
+        valid_pack__parts__40 = valid_pack__parts__40__drv;
+        valid_pack__parts__41 = valid_pack__parts__41__drv;
+        valid_pack__parts__42 = valid_pack__parts__42__drv;
+        valid_pack__parts__43 = valid_pack__parts__43__drv;
+        valid_pack__parts__44 = valid_pack__parts__44__drv;
+        valid_pack__parts__45 = valid_pack__parts__45__drv;
+        valid_pack__parts__46 = valid_pack__parts__46__drv;
+        valid_pack__parts__47 = valid_pack__parts__47__drv;
+        valid_pack__parts__48 = valid_pack__parts__48__drv;
+        valid_pack__parts__49 = valid_pack__parts__49__drv;
+        valid_pack__parts__50 = valid_pack__parts__50__drv;
+        valid_pack__parts__51 = valid_pack__parts__51__drv;
+        valid_pack__parts__52 = valid_pack__parts__52__drv;
+        valid_pack__parts__53 = valid_pack__parts__53__drv;
+        valid_pack__parts__54 = valid_pack__parts__54__drv;
+        valid_pack__parts__55 = valid_pack__parts__55__drv;
+        valid_pack__parts__56 = valid_pack__parts__56__drv;
+        valid_pack__parts__57 = valid_pack__parts__57__drv;
+        valid_pack__parts__58 = valid_pack__parts__58__drv;
+        valid_pack__parts__59 = valid_pack__parts__59__drv;
+        valid_pack__parts__60 = valid_pack__parts__60__drv;
+        valid_pack__parts__61 = valid_pack__parts__61__drv;
+        valid_pack__parts__62 = valid_pack__parts__62__drv;
+        valid_pack__parts__63 = valid_pack__parts__63__drv;
+        valid_pack__parts__64 = valid_pack__parts__64__drv;
+        valid_pack__parts__65 = valid_pack__parts__65__drv;
+        valid_pack__parts__66 = valid_pack__parts__66__drv;
+        valid_pack__parts__67 = valid_pack__parts__67__drv;
+        valid_pack__parts__68 = valid_pack__parts__68__drv;
+        valid_pack__parts__69 = valid_pack__parts__69__drv;
+        valid_pack__parts__70 = valid_pack__parts__70__drv;
+        valid_pack__parts__71 = valid_pack__parts__71__drv;
+        valid_pack__parts__72 = valid_pack__parts__72__drv;
+        valid_pack__parts__73 = valid_pack__parts__73__drv;
+        valid_pack__parts__74 = valid_pack__parts__74__drv;
+        valid_pack__parts__75 = valid_pack__parts__75__drv;
+        valid_pack__parts__76 = valid_pack__parts__76__drv;
+        valid_pack__parts__77 = valid_pack__parts__77__drv;
+        valid_pack__parts__78 = valid_pack__parts__78__drv;
+        valid_pack__parts__79 = valid_pack__parts__79__drv;
+        valid_pack__parts__80 = valid_pack__parts__80__drv;
+        valid_pack__parts__81 = valid_pack__parts__81__drv;
+        valid_pack__parts__82 = valid_pack__parts__82__drv;
+        valid_pack__parts__83 = valid_pack__parts__83__drv;
+        valid_pack__parts__84 = valid_pack__parts__84__drv;
+        valid_pack__parts__85 = valid_pack__parts__85__drv;
+        valid_pack__parts__86 = valid_pack__parts__86__drv;
+        valid_pack__parts__87 = valid_pack__parts__87__drv;
+        valid_pack__parts__88 = valid_pack__parts__88__drv;
+        valid_pack__parts__89 = valid_pack__parts__89__drv;
+        valid_pack__parts__90 = valid_pack__parts__90__drv;
+        valid_pack__parts__91 = valid_pack__parts__91__drv;
+        valid_pack__parts__92 = valid_pack__parts__92__drv;
+        valid_pack__parts__93 = valid_pack__parts__93__drv;
+        valid_pack__parts__94 = valid_pack__parts__94__drv;
+        valid_pack__parts__95 = valid_pack__parts__95__drv;
+        valid_pack__parts__96 = valid_pack__parts__96__drv;
+        valid_pack__parts__97 = valid_pack__parts__97__drv;
+        valid_pack__parts__98 = valid_pack__parts__98__drv;
+        valid_pack__parts__99 = valid_pack__parts__99__drv;
+        valid_pack__parts__100 = valid_pack__parts__100__drv;
+        valid_pack__parts__101 = valid_pack__parts__101__drv;
+        valid_pack__parts__102 = valid_pack__parts__102__drv;
+        valid_pack__parts__103 = valid_pack__parts__103__drv;
+        valid_pack__parts__104 = valid_pack__parts__104__drv;
+        valid_pack__parts__105 = valid_pack__parts__105__drv;
+        valid_pack__parts__106 = valid_pack__parts__106__drv;
+        valid_pack__parts__107 = valid_pack__parts__107__drv;
+        valid_pack__parts__108 = valid_pack__parts__108__drv;
+        valid_pack__parts__109 = valid_pack__parts__109__drv;
+        valid_pack__parts__110 = valid_pack__parts__110__drv;
+        valid_pack__parts__111 = valid_pack__parts__111__drv;
+        valid_pack__parts__112 = valid_pack__parts__112__drv;
+        valid_pack__parts__113 = valid_pack__parts__113__drv;
+        valid_pack__parts__114 = valid_pack__parts__114__drv;
+        valid_pack__parts__115 = valid_pack__parts__115__drv;
+        valid_pack__parts__116 = valid_pack__parts__116__drv;
+        valid_pack__parts__117 = valid_pack__parts__117__drv;
+        valid_pack__parts__118 = valid_pack__parts__118__drv;
+        valid_pack__parts__119 = valid_pack__parts__119__drv;
+        valid_pack__parts__120 = valid_pack__parts__120__drv;
+        valid_pack__parts__121 = valid_pack__parts__121__drv;
+        valid_pack__parts__122 = valid_pack__parts__122__drv;
+        valid_pack__parts__123 = valid_pack__parts__123__drv;
+        valid_pack__parts__124 = valid_pack__parts__124__drv;
+        valid_pack__parts__125 = valid_pack__parts__125__drv;
+        valid_pack__parts__126 = valid_pack__parts__126__drv;
+        valid_pack__parts__127 = valid_pack__parts__127__drv;
+        blockbar_pack__parts__0 = blockbar_pack__parts__0__drv;
+        blockbar_pack__parts__1 = blockbar_pack__parts__1__drv;
+        blockbar_pack__parts__2 = blockbar_pack__parts__2__drv;
+        blockbar_pack__parts__3 = blockbar_pack__parts__3__drv;
+        blockbar_pack__parts__4 = blockbar_pack__parts__4__drv;
+        blockbar_pack__parts__5 = blockbar_pack__parts__5__drv;
+        blockbar_pack__parts__6 = blockbar_pack__parts__6__drv;
+        blockbar_pack__parts__7 = blockbar_pack__parts__7__drv;
+        blockbar_pack__parts__8 = blockbar_pack__parts__8__drv;
+        blockbar_pack__parts__9 = blockbar_pack__parts__9__drv;
+        blockbar_pack__parts__10 = blockbar_pack__parts__10__drv;
+        blockbar_pack__parts__11 = blockbar_pack__parts__11__drv;
+        blockbar_pack__parts__12 = blockbar_pack__parts__12__drv;
+        blockbar_pack__parts__13 = blockbar_pack__parts__13__drv;
+        blockbar_pack__parts__14 = blockbar_pack__parts__14__drv;
+        blockbar_pack__parts__15 = blockbar_pack__parts__15__drv;
+        blockbar_pack__parts__16 = blockbar_pack__parts__16__drv;
+        blockbar_pack__parts__17 = blockbar_pack__parts__17__drv;
+        blockbar_pack__parts__18 = blockbar_pack__parts__18__drv;
+        blockbar_pack__parts__19 = blockbar_pack__parts__19__drv;
+        blockbar_pack__parts__20 = blockbar_pack__parts__20__drv;
+        blockbar_pack__parts__21 = blockbar_pack__parts__21__drv;
+        blockbar_pack__parts__22 = blockbar_pack__parts__22__drv;
+        blockbar_pack__parts__23 = blockbar_pack__parts__23__drv;
+        blockbar_pack__parts__24 = blockbar_pack__parts__24__drv;
+        blockbar_pack__parts__25 = blockbar_pack__parts__25__drv;
+        blockbar_pack__parts__26 = blockbar_pack__parts__26__drv;
+        blockbar_pack__parts__27 = blockbar_pack__parts__27__drv;
+        blockbar_pack__parts__28 = blockbar_pack__parts__28__drv;
+        blockbar_pack__parts__29 = blockbar_pack__parts__29__drv;
+        blockbar_pack__parts__30 = blockbar_pack__parts__30__drv;
+        blockbar_pack__parts__31 = blockbar_pack__parts__31__drv;
+        blockbar_pack__parts__32 = blockbar_pack__parts__32__drv;
+        blockbar_pack__parts__33 = blockbar_pack__parts__33__drv;
+        blockbar_pack__parts__34 = blockbar_pack__parts__34__drv;
+        blockbar_pack__parts__35 = blockbar_pack__parts__35__drv;
+        blockbar_pack__parts__36 = blockbar_pack__parts__36__drv;
+        blockbar_pack__parts__37 = blockbar_pack__parts__37__drv;
+        blockbar_pack__parts__38 = blockbar_pack__parts__38__drv;
+        blockbar_pack__parts__39 = blockbar_pack__parts__39__drv;
+        blockbar_pack__parts__40 = blockbar_pack__parts__40__drv;
+        blockbar_pack__parts__41 = blockbar_pack__parts__41__drv;
+        blockbar_pack__parts__42 = blockbar_pack__parts__42__drv;
+        blockbar_pack__parts__43 = blockbar_pack__parts__43__drv;
+        blockbar_pack__parts__44 = blockbar_pack__parts__44__drv;
+        blockbar_pack__parts__45 = blockbar_pack__parts__45__drv;
+        blockbar_pack__parts__46 = blockbar_pack__parts__46__drv;
+        blockbar_pack__parts__47 = blockbar_pack__parts__47__drv;
+        blockbar_pack__parts__48 = blockbar_pack__parts__48__drv;
+        blockbar_pack__parts__49 = blockbar_pack__parts__49__drv;
+        blockbar_pack__parts__50 = blockbar_pack__parts__50__drv;
+        blockbar_pack__parts__51 = blockbar_pack__parts__51__drv;
+        blockbar_pack__parts__52 = blockbar_pack__parts__52__drv;
+        blockbar_pack__parts__53 = blockbar_pack__parts__53__drv;
+        blockbar_pack__parts__54 = blockbar_pack__parts__54__drv;
+        blockbar_pack__parts__55 = blockbar_pack__parts__55__drv;
+        blockbar_pack__parts__56 = blockbar_pack__parts__56__drv;
+        blockbar_pack__parts__57 = blockbar_pack__parts__57__drv;
+        blockbar_pack__parts__58 = blockbar_pack__parts__58__drv;
+        blockbar_pack__parts__59 = blockbar_pack__parts__59__drv;
+        blockbar_pack__parts__60 = blockbar_pack__parts__60__drv;
+        blockbar_pack__parts__61 = blockbar_pack__parts__61__drv;
+        blockbar_pack__parts__62 = blockbar_pack__parts__62__drv;
+        blockbar_pack__parts__63 = blockbar_pack__parts__63__drv;
+        blockbar_pack__parts__64 = blockbar_pack__parts__64__drv;
+        blockbar_pack__parts__65 = blockbar_pack__parts__65__drv;
+        blockbar_pack__parts__66 = blockbar_pack__parts__66__drv;
+        blockbar_pack__parts__67 = blockbar_pack__parts__67__drv;
+        blockbar_pack__parts__68 = blockbar_pack__parts__68__drv;
+        blockbar_pack__parts__69 = blockbar_pack__parts__69__drv;
+        blockbar_pack__parts__70 = blockbar_pack__parts__70__drv;
+        blockbar_pack__parts__71 = blockbar_pack__parts__71__drv;
+        blockbar_pack__parts__72 = blockbar_pack__parts__72__drv;
+        blockbar_pack__parts__73 = blockbar_pack__parts__73__drv;
+        blockbar_pack__parts__74 = blockbar_pack__parts__74__drv;
+        blockbar_pack__parts__75 = blockbar_pack__parts__75__drv;
+        blockbar_pack__parts__76 = blockbar_pack__parts__76__drv;
+        blockbar_pack__parts__77 = blockbar_pack__parts__77__drv;
+        blockbar_pack__parts__78 = blockbar_pack__parts__78__drv;
+        blockbar_pack__parts__79 = blockbar_pack__parts__79__drv;
+        blockbar_pack__parts__80 = blockbar_pack__parts__80__drv;
+        blockbar_pack__parts__81 = blockbar_pack__parts__81__drv;
+        blockbar_pack__parts__82 = blockbar_pack__parts__82__drv;
+        blockbar_pack__parts__83 = blockbar_pack__parts__83__drv;
+        blockbar_pack__parts__84 = blockbar_pack__parts__84__drv;
+        blockbar_pack__parts__85 = blockbar_pack__parts__85__drv;
+        blockbar_pack__parts__86 = blockbar_pack__parts__86__drv;
+        blockbar_pack__parts__87 = blockbar_pack__parts__87__drv;
+        blockbar_pack__parts__88 = blockbar_pack__parts__88__drv;
+        blockbar_pack__parts__89 = blockbar_pack__parts__89__drv;
+        blockbar_pack__parts__90 = blockbar_pack__parts__90__drv;
+        blockbar_pack__parts__91 = blockbar_pack__parts__91__drv;
+        blockbar_pack__parts__92 = blockbar_pack__parts__92__drv;
+        blockbar_pack__parts__93 = blockbar_pack__parts__93__drv;
+        blockbar_pack__parts__94 = blockbar_pack__parts__94__drv;
+        blockbar_pack__parts__95 = blockbar_pack__parts__95__drv;
+        blockbar_pack__parts__96 = blockbar_pack__parts__96__drv;
+        blockbar_pack__parts__97 = blockbar_pack__parts__97__drv;
+        blockbar_pack__parts__98 = blockbar_pack__parts__98__drv;
+        blockbar_pack__parts__99 = blockbar_pack__parts__99__drv;
+        blockbar_pack__parts__100 = blockbar_pack__parts__100__drv;
+        blockbar_pack__parts__101 = blockbar_pack__parts__101__drv;
+        blockbar_pack__parts__102 = blockbar_pack__parts__102__drv;
+        blockbar_pack__parts__103 = blockbar_pack__parts__103__drv;
+        blockbar_pack__parts__104 = blockbar_pack__parts__104__drv;
+        blockbar_pack__parts__105 = blockbar_pack__parts__105__drv;
+        blockbar_pack__parts__106 = blockbar_pack__parts__106__drv;
+        blockbar_pack__parts__107 = blockbar_pack__parts__107__drv;
+        blockbar_pack__parts__108 = blockbar_pack__parts__108__drv;
+        blockbar_pack__parts__109 = blockbar_pack__parts__109__drv;
+        blockbar_pack__parts__110 = blockbar_pack__parts__110__drv;
+        blockbar_pack__parts__111 = blockbar_pack__parts__111__drv;
+        blockbar_pack__parts__112 = blockbar_pack__parts__112__drv;
+        blockbar_pack__parts__113 = blockbar_pack__parts__113__drv;
+        blockbar_pack__parts__114 = blockbar_pack__parts__114__drv;
+        blockbar_pack__parts__115 = blockbar_pack__parts__115__drv;
+        blockbar_pack__parts__116 = blockbar_pack__parts__116__drv;
+        blockbar_pack__parts__117 = blockbar_pack__parts__117__drv;
+        blockbar_pack__parts__118 = blockbar_pack__parts__118__drv;
+        blockbar_pack__parts__119 = blockbar_pack__parts__119__drv;
+        blockbar_pack__parts__120 = blockbar_pack__parts__120__drv;
+        blockbar_pack__parts__121 = blockbar_pack__parts__121__drv;
+        blockbar_pack__parts__122 = blockbar_pack__parts__122__drv;
+        blockbar_pack__parts__123 = blockbar_pack__parts__123__drv;
+        blockbar_pack__parts__124 = blockbar_pack__parts__124__drv;
+        blockbar_pack__parts__125 = blockbar_pack__parts__125__drv;
+        blockbar_pack__parts__126 = blockbar_pack__parts__126__drv;
+        blockbar_pack__parts__127 = blockbar_pack__parts__127__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch
 
 
@@ -11438,6 +14732,57 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt(clock,reset,flush,lookup_pc,ins
     reg  [2:0] ptr_pack__parts__2;
     reg  [2:0] ptr_pack__parts__3;
     wire  [11:0] ptr_pack__whole;
+    reg  sets__0__clock__drv;
+    reg  sets__0__reset__drv;
+    reg  sets__0__flush__drv;
+    reg  [1:0] sets__0__lookup_set__drv;
+    reg  [29:0] sets__0__lookup_tag__drv;
+    reg  [2:0] sets__0__ins_valid__drv;
+    reg  [5:0] sets__0__ins_set__drv;
+    reg  [89:0] sets__0__ins_tag__drv;
+    reg  sets__1__clock__drv;
+    reg  sets__1__reset__drv;
+    reg  sets__1__flush__drv;
+    reg  [1:0] sets__1__lookup_set__drv;
+    reg  [29:0] sets__1__lookup_tag__drv;
+    reg  [2:0] sets__1__ins_valid__drv;
+    reg  [5:0] sets__1__ins_set__drv;
+    reg  [89:0] sets__1__ins_tag__drv;
+    reg  sets__2__clock__drv;
+    reg  sets__2__reset__drv;
+    reg  sets__2__flush__drv;
+    reg  [1:0] sets__2__lookup_set__drv;
+    reg  [29:0] sets__2__lookup_tag__drv;
+    reg  [2:0] sets__2__ins_valid__drv;
+    reg  [5:0] sets__2__ins_set__drv;
+    reg  [89:0] sets__2__ins_tag__drv;
+    reg  sets__3__clock__drv;
+    reg  sets__3__reset__drv;
+    reg  sets__3__flush__drv;
+    reg  [1:0] sets__3__lookup_set__drv;
+    reg  [29:0] sets__3__lookup_tag__drv;
+    reg  [2:0] sets__3__ins_valid__drv;
+    reg  [5:0] sets__3__ins_set__drv;
+    reg  [89:0] sets__3__ins_tag__drv;
+    reg  [95:0] requests__whole__drv;
+    reg  [1:0] req_set_pack__parts__0__drv;
+    reg  [1:0] req_set_pack__parts__1__drv;
+    reg  [1:0] req_set_pack__parts__2__drv;
+    reg  [29:0] req_tag_pack__parts__0__drv;
+    reg  [29:0] req_tag_pack__parts__1__drv;
+    reg  [29:0] req_tag_pack__parts__2__drv;
+    reg  [7:0] valid_pack__parts__0__drv;
+    reg  [7:0] valid_pack__parts__1__drv;
+    reg  [7:0] valid_pack__parts__2__drv;
+    reg  [7:0] valid_pack__parts__3__drv;
+    reg  [239:0] tag_pack__parts__0__drv;
+    reg  [239:0] tag_pack__parts__1__drv;
+    reg  [239:0] tag_pack__parts__2__drv;
+    reg  [239:0] tag_pack__parts__3__drv;
+    reg  [2:0] ptr_pack__parts__0__drv;
+    reg  [2:0] ptr_pack__parts__1__drv;
+    reg  [2:0] ptr_pack__parts__2__drv;
+    reg  [2:0] ptr_pack__parts__3__drv;
     
     // Local signals
     reg  flushing;
@@ -11554,75 +14899,75 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt(clock,reset,flush,lookup_pc,ins
     
     // Update code
     always @(*) begin
-        requests__whole = ins_pc;
+        requests__whole__drv = ins_pc;
         flushing = flush & |flush_enabled;
         lookup_set = (lookup_pc >> index_shift) & set_mask;
         lookup_tag = lookup_pc >> tag_shift;
-        req_set_pack__parts__0 = (requests__parts__0 >> index_shift) & set_mask;
-        req_tag_pack__parts__0 = requests__parts__0 >> tag_shift;
-        req_set_pack__parts__1 = (requests__parts__1 >> index_shift) & set_mask;
-        req_tag_pack__parts__1 = requests__parts__1 >> tag_shift;
-        req_set_pack__parts__2 = (requests__parts__2 >> index_shift) & set_mask;
-        req_tag_pack__parts__2 = requests__parts__2 >> tag_shift;
+        req_set_pack__parts__0__drv = (requests__parts__0 >> index_shift) & set_mask;
+        req_tag_pack__parts__0__drv = requests__parts__0 >> tag_shift;
+        req_set_pack__parts__1__drv = (requests__parts__1 >> index_shift) & set_mask;
+        req_tag_pack__parts__1__drv = requests__parts__1 >> tag_shift;
+        req_set_pack__parts__2__drv = (requests__parts__2 >> index_shift) & set_mask;
+        req_tag_pack__parts__2__drv = requests__parts__2 >> tag_shift;
         hits = 1'b0;
         written = 32'h0;
         evicted = 32'h0;
-        sets__0__clock = clock;
-        sets__0__reset = reset;
-        sets__0__flush = flushing;
-        sets__0__lookup_set = lookup_set;
-        sets__0__lookup_tag = lookup_tag;
-        sets__0__ins_valid = ins_valid;
-        sets__0__ins_set = req_set_pack__whole;
-        sets__0__ins_tag = req_tag_pack__whole;
+        sets__0__clock__drv = clock;
+        sets__0__reset__drv = reset;
+        sets__0__flush__drv = flushing;
+        sets__0__lookup_set__drv = lookup_set;
+        sets__0__lookup_tag__drv = lookup_tag;
+        sets__0__ins_valid__drv = ins_valid;
+        sets__0__ins_set__drv = req_set_pack__whole;
+        sets__0__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__0__hit;
         written = written | sets__0__written;
         evicted = evicted | sets__0__evict;
-        valid_pack__parts__0 = sets__0__dbg_valid;
-        tag_pack__parts__0 = sets__0__dbg_tag;
-        ptr_pack__parts__0 = sets__0__dbg_ptr;
-        sets__1__clock = clock;
-        sets__1__reset = reset;
-        sets__1__flush = flushing;
-        sets__1__lookup_set = lookup_set;
-        sets__1__lookup_tag = lookup_tag;
-        sets__1__ins_valid = ins_valid;
-        sets__1__ins_set = req_set_pack__whole;
-        sets__1__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__0__drv = sets__0__dbg_valid;
+        tag_pack__parts__0__drv = sets__0__dbg_tag;
+        ptr_pack__parts__0__drv = sets__0__dbg_ptr;
+        sets__1__clock__drv = clock;
+        sets__1__reset__drv = reset;
+        sets__1__flush__drv = flushing;
+        sets__1__lookup_set__drv = lookup_set;
+        sets__1__lookup_tag__drv = lookup_tag;
+        sets__1__ins_valid__drv = ins_valid;
+        sets__1__ins_set__drv = req_set_pack__whole;
+        sets__1__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__1__hit;
         written = written | sets__1__written;
         evicted = evicted | sets__1__evict;
-        valid_pack__parts__1 = sets__1__dbg_valid;
-        tag_pack__parts__1 = sets__1__dbg_tag;
-        ptr_pack__parts__1 = sets__1__dbg_ptr;
-        sets__2__clock = clock;
-        sets__2__reset = reset;
-        sets__2__flush = flushing;
-        sets__2__lookup_set = lookup_set;
-        sets__2__lookup_tag = lookup_tag;
-        sets__2__ins_valid = ins_valid;
-        sets__2__ins_set = req_set_pack__whole;
-        sets__2__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__1__drv = sets__1__dbg_valid;
+        tag_pack__parts__1__drv = sets__1__dbg_tag;
+        ptr_pack__parts__1__drv = sets__1__dbg_ptr;
+        sets__2__clock__drv = clock;
+        sets__2__reset__drv = reset;
+        sets__2__flush__drv = flushing;
+        sets__2__lookup_set__drv = lookup_set;
+        sets__2__lookup_tag__drv = lookup_tag;
+        sets__2__ins_valid__drv = ins_valid;
+        sets__2__ins_set__drv = req_set_pack__whole;
+        sets__2__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__2__hit;
         written = written | sets__2__written;
         evicted = evicted | sets__2__evict;
-        valid_pack__parts__2 = sets__2__dbg_valid;
-        tag_pack__parts__2 = sets__2__dbg_tag;
-        ptr_pack__parts__2 = sets__2__dbg_ptr;
-        sets__3__clock = clock;
-        sets__3__reset = reset;
-        sets__3__flush = flushing;
-        sets__3__lookup_set = lookup_set;
-        sets__3__lookup_tag = lookup_tag;
-        sets__3__ins_valid = ins_valid;
-        sets__3__ins_set = req_set_pack__whole;
-        sets__3__ins_tag = req_tag_pack__whole;
+        valid_pack__parts__2__drv = sets__2__dbg_valid;
+        tag_pack__parts__2__drv = sets__2__dbg_tag;
+        ptr_pack__parts__2__drv = sets__2__dbg_ptr;
+        sets__3__clock__drv = clock;
+        sets__3__reset__drv = reset;
+        sets__3__flush__drv = flushing;
+        sets__3__lookup_set__drv = lookup_set;
+        sets__3__lookup_tag__drv = lookup_tag;
+        sets__3__ins_valid__drv = ins_valid;
+        sets__3__ins_set__drv = req_set_pack__whole;
+        sets__3__ins_tag__drv = req_tag_pack__whole;
         hits = hits | sets__3__hit;
         written = written | sets__3__written;
         evicted = evicted | sets__3__evict;
-        valid_pack__parts__3 = sets__3__dbg_valid;
-        tag_pack__parts__3 = sets__3__dbg_tag;
-        ptr_pack__parts__3 = sets__3__dbg_ptr;
+        valid_pack__parts__3__drv = sets__3__dbg_valid;
+        tag_pack__parts__3__drv = sets__3__dbg_tag;
+        ptr_pack__parts__3__drv = sets__3__dbg_ptr;
         hit = hits;
         ins_written = written;
         ins_evict = evicted;
@@ -11631,6 +14976,60 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt(clock,reset,flush,lookup_pc,ins
         dbg_ptr = ptr_pack__whole;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        sets__0__clock = sets__0__clock__drv;
+        sets__0__reset = sets__0__reset__drv;
+        sets__0__flush = sets__0__flush__drv;
+        sets__0__lookup_set = sets__0__lookup_set__drv;
+        sets__0__lookup_tag = sets__0__lookup_tag__drv;
+        sets__0__ins_valid = sets__0__ins_valid__drv;
+        sets__0__ins_set = sets__0__ins_set__drv;
+        sets__0__ins_tag = sets__0__ins_tag__drv;
+        sets__1__clock = sets__1__clock__drv;
+        sets__1__reset = sets__1__reset__drv;
+        sets__1__flush = sets__1__flush__drv;
+        sets__1__lookup_set = sets__1__lookup_set__drv;
+        sets__1__lookup_tag = sets__1__lookup_tag__drv;
+        sets__1__ins_valid = sets__1__ins_valid__drv;
+        sets__1__ins_set = sets__1__ins_set__drv;
+        sets__1__ins_tag = sets__1__ins_tag__drv;
+        sets__2__clock = sets__2__clock__drv;
+        sets__2__reset = sets__2__reset__drv;
+        sets__2__flush = sets__2__flush__drv;
+        sets__2__lookup_set = sets__2__lookup_set__drv;
+        sets__2__lookup_tag = sets__2__lookup_tag__drv;
+        sets__2__ins_valid = sets__2__ins_valid__drv;
+        sets__2__ins_set = sets__2__ins_set__drv;
+        sets__2__ins_tag = sets__2__ins_tag__drv;
+        sets__3__clock = sets__3__clock__drv;
+        sets__3__reset = sets__3__reset__drv;
+        sets__3__flush = sets__3__flush__drv;
+        sets__3__lookup_set = sets__3__lookup_set__drv;
+        sets__3__lookup_tag = sets__3__lookup_tag__drv;
+        sets__3__ins_valid = sets__3__ins_valid__drv;
+        sets__3__ins_set = sets__3__ins_set__drv;
+        sets__3__ins_tag = sets__3__ins_tag__drv;
+        requests__whole = requests__whole__drv;
+        req_set_pack__parts__0 = req_set_pack__parts__0__drv;
+        req_set_pack__parts__1 = req_set_pack__parts__1__drv;
+        req_set_pack__parts__2 = req_set_pack__parts__2__drv;
+        req_tag_pack__parts__0 = req_tag_pack__parts__0__drv;
+        req_tag_pack__parts__1 = req_tag_pack__parts__1__drv;
+        req_tag_pack__parts__2 = req_tag_pack__parts__2__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
+        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
+        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
+        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt
 
 
@@ -11820,6 +15219,82 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  [2:0] req_valid__whole__drv;
+    reg  [5:0] req_sets__whole__drv;
+    reg  [89:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  written_pack__parts__1__drv;
+    reg  written_pack__parts__2__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  evict_pack__parts__1__drv;
+    reg  evict_pack__parts__2__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -12002,43 +15477,43 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -12136,8 +15611,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -12229,8 +15704,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__1 & (req_sets__parts__1 == index) & ~present & ~flush;
-        written_pack__parts__1 = write;
-        evict_pack__parts__1 = (write & victim_valid);
+        written_pack__parts__1__drv = write;
+        evict_pack__parts__1__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -12322,8 +15797,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__2 & (req_sets__parts__2 == index) & ~present & ~flush;
-        written_pack__parts__2 = write;
-        evict_pack__parts__2 = (write & victim_valid);
+        written_pack__parts__2__drv = write;
+        evict_pack__parts__2__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -12364,89 +15839,89 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -12455,6 +15930,85 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        written_pack__parts__1 = written_pack__parts__1__drv;
+        written_pack__parts__2 = written_pack__parts__2__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        evict_pack__parts__1 = evict_pack__parts__1__drv;
+        evict_pack__parts__2 = evict_pack__parts__2__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0
 
 
@@ -12972,6 +16526,82 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  [2:0] req_valid__whole__drv;
+    reg  [5:0] req_sets__whole__drv;
+    reg  [89:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  written_pack__parts__1__drv;
+    reg  written_pack__parts__2__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  evict_pack__parts__1__drv;
+    reg  evict_pack__parts__2__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -13154,43 +16784,43 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -13288,8 +16918,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -13381,8 +17011,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__1 & (req_sets__parts__1 == index) & ~present & ~flush;
-        written_pack__parts__1 = write;
-        evict_pack__parts__1 = (write & victim_valid);
+        written_pack__parts__1__drv = write;
+        evict_pack__parts__1__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -13474,8 +17104,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__2 & (req_sets__parts__2 == index) & ~present & ~flush;
-        written_pack__parts__2 = write;
-        evict_pack__parts__2 = (write & victim_valid);
+        written_pack__parts__2__drv = write;
+        evict_pack__parts__2__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -13516,89 +17146,89 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -13607,6 +17237,85 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        written_pack__parts__1 = written_pack__parts__1__drv;
+        written_pack__parts__2 = written_pack__parts__2__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        evict_pack__parts__1 = evict_pack__parts__1__drv;
+        evict_pack__parts__2 = evict_pack__parts__2__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1
 
 
@@ -14124,6 +17833,82 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  [2:0] req_valid__whole__drv;
+    reg  [5:0] req_sets__whole__drv;
+    reg  [89:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  written_pack__parts__1__drv;
+    reg  written_pack__parts__2__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  evict_pack__parts__1__drv;
+    reg  evict_pack__parts__2__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -14306,43 +18091,43 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -14440,8 +18225,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -14533,8 +18318,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__1 & (req_sets__parts__1 == index) & ~present & ~flush;
-        written_pack__parts__1 = write;
-        evict_pack__parts__1 = (write & victim_valid);
+        written_pack__parts__1__drv = write;
+        evict_pack__parts__1__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -14626,8 +18411,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__2 & (req_sets__parts__2 == index) & ~present & ~flush;
-        written_pack__parts__2 = write;
-        evict_pack__parts__2 = (write & victim_valid);
+        written_pack__parts__2__drv = write;
+        evict_pack__parts__2__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -14668,89 +18453,89 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -14759,6 +18544,85 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        written_pack__parts__1 = written_pack__parts__1__drv;
+        written_pack__parts__2 = written_pack__parts__2__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        evict_pack__parts__1 = evict_pack__parts__1__drv;
+        evict_pack__parts__2 = evict_pack__parts__2__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2
 
 
@@ -15276,6 +19140,82 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
     reg  [29:0] tag_pack__parts__6;
     reg  [29:0] tag_pack__parts__7;
     wire  [239:0] tag_pack__whole;
+    reg  way_valid__0__clock__drv;
+    reg  way_valid__0__reset__drv;
+    reg  way_valid__0__d__drv;
+    reg  way_valid__1__clock__drv;
+    reg  way_valid__1__reset__drv;
+    reg  way_valid__1__d__drv;
+    reg  way_valid__2__clock__drv;
+    reg  way_valid__2__reset__drv;
+    reg  way_valid__2__d__drv;
+    reg  way_valid__3__clock__drv;
+    reg  way_valid__3__reset__drv;
+    reg  way_valid__3__d__drv;
+    reg  way_valid__4__clock__drv;
+    reg  way_valid__4__reset__drv;
+    reg  way_valid__4__d__drv;
+    reg  way_valid__5__clock__drv;
+    reg  way_valid__5__reset__drv;
+    reg  way_valid__5__d__drv;
+    reg  way_valid__6__clock__drv;
+    reg  way_valid__6__reset__drv;
+    reg  way_valid__6__d__drv;
+    reg  way_valid__7__clock__drv;
+    reg  way_valid__7__reset__drv;
+    reg  way_valid__7__d__drv;
+    reg  way_tag__0__clock__drv;
+    reg  way_tag__0__reset__drv;
+    reg  [29:0] way_tag__0__d__drv;
+    reg  way_tag__1__clock__drv;
+    reg  way_tag__1__reset__drv;
+    reg  [29:0] way_tag__1__d__drv;
+    reg  way_tag__2__clock__drv;
+    reg  way_tag__2__reset__drv;
+    reg  [29:0] way_tag__2__d__drv;
+    reg  way_tag__3__clock__drv;
+    reg  way_tag__3__reset__drv;
+    reg  [29:0] way_tag__3__d__drv;
+    reg  way_tag__4__clock__drv;
+    reg  way_tag__4__reset__drv;
+    reg  [29:0] way_tag__4__d__drv;
+    reg  way_tag__5__clock__drv;
+    reg  way_tag__5__reset__drv;
+    reg  [29:0] way_tag__5__d__drv;
+    reg  way_tag__6__clock__drv;
+    reg  way_tag__6__reset__drv;
+    reg  [29:0] way_tag__6__d__drv;
+    reg  way_tag__7__clock__drv;
+    reg  way_tag__7__reset__drv;
+    reg  [29:0] way_tag__7__d__drv;
+    reg  ptr__clock__drv;
+    reg  ptr__reset__drv;
+    reg  [2:0] ptr__d__drv;
+    reg  [2:0] req_valid__whole__drv;
+    reg  [5:0] req_sets__whole__drv;
+    reg  [89:0] tags__whole__drv;
+    reg  written_pack__parts__0__drv;
+    reg  written_pack__parts__1__drv;
+    reg  written_pack__parts__2__drv;
+    reg  evict_pack__parts__0__drv;
+    reg  evict_pack__parts__1__drv;
+    reg  evict_pack__parts__2__drv;
+    reg  valid_pack__parts__0__drv;
+    reg  valid_pack__parts__1__drv;
+    reg  valid_pack__parts__2__drv;
+    reg  valid_pack__parts__3__drv;
+    reg  valid_pack__parts__4__drv;
+    reg  valid_pack__parts__5__drv;
+    reg  valid_pack__parts__6__drv;
+    reg  valid_pack__parts__7__drv;
+    reg  [29:0] tag_pack__parts__0__drv;
+    reg  [29:0] tag_pack__parts__1__drv;
+    reg  [29:0] tag_pack__parts__2__drv;
+    reg  [29:0] tag_pack__parts__3__drv;
+    reg  [29:0] tag_pack__parts__4__drv;
+    reg  [29:0] tag_pack__parts__5__drv;
+    reg  [29:0] tag_pack__parts__6__drv;
+    reg  [29:0] tag_pack__parts__7__drv;
     
     // Local signals
     reg  cur_valid__0;
@@ -15458,43 +19398,43 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
     
     // Update code
     always @(*) begin
-        way_valid__0__clock = clock;
-        way_valid__0__reset = reset;
-        way_tag__0__clock = clock;
-        way_tag__0__reset = reset;
-        way_valid__1__clock = clock;
-        way_valid__1__reset = reset;
-        way_tag__1__clock = clock;
-        way_tag__1__reset = reset;
-        way_valid__2__clock = clock;
-        way_valid__2__reset = reset;
-        way_tag__2__clock = clock;
-        way_tag__2__reset = reset;
-        way_valid__3__clock = clock;
-        way_valid__3__reset = reset;
-        way_tag__3__clock = clock;
-        way_tag__3__reset = reset;
-        way_valid__4__clock = clock;
-        way_valid__4__reset = reset;
-        way_tag__4__clock = clock;
-        way_tag__4__reset = reset;
-        way_valid__5__clock = clock;
-        way_valid__5__reset = reset;
-        way_tag__5__clock = clock;
-        way_tag__5__reset = reset;
-        way_valid__6__clock = clock;
-        way_valid__6__reset = reset;
-        way_tag__6__clock = clock;
-        way_tag__6__reset = reset;
-        way_valid__7__clock = clock;
-        way_valid__7__reset = reset;
-        way_tag__7__clock = clock;
-        way_tag__7__reset = reset;
-        ptr__clock = clock;
-        ptr__reset = reset;
-        req_valid__whole = ins_valid;
-        req_sets__whole = ins_set;
-        tags__whole = ins_tag;
+        way_valid__0__clock__drv = clock;
+        way_valid__0__reset__drv = reset;
+        way_tag__0__clock__drv = clock;
+        way_tag__0__reset__drv = reset;
+        way_valid__1__clock__drv = clock;
+        way_valid__1__reset__drv = reset;
+        way_tag__1__clock__drv = clock;
+        way_tag__1__reset__drv = reset;
+        way_valid__2__clock__drv = clock;
+        way_valid__2__reset__drv = reset;
+        way_tag__2__clock__drv = clock;
+        way_tag__2__reset__drv = reset;
+        way_valid__3__clock__drv = clock;
+        way_valid__3__reset__drv = reset;
+        way_tag__3__clock__drv = clock;
+        way_tag__3__reset__drv = reset;
+        way_valid__4__clock__drv = clock;
+        way_valid__4__reset__drv = reset;
+        way_tag__4__clock__drv = clock;
+        way_tag__4__reset__drv = reset;
+        way_valid__5__clock__drv = clock;
+        way_valid__5__reset__drv = reset;
+        way_tag__5__clock__drv = clock;
+        way_tag__5__reset__drv = reset;
+        way_valid__6__clock__drv = clock;
+        way_valid__6__reset__drv = reset;
+        way_tag__6__clock__drv = clock;
+        way_tag__6__reset__drv = reset;
+        way_valid__7__clock__drv = clock;
+        way_valid__7__reset__drv = reset;
+        way_tag__7__clock__drv = clock;
+        way_tag__7__reset__drv = reset;
+        ptr__clock__drv = clock;
+        ptr__reset__drv = reset;
+        req_valid__whole__drv = ins_valid;
+        req_sets__whole__drv = ins_set;
+        tags__whole__drv = ins_tag;
         found = 1'b0;
         if (|way_valid__0__q & (way_tag__0__q == lookup_tag)) begin
             found = 1'b1;
@@ -15592,8 +19532,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__0 & (req_sets__parts__0 == index) & ~present & ~flush;
-        written_pack__parts__0 = write;
-        evict_pack__parts__0 = (write & victim_valid);
+        written_pack__parts__0__drv = write;
+        evict_pack__parts__0__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -15685,8 +19625,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__1 & (req_sets__parts__1 == index) & ~present & ~flush;
-        written_pack__parts__1 = write;
-        evict_pack__parts__1 = (write & victim_valid);
+        written_pack__parts__1__drv = write;
+        evict_pack__parts__1__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -15778,8 +19718,8 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
             victim_valid = |cur_valid__7;
         end
         write = |req_valid__parts__2 & (req_sets__parts__2 == index) & ~present & ~flush;
-        written_pack__parts__2 = write;
-        evict_pack__parts__2 = (write & victim_valid);
+        written_pack__parts__2__drv = write;
+        evict_pack__parts__2__drv = (write & victim_valid);
         if (write) begin
             if (cur_ptr == 0) begin
                 cur_valid__0 = 1'b1;
@@ -15820,89 +19760,89 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
                 cur_ptr = cur_ptr + 32'h1;
             end
         end
-        way_valid__0__d = cur_valid__0;
-        way_tag__0__d = cur_tag__0;
+        way_valid__0__d__drv = cur_valid__0;
+        way_tag__0__d__drv = cur_tag__0;
         if (flush) begin
-            way_valid__0__d = 1'b0;
+            way_valid__0__d__drv = 1'b0;
         end
-        valid_pack__parts__0 = way_valid__0__q;
-        tag_pack__parts__0 = 32'h0;
+        valid_pack__parts__0__drv = way_valid__0__q;
+        tag_pack__parts__0__drv = 32'h0;
         if (|way_valid__0__q) begin
-            tag_pack__parts__0 = way_tag__0__q;
+            tag_pack__parts__0__drv = way_tag__0__q;
         end
-        way_valid__1__d = cur_valid__1;
-        way_tag__1__d = cur_tag__1;
+        way_valid__1__d__drv = cur_valid__1;
+        way_tag__1__d__drv = cur_tag__1;
         if (flush) begin
-            way_valid__1__d = 1'b0;
+            way_valid__1__d__drv = 1'b0;
         end
-        valid_pack__parts__1 = way_valid__1__q;
-        tag_pack__parts__1 = 32'h0;
+        valid_pack__parts__1__drv = way_valid__1__q;
+        tag_pack__parts__1__drv = 32'h0;
         if (|way_valid__1__q) begin
-            tag_pack__parts__1 = way_tag__1__q;
+            tag_pack__parts__1__drv = way_tag__1__q;
         end
-        way_valid__2__d = cur_valid__2;
-        way_tag__2__d = cur_tag__2;
+        way_valid__2__d__drv = cur_valid__2;
+        way_tag__2__d__drv = cur_tag__2;
         if (flush) begin
-            way_valid__2__d = 1'b0;
+            way_valid__2__d__drv = 1'b0;
         end
-        valid_pack__parts__2 = way_valid__2__q;
-        tag_pack__parts__2 = 32'h0;
+        valid_pack__parts__2__drv = way_valid__2__q;
+        tag_pack__parts__2__drv = 32'h0;
         if (|way_valid__2__q) begin
-            tag_pack__parts__2 = way_tag__2__q;
+            tag_pack__parts__2__drv = way_tag__2__q;
         end
-        way_valid__3__d = cur_valid__3;
-        way_tag__3__d = cur_tag__3;
+        way_valid__3__d__drv = cur_valid__3;
+        way_tag__3__d__drv = cur_tag__3;
         if (flush) begin
-            way_valid__3__d = 1'b0;
+            way_valid__3__d__drv = 1'b0;
         end
-        valid_pack__parts__3 = way_valid__3__q;
-        tag_pack__parts__3 = 32'h0;
+        valid_pack__parts__3__drv = way_valid__3__q;
+        tag_pack__parts__3__drv = 32'h0;
         if (|way_valid__3__q) begin
-            tag_pack__parts__3 = way_tag__3__q;
+            tag_pack__parts__3__drv = way_tag__3__q;
         end
-        way_valid__4__d = cur_valid__4;
-        way_tag__4__d = cur_tag__4;
+        way_valid__4__d__drv = cur_valid__4;
+        way_tag__4__d__drv = cur_tag__4;
         if (flush) begin
-            way_valid__4__d = 1'b0;
+            way_valid__4__d__drv = 1'b0;
         end
-        valid_pack__parts__4 = way_valid__4__q;
-        tag_pack__parts__4 = 32'h0;
+        valid_pack__parts__4__drv = way_valid__4__q;
+        tag_pack__parts__4__drv = 32'h0;
         if (|way_valid__4__q) begin
-            tag_pack__parts__4 = way_tag__4__q;
+            tag_pack__parts__4__drv = way_tag__4__q;
         end
-        way_valid__5__d = cur_valid__5;
-        way_tag__5__d = cur_tag__5;
+        way_valid__5__d__drv = cur_valid__5;
+        way_tag__5__d__drv = cur_tag__5;
         if (flush) begin
-            way_valid__5__d = 1'b0;
+            way_valid__5__d__drv = 1'b0;
         end
-        valid_pack__parts__5 = way_valid__5__q;
-        tag_pack__parts__5 = 32'h0;
+        valid_pack__parts__5__drv = way_valid__5__q;
+        tag_pack__parts__5__drv = 32'h0;
         if (|way_valid__5__q) begin
-            tag_pack__parts__5 = way_tag__5__q;
+            tag_pack__parts__5__drv = way_tag__5__q;
         end
-        way_valid__6__d = cur_valid__6;
-        way_tag__6__d = cur_tag__6;
+        way_valid__6__d__drv = cur_valid__6;
+        way_tag__6__d__drv = cur_tag__6;
         if (flush) begin
-            way_valid__6__d = 1'b0;
+            way_valid__6__d__drv = 1'b0;
         end
-        valid_pack__parts__6 = way_valid__6__q;
-        tag_pack__parts__6 = 32'h0;
+        valid_pack__parts__6__drv = way_valid__6__q;
+        tag_pack__parts__6__drv = 32'h0;
         if (|way_valid__6__q) begin
-            tag_pack__parts__6 = way_tag__6__q;
+            tag_pack__parts__6__drv = way_tag__6__q;
         end
-        way_valid__7__d = cur_valid__7;
-        way_tag__7__d = cur_tag__7;
+        way_valid__7__d__drv = cur_valid__7;
+        way_tag__7__d__drv = cur_tag__7;
         if (flush) begin
-            way_valid__7__d = 1'b0;
+            way_valid__7__d__drv = 1'b0;
         end
-        valid_pack__parts__7 = way_valid__7__q;
-        tag_pack__parts__7 = 32'h0;
+        valid_pack__parts__7__drv = way_valid__7__q;
+        tag_pack__parts__7__drv = 32'h0;
         if (|way_valid__7__q) begin
-            tag_pack__parts__7 = way_tag__7__q;
+            tag_pack__parts__7__drv = way_tag__7__q;
         end
-        ptr__d = cur_ptr;
+        ptr__d__drv = cur_ptr;
         if (flush) begin
-            ptr__d = 32'h0;
+            ptr__d__drv = 32'h0;
         end
         written = written_pack__whole;
         evict = evict_pack__whole;
@@ -15911,6 +19851,85 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
         dbg_ptr = ptr__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        way_valid__0__clock = way_valid__0__clock__drv;
+        way_valid__0__reset = way_valid__0__reset__drv;
+        way_valid__0__d = way_valid__0__d__drv;
+        way_valid__1__clock = way_valid__1__clock__drv;
+        way_valid__1__reset = way_valid__1__reset__drv;
+        way_valid__1__d = way_valid__1__d__drv;
+        way_valid__2__clock = way_valid__2__clock__drv;
+        way_valid__2__reset = way_valid__2__reset__drv;
+        way_valid__2__d = way_valid__2__d__drv;
+        way_valid__3__clock = way_valid__3__clock__drv;
+        way_valid__3__reset = way_valid__3__reset__drv;
+        way_valid__3__d = way_valid__3__d__drv;
+        way_valid__4__clock = way_valid__4__clock__drv;
+        way_valid__4__reset = way_valid__4__reset__drv;
+        way_valid__4__d = way_valid__4__d__drv;
+        way_valid__5__clock = way_valid__5__clock__drv;
+        way_valid__5__reset = way_valid__5__reset__drv;
+        way_valid__5__d = way_valid__5__d__drv;
+        way_valid__6__clock = way_valid__6__clock__drv;
+        way_valid__6__reset = way_valid__6__reset__drv;
+        way_valid__6__d = way_valid__6__d__drv;
+        way_valid__7__clock = way_valid__7__clock__drv;
+        way_valid__7__reset = way_valid__7__reset__drv;
+        way_valid__7__d = way_valid__7__d__drv;
+        way_tag__0__clock = way_tag__0__clock__drv;
+        way_tag__0__reset = way_tag__0__reset__drv;
+        way_tag__0__d = way_tag__0__d__drv;
+        way_tag__1__clock = way_tag__1__clock__drv;
+        way_tag__1__reset = way_tag__1__reset__drv;
+        way_tag__1__d = way_tag__1__d__drv;
+        way_tag__2__clock = way_tag__2__clock__drv;
+        way_tag__2__reset = way_tag__2__reset__drv;
+        way_tag__2__d = way_tag__2__d__drv;
+        way_tag__3__clock = way_tag__3__clock__drv;
+        way_tag__3__reset = way_tag__3__reset__drv;
+        way_tag__3__d = way_tag__3__d__drv;
+        way_tag__4__clock = way_tag__4__clock__drv;
+        way_tag__4__reset = way_tag__4__reset__drv;
+        way_tag__4__d = way_tag__4__d__drv;
+        way_tag__5__clock = way_tag__5__clock__drv;
+        way_tag__5__reset = way_tag__5__reset__drv;
+        way_tag__5__d = way_tag__5__d__drv;
+        way_tag__6__clock = way_tag__6__clock__drv;
+        way_tag__6__reset = way_tag__6__reset__drv;
+        way_tag__6__d = way_tag__6__d__drv;
+        way_tag__7__clock = way_tag__7__clock__drv;
+        way_tag__7__reset = way_tag__7__reset__drv;
+        way_tag__7__d = way_tag__7__d__drv;
+        ptr__clock = ptr__clock__drv;
+        ptr__reset = ptr__reset__drv;
+        ptr__d = ptr__d__drv;
+        req_valid__whole = req_valid__whole__drv;
+        req_sets__whole = req_sets__whole__drv;
+        tags__whole = tags__whole__drv;
+        written_pack__parts__0 = written_pack__parts__0__drv;
+        written_pack__parts__1 = written_pack__parts__1__drv;
+        written_pack__parts__2 = written_pack__parts__2__drv;
+        evict_pack__parts__0 = evict_pack__parts__0__drv;
+        evict_pack__parts__1 = evict_pack__parts__1__drv;
+        evict_pack__parts__2 = evict_pack__parts__2__drv;
+        valid_pack__parts__0 = valid_pack__parts__0__drv;
+        valid_pack__parts__1 = valid_pack__parts__1__drv;
+        valid_pack__parts__2 = valid_pack__parts__2__drv;
+        valid_pack__parts__3 = valid_pack__parts__3__drv;
+        valid_pack__parts__4 = valid_pack__parts__4__drv;
+        valid_pack__parts__5 = valid_pack__parts__5__drv;
+        valid_pack__parts__6 = valid_pack__parts__6__drv;
+        valid_pack__parts__7 = valid_pack__parts__7__drv;
+        tag_pack__parts__0 = tag_pack__parts__0__drv;
+        tag_pack__parts__1 = tag_pack__parts__1__drv;
+        tag_pack__parts__2 = tag_pack__parts__2__drv;
+        tag_pack__parts__3 = tag_pack__parts__3__drv;
+        tag_pack__parts__4 = tag_pack__parts__4__drv;
+        tag_pack__parts__5 = tag_pack__parts__5__drv;
+        tag_pack__parts__6 = tag_pack__parts__6__drv;
+        tag_pack__parts__7 = tag_pack__parts__7__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3
 
 
@@ -19342,6 +23361,248 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
     reg  [7:0] dbg_lock_pack__parts__14;
     reg  [7:0] dbg_lock_pack__parts__15;
     wire  [127:0] dbg_lock_pack__whole;
+    reg  row_valid__0__clock__drv;
+    reg  row_valid__0__reset__drv;
+    reg  row_valid__0__d__drv;
+    reg  row_valid__1__clock__drv;
+    reg  row_valid__1__reset__drv;
+    reg  row_valid__1__d__drv;
+    reg  row_valid__2__clock__drv;
+    reg  row_valid__2__reset__drv;
+    reg  row_valid__2__d__drv;
+    reg  row_valid__3__clock__drv;
+    reg  row_valid__3__reset__drv;
+    reg  row_valid__3__d__drv;
+    reg  row_valid__4__clock__drv;
+    reg  row_valid__4__reset__drv;
+    reg  row_valid__4__d__drv;
+    reg  row_valid__5__clock__drv;
+    reg  row_valid__5__reset__drv;
+    reg  row_valid__5__d__drv;
+    reg  row_valid__6__clock__drv;
+    reg  row_valid__6__reset__drv;
+    reg  row_valid__6__d__drv;
+    reg  row_valid__7__clock__drv;
+    reg  row_valid__7__reset__drv;
+    reg  row_valid__7__d__drv;
+    reg  row_valid__8__clock__drv;
+    reg  row_valid__8__reset__drv;
+    reg  row_valid__8__d__drv;
+    reg  row_valid__9__clock__drv;
+    reg  row_valid__9__reset__drv;
+    reg  row_valid__9__d__drv;
+    reg  row_valid__10__clock__drv;
+    reg  row_valid__10__reset__drv;
+    reg  row_valid__10__d__drv;
+    reg  row_valid__11__clock__drv;
+    reg  row_valid__11__reset__drv;
+    reg  row_valid__11__d__drv;
+    reg  row_valid__12__clock__drv;
+    reg  row_valid__12__reset__drv;
+    reg  row_valid__12__d__drv;
+    reg  row_valid__13__clock__drv;
+    reg  row_valid__13__reset__drv;
+    reg  row_valid__13__d__drv;
+    reg  row_valid__14__clock__drv;
+    reg  row_valid__14__reset__drv;
+    reg  row_valid__14__d__drv;
+    reg  row_valid__15__clock__drv;
+    reg  row_valid__15__reset__drv;
+    reg  row_valid__15__d__drv;
+    reg  row_pc__0__clock__drv;
+    reg  row_pc__0__reset__drv;
+    reg  [31:0] row_pc__0__d__drv;
+    reg  row_pc__1__clock__drv;
+    reg  row_pc__1__reset__drv;
+    reg  [31:0] row_pc__1__d__drv;
+    reg  row_pc__2__clock__drv;
+    reg  row_pc__2__reset__drv;
+    reg  [31:0] row_pc__2__d__drv;
+    reg  row_pc__3__clock__drv;
+    reg  row_pc__3__reset__drv;
+    reg  [31:0] row_pc__3__d__drv;
+    reg  row_pc__4__clock__drv;
+    reg  row_pc__4__reset__drv;
+    reg  [31:0] row_pc__4__d__drv;
+    reg  row_pc__5__clock__drv;
+    reg  row_pc__5__reset__drv;
+    reg  [31:0] row_pc__5__d__drv;
+    reg  row_pc__6__clock__drv;
+    reg  row_pc__6__reset__drv;
+    reg  [31:0] row_pc__6__d__drv;
+    reg  row_pc__7__clock__drv;
+    reg  row_pc__7__reset__drv;
+    reg  [31:0] row_pc__7__d__drv;
+    reg  row_pc__8__clock__drv;
+    reg  row_pc__8__reset__drv;
+    reg  [31:0] row_pc__8__d__drv;
+    reg  row_pc__9__clock__drv;
+    reg  row_pc__9__reset__drv;
+    reg  [31:0] row_pc__9__d__drv;
+    reg  row_pc__10__clock__drv;
+    reg  row_pc__10__reset__drv;
+    reg  [31:0] row_pc__10__d__drv;
+    reg  row_pc__11__clock__drv;
+    reg  row_pc__11__reset__drv;
+    reg  [31:0] row_pc__11__d__drv;
+    reg  row_pc__12__clock__drv;
+    reg  row_pc__12__reset__drv;
+    reg  [31:0] row_pc__12__d__drv;
+    reg  row_pc__13__clock__drv;
+    reg  row_pc__13__reset__drv;
+    reg  [31:0] row_pc__13__d__drv;
+    reg  row_pc__14__clock__drv;
+    reg  row_pc__14__reset__drv;
+    reg  [31:0] row_pc__14__d__drv;
+    reg  row_pc__15__clock__drv;
+    reg  row_pc__15__reset__drv;
+    reg  [31:0] row_pc__15__d__drv;
+    reg  row_lock__0__clock__drv;
+    reg  row_lock__0__reset__drv;
+    reg  [7:0] row_lock__0__d__drv;
+    reg  row_lock__1__clock__drv;
+    reg  row_lock__1__reset__drv;
+    reg  [7:0] row_lock__1__d__drv;
+    reg  row_lock__2__clock__drv;
+    reg  row_lock__2__reset__drv;
+    reg  [7:0] row_lock__2__d__drv;
+    reg  row_lock__3__clock__drv;
+    reg  row_lock__3__reset__drv;
+    reg  [7:0] row_lock__3__d__drv;
+    reg  row_lock__4__clock__drv;
+    reg  row_lock__4__reset__drv;
+    reg  [7:0] row_lock__4__d__drv;
+    reg  row_lock__5__clock__drv;
+    reg  row_lock__5__reset__drv;
+    reg  [7:0] row_lock__5__d__drv;
+    reg  row_lock__6__clock__drv;
+    reg  row_lock__6__reset__drv;
+    reg  [7:0] row_lock__6__d__drv;
+    reg  row_lock__7__clock__drv;
+    reg  row_lock__7__reset__drv;
+    reg  [7:0] row_lock__7__d__drv;
+    reg  row_lock__8__clock__drv;
+    reg  row_lock__8__reset__drv;
+    reg  [7:0] row_lock__8__d__drv;
+    reg  row_lock__9__clock__drv;
+    reg  row_lock__9__reset__drv;
+    reg  [7:0] row_lock__9__d__drv;
+    reg  row_lock__10__clock__drv;
+    reg  row_lock__10__reset__drv;
+    reg  [7:0] row_lock__10__d__drv;
+    reg  row_lock__11__clock__drv;
+    reg  row_lock__11__reset__drv;
+    reg  [7:0] row_lock__11__d__drv;
+    reg  row_lock__12__clock__drv;
+    reg  row_lock__12__reset__drv;
+    reg  [7:0] row_lock__12__d__drv;
+    reg  row_lock__13__clock__drv;
+    reg  row_lock__13__reset__drv;
+    reg  [7:0] row_lock__13__d__drv;
+    reg  row_lock__14__clock__drv;
+    reg  row_lock__14__reset__drv;
+    reg  [7:0] row_lock__14__d__drv;
+    reg  row_lock__15__clock__drv;
+    reg  row_lock__15__reset__drv;
+    reg  [7:0] row_lock__15__d__drv;
+    reg  [127:0] valid_rows__whole__drv;
+    reg  [127:0] blockbar_rows__whole__drv;
+    reg  rel_pack__parts__0__drv;
+    reg  rel_pack__parts__1__drv;
+    reg  rel_pack__parts__2__drv;
+    reg  rel_pack__parts__3__drv;
+    reg  rel_pack__parts__4__drv;
+    reg  rel_pack__parts__5__drv;
+    reg  rel_pack__parts__6__drv;
+    reg  rel_pack__parts__7__drv;
+    reg  rel_pack__parts__8__drv;
+    reg  rel_pack__parts__9__drv;
+    reg  rel_pack__parts__10__drv;
+    reg  rel_pack__parts__11__drv;
+    reg  rel_pack__parts__12__drv;
+    reg  rel_pack__parts__13__drv;
+    reg  rel_pack__parts__14__drv;
+    reg  rel_pack__parts__15__drv;
+    reg  rel_d4_pack__parts__0__drv;
+    reg  rel_d4_pack__parts__1__drv;
+    reg  rel_d4_pack__parts__2__drv;
+    reg  rel_d4_pack__parts__3__drv;
+    reg  rel_d4_pack__parts__4__drv;
+    reg  rel_d4_pack__parts__5__drv;
+    reg  rel_d4_pack__parts__6__drv;
+    reg  rel_d4_pack__parts__7__drv;
+    reg  rel_d4_pack__parts__8__drv;
+    reg  rel_d4_pack__parts__9__drv;
+    reg  rel_d4_pack__parts__10__drv;
+    reg  rel_d4_pack__parts__11__drv;
+    reg  rel_d4_pack__parts__12__drv;
+    reg  rel_d4_pack__parts__13__drv;
+    reg  rel_d4_pack__parts__14__drv;
+    reg  rel_d4_pack__parts__15__drv;
+    reg  [7:0] released_pack__parts__0__drv;
+    reg  [7:0] released_pack__parts__1__drv;
+    reg  [7:0] released_pack__parts__2__drv;
+    reg  [7:0] released_pack__parts__3__drv;
+    reg  [7:0] released_pack__parts__4__drv;
+    reg  [7:0] released_pack__parts__5__drv;
+    reg  [7:0] released_pack__parts__6__drv;
+    reg  [7:0] released_pack__parts__7__drv;
+    reg  [7:0] released_pack__parts__8__drv;
+    reg  [7:0] released_pack__parts__9__drv;
+    reg  [7:0] released_pack__parts__10__drv;
+    reg  [7:0] released_pack__parts__11__drv;
+    reg  [7:0] released_pack__parts__12__drv;
+    reg  [7:0] released_pack__parts__13__drv;
+    reg  [7:0] released_pack__parts__14__drv;
+    reg  [7:0] released_pack__parts__15__drv;
+    reg  dbg_valid_pack__parts__0__drv;
+    reg  dbg_valid_pack__parts__1__drv;
+    reg  dbg_valid_pack__parts__2__drv;
+    reg  dbg_valid_pack__parts__3__drv;
+    reg  dbg_valid_pack__parts__4__drv;
+    reg  dbg_valid_pack__parts__5__drv;
+    reg  dbg_valid_pack__parts__6__drv;
+    reg  dbg_valid_pack__parts__7__drv;
+    reg  dbg_valid_pack__parts__8__drv;
+    reg  dbg_valid_pack__parts__9__drv;
+    reg  dbg_valid_pack__parts__10__drv;
+    reg  dbg_valid_pack__parts__11__drv;
+    reg  dbg_valid_pack__parts__12__drv;
+    reg  dbg_valid_pack__parts__13__drv;
+    reg  dbg_valid_pack__parts__14__drv;
+    reg  dbg_valid_pack__parts__15__drv;
+    reg  [31:0] dbg_pc_pack__parts__0__drv;
+    reg  [31:0] dbg_pc_pack__parts__1__drv;
+    reg  [31:0] dbg_pc_pack__parts__2__drv;
+    reg  [31:0] dbg_pc_pack__parts__3__drv;
+    reg  [31:0] dbg_pc_pack__parts__4__drv;
+    reg  [31:0] dbg_pc_pack__parts__5__drv;
+    reg  [31:0] dbg_pc_pack__parts__6__drv;
+    reg  [31:0] dbg_pc_pack__parts__7__drv;
+    reg  [31:0] dbg_pc_pack__parts__8__drv;
+    reg  [31:0] dbg_pc_pack__parts__9__drv;
+    reg  [31:0] dbg_pc_pack__parts__10__drv;
+    reg  [31:0] dbg_pc_pack__parts__11__drv;
+    reg  [31:0] dbg_pc_pack__parts__12__drv;
+    reg  [31:0] dbg_pc_pack__parts__13__drv;
+    reg  [31:0] dbg_pc_pack__parts__14__drv;
+    reg  [31:0] dbg_pc_pack__parts__15__drv;
+    reg  [7:0] dbg_lock_pack__parts__0__drv;
+    reg  [7:0] dbg_lock_pack__parts__1__drv;
+    reg  [7:0] dbg_lock_pack__parts__2__drv;
+    reg  [7:0] dbg_lock_pack__parts__3__drv;
+    reg  [7:0] dbg_lock_pack__parts__4__drv;
+    reg  [7:0] dbg_lock_pack__parts__5__drv;
+    reg  [7:0] dbg_lock_pack__parts__6__drv;
+    reg  [7:0] dbg_lock_pack__parts__7__drv;
+    reg  [7:0] dbg_lock_pack__parts__8__drv;
+    reg  [7:0] dbg_lock_pack__parts__9__drv;
+    reg  [7:0] dbg_lock_pack__parts__10__drv;
+    reg  [7:0] dbg_lock_pack__parts__11__drv;
+    reg  [7:0] dbg_lock_pack__parts__12__drv;
+    reg  [7:0] dbg_lock_pack__parts__13__drv;
+    reg  [7:0] dbg_lock_pack__parts__14__drv;
+    reg  [7:0] dbg_lock_pack__parts__15__drv;
     
     // Local signals
     reg  arriving;
@@ -19799,104 +24060,104 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
     
     // Update code
     always @(*) begin
-        row_valid__0__clock = clock;
-        row_valid__0__reset = reset;
-        row_pc__0__clock = clock;
-        row_pc__0__reset = reset;
-        row_lock__0__clock = clock;
-        row_lock__0__reset = reset;
-        row_valid__1__clock = clock;
-        row_valid__1__reset = reset;
-        row_pc__1__clock = clock;
-        row_pc__1__reset = reset;
-        row_lock__1__clock = clock;
-        row_lock__1__reset = reset;
-        row_valid__2__clock = clock;
-        row_valid__2__reset = reset;
-        row_pc__2__clock = clock;
-        row_pc__2__reset = reset;
-        row_lock__2__clock = clock;
-        row_lock__2__reset = reset;
-        row_valid__3__clock = clock;
-        row_valid__3__reset = reset;
-        row_pc__3__clock = clock;
-        row_pc__3__reset = reset;
-        row_lock__3__clock = clock;
-        row_lock__3__reset = reset;
-        row_valid__4__clock = clock;
-        row_valid__4__reset = reset;
-        row_pc__4__clock = clock;
-        row_pc__4__reset = reset;
-        row_lock__4__clock = clock;
-        row_lock__4__reset = reset;
-        row_valid__5__clock = clock;
-        row_valid__5__reset = reset;
-        row_pc__5__clock = clock;
-        row_pc__5__reset = reset;
-        row_lock__5__clock = clock;
-        row_lock__5__reset = reset;
-        row_valid__6__clock = clock;
-        row_valid__6__reset = reset;
-        row_pc__6__clock = clock;
-        row_pc__6__reset = reset;
-        row_lock__6__clock = clock;
-        row_lock__6__reset = reset;
-        row_valid__7__clock = clock;
-        row_valid__7__reset = reset;
-        row_pc__7__clock = clock;
-        row_pc__7__reset = reset;
-        row_lock__7__clock = clock;
-        row_lock__7__reset = reset;
-        row_valid__8__clock = clock;
-        row_valid__8__reset = reset;
-        row_pc__8__clock = clock;
-        row_pc__8__reset = reset;
-        row_lock__8__clock = clock;
-        row_lock__8__reset = reset;
-        row_valid__9__clock = clock;
-        row_valid__9__reset = reset;
-        row_pc__9__clock = clock;
-        row_pc__9__reset = reset;
-        row_lock__9__clock = clock;
-        row_lock__9__reset = reset;
-        row_valid__10__clock = clock;
-        row_valid__10__reset = reset;
-        row_pc__10__clock = clock;
-        row_pc__10__reset = reset;
-        row_lock__10__clock = clock;
-        row_lock__10__reset = reset;
-        row_valid__11__clock = clock;
-        row_valid__11__reset = reset;
-        row_pc__11__clock = clock;
-        row_pc__11__reset = reset;
-        row_lock__11__clock = clock;
-        row_lock__11__reset = reset;
-        row_valid__12__clock = clock;
-        row_valid__12__reset = reset;
-        row_pc__12__clock = clock;
-        row_pc__12__reset = reset;
-        row_lock__12__clock = clock;
-        row_lock__12__reset = reset;
-        row_valid__13__clock = clock;
-        row_valid__13__reset = reset;
-        row_pc__13__clock = clock;
-        row_pc__13__reset = reset;
-        row_lock__13__clock = clock;
-        row_lock__13__reset = reset;
-        row_valid__14__clock = clock;
-        row_valid__14__reset = reset;
-        row_pc__14__clock = clock;
-        row_pc__14__reset = reset;
-        row_lock__14__clock = clock;
-        row_lock__14__reset = reset;
-        row_valid__15__clock = clock;
-        row_valid__15__reset = reset;
-        row_pc__15__clock = clock;
-        row_pc__15__reset = reset;
-        row_lock__15__clock = clock;
-        row_lock__15__reset = reset;
-        valid_rows__whole = sw_valid;
-        blockbar_rows__whole = sw_blockbar;
+        row_valid__0__clock__drv = clock;
+        row_valid__0__reset__drv = reset;
+        row_pc__0__clock__drv = clock;
+        row_pc__0__reset__drv = reset;
+        row_lock__0__clock__drv = clock;
+        row_lock__0__reset__drv = reset;
+        row_valid__1__clock__drv = clock;
+        row_valid__1__reset__drv = reset;
+        row_pc__1__clock__drv = clock;
+        row_pc__1__reset__drv = reset;
+        row_lock__1__clock__drv = clock;
+        row_lock__1__reset__drv = reset;
+        row_valid__2__clock__drv = clock;
+        row_valid__2__reset__drv = reset;
+        row_pc__2__clock__drv = clock;
+        row_pc__2__reset__drv = reset;
+        row_lock__2__clock__drv = clock;
+        row_lock__2__reset__drv = reset;
+        row_valid__3__clock__drv = clock;
+        row_valid__3__reset__drv = reset;
+        row_pc__3__clock__drv = clock;
+        row_pc__3__reset__drv = reset;
+        row_lock__3__clock__drv = clock;
+        row_lock__3__reset__drv = reset;
+        row_valid__4__clock__drv = clock;
+        row_valid__4__reset__drv = reset;
+        row_pc__4__clock__drv = clock;
+        row_pc__4__reset__drv = reset;
+        row_lock__4__clock__drv = clock;
+        row_lock__4__reset__drv = reset;
+        row_valid__5__clock__drv = clock;
+        row_valid__5__reset__drv = reset;
+        row_pc__5__clock__drv = clock;
+        row_pc__5__reset__drv = reset;
+        row_lock__5__clock__drv = clock;
+        row_lock__5__reset__drv = reset;
+        row_valid__6__clock__drv = clock;
+        row_valid__6__reset__drv = reset;
+        row_pc__6__clock__drv = clock;
+        row_pc__6__reset__drv = reset;
+        row_lock__6__clock__drv = clock;
+        row_lock__6__reset__drv = reset;
+        row_valid__7__clock__drv = clock;
+        row_valid__7__reset__drv = reset;
+        row_pc__7__clock__drv = clock;
+        row_pc__7__reset__drv = reset;
+        row_lock__7__clock__drv = clock;
+        row_lock__7__reset__drv = reset;
+        row_valid__8__clock__drv = clock;
+        row_valid__8__reset__drv = reset;
+        row_pc__8__clock__drv = clock;
+        row_pc__8__reset__drv = reset;
+        row_lock__8__clock__drv = clock;
+        row_lock__8__reset__drv = reset;
+        row_valid__9__clock__drv = clock;
+        row_valid__9__reset__drv = reset;
+        row_pc__9__clock__drv = clock;
+        row_pc__9__reset__drv = reset;
+        row_lock__9__clock__drv = clock;
+        row_lock__9__reset__drv = reset;
+        row_valid__10__clock__drv = clock;
+        row_valid__10__reset__drv = reset;
+        row_pc__10__clock__drv = clock;
+        row_pc__10__reset__drv = reset;
+        row_lock__10__clock__drv = clock;
+        row_lock__10__reset__drv = reset;
+        row_valid__11__clock__drv = clock;
+        row_valid__11__reset__drv = reset;
+        row_pc__11__clock__drv = clock;
+        row_pc__11__reset__drv = reset;
+        row_lock__11__clock__drv = clock;
+        row_lock__11__reset__drv = reset;
+        row_valid__12__clock__drv = clock;
+        row_valid__12__reset__drv = reset;
+        row_pc__12__clock__drv = clock;
+        row_pc__12__reset__drv = reset;
+        row_lock__12__clock__drv = clock;
+        row_lock__12__reset__drv = reset;
+        row_valid__13__clock__drv = clock;
+        row_valid__13__reset__drv = reset;
+        row_pc__13__clock__drv = clock;
+        row_pc__13__reset__drv = reset;
+        row_lock__13__clock__drv = clock;
+        row_lock__13__reset__drv = reset;
+        row_valid__14__clock__drv = clock;
+        row_valid__14__reset__drv = reset;
+        row_pc__14__clock__drv = clock;
+        row_pc__14__reset__drv = reset;
+        row_lock__14__clock__drv = clock;
+        row_lock__14__reset__drv = reset;
+        row_valid__15__clock__drv = clock;
+        row_valid__15__reset__drv = reset;
+        row_pc__15__clock__drv = clock;
+        row_pc__15__reset__drv = reset;
+        row_lock__15__clock__drv = clock;
+        row_lock__15__reset__drv = reset;
+        valid_rows__whole__drv = sw_valid;
+        blockbar_rows__whole__drv = sw_blockbar;
         arriving = arr_valid & ~arr_hit & (arr_sw < subwarps);
         arr_group = arr_sw >> member_shift;
         arr_bit = one << (arr_sw & member_mask);
@@ -19924,23 +24185,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__0 | lock1 | blockbar_rows__parts__0;
         releasing = valid1 & &arrived;
-        rel_pack__parts__0 = releasing;
-        rel_d4_pack__parts__0 = (releasing & |(valid_rows__parts__0 & blockbar_rows__parts__0 & ~lock1));
-        released_pack__parts__0 = 32'h0;
-        row_valid__0__d = valid1;
-        row_pc__0__d = pc1;
-        row_lock__0__d = lock1;
+        rel_pack__parts__0__drv = releasing;
+        rel_d4_pack__parts__0__drv = (releasing & |(valid_rows__parts__0 & blockbar_rows__parts__0 & ~lock1));
+        released_pack__parts__0__drv = 32'h0;
+        row_valid__0__d__drv = valid1;
+        row_pc__0__d__drv = pc1;
+        row_lock__0__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__0 = lock1;
-            row_valid__0__d = 1'b0;
-            row_lock__0__d = 32'h0;
+            released_pack__parts__0__drv = lock1;
+            row_valid__0__d__drv = 1'b0;
+            row_lock__0__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__0 = row_valid__0__q;
-        dbg_pc_pack__parts__0 = 32'h0;
-        dbg_lock_pack__parts__0 = 32'h0;
+        dbg_valid_pack__parts__0__drv = row_valid__0__q;
+        dbg_pc_pack__parts__0__drv = 32'h0;
+        dbg_lock_pack__parts__0__drv = 32'h0;
         if (|row_valid__0__q) begin
-            dbg_pc_pack__parts__0 = row_pc__0__q;
-            dbg_lock_pack__parts__0 = row_lock__0__q;
+            dbg_pc_pack__parts__0__drv = row_pc__0__q;
+            dbg_lock_pack__parts__0__drv = row_lock__0__q;
         end
         here = arriving & (arr_group == 1);
         valid1 = |row_valid__1__q | here;
@@ -19959,23 +24220,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__1 | lock1 | blockbar_rows__parts__1;
         releasing = valid1 & &arrived;
-        rel_pack__parts__1 = releasing;
-        rel_d4_pack__parts__1 = (releasing & |(valid_rows__parts__1 & blockbar_rows__parts__1 & ~lock1));
-        released_pack__parts__1 = 32'h0;
-        row_valid__1__d = valid1;
-        row_pc__1__d = pc1;
-        row_lock__1__d = lock1;
+        rel_pack__parts__1__drv = releasing;
+        rel_d4_pack__parts__1__drv = (releasing & |(valid_rows__parts__1 & blockbar_rows__parts__1 & ~lock1));
+        released_pack__parts__1__drv = 32'h0;
+        row_valid__1__d__drv = valid1;
+        row_pc__1__d__drv = pc1;
+        row_lock__1__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__1 = lock1;
-            row_valid__1__d = 1'b0;
-            row_lock__1__d = 32'h0;
+            released_pack__parts__1__drv = lock1;
+            row_valid__1__d__drv = 1'b0;
+            row_lock__1__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__1 = row_valid__1__q;
-        dbg_pc_pack__parts__1 = 32'h0;
-        dbg_lock_pack__parts__1 = 32'h0;
+        dbg_valid_pack__parts__1__drv = row_valid__1__q;
+        dbg_pc_pack__parts__1__drv = 32'h0;
+        dbg_lock_pack__parts__1__drv = 32'h0;
         if (|row_valid__1__q) begin
-            dbg_pc_pack__parts__1 = row_pc__1__q;
-            dbg_lock_pack__parts__1 = row_lock__1__q;
+            dbg_pc_pack__parts__1__drv = row_pc__1__q;
+            dbg_lock_pack__parts__1__drv = row_lock__1__q;
         end
         here = arriving & (arr_group == 2);
         valid1 = |row_valid__2__q | here;
@@ -19994,23 +24255,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__2 | lock1 | blockbar_rows__parts__2;
         releasing = valid1 & &arrived;
-        rel_pack__parts__2 = releasing;
-        rel_d4_pack__parts__2 = (releasing & |(valid_rows__parts__2 & blockbar_rows__parts__2 & ~lock1));
-        released_pack__parts__2 = 32'h0;
-        row_valid__2__d = valid1;
-        row_pc__2__d = pc1;
-        row_lock__2__d = lock1;
+        rel_pack__parts__2__drv = releasing;
+        rel_d4_pack__parts__2__drv = (releasing & |(valid_rows__parts__2 & blockbar_rows__parts__2 & ~lock1));
+        released_pack__parts__2__drv = 32'h0;
+        row_valid__2__d__drv = valid1;
+        row_pc__2__d__drv = pc1;
+        row_lock__2__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__2 = lock1;
-            row_valid__2__d = 1'b0;
-            row_lock__2__d = 32'h0;
+            released_pack__parts__2__drv = lock1;
+            row_valid__2__d__drv = 1'b0;
+            row_lock__2__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__2 = row_valid__2__q;
-        dbg_pc_pack__parts__2 = 32'h0;
-        dbg_lock_pack__parts__2 = 32'h0;
+        dbg_valid_pack__parts__2__drv = row_valid__2__q;
+        dbg_pc_pack__parts__2__drv = 32'h0;
+        dbg_lock_pack__parts__2__drv = 32'h0;
         if (|row_valid__2__q) begin
-            dbg_pc_pack__parts__2 = row_pc__2__q;
-            dbg_lock_pack__parts__2 = row_lock__2__q;
+            dbg_pc_pack__parts__2__drv = row_pc__2__q;
+            dbg_lock_pack__parts__2__drv = row_lock__2__q;
         end
         here = arriving & (arr_group == 3);
         valid1 = |row_valid__3__q | here;
@@ -20029,23 +24290,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__3 | lock1 | blockbar_rows__parts__3;
         releasing = valid1 & &arrived;
-        rel_pack__parts__3 = releasing;
-        rel_d4_pack__parts__3 = (releasing & |(valid_rows__parts__3 & blockbar_rows__parts__3 & ~lock1));
-        released_pack__parts__3 = 32'h0;
-        row_valid__3__d = valid1;
-        row_pc__3__d = pc1;
-        row_lock__3__d = lock1;
+        rel_pack__parts__3__drv = releasing;
+        rel_d4_pack__parts__3__drv = (releasing & |(valid_rows__parts__3 & blockbar_rows__parts__3 & ~lock1));
+        released_pack__parts__3__drv = 32'h0;
+        row_valid__3__d__drv = valid1;
+        row_pc__3__d__drv = pc1;
+        row_lock__3__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__3 = lock1;
-            row_valid__3__d = 1'b0;
-            row_lock__3__d = 32'h0;
+            released_pack__parts__3__drv = lock1;
+            row_valid__3__d__drv = 1'b0;
+            row_lock__3__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__3 = row_valid__3__q;
-        dbg_pc_pack__parts__3 = 32'h0;
-        dbg_lock_pack__parts__3 = 32'h0;
+        dbg_valid_pack__parts__3__drv = row_valid__3__q;
+        dbg_pc_pack__parts__3__drv = 32'h0;
+        dbg_lock_pack__parts__3__drv = 32'h0;
         if (|row_valid__3__q) begin
-            dbg_pc_pack__parts__3 = row_pc__3__q;
-            dbg_lock_pack__parts__3 = row_lock__3__q;
+            dbg_pc_pack__parts__3__drv = row_pc__3__q;
+            dbg_lock_pack__parts__3__drv = row_lock__3__q;
         end
         here = arriving & (arr_group == 4);
         valid1 = |row_valid__4__q | here;
@@ -20064,23 +24325,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__4 | lock1 | blockbar_rows__parts__4;
         releasing = valid1 & &arrived;
-        rel_pack__parts__4 = releasing;
-        rel_d4_pack__parts__4 = (releasing & |(valid_rows__parts__4 & blockbar_rows__parts__4 & ~lock1));
-        released_pack__parts__4 = 32'h0;
-        row_valid__4__d = valid1;
-        row_pc__4__d = pc1;
-        row_lock__4__d = lock1;
+        rel_pack__parts__4__drv = releasing;
+        rel_d4_pack__parts__4__drv = (releasing & |(valid_rows__parts__4 & blockbar_rows__parts__4 & ~lock1));
+        released_pack__parts__4__drv = 32'h0;
+        row_valid__4__d__drv = valid1;
+        row_pc__4__d__drv = pc1;
+        row_lock__4__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__4 = lock1;
-            row_valid__4__d = 1'b0;
-            row_lock__4__d = 32'h0;
+            released_pack__parts__4__drv = lock1;
+            row_valid__4__d__drv = 1'b0;
+            row_lock__4__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__4 = row_valid__4__q;
-        dbg_pc_pack__parts__4 = 32'h0;
-        dbg_lock_pack__parts__4 = 32'h0;
+        dbg_valid_pack__parts__4__drv = row_valid__4__q;
+        dbg_pc_pack__parts__4__drv = 32'h0;
+        dbg_lock_pack__parts__4__drv = 32'h0;
         if (|row_valid__4__q) begin
-            dbg_pc_pack__parts__4 = row_pc__4__q;
-            dbg_lock_pack__parts__4 = row_lock__4__q;
+            dbg_pc_pack__parts__4__drv = row_pc__4__q;
+            dbg_lock_pack__parts__4__drv = row_lock__4__q;
         end
         here = arriving & (arr_group == 5);
         valid1 = |row_valid__5__q | here;
@@ -20099,23 +24360,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__5 | lock1 | blockbar_rows__parts__5;
         releasing = valid1 & &arrived;
-        rel_pack__parts__5 = releasing;
-        rel_d4_pack__parts__5 = (releasing & |(valid_rows__parts__5 & blockbar_rows__parts__5 & ~lock1));
-        released_pack__parts__5 = 32'h0;
-        row_valid__5__d = valid1;
-        row_pc__5__d = pc1;
-        row_lock__5__d = lock1;
+        rel_pack__parts__5__drv = releasing;
+        rel_d4_pack__parts__5__drv = (releasing & |(valid_rows__parts__5 & blockbar_rows__parts__5 & ~lock1));
+        released_pack__parts__5__drv = 32'h0;
+        row_valid__5__d__drv = valid1;
+        row_pc__5__d__drv = pc1;
+        row_lock__5__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__5 = lock1;
-            row_valid__5__d = 1'b0;
-            row_lock__5__d = 32'h0;
+            released_pack__parts__5__drv = lock1;
+            row_valid__5__d__drv = 1'b0;
+            row_lock__5__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__5 = row_valid__5__q;
-        dbg_pc_pack__parts__5 = 32'h0;
-        dbg_lock_pack__parts__5 = 32'h0;
+        dbg_valid_pack__parts__5__drv = row_valid__5__q;
+        dbg_pc_pack__parts__5__drv = 32'h0;
+        dbg_lock_pack__parts__5__drv = 32'h0;
         if (|row_valid__5__q) begin
-            dbg_pc_pack__parts__5 = row_pc__5__q;
-            dbg_lock_pack__parts__5 = row_lock__5__q;
+            dbg_pc_pack__parts__5__drv = row_pc__5__q;
+            dbg_lock_pack__parts__5__drv = row_lock__5__q;
         end
         here = arriving & (arr_group == 6);
         valid1 = |row_valid__6__q | here;
@@ -20134,23 +24395,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__6 | lock1 | blockbar_rows__parts__6;
         releasing = valid1 & &arrived;
-        rel_pack__parts__6 = releasing;
-        rel_d4_pack__parts__6 = (releasing & |(valid_rows__parts__6 & blockbar_rows__parts__6 & ~lock1));
-        released_pack__parts__6 = 32'h0;
-        row_valid__6__d = valid1;
-        row_pc__6__d = pc1;
-        row_lock__6__d = lock1;
+        rel_pack__parts__6__drv = releasing;
+        rel_d4_pack__parts__6__drv = (releasing & |(valid_rows__parts__6 & blockbar_rows__parts__6 & ~lock1));
+        released_pack__parts__6__drv = 32'h0;
+        row_valid__6__d__drv = valid1;
+        row_pc__6__d__drv = pc1;
+        row_lock__6__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__6 = lock1;
-            row_valid__6__d = 1'b0;
-            row_lock__6__d = 32'h0;
+            released_pack__parts__6__drv = lock1;
+            row_valid__6__d__drv = 1'b0;
+            row_lock__6__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__6 = row_valid__6__q;
-        dbg_pc_pack__parts__6 = 32'h0;
-        dbg_lock_pack__parts__6 = 32'h0;
+        dbg_valid_pack__parts__6__drv = row_valid__6__q;
+        dbg_pc_pack__parts__6__drv = 32'h0;
+        dbg_lock_pack__parts__6__drv = 32'h0;
         if (|row_valid__6__q) begin
-            dbg_pc_pack__parts__6 = row_pc__6__q;
-            dbg_lock_pack__parts__6 = row_lock__6__q;
+            dbg_pc_pack__parts__6__drv = row_pc__6__q;
+            dbg_lock_pack__parts__6__drv = row_lock__6__q;
         end
         here = arriving & (arr_group == 7);
         valid1 = |row_valid__7__q | here;
@@ -20169,23 +24430,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__7 | lock1 | blockbar_rows__parts__7;
         releasing = valid1 & &arrived;
-        rel_pack__parts__7 = releasing;
-        rel_d4_pack__parts__7 = (releasing & |(valid_rows__parts__7 & blockbar_rows__parts__7 & ~lock1));
-        released_pack__parts__7 = 32'h0;
-        row_valid__7__d = valid1;
-        row_pc__7__d = pc1;
-        row_lock__7__d = lock1;
+        rel_pack__parts__7__drv = releasing;
+        rel_d4_pack__parts__7__drv = (releasing & |(valid_rows__parts__7 & blockbar_rows__parts__7 & ~lock1));
+        released_pack__parts__7__drv = 32'h0;
+        row_valid__7__d__drv = valid1;
+        row_pc__7__d__drv = pc1;
+        row_lock__7__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__7 = lock1;
-            row_valid__7__d = 1'b0;
-            row_lock__7__d = 32'h0;
+            released_pack__parts__7__drv = lock1;
+            row_valid__7__d__drv = 1'b0;
+            row_lock__7__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__7 = row_valid__7__q;
-        dbg_pc_pack__parts__7 = 32'h0;
-        dbg_lock_pack__parts__7 = 32'h0;
+        dbg_valid_pack__parts__7__drv = row_valid__7__q;
+        dbg_pc_pack__parts__7__drv = 32'h0;
+        dbg_lock_pack__parts__7__drv = 32'h0;
         if (|row_valid__7__q) begin
-            dbg_pc_pack__parts__7 = row_pc__7__q;
-            dbg_lock_pack__parts__7 = row_lock__7__q;
+            dbg_pc_pack__parts__7__drv = row_pc__7__q;
+            dbg_lock_pack__parts__7__drv = row_lock__7__q;
         end
         here = arriving & (arr_group == 8);
         valid1 = |row_valid__8__q | here;
@@ -20204,23 +24465,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__8 | lock1 | blockbar_rows__parts__8;
         releasing = valid1 & &arrived;
-        rel_pack__parts__8 = releasing;
-        rel_d4_pack__parts__8 = (releasing & |(valid_rows__parts__8 & blockbar_rows__parts__8 & ~lock1));
-        released_pack__parts__8 = 32'h0;
-        row_valid__8__d = valid1;
-        row_pc__8__d = pc1;
-        row_lock__8__d = lock1;
+        rel_pack__parts__8__drv = releasing;
+        rel_d4_pack__parts__8__drv = (releasing & |(valid_rows__parts__8 & blockbar_rows__parts__8 & ~lock1));
+        released_pack__parts__8__drv = 32'h0;
+        row_valid__8__d__drv = valid1;
+        row_pc__8__d__drv = pc1;
+        row_lock__8__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__8 = lock1;
-            row_valid__8__d = 1'b0;
-            row_lock__8__d = 32'h0;
+            released_pack__parts__8__drv = lock1;
+            row_valid__8__d__drv = 1'b0;
+            row_lock__8__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__8 = row_valid__8__q;
-        dbg_pc_pack__parts__8 = 32'h0;
-        dbg_lock_pack__parts__8 = 32'h0;
+        dbg_valid_pack__parts__8__drv = row_valid__8__q;
+        dbg_pc_pack__parts__8__drv = 32'h0;
+        dbg_lock_pack__parts__8__drv = 32'h0;
         if (|row_valid__8__q) begin
-            dbg_pc_pack__parts__8 = row_pc__8__q;
-            dbg_lock_pack__parts__8 = row_lock__8__q;
+            dbg_pc_pack__parts__8__drv = row_pc__8__q;
+            dbg_lock_pack__parts__8__drv = row_lock__8__q;
         end
         here = arriving & (arr_group == 9);
         valid1 = |row_valid__9__q | here;
@@ -20239,23 +24500,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__9 | lock1 | blockbar_rows__parts__9;
         releasing = valid1 & &arrived;
-        rel_pack__parts__9 = releasing;
-        rel_d4_pack__parts__9 = (releasing & |(valid_rows__parts__9 & blockbar_rows__parts__9 & ~lock1));
-        released_pack__parts__9 = 32'h0;
-        row_valid__9__d = valid1;
-        row_pc__9__d = pc1;
-        row_lock__9__d = lock1;
+        rel_pack__parts__9__drv = releasing;
+        rel_d4_pack__parts__9__drv = (releasing & |(valid_rows__parts__9 & blockbar_rows__parts__9 & ~lock1));
+        released_pack__parts__9__drv = 32'h0;
+        row_valid__9__d__drv = valid1;
+        row_pc__9__d__drv = pc1;
+        row_lock__9__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__9 = lock1;
-            row_valid__9__d = 1'b0;
-            row_lock__9__d = 32'h0;
+            released_pack__parts__9__drv = lock1;
+            row_valid__9__d__drv = 1'b0;
+            row_lock__9__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__9 = row_valid__9__q;
-        dbg_pc_pack__parts__9 = 32'h0;
-        dbg_lock_pack__parts__9 = 32'h0;
+        dbg_valid_pack__parts__9__drv = row_valid__9__q;
+        dbg_pc_pack__parts__9__drv = 32'h0;
+        dbg_lock_pack__parts__9__drv = 32'h0;
         if (|row_valid__9__q) begin
-            dbg_pc_pack__parts__9 = row_pc__9__q;
-            dbg_lock_pack__parts__9 = row_lock__9__q;
+            dbg_pc_pack__parts__9__drv = row_pc__9__q;
+            dbg_lock_pack__parts__9__drv = row_lock__9__q;
         end
         here = arriving & (arr_group == 10);
         valid1 = |row_valid__10__q | here;
@@ -20274,23 +24535,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__10 | lock1 | blockbar_rows__parts__10;
         releasing = valid1 & &arrived;
-        rel_pack__parts__10 = releasing;
-        rel_d4_pack__parts__10 = (releasing & |(valid_rows__parts__10 & blockbar_rows__parts__10 & ~lock1));
-        released_pack__parts__10 = 32'h0;
-        row_valid__10__d = valid1;
-        row_pc__10__d = pc1;
-        row_lock__10__d = lock1;
+        rel_pack__parts__10__drv = releasing;
+        rel_d4_pack__parts__10__drv = (releasing & |(valid_rows__parts__10 & blockbar_rows__parts__10 & ~lock1));
+        released_pack__parts__10__drv = 32'h0;
+        row_valid__10__d__drv = valid1;
+        row_pc__10__d__drv = pc1;
+        row_lock__10__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__10 = lock1;
-            row_valid__10__d = 1'b0;
-            row_lock__10__d = 32'h0;
+            released_pack__parts__10__drv = lock1;
+            row_valid__10__d__drv = 1'b0;
+            row_lock__10__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__10 = row_valid__10__q;
-        dbg_pc_pack__parts__10 = 32'h0;
-        dbg_lock_pack__parts__10 = 32'h0;
+        dbg_valid_pack__parts__10__drv = row_valid__10__q;
+        dbg_pc_pack__parts__10__drv = 32'h0;
+        dbg_lock_pack__parts__10__drv = 32'h0;
         if (|row_valid__10__q) begin
-            dbg_pc_pack__parts__10 = row_pc__10__q;
-            dbg_lock_pack__parts__10 = row_lock__10__q;
+            dbg_pc_pack__parts__10__drv = row_pc__10__q;
+            dbg_lock_pack__parts__10__drv = row_lock__10__q;
         end
         here = arriving & (arr_group == 11);
         valid1 = |row_valid__11__q | here;
@@ -20309,23 +24570,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__11 | lock1 | blockbar_rows__parts__11;
         releasing = valid1 & &arrived;
-        rel_pack__parts__11 = releasing;
-        rel_d4_pack__parts__11 = (releasing & |(valid_rows__parts__11 & blockbar_rows__parts__11 & ~lock1));
-        released_pack__parts__11 = 32'h0;
-        row_valid__11__d = valid1;
-        row_pc__11__d = pc1;
-        row_lock__11__d = lock1;
+        rel_pack__parts__11__drv = releasing;
+        rel_d4_pack__parts__11__drv = (releasing & |(valid_rows__parts__11 & blockbar_rows__parts__11 & ~lock1));
+        released_pack__parts__11__drv = 32'h0;
+        row_valid__11__d__drv = valid1;
+        row_pc__11__d__drv = pc1;
+        row_lock__11__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__11 = lock1;
-            row_valid__11__d = 1'b0;
-            row_lock__11__d = 32'h0;
+            released_pack__parts__11__drv = lock1;
+            row_valid__11__d__drv = 1'b0;
+            row_lock__11__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__11 = row_valid__11__q;
-        dbg_pc_pack__parts__11 = 32'h0;
-        dbg_lock_pack__parts__11 = 32'h0;
+        dbg_valid_pack__parts__11__drv = row_valid__11__q;
+        dbg_pc_pack__parts__11__drv = 32'h0;
+        dbg_lock_pack__parts__11__drv = 32'h0;
         if (|row_valid__11__q) begin
-            dbg_pc_pack__parts__11 = row_pc__11__q;
-            dbg_lock_pack__parts__11 = row_lock__11__q;
+            dbg_pc_pack__parts__11__drv = row_pc__11__q;
+            dbg_lock_pack__parts__11__drv = row_lock__11__q;
         end
         here = arriving & (arr_group == 12);
         valid1 = |row_valid__12__q | here;
@@ -20344,23 +24605,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__12 | lock1 | blockbar_rows__parts__12;
         releasing = valid1 & &arrived;
-        rel_pack__parts__12 = releasing;
-        rel_d4_pack__parts__12 = (releasing & |(valid_rows__parts__12 & blockbar_rows__parts__12 & ~lock1));
-        released_pack__parts__12 = 32'h0;
-        row_valid__12__d = valid1;
-        row_pc__12__d = pc1;
-        row_lock__12__d = lock1;
+        rel_pack__parts__12__drv = releasing;
+        rel_d4_pack__parts__12__drv = (releasing & |(valid_rows__parts__12 & blockbar_rows__parts__12 & ~lock1));
+        released_pack__parts__12__drv = 32'h0;
+        row_valid__12__d__drv = valid1;
+        row_pc__12__d__drv = pc1;
+        row_lock__12__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__12 = lock1;
-            row_valid__12__d = 1'b0;
-            row_lock__12__d = 32'h0;
+            released_pack__parts__12__drv = lock1;
+            row_valid__12__d__drv = 1'b0;
+            row_lock__12__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__12 = row_valid__12__q;
-        dbg_pc_pack__parts__12 = 32'h0;
-        dbg_lock_pack__parts__12 = 32'h0;
+        dbg_valid_pack__parts__12__drv = row_valid__12__q;
+        dbg_pc_pack__parts__12__drv = 32'h0;
+        dbg_lock_pack__parts__12__drv = 32'h0;
         if (|row_valid__12__q) begin
-            dbg_pc_pack__parts__12 = row_pc__12__q;
-            dbg_lock_pack__parts__12 = row_lock__12__q;
+            dbg_pc_pack__parts__12__drv = row_pc__12__q;
+            dbg_lock_pack__parts__12__drv = row_lock__12__q;
         end
         here = arriving & (arr_group == 13);
         valid1 = |row_valid__13__q | here;
@@ -20379,23 +24640,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__13 | lock1 | blockbar_rows__parts__13;
         releasing = valid1 & &arrived;
-        rel_pack__parts__13 = releasing;
-        rel_d4_pack__parts__13 = (releasing & |(valid_rows__parts__13 & blockbar_rows__parts__13 & ~lock1));
-        released_pack__parts__13 = 32'h0;
-        row_valid__13__d = valid1;
-        row_pc__13__d = pc1;
-        row_lock__13__d = lock1;
+        rel_pack__parts__13__drv = releasing;
+        rel_d4_pack__parts__13__drv = (releasing & |(valid_rows__parts__13 & blockbar_rows__parts__13 & ~lock1));
+        released_pack__parts__13__drv = 32'h0;
+        row_valid__13__d__drv = valid1;
+        row_pc__13__d__drv = pc1;
+        row_lock__13__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__13 = lock1;
-            row_valid__13__d = 1'b0;
-            row_lock__13__d = 32'h0;
+            released_pack__parts__13__drv = lock1;
+            row_valid__13__d__drv = 1'b0;
+            row_lock__13__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__13 = row_valid__13__q;
-        dbg_pc_pack__parts__13 = 32'h0;
-        dbg_lock_pack__parts__13 = 32'h0;
+        dbg_valid_pack__parts__13__drv = row_valid__13__q;
+        dbg_pc_pack__parts__13__drv = 32'h0;
+        dbg_lock_pack__parts__13__drv = 32'h0;
         if (|row_valid__13__q) begin
-            dbg_pc_pack__parts__13 = row_pc__13__q;
-            dbg_lock_pack__parts__13 = row_lock__13__q;
+            dbg_pc_pack__parts__13__drv = row_pc__13__q;
+            dbg_lock_pack__parts__13__drv = row_lock__13__q;
         end
         here = arriving & (arr_group == 14);
         valid1 = |row_valid__14__q | here;
@@ -20414,23 +24675,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__14 | lock1 | blockbar_rows__parts__14;
         releasing = valid1 & &arrived;
-        rel_pack__parts__14 = releasing;
-        rel_d4_pack__parts__14 = (releasing & |(valid_rows__parts__14 & blockbar_rows__parts__14 & ~lock1));
-        released_pack__parts__14 = 32'h0;
-        row_valid__14__d = valid1;
-        row_pc__14__d = pc1;
-        row_lock__14__d = lock1;
+        rel_pack__parts__14__drv = releasing;
+        rel_d4_pack__parts__14__drv = (releasing & |(valid_rows__parts__14 & blockbar_rows__parts__14 & ~lock1));
+        released_pack__parts__14__drv = 32'h0;
+        row_valid__14__d__drv = valid1;
+        row_pc__14__d__drv = pc1;
+        row_lock__14__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__14 = lock1;
-            row_valid__14__d = 1'b0;
-            row_lock__14__d = 32'h0;
+            released_pack__parts__14__drv = lock1;
+            row_valid__14__d__drv = 1'b0;
+            row_lock__14__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__14 = row_valid__14__q;
-        dbg_pc_pack__parts__14 = 32'h0;
-        dbg_lock_pack__parts__14 = 32'h0;
+        dbg_valid_pack__parts__14__drv = row_valid__14__q;
+        dbg_pc_pack__parts__14__drv = 32'h0;
+        dbg_lock_pack__parts__14__drv = 32'h0;
         if (|row_valid__14__q) begin
-            dbg_pc_pack__parts__14 = row_pc__14__q;
-            dbg_lock_pack__parts__14 = row_lock__14__q;
+            dbg_pc_pack__parts__14__drv = row_pc__14__q;
+            dbg_lock_pack__parts__14__drv = row_lock__14__q;
         end
         here = arriving & (arr_group == 15);
         valid1 = |row_valid__15__q | here;
@@ -20449,23 +24710,23 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         end
         arrived = ~valid_rows__parts__15 | lock1 | blockbar_rows__parts__15;
         releasing = valid1 & &arrived;
-        rel_pack__parts__15 = releasing;
-        rel_d4_pack__parts__15 = (releasing & |(valid_rows__parts__15 & blockbar_rows__parts__15 & ~lock1));
-        released_pack__parts__15 = 32'h0;
-        row_valid__15__d = valid1;
-        row_pc__15__d = pc1;
-        row_lock__15__d = lock1;
+        rel_pack__parts__15__drv = releasing;
+        rel_d4_pack__parts__15__drv = (releasing & |(valid_rows__parts__15 & blockbar_rows__parts__15 & ~lock1));
+        released_pack__parts__15__drv = 32'h0;
+        row_valid__15__d__drv = valid1;
+        row_pc__15__d__drv = pc1;
+        row_lock__15__d__drv = lock1;
         if (releasing) begin
-            released_pack__parts__15 = lock1;
-            row_valid__15__d = 1'b0;
-            row_lock__15__d = 32'h0;
+            released_pack__parts__15__drv = lock1;
+            row_valid__15__d__drv = 1'b0;
+            row_lock__15__d__drv = 32'h0;
         end
-        dbg_valid_pack__parts__15 = row_valid__15__q;
-        dbg_pc_pack__parts__15 = 32'h0;
-        dbg_lock_pack__parts__15 = 32'h0;
+        dbg_valid_pack__parts__15__drv = row_valid__15__q;
+        dbg_pc_pack__parts__15__drv = 32'h0;
+        dbg_lock_pack__parts__15__drv = 32'h0;
         if (|row_valid__15__q) begin
-            dbg_pc_pack__parts__15 = row_pc__15__q;
-            dbg_lock_pack__parts__15 = row_lock__15__q;
+            dbg_pc_pack__parts__15__drv = row_pc__15__q;
+            dbg_lock_pack__parts__15__drv = row_lock__15__q;
         end
         arr_mismatch = mismatch;
         rel = rel_pack__whole;
@@ -20476,6 +24737,251 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         dbg_lock = dbg_lock_pack__whole;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        row_valid__0__clock = row_valid__0__clock__drv;
+        row_valid__0__reset = row_valid__0__reset__drv;
+        row_valid__0__d = row_valid__0__d__drv;
+        row_valid__1__clock = row_valid__1__clock__drv;
+        row_valid__1__reset = row_valid__1__reset__drv;
+        row_valid__1__d = row_valid__1__d__drv;
+        row_valid__2__clock = row_valid__2__clock__drv;
+        row_valid__2__reset = row_valid__2__reset__drv;
+        row_valid__2__d = row_valid__2__d__drv;
+        row_valid__3__clock = row_valid__3__clock__drv;
+        row_valid__3__reset = row_valid__3__reset__drv;
+        row_valid__3__d = row_valid__3__d__drv;
+        row_valid__4__clock = row_valid__4__clock__drv;
+        row_valid__4__reset = row_valid__4__reset__drv;
+        row_valid__4__d = row_valid__4__d__drv;
+        row_valid__5__clock = row_valid__5__clock__drv;
+        row_valid__5__reset = row_valid__5__reset__drv;
+        row_valid__5__d = row_valid__5__d__drv;
+        row_valid__6__clock = row_valid__6__clock__drv;
+        row_valid__6__reset = row_valid__6__reset__drv;
+        row_valid__6__d = row_valid__6__d__drv;
+        row_valid__7__clock = row_valid__7__clock__drv;
+        row_valid__7__reset = row_valid__7__reset__drv;
+        row_valid__7__d = row_valid__7__d__drv;
+        row_valid__8__clock = row_valid__8__clock__drv;
+        row_valid__8__reset = row_valid__8__reset__drv;
+        row_valid__8__d = row_valid__8__d__drv;
+        row_valid__9__clock = row_valid__9__clock__drv;
+        row_valid__9__reset = row_valid__9__reset__drv;
+        row_valid__9__d = row_valid__9__d__drv;
+        row_valid__10__clock = row_valid__10__clock__drv;
+        row_valid__10__reset = row_valid__10__reset__drv;
+        row_valid__10__d = row_valid__10__d__drv;
+        row_valid__11__clock = row_valid__11__clock__drv;
+        row_valid__11__reset = row_valid__11__reset__drv;
+        row_valid__11__d = row_valid__11__d__drv;
+        row_valid__12__clock = row_valid__12__clock__drv;
+        row_valid__12__reset = row_valid__12__reset__drv;
+        row_valid__12__d = row_valid__12__d__drv;
+        row_valid__13__clock = row_valid__13__clock__drv;
+        row_valid__13__reset = row_valid__13__reset__drv;
+        row_valid__13__d = row_valid__13__d__drv;
+        row_valid__14__clock = row_valid__14__clock__drv;
+        row_valid__14__reset = row_valid__14__reset__drv;
+        row_valid__14__d = row_valid__14__d__drv;
+        row_valid__15__clock = row_valid__15__clock__drv;
+        row_valid__15__reset = row_valid__15__reset__drv;
+        row_valid__15__d = row_valid__15__d__drv;
+        row_pc__0__clock = row_pc__0__clock__drv;
+        row_pc__0__reset = row_pc__0__reset__drv;
+        row_pc__0__d = row_pc__0__d__drv;
+        row_pc__1__clock = row_pc__1__clock__drv;
+        row_pc__1__reset = row_pc__1__reset__drv;
+        row_pc__1__d = row_pc__1__d__drv;
+        row_pc__2__clock = row_pc__2__clock__drv;
+        row_pc__2__reset = row_pc__2__reset__drv;
+        row_pc__2__d = row_pc__2__d__drv;
+        row_pc__3__clock = row_pc__3__clock__drv;
+        row_pc__3__reset = row_pc__3__reset__drv;
+        row_pc__3__d = row_pc__3__d__drv;
+        row_pc__4__clock = row_pc__4__clock__drv;
+        row_pc__4__reset = row_pc__4__reset__drv;
+        row_pc__4__d = row_pc__4__d__drv;
+        row_pc__5__clock = row_pc__5__clock__drv;
+        row_pc__5__reset = row_pc__5__reset__drv;
+        row_pc__5__d = row_pc__5__d__drv;
+        row_pc__6__clock = row_pc__6__clock__drv;
+        row_pc__6__reset = row_pc__6__reset__drv;
+        row_pc__6__d = row_pc__6__d__drv;
+        row_pc__7__clock = row_pc__7__clock__drv;
+        row_pc__7__reset = row_pc__7__reset__drv;
+        row_pc__7__d = row_pc__7__d__drv;
+        row_pc__8__clock = row_pc__8__clock__drv;
+        row_pc__8__reset = row_pc__8__reset__drv;
+        row_pc__8__d = row_pc__8__d__drv;
+        row_pc__9__clock = row_pc__9__clock__drv;
+        row_pc__9__reset = row_pc__9__reset__drv;
+        row_pc__9__d = row_pc__9__d__drv;
+        row_pc__10__clock = row_pc__10__clock__drv;
+        row_pc__10__reset = row_pc__10__reset__drv;
+        row_pc__10__d = row_pc__10__d__drv;
+        row_pc__11__clock = row_pc__11__clock__drv;
+        row_pc__11__reset = row_pc__11__reset__drv;
+        row_pc__11__d = row_pc__11__d__drv;
+        row_pc__12__clock = row_pc__12__clock__drv;
+        row_pc__12__reset = row_pc__12__reset__drv;
+        row_pc__12__d = row_pc__12__d__drv;
+        row_pc__13__clock = row_pc__13__clock__drv;
+        row_pc__13__reset = row_pc__13__reset__drv;
+        row_pc__13__d = row_pc__13__d__drv;
+        row_pc__14__clock = row_pc__14__clock__drv;
+        row_pc__14__reset = row_pc__14__reset__drv;
+        row_pc__14__d = row_pc__14__d__drv;
+        row_pc__15__clock = row_pc__15__clock__drv;
+        row_pc__15__reset = row_pc__15__reset__drv;
+        row_pc__15__d = row_pc__15__d__drv;
+        row_lock__0__clock = row_lock__0__clock__drv;
+        row_lock__0__reset = row_lock__0__reset__drv;
+        row_lock__0__d = row_lock__0__d__drv;
+        row_lock__1__clock = row_lock__1__clock__drv;
+        row_lock__1__reset = row_lock__1__reset__drv;
+        row_lock__1__d = row_lock__1__d__drv;
+        row_lock__2__clock = row_lock__2__clock__drv;
+        row_lock__2__reset = row_lock__2__reset__drv;
+        row_lock__2__d = row_lock__2__d__drv;
+        row_lock__3__clock = row_lock__3__clock__drv;
+        row_lock__3__reset = row_lock__3__reset__drv;
+        row_lock__3__d = row_lock__3__d__drv;
+        row_lock__4__clock = row_lock__4__clock__drv;
+        row_lock__4__reset = row_lock__4__reset__drv;
+        row_lock__4__d = row_lock__4__d__drv;
+        row_lock__5__clock = row_lock__5__clock__drv;
+        row_lock__5__reset = row_lock__5__reset__drv;
+        row_lock__5__d = row_lock__5__d__drv;
+        row_lock__6__clock = row_lock__6__clock__drv;
+        row_lock__6__reset = row_lock__6__reset__drv;
+        row_lock__6__d = row_lock__6__d__drv;
+        row_lock__7__clock = row_lock__7__clock__drv;
+        row_lock__7__reset = row_lock__7__reset__drv;
+        row_lock__7__d = row_lock__7__d__drv;
+        row_lock__8__clock = row_lock__8__clock__drv;
+        row_lock__8__reset = row_lock__8__reset__drv;
+        row_lock__8__d = row_lock__8__d__drv;
+        row_lock__9__clock = row_lock__9__clock__drv;
+        row_lock__9__reset = row_lock__9__reset__drv;
+        row_lock__9__d = row_lock__9__d__drv;
+        row_lock__10__clock = row_lock__10__clock__drv;
+        row_lock__10__reset = row_lock__10__reset__drv;
+        row_lock__10__d = row_lock__10__d__drv;
+        row_lock__11__clock = row_lock__11__clock__drv;
+        row_lock__11__reset = row_lock__11__reset__drv;
+        row_lock__11__d = row_lock__11__d__drv;
+        row_lock__12__clock = row_lock__12__clock__drv;
+        row_lock__12__reset = row_lock__12__reset__drv;
+        row_lock__12__d = row_lock__12__d__drv;
+        row_lock__13__clock = row_lock__13__clock__drv;
+        row_lock__13__reset = row_lock__13__reset__drv;
+        row_lock__13__d = row_lock__13__d__drv;
+        row_lock__14__clock = row_lock__14__clock__drv;
+        row_lock__14__reset = row_lock__14__reset__drv;
+        row_lock__14__d = row_lock__14__d__drv;
+        row_lock__15__clock = row_lock__15__clock__drv;
+        row_lock__15__reset = row_lock__15__reset__drv;
+        row_lock__15__d = row_lock__15__d__drv;
+        valid_rows__whole = valid_rows__whole__drv;
+        blockbar_rows__whole = blockbar_rows__whole__drv;
+        rel_pack__parts__0 = rel_pack__parts__0__drv;
+        rel_pack__parts__1 = rel_pack__parts__1__drv;
+        rel_pack__parts__2 = rel_pack__parts__2__drv;
+        rel_pack__parts__3 = rel_pack__parts__3__drv;
+        rel_pack__parts__4 = rel_pack__parts__4__drv;
+        rel_pack__parts__5 = rel_pack__parts__5__drv;
+        rel_pack__parts__6 = rel_pack__parts__6__drv;
+        rel_pack__parts__7 = rel_pack__parts__7__drv;
+        rel_pack__parts__8 = rel_pack__parts__8__drv;
+        rel_pack__parts__9 = rel_pack__parts__9__drv;
+        rel_pack__parts__10 = rel_pack__parts__10__drv;
+        rel_pack__parts__11 = rel_pack__parts__11__drv;
+        rel_pack__parts__12 = rel_pack__parts__12__drv;
+        rel_pack__parts__13 = rel_pack__parts__13__drv;
+        rel_pack__parts__14 = rel_pack__parts__14__drv;
+        rel_pack__parts__15 = rel_pack__parts__15__drv;
+        rel_d4_pack__parts__0 = rel_d4_pack__parts__0__drv;
+        rel_d4_pack__parts__1 = rel_d4_pack__parts__1__drv;
+        rel_d4_pack__parts__2 = rel_d4_pack__parts__2__drv;
+        rel_d4_pack__parts__3 = rel_d4_pack__parts__3__drv;
+        rel_d4_pack__parts__4 = rel_d4_pack__parts__4__drv;
+        rel_d4_pack__parts__5 = rel_d4_pack__parts__5__drv;
+        rel_d4_pack__parts__6 = rel_d4_pack__parts__6__drv;
+        rel_d4_pack__parts__7 = rel_d4_pack__parts__7__drv;
+        rel_d4_pack__parts__8 = rel_d4_pack__parts__8__drv;
+        rel_d4_pack__parts__9 = rel_d4_pack__parts__9__drv;
+        rel_d4_pack__parts__10 = rel_d4_pack__parts__10__drv;
+        rel_d4_pack__parts__11 = rel_d4_pack__parts__11__drv;
+        rel_d4_pack__parts__12 = rel_d4_pack__parts__12__drv;
+        rel_d4_pack__parts__13 = rel_d4_pack__parts__13__drv;
+        rel_d4_pack__parts__14 = rel_d4_pack__parts__14__drv;
+        rel_d4_pack__parts__15 = rel_d4_pack__parts__15__drv;
+        released_pack__parts__0 = released_pack__parts__0__drv;
+        released_pack__parts__1 = released_pack__parts__1__drv;
+        released_pack__parts__2 = released_pack__parts__2__drv;
+        released_pack__parts__3 = released_pack__parts__3__drv;
+        released_pack__parts__4 = released_pack__parts__4__drv;
+        released_pack__parts__5 = released_pack__parts__5__drv;
+        released_pack__parts__6 = released_pack__parts__6__drv;
+        released_pack__parts__7 = released_pack__parts__7__drv;
+        released_pack__parts__8 = released_pack__parts__8__drv;
+        released_pack__parts__9 = released_pack__parts__9__drv;
+        released_pack__parts__10 = released_pack__parts__10__drv;
+        released_pack__parts__11 = released_pack__parts__11__drv;
+        released_pack__parts__12 = released_pack__parts__12__drv;
+        released_pack__parts__13 = released_pack__parts__13__drv;
+        released_pack__parts__14 = released_pack__parts__14__drv;
+        released_pack__parts__15 = released_pack__parts__15__drv;
+        dbg_valid_pack__parts__0 = dbg_valid_pack__parts__0__drv;
+        dbg_valid_pack__parts__1 = dbg_valid_pack__parts__1__drv;
+        dbg_valid_pack__parts__2 = dbg_valid_pack__parts__2__drv;
+        dbg_valid_pack__parts__3 = dbg_valid_pack__parts__3__drv;
+        dbg_valid_pack__parts__4 = dbg_valid_pack__parts__4__drv;
+        dbg_valid_pack__parts__5 = dbg_valid_pack__parts__5__drv;
+        dbg_valid_pack__parts__6 = dbg_valid_pack__parts__6__drv;
+        dbg_valid_pack__parts__7 = dbg_valid_pack__parts__7__drv;
+        dbg_valid_pack__parts__8 = dbg_valid_pack__parts__8__drv;
+        dbg_valid_pack__parts__9 = dbg_valid_pack__parts__9__drv;
+        dbg_valid_pack__parts__10 = dbg_valid_pack__parts__10__drv;
+        dbg_valid_pack__parts__11 = dbg_valid_pack__parts__11__drv;
+        dbg_valid_pack__parts__12 = dbg_valid_pack__parts__12__drv;
+        dbg_valid_pack__parts__13 = dbg_valid_pack__parts__13__drv;
+        dbg_valid_pack__parts__14 = dbg_valid_pack__parts__14__drv;
+        dbg_valid_pack__parts__15 = dbg_valid_pack__parts__15__drv;
+        dbg_pc_pack__parts__0 = dbg_pc_pack__parts__0__drv;
+        dbg_pc_pack__parts__1 = dbg_pc_pack__parts__1__drv;
+        dbg_pc_pack__parts__2 = dbg_pc_pack__parts__2__drv;
+        dbg_pc_pack__parts__3 = dbg_pc_pack__parts__3__drv;
+        dbg_pc_pack__parts__4 = dbg_pc_pack__parts__4__drv;
+        dbg_pc_pack__parts__5 = dbg_pc_pack__parts__5__drv;
+        dbg_pc_pack__parts__6 = dbg_pc_pack__parts__6__drv;
+        dbg_pc_pack__parts__7 = dbg_pc_pack__parts__7__drv;
+        dbg_pc_pack__parts__8 = dbg_pc_pack__parts__8__drv;
+        dbg_pc_pack__parts__9 = dbg_pc_pack__parts__9__drv;
+        dbg_pc_pack__parts__10 = dbg_pc_pack__parts__10__drv;
+        dbg_pc_pack__parts__11 = dbg_pc_pack__parts__11__drv;
+        dbg_pc_pack__parts__12 = dbg_pc_pack__parts__12__drv;
+        dbg_pc_pack__parts__13 = dbg_pc_pack__parts__13__drv;
+        dbg_pc_pack__parts__14 = dbg_pc_pack__parts__14__drv;
+        dbg_pc_pack__parts__15 = dbg_pc_pack__parts__15__drv;
+        dbg_lock_pack__parts__0 = dbg_lock_pack__parts__0__drv;
+        dbg_lock_pack__parts__1 = dbg_lock_pack__parts__1__drv;
+        dbg_lock_pack__parts__2 = dbg_lock_pack__parts__2__drv;
+        dbg_lock_pack__parts__3 = dbg_lock_pack__parts__3__drv;
+        dbg_lock_pack__parts__4 = dbg_lock_pack__parts__4__drv;
+        dbg_lock_pack__parts__5 = dbg_lock_pack__parts__5__drv;
+        dbg_lock_pack__parts__6 = dbg_lock_pack__parts__6__drv;
+        dbg_lock_pack__parts__7 = dbg_lock_pack__parts__7__drv;
+        dbg_lock_pack__parts__8 = dbg_lock_pack__parts__8__drv;
+        dbg_lock_pack__parts__9 = dbg_lock_pack__parts__9__drv;
+        dbg_lock_pack__parts__10 = dbg_lock_pack__parts__10__drv;
+        dbg_lock_pack__parts__11 = dbg_lock_pack__parts__11__drv;
+        dbg_lock_pack__parts__12 = dbg_lock_pack__parts__12__drv;
+        dbg_lock_pack__parts__13 = dbg_lock_pack__parts__13__drv;
+        dbg_lock_pack__parts__14 = dbg_lock_pack__parts__14__drv;
+        dbg_lock_pack__parts__15 = dbg_lock_pack__parts__15__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst
 
 
@@ -21600,6 +26106,26 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco(clock,sel_valid,sel_sw,cr,match
     reg  [7:0] mask_pack__parts__6;
     reg  [7:0] mask_pack__parts__7;
     wire  [63:0] mask_pack__whole;
+    reg  [127:0] cr_rows__whole__drv;
+    reg  [127:0] matched_rows__whole__drv;
+    reg  [255:0] member_pcs__whole__drv;
+    reg  [63:0] member_masks__whole__drv;
+    reg  member_pack__parts__0__drv;
+    reg  member_pack__parts__1__drv;
+    reg  member_pack__parts__2__drv;
+    reg  member_pack__parts__3__drv;
+    reg  member_pack__parts__4__drv;
+    reg  member_pack__parts__5__drv;
+    reg  member_pack__parts__6__drv;
+    reg  member_pack__parts__7__drv;
+    reg  [7:0] mask_pack__parts__0__drv;
+    reg  [7:0] mask_pack__parts__1__drv;
+    reg  [7:0] mask_pack__parts__2__drv;
+    reg  [7:0] mask_pack__parts__3__drv;
+    reg  [7:0] mask_pack__parts__4__drv;
+    reg  [7:0] mask_pack__parts__5__drv;
+    reg  [7:0] mask_pack__parts__6__drv;
+    reg  [7:0] mask_pack__parts__7__drv;
     
     // Local signals
     reg  valid;
@@ -21698,10 +26224,10 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco(clock,sel_valid,sel_sw,cr,match
     
     // Update code
     always @(*) begin
-        cr_rows__whole = cr;
-        matched_rows__whole = matched;
-        member_pcs__whole = grp_pc;
-        member_masks__whole = grp_mask;
+        cr_rows__whole__drv = cr;
+        matched_rows__whole__drv = matched;
+        member_pcs__whole__drv = grp_pc;
+        member_masks__whole__drv = grp_mask;
         valid = sel_valid & (sel_sw < subwarps);
         group = sel_sw >> member_shift;
         pos = sel_sw & member_mask;
@@ -21797,159 +26323,159 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco(clock,sel_valid,sel_sw,cr,match
             sel_pc = member_pcs__parts__7;
         end
         fused = valid & row_cr[pos];
-        member_pack__parts__0 = 1'b0;
+        member_pack__parts__0__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__0 = (row_cr[0] & (member_pcs__parts__0 == sel_pc));
+                member_pack__parts__0__drv = (row_cr[0] & (member_pcs__parts__0 == sel_pc));
             end
             else begin
-                member_pack__parts__0 = (row_cr[0] & ((pos == 0) | (row_matched[pos] & row_matched[0])));
+                member_pack__parts__0__drv = (row_cr[0] & ((pos == 0) | (row_matched[pos] & row_matched[0])));
             end
         end
         else begin
-            member_pack__parts__0 = (valid & (pos == 0));
+            member_pack__parts__0__drv = (valid & (pos == 0));
         end
-        member_pack__parts__1 = 1'b0;
+        member_pack__parts__1__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__1 = (row_cr[1] & (member_pcs__parts__1 == sel_pc));
+                member_pack__parts__1__drv = (row_cr[1] & (member_pcs__parts__1 == sel_pc));
             end
             else begin
-                member_pack__parts__1 = (row_cr[1] & ((pos == 1) | (row_matched[pos] & row_matched[1])));
+                member_pack__parts__1__drv = (row_cr[1] & ((pos == 1) | (row_matched[pos] & row_matched[1])));
             end
         end
         else begin
-            member_pack__parts__1 = (valid & (pos == 1));
+            member_pack__parts__1__drv = (valid & (pos == 1));
         end
-        member_pack__parts__2 = 1'b0;
+        member_pack__parts__2__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__2 = (row_cr[2] & (member_pcs__parts__2 == sel_pc));
+                member_pack__parts__2__drv = (row_cr[2] & (member_pcs__parts__2 == sel_pc));
             end
             else begin
-                member_pack__parts__2 = (row_cr[2] & ((pos == 2) | (row_matched[pos] & row_matched[2])));
+                member_pack__parts__2__drv = (row_cr[2] & ((pos == 2) | (row_matched[pos] & row_matched[2])));
             end
         end
         else begin
-            member_pack__parts__2 = (valid & (pos == 2));
+            member_pack__parts__2__drv = (valid & (pos == 2));
         end
-        member_pack__parts__3 = 1'b0;
+        member_pack__parts__3__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__3 = (row_cr[3] & (member_pcs__parts__3 == sel_pc));
+                member_pack__parts__3__drv = (row_cr[3] & (member_pcs__parts__3 == sel_pc));
             end
             else begin
-                member_pack__parts__3 = (row_cr[3] & ((pos == 3) | (row_matched[pos] & row_matched[3])));
+                member_pack__parts__3__drv = (row_cr[3] & ((pos == 3) | (row_matched[pos] & row_matched[3])));
             end
         end
         else begin
-            member_pack__parts__3 = (valid & (pos == 3));
+            member_pack__parts__3__drv = (valid & (pos == 3));
         end
-        member_pack__parts__4 = 1'b0;
+        member_pack__parts__4__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__4 = (row_cr[4] & (member_pcs__parts__4 == sel_pc));
+                member_pack__parts__4__drv = (row_cr[4] & (member_pcs__parts__4 == sel_pc));
             end
             else begin
-                member_pack__parts__4 = (row_cr[4] & ((pos == 4) | (row_matched[pos] & row_matched[4])));
+                member_pack__parts__4__drv = (row_cr[4] & ((pos == 4) | (row_matched[pos] & row_matched[4])));
             end
         end
         else begin
-            member_pack__parts__4 = (valid & (pos == 4));
+            member_pack__parts__4__drv = (valid & (pos == 4));
         end
-        member_pack__parts__5 = 1'b0;
+        member_pack__parts__5__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__5 = (row_cr[5] & (member_pcs__parts__5 == sel_pc));
+                member_pack__parts__5__drv = (row_cr[5] & (member_pcs__parts__5 == sel_pc));
             end
             else begin
-                member_pack__parts__5 = (row_cr[5] & ((pos == 5) | (row_matched[pos] & row_matched[5])));
+                member_pack__parts__5__drv = (row_cr[5] & ((pos == 5) | (row_matched[pos] & row_matched[5])));
             end
         end
         else begin
-            member_pack__parts__5 = (valid & (pos == 5));
+            member_pack__parts__5__drv = (valid & (pos == 5));
         end
-        member_pack__parts__6 = 1'b0;
+        member_pack__parts__6__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__6 = (row_cr[6] & (member_pcs__parts__6 == sel_pc));
+                member_pack__parts__6__drv = (row_cr[6] & (member_pcs__parts__6 == sel_pc));
             end
             else begin
-                member_pack__parts__6 = (row_cr[6] & ((pos == 6) | (row_matched[pos] & row_matched[6])));
+                member_pack__parts__6__drv = (row_cr[6] & ((pos == 6) | (row_matched[pos] & row_matched[6])));
             end
         end
         else begin
-            member_pack__parts__6 = (valid & (pos == 6));
+            member_pack__parts__6__drv = (valid & (pos == 6));
         end
-        member_pack__parts__7 = 1'b0;
+        member_pack__parts__7__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__7 = (row_cr[7] & (member_pcs__parts__7 == sel_pc));
+                member_pack__parts__7__drv = (row_cr[7] & (member_pcs__parts__7 == sel_pc));
             end
             else begin
-                member_pack__parts__7 = (row_cr[7] & ((pos == 7) | (row_matched[pos] & row_matched[7])));
+                member_pack__parts__7__drv = (row_cr[7] & ((pos == 7) | (row_matched[pos] & row_matched[7])));
             end
         end
         else begin
-            member_pack__parts__7 = (valid & (pos == 7));
+            member_pack__parts__7__drv = (valid & (pos == 7));
         end
         members = member_pack__whole;
         size = 32'h0;
         if (members[0]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__0 = 32'h0;
+        mask_pack__parts__0__drv = 32'h0;
         if (members[0]) begin
-            mask_pack__parts__0 = member_masks__parts__0;
+            mask_pack__parts__0__drv = member_masks__parts__0;
         end
         if (members[1]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__1 = 32'h0;
+        mask_pack__parts__1__drv = 32'h0;
         if (members[1]) begin
-            mask_pack__parts__1 = member_masks__parts__1;
+            mask_pack__parts__1__drv = member_masks__parts__1;
         end
         if (members[2]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__2 = 32'h0;
+        mask_pack__parts__2__drv = 32'h0;
         if (members[2]) begin
-            mask_pack__parts__2 = member_masks__parts__2;
+            mask_pack__parts__2__drv = member_masks__parts__2;
         end
         if (members[3]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__3 = 32'h0;
+        mask_pack__parts__3__drv = 32'h0;
         if (members[3]) begin
-            mask_pack__parts__3 = member_masks__parts__3;
+            mask_pack__parts__3__drv = member_masks__parts__3;
         end
         if (members[4]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__4 = 32'h0;
+        mask_pack__parts__4__drv = 32'h0;
         if (members[4]) begin
-            mask_pack__parts__4 = member_masks__parts__4;
+            mask_pack__parts__4__drv = member_masks__parts__4;
         end
         if (members[5]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__5 = 32'h0;
+        mask_pack__parts__5__drv = 32'h0;
         if (members[5]) begin
-            mask_pack__parts__5 = member_masks__parts__5;
+            mask_pack__parts__5__drv = member_masks__parts__5;
         end
         if (members[6]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__6 = 32'h0;
+        mask_pack__parts__6__drv = 32'h0;
         if (members[6]) begin
-            mask_pack__parts__6 = member_masks__parts__6;
+            mask_pack__parts__6__drv = member_masks__parts__6;
         end
         if (members[7]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__7 = 32'h0;
+        mask_pack__parts__7__drv = 32'h0;
         if (members[7]) begin
-            mask_pack__parts__7 = member_masks__parts__7;
+            mask_pack__parts__7__drv = member_masks__parts__7;
         end
         bundle_valid = valid;
         bundle_fused = fused;
@@ -21964,6 +26490,29 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco(clock,sel_valid,sel_sw,cr,match
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        cr_rows__whole = cr_rows__whole__drv;
+        matched_rows__whole = matched_rows__whole__drv;
+        member_pcs__whole = member_pcs__whole__drv;
+        member_masks__whole = member_masks__whole__drv;
+        member_pack__parts__0 = member_pack__parts__0__drv;
+        member_pack__parts__1 = member_pack__parts__1__drv;
+        member_pack__parts__2 = member_pack__parts__2__drv;
+        member_pack__parts__3 = member_pack__parts__3__drv;
+        member_pack__parts__4 = member_pack__parts__4__drv;
+        member_pack__parts__5 = member_pack__parts__5__drv;
+        member_pack__parts__6 = member_pack__parts__6__drv;
+        member_pack__parts__7 = member_pack__parts__7__drv;
+        mask_pack__parts__0 = mask_pack__parts__0__drv;
+        mask_pack__parts__1 = mask_pack__parts__1__drv;
+        mask_pack__parts__2 = mask_pack__parts__2__drv;
+        mask_pack__parts__3 = mask_pack__parts__3__drv;
+        mask_pack__parts__4 = mask_pack__parts__4__drv;
+        mask_pack__parts__5 = mask_pack__parts__5__drv;
+        mask_pack__parts__6 = mask_pack__parts__6__drv;
+        mask_pack__parts__7 = mask_pack__parts__7__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco
 
 
@@ -22907,6 +27456,528 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
     reg  [31:0] ins_pc_pack__parts__1;
     reg  [31:0] ins_pc_pack__parts__2;
     wire  [95:0] ins_pc_pack__whole;
+    reg  [383:0] states__whole__drv;
+    reg  [15:0] row_valids__whole__drv;
+    reg  [15:0] row_d4__whole__drv;
+    reg  [511:0] row_pcs__whole__drv;
+    reg  [2:0] fin_pack__parts__0__drv;
+    reg  [2:0] fin_pack__parts__1__drv;
+    reg  [2:0] fin_pack__parts__2__drv;
+    reg  [2:0] fin_pack__parts__3__drv;
+    reg  [2:0] fin_pack__parts__4__drv;
+    reg  [2:0] fin_pack__parts__5__drv;
+    reg  [2:0] fin_pack__parts__6__drv;
+    reg  [2:0] fin_pack__parts__7__drv;
+    reg  [2:0] fin_pack__parts__8__drv;
+    reg  [2:0] fin_pack__parts__9__drv;
+    reg  [2:0] fin_pack__parts__10__drv;
+    reg  [2:0] fin_pack__parts__11__drv;
+    reg  [2:0] fin_pack__parts__12__drv;
+    reg  [2:0] fin_pack__parts__13__drv;
+    reg  [2:0] fin_pack__parts__14__drv;
+    reg  [2:0] fin_pack__parts__15__drv;
+    reg  [2:0] fin_pack__parts__16__drv;
+    reg  [2:0] fin_pack__parts__17__drv;
+    reg  [2:0] fin_pack__parts__18__drv;
+    reg  [2:0] fin_pack__parts__19__drv;
+    reg  [2:0] fin_pack__parts__20__drv;
+    reg  [2:0] fin_pack__parts__21__drv;
+    reg  [2:0] fin_pack__parts__22__drv;
+    reg  [2:0] fin_pack__parts__23__drv;
+    reg  [2:0] fin_pack__parts__24__drv;
+    reg  [2:0] fin_pack__parts__25__drv;
+    reg  [2:0] fin_pack__parts__26__drv;
+    reg  [2:0] fin_pack__parts__27__drv;
+    reg  [2:0] fin_pack__parts__28__drv;
+    reg  [2:0] fin_pack__parts__29__drv;
+    reg  [2:0] fin_pack__parts__30__drv;
+    reg  [2:0] fin_pack__parts__31__drv;
+    reg  [2:0] fin_pack__parts__32__drv;
+    reg  [2:0] fin_pack__parts__33__drv;
+    reg  [2:0] fin_pack__parts__34__drv;
+    reg  [2:0] fin_pack__parts__35__drv;
+    reg  [2:0] fin_pack__parts__36__drv;
+    reg  [2:0] fin_pack__parts__37__drv;
+    reg  [2:0] fin_pack__parts__38__drv;
+    reg  [2:0] fin_pack__parts__39__drv;
+    reg  [2:0] fin_pack__parts__40__drv;
+    reg  [2:0] fin_pack__parts__41__drv;
+    reg  [2:0] fin_pack__parts__42__drv;
+    reg  [2:0] fin_pack__parts__43__drv;
+    reg  [2:0] fin_pack__parts__44__drv;
+    reg  [2:0] fin_pack__parts__45__drv;
+    reg  [2:0] fin_pack__parts__46__drv;
+    reg  [2:0] fin_pack__parts__47__drv;
+    reg  [2:0] fin_pack__parts__48__drv;
+    reg  [2:0] fin_pack__parts__49__drv;
+    reg  [2:0] fin_pack__parts__50__drv;
+    reg  [2:0] fin_pack__parts__51__drv;
+    reg  [2:0] fin_pack__parts__52__drv;
+    reg  [2:0] fin_pack__parts__53__drv;
+    reg  [2:0] fin_pack__parts__54__drv;
+    reg  [2:0] fin_pack__parts__55__drv;
+    reg  [2:0] fin_pack__parts__56__drv;
+    reg  [2:0] fin_pack__parts__57__drv;
+    reg  [2:0] fin_pack__parts__58__drv;
+    reg  [2:0] fin_pack__parts__59__drv;
+    reg  [2:0] fin_pack__parts__60__drv;
+    reg  [2:0] fin_pack__parts__61__drv;
+    reg  [2:0] fin_pack__parts__62__drv;
+    reg  [2:0] fin_pack__parts__63__drv;
+    reg  [2:0] fin_pack__parts__64__drv;
+    reg  [2:0] fin_pack__parts__65__drv;
+    reg  [2:0] fin_pack__parts__66__drv;
+    reg  [2:0] fin_pack__parts__67__drv;
+    reg  [2:0] fin_pack__parts__68__drv;
+    reg  [2:0] fin_pack__parts__69__drv;
+    reg  [2:0] fin_pack__parts__70__drv;
+    reg  [2:0] fin_pack__parts__71__drv;
+    reg  [2:0] fin_pack__parts__72__drv;
+    reg  [2:0] fin_pack__parts__73__drv;
+    reg  [2:0] fin_pack__parts__74__drv;
+    reg  [2:0] fin_pack__parts__75__drv;
+    reg  [2:0] fin_pack__parts__76__drv;
+    reg  [2:0] fin_pack__parts__77__drv;
+    reg  [2:0] fin_pack__parts__78__drv;
+    reg  [2:0] fin_pack__parts__79__drv;
+    reg  [2:0] fin_pack__parts__80__drv;
+    reg  [2:0] fin_pack__parts__81__drv;
+    reg  [2:0] fin_pack__parts__82__drv;
+    reg  [2:0] fin_pack__parts__83__drv;
+    reg  [2:0] fin_pack__parts__84__drv;
+    reg  [2:0] fin_pack__parts__85__drv;
+    reg  [2:0] fin_pack__parts__86__drv;
+    reg  [2:0] fin_pack__parts__87__drv;
+    reg  [2:0] fin_pack__parts__88__drv;
+    reg  [2:0] fin_pack__parts__89__drv;
+    reg  [2:0] fin_pack__parts__90__drv;
+    reg  [2:0] fin_pack__parts__91__drv;
+    reg  [2:0] fin_pack__parts__92__drv;
+    reg  [2:0] fin_pack__parts__93__drv;
+    reg  [2:0] fin_pack__parts__94__drv;
+    reg  [2:0] fin_pack__parts__95__drv;
+    reg  [2:0] fin_pack__parts__96__drv;
+    reg  [2:0] fin_pack__parts__97__drv;
+    reg  [2:0] fin_pack__parts__98__drv;
+    reg  [2:0] fin_pack__parts__99__drv;
+    reg  [2:0] fin_pack__parts__100__drv;
+    reg  [2:0] fin_pack__parts__101__drv;
+    reg  [2:0] fin_pack__parts__102__drv;
+    reg  [2:0] fin_pack__parts__103__drv;
+    reg  [2:0] fin_pack__parts__104__drv;
+    reg  [2:0] fin_pack__parts__105__drv;
+    reg  [2:0] fin_pack__parts__106__drv;
+    reg  [2:0] fin_pack__parts__107__drv;
+    reg  [2:0] fin_pack__parts__108__drv;
+    reg  [2:0] fin_pack__parts__109__drv;
+    reg  [2:0] fin_pack__parts__110__drv;
+    reg  [2:0] fin_pack__parts__111__drv;
+    reg  [2:0] fin_pack__parts__112__drv;
+    reg  [2:0] fin_pack__parts__113__drv;
+    reg  [2:0] fin_pack__parts__114__drv;
+    reg  [2:0] fin_pack__parts__115__drv;
+    reg  [2:0] fin_pack__parts__116__drv;
+    reg  [2:0] fin_pack__parts__117__drv;
+    reg  [2:0] fin_pack__parts__118__drv;
+    reg  [2:0] fin_pack__parts__119__drv;
+    reg  [2:0] fin_pack__parts__120__drv;
+    reg  [2:0] fin_pack__parts__121__drv;
+    reg  [2:0] fin_pack__parts__122__drv;
+    reg  [2:0] fin_pack__parts__123__drv;
+    reg  [2:0] fin_pack__parts__124__drv;
+    reg  [2:0] fin_pack__parts__125__drv;
+    reg  [2:0] fin_pack__parts__126__drv;
+    reg  [2:0] fin_pack__parts__127__drv;
+    reg  candidate_pack__parts__0__drv;
+    reg  candidate_pack__parts__1__drv;
+    reg  candidate_pack__parts__2__drv;
+    reg  candidate_pack__parts__3__drv;
+    reg  candidate_pack__parts__4__drv;
+    reg  candidate_pack__parts__5__drv;
+    reg  candidate_pack__parts__6__drv;
+    reg  candidate_pack__parts__7__drv;
+    reg  candidate_pack__parts__8__drv;
+    reg  candidate_pack__parts__9__drv;
+    reg  candidate_pack__parts__10__drv;
+    reg  candidate_pack__parts__11__drv;
+    reg  candidate_pack__parts__12__drv;
+    reg  candidate_pack__parts__13__drv;
+    reg  candidate_pack__parts__14__drv;
+    reg  candidate_pack__parts__15__drv;
+    reg  candidate_pack__parts__16__drv;
+    reg  candidate_pack__parts__17__drv;
+    reg  candidate_pack__parts__18__drv;
+    reg  candidate_pack__parts__19__drv;
+    reg  candidate_pack__parts__20__drv;
+    reg  candidate_pack__parts__21__drv;
+    reg  candidate_pack__parts__22__drv;
+    reg  candidate_pack__parts__23__drv;
+    reg  candidate_pack__parts__24__drv;
+    reg  candidate_pack__parts__25__drv;
+    reg  candidate_pack__parts__26__drv;
+    reg  candidate_pack__parts__27__drv;
+    reg  candidate_pack__parts__28__drv;
+    reg  candidate_pack__parts__29__drv;
+    reg  candidate_pack__parts__30__drv;
+    reg  candidate_pack__parts__31__drv;
+    reg  candidate_pack__parts__32__drv;
+    reg  candidate_pack__parts__33__drv;
+    reg  candidate_pack__parts__34__drv;
+    reg  candidate_pack__parts__35__drv;
+    reg  candidate_pack__parts__36__drv;
+    reg  candidate_pack__parts__37__drv;
+    reg  candidate_pack__parts__38__drv;
+    reg  candidate_pack__parts__39__drv;
+    reg  candidate_pack__parts__40__drv;
+    reg  candidate_pack__parts__41__drv;
+    reg  candidate_pack__parts__42__drv;
+    reg  candidate_pack__parts__43__drv;
+    reg  candidate_pack__parts__44__drv;
+    reg  candidate_pack__parts__45__drv;
+    reg  candidate_pack__parts__46__drv;
+    reg  candidate_pack__parts__47__drv;
+    reg  candidate_pack__parts__48__drv;
+    reg  candidate_pack__parts__49__drv;
+    reg  candidate_pack__parts__50__drv;
+    reg  candidate_pack__parts__51__drv;
+    reg  candidate_pack__parts__52__drv;
+    reg  candidate_pack__parts__53__drv;
+    reg  candidate_pack__parts__54__drv;
+    reg  candidate_pack__parts__55__drv;
+    reg  candidate_pack__parts__56__drv;
+    reg  candidate_pack__parts__57__drv;
+    reg  candidate_pack__parts__58__drv;
+    reg  candidate_pack__parts__59__drv;
+    reg  candidate_pack__parts__60__drv;
+    reg  candidate_pack__parts__61__drv;
+    reg  candidate_pack__parts__62__drv;
+    reg  candidate_pack__parts__63__drv;
+    reg  candidate_pack__parts__64__drv;
+    reg  candidate_pack__parts__65__drv;
+    reg  candidate_pack__parts__66__drv;
+    reg  candidate_pack__parts__67__drv;
+    reg  candidate_pack__parts__68__drv;
+    reg  candidate_pack__parts__69__drv;
+    reg  candidate_pack__parts__70__drv;
+    reg  candidate_pack__parts__71__drv;
+    reg  candidate_pack__parts__72__drv;
+    reg  candidate_pack__parts__73__drv;
+    reg  candidate_pack__parts__74__drv;
+    reg  candidate_pack__parts__75__drv;
+    reg  candidate_pack__parts__76__drv;
+    reg  candidate_pack__parts__77__drv;
+    reg  candidate_pack__parts__78__drv;
+    reg  candidate_pack__parts__79__drv;
+    reg  candidate_pack__parts__80__drv;
+    reg  candidate_pack__parts__81__drv;
+    reg  candidate_pack__parts__82__drv;
+    reg  candidate_pack__parts__83__drv;
+    reg  candidate_pack__parts__84__drv;
+    reg  candidate_pack__parts__85__drv;
+    reg  candidate_pack__parts__86__drv;
+    reg  candidate_pack__parts__87__drv;
+    reg  candidate_pack__parts__88__drv;
+    reg  candidate_pack__parts__89__drv;
+    reg  candidate_pack__parts__90__drv;
+    reg  candidate_pack__parts__91__drv;
+    reg  candidate_pack__parts__92__drv;
+    reg  candidate_pack__parts__93__drv;
+    reg  candidate_pack__parts__94__drv;
+    reg  candidate_pack__parts__95__drv;
+    reg  candidate_pack__parts__96__drv;
+    reg  candidate_pack__parts__97__drv;
+    reg  candidate_pack__parts__98__drv;
+    reg  candidate_pack__parts__99__drv;
+    reg  candidate_pack__parts__100__drv;
+    reg  candidate_pack__parts__101__drv;
+    reg  candidate_pack__parts__102__drv;
+    reg  candidate_pack__parts__103__drv;
+    reg  candidate_pack__parts__104__drv;
+    reg  candidate_pack__parts__105__drv;
+    reg  candidate_pack__parts__106__drv;
+    reg  candidate_pack__parts__107__drv;
+    reg  candidate_pack__parts__108__drv;
+    reg  candidate_pack__parts__109__drv;
+    reg  candidate_pack__parts__110__drv;
+    reg  candidate_pack__parts__111__drv;
+    reg  candidate_pack__parts__112__drv;
+    reg  candidate_pack__parts__113__drv;
+    reg  candidate_pack__parts__114__drv;
+    reg  candidate_pack__parts__115__drv;
+    reg  candidate_pack__parts__116__drv;
+    reg  candidate_pack__parts__117__drv;
+    reg  candidate_pack__parts__118__drv;
+    reg  candidate_pack__parts__119__drv;
+    reg  candidate_pack__parts__120__drv;
+    reg  candidate_pack__parts__121__drv;
+    reg  candidate_pack__parts__122__drv;
+    reg  candidate_pack__parts__123__drv;
+    reg  candidate_pack__parts__124__drv;
+    reg  candidate_pack__parts__125__drv;
+    reg  candidate_pack__parts__126__drv;
+    reg  candidate_pack__parts__127__drv;
+    reg  final_cr_pack__parts__0__drv;
+    reg  final_cr_pack__parts__1__drv;
+    reg  final_cr_pack__parts__2__drv;
+    reg  final_cr_pack__parts__3__drv;
+    reg  final_cr_pack__parts__4__drv;
+    reg  final_cr_pack__parts__5__drv;
+    reg  final_cr_pack__parts__6__drv;
+    reg  final_cr_pack__parts__7__drv;
+    reg  final_cr_pack__parts__8__drv;
+    reg  final_cr_pack__parts__9__drv;
+    reg  final_cr_pack__parts__10__drv;
+    reg  final_cr_pack__parts__11__drv;
+    reg  final_cr_pack__parts__12__drv;
+    reg  final_cr_pack__parts__13__drv;
+    reg  final_cr_pack__parts__14__drv;
+    reg  final_cr_pack__parts__15__drv;
+    reg  final_cr_pack__parts__16__drv;
+    reg  final_cr_pack__parts__17__drv;
+    reg  final_cr_pack__parts__18__drv;
+    reg  final_cr_pack__parts__19__drv;
+    reg  final_cr_pack__parts__20__drv;
+    reg  final_cr_pack__parts__21__drv;
+    reg  final_cr_pack__parts__22__drv;
+    reg  final_cr_pack__parts__23__drv;
+    reg  final_cr_pack__parts__24__drv;
+    reg  final_cr_pack__parts__25__drv;
+    reg  final_cr_pack__parts__26__drv;
+    reg  final_cr_pack__parts__27__drv;
+    reg  final_cr_pack__parts__28__drv;
+    reg  final_cr_pack__parts__29__drv;
+    reg  final_cr_pack__parts__30__drv;
+    reg  final_cr_pack__parts__31__drv;
+    reg  final_cr_pack__parts__32__drv;
+    reg  final_cr_pack__parts__33__drv;
+    reg  final_cr_pack__parts__34__drv;
+    reg  final_cr_pack__parts__35__drv;
+    reg  final_cr_pack__parts__36__drv;
+    reg  final_cr_pack__parts__37__drv;
+    reg  final_cr_pack__parts__38__drv;
+    reg  final_cr_pack__parts__39__drv;
+    reg  final_cr_pack__parts__40__drv;
+    reg  final_cr_pack__parts__41__drv;
+    reg  final_cr_pack__parts__42__drv;
+    reg  final_cr_pack__parts__43__drv;
+    reg  final_cr_pack__parts__44__drv;
+    reg  final_cr_pack__parts__45__drv;
+    reg  final_cr_pack__parts__46__drv;
+    reg  final_cr_pack__parts__47__drv;
+    reg  final_cr_pack__parts__48__drv;
+    reg  final_cr_pack__parts__49__drv;
+    reg  final_cr_pack__parts__50__drv;
+    reg  final_cr_pack__parts__51__drv;
+    reg  final_cr_pack__parts__52__drv;
+    reg  final_cr_pack__parts__53__drv;
+    reg  final_cr_pack__parts__54__drv;
+    reg  final_cr_pack__parts__55__drv;
+    reg  final_cr_pack__parts__56__drv;
+    reg  final_cr_pack__parts__57__drv;
+    reg  final_cr_pack__parts__58__drv;
+    reg  final_cr_pack__parts__59__drv;
+    reg  final_cr_pack__parts__60__drv;
+    reg  final_cr_pack__parts__61__drv;
+    reg  final_cr_pack__parts__62__drv;
+    reg  final_cr_pack__parts__63__drv;
+    reg  final_cr_pack__parts__64__drv;
+    reg  final_cr_pack__parts__65__drv;
+    reg  final_cr_pack__parts__66__drv;
+    reg  final_cr_pack__parts__67__drv;
+    reg  final_cr_pack__parts__68__drv;
+    reg  final_cr_pack__parts__69__drv;
+    reg  final_cr_pack__parts__70__drv;
+    reg  final_cr_pack__parts__71__drv;
+    reg  final_cr_pack__parts__72__drv;
+    reg  final_cr_pack__parts__73__drv;
+    reg  final_cr_pack__parts__74__drv;
+    reg  final_cr_pack__parts__75__drv;
+    reg  final_cr_pack__parts__76__drv;
+    reg  final_cr_pack__parts__77__drv;
+    reg  final_cr_pack__parts__78__drv;
+    reg  final_cr_pack__parts__79__drv;
+    reg  final_cr_pack__parts__80__drv;
+    reg  final_cr_pack__parts__81__drv;
+    reg  final_cr_pack__parts__82__drv;
+    reg  final_cr_pack__parts__83__drv;
+    reg  final_cr_pack__parts__84__drv;
+    reg  final_cr_pack__parts__85__drv;
+    reg  final_cr_pack__parts__86__drv;
+    reg  final_cr_pack__parts__87__drv;
+    reg  final_cr_pack__parts__88__drv;
+    reg  final_cr_pack__parts__89__drv;
+    reg  final_cr_pack__parts__90__drv;
+    reg  final_cr_pack__parts__91__drv;
+    reg  final_cr_pack__parts__92__drv;
+    reg  final_cr_pack__parts__93__drv;
+    reg  final_cr_pack__parts__94__drv;
+    reg  final_cr_pack__parts__95__drv;
+    reg  final_cr_pack__parts__96__drv;
+    reg  final_cr_pack__parts__97__drv;
+    reg  final_cr_pack__parts__98__drv;
+    reg  final_cr_pack__parts__99__drv;
+    reg  final_cr_pack__parts__100__drv;
+    reg  final_cr_pack__parts__101__drv;
+    reg  final_cr_pack__parts__102__drv;
+    reg  final_cr_pack__parts__103__drv;
+    reg  final_cr_pack__parts__104__drv;
+    reg  final_cr_pack__parts__105__drv;
+    reg  final_cr_pack__parts__106__drv;
+    reg  final_cr_pack__parts__107__drv;
+    reg  final_cr_pack__parts__108__drv;
+    reg  final_cr_pack__parts__109__drv;
+    reg  final_cr_pack__parts__110__drv;
+    reg  final_cr_pack__parts__111__drv;
+    reg  final_cr_pack__parts__112__drv;
+    reg  final_cr_pack__parts__113__drv;
+    reg  final_cr_pack__parts__114__drv;
+    reg  final_cr_pack__parts__115__drv;
+    reg  final_cr_pack__parts__116__drv;
+    reg  final_cr_pack__parts__117__drv;
+    reg  final_cr_pack__parts__118__drv;
+    reg  final_cr_pack__parts__119__drv;
+    reg  final_cr_pack__parts__120__drv;
+    reg  final_cr_pack__parts__121__drv;
+    reg  final_cr_pack__parts__122__drv;
+    reg  final_cr_pack__parts__123__drv;
+    reg  final_cr_pack__parts__124__drv;
+    reg  final_cr_pack__parts__125__drv;
+    reg  final_cr_pack__parts__126__drv;
+    reg  final_cr_pack__parts__127__drv;
+    reg  matched_pack__parts__0__drv;
+    reg  matched_pack__parts__1__drv;
+    reg  matched_pack__parts__2__drv;
+    reg  matched_pack__parts__3__drv;
+    reg  matched_pack__parts__4__drv;
+    reg  matched_pack__parts__5__drv;
+    reg  matched_pack__parts__6__drv;
+    reg  matched_pack__parts__7__drv;
+    reg  matched_pack__parts__8__drv;
+    reg  matched_pack__parts__9__drv;
+    reg  matched_pack__parts__10__drv;
+    reg  matched_pack__parts__11__drv;
+    reg  matched_pack__parts__12__drv;
+    reg  matched_pack__parts__13__drv;
+    reg  matched_pack__parts__14__drv;
+    reg  matched_pack__parts__15__drv;
+    reg  matched_pack__parts__16__drv;
+    reg  matched_pack__parts__17__drv;
+    reg  matched_pack__parts__18__drv;
+    reg  matched_pack__parts__19__drv;
+    reg  matched_pack__parts__20__drv;
+    reg  matched_pack__parts__21__drv;
+    reg  matched_pack__parts__22__drv;
+    reg  matched_pack__parts__23__drv;
+    reg  matched_pack__parts__24__drv;
+    reg  matched_pack__parts__25__drv;
+    reg  matched_pack__parts__26__drv;
+    reg  matched_pack__parts__27__drv;
+    reg  matched_pack__parts__28__drv;
+    reg  matched_pack__parts__29__drv;
+    reg  matched_pack__parts__30__drv;
+    reg  matched_pack__parts__31__drv;
+    reg  matched_pack__parts__32__drv;
+    reg  matched_pack__parts__33__drv;
+    reg  matched_pack__parts__34__drv;
+    reg  matched_pack__parts__35__drv;
+    reg  matched_pack__parts__36__drv;
+    reg  matched_pack__parts__37__drv;
+    reg  matched_pack__parts__38__drv;
+    reg  matched_pack__parts__39__drv;
+    reg  matched_pack__parts__40__drv;
+    reg  matched_pack__parts__41__drv;
+    reg  matched_pack__parts__42__drv;
+    reg  matched_pack__parts__43__drv;
+    reg  matched_pack__parts__44__drv;
+    reg  matched_pack__parts__45__drv;
+    reg  matched_pack__parts__46__drv;
+    reg  matched_pack__parts__47__drv;
+    reg  matched_pack__parts__48__drv;
+    reg  matched_pack__parts__49__drv;
+    reg  matched_pack__parts__50__drv;
+    reg  matched_pack__parts__51__drv;
+    reg  matched_pack__parts__52__drv;
+    reg  matched_pack__parts__53__drv;
+    reg  matched_pack__parts__54__drv;
+    reg  matched_pack__parts__55__drv;
+    reg  matched_pack__parts__56__drv;
+    reg  matched_pack__parts__57__drv;
+    reg  matched_pack__parts__58__drv;
+    reg  matched_pack__parts__59__drv;
+    reg  matched_pack__parts__60__drv;
+    reg  matched_pack__parts__61__drv;
+    reg  matched_pack__parts__62__drv;
+    reg  matched_pack__parts__63__drv;
+    reg  matched_pack__parts__64__drv;
+    reg  matched_pack__parts__65__drv;
+    reg  matched_pack__parts__66__drv;
+    reg  matched_pack__parts__67__drv;
+    reg  matched_pack__parts__68__drv;
+    reg  matched_pack__parts__69__drv;
+    reg  matched_pack__parts__70__drv;
+    reg  matched_pack__parts__71__drv;
+    reg  matched_pack__parts__72__drv;
+    reg  matched_pack__parts__73__drv;
+    reg  matched_pack__parts__74__drv;
+    reg  matched_pack__parts__75__drv;
+    reg  matched_pack__parts__76__drv;
+    reg  matched_pack__parts__77__drv;
+    reg  matched_pack__parts__78__drv;
+    reg  matched_pack__parts__79__drv;
+    reg  matched_pack__parts__80__drv;
+    reg  matched_pack__parts__81__drv;
+    reg  matched_pack__parts__82__drv;
+    reg  matched_pack__parts__83__drv;
+    reg  matched_pack__parts__84__drv;
+    reg  matched_pack__parts__85__drv;
+    reg  matched_pack__parts__86__drv;
+    reg  matched_pack__parts__87__drv;
+    reg  matched_pack__parts__88__drv;
+    reg  matched_pack__parts__89__drv;
+    reg  matched_pack__parts__90__drv;
+    reg  matched_pack__parts__91__drv;
+    reg  matched_pack__parts__92__drv;
+    reg  matched_pack__parts__93__drv;
+    reg  matched_pack__parts__94__drv;
+    reg  matched_pack__parts__95__drv;
+    reg  matched_pack__parts__96__drv;
+    reg  matched_pack__parts__97__drv;
+    reg  matched_pack__parts__98__drv;
+    reg  matched_pack__parts__99__drv;
+    reg  matched_pack__parts__100__drv;
+    reg  matched_pack__parts__101__drv;
+    reg  matched_pack__parts__102__drv;
+    reg  matched_pack__parts__103__drv;
+    reg  matched_pack__parts__104__drv;
+    reg  matched_pack__parts__105__drv;
+    reg  matched_pack__parts__106__drv;
+    reg  matched_pack__parts__107__drv;
+    reg  matched_pack__parts__108__drv;
+    reg  matched_pack__parts__109__drv;
+    reg  matched_pack__parts__110__drv;
+    reg  matched_pack__parts__111__drv;
+    reg  matched_pack__parts__112__drv;
+    reg  matched_pack__parts__113__drv;
+    reg  matched_pack__parts__114__drv;
+    reg  matched_pack__parts__115__drv;
+    reg  matched_pack__parts__116__drv;
+    reg  matched_pack__parts__117__drv;
+    reg  matched_pack__parts__118__drv;
+    reg  matched_pack__parts__119__drv;
+    reg  matched_pack__parts__120__drv;
+    reg  matched_pack__parts__121__drv;
+    reg  matched_pack__parts__122__drv;
+    reg  matched_pack__parts__123__drv;
+    reg  matched_pack__parts__124__drv;
+    reg  matched_pack__parts__125__drv;
+    reg  matched_pack__parts__126__drv;
+    reg  matched_pack__parts__127__drv;
+    reg  ins_valid_pack__parts__0__drv;
+    reg  ins_valid_pack__parts__1__drv;
+    reg  ins_valid_pack__parts__2__drv;
+    reg  [31:0] ins_pc_pack__parts__0__drv;
+    reg  [31:0] ins_pc_pack__parts__1__drv;
+    reg  [31:0] ins_pc_pack__parts__2__drv;
     
     // Local signals
     reg  [2:0] st;
@@ -23645,10 +28716,10 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
     
     // Update code
     always @(*) begin
-        states__whole = st4;
-        row_valids__whole = row_valid;
-        row_d4__whole = rel_d4;
-        row_pcs__whole = row_pc;
+        states__whole__drv = st4;
+        row_valids__whole__drv = row_valid;
+        row_d4__whole__drv = rel_d4;
+        row_pcs__whole__drv = row_pc;
         st = 32'h0;
         st = states__parts__0;
         if (act_valid & (act_sw == 0)) begin
@@ -23662,12 +28733,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[0]) begin
             st = st_combine;
         end
-        fin_pack__parts__0 = st;
-        candidate_pack__parts__0 = (((st == st_ready) | (st == st_combine)) & ready[0]);
-        final_cr_pack__parts__0 = (st == st_combine);
-        matched_pack__parts__0 = matched[0];
+        fin_pack__parts__0__drv = st;
+        candidate_pack__parts__0__drv = (((st == st_ready) | (st == st_combine)) & ready[0]);
+        final_cr_pack__parts__0__drv = (st == st_combine);
+        matched_pack__parts__0__drv = matched[0];
         if (act_valid & ~hit & (act_sw == 0)) begin
-            matched_pack__parts__0 = (~mismatch);
+            matched_pack__parts__0__drv = (~mismatch);
         end
         st = states__parts__1;
         if (act_valid & (act_sw == 1)) begin
@@ -23681,12 +28752,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[1]) begin
             st = st_combine;
         end
-        fin_pack__parts__1 = st;
-        candidate_pack__parts__1 = (((st == st_ready) | (st == st_combine)) & ready[1]);
-        final_cr_pack__parts__1 = (st == st_combine);
-        matched_pack__parts__1 = matched[1];
+        fin_pack__parts__1__drv = st;
+        candidate_pack__parts__1__drv = (((st == st_ready) | (st == st_combine)) & ready[1]);
+        final_cr_pack__parts__1__drv = (st == st_combine);
+        matched_pack__parts__1__drv = matched[1];
         if (act_valid & ~hit & (act_sw == 1)) begin
-            matched_pack__parts__1 = (~mismatch);
+            matched_pack__parts__1__drv = (~mismatch);
         end
         st = states__parts__2;
         if (act_valid & (act_sw == 2)) begin
@@ -23700,12 +28771,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[2]) begin
             st = st_combine;
         end
-        fin_pack__parts__2 = st;
-        candidate_pack__parts__2 = (((st == st_ready) | (st == st_combine)) & ready[2]);
-        final_cr_pack__parts__2 = (st == st_combine);
-        matched_pack__parts__2 = matched[2];
+        fin_pack__parts__2__drv = st;
+        candidate_pack__parts__2__drv = (((st == st_ready) | (st == st_combine)) & ready[2]);
+        final_cr_pack__parts__2__drv = (st == st_combine);
+        matched_pack__parts__2__drv = matched[2];
         if (act_valid & ~hit & (act_sw == 2)) begin
-            matched_pack__parts__2 = (~mismatch);
+            matched_pack__parts__2__drv = (~mismatch);
         end
         st = states__parts__3;
         if (act_valid & (act_sw == 3)) begin
@@ -23719,12 +28790,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[3]) begin
             st = st_combine;
         end
-        fin_pack__parts__3 = st;
-        candidate_pack__parts__3 = (((st == st_ready) | (st == st_combine)) & ready[3]);
-        final_cr_pack__parts__3 = (st == st_combine);
-        matched_pack__parts__3 = matched[3];
+        fin_pack__parts__3__drv = st;
+        candidate_pack__parts__3__drv = (((st == st_ready) | (st == st_combine)) & ready[3]);
+        final_cr_pack__parts__3__drv = (st == st_combine);
+        matched_pack__parts__3__drv = matched[3];
         if (act_valid & ~hit & (act_sw == 3)) begin
-            matched_pack__parts__3 = (~mismatch);
+            matched_pack__parts__3__drv = (~mismatch);
         end
         st = states__parts__4;
         if (act_valid & (act_sw == 4)) begin
@@ -23738,12 +28809,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[4]) begin
             st = st_combine;
         end
-        fin_pack__parts__4 = st;
-        candidate_pack__parts__4 = (((st == st_ready) | (st == st_combine)) & ready[4]);
-        final_cr_pack__parts__4 = (st == st_combine);
-        matched_pack__parts__4 = matched[4];
+        fin_pack__parts__4__drv = st;
+        candidate_pack__parts__4__drv = (((st == st_ready) | (st == st_combine)) & ready[4]);
+        final_cr_pack__parts__4__drv = (st == st_combine);
+        matched_pack__parts__4__drv = matched[4];
         if (act_valid & ~hit & (act_sw == 4)) begin
-            matched_pack__parts__4 = (~mismatch);
+            matched_pack__parts__4__drv = (~mismatch);
         end
         st = states__parts__5;
         if (act_valid & (act_sw == 5)) begin
@@ -23757,12 +28828,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[5]) begin
             st = st_combine;
         end
-        fin_pack__parts__5 = st;
-        candidate_pack__parts__5 = (((st == st_ready) | (st == st_combine)) & ready[5]);
-        final_cr_pack__parts__5 = (st == st_combine);
-        matched_pack__parts__5 = matched[5];
+        fin_pack__parts__5__drv = st;
+        candidate_pack__parts__5__drv = (((st == st_ready) | (st == st_combine)) & ready[5]);
+        final_cr_pack__parts__5__drv = (st == st_combine);
+        matched_pack__parts__5__drv = matched[5];
         if (act_valid & ~hit & (act_sw == 5)) begin
-            matched_pack__parts__5 = (~mismatch);
+            matched_pack__parts__5__drv = (~mismatch);
         end
         st = states__parts__6;
         if (act_valid & (act_sw == 6)) begin
@@ -23776,12 +28847,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[6]) begin
             st = st_combine;
         end
-        fin_pack__parts__6 = st;
-        candidate_pack__parts__6 = (((st == st_ready) | (st == st_combine)) & ready[6]);
-        final_cr_pack__parts__6 = (st == st_combine);
-        matched_pack__parts__6 = matched[6];
+        fin_pack__parts__6__drv = st;
+        candidate_pack__parts__6__drv = (((st == st_ready) | (st == st_combine)) & ready[6]);
+        final_cr_pack__parts__6__drv = (st == st_combine);
+        matched_pack__parts__6__drv = matched[6];
         if (act_valid & ~hit & (act_sw == 6)) begin
-            matched_pack__parts__6 = (~mismatch);
+            matched_pack__parts__6__drv = (~mismatch);
         end
         st = states__parts__7;
         if (act_valid & (act_sw == 7)) begin
@@ -23795,12 +28866,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[7]) begin
             st = st_combine;
         end
-        fin_pack__parts__7 = st;
-        candidate_pack__parts__7 = (((st == st_ready) | (st == st_combine)) & ready[7]);
-        final_cr_pack__parts__7 = (st == st_combine);
-        matched_pack__parts__7 = matched[7];
+        fin_pack__parts__7__drv = st;
+        candidate_pack__parts__7__drv = (((st == st_ready) | (st == st_combine)) & ready[7]);
+        final_cr_pack__parts__7__drv = (st == st_combine);
+        matched_pack__parts__7__drv = matched[7];
         if (act_valid & ~hit & (act_sw == 7)) begin
-            matched_pack__parts__7 = (~mismatch);
+            matched_pack__parts__7__drv = (~mismatch);
         end
         st = states__parts__8;
         if (act_valid & (act_sw == 8)) begin
@@ -23814,12 +28885,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[8]) begin
             st = st_combine;
         end
-        fin_pack__parts__8 = st;
-        candidate_pack__parts__8 = (((st == st_ready) | (st == st_combine)) & ready[8]);
-        final_cr_pack__parts__8 = (st == st_combine);
-        matched_pack__parts__8 = matched[8];
+        fin_pack__parts__8__drv = st;
+        candidate_pack__parts__8__drv = (((st == st_ready) | (st == st_combine)) & ready[8]);
+        final_cr_pack__parts__8__drv = (st == st_combine);
+        matched_pack__parts__8__drv = matched[8];
         if (act_valid & ~hit & (act_sw == 8)) begin
-            matched_pack__parts__8 = (~mismatch);
+            matched_pack__parts__8__drv = (~mismatch);
         end
         st = states__parts__9;
         if (act_valid & (act_sw == 9)) begin
@@ -23833,12 +28904,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[9]) begin
             st = st_combine;
         end
-        fin_pack__parts__9 = st;
-        candidate_pack__parts__9 = (((st == st_ready) | (st == st_combine)) & ready[9]);
-        final_cr_pack__parts__9 = (st == st_combine);
-        matched_pack__parts__9 = matched[9];
+        fin_pack__parts__9__drv = st;
+        candidate_pack__parts__9__drv = (((st == st_ready) | (st == st_combine)) & ready[9]);
+        final_cr_pack__parts__9__drv = (st == st_combine);
+        matched_pack__parts__9__drv = matched[9];
         if (act_valid & ~hit & (act_sw == 9)) begin
-            matched_pack__parts__9 = (~mismatch);
+            matched_pack__parts__9__drv = (~mismatch);
         end
         st = states__parts__10;
         if (act_valid & (act_sw == 10)) begin
@@ -23852,12 +28923,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[10]) begin
             st = st_combine;
         end
-        fin_pack__parts__10 = st;
-        candidate_pack__parts__10 = (((st == st_ready) | (st == st_combine)) & ready[10]);
-        final_cr_pack__parts__10 = (st == st_combine);
-        matched_pack__parts__10 = matched[10];
+        fin_pack__parts__10__drv = st;
+        candidate_pack__parts__10__drv = (((st == st_ready) | (st == st_combine)) & ready[10]);
+        final_cr_pack__parts__10__drv = (st == st_combine);
+        matched_pack__parts__10__drv = matched[10];
         if (act_valid & ~hit & (act_sw == 10)) begin
-            matched_pack__parts__10 = (~mismatch);
+            matched_pack__parts__10__drv = (~mismatch);
         end
         st = states__parts__11;
         if (act_valid & (act_sw == 11)) begin
@@ -23871,12 +28942,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[11]) begin
             st = st_combine;
         end
-        fin_pack__parts__11 = st;
-        candidate_pack__parts__11 = (((st == st_ready) | (st == st_combine)) & ready[11]);
-        final_cr_pack__parts__11 = (st == st_combine);
-        matched_pack__parts__11 = matched[11];
+        fin_pack__parts__11__drv = st;
+        candidate_pack__parts__11__drv = (((st == st_ready) | (st == st_combine)) & ready[11]);
+        final_cr_pack__parts__11__drv = (st == st_combine);
+        matched_pack__parts__11__drv = matched[11];
         if (act_valid & ~hit & (act_sw == 11)) begin
-            matched_pack__parts__11 = (~mismatch);
+            matched_pack__parts__11__drv = (~mismatch);
         end
         st = states__parts__12;
         if (act_valid & (act_sw == 12)) begin
@@ -23890,12 +28961,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[12]) begin
             st = st_combine;
         end
-        fin_pack__parts__12 = st;
-        candidate_pack__parts__12 = (((st == st_ready) | (st == st_combine)) & ready[12]);
-        final_cr_pack__parts__12 = (st == st_combine);
-        matched_pack__parts__12 = matched[12];
+        fin_pack__parts__12__drv = st;
+        candidate_pack__parts__12__drv = (((st == st_ready) | (st == st_combine)) & ready[12]);
+        final_cr_pack__parts__12__drv = (st == st_combine);
+        matched_pack__parts__12__drv = matched[12];
         if (act_valid & ~hit & (act_sw == 12)) begin
-            matched_pack__parts__12 = (~mismatch);
+            matched_pack__parts__12__drv = (~mismatch);
         end
         st = states__parts__13;
         if (act_valid & (act_sw == 13)) begin
@@ -23909,12 +28980,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[13]) begin
             st = st_combine;
         end
-        fin_pack__parts__13 = st;
-        candidate_pack__parts__13 = (((st == st_ready) | (st == st_combine)) & ready[13]);
-        final_cr_pack__parts__13 = (st == st_combine);
-        matched_pack__parts__13 = matched[13];
+        fin_pack__parts__13__drv = st;
+        candidate_pack__parts__13__drv = (((st == st_ready) | (st == st_combine)) & ready[13]);
+        final_cr_pack__parts__13__drv = (st == st_combine);
+        matched_pack__parts__13__drv = matched[13];
         if (act_valid & ~hit & (act_sw == 13)) begin
-            matched_pack__parts__13 = (~mismatch);
+            matched_pack__parts__13__drv = (~mismatch);
         end
         st = states__parts__14;
         if (act_valid & (act_sw == 14)) begin
@@ -23928,12 +28999,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[14]) begin
             st = st_combine;
         end
-        fin_pack__parts__14 = st;
-        candidate_pack__parts__14 = (((st == st_ready) | (st == st_combine)) & ready[14]);
-        final_cr_pack__parts__14 = (st == st_combine);
-        matched_pack__parts__14 = matched[14];
+        fin_pack__parts__14__drv = st;
+        candidate_pack__parts__14__drv = (((st == st_ready) | (st == st_combine)) & ready[14]);
+        final_cr_pack__parts__14__drv = (st == st_combine);
+        matched_pack__parts__14__drv = matched[14];
         if (act_valid & ~hit & (act_sw == 14)) begin
-            matched_pack__parts__14 = (~mismatch);
+            matched_pack__parts__14__drv = (~mismatch);
         end
         st = states__parts__15;
         if (act_valid & (act_sw == 15)) begin
@@ -23947,12 +29018,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[15]) begin
             st = st_combine;
         end
-        fin_pack__parts__15 = st;
-        candidate_pack__parts__15 = (((st == st_ready) | (st == st_combine)) & ready[15]);
-        final_cr_pack__parts__15 = (st == st_combine);
-        matched_pack__parts__15 = matched[15];
+        fin_pack__parts__15__drv = st;
+        candidate_pack__parts__15__drv = (((st == st_ready) | (st == st_combine)) & ready[15]);
+        final_cr_pack__parts__15__drv = (st == st_combine);
+        matched_pack__parts__15__drv = matched[15];
         if (act_valid & ~hit & (act_sw == 15)) begin
-            matched_pack__parts__15 = (~mismatch);
+            matched_pack__parts__15__drv = (~mismatch);
         end
         st = states__parts__16;
         if (act_valid & (act_sw == 16)) begin
@@ -23966,12 +29037,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[16]) begin
             st = st_combine;
         end
-        fin_pack__parts__16 = st;
-        candidate_pack__parts__16 = (((st == st_ready) | (st == st_combine)) & ready[16]);
-        final_cr_pack__parts__16 = (st == st_combine);
-        matched_pack__parts__16 = matched[16];
+        fin_pack__parts__16__drv = st;
+        candidate_pack__parts__16__drv = (((st == st_ready) | (st == st_combine)) & ready[16]);
+        final_cr_pack__parts__16__drv = (st == st_combine);
+        matched_pack__parts__16__drv = matched[16];
         if (act_valid & ~hit & (act_sw == 16)) begin
-            matched_pack__parts__16 = (~mismatch);
+            matched_pack__parts__16__drv = (~mismatch);
         end
         st = states__parts__17;
         if (act_valid & (act_sw == 17)) begin
@@ -23985,12 +29056,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[17]) begin
             st = st_combine;
         end
-        fin_pack__parts__17 = st;
-        candidate_pack__parts__17 = (((st == st_ready) | (st == st_combine)) & ready[17]);
-        final_cr_pack__parts__17 = (st == st_combine);
-        matched_pack__parts__17 = matched[17];
+        fin_pack__parts__17__drv = st;
+        candidate_pack__parts__17__drv = (((st == st_ready) | (st == st_combine)) & ready[17]);
+        final_cr_pack__parts__17__drv = (st == st_combine);
+        matched_pack__parts__17__drv = matched[17];
         if (act_valid & ~hit & (act_sw == 17)) begin
-            matched_pack__parts__17 = (~mismatch);
+            matched_pack__parts__17__drv = (~mismatch);
         end
         st = states__parts__18;
         if (act_valid & (act_sw == 18)) begin
@@ -24004,12 +29075,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[18]) begin
             st = st_combine;
         end
-        fin_pack__parts__18 = st;
-        candidate_pack__parts__18 = (((st == st_ready) | (st == st_combine)) & ready[18]);
-        final_cr_pack__parts__18 = (st == st_combine);
-        matched_pack__parts__18 = matched[18];
+        fin_pack__parts__18__drv = st;
+        candidate_pack__parts__18__drv = (((st == st_ready) | (st == st_combine)) & ready[18]);
+        final_cr_pack__parts__18__drv = (st == st_combine);
+        matched_pack__parts__18__drv = matched[18];
         if (act_valid & ~hit & (act_sw == 18)) begin
-            matched_pack__parts__18 = (~mismatch);
+            matched_pack__parts__18__drv = (~mismatch);
         end
         st = states__parts__19;
         if (act_valid & (act_sw == 19)) begin
@@ -24023,12 +29094,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[19]) begin
             st = st_combine;
         end
-        fin_pack__parts__19 = st;
-        candidate_pack__parts__19 = (((st == st_ready) | (st == st_combine)) & ready[19]);
-        final_cr_pack__parts__19 = (st == st_combine);
-        matched_pack__parts__19 = matched[19];
+        fin_pack__parts__19__drv = st;
+        candidate_pack__parts__19__drv = (((st == st_ready) | (st == st_combine)) & ready[19]);
+        final_cr_pack__parts__19__drv = (st == st_combine);
+        matched_pack__parts__19__drv = matched[19];
         if (act_valid & ~hit & (act_sw == 19)) begin
-            matched_pack__parts__19 = (~mismatch);
+            matched_pack__parts__19__drv = (~mismatch);
         end
         st = states__parts__20;
         if (act_valid & (act_sw == 20)) begin
@@ -24042,12 +29113,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[20]) begin
             st = st_combine;
         end
-        fin_pack__parts__20 = st;
-        candidate_pack__parts__20 = (((st == st_ready) | (st == st_combine)) & ready[20]);
-        final_cr_pack__parts__20 = (st == st_combine);
-        matched_pack__parts__20 = matched[20];
+        fin_pack__parts__20__drv = st;
+        candidate_pack__parts__20__drv = (((st == st_ready) | (st == st_combine)) & ready[20]);
+        final_cr_pack__parts__20__drv = (st == st_combine);
+        matched_pack__parts__20__drv = matched[20];
         if (act_valid & ~hit & (act_sw == 20)) begin
-            matched_pack__parts__20 = (~mismatch);
+            matched_pack__parts__20__drv = (~mismatch);
         end
         st = states__parts__21;
         if (act_valid & (act_sw == 21)) begin
@@ -24061,12 +29132,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[21]) begin
             st = st_combine;
         end
-        fin_pack__parts__21 = st;
-        candidate_pack__parts__21 = (((st == st_ready) | (st == st_combine)) & ready[21]);
-        final_cr_pack__parts__21 = (st == st_combine);
-        matched_pack__parts__21 = matched[21];
+        fin_pack__parts__21__drv = st;
+        candidate_pack__parts__21__drv = (((st == st_ready) | (st == st_combine)) & ready[21]);
+        final_cr_pack__parts__21__drv = (st == st_combine);
+        matched_pack__parts__21__drv = matched[21];
         if (act_valid & ~hit & (act_sw == 21)) begin
-            matched_pack__parts__21 = (~mismatch);
+            matched_pack__parts__21__drv = (~mismatch);
         end
         st = states__parts__22;
         if (act_valid & (act_sw == 22)) begin
@@ -24080,12 +29151,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[22]) begin
             st = st_combine;
         end
-        fin_pack__parts__22 = st;
-        candidate_pack__parts__22 = (((st == st_ready) | (st == st_combine)) & ready[22]);
-        final_cr_pack__parts__22 = (st == st_combine);
-        matched_pack__parts__22 = matched[22];
+        fin_pack__parts__22__drv = st;
+        candidate_pack__parts__22__drv = (((st == st_ready) | (st == st_combine)) & ready[22]);
+        final_cr_pack__parts__22__drv = (st == st_combine);
+        matched_pack__parts__22__drv = matched[22];
         if (act_valid & ~hit & (act_sw == 22)) begin
-            matched_pack__parts__22 = (~mismatch);
+            matched_pack__parts__22__drv = (~mismatch);
         end
         st = states__parts__23;
         if (act_valid & (act_sw == 23)) begin
@@ -24099,12 +29170,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[23]) begin
             st = st_combine;
         end
-        fin_pack__parts__23 = st;
-        candidate_pack__parts__23 = (((st == st_ready) | (st == st_combine)) & ready[23]);
-        final_cr_pack__parts__23 = (st == st_combine);
-        matched_pack__parts__23 = matched[23];
+        fin_pack__parts__23__drv = st;
+        candidate_pack__parts__23__drv = (((st == st_ready) | (st == st_combine)) & ready[23]);
+        final_cr_pack__parts__23__drv = (st == st_combine);
+        matched_pack__parts__23__drv = matched[23];
         if (act_valid & ~hit & (act_sw == 23)) begin
-            matched_pack__parts__23 = (~mismatch);
+            matched_pack__parts__23__drv = (~mismatch);
         end
         st = states__parts__24;
         if (act_valid & (act_sw == 24)) begin
@@ -24118,12 +29189,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[24]) begin
             st = st_combine;
         end
-        fin_pack__parts__24 = st;
-        candidate_pack__parts__24 = (((st == st_ready) | (st == st_combine)) & ready[24]);
-        final_cr_pack__parts__24 = (st == st_combine);
-        matched_pack__parts__24 = matched[24];
+        fin_pack__parts__24__drv = st;
+        candidate_pack__parts__24__drv = (((st == st_ready) | (st == st_combine)) & ready[24]);
+        final_cr_pack__parts__24__drv = (st == st_combine);
+        matched_pack__parts__24__drv = matched[24];
         if (act_valid & ~hit & (act_sw == 24)) begin
-            matched_pack__parts__24 = (~mismatch);
+            matched_pack__parts__24__drv = (~mismatch);
         end
         st = states__parts__25;
         if (act_valid & (act_sw == 25)) begin
@@ -24137,12 +29208,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[25]) begin
             st = st_combine;
         end
-        fin_pack__parts__25 = st;
-        candidate_pack__parts__25 = (((st == st_ready) | (st == st_combine)) & ready[25]);
-        final_cr_pack__parts__25 = (st == st_combine);
-        matched_pack__parts__25 = matched[25];
+        fin_pack__parts__25__drv = st;
+        candidate_pack__parts__25__drv = (((st == st_ready) | (st == st_combine)) & ready[25]);
+        final_cr_pack__parts__25__drv = (st == st_combine);
+        matched_pack__parts__25__drv = matched[25];
         if (act_valid & ~hit & (act_sw == 25)) begin
-            matched_pack__parts__25 = (~mismatch);
+            matched_pack__parts__25__drv = (~mismatch);
         end
         st = states__parts__26;
         if (act_valid & (act_sw == 26)) begin
@@ -24156,12 +29227,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[26]) begin
             st = st_combine;
         end
-        fin_pack__parts__26 = st;
-        candidate_pack__parts__26 = (((st == st_ready) | (st == st_combine)) & ready[26]);
-        final_cr_pack__parts__26 = (st == st_combine);
-        matched_pack__parts__26 = matched[26];
+        fin_pack__parts__26__drv = st;
+        candidate_pack__parts__26__drv = (((st == st_ready) | (st == st_combine)) & ready[26]);
+        final_cr_pack__parts__26__drv = (st == st_combine);
+        matched_pack__parts__26__drv = matched[26];
         if (act_valid & ~hit & (act_sw == 26)) begin
-            matched_pack__parts__26 = (~mismatch);
+            matched_pack__parts__26__drv = (~mismatch);
         end
         st = states__parts__27;
         if (act_valid & (act_sw == 27)) begin
@@ -24175,12 +29246,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[27]) begin
             st = st_combine;
         end
-        fin_pack__parts__27 = st;
-        candidate_pack__parts__27 = (((st == st_ready) | (st == st_combine)) & ready[27]);
-        final_cr_pack__parts__27 = (st == st_combine);
-        matched_pack__parts__27 = matched[27];
+        fin_pack__parts__27__drv = st;
+        candidate_pack__parts__27__drv = (((st == st_ready) | (st == st_combine)) & ready[27]);
+        final_cr_pack__parts__27__drv = (st == st_combine);
+        matched_pack__parts__27__drv = matched[27];
         if (act_valid & ~hit & (act_sw == 27)) begin
-            matched_pack__parts__27 = (~mismatch);
+            matched_pack__parts__27__drv = (~mismatch);
         end
         st = states__parts__28;
         if (act_valid & (act_sw == 28)) begin
@@ -24194,12 +29265,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[28]) begin
             st = st_combine;
         end
-        fin_pack__parts__28 = st;
-        candidate_pack__parts__28 = (((st == st_ready) | (st == st_combine)) & ready[28]);
-        final_cr_pack__parts__28 = (st == st_combine);
-        matched_pack__parts__28 = matched[28];
+        fin_pack__parts__28__drv = st;
+        candidate_pack__parts__28__drv = (((st == st_ready) | (st == st_combine)) & ready[28]);
+        final_cr_pack__parts__28__drv = (st == st_combine);
+        matched_pack__parts__28__drv = matched[28];
         if (act_valid & ~hit & (act_sw == 28)) begin
-            matched_pack__parts__28 = (~mismatch);
+            matched_pack__parts__28__drv = (~mismatch);
         end
         st = states__parts__29;
         if (act_valid & (act_sw == 29)) begin
@@ -24213,12 +29284,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[29]) begin
             st = st_combine;
         end
-        fin_pack__parts__29 = st;
-        candidate_pack__parts__29 = (((st == st_ready) | (st == st_combine)) & ready[29]);
-        final_cr_pack__parts__29 = (st == st_combine);
-        matched_pack__parts__29 = matched[29];
+        fin_pack__parts__29__drv = st;
+        candidate_pack__parts__29__drv = (((st == st_ready) | (st == st_combine)) & ready[29]);
+        final_cr_pack__parts__29__drv = (st == st_combine);
+        matched_pack__parts__29__drv = matched[29];
         if (act_valid & ~hit & (act_sw == 29)) begin
-            matched_pack__parts__29 = (~mismatch);
+            matched_pack__parts__29__drv = (~mismatch);
         end
         st = states__parts__30;
         if (act_valid & (act_sw == 30)) begin
@@ -24232,12 +29303,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[30]) begin
             st = st_combine;
         end
-        fin_pack__parts__30 = st;
-        candidate_pack__parts__30 = (((st == st_ready) | (st == st_combine)) & ready[30]);
-        final_cr_pack__parts__30 = (st == st_combine);
-        matched_pack__parts__30 = matched[30];
+        fin_pack__parts__30__drv = st;
+        candidate_pack__parts__30__drv = (((st == st_ready) | (st == st_combine)) & ready[30]);
+        final_cr_pack__parts__30__drv = (st == st_combine);
+        matched_pack__parts__30__drv = matched[30];
         if (act_valid & ~hit & (act_sw == 30)) begin
-            matched_pack__parts__30 = (~mismatch);
+            matched_pack__parts__30__drv = (~mismatch);
         end
         st = states__parts__31;
         if (act_valid & (act_sw == 31)) begin
@@ -24251,12 +29322,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[31]) begin
             st = st_combine;
         end
-        fin_pack__parts__31 = st;
-        candidate_pack__parts__31 = (((st == st_ready) | (st == st_combine)) & ready[31]);
-        final_cr_pack__parts__31 = (st == st_combine);
-        matched_pack__parts__31 = matched[31];
+        fin_pack__parts__31__drv = st;
+        candidate_pack__parts__31__drv = (((st == st_ready) | (st == st_combine)) & ready[31]);
+        final_cr_pack__parts__31__drv = (st == st_combine);
+        matched_pack__parts__31__drv = matched[31];
         if (act_valid & ~hit & (act_sw == 31)) begin
-            matched_pack__parts__31 = (~mismatch);
+            matched_pack__parts__31__drv = (~mismatch);
         end
         st = states__parts__32;
         if (act_valid & (act_sw == 32)) begin
@@ -24270,12 +29341,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[32]) begin
             st = st_combine;
         end
-        fin_pack__parts__32 = st;
-        candidate_pack__parts__32 = (((st == st_ready) | (st == st_combine)) & ready[32]);
-        final_cr_pack__parts__32 = (st == st_combine);
-        matched_pack__parts__32 = matched[32];
+        fin_pack__parts__32__drv = st;
+        candidate_pack__parts__32__drv = (((st == st_ready) | (st == st_combine)) & ready[32]);
+        final_cr_pack__parts__32__drv = (st == st_combine);
+        matched_pack__parts__32__drv = matched[32];
         if (act_valid & ~hit & (act_sw == 32)) begin
-            matched_pack__parts__32 = (~mismatch);
+            matched_pack__parts__32__drv = (~mismatch);
         end
         st = states__parts__33;
         if (act_valid & (act_sw == 33)) begin
@@ -24289,12 +29360,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[33]) begin
             st = st_combine;
         end
-        fin_pack__parts__33 = st;
-        candidate_pack__parts__33 = (((st == st_ready) | (st == st_combine)) & ready[33]);
-        final_cr_pack__parts__33 = (st == st_combine);
-        matched_pack__parts__33 = matched[33];
+        fin_pack__parts__33__drv = st;
+        candidate_pack__parts__33__drv = (((st == st_ready) | (st == st_combine)) & ready[33]);
+        final_cr_pack__parts__33__drv = (st == st_combine);
+        matched_pack__parts__33__drv = matched[33];
         if (act_valid & ~hit & (act_sw == 33)) begin
-            matched_pack__parts__33 = (~mismatch);
+            matched_pack__parts__33__drv = (~mismatch);
         end
         st = states__parts__34;
         if (act_valid & (act_sw == 34)) begin
@@ -24308,12 +29379,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[34]) begin
             st = st_combine;
         end
-        fin_pack__parts__34 = st;
-        candidate_pack__parts__34 = (((st == st_ready) | (st == st_combine)) & ready[34]);
-        final_cr_pack__parts__34 = (st == st_combine);
-        matched_pack__parts__34 = matched[34];
+        fin_pack__parts__34__drv = st;
+        candidate_pack__parts__34__drv = (((st == st_ready) | (st == st_combine)) & ready[34]);
+        final_cr_pack__parts__34__drv = (st == st_combine);
+        matched_pack__parts__34__drv = matched[34];
         if (act_valid & ~hit & (act_sw == 34)) begin
-            matched_pack__parts__34 = (~mismatch);
+            matched_pack__parts__34__drv = (~mismatch);
         end
         st = states__parts__35;
         if (act_valid & (act_sw == 35)) begin
@@ -24327,12 +29398,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[35]) begin
             st = st_combine;
         end
-        fin_pack__parts__35 = st;
-        candidate_pack__parts__35 = (((st == st_ready) | (st == st_combine)) & ready[35]);
-        final_cr_pack__parts__35 = (st == st_combine);
-        matched_pack__parts__35 = matched[35];
+        fin_pack__parts__35__drv = st;
+        candidate_pack__parts__35__drv = (((st == st_ready) | (st == st_combine)) & ready[35]);
+        final_cr_pack__parts__35__drv = (st == st_combine);
+        matched_pack__parts__35__drv = matched[35];
         if (act_valid & ~hit & (act_sw == 35)) begin
-            matched_pack__parts__35 = (~mismatch);
+            matched_pack__parts__35__drv = (~mismatch);
         end
         st = states__parts__36;
         if (act_valid & (act_sw == 36)) begin
@@ -24346,12 +29417,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[36]) begin
             st = st_combine;
         end
-        fin_pack__parts__36 = st;
-        candidate_pack__parts__36 = (((st == st_ready) | (st == st_combine)) & ready[36]);
-        final_cr_pack__parts__36 = (st == st_combine);
-        matched_pack__parts__36 = matched[36];
+        fin_pack__parts__36__drv = st;
+        candidate_pack__parts__36__drv = (((st == st_ready) | (st == st_combine)) & ready[36]);
+        final_cr_pack__parts__36__drv = (st == st_combine);
+        matched_pack__parts__36__drv = matched[36];
         if (act_valid & ~hit & (act_sw == 36)) begin
-            matched_pack__parts__36 = (~mismatch);
+            matched_pack__parts__36__drv = (~mismatch);
         end
         st = states__parts__37;
         if (act_valid & (act_sw == 37)) begin
@@ -24365,12 +29436,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[37]) begin
             st = st_combine;
         end
-        fin_pack__parts__37 = st;
-        candidate_pack__parts__37 = (((st == st_ready) | (st == st_combine)) & ready[37]);
-        final_cr_pack__parts__37 = (st == st_combine);
-        matched_pack__parts__37 = matched[37];
+        fin_pack__parts__37__drv = st;
+        candidate_pack__parts__37__drv = (((st == st_ready) | (st == st_combine)) & ready[37]);
+        final_cr_pack__parts__37__drv = (st == st_combine);
+        matched_pack__parts__37__drv = matched[37];
         if (act_valid & ~hit & (act_sw == 37)) begin
-            matched_pack__parts__37 = (~mismatch);
+            matched_pack__parts__37__drv = (~mismatch);
         end
         st = states__parts__38;
         if (act_valid & (act_sw == 38)) begin
@@ -24384,12 +29455,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[38]) begin
             st = st_combine;
         end
-        fin_pack__parts__38 = st;
-        candidate_pack__parts__38 = (((st == st_ready) | (st == st_combine)) & ready[38]);
-        final_cr_pack__parts__38 = (st == st_combine);
-        matched_pack__parts__38 = matched[38];
+        fin_pack__parts__38__drv = st;
+        candidate_pack__parts__38__drv = (((st == st_ready) | (st == st_combine)) & ready[38]);
+        final_cr_pack__parts__38__drv = (st == st_combine);
+        matched_pack__parts__38__drv = matched[38];
         if (act_valid & ~hit & (act_sw == 38)) begin
-            matched_pack__parts__38 = (~mismatch);
+            matched_pack__parts__38__drv = (~mismatch);
         end
         st = states__parts__39;
         if (act_valid & (act_sw == 39)) begin
@@ -24403,12 +29474,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[39]) begin
             st = st_combine;
         end
-        fin_pack__parts__39 = st;
-        candidate_pack__parts__39 = (((st == st_ready) | (st == st_combine)) & ready[39]);
-        final_cr_pack__parts__39 = (st == st_combine);
-        matched_pack__parts__39 = matched[39];
+        fin_pack__parts__39__drv = st;
+        candidate_pack__parts__39__drv = (((st == st_ready) | (st == st_combine)) & ready[39]);
+        final_cr_pack__parts__39__drv = (st == st_combine);
+        matched_pack__parts__39__drv = matched[39];
         if (act_valid & ~hit & (act_sw == 39)) begin
-            matched_pack__parts__39 = (~mismatch);
+            matched_pack__parts__39__drv = (~mismatch);
         end
         st = states__parts__40;
         if (act_valid & (act_sw == 40)) begin
@@ -24422,12 +29493,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[40]) begin
             st = st_combine;
         end
-        fin_pack__parts__40 = st;
-        candidate_pack__parts__40 = (((st == st_ready) | (st == st_combine)) & ready[40]);
-        final_cr_pack__parts__40 = (st == st_combine);
-        matched_pack__parts__40 = matched[40];
+        fin_pack__parts__40__drv = st;
+        candidate_pack__parts__40__drv = (((st == st_ready) | (st == st_combine)) & ready[40]);
+        final_cr_pack__parts__40__drv = (st == st_combine);
+        matched_pack__parts__40__drv = matched[40];
         if (act_valid & ~hit & (act_sw == 40)) begin
-            matched_pack__parts__40 = (~mismatch);
+            matched_pack__parts__40__drv = (~mismatch);
         end
         st = states__parts__41;
         if (act_valid & (act_sw == 41)) begin
@@ -24441,12 +29512,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[41]) begin
             st = st_combine;
         end
-        fin_pack__parts__41 = st;
-        candidate_pack__parts__41 = (((st == st_ready) | (st == st_combine)) & ready[41]);
-        final_cr_pack__parts__41 = (st == st_combine);
-        matched_pack__parts__41 = matched[41];
+        fin_pack__parts__41__drv = st;
+        candidate_pack__parts__41__drv = (((st == st_ready) | (st == st_combine)) & ready[41]);
+        final_cr_pack__parts__41__drv = (st == st_combine);
+        matched_pack__parts__41__drv = matched[41];
         if (act_valid & ~hit & (act_sw == 41)) begin
-            matched_pack__parts__41 = (~mismatch);
+            matched_pack__parts__41__drv = (~mismatch);
         end
         st = states__parts__42;
         if (act_valid & (act_sw == 42)) begin
@@ -24460,12 +29531,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[42]) begin
             st = st_combine;
         end
-        fin_pack__parts__42 = st;
-        candidate_pack__parts__42 = (((st == st_ready) | (st == st_combine)) & ready[42]);
-        final_cr_pack__parts__42 = (st == st_combine);
-        matched_pack__parts__42 = matched[42];
+        fin_pack__parts__42__drv = st;
+        candidate_pack__parts__42__drv = (((st == st_ready) | (st == st_combine)) & ready[42]);
+        final_cr_pack__parts__42__drv = (st == st_combine);
+        matched_pack__parts__42__drv = matched[42];
         if (act_valid & ~hit & (act_sw == 42)) begin
-            matched_pack__parts__42 = (~mismatch);
+            matched_pack__parts__42__drv = (~mismatch);
         end
         st = states__parts__43;
         if (act_valid & (act_sw == 43)) begin
@@ -24479,12 +29550,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[43]) begin
             st = st_combine;
         end
-        fin_pack__parts__43 = st;
-        candidate_pack__parts__43 = (((st == st_ready) | (st == st_combine)) & ready[43]);
-        final_cr_pack__parts__43 = (st == st_combine);
-        matched_pack__parts__43 = matched[43];
+        fin_pack__parts__43__drv = st;
+        candidate_pack__parts__43__drv = (((st == st_ready) | (st == st_combine)) & ready[43]);
+        final_cr_pack__parts__43__drv = (st == st_combine);
+        matched_pack__parts__43__drv = matched[43];
         if (act_valid & ~hit & (act_sw == 43)) begin
-            matched_pack__parts__43 = (~mismatch);
+            matched_pack__parts__43__drv = (~mismatch);
         end
         st = states__parts__44;
         if (act_valid & (act_sw == 44)) begin
@@ -24498,12 +29569,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[44]) begin
             st = st_combine;
         end
-        fin_pack__parts__44 = st;
-        candidate_pack__parts__44 = (((st == st_ready) | (st == st_combine)) & ready[44]);
-        final_cr_pack__parts__44 = (st == st_combine);
-        matched_pack__parts__44 = matched[44];
+        fin_pack__parts__44__drv = st;
+        candidate_pack__parts__44__drv = (((st == st_ready) | (st == st_combine)) & ready[44]);
+        final_cr_pack__parts__44__drv = (st == st_combine);
+        matched_pack__parts__44__drv = matched[44];
         if (act_valid & ~hit & (act_sw == 44)) begin
-            matched_pack__parts__44 = (~mismatch);
+            matched_pack__parts__44__drv = (~mismatch);
         end
         st = states__parts__45;
         if (act_valid & (act_sw == 45)) begin
@@ -24517,12 +29588,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[45]) begin
             st = st_combine;
         end
-        fin_pack__parts__45 = st;
-        candidate_pack__parts__45 = (((st == st_ready) | (st == st_combine)) & ready[45]);
-        final_cr_pack__parts__45 = (st == st_combine);
-        matched_pack__parts__45 = matched[45];
+        fin_pack__parts__45__drv = st;
+        candidate_pack__parts__45__drv = (((st == st_ready) | (st == st_combine)) & ready[45]);
+        final_cr_pack__parts__45__drv = (st == st_combine);
+        matched_pack__parts__45__drv = matched[45];
         if (act_valid & ~hit & (act_sw == 45)) begin
-            matched_pack__parts__45 = (~mismatch);
+            matched_pack__parts__45__drv = (~mismatch);
         end
         st = states__parts__46;
         if (act_valid & (act_sw == 46)) begin
@@ -24536,12 +29607,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[46]) begin
             st = st_combine;
         end
-        fin_pack__parts__46 = st;
-        candidate_pack__parts__46 = (((st == st_ready) | (st == st_combine)) & ready[46]);
-        final_cr_pack__parts__46 = (st == st_combine);
-        matched_pack__parts__46 = matched[46];
+        fin_pack__parts__46__drv = st;
+        candidate_pack__parts__46__drv = (((st == st_ready) | (st == st_combine)) & ready[46]);
+        final_cr_pack__parts__46__drv = (st == st_combine);
+        matched_pack__parts__46__drv = matched[46];
         if (act_valid & ~hit & (act_sw == 46)) begin
-            matched_pack__parts__46 = (~mismatch);
+            matched_pack__parts__46__drv = (~mismatch);
         end
         st = states__parts__47;
         if (act_valid & (act_sw == 47)) begin
@@ -24555,12 +29626,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[47]) begin
             st = st_combine;
         end
-        fin_pack__parts__47 = st;
-        candidate_pack__parts__47 = (((st == st_ready) | (st == st_combine)) & ready[47]);
-        final_cr_pack__parts__47 = (st == st_combine);
-        matched_pack__parts__47 = matched[47];
+        fin_pack__parts__47__drv = st;
+        candidate_pack__parts__47__drv = (((st == st_ready) | (st == st_combine)) & ready[47]);
+        final_cr_pack__parts__47__drv = (st == st_combine);
+        matched_pack__parts__47__drv = matched[47];
         if (act_valid & ~hit & (act_sw == 47)) begin
-            matched_pack__parts__47 = (~mismatch);
+            matched_pack__parts__47__drv = (~mismatch);
         end
         st = states__parts__48;
         if (act_valid & (act_sw == 48)) begin
@@ -24574,12 +29645,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[48]) begin
             st = st_combine;
         end
-        fin_pack__parts__48 = st;
-        candidate_pack__parts__48 = (((st == st_ready) | (st == st_combine)) & ready[48]);
-        final_cr_pack__parts__48 = (st == st_combine);
-        matched_pack__parts__48 = matched[48];
+        fin_pack__parts__48__drv = st;
+        candidate_pack__parts__48__drv = (((st == st_ready) | (st == st_combine)) & ready[48]);
+        final_cr_pack__parts__48__drv = (st == st_combine);
+        matched_pack__parts__48__drv = matched[48];
         if (act_valid & ~hit & (act_sw == 48)) begin
-            matched_pack__parts__48 = (~mismatch);
+            matched_pack__parts__48__drv = (~mismatch);
         end
         st = states__parts__49;
         if (act_valid & (act_sw == 49)) begin
@@ -24593,12 +29664,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[49]) begin
             st = st_combine;
         end
-        fin_pack__parts__49 = st;
-        candidate_pack__parts__49 = (((st == st_ready) | (st == st_combine)) & ready[49]);
-        final_cr_pack__parts__49 = (st == st_combine);
-        matched_pack__parts__49 = matched[49];
+        fin_pack__parts__49__drv = st;
+        candidate_pack__parts__49__drv = (((st == st_ready) | (st == st_combine)) & ready[49]);
+        final_cr_pack__parts__49__drv = (st == st_combine);
+        matched_pack__parts__49__drv = matched[49];
         if (act_valid & ~hit & (act_sw == 49)) begin
-            matched_pack__parts__49 = (~mismatch);
+            matched_pack__parts__49__drv = (~mismatch);
         end
         st = states__parts__50;
         if (act_valid & (act_sw == 50)) begin
@@ -24612,12 +29683,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[50]) begin
             st = st_combine;
         end
-        fin_pack__parts__50 = st;
-        candidate_pack__parts__50 = (((st == st_ready) | (st == st_combine)) & ready[50]);
-        final_cr_pack__parts__50 = (st == st_combine);
-        matched_pack__parts__50 = matched[50];
+        fin_pack__parts__50__drv = st;
+        candidate_pack__parts__50__drv = (((st == st_ready) | (st == st_combine)) & ready[50]);
+        final_cr_pack__parts__50__drv = (st == st_combine);
+        matched_pack__parts__50__drv = matched[50];
         if (act_valid & ~hit & (act_sw == 50)) begin
-            matched_pack__parts__50 = (~mismatch);
+            matched_pack__parts__50__drv = (~mismatch);
         end
         st = states__parts__51;
         if (act_valid & (act_sw == 51)) begin
@@ -24631,12 +29702,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[51]) begin
             st = st_combine;
         end
-        fin_pack__parts__51 = st;
-        candidate_pack__parts__51 = (((st == st_ready) | (st == st_combine)) & ready[51]);
-        final_cr_pack__parts__51 = (st == st_combine);
-        matched_pack__parts__51 = matched[51];
+        fin_pack__parts__51__drv = st;
+        candidate_pack__parts__51__drv = (((st == st_ready) | (st == st_combine)) & ready[51]);
+        final_cr_pack__parts__51__drv = (st == st_combine);
+        matched_pack__parts__51__drv = matched[51];
         if (act_valid & ~hit & (act_sw == 51)) begin
-            matched_pack__parts__51 = (~mismatch);
+            matched_pack__parts__51__drv = (~mismatch);
         end
         st = states__parts__52;
         if (act_valid & (act_sw == 52)) begin
@@ -24650,12 +29721,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[52]) begin
             st = st_combine;
         end
-        fin_pack__parts__52 = st;
-        candidate_pack__parts__52 = (((st == st_ready) | (st == st_combine)) & ready[52]);
-        final_cr_pack__parts__52 = (st == st_combine);
-        matched_pack__parts__52 = matched[52];
+        fin_pack__parts__52__drv = st;
+        candidate_pack__parts__52__drv = (((st == st_ready) | (st == st_combine)) & ready[52]);
+        final_cr_pack__parts__52__drv = (st == st_combine);
+        matched_pack__parts__52__drv = matched[52];
         if (act_valid & ~hit & (act_sw == 52)) begin
-            matched_pack__parts__52 = (~mismatch);
+            matched_pack__parts__52__drv = (~mismatch);
         end
         st = states__parts__53;
         if (act_valid & (act_sw == 53)) begin
@@ -24669,12 +29740,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[53]) begin
             st = st_combine;
         end
-        fin_pack__parts__53 = st;
-        candidate_pack__parts__53 = (((st == st_ready) | (st == st_combine)) & ready[53]);
-        final_cr_pack__parts__53 = (st == st_combine);
-        matched_pack__parts__53 = matched[53];
+        fin_pack__parts__53__drv = st;
+        candidate_pack__parts__53__drv = (((st == st_ready) | (st == st_combine)) & ready[53]);
+        final_cr_pack__parts__53__drv = (st == st_combine);
+        matched_pack__parts__53__drv = matched[53];
         if (act_valid & ~hit & (act_sw == 53)) begin
-            matched_pack__parts__53 = (~mismatch);
+            matched_pack__parts__53__drv = (~mismatch);
         end
         st = states__parts__54;
         if (act_valid & (act_sw == 54)) begin
@@ -24688,12 +29759,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[54]) begin
             st = st_combine;
         end
-        fin_pack__parts__54 = st;
-        candidate_pack__parts__54 = (((st == st_ready) | (st == st_combine)) & ready[54]);
-        final_cr_pack__parts__54 = (st == st_combine);
-        matched_pack__parts__54 = matched[54];
+        fin_pack__parts__54__drv = st;
+        candidate_pack__parts__54__drv = (((st == st_ready) | (st == st_combine)) & ready[54]);
+        final_cr_pack__parts__54__drv = (st == st_combine);
+        matched_pack__parts__54__drv = matched[54];
         if (act_valid & ~hit & (act_sw == 54)) begin
-            matched_pack__parts__54 = (~mismatch);
+            matched_pack__parts__54__drv = (~mismatch);
         end
         st = states__parts__55;
         if (act_valid & (act_sw == 55)) begin
@@ -24707,12 +29778,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[55]) begin
             st = st_combine;
         end
-        fin_pack__parts__55 = st;
-        candidate_pack__parts__55 = (((st == st_ready) | (st == st_combine)) & ready[55]);
-        final_cr_pack__parts__55 = (st == st_combine);
-        matched_pack__parts__55 = matched[55];
+        fin_pack__parts__55__drv = st;
+        candidate_pack__parts__55__drv = (((st == st_ready) | (st == st_combine)) & ready[55]);
+        final_cr_pack__parts__55__drv = (st == st_combine);
+        matched_pack__parts__55__drv = matched[55];
         if (act_valid & ~hit & (act_sw == 55)) begin
-            matched_pack__parts__55 = (~mismatch);
+            matched_pack__parts__55__drv = (~mismatch);
         end
         st = states__parts__56;
         if (act_valid & (act_sw == 56)) begin
@@ -24726,12 +29797,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[56]) begin
             st = st_combine;
         end
-        fin_pack__parts__56 = st;
-        candidate_pack__parts__56 = (((st == st_ready) | (st == st_combine)) & ready[56]);
-        final_cr_pack__parts__56 = (st == st_combine);
-        matched_pack__parts__56 = matched[56];
+        fin_pack__parts__56__drv = st;
+        candidate_pack__parts__56__drv = (((st == st_ready) | (st == st_combine)) & ready[56]);
+        final_cr_pack__parts__56__drv = (st == st_combine);
+        matched_pack__parts__56__drv = matched[56];
         if (act_valid & ~hit & (act_sw == 56)) begin
-            matched_pack__parts__56 = (~mismatch);
+            matched_pack__parts__56__drv = (~mismatch);
         end
         st = states__parts__57;
         if (act_valid & (act_sw == 57)) begin
@@ -24745,12 +29816,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[57]) begin
             st = st_combine;
         end
-        fin_pack__parts__57 = st;
-        candidate_pack__parts__57 = (((st == st_ready) | (st == st_combine)) & ready[57]);
-        final_cr_pack__parts__57 = (st == st_combine);
-        matched_pack__parts__57 = matched[57];
+        fin_pack__parts__57__drv = st;
+        candidate_pack__parts__57__drv = (((st == st_ready) | (st == st_combine)) & ready[57]);
+        final_cr_pack__parts__57__drv = (st == st_combine);
+        matched_pack__parts__57__drv = matched[57];
         if (act_valid & ~hit & (act_sw == 57)) begin
-            matched_pack__parts__57 = (~mismatch);
+            matched_pack__parts__57__drv = (~mismatch);
         end
         st = states__parts__58;
         if (act_valid & (act_sw == 58)) begin
@@ -24764,12 +29835,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[58]) begin
             st = st_combine;
         end
-        fin_pack__parts__58 = st;
-        candidate_pack__parts__58 = (((st == st_ready) | (st == st_combine)) & ready[58]);
-        final_cr_pack__parts__58 = (st == st_combine);
-        matched_pack__parts__58 = matched[58];
+        fin_pack__parts__58__drv = st;
+        candidate_pack__parts__58__drv = (((st == st_ready) | (st == st_combine)) & ready[58]);
+        final_cr_pack__parts__58__drv = (st == st_combine);
+        matched_pack__parts__58__drv = matched[58];
         if (act_valid & ~hit & (act_sw == 58)) begin
-            matched_pack__parts__58 = (~mismatch);
+            matched_pack__parts__58__drv = (~mismatch);
         end
         st = states__parts__59;
         if (act_valid & (act_sw == 59)) begin
@@ -24783,12 +29854,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[59]) begin
             st = st_combine;
         end
-        fin_pack__parts__59 = st;
-        candidate_pack__parts__59 = (((st == st_ready) | (st == st_combine)) & ready[59]);
-        final_cr_pack__parts__59 = (st == st_combine);
-        matched_pack__parts__59 = matched[59];
+        fin_pack__parts__59__drv = st;
+        candidate_pack__parts__59__drv = (((st == st_ready) | (st == st_combine)) & ready[59]);
+        final_cr_pack__parts__59__drv = (st == st_combine);
+        matched_pack__parts__59__drv = matched[59];
         if (act_valid & ~hit & (act_sw == 59)) begin
-            matched_pack__parts__59 = (~mismatch);
+            matched_pack__parts__59__drv = (~mismatch);
         end
         st = states__parts__60;
         if (act_valid & (act_sw == 60)) begin
@@ -24802,12 +29873,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[60]) begin
             st = st_combine;
         end
-        fin_pack__parts__60 = st;
-        candidate_pack__parts__60 = (((st == st_ready) | (st == st_combine)) & ready[60]);
-        final_cr_pack__parts__60 = (st == st_combine);
-        matched_pack__parts__60 = matched[60];
+        fin_pack__parts__60__drv = st;
+        candidate_pack__parts__60__drv = (((st == st_ready) | (st == st_combine)) & ready[60]);
+        final_cr_pack__parts__60__drv = (st == st_combine);
+        matched_pack__parts__60__drv = matched[60];
         if (act_valid & ~hit & (act_sw == 60)) begin
-            matched_pack__parts__60 = (~mismatch);
+            matched_pack__parts__60__drv = (~mismatch);
         end
         st = states__parts__61;
         if (act_valid & (act_sw == 61)) begin
@@ -24821,12 +29892,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[61]) begin
             st = st_combine;
         end
-        fin_pack__parts__61 = st;
-        candidate_pack__parts__61 = (((st == st_ready) | (st == st_combine)) & ready[61]);
-        final_cr_pack__parts__61 = (st == st_combine);
-        matched_pack__parts__61 = matched[61];
+        fin_pack__parts__61__drv = st;
+        candidate_pack__parts__61__drv = (((st == st_ready) | (st == st_combine)) & ready[61]);
+        final_cr_pack__parts__61__drv = (st == st_combine);
+        matched_pack__parts__61__drv = matched[61];
         if (act_valid & ~hit & (act_sw == 61)) begin
-            matched_pack__parts__61 = (~mismatch);
+            matched_pack__parts__61__drv = (~mismatch);
         end
         st = states__parts__62;
         if (act_valid & (act_sw == 62)) begin
@@ -24840,12 +29911,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[62]) begin
             st = st_combine;
         end
-        fin_pack__parts__62 = st;
-        candidate_pack__parts__62 = (((st == st_ready) | (st == st_combine)) & ready[62]);
-        final_cr_pack__parts__62 = (st == st_combine);
-        matched_pack__parts__62 = matched[62];
+        fin_pack__parts__62__drv = st;
+        candidate_pack__parts__62__drv = (((st == st_ready) | (st == st_combine)) & ready[62]);
+        final_cr_pack__parts__62__drv = (st == st_combine);
+        matched_pack__parts__62__drv = matched[62];
         if (act_valid & ~hit & (act_sw == 62)) begin
-            matched_pack__parts__62 = (~mismatch);
+            matched_pack__parts__62__drv = (~mismatch);
         end
         st = states__parts__63;
         if (act_valid & (act_sw == 63)) begin
@@ -24859,12 +29930,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[63]) begin
             st = st_combine;
         end
-        fin_pack__parts__63 = st;
-        candidate_pack__parts__63 = (((st == st_ready) | (st == st_combine)) & ready[63]);
-        final_cr_pack__parts__63 = (st == st_combine);
-        matched_pack__parts__63 = matched[63];
+        fin_pack__parts__63__drv = st;
+        candidate_pack__parts__63__drv = (((st == st_ready) | (st == st_combine)) & ready[63]);
+        final_cr_pack__parts__63__drv = (st == st_combine);
+        matched_pack__parts__63__drv = matched[63];
         if (act_valid & ~hit & (act_sw == 63)) begin
-            matched_pack__parts__63 = (~mismatch);
+            matched_pack__parts__63__drv = (~mismatch);
         end
         st = states__parts__64;
         if (act_valid & (act_sw == 64)) begin
@@ -24878,12 +29949,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[64]) begin
             st = st_combine;
         end
-        fin_pack__parts__64 = st;
-        candidate_pack__parts__64 = (((st == st_ready) | (st == st_combine)) & ready[64]);
-        final_cr_pack__parts__64 = (st == st_combine);
-        matched_pack__parts__64 = matched[64];
+        fin_pack__parts__64__drv = st;
+        candidate_pack__parts__64__drv = (((st == st_ready) | (st == st_combine)) & ready[64]);
+        final_cr_pack__parts__64__drv = (st == st_combine);
+        matched_pack__parts__64__drv = matched[64];
         if (act_valid & ~hit & (act_sw == 64)) begin
-            matched_pack__parts__64 = (~mismatch);
+            matched_pack__parts__64__drv = (~mismatch);
         end
         st = states__parts__65;
         if (act_valid & (act_sw == 65)) begin
@@ -24897,12 +29968,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[65]) begin
             st = st_combine;
         end
-        fin_pack__parts__65 = st;
-        candidate_pack__parts__65 = (((st == st_ready) | (st == st_combine)) & ready[65]);
-        final_cr_pack__parts__65 = (st == st_combine);
-        matched_pack__parts__65 = matched[65];
+        fin_pack__parts__65__drv = st;
+        candidate_pack__parts__65__drv = (((st == st_ready) | (st == st_combine)) & ready[65]);
+        final_cr_pack__parts__65__drv = (st == st_combine);
+        matched_pack__parts__65__drv = matched[65];
         if (act_valid & ~hit & (act_sw == 65)) begin
-            matched_pack__parts__65 = (~mismatch);
+            matched_pack__parts__65__drv = (~mismatch);
         end
         st = states__parts__66;
         if (act_valid & (act_sw == 66)) begin
@@ -24916,12 +29987,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[66]) begin
             st = st_combine;
         end
-        fin_pack__parts__66 = st;
-        candidate_pack__parts__66 = (((st == st_ready) | (st == st_combine)) & ready[66]);
-        final_cr_pack__parts__66 = (st == st_combine);
-        matched_pack__parts__66 = matched[66];
+        fin_pack__parts__66__drv = st;
+        candidate_pack__parts__66__drv = (((st == st_ready) | (st == st_combine)) & ready[66]);
+        final_cr_pack__parts__66__drv = (st == st_combine);
+        matched_pack__parts__66__drv = matched[66];
         if (act_valid & ~hit & (act_sw == 66)) begin
-            matched_pack__parts__66 = (~mismatch);
+            matched_pack__parts__66__drv = (~mismatch);
         end
         st = states__parts__67;
         if (act_valid & (act_sw == 67)) begin
@@ -24935,12 +30006,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[67]) begin
             st = st_combine;
         end
-        fin_pack__parts__67 = st;
-        candidate_pack__parts__67 = (((st == st_ready) | (st == st_combine)) & ready[67]);
-        final_cr_pack__parts__67 = (st == st_combine);
-        matched_pack__parts__67 = matched[67];
+        fin_pack__parts__67__drv = st;
+        candidate_pack__parts__67__drv = (((st == st_ready) | (st == st_combine)) & ready[67]);
+        final_cr_pack__parts__67__drv = (st == st_combine);
+        matched_pack__parts__67__drv = matched[67];
         if (act_valid & ~hit & (act_sw == 67)) begin
-            matched_pack__parts__67 = (~mismatch);
+            matched_pack__parts__67__drv = (~mismatch);
         end
         st = states__parts__68;
         if (act_valid & (act_sw == 68)) begin
@@ -24954,12 +30025,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[68]) begin
             st = st_combine;
         end
-        fin_pack__parts__68 = st;
-        candidate_pack__parts__68 = (((st == st_ready) | (st == st_combine)) & ready[68]);
-        final_cr_pack__parts__68 = (st == st_combine);
-        matched_pack__parts__68 = matched[68];
+        fin_pack__parts__68__drv = st;
+        candidate_pack__parts__68__drv = (((st == st_ready) | (st == st_combine)) & ready[68]);
+        final_cr_pack__parts__68__drv = (st == st_combine);
+        matched_pack__parts__68__drv = matched[68];
         if (act_valid & ~hit & (act_sw == 68)) begin
-            matched_pack__parts__68 = (~mismatch);
+            matched_pack__parts__68__drv = (~mismatch);
         end
         st = states__parts__69;
         if (act_valid & (act_sw == 69)) begin
@@ -24973,12 +30044,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[69]) begin
             st = st_combine;
         end
-        fin_pack__parts__69 = st;
-        candidate_pack__parts__69 = (((st == st_ready) | (st == st_combine)) & ready[69]);
-        final_cr_pack__parts__69 = (st == st_combine);
-        matched_pack__parts__69 = matched[69];
+        fin_pack__parts__69__drv = st;
+        candidate_pack__parts__69__drv = (((st == st_ready) | (st == st_combine)) & ready[69]);
+        final_cr_pack__parts__69__drv = (st == st_combine);
+        matched_pack__parts__69__drv = matched[69];
         if (act_valid & ~hit & (act_sw == 69)) begin
-            matched_pack__parts__69 = (~mismatch);
+            matched_pack__parts__69__drv = (~mismatch);
         end
         st = states__parts__70;
         if (act_valid & (act_sw == 70)) begin
@@ -24992,12 +30063,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[70]) begin
             st = st_combine;
         end
-        fin_pack__parts__70 = st;
-        candidate_pack__parts__70 = (((st == st_ready) | (st == st_combine)) & ready[70]);
-        final_cr_pack__parts__70 = (st == st_combine);
-        matched_pack__parts__70 = matched[70];
+        fin_pack__parts__70__drv = st;
+        candidate_pack__parts__70__drv = (((st == st_ready) | (st == st_combine)) & ready[70]);
+        final_cr_pack__parts__70__drv = (st == st_combine);
+        matched_pack__parts__70__drv = matched[70];
         if (act_valid & ~hit & (act_sw == 70)) begin
-            matched_pack__parts__70 = (~mismatch);
+            matched_pack__parts__70__drv = (~mismatch);
         end
         st = states__parts__71;
         if (act_valid & (act_sw == 71)) begin
@@ -25011,12 +30082,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[71]) begin
             st = st_combine;
         end
-        fin_pack__parts__71 = st;
-        candidate_pack__parts__71 = (((st == st_ready) | (st == st_combine)) & ready[71]);
-        final_cr_pack__parts__71 = (st == st_combine);
-        matched_pack__parts__71 = matched[71];
+        fin_pack__parts__71__drv = st;
+        candidate_pack__parts__71__drv = (((st == st_ready) | (st == st_combine)) & ready[71]);
+        final_cr_pack__parts__71__drv = (st == st_combine);
+        matched_pack__parts__71__drv = matched[71];
         if (act_valid & ~hit & (act_sw == 71)) begin
-            matched_pack__parts__71 = (~mismatch);
+            matched_pack__parts__71__drv = (~mismatch);
         end
         st = states__parts__72;
         if (act_valid & (act_sw == 72)) begin
@@ -25030,12 +30101,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[72]) begin
             st = st_combine;
         end
-        fin_pack__parts__72 = st;
-        candidate_pack__parts__72 = (((st == st_ready) | (st == st_combine)) & ready[72]);
-        final_cr_pack__parts__72 = (st == st_combine);
-        matched_pack__parts__72 = matched[72];
+        fin_pack__parts__72__drv = st;
+        candidate_pack__parts__72__drv = (((st == st_ready) | (st == st_combine)) & ready[72]);
+        final_cr_pack__parts__72__drv = (st == st_combine);
+        matched_pack__parts__72__drv = matched[72];
         if (act_valid & ~hit & (act_sw == 72)) begin
-            matched_pack__parts__72 = (~mismatch);
+            matched_pack__parts__72__drv = (~mismatch);
         end
         st = states__parts__73;
         if (act_valid & (act_sw == 73)) begin
@@ -25049,12 +30120,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[73]) begin
             st = st_combine;
         end
-        fin_pack__parts__73 = st;
-        candidate_pack__parts__73 = (((st == st_ready) | (st == st_combine)) & ready[73]);
-        final_cr_pack__parts__73 = (st == st_combine);
-        matched_pack__parts__73 = matched[73];
+        fin_pack__parts__73__drv = st;
+        candidate_pack__parts__73__drv = (((st == st_ready) | (st == st_combine)) & ready[73]);
+        final_cr_pack__parts__73__drv = (st == st_combine);
+        matched_pack__parts__73__drv = matched[73];
         if (act_valid & ~hit & (act_sw == 73)) begin
-            matched_pack__parts__73 = (~mismatch);
+            matched_pack__parts__73__drv = (~mismatch);
         end
         st = states__parts__74;
         if (act_valid & (act_sw == 74)) begin
@@ -25068,12 +30139,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[74]) begin
             st = st_combine;
         end
-        fin_pack__parts__74 = st;
-        candidate_pack__parts__74 = (((st == st_ready) | (st == st_combine)) & ready[74]);
-        final_cr_pack__parts__74 = (st == st_combine);
-        matched_pack__parts__74 = matched[74];
+        fin_pack__parts__74__drv = st;
+        candidate_pack__parts__74__drv = (((st == st_ready) | (st == st_combine)) & ready[74]);
+        final_cr_pack__parts__74__drv = (st == st_combine);
+        matched_pack__parts__74__drv = matched[74];
         if (act_valid & ~hit & (act_sw == 74)) begin
-            matched_pack__parts__74 = (~mismatch);
+            matched_pack__parts__74__drv = (~mismatch);
         end
         st = states__parts__75;
         if (act_valid & (act_sw == 75)) begin
@@ -25087,12 +30158,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[75]) begin
             st = st_combine;
         end
-        fin_pack__parts__75 = st;
-        candidate_pack__parts__75 = (((st == st_ready) | (st == st_combine)) & ready[75]);
-        final_cr_pack__parts__75 = (st == st_combine);
-        matched_pack__parts__75 = matched[75];
+        fin_pack__parts__75__drv = st;
+        candidate_pack__parts__75__drv = (((st == st_ready) | (st == st_combine)) & ready[75]);
+        final_cr_pack__parts__75__drv = (st == st_combine);
+        matched_pack__parts__75__drv = matched[75];
         if (act_valid & ~hit & (act_sw == 75)) begin
-            matched_pack__parts__75 = (~mismatch);
+            matched_pack__parts__75__drv = (~mismatch);
         end
         st = states__parts__76;
         if (act_valid & (act_sw == 76)) begin
@@ -25106,12 +30177,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[76]) begin
             st = st_combine;
         end
-        fin_pack__parts__76 = st;
-        candidate_pack__parts__76 = (((st == st_ready) | (st == st_combine)) & ready[76]);
-        final_cr_pack__parts__76 = (st == st_combine);
-        matched_pack__parts__76 = matched[76];
+        fin_pack__parts__76__drv = st;
+        candidate_pack__parts__76__drv = (((st == st_ready) | (st == st_combine)) & ready[76]);
+        final_cr_pack__parts__76__drv = (st == st_combine);
+        matched_pack__parts__76__drv = matched[76];
         if (act_valid & ~hit & (act_sw == 76)) begin
-            matched_pack__parts__76 = (~mismatch);
+            matched_pack__parts__76__drv = (~mismatch);
         end
         st = states__parts__77;
         if (act_valid & (act_sw == 77)) begin
@@ -25125,12 +30196,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[77]) begin
             st = st_combine;
         end
-        fin_pack__parts__77 = st;
-        candidate_pack__parts__77 = (((st == st_ready) | (st == st_combine)) & ready[77]);
-        final_cr_pack__parts__77 = (st == st_combine);
-        matched_pack__parts__77 = matched[77];
+        fin_pack__parts__77__drv = st;
+        candidate_pack__parts__77__drv = (((st == st_ready) | (st == st_combine)) & ready[77]);
+        final_cr_pack__parts__77__drv = (st == st_combine);
+        matched_pack__parts__77__drv = matched[77];
         if (act_valid & ~hit & (act_sw == 77)) begin
-            matched_pack__parts__77 = (~mismatch);
+            matched_pack__parts__77__drv = (~mismatch);
         end
         st = states__parts__78;
         if (act_valid & (act_sw == 78)) begin
@@ -25144,12 +30215,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[78]) begin
             st = st_combine;
         end
-        fin_pack__parts__78 = st;
-        candidate_pack__parts__78 = (((st == st_ready) | (st == st_combine)) & ready[78]);
-        final_cr_pack__parts__78 = (st == st_combine);
-        matched_pack__parts__78 = matched[78];
+        fin_pack__parts__78__drv = st;
+        candidate_pack__parts__78__drv = (((st == st_ready) | (st == st_combine)) & ready[78]);
+        final_cr_pack__parts__78__drv = (st == st_combine);
+        matched_pack__parts__78__drv = matched[78];
         if (act_valid & ~hit & (act_sw == 78)) begin
-            matched_pack__parts__78 = (~mismatch);
+            matched_pack__parts__78__drv = (~mismatch);
         end
         st = states__parts__79;
         if (act_valid & (act_sw == 79)) begin
@@ -25163,12 +30234,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[79]) begin
             st = st_combine;
         end
-        fin_pack__parts__79 = st;
-        candidate_pack__parts__79 = (((st == st_ready) | (st == st_combine)) & ready[79]);
-        final_cr_pack__parts__79 = (st == st_combine);
-        matched_pack__parts__79 = matched[79];
+        fin_pack__parts__79__drv = st;
+        candidate_pack__parts__79__drv = (((st == st_ready) | (st == st_combine)) & ready[79]);
+        final_cr_pack__parts__79__drv = (st == st_combine);
+        matched_pack__parts__79__drv = matched[79];
         if (act_valid & ~hit & (act_sw == 79)) begin
-            matched_pack__parts__79 = (~mismatch);
+            matched_pack__parts__79__drv = (~mismatch);
         end
         st = states__parts__80;
         if (act_valid & (act_sw == 80)) begin
@@ -25182,12 +30253,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[80]) begin
             st = st_combine;
         end
-        fin_pack__parts__80 = st;
-        candidate_pack__parts__80 = (((st == st_ready) | (st == st_combine)) & ready[80]);
-        final_cr_pack__parts__80 = (st == st_combine);
-        matched_pack__parts__80 = matched[80];
+        fin_pack__parts__80__drv = st;
+        candidate_pack__parts__80__drv = (((st == st_ready) | (st == st_combine)) & ready[80]);
+        final_cr_pack__parts__80__drv = (st == st_combine);
+        matched_pack__parts__80__drv = matched[80];
         if (act_valid & ~hit & (act_sw == 80)) begin
-            matched_pack__parts__80 = (~mismatch);
+            matched_pack__parts__80__drv = (~mismatch);
         end
         st = states__parts__81;
         if (act_valid & (act_sw == 81)) begin
@@ -25201,12 +30272,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[81]) begin
             st = st_combine;
         end
-        fin_pack__parts__81 = st;
-        candidate_pack__parts__81 = (((st == st_ready) | (st == st_combine)) & ready[81]);
-        final_cr_pack__parts__81 = (st == st_combine);
-        matched_pack__parts__81 = matched[81];
+        fin_pack__parts__81__drv = st;
+        candidate_pack__parts__81__drv = (((st == st_ready) | (st == st_combine)) & ready[81]);
+        final_cr_pack__parts__81__drv = (st == st_combine);
+        matched_pack__parts__81__drv = matched[81];
         if (act_valid & ~hit & (act_sw == 81)) begin
-            matched_pack__parts__81 = (~mismatch);
+            matched_pack__parts__81__drv = (~mismatch);
         end
         st = states__parts__82;
         if (act_valid & (act_sw == 82)) begin
@@ -25220,12 +30291,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[82]) begin
             st = st_combine;
         end
-        fin_pack__parts__82 = st;
-        candidate_pack__parts__82 = (((st == st_ready) | (st == st_combine)) & ready[82]);
-        final_cr_pack__parts__82 = (st == st_combine);
-        matched_pack__parts__82 = matched[82];
+        fin_pack__parts__82__drv = st;
+        candidate_pack__parts__82__drv = (((st == st_ready) | (st == st_combine)) & ready[82]);
+        final_cr_pack__parts__82__drv = (st == st_combine);
+        matched_pack__parts__82__drv = matched[82];
         if (act_valid & ~hit & (act_sw == 82)) begin
-            matched_pack__parts__82 = (~mismatch);
+            matched_pack__parts__82__drv = (~mismatch);
         end
         st = states__parts__83;
         if (act_valid & (act_sw == 83)) begin
@@ -25239,12 +30310,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[83]) begin
             st = st_combine;
         end
-        fin_pack__parts__83 = st;
-        candidate_pack__parts__83 = (((st == st_ready) | (st == st_combine)) & ready[83]);
-        final_cr_pack__parts__83 = (st == st_combine);
-        matched_pack__parts__83 = matched[83];
+        fin_pack__parts__83__drv = st;
+        candidate_pack__parts__83__drv = (((st == st_ready) | (st == st_combine)) & ready[83]);
+        final_cr_pack__parts__83__drv = (st == st_combine);
+        matched_pack__parts__83__drv = matched[83];
         if (act_valid & ~hit & (act_sw == 83)) begin
-            matched_pack__parts__83 = (~mismatch);
+            matched_pack__parts__83__drv = (~mismatch);
         end
         st = states__parts__84;
         if (act_valid & (act_sw == 84)) begin
@@ -25258,12 +30329,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[84]) begin
             st = st_combine;
         end
-        fin_pack__parts__84 = st;
-        candidate_pack__parts__84 = (((st == st_ready) | (st == st_combine)) & ready[84]);
-        final_cr_pack__parts__84 = (st == st_combine);
-        matched_pack__parts__84 = matched[84];
+        fin_pack__parts__84__drv = st;
+        candidate_pack__parts__84__drv = (((st == st_ready) | (st == st_combine)) & ready[84]);
+        final_cr_pack__parts__84__drv = (st == st_combine);
+        matched_pack__parts__84__drv = matched[84];
         if (act_valid & ~hit & (act_sw == 84)) begin
-            matched_pack__parts__84 = (~mismatch);
+            matched_pack__parts__84__drv = (~mismatch);
         end
         st = states__parts__85;
         if (act_valid & (act_sw == 85)) begin
@@ -25277,12 +30348,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[85]) begin
             st = st_combine;
         end
-        fin_pack__parts__85 = st;
-        candidate_pack__parts__85 = (((st == st_ready) | (st == st_combine)) & ready[85]);
-        final_cr_pack__parts__85 = (st == st_combine);
-        matched_pack__parts__85 = matched[85];
+        fin_pack__parts__85__drv = st;
+        candidate_pack__parts__85__drv = (((st == st_ready) | (st == st_combine)) & ready[85]);
+        final_cr_pack__parts__85__drv = (st == st_combine);
+        matched_pack__parts__85__drv = matched[85];
         if (act_valid & ~hit & (act_sw == 85)) begin
-            matched_pack__parts__85 = (~mismatch);
+            matched_pack__parts__85__drv = (~mismatch);
         end
         st = states__parts__86;
         if (act_valid & (act_sw == 86)) begin
@@ -25296,12 +30367,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[86]) begin
             st = st_combine;
         end
-        fin_pack__parts__86 = st;
-        candidate_pack__parts__86 = (((st == st_ready) | (st == st_combine)) & ready[86]);
-        final_cr_pack__parts__86 = (st == st_combine);
-        matched_pack__parts__86 = matched[86];
+        fin_pack__parts__86__drv = st;
+        candidate_pack__parts__86__drv = (((st == st_ready) | (st == st_combine)) & ready[86]);
+        final_cr_pack__parts__86__drv = (st == st_combine);
+        matched_pack__parts__86__drv = matched[86];
         if (act_valid & ~hit & (act_sw == 86)) begin
-            matched_pack__parts__86 = (~mismatch);
+            matched_pack__parts__86__drv = (~mismatch);
         end
         st = states__parts__87;
         if (act_valid & (act_sw == 87)) begin
@@ -25315,12 +30386,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[87]) begin
             st = st_combine;
         end
-        fin_pack__parts__87 = st;
-        candidate_pack__parts__87 = (((st == st_ready) | (st == st_combine)) & ready[87]);
-        final_cr_pack__parts__87 = (st == st_combine);
-        matched_pack__parts__87 = matched[87];
+        fin_pack__parts__87__drv = st;
+        candidate_pack__parts__87__drv = (((st == st_ready) | (st == st_combine)) & ready[87]);
+        final_cr_pack__parts__87__drv = (st == st_combine);
+        matched_pack__parts__87__drv = matched[87];
         if (act_valid & ~hit & (act_sw == 87)) begin
-            matched_pack__parts__87 = (~mismatch);
+            matched_pack__parts__87__drv = (~mismatch);
         end
         st = states__parts__88;
         if (act_valid & (act_sw == 88)) begin
@@ -25334,12 +30405,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[88]) begin
             st = st_combine;
         end
-        fin_pack__parts__88 = st;
-        candidate_pack__parts__88 = (((st == st_ready) | (st == st_combine)) & ready[88]);
-        final_cr_pack__parts__88 = (st == st_combine);
-        matched_pack__parts__88 = matched[88];
+        fin_pack__parts__88__drv = st;
+        candidate_pack__parts__88__drv = (((st == st_ready) | (st == st_combine)) & ready[88]);
+        final_cr_pack__parts__88__drv = (st == st_combine);
+        matched_pack__parts__88__drv = matched[88];
         if (act_valid & ~hit & (act_sw == 88)) begin
-            matched_pack__parts__88 = (~mismatch);
+            matched_pack__parts__88__drv = (~mismatch);
         end
         st = states__parts__89;
         if (act_valid & (act_sw == 89)) begin
@@ -25353,12 +30424,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[89]) begin
             st = st_combine;
         end
-        fin_pack__parts__89 = st;
-        candidate_pack__parts__89 = (((st == st_ready) | (st == st_combine)) & ready[89]);
-        final_cr_pack__parts__89 = (st == st_combine);
-        matched_pack__parts__89 = matched[89];
+        fin_pack__parts__89__drv = st;
+        candidate_pack__parts__89__drv = (((st == st_ready) | (st == st_combine)) & ready[89]);
+        final_cr_pack__parts__89__drv = (st == st_combine);
+        matched_pack__parts__89__drv = matched[89];
         if (act_valid & ~hit & (act_sw == 89)) begin
-            matched_pack__parts__89 = (~mismatch);
+            matched_pack__parts__89__drv = (~mismatch);
         end
         st = states__parts__90;
         if (act_valid & (act_sw == 90)) begin
@@ -25372,12 +30443,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[90]) begin
             st = st_combine;
         end
-        fin_pack__parts__90 = st;
-        candidate_pack__parts__90 = (((st == st_ready) | (st == st_combine)) & ready[90]);
-        final_cr_pack__parts__90 = (st == st_combine);
-        matched_pack__parts__90 = matched[90];
+        fin_pack__parts__90__drv = st;
+        candidate_pack__parts__90__drv = (((st == st_ready) | (st == st_combine)) & ready[90]);
+        final_cr_pack__parts__90__drv = (st == st_combine);
+        matched_pack__parts__90__drv = matched[90];
         if (act_valid & ~hit & (act_sw == 90)) begin
-            matched_pack__parts__90 = (~mismatch);
+            matched_pack__parts__90__drv = (~mismatch);
         end
         st = states__parts__91;
         if (act_valid & (act_sw == 91)) begin
@@ -25391,12 +30462,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[91]) begin
             st = st_combine;
         end
-        fin_pack__parts__91 = st;
-        candidate_pack__parts__91 = (((st == st_ready) | (st == st_combine)) & ready[91]);
-        final_cr_pack__parts__91 = (st == st_combine);
-        matched_pack__parts__91 = matched[91];
+        fin_pack__parts__91__drv = st;
+        candidate_pack__parts__91__drv = (((st == st_ready) | (st == st_combine)) & ready[91]);
+        final_cr_pack__parts__91__drv = (st == st_combine);
+        matched_pack__parts__91__drv = matched[91];
         if (act_valid & ~hit & (act_sw == 91)) begin
-            matched_pack__parts__91 = (~mismatch);
+            matched_pack__parts__91__drv = (~mismatch);
         end
         st = states__parts__92;
         if (act_valid & (act_sw == 92)) begin
@@ -25410,12 +30481,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[92]) begin
             st = st_combine;
         end
-        fin_pack__parts__92 = st;
-        candidate_pack__parts__92 = (((st == st_ready) | (st == st_combine)) & ready[92]);
-        final_cr_pack__parts__92 = (st == st_combine);
-        matched_pack__parts__92 = matched[92];
+        fin_pack__parts__92__drv = st;
+        candidate_pack__parts__92__drv = (((st == st_ready) | (st == st_combine)) & ready[92]);
+        final_cr_pack__parts__92__drv = (st == st_combine);
+        matched_pack__parts__92__drv = matched[92];
         if (act_valid & ~hit & (act_sw == 92)) begin
-            matched_pack__parts__92 = (~mismatch);
+            matched_pack__parts__92__drv = (~mismatch);
         end
         st = states__parts__93;
         if (act_valid & (act_sw == 93)) begin
@@ -25429,12 +30500,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[93]) begin
             st = st_combine;
         end
-        fin_pack__parts__93 = st;
-        candidate_pack__parts__93 = (((st == st_ready) | (st == st_combine)) & ready[93]);
-        final_cr_pack__parts__93 = (st == st_combine);
-        matched_pack__parts__93 = matched[93];
+        fin_pack__parts__93__drv = st;
+        candidate_pack__parts__93__drv = (((st == st_ready) | (st == st_combine)) & ready[93]);
+        final_cr_pack__parts__93__drv = (st == st_combine);
+        matched_pack__parts__93__drv = matched[93];
         if (act_valid & ~hit & (act_sw == 93)) begin
-            matched_pack__parts__93 = (~mismatch);
+            matched_pack__parts__93__drv = (~mismatch);
         end
         st = states__parts__94;
         if (act_valid & (act_sw == 94)) begin
@@ -25448,12 +30519,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[94]) begin
             st = st_combine;
         end
-        fin_pack__parts__94 = st;
-        candidate_pack__parts__94 = (((st == st_ready) | (st == st_combine)) & ready[94]);
-        final_cr_pack__parts__94 = (st == st_combine);
-        matched_pack__parts__94 = matched[94];
+        fin_pack__parts__94__drv = st;
+        candidate_pack__parts__94__drv = (((st == st_ready) | (st == st_combine)) & ready[94]);
+        final_cr_pack__parts__94__drv = (st == st_combine);
+        matched_pack__parts__94__drv = matched[94];
         if (act_valid & ~hit & (act_sw == 94)) begin
-            matched_pack__parts__94 = (~mismatch);
+            matched_pack__parts__94__drv = (~mismatch);
         end
         st = states__parts__95;
         if (act_valid & (act_sw == 95)) begin
@@ -25467,12 +30538,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[95]) begin
             st = st_combine;
         end
-        fin_pack__parts__95 = st;
-        candidate_pack__parts__95 = (((st == st_ready) | (st == st_combine)) & ready[95]);
-        final_cr_pack__parts__95 = (st == st_combine);
-        matched_pack__parts__95 = matched[95];
+        fin_pack__parts__95__drv = st;
+        candidate_pack__parts__95__drv = (((st == st_ready) | (st == st_combine)) & ready[95]);
+        final_cr_pack__parts__95__drv = (st == st_combine);
+        matched_pack__parts__95__drv = matched[95];
         if (act_valid & ~hit & (act_sw == 95)) begin
-            matched_pack__parts__95 = (~mismatch);
+            matched_pack__parts__95__drv = (~mismatch);
         end
         st = states__parts__96;
         if (act_valid & (act_sw == 96)) begin
@@ -25486,12 +30557,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[96]) begin
             st = st_combine;
         end
-        fin_pack__parts__96 = st;
-        candidate_pack__parts__96 = (((st == st_ready) | (st == st_combine)) & ready[96]);
-        final_cr_pack__parts__96 = (st == st_combine);
-        matched_pack__parts__96 = matched[96];
+        fin_pack__parts__96__drv = st;
+        candidate_pack__parts__96__drv = (((st == st_ready) | (st == st_combine)) & ready[96]);
+        final_cr_pack__parts__96__drv = (st == st_combine);
+        matched_pack__parts__96__drv = matched[96];
         if (act_valid & ~hit & (act_sw == 96)) begin
-            matched_pack__parts__96 = (~mismatch);
+            matched_pack__parts__96__drv = (~mismatch);
         end
         st = states__parts__97;
         if (act_valid & (act_sw == 97)) begin
@@ -25505,12 +30576,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[97]) begin
             st = st_combine;
         end
-        fin_pack__parts__97 = st;
-        candidate_pack__parts__97 = (((st == st_ready) | (st == st_combine)) & ready[97]);
-        final_cr_pack__parts__97 = (st == st_combine);
-        matched_pack__parts__97 = matched[97];
+        fin_pack__parts__97__drv = st;
+        candidate_pack__parts__97__drv = (((st == st_ready) | (st == st_combine)) & ready[97]);
+        final_cr_pack__parts__97__drv = (st == st_combine);
+        matched_pack__parts__97__drv = matched[97];
         if (act_valid & ~hit & (act_sw == 97)) begin
-            matched_pack__parts__97 = (~mismatch);
+            matched_pack__parts__97__drv = (~mismatch);
         end
         st = states__parts__98;
         if (act_valid & (act_sw == 98)) begin
@@ -25524,12 +30595,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[98]) begin
             st = st_combine;
         end
-        fin_pack__parts__98 = st;
-        candidate_pack__parts__98 = (((st == st_ready) | (st == st_combine)) & ready[98]);
-        final_cr_pack__parts__98 = (st == st_combine);
-        matched_pack__parts__98 = matched[98];
+        fin_pack__parts__98__drv = st;
+        candidate_pack__parts__98__drv = (((st == st_ready) | (st == st_combine)) & ready[98]);
+        final_cr_pack__parts__98__drv = (st == st_combine);
+        matched_pack__parts__98__drv = matched[98];
         if (act_valid & ~hit & (act_sw == 98)) begin
-            matched_pack__parts__98 = (~mismatch);
+            matched_pack__parts__98__drv = (~mismatch);
         end
         st = states__parts__99;
         if (act_valid & (act_sw == 99)) begin
@@ -25543,12 +30614,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[99]) begin
             st = st_combine;
         end
-        fin_pack__parts__99 = st;
-        candidate_pack__parts__99 = (((st == st_ready) | (st == st_combine)) & ready[99]);
-        final_cr_pack__parts__99 = (st == st_combine);
-        matched_pack__parts__99 = matched[99];
+        fin_pack__parts__99__drv = st;
+        candidate_pack__parts__99__drv = (((st == st_ready) | (st == st_combine)) & ready[99]);
+        final_cr_pack__parts__99__drv = (st == st_combine);
+        matched_pack__parts__99__drv = matched[99];
         if (act_valid & ~hit & (act_sw == 99)) begin
-            matched_pack__parts__99 = (~mismatch);
+            matched_pack__parts__99__drv = (~mismatch);
         end
         st = states__parts__100;
         if (act_valid & (act_sw == 100)) begin
@@ -25562,12 +30633,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[100]) begin
             st = st_combine;
         end
-        fin_pack__parts__100 = st;
-        candidate_pack__parts__100 = (((st == st_ready) | (st == st_combine)) & ready[100]);
-        final_cr_pack__parts__100 = (st == st_combine);
-        matched_pack__parts__100 = matched[100];
+        fin_pack__parts__100__drv = st;
+        candidate_pack__parts__100__drv = (((st == st_ready) | (st == st_combine)) & ready[100]);
+        final_cr_pack__parts__100__drv = (st == st_combine);
+        matched_pack__parts__100__drv = matched[100];
         if (act_valid & ~hit & (act_sw == 100)) begin
-            matched_pack__parts__100 = (~mismatch);
+            matched_pack__parts__100__drv = (~mismatch);
         end
         st = states__parts__101;
         if (act_valid & (act_sw == 101)) begin
@@ -25581,12 +30652,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[101]) begin
             st = st_combine;
         end
-        fin_pack__parts__101 = st;
-        candidate_pack__parts__101 = (((st == st_ready) | (st == st_combine)) & ready[101]);
-        final_cr_pack__parts__101 = (st == st_combine);
-        matched_pack__parts__101 = matched[101];
+        fin_pack__parts__101__drv = st;
+        candidate_pack__parts__101__drv = (((st == st_ready) | (st == st_combine)) & ready[101]);
+        final_cr_pack__parts__101__drv = (st == st_combine);
+        matched_pack__parts__101__drv = matched[101];
         if (act_valid & ~hit & (act_sw == 101)) begin
-            matched_pack__parts__101 = (~mismatch);
+            matched_pack__parts__101__drv = (~mismatch);
         end
         st = states__parts__102;
         if (act_valid & (act_sw == 102)) begin
@@ -25600,12 +30671,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[102]) begin
             st = st_combine;
         end
-        fin_pack__parts__102 = st;
-        candidate_pack__parts__102 = (((st == st_ready) | (st == st_combine)) & ready[102]);
-        final_cr_pack__parts__102 = (st == st_combine);
-        matched_pack__parts__102 = matched[102];
+        fin_pack__parts__102__drv = st;
+        candidate_pack__parts__102__drv = (((st == st_ready) | (st == st_combine)) & ready[102]);
+        final_cr_pack__parts__102__drv = (st == st_combine);
+        matched_pack__parts__102__drv = matched[102];
         if (act_valid & ~hit & (act_sw == 102)) begin
-            matched_pack__parts__102 = (~mismatch);
+            matched_pack__parts__102__drv = (~mismatch);
         end
         st = states__parts__103;
         if (act_valid & (act_sw == 103)) begin
@@ -25619,12 +30690,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[103]) begin
             st = st_combine;
         end
-        fin_pack__parts__103 = st;
-        candidate_pack__parts__103 = (((st == st_ready) | (st == st_combine)) & ready[103]);
-        final_cr_pack__parts__103 = (st == st_combine);
-        matched_pack__parts__103 = matched[103];
+        fin_pack__parts__103__drv = st;
+        candidate_pack__parts__103__drv = (((st == st_ready) | (st == st_combine)) & ready[103]);
+        final_cr_pack__parts__103__drv = (st == st_combine);
+        matched_pack__parts__103__drv = matched[103];
         if (act_valid & ~hit & (act_sw == 103)) begin
-            matched_pack__parts__103 = (~mismatch);
+            matched_pack__parts__103__drv = (~mismatch);
         end
         st = states__parts__104;
         if (act_valid & (act_sw == 104)) begin
@@ -25638,12 +30709,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[104]) begin
             st = st_combine;
         end
-        fin_pack__parts__104 = st;
-        candidate_pack__parts__104 = (((st == st_ready) | (st == st_combine)) & ready[104]);
-        final_cr_pack__parts__104 = (st == st_combine);
-        matched_pack__parts__104 = matched[104];
+        fin_pack__parts__104__drv = st;
+        candidate_pack__parts__104__drv = (((st == st_ready) | (st == st_combine)) & ready[104]);
+        final_cr_pack__parts__104__drv = (st == st_combine);
+        matched_pack__parts__104__drv = matched[104];
         if (act_valid & ~hit & (act_sw == 104)) begin
-            matched_pack__parts__104 = (~mismatch);
+            matched_pack__parts__104__drv = (~mismatch);
         end
         st = states__parts__105;
         if (act_valid & (act_sw == 105)) begin
@@ -25657,12 +30728,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[105]) begin
             st = st_combine;
         end
-        fin_pack__parts__105 = st;
-        candidate_pack__parts__105 = (((st == st_ready) | (st == st_combine)) & ready[105]);
-        final_cr_pack__parts__105 = (st == st_combine);
-        matched_pack__parts__105 = matched[105];
+        fin_pack__parts__105__drv = st;
+        candidate_pack__parts__105__drv = (((st == st_ready) | (st == st_combine)) & ready[105]);
+        final_cr_pack__parts__105__drv = (st == st_combine);
+        matched_pack__parts__105__drv = matched[105];
         if (act_valid & ~hit & (act_sw == 105)) begin
-            matched_pack__parts__105 = (~mismatch);
+            matched_pack__parts__105__drv = (~mismatch);
         end
         st = states__parts__106;
         if (act_valid & (act_sw == 106)) begin
@@ -25676,12 +30747,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[106]) begin
             st = st_combine;
         end
-        fin_pack__parts__106 = st;
-        candidate_pack__parts__106 = (((st == st_ready) | (st == st_combine)) & ready[106]);
-        final_cr_pack__parts__106 = (st == st_combine);
-        matched_pack__parts__106 = matched[106];
+        fin_pack__parts__106__drv = st;
+        candidate_pack__parts__106__drv = (((st == st_ready) | (st == st_combine)) & ready[106]);
+        final_cr_pack__parts__106__drv = (st == st_combine);
+        matched_pack__parts__106__drv = matched[106];
         if (act_valid & ~hit & (act_sw == 106)) begin
-            matched_pack__parts__106 = (~mismatch);
+            matched_pack__parts__106__drv = (~mismatch);
         end
         st = states__parts__107;
         if (act_valid & (act_sw == 107)) begin
@@ -25695,12 +30766,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[107]) begin
             st = st_combine;
         end
-        fin_pack__parts__107 = st;
-        candidate_pack__parts__107 = (((st == st_ready) | (st == st_combine)) & ready[107]);
-        final_cr_pack__parts__107 = (st == st_combine);
-        matched_pack__parts__107 = matched[107];
+        fin_pack__parts__107__drv = st;
+        candidate_pack__parts__107__drv = (((st == st_ready) | (st == st_combine)) & ready[107]);
+        final_cr_pack__parts__107__drv = (st == st_combine);
+        matched_pack__parts__107__drv = matched[107];
         if (act_valid & ~hit & (act_sw == 107)) begin
-            matched_pack__parts__107 = (~mismatch);
+            matched_pack__parts__107__drv = (~mismatch);
         end
         st = states__parts__108;
         if (act_valid & (act_sw == 108)) begin
@@ -25714,12 +30785,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[108]) begin
             st = st_combine;
         end
-        fin_pack__parts__108 = st;
-        candidate_pack__parts__108 = (((st == st_ready) | (st == st_combine)) & ready[108]);
-        final_cr_pack__parts__108 = (st == st_combine);
-        matched_pack__parts__108 = matched[108];
+        fin_pack__parts__108__drv = st;
+        candidate_pack__parts__108__drv = (((st == st_ready) | (st == st_combine)) & ready[108]);
+        final_cr_pack__parts__108__drv = (st == st_combine);
+        matched_pack__parts__108__drv = matched[108];
         if (act_valid & ~hit & (act_sw == 108)) begin
-            matched_pack__parts__108 = (~mismatch);
+            matched_pack__parts__108__drv = (~mismatch);
         end
         st = states__parts__109;
         if (act_valid & (act_sw == 109)) begin
@@ -25733,12 +30804,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[109]) begin
             st = st_combine;
         end
-        fin_pack__parts__109 = st;
-        candidate_pack__parts__109 = (((st == st_ready) | (st == st_combine)) & ready[109]);
-        final_cr_pack__parts__109 = (st == st_combine);
-        matched_pack__parts__109 = matched[109];
+        fin_pack__parts__109__drv = st;
+        candidate_pack__parts__109__drv = (((st == st_ready) | (st == st_combine)) & ready[109]);
+        final_cr_pack__parts__109__drv = (st == st_combine);
+        matched_pack__parts__109__drv = matched[109];
         if (act_valid & ~hit & (act_sw == 109)) begin
-            matched_pack__parts__109 = (~mismatch);
+            matched_pack__parts__109__drv = (~mismatch);
         end
         st = states__parts__110;
         if (act_valid & (act_sw == 110)) begin
@@ -25752,12 +30823,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[110]) begin
             st = st_combine;
         end
-        fin_pack__parts__110 = st;
-        candidate_pack__parts__110 = (((st == st_ready) | (st == st_combine)) & ready[110]);
-        final_cr_pack__parts__110 = (st == st_combine);
-        matched_pack__parts__110 = matched[110];
+        fin_pack__parts__110__drv = st;
+        candidate_pack__parts__110__drv = (((st == st_ready) | (st == st_combine)) & ready[110]);
+        final_cr_pack__parts__110__drv = (st == st_combine);
+        matched_pack__parts__110__drv = matched[110];
         if (act_valid & ~hit & (act_sw == 110)) begin
-            matched_pack__parts__110 = (~mismatch);
+            matched_pack__parts__110__drv = (~mismatch);
         end
         st = states__parts__111;
         if (act_valid & (act_sw == 111)) begin
@@ -25771,12 +30842,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[111]) begin
             st = st_combine;
         end
-        fin_pack__parts__111 = st;
-        candidate_pack__parts__111 = (((st == st_ready) | (st == st_combine)) & ready[111]);
-        final_cr_pack__parts__111 = (st == st_combine);
-        matched_pack__parts__111 = matched[111];
+        fin_pack__parts__111__drv = st;
+        candidate_pack__parts__111__drv = (((st == st_ready) | (st == st_combine)) & ready[111]);
+        final_cr_pack__parts__111__drv = (st == st_combine);
+        matched_pack__parts__111__drv = matched[111];
         if (act_valid & ~hit & (act_sw == 111)) begin
-            matched_pack__parts__111 = (~mismatch);
+            matched_pack__parts__111__drv = (~mismatch);
         end
         st = states__parts__112;
         if (act_valid & (act_sw == 112)) begin
@@ -25790,12 +30861,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[112]) begin
             st = st_combine;
         end
-        fin_pack__parts__112 = st;
-        candidate_pack__parts__112 = (((st == st_ready) | (st == st_combine)) & ready[112]);
-        final_cr_pack__parts__112 = (st == st_combine);
-        matched_pack__parts__112 = matched[112];
+        fin_pack__parts__112__drv = st;
+        candidate_pack__parts__112__drv = (((st == st_ready) | (st == st_combine)) & ready[112]);
+        final_cr_pack__parts__112__drv = (st == st_combine);
+        matched_pack__parts__112__drv = matched[112];
         if (act_valid & ~hit & (act_sw == 112)) begin
-            matched_pack__parts__112 = (~mismatch);
+            matched_pack__parts__112__drv = (~mismatch);
         end
         st = states__parts__113;
         if (act_valid & (act_sw == 113)) begin
@@ -25809,12 +30880,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[113]) begin
             st = st_combine;
         end
-        fin_pack__parts__113 = st;
-        candidate_pack__parts__113 = (((st == st_ready) | (st == st_combine)) & ready[113]);
-        final_cr_pack__parts__113 = (st == st_combine);
-        matched_pack__parts__113 = matched[113];
+        fin_pack__parts__113__drv = st;
+        candidate_pack__parts__113__drv = (((st == st_ready) | (st == st_combine)) & ready[113]);
+        final_cr_pack__parts__113__drv = (st == st_combine);
+        matched_pack__parts__113__drv = matched[113];
         if (act_valid & ~hit & (act_sw == 113)) begin
-            matched_pack__parts__113 = (~mismatch);
+            matched_pack__parts__113__drv = (~mismatch);
         end
         st = states__parts__114;
         if (act_valid & (act_sw == 114)) begin
@@ -25828,12 +30899,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[114]) begin
             st = st_combine;
         end
-        fin_pack__parts__114 = st;
-        candidate_pack__parts__114 = (((st == st_ready) | (st == st_combine)) & ready[114]);
-        final_cr_pack__parts__114 = (st == st_combine);
-        matched_pack__parts__114 = matched[114];
+        fin_pack__parts__114__drv = st;
+        candidate_pack__parts__114__drv = (((st == st_ready) | (st == st_combine)) & ready[114]);
+        final_cr_pack__parts__114__drv = (st == st_combine);
+        matched_pack__parts__114__drv = matched[114];
         if (act_valid & ~hit & (act_sw == 114)) begin
-            matched_pack__parts__114 = (~mismatch);
+            matched_pack__parts__114__drv = (~mismatch);
         end
         st = states__parts__115;
         if (act_valid & (act_sw == 115)) begin
@@ -25847,12 +30918,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[115]) begin
             st = st_combine;
         end
-        fin_pack__parts__115 = st;
-        candidate_pack__parts__115 = (((st == st_ready) | (st == st_combine)) & ready[115]);
-        final_cr_pack__parts__115 = (st == st_combine);
-        matched_pack__parts__115 = matched[115];
+        fin_pack__parts__115__drv = st;
+        candidate_pack__parts__115__drv = (((st == st_ready) | (st == st_combine)) & ready[115]);
+        final_cr_pack__parts__115__drv = (st == st_combine);
+        matched_pack__parts__115__drv = matched[115];
         if (act_valid & ~hit & (act_sw == 115)) begin
-            matched_pack__parts__115 = (~mismatch);
+            matched_pack__parts__115__drv = (~mismatch);
         end
         st = states__parts__116;
         if (act_valid & (act_sw == 116)) begin
@@ -25866,12 +30937,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[116]) begin
             st = st_combine;
         end
-        fin_pack__parts__116 = st;
-        candidate_pack__parts__116 = (((st == st_ready) | (st == st_combine)) & ready[116]);
-        final_cr_pack__parts__116 = (st == st_combine);
-        matched_pack__parts__116 = matched[116];
+        fin_pack__parts__116__drv = st;
+        candidate_pack__parts__116__drv = (((st == st_ready) | (st == st_combine)) & ready[116]);
+        final_cr_pack__parts__116__drv = (st == st_combine);
+        matched_pack__parts__116__drv = matched[116];
         if (act_valid & ~hit & (act_sw == 116)) begin
-            matched_pack__parts__116 = (~mismatch);
+            matched_pack__parts__116__drv = (~mismatch);
         end
         st = states__parts__117;
         if (act_valid & (act_sw == 117)) begin
@@ -25885,12 +30956,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[117]) begin
             st = st_combine;
         end
-        fin_pack__parts__117 = st;
-        candidate_pack__parts__117 = (((st == st_ready) | (st == st_combine)) & ready[117]);
-        final_cr_pack__parts__117 = (st == st_combine);
-        matched_pack__parts__117 = matched[117];
+        fin_pack__parts__117__drv = st;
+        candidate_pack__parts__117__drv = (((st == st_ready) | (st == st_combine)) & ready[117]);
+        final_cr_pack__parts__117__drv = (st == st_combine);
+        matched_pack__parts__117__drv = matched[117];
         if (act_valid & ~hit & (act_sw == 117)) begin
-            matched_pack__parts__117 = (~mismatch);
+            matched_pack__parts__117__drv = (~mismatch);
         end
         st = states__parts__118;
         if (act_valid & (act_sw == 118)) begin
@@ -25904,12 +30975,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[118]) begin
             st = st_combine;
         end
-        fin_pack__parts__118 = st;
-        candidate_pack__parts__118 = (((st == st_ready) | (st == st_combine)) & ready[118]);
-        final_cr_pack__parts__118 = (st == st_combine);
-        matched_pack__parts__118 = matched[118];
+        fin_pack__parts__118__drv = st;
+        candidate_pack__parts__118__drv = (((st == st_ready) | (st == st_combine)) & ready[118]);
+        final_cr_pack__parts__118__drv = (st == st_combine);
+        matched_pack__parts__118__drv = matched[118];
         if (act_valid & ~hit & (act_sw == 118)) begin
-            matched_pack__parts__118 = (~mismatch);
+            matched_pack__parts__118__drv = (~mismatch);
         end
         st = states__parts__119;
         if (act_valid & (act_sw == 119)) begin
@@ -25923,12 +30994,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[119]) begin
             st = st_combine;
         end
-        fin_pack__parts__119 = st;
-        candidate_pack__parts__119 = (((st == st_ready) | (st == st_combine)) & ready[119]);
-        final_cr_pack__parts__119 = (st == st_combine);
-        matched_pack__parts__119 = matched[119];
+        fin_pack__parts__119__drv = st;
+        candidate_pack__parts__119__drv = (((st == st_ready) | (st == st_combine)) & ready[119]);
+        final_cr_pack__parts__119__drv = (st == st_combine);
+        matched_pack__parts__119__drv = matched[119];
         if (act_valid & ~hit & (act_sw == 119)) begin
-            matched_pack__parts__119 = (~mismatch);
+            matched_pack__parts__119__drv = (~mismatch);
         end
         st = states__parts__120;
         if (act_valid & (act_sw == 120)) begin
@@ -25942,12 +31013,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[120]) begin
             st = st_combine;
         end
-        fin_pack__parts__120 = st;
-        candidate_pack__parts__120 = (((st == st_ready) | (st == st_combine)) & ready[120]);
-        final_cr_pack__parts__120 = (st == st_combine);
-        matched_pack__parts__120 = matched[120];
+        fin_pack__parts__120__drv = st;
+        candidate_pack__parts__120__drv = (((st == st_ready) | (st == st_combine)) & ready[120]);
+        final_cr_pack__parts__120__drv = (st == st_combine);
+        matched_pack__parts__120__drv = matched[120];
         if (act_valid & ~hit & (act_sw == 120)) begin
-            matched_pack__parts__120 = (~mismatch);
+            matched_pack__parts__120__drv = (~mismatch);
         end
         st = states__parts__121;
         if (act_valid & (act_sw == 121)) begin
@@ -25961,12 +31032,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[121]) begin
             st = st_combine;
         end
-        fin_pack__parts__121 = st;
-        candidate_pack__parts__121 = (((st == st_ready) | (st == st_combine)) & ready[121]);
-        final_cr_pack__parts__121 = (st == st_combine);
-        matched_pack__parts__121 = matched[121];
+        fin_pack__parts__121__drv = st;
+        candidate_pack__parts__121__drv = (((st == st_ready) | (st == st_combine)) & ready[121]);
+        final_cr_pack__parts__121__drv = (st == st_combine);
+        matched_pack__parts__121__drv = matched[121];
         if (act_valid & ~hit & (act_sw == 121)) begin
-            matched_pack__parts__121 = (~mismatch);
+            matched_pack__parts__121__drv = (~mismatch);
         end
         st = states__parts__122;
         if (act_valid & (act_sw == 122)) begin
@@ -25980,12 +31051,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[122]) begin
             st = st_combine;
         end
-        fin_pack__parts__122 = st;
-        candidate_pack__parts__122 = (((st == st_ready) | (st == st_combine)) & ready[122]);
-        final_cr_pack__parts__122 = (st == st_combine);
-        matched_pack__parts__122 = matched[122];
+        fin_pack__parts__122__drv = st;
+        candidate_pack__parts__122__drv = (((st == st_ready) | (st == st_combine)) & ready[122]);
+        final_cr_pack__parts__122__drv = (st == st_combine);
+        matched_pack__parts__122__drv = matched[122];
         if (act_valid & ~hit & (act_sw == 122)) begin
-            matched_pack__parts__122 = (~mismatch);
+            matched_pack__parts__122__drv = (~mismatch);
         end
         st = states__parts__123;
         if (act_valid & (act_sw == 123)) begin
@@ -25999,12 +31070,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[123]) begin
             st = st_combine;
         end
-        fin_pack__parts__123 = st;
-        candidate_pack__parts__123 = (((st == st_ready) | (st == st_combine)) & ready[123]);
-        final_cr_pack__parts__123 = (st == st_combine);
-        matched_pack__parts__123 = matched[123];
+        fin_pack__parts__123__drv = st;
+        candidate_pack__parts__123__drv = (((st == st_ready) | (st == st_combine)) & ready[123]);
+        final_cr_pack__parts__123__drv = (st == st_combine);
+        matched_pack__parts__123__drv = matched[123];
         if (act_valid & ~hit & (act_sw == 123)) begin
-            matched_pack__parts__123 = (~mismatch);
+            matched_pack__parts__123__drv = (~mismatch);
         end
         st = states__parts__124;
         if (act_valid & (act_sw == 124)) begin
@@ -26018,12 +31089,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[124]) begin
             st = st_combine;
         end
-        fin_pack__parts__124 = st;
-        candidate_pack__parts__124 = (((st == st_ready) | (st == st_combine)) & ready[124]);
-        final_cr_pack__parts__124 = (st == st_combine);
-        matched_pack__parts__124 = matched[124];
+        fin_pack__parts__124__drv = st;
+        candidate_pack__parts__124__drv = (((st == st_ready) | (st == st_combine)) & ready[124]);
+        final_cr_pack__parts__124__drv = (st == st_combine);
+        matched_pack__parts__124__drv = matched[124];
         if (act_valid & ~hit & (act_sw == 124)) begin
-            matched_pack__parts__124 = (~mismatch);
+            matched_pack__parts__124__drv = (~mismatch);
         end
         st = states__parts__125;
         if (act_valid & (act_sw == 125)) begin
@@ -26037,12 +31108,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[125]) begin
             st = st_combine;
         end
-        fin_pack__parts__125 = st;
-        candidate_pack__parts__125 = (((st == st_ready) | (st == st_combine)) & ready[125]);
-        final_cr_pack__parts__125 = (st == st_combine);
-        matched_pack__parts__125 = matched[125];
+        fin_pack__parts__125__drv = st;
+        candidate_pack__parts__125__drv = (((st == st_ready) | (st == st_combine)) & ready[125]);
+        final_cr_pack__parts__125__drv = (st == st_combine);
+        matched_pack__parts__125__drv = matched[125];
         if (act_valid & ~hit & (act_sw == 125)) begin
-            matched_pack__parts__125 = (~mismatch);
+            matched_pack__parts__125__drv = (~mismatch);
         end
         st = states__parts__126;
         if (act_valid & (act_sw == 126)) begin
@@ -26056,12 +31127,12 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[126]) begin
             st = st_combine;
         end
-        fin_pack__parts__126 = st;
-        candidate_pack__parts__126 = (((st == st_ready) | (st == st_combine)) & ready[126]);
-        final_cr_pack__parts__126 = (st == st_combine);
-        matched_pack__parts__126 = matched[126];
+        fin_pack__parts__126__drv = st;
+        candidate_pack__parts__126__drv = (((st == st_ready) | (st == st_combine)) & ready[126]);
+        final_cr_pack__parts__126__drv = (st == st_combine);
+        matched_pack__parts__126__drv = matched[126];
         if (act_valid & ~hit & (act_sw == 126)) begin
-            matched_pack__parts__126 = (~mismatch);
+            matched_pack__parts__126__drv = (~mismatch);
         end
         st = states__parts__127;
         if (act_valid & (act_sw == 127)) begin
@@ -26075,19 +31146,19 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         if (released[127]) begin
             st = st_combine;
         end
-        fin_pack__parts__127 = st;
-        candidate_pack__parts__127 = (((st == st_ready) | (st == st_combine)) & ready[127]);
-        final_cr_pack__parts__127 = (st == st_combine);
-        matched_pack__parts__127 = matched[127];
+        fin_pack__parts__127__drv = st;
+        candidate_pack__parts__127__drv = (((st == st_ready) | (st == st_combine)) & ready[127]);
+        final_cr_pack__parts__127__drv = (st == st_combine);
+        matched_pack__parts__127__drv = matched[127];
         if (act_valid & ~hit & (act_sw == 127)) begin
-            matched_pack__parts__127 = (~mismatch);
+            matched_pack__parts__127__drv = (~mismatch);
         end
         fin = fin_pack__whole;
         candidates = candidate_pack__whole;
         final_cr = final_cr_pack__whole;
         matched_next = matched_pack__whole;
-        ins_valid_pack__parts__0 = mismatch;
-        ins_pc_pack__parts__0 = act_pc;
+        ins_valid_pack__parts__0__drv = mismatch;
+        ins_pc_pack__parts__0__drv = act_pc;
         d4_valid__0 = 1'b0;
         d4_pc__0 = 32'h0;
         d4_valid__1 = 1'b0;
@@ -26334,14 +31405,539 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
             d4_pc__1 = pc;
             pending = 1'b0;
         end
-        ins_valid_pack__parts__1 = d4_valid__0;
-        ins_pc_pack__parts__1 = d4_pc__0;
-        ins_valid_pack__parts__2 = d4_valid__1;
-        ins_pc_pack__parts__2 = d4_pc__1;
+        ins_valid_pack__parts__1__drv = d4_valid__0;
+        ins_pc_pack__parts__1__drv = d4_pc__0;
+        ins_valid_pack__parts__2__drv = d4_valid__1;
+        ins_pc_pack__parts__2__drv = d4_pc__1;
         ins_valid = ins_valid_pack__whole;
         ins_pc = ins_pc_pack__whole;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        states__whole = states__whole__drv;
+        row_valids__whole = row_valids__whole__drv;
+        row_d4__whole = row_d4__whole__drv;
+        row_pcs__whole = row_pcs__whole__drv;
+        fin_pack__parts__0 = fin_pack__parts__0__drv;
+        fin_pack__parts__1 = fin_pack__parts__1__drv;
+        fin_pack__parts__2 = fin_pack__parts__2__drv;
+        fin_pack__parts__3 = fin_pack__parts__3__drv;
+        fin_pack__parts__4 = fin_pack__parts__4__drv;
+        fin_pack__parts__5 = fin_pack__parts__5__drv;
+        fin_pack__parts__6 = fin_pack__parts__6__drv;
+        fin_pack__parts__7 = fin_pack__parts__7__drv;
+        fin_pack__parts__8 = fin_pack__parts__8__drv;
+        fin_pack__parts__9 = fin_pack__parts__9__drv;
+        fin_pack__parts__10 = fin_pack__parts__10__drv;
+        fin_pack__parts__11 = fin_pack__parts__11__drv;
+        fin_pack__parts__12 = fin_pack__parts__12__drv;
+        fin_pack__parts__13 = fin_pack__parts__13__drv;
+        fin_pack__parts__14 = fin_pack__parts__14__drv;
+        fin_pack__parts__15 = fin_pack__parts__15__drv;
+        fin_pack__parts__16 = fin_pack__parts__16__drv;
+        fin_pack__parts__17 = fin_pack__parts__17__drv;
+        fin_pack__parts__18 = fin_pack__parts__18__drv;
+        fin_pack__parts__19 = fin_pack__parts__19__drv;
+        fin_pack__parts__20 = fin_pack__parts__20__drv;
+        fin_pack__parts__21 = fin_pack__parts__21__drv;
+        fin_pack__parts__22 = fin_pack__parts__22__drv;
+        fin_pack__parts__23 = fin_pack__parts__23__drv;
+        fin_pack__parts__24 = fin_pack__parts__24__drv;
+        fin_pack__parts__25 = fin_pack__parts__25__drv;
+        fin_pack__parts__26 = fin_pack__parts__26__drv;
+        fin_pack__parts__27 = fin_pack__parts__27__drv;
+        fin_pack__parts__28 = fin_pack__parts__28__drv;
+        fin_pack__parts__29 = fin_pack__parts__29__drv;
+        fin_pack__parts__30 = fin_pack__parts__30__drv;
+        fin_pack__parts__31 = fin_pack__parts__31__drv;
+        fin_pack__parts__32 = fin_pack__parts__32__drv;
+        fin_pack__parts__33 = fin_pack__parts__33__drv;
+        fin_pack__parts__34 = fin_pack__parts__34__drv;
+        fin_pack__parts__35 = fin_pack__parts__35__drv;
+        fin_pack__parts__36 = fin_pack__parts__36__drv;
+        fin_pack__parts__37 = fin_pack__parts__37__drv;
+        fin_pack__parts__38 = fin_pack__parts__38__drv;
+        fin_pack__parts__39 = fin_pack__parts__39__drv;
+        fin_pack__parts__40 = fin_pack__parts__40__drv;
+        fin_pack__parts__41 = fin_pack__parts__41__drv;
+        fin_pack__parts__42 = fin_pack__parts__42__drv;
+        fin_pack__parts__43 = fin_pack__parts__43__drv;
+        fin_pack__parts__44 = fin_pack__parts__44__drv;
+        fin_pack__parts__45 = fin_pack__parts__45__drv;
+        fin_pack__parts__46 = fin_pack__parts__46__drv;
+        fin_pack__parts__47 = fin_pack__parts__47__drv;
+        fin_pack__parts__48 = fin_pack__parts__48__drv;
+        fin_pack__parts__49 = fin_pack__parts__49__drv;
+        fin_pack__parts__50 = fin_pack__parts__50__drv;
+        fin_pack__parts__51 = fin_pack__parts__51__drv;
+        fin_pack__parts__52 = fin_pack__parts__52__drv;
+        fin_pack__parts__53 = fin_pack__parts__53__drv;
+        fin_pack__parts__54 = fin_pack__parts__54__drv;
+        fin_pack__parts__55 = fin_pack__parts__55__drv;
+        fin_pack__parts__56 = fin_pack__parts__56__drv;
+        fin_pack__parts__57 = fin_pack__parts__57__drv;
+        fin_pack__parts__58 = fin_pack__parts__58__drv;
+        fin_pack__parts__59 = fin_pack__parts__59__drv;
+        fin_pack__parts__60 = fin_pack__parts__60__drv;
+        fin_pack__parts__61 = fin_pack__parts__61__drv;
+        fin_pack__parts__62 = fin_pack__parts__62__drv;
+        fin_pack__parts__63 = fin_pack__parts__63__drv;
+        fin_pack__parts__64 = fin_pack__parts__64__drv;
+        fin_pack__parts__65 = fin_pack__parts__65__drv;
+        fin_pack__parts__66 = fin_pack__parts__66__drv;
+        fin_pack__parts__67 = fin_pack__parts__67__drv;
+        fin_pack__parts__68 = fin_pack__parts__68__drv;
+        fin_pack__parts__69 = fin_pack__parts__69__drv;
+        fin_pack__parts__70 = fin_pack__parts__70__drv;
+        fin_pack__parts__71 = fin_pack__parts__71__drv;
+        fin_pack__parts__72 = fin_pack__parts__72__drv;
+        fin_pack__parts__73 = fin_pack__parts__73__drv;
+        fin_pack__parts__74 = fin_pack__parts__74__drv;
+        fin_pack__parts__75 = fin_pack__parts__75__drv;
+        fin_pack__parts__76 = fin_pack__parts__76__drv;
+        fin_pack__parts__77 = fin_pack__parts__77__drv;
+        fin_pack__parts__78 = fin_pack__parts__78__drv;
+        fin_pack__parts__79 = fin_pack__parts__79__drv;
+        fin_pack__parts__80 = fin_pack__parts__80__drv;
+        fin_pack__parts__81 = fin_pack__parts__81__drv;
+        fin_pack__parts__82 = fin_pack__parts__82__drv;
+        fin_pack__parts__83 = fin_pack__parts__83__drv;
+        fin_pack__parts__84 = fin_pack__parts__84__drv;
+        fin_pack__parts__85 = fin_pack__parts__85__drv;
+        fin_pack__parts__86 = fin_pack__parts__86__drv;
+        fin_pack__parts__87 = fin_pack__parts__87__drv;
+        fin_pack__parts__88 = fin_pack__parts__88__drv;
+        fin_pack__parts__89 = fin_pack__parts__89__drv;
+        fin_pack__parts__90 = fin_pack__parts__90__drv;
+        fin_pack__parts__91 = fin_pack__parts__91__drv;
+        fin_pack__parts__92 = fin_pack__parts__92__drv;
+        fin_pack__parts__93 = fin_pack__parts__93__drv;
+        fin_pack__parts__94 = fin_pack__parts__94__drv;
+        fin_pack__parts__95 = fin_pack__parts__95__drv;
+        fin_pack__parts__96 = fin_pack__parts__96__drv;
+        fin_pack__parts__97 = fin_pack__parts__97__drv;
+        fin_pack__parts__98 = fin_pack__parts__98__drv;
+        fin_pack__parts__99 = fin_pack__parts__99__drv;
+        fin_pack__parts__100 = fin_pack__parts__100__drv;
+        fin_pack__parts__101 = fin_pack__parts__101__drv;
+        fin_pack__parts__102 = fin_pack__parts__102__drv;
+        fin_pack__parts__103 = fin_pack__parts__103__drv;
+        fin_pack__parts__104 = fin_pack__parts__104__drv;
+        fin_pack__parts__105 = fin_pack__parts__105__drv;
+        fin_pack__parts__106 = fin_pack__parts__106__drv;
+        fin_pack__parts__107 = fin_pack__parts__107__drv;
+        fin_pack__parts__108 = fin_pack__parts__108__drv;
+        fin_pack__parts__109 = fin_pack__parts__109__drv;
+        fin_pack__parts__110 = fin_pack__parts__110__drv;
+        fin_pack__parts__111 = fin_pack__parts__111__drv;
+        fin_pack__parts__112 = fin_pack__parts__112__drv;
+        fin_pack__parts__113 = fin_pack__parts__113__drv;
+        fin_pack__parts__114 = fin_pack__parts__114__drv;
+        fin_pack__parts__115 = fin_pack__parts__115__drv;
+        fin_pack__parts__116 = fin_pack__parts__116__drv;
+        fin_pack__parts__117 = fin_pack__parts__117__drv;
+        fin_pack__parts__118 = fin_pack__parts__118__drv;
+        fin_pack__parts__119 = fin_pack__parts__119__drv;
+        fin_pack__parts__120 = fin_pack__parts__120__drv;
+        fin_pack__parts__121 = fin_pack__parts__121__drv;
+        fin_pack__parts__122 = fin_pack__parts__122__drv;
+        fin_pack__parts__123 = fin_pack__parts__123__drv;
+        fin_pack__parts__124 = fin_pack__parts__124__drv;
+        fin_pack__parts__125 = fin_pack__parts__125__drv;
+        fin_pack__parts__126 = fin_pack__parts__126__drv;
+        fin_pack__parts__127 = fin_pack__parts__127__drv;
+        candidate_pack__parts__0 = candidate_pack__parts__0__drv;
+        candidate_pack__parts__1 = candidate_pack__parts__1__drv;
+        candidate_pack__parts__2 = candidate_pack__parts__2__drv;
+        candidate_pack__parts__3 = candidate_pack__parts__3__drv;
+        candidate_pack__parts__4 = candidate_pack__parts__4__drv;
+        candidate_pack__parts__5 = candidate_pack__parts__5__drv;
+        candidate_pack__parts__6 = candidate_pack__parts__6__drv;
+        candidate_pack__parts__7 = candidate_pack__parts__7__drv;
+        candidate_pack__parts__8 = candidate_pack__parts__8__drv;
+        candidate_pack__parts__9 = candidate_pack__parts__9__drv;
+        candidate_pack__parts__10 = candidate_pack__parts__10__drv;
+        candidate_pack__parts__11 = candidate_pack__parts__11__drv;
+        candidate_pack__parts__12 = candidate_pack__parts__12__drv;
+        candidate_pack__parts__13 = candidate_pack__parts__13__drv;
+        candidate_pack__parts__14 = candidate_pack__parts__14__drv;
+        candidate_pack__parts__15 = candidate_pack__parts__15__drv;
+        candidate_pack__parts__16 = candidate_pack__parts__16__drv;
+        candidate_pack__parts__17 = candidate_pack__parts__17__drv;
+        candidate_pack__parts__18 = candidate_pack__parts__18__drv;
+        candidate_pack__parts__19 = candidate_pack__parts__19__drv;
+        candidate_pack__parts__20 = candidate_pack__parts__20__drv;
+        candidate_pack__parts__21 = candidate_pack__parts__21__drv;
+        candidate_pack__parts__22 = candidate_pack__parts__22__drv;
+        candidate_pack__parts__23 = candidate_pack__parts__23__drv;
+        candidate_pack__parts__24 = candidate_pack__parts__24__drv;
+        candidate_pack__parts__25 = candidate_pack__parts__25__drv;
+        candidate_pack__parts__26 = candidate_pack__parts__26__drv;
+        candidate_pack__parts__27 = candidate_pack__parts__27__drv;
+        candidate_pack__parts__28 = candidate_pack__parts__28__drv;
+        candidate_pack__parts__29 = candidate_pack__parts__29__drv;
+        candidate_pack__parts__30 = candidate_pack__parts__30__drv;
+        candidate_pack__parts__31 = candidate_pack__parts__31__drv;
+        candidate_pack__parts__32 = candidate_pack__parts__32__drv;
+        candidate_pack__parts__33 = candidate_pack__parts__33__drv;
+        candidate_pack__parts__34 = candidate_pack__parts__34__drv;
+        candidate_pack__parts__35 = candidate_pack__parts__35__drv;
+        candidate_pack__parts__36 = candidate_pack__parts__36__drv;
+        candidate_pack__parts__37 = candidate_pack__parts__37__drv;
+        candidate_pack__parts__38 = candidate_pack__parts__38__drv;
+        candidate_pack__parts__39 = candidate_pack__parts__39__drv;
+        candidate_pack__parts__40 = candidate_pack__parts__40__drv;
+        candidate_pack__parts__41 = candidate_pack__parts__41__drv;
+        candidate_pack__parts__42 = candidate_pack__parts__42__drv;
+        candidate_pack__parts__43 = candidate_pack__parts__43__drv;
+        candidate_pack__parts__44 = candidate_pack__parts__44__drv;
+        candidate_pack__parts__45 = candidate_pack__parts__45__drv;
+        candidate_pack__parts__46 = candidate_pack__parts__46__drv;
+        candidate_pack__parts__47 = candidate_pack__parts__47__drv;
+        candidate_pack__parts__48 = candidate_pack__parts__48__drv;
+        candidate_pack__parts__49 = candidate_pack__parts__49__drv;
+        candidate_pack__parts__50 = candidate_pack__parts__50__drv;
+        candidate_pack__parts__51 = candidate_pack__parts__51__drv;
+        candidate_pack__parts__52 = candidate_pack__parts__52__drv;
+        candidate_pack__parts__53 = candidate_pack__parts__53__drv;
+        candidate_pack__parts__54 = candidate_pack__parts__54__drv;
+        candidate_pack__parts__55 = candidate_pack__parts__55__drv;
+        candidate_pack__parts__56 = candidate_pack__parts__56__drv;
+        candidate_pack__parts__57 = candidate_pack__parts__57__drv;
+        candidate_pack__parts__58 = candidate_pack__parts__58__drv;
+        candidate_pack__parts__59 = candidate_pack__parts__59__drv;
+        candidate_pack__parts__60 = candidate_pack__parts__60__drv;
+        candidate_pack__parts__61 = candidate_pack__parts__61__drv;
+        candidate_pack__parts__62 = candidate_pack__parts__62__drv;
+        candidate_pack__parts__63 = candidate_pack__parts__63__drv;
+        candidate_pack__parts__64 = candidate_pack__parts__64__drv;
+        candidate_pack__parts__65 = candidate_pack__parts__65__drv;
+        candidate_pack__parts__66 = candidate_pack__parts__66__drv;
+        candidate_pack__parts__67 = candidate_pack__parts__67__drv;
+        candidate_pack__parts__68 = candidate_pack__parts__68__drv;
+        candidate_pack__parts__69 = candidate_pack__parts__69__drv;
+        candidate_pack__parts__70 = candidate_pack__parts__70__drv;
+        candidate_pack__parts__71 = candidate_pack__parts__71__drv;
+        candidate_pack__parts__72 = candidate_pack__parts__72__drv;
+        candidate_pack__parts__73 = candidate_pack__parts__73__drv;
+        candidate_pack__parts__74 = candidate_pack__parts__74__drv;
+        candidate_pack__parts__75 = candidate_pack__parts__75__drv;
+        candidate_pack__parts__76 = candidate_pack__parts__76__drv;
+        candidate_pack__parts__77 = candidate_pack__parts__77__drv;
+        candidate_pack__parts__78 = candidate_pack__parts__78__drv;
+        candidate_pack__parts__79 = candidate_pack__parts__79__drv;
+        candidate_pack__parts__80 = candidate_pack__parts__80__drv;
+        candidate_pack__parts__81 = candidate_pack__parts__81__drv;
+        candidate_pack__parts__82 = candidate_pack__parts__82__drv;
+        candidate_pack__parts__83 = candidate_pack__parts__83__drv;
+        candidate_pack__parts__84 = candidate_pack__parts__84__drv;
+        candidate_pack__parts__85 = candidate_pack__parts__85__drv;
+        candidate_pack__parts__86 = candidate_pack__parts__86__drv;
+        candidate_pack__parts__87 = candidate_pack__parts__87__drv;
+        candidate_pack__parts__88 = candidate_pack__parts__88__drv;
+        candidate_pack__parts__89 = candidate_pack__parts__89__drv;
+        candidate_pack__parts__90 = candidate_pack__parts__90__drv;
+        candidate_pack__parts__91 = candidate_pack__parts__91__drv;
+        candidate_pack__parts__92 = candidate_pack__parts__92__drv;
+        candidate_pack__parts__93 = candidate_pack__parts__93__drv;
+        candidate_pack__parts__94 = candidate_pack__parts__94__drv;
+        candidate_pack__parts__95 = candidate_pack__parts__95__drv;
+        candidate_pack__parts__96 = candidate_pack__parts__96__drv;
+        candidate_pack__parts__97 = candidate_pack__parts__97__drv;
+        candidate_pack__parts__98 = candidate_pack__parts__98__drv;
+        candidate_pack__parts__99 = candidate_pack__parts__99__drv;
+        candidate_pack__parts__100 = candidate_pack__parts__100__drv;
+        candidate_pack__parts__101 = candidate_pack__parts__101__drv;
+        candidate_pack__parts__102 = candidate_pack__parts__102__drv;
+        candidate_pack__parts__103 = candidate_pack__parts__103__drv;
+        candidate_pack__parts__104 = candidate_pack__parts__104__drv;
+        candidate_pack__parts__105 = candidate_pack__parts__105__drv;
+        candidate_pack__parts__106 = candidate_pack__parts__106__drv;
+        candidate_pack__parts__107 = candidate_pack__parts__107__drv;
+        candidate_pack__parts__108 = candidate_pack__parts__108__drv;
+        candidate_pack__parts__109 = candidate_pack__parts__109__drv;
+        candidate_pack__parts__110 = candidate_pack__parts__110__drv;
+        candidate_pack__parts__111 = candidate_pack__parts__111__drv;
+        candidate_pack__parts__112 = candidate_pack__parts__112__drv;
+        candidate_pack__parts__113 = candidate_pack__parts__113__drv;
+        candidate_pack__parts__114 = candidate_pack__parts__114__drv;
+        candidate_pack__parts__115 = candidate_pack__parts__115__drv;
+        candidate_pack__parts__116 = candidate_pack__parts__116__drv;
+        candidate_pack__parts__117 = candidate_pack__parts__117__drv;
+        candidate_pack__parts__118 = candidate_pack__parts__118__drv;
+        candidate_pack__parts__119 = candidate_pack__parts__119__drv;
+        candidate_pack__parts__120 = candidate_pack__parts__120__drv;
+        candidate_pack__parts__121 = candidate_pack__parts__121__drv;
+        candidate_pack__parts__122 = candidate_pack__parts__122__drv;
+        candidate_pack__parts__123 = candidate_pack__parts__123__drv;
+        candidate_pack__parts__124 = candidate_pack__parts__124__drv;
+        candidate_pack__parts__125 = candidate_pack__parts__125__drv;
+        candidate_pack__parts__126 = candidate_pack__parts__126__drv;
+        candidate_pack__parts__127 = candidate_pack__parts__127__drv;
+        final_cr_pack__parts__0 = final_cr_pack__parts__0__drv;
+        final_cr_pack__parts__1 = final_cr_pack__parts__1__drv;
+        final_cr_pack__parts__2 = final_cr_pack__parts__2__drv;
+        final_cr_pack__parts__3 = final_cr_pack__parts__3__drv;
+        final_cr_pack__parts__4 = final_cr_pack__parts__4__drv;
+        final_cr_pack__parts__5 = final_cr_pack__parts__5__drv;
+        final_cr_pack__parts__6 = final_cr_pack__parts__6__drv;
+        final_cr_pack__parts__7 = final_cr_pack__parts__7__drv;
+        final_cr_pack__parts__8 = final_cr_pack__parts__8__drv;
+        final_cr_pack__parts__9 = final_cr_pack__parts__9__drv;
+        final_cr_pack__parts__10 = final_cr_pack__parts__10__drv;
+        final_cr_pack__parts__11 = final_cr_pack__parts__11__drv;
+        final_cr_pack__parts__12 = final_cr_pack__parts__12__drv;
+        final_cr_pack__parts__13 = final_cr_pack__parts__13__drv;
+        final_cr_pack__parts__14 = final_cr_pack__parts__14__drv;
+        final_cr_pack__parts__15 = final_cr_pack__parts__15__drv;
+        final_cr_pack__parts__16 = final_cr_pack__parts__16__drv;
+        final_cr_pack__parts__17 = final_cr_pack__parts__17__drv;
+        final_cr_pack__parts__18 = final_cr_pack__parts__18__drv;
+        final_cr_pack__parts__19 = final_cr_pack__parts__19__drv;
+        final_cr_pack__parts__20 = final_cr_pack__parts__20__drv;
+        final_cr_pack__parts__21 = final_cr_pack__parts__21__drv;
+        final_cr_pack__parts__22 = final_cr_pack__parts__22__drv;
+        final_cr_pack__parts__23 = final_cr_pack__parts__23__drv;
+        final_cr_pack__parts__24 = final_cr_pack__parts__24__drv;
+        final_cr_pack__parts__25 = final_cr_pack__parts__25__drv;
+        final_cr_pack__parts__26 = final_cr_pack__parts__26__drv;
+        final_cr_pack__parts__27 = final_cr_pack__parts__27__drv;
+        final_cr_pack__parts__28 = final_cr_pack__parts__28__drv;
+        final_cr_pack__parts__29 = final_cr_pack__parts__29__drv;
+        final_cr_pack__parts__30 = final_cr_pack__parts__30__drv;
+        final_cr_pack__parts__31 = final_cr_pack__parts__31__drv;
+        final_cr_pack__parts__32 = final_cr_pack__parts__32__drv;
+        final_cr_pack__parts__33 = final_cr_pack__parts__33__drv;
+        final_cr_pack__parts__34 = final_cr_pack__parts__34__drv;
+        final_cr_pack__parts__35 = final_cr_pack__parts__35__drv;
+        final_cr_pack__parts__36 = final_cr_pack__parts__36__drv;
+        final_cr_pack__parts__37 = final_cr_pack__parts__37__drv;
+        final_cr_pack__parts__38 = final_cr_pack__parts__38__drv;
+        final_cr_pack__parts__39 = final_cr_pack__parts__39__drv;
+        final_cr_pack__parts__40 = final_cr_pack__parts__40__drv;
+        final_cr_pack__parts__41 = final_cr_pack__parts__41__drv;
+        final_cr_pack__parts__42 = final_cr_pack__parts__42__drv;
+        final_cr_pack__parts__43 = final_cr_pack__parts__43__drv;
+        final_cr_pack__parts__44 = final_cr_pack__parts__44__drv;
+        final_cr_pack__parts__45 = final_cr_pack__parts__45__drv;
+        final_cr_pack__parts__46 = final_cr_pack__parts__46__drv;
+        final_cr_pack__parts__47 = final_cr_pack__parts__47__drv;
+        final_cr_pack__parts__48 = final_cr_pack__parts__48__drv;
+        final_cr_pack__parts__49 = final_cr_pack__parts__49__drv;
+        final_cr_pack__parts__50 = final_cr_pack__parts__50__drv;
+        final_cr_pack__parts__51 = final_cr_pack__parts__51__drv;
+        final_cr_pack__parts__52 = final_cr_pack__parts__52__drv;
+        final_cr_pack__parts__53 = final_cr_pack__parts__53__drv;
+        final_cr_pack__parts__54 = final_cr_pack__parts__54__drv;
+        final_cr_pack__parts__55 = final_cr_pack__parts__55__drv;
+        final_cr_pack__parts__56 = final_cr_pack__parts__56__drv;
+        final_cr_pack__parts__57 = final_cr_pack__parts__57__drv;
+        final_cr_pack__parts__58 = final_cr_pack__parts__58__drv;
+        final_cr_pack__parts__59 = final_cr_pack__parts__59__drv;
+        final_cr_pack__parts__60 = final_cr_pack__parts__60__drv;
+        final_cr_pack__parts__61 = final_cr_pack__parts__61__drv;
+        final_cr_pack__parts__62 = final_cr_pack__parts__62__drv;
+        final_cr_pack__parts__63 = final_cr_pack__parts__63__drv;
+        final_cr_pack__parts__64 = final_cr_pack__parts__64__drv;
+        final_cr_pack__parts__65 = final_cr_pack__parts__65__drv;
+        final_cr_pack__parts__66 = final_cr_pack__parts__66__drv;
+        final_cr_pack__parts__67 = final_cr_pack__parts__67__drv;
+        final_cr_pack__parts__68 = final_cr_pack__parts__68__drv;
+        final_cr_pack__parts__69 = final_cr_pack__parts__69__drv;
+        final_cr_pack__parts__70 = final_cr_pack__parts__70__drv;
+        final_cr_pack__parts__71 = final_cr_pack__parts__71__drv;
+        final_cr_pack__parts__72 = final_cr_pack__parts__72__drv;
+        final_cr_pack__parts__73 = final_cr_pack__parts__73__drv;
+        final_cr_pack__parts__74 = final_cr_pack__parts__74__drv;
+        final_cr_pack__parts__75 = final_cr_pack__parts__75__drv;
+        final_cr_pack__parts__76 = final_cr_pack__parts__76__drv;
+        final_cr_pack__parts__77 = final_cr_pack__parts__77__drv;
+        final_cr_pack__parts__78 = final_cr_pack__parts__78__drv;
+        final_cr_pack__parts__79 = final_cr_pack__parts__79__drv;
+        final_cr_pack__parts__80 = final_cr_pack__parts__80__drv;
+        final_cr_pack__parts__81 = final_cr_pack__parts__81__drv;
+        final_cr_pack__parts__82 = final_cr_pack__parts__82__drv;
+        final_cr_pack__parts__83 = final_cr_pack__parts__83__drv;
+        final_cr_pack__parts__84 = final_cr_pack__parts__84__drv;
+        final_cr_pack__parts__85 = final_cr_pack__parts__85__drv;
+        final_cr_pack__parts__86 = final_cr_pack__parts__86__drv;
+        final_cr_pack__parts__87 = final_cr_pack__parts__87__drv;
+        final_cr_pack__parts__88 = final_cr_pack__parts__88__drv;
+        final_cr_pack__parts__89 = final_cr_pack__parts__89__drv;
+        final_cr_pack__parts__90 = final_cr_pack__parts__90__drv;
+        final_cr_pack__parts__91 = final_cr_pack__parts__91__drv;
+        final_cr_pack__parts__92 = final_cr_pack__parts__92__drv;
+        final_cr_pack__parts__93 = final_cr_pack__parts__93__drv;
+        final_cr_pack__parts__94 = final_cr_pack__parts__94__drv;
+        final_cr_pack__parts__95 = final_cr_pack__parts__95__drv;
+        final_cr_pack__parts__96 = final_cr_pack__parts__96__drv;
+        final_cr_pack__parts__97 = final_cr_pack__parts__97__drv;
+        final_cr_pack__parts__98 = final_cr_pack__parts__98__drv;
+        final_cr_pack__parts__99 = final_cr_pack__parts__99__drv;
+        final_cr_pack__parts__100 = final_cr_pack__parts__100__drv;
+        final_cr_pack__parts__101 = final_cr_pack__parts__101__drv;
+        final_cr_pack__parts__102 = final_cr_pack__parts__102__drv;
+        final_cr_pack__parts__103 = final_cr_pack__parts__103__drv;
+        final_cr_pack__parts__104 = final_cr_pack__parts__104__drv;
+        final_cr_pack__parts__105 = final_cr_pack__parts__105__drv;
+        final_cr_pack__parts__106 = final_cr_pack__parts__106__drv;
+        final_cr_pack__parts__107 = final_cr_pack__parts__107__drv;
+        final_cr_pack__parts__108 = final_cr_pack__parts__108__drv;
+        final_cr_pack__parts__109 = final_cr_pack__parts__109__drv;
+        final_cr_pack__parts__110 = final_cr_pack__parts__110__drv;
+        final_cr_pack__parts__111 = final_cr_pack__parts__111__drv;
+        final_cr_pack__parts__112 = final_cr_pack__parts__112__drv;
+        final_cr_pack__parts__113 = final_cr_pack__parts__113__drv;
+        final_cr_pack__parts__114 = final_cr_pack__parts__114__drv;
+        final_cr_pack__parts__115 = final_cr_pack__parts__115__drv;
+        final_cr_pack__parts__116 = final_cr_pack__parts__116__drv;
+        final_cr_pack__parts__117 = final_cr_pack__parts__117__drv;
+        final_cr_pack__parts__118 = final_cr_pack__parts__118__drv;
+        final_cr_pack__parts__119 = final_cr_pack__parts__119__drv;
+        final_cr_pack__parts__120 = final_cr_pack__parts__120__drv;
+        final_cr_pack__parts__121 = final_cr_pack__parts__121__drv;
+        final_cr_pack__parts__122 = final_cr_pack__parts__122__drv;
+        final_cr_pack__parts__123 = final_cr_pack__parts__123__drv;
+        final_cr_pack__parts__124 = final_cr_pack__parts__124__drv;
+        final_cr_pack__parts__125 = final_cr_pack__parts__125__drv;
+        final_cr_pack__parts__126 = final_cr_pack__parts__126__drv;
+        final_cr_pack__parts__127 = final_cr_pack__parts__127__drv;
+        matched_pack__parts__0 = matched_pack__parts__0__drv;
+        matched_pack__parts__1 = matched_pack__parts__1__drv;
+        matched_pack__parts__2 = matched_pack__parts__2__drv;
+        matched_pack__parts__3 = matched_pack__parts__3__drv;
+        matched_pack__parts__4 = matched_pack__parts__4__drv;
+        matched_pack__parts__5 = matched_pack__parts__5__drv;
+        matched_pack__parts__6 = matched_pack__parts__6__drv;
+        matched_pack__parts__7 = matched_pack__parts__7__drv;
+        matched_pack__parts__8 = matched_pack__parts__8__drv;
+        matched_pack__parts__9 = matched_pack__parts__9__drv;
+        matched_pack__parts__10 = matched_pack__parts__10__drv;
+        matched_pack__parts__11 = matched_pack__parts__11__drv;
+        matched_pack__parts__12 = matched_pack__parts__12__drv;
+        matched_pack__parts__13 = matched_pack__parts__13__drv;
+        matched_pack__parts__14 = matched_pack__parts__14__drv;
+        matched_pack__parts__15 = matched_pack__parts__15__drv;
+        matched_pack__parts__16 = matched_pack__parts__16__drv;
+        matched_pack__parts__17 = matched_pack__parts__17__drv;
+        matched_pack__parts__18 = matched_pack__parts__18__drv;
+        matched_pack__parts__19 = matched_pack__parts__19__drv;
+        matched_pack__parts__20 = matched_pack__parts__20__drv;
+        matched_pack__parts__21 = matched_pack__parts__21__drv;
+        matched_pack__parts__22 = matched_pack__parts__22__drv;
+        matched_pack__parts__23 = matched_pack__parts__23__drv;
+        matched_pack__parts__24 = matched_pack__parts__24__drv;
+        matched_pack__parts__25 = matched_pack__parts__25__drv;
+        matched_pack__parts__26 = matched_pack__parts__26__drv;
+        matched_pack__parts__27 = matched_pack__parts__27__drv;
+        matched_pack__parts__28 = matched_pack__parts__28__drv;
+        matched_pack__parts__29 = matched_pack__parts__29__drv;
+        matched_pack__parts__30 = matched_pack__parts__30__drv;
+        matched_pack__parts__31 = matched_pack__parts__31__drv;
+        matched_pack__parts__32 = matched_pack__parts__32__drv;
+        matched_pack__parts__33 = matched_pack__parts__33__drv;
+        matched_pack__parts__34 = matched_pack__parts__34__drv;
+        matched_pack__parts__35 = matched_pack__parts__35__drv;
+        matched_pack__parts__36 = matched_pack__parts__36__drv;
+        matched_pack__parts__37 = matched_pack__parts__37__drv;
+        matched_pack__parts__38 = matched_pack__parts__38__drv;
+        matched_pack__parts__39 = matched_pack__parts__39__drv;
+        matched_pack__parts__40 = matched_pack__parts__40__drv;
+        matched_pack__parts__41 = matched_pack__parts__41__drv;
+        matched_pack__parts__42 = matched_pack__parts__42__drv;
+        matched_pack__parts__43 = matched_pack__parts__43__drv;
+        matched_pack__parts__44 = matched_pack__parts__44__drv;
+        matched_pack__parts__45 = matched_pack__parts__45__drv;
+        matched_pack__parts__46 = matched_pack__parts__46__drv;
+        matched_pack__parts__47 = matched_pack__parts__47__drv;
+        matched_pack__parts__48 = matched_pack__parts__48__drv;
+        matched_pack__parts__49 = matched_pack__parts__49__drv;
+        matched_pack__parts__50 = matched_pack__parts__50__drv;
+        matched_pack__parts__51 = matched_pack__parts__51__drv;
+        matched_pack__parts__52 = matched_pack__parts__52__drv;
+        matched_pack__parts__53 = matched_pack__parts__53__drv;
+        matched_pack__parts__54 = matched_pack__parts__54__drv;
+        matched_pack__parts__55 = matched_pack__parts__55__drv;
+        matched_pack__parts__56 = matched_pack__parts__56__drv;
+        matched_pack__parts__57 = matched_pack__parts__57__drv;
+        matched_pack__parts__58 = matched_pack__parts__58__drv;
+        matched_pack__parts__59 = matched_pack__parts__59__drv;
+        matched_pack__parts__60 = matched_pack__parts__60__drv;
+        matched_pack__parts__61 = matched_pack__parts__61__drv;
+        matched_pack__parts__62 = matched_pack__parts__62__drv;
+        matched_pack__parts__63 = matched_pack__parts__63__drv;
+        matched_pack__parts__64 = matched_pack__parts__64__drv;
+        matched_pack__parts__65 = matched_pack__parts__65__drv;
+        matched_pack__parts__66 = matched_pack__parts__66__drv;
+        matched_pack__parts__67 = matched_pack__parts__67__drv;
+        matched_pack__parts__68 = matched_pack__parts__68__drv;
+        matched_pack__parts__69 = matched_pack__parts__69__drv;
+        matched_pack__parts__70 = matched_pack__parts__70__drv;
+        matched_pack__parts__71 = matched_pack__parts__71__drv;
+        matched_pack__parts__72 = matched_pack__parts__72__drv;
+        matched_pack__parts__73 = matched_pack__parts__73__drv;
+        matched_pack__parts__74 = matched_pack__parts__74__drv;
+        matched_pack__parts__75 = matched_pack__parts__75__drv;
+        matched_pack__parts__76 = matched_pack__parts__76__drv;
+        matched_pack__parts__77 = matched_pack__parts__77__drv;
+        matched_pack__parts__78 = matched_pack__parts__78__drv;
+        matched_pack__parts__79 = matched_pack__parts__79__drv;
+        matched_pack__parts__80 = matched_pack__parts__80__drv;
+        matched_pack__parts__81 = matched_pack__parts__81__drv;
+        matched_pack__parts__82 = matched_pack__parts__82__drv;
+        matched_pack__parts__83 = matched_pack__parts__83__drv;
+        matched_pack__parts__84 = matched_pack__parts__84__drv;
+        matched_pack__parts__85 = matched_pack__parts__85__drv;
+        matched_pack__parts__86 = matched_pack__parts__86__drv;
+        matched_pack__parts__87 = matched_pack__parts__87__drv;
+        matched_pack__parts__88 = matched_pack__parts__88__drv;
+        matched_pack__parts__89 = matched_pack__parts__89__drv;
+        matched_pack__parts__90 = matched_pack__parts__90__drv;
+        matched_pack__parts__91 = matched_pack__parts__91__drv;
+        matched_pack__parts__92 = matched_pack__parts__92__drv;
+        matched_pack__parts__93 = matched_pack__parts__93__drv;
+        matched_pack__parts__94 = matched_pack__parts__94__drv;
+        matched_pack__parts__95 = matched_pack__parts__95__drv;
+        matched_pack__parts__96 = matched_pack__parts__96__drv;
+        matched_pack__parts__97 = matched_pack__parts__97__drv;
+        matched_pack__parts__98 = matched_pack__parts__98__drv;
+        matched_pack__parts__99 = matched_pack__parts__99__drv;
+        matched_pack__parts__100 = matched_pack__parts__100__drv;
+        matched_pack__parts__101 = matched_pack__parts__101__drv;
+        matched_pack__parts__102 = matched_pack__parts__102__drv;
+        matched_pack__parts__103 = matched_pack__parts__103__drv;
+        matched_pack__parts__104 = matched_pack__parts__104__drv;
+        matched_pack__parts__105 = matched_pack__parts__105__drv;
+        matched_pack__parts__106 = matched_pack__parts__106__drv;
+        matched_pack__parts__107 = matched_pack__parts__107__drv;
+        matched_pack__parts__108 = matched_pack__parts__108__drv;
+        matched_pack__parts__109 = matched_pack__parts__109__drv;
+        matched_pack__parts__110 = matched_pack__parts__110__drv;
+        matched_pack__parts__111 = matched_pack__parts__111__drv;
+        matched_pack__parts__112 = matched_pack__parts__112__drv;
+        matched_pack__parts__113 = matched_pack__parts__113__drv;
+        matched_pack__parts__114 = matched_pack__parts__114__drv;
+        matched_pack__parts__115 = matched_pack__parts__115__drv;
+        matched_pack__parts__116 = matched_pack__parts__116__drv;
+        matched_pack__parts__117 = matched_pack__parts__117__drv;
+        matched_pack__parts__118 = matched_pack__parts__118__drv;
+        matched_pack__parts__119 = matched_pack__parts__119__drv;
+        matched_pack__parts__120 = matched_pack__parts__120__drv;
+        matched_pack__parts__121 = matched_pack__parts__121__drv;
+        matched_pack__parts__122 = matched_pack__parts__122__drv;
+        matched_pack__parts__123 = matched_pack__parts__123__drv;
+        matched_pack__parts__124 = matched_pack__parts__124__drv;
+        matched_pack__parts__125 = matched_pack__parts__125__drv;
+        matched_pack__parts__126 = matched_pack__parts__126__drv;
+        matched_pack__parts__127 = matched_pack__parts__127__drv;
+        ins_valid_pack__parts__0 = ins_valid_pack__parts__0__drv;
+        ins_valid_pack__parts__1 = ins_valid_pack__parts__1__drv;
+        ins_valid_pack__parts__2 = ins_valid_pack__parts__2__drv;
+        ins_pc_pack__parts__0 = ins_pc_pack__parts__0__drv;
+        ins_pc_pack__parts__1 = ins_pc_pack__parts__1__drv;
+        ins_pc_pack__parts__2 = ins_pc_pack__parts__2__drv;
+    end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle
 
 

@@ -96,6 +96,26 @@ module dwr_sco_n128_g8_s8_p32_pc(clock,sel_valid,sel_sw,cr,matched,grp_pc,grp_ma
     reg  [7:0] mask_pack__parts__6;
     reg  [7:0] mask_pack__parts__7;
     wire  [63:0] mask_pack__whole;
+    reg  [127:0] cr_rows__whole__drv;
+    reg  [127:0] matched_rows__whole__drv;
+    reg  [255:0] member_pcs__whole__drv;
+    reg  [63:0] member_masks__whole__drv;
+    reg  member_pack__parts__0__drv;
+    reg  member_pack__parts__1__drv;
+    reg  member_pack__parts__2__drv;
+    reg  member_pack__parts__3__drv;
+    reg  member_pack__parts__4__drv;
+    reg  member_pack__parts__5__drv;
+    reg  member_pack__parts__6__drv;
+    reg  member_pack__parts__7__drv;
+    reg  [7:0] mask_pack__parts__0__drv;
+    reg  [7:0] mask_pack__parts__1__drv;
+    reg  [7:0] mask_pack__parts__2__drv;
+    reg  [7:0] mask_pack__parts__3__drv;
+    reg  [7:0] mask_pack__parts__4__drv;
+    reg  [7:0] mask_pack__parts__5__drv;
+    reg  [7:0] mask_pack__parts__6__drv;
+    reg  [7:0] mask_pack__parts__7__drv;
     
     // Local signals
     reg  valid;
@@ -194,10 +214,10 @@ module dwr_sco_n128_g8_s8_p32_pc(clock,sel_valid,sel_sw,cr,matched,grp_pc,grp_ma
     
     // Update code
     always @(*) begin
-        cr_rows__whole = cr;
-        matched_rows__whole = matched;
-        member_pcs__whole = grp_pc;
-        member_masks__whole = grp_mask;
+        cr_rows__whole__drv = cr;
+        matched_rows__whole__drv = matched;
+        member_pcs__whole__drv = grp_pc;
+        member_masks__whole__drv = grp_mask;
         valid = sel_valid & (sel_sw < subwarps);
         group = sel_sw >> member_shift;
         pos = sel_sw & member_mask;
@@ -293,159 +313,159 @@ module dwr_sco_n128_g8_s8_p32_pc(clock,sel_valid,sel_sw,cr,matched,grp_pc,grp_ma
             sel_pc = member_pcs__parts__7;
         end
         fused = valid & row_cr[pos];
-        member_pack__parts__0 = 1'b0;
+        member_pack__parts__0__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__0 = (row_cr[0] & (member_pcs__parts__0 == sel_pc));
+                member_pack__parts__0__drv = (row_cr[0] & (member_pcs__parts__0 == sel_pc));
             end
             else begin
-                member_pack__parts__0 = (row_cr[0] & ((pos == 0) | (row_matched[pos] & row_matched[0])));
+                member_pack__parts__0__drv = (row_cr[0] & ((pos == 0) | (row_matched[pos] & row_matched[0])));
             end
         end
         else begin
-            member_pack__parts__0 = (valid & (pos == 0));
+            member_pack__parts__0__drv = (valid & (pos == 0));
         end
-        member_pack__parts__1 = 1'b0;
+        member_pack__parts__1__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__1 = (row_cr[1] & (member_pcs__parts__1 == sel_pc));
+                member_pack__parts__1__drv = (row_cr[1] & (member_pcs__parts__1 == sel_pc));
             end
             else begin
-                member_pack__parts__1 = (row_cr[1] & ((pos == 1) | (row_matched[pos] & row_matched[1])));
+                member_pack__parts__1__drv = (row_cr[1] & ((pos == 1) | (row_matched[pos] & row_matched[1])));
             end
         end
         else begin
-            member_pack__parts__1 = (valid & (pos == 1));
+            member_pack__parts__1__drv = (valid & (pos == 1));
         end
-        member_pack__parts__2 = 1'b0;
+        member_pack__parts__2__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__2 = (row_cr[2] & (member_pcs__parts__2 == sel_pc));
+                member_pack__parts__2__drv = (row_cr[2] & (member_pcs__parts__2 == sel_pc));
             end
             else begin
-                member_pack__parts__2 = (row_cr[2] & ((pos == 2) | (row_matched[pos] & row_matched[2])));
+                member_pack__parts__2__drv = (row_cr[2] & ((pos == 2) | (row_matched[pos] & row_matched[2])));
             end
         end
         else begin
-            member_pack__parts__2 = (valid & (pos == 2));
+            member_pack__parts__2__drv = (valid & (pos == 2));
         end
-        member_pack__parts__3 = 1'b0;
+        member_pack__parts__3__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__3 = (row_cr[3] & (member_pcs__parts__3 == sel_pc));
+                member_pack__parts__3__drv = (row_cr[3] & (member_pcs__parts__3 == sel_pc));
             end
             else begin
-                member_pack__parts__3 = (row_cr[3] & ((pos == 3) | (row_matched[pos] & row_matched[3])));
+                member_pack__parts__3__drv = (row_cr[3] & ((pos == 3) | (row_matched[pos] & row_matched[3])));
             end
         end
         else begin
-            member_pack__parts__3 = (valid & (pos == 3));
+            member_pack__parts__3__drv = (valid & (pos == 3));
         end
-        member_pack__parts__4 = 1'b0;
+        member_pack__parts__4__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__4 = (row_cr[4] & (member_pcs__parts__4 == sel_pc));
+                member_pack__parts__4__drv = (row_cr[4] & (member_pcs__parts__4 == sel_pc));
             end
             else begin
-                member_pack__parts__4 = (row_cr[4] & ((pos == 4) | (row_matched[pos] & row_matched[4])));
+                member_pack__parts__4__drv = (row_cr[4] & ((pos == 4) | (row_matched[pos] & row_matched[4])));
             end
         end
         else begin
-            member_pack__parts__4 = (valid & (pos == 4));
+            member_pack__parts__4__drv = (valid & (pos == 4));
         end
-        member_pack__parts__5 = 1'b0;
+        member_pack__parts__5__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__5 = (row_cr[5] & (member_pcs__parts__5 == sel_pc));
+                member_pack__parts__5__drv = (row_cr[5] & (member_pcs__parts__5 == sel_pc));
             end
             else begin
-                member_pack__parts__5 = (row_cr[5] & ((pos == 5) | (row_matched[pos] & row_matched[5])));
+                member_pack__parts__5__drv = (row_cr[5] & ((pos == 5) | (row_matched[pos] & row_matched[5])));
             end
         end
         else begin
-            member_pack__parts__5 = (valid & (pos == 5));
+            member_pack__parts__5__drv = (valid & (pos == 5));
         end
-        member_pack__parts__6 = 1'b0;
+        member_pack__parts__6__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__6 = (row_cr[6] & (member_pcs__parts__6 == sel_pc));
+                member_pack__parts__6__drv = (row_cr[6] & (member_pcs__parts__6 == sel_pc));
             end
             else begin
-                member_pack__parts__6 = (row_cr[6] & ((pos == 6) | (row_matched[pos] & row_matched[6])));
+                member_pack__parts__6__drv = (row_cr[6] & ((pos == 6) | (row_matched[pos] & row_matched[6])));
             end
         end
         else begin
-            member_pack__parts__6 = (valid & (pos == 6));
+            member_pack__parts__6__drv = (valid & (pos == 6));
         end
-        member_pack__parts__7 = 1'b0;
+        member_pack__parts__7__drv = 1'b0;
         if (fused) begin
             if (|match_by_pc) begin
-                member_pack__parts__7 = (row_cr[7] & (member_pcs__parts__7 == sel_pc));
+                member_pack__parts__7__drv = (row_cr[7] & (member_pcs__parts__7 == sel_pc));
             end
             else begin
-                member_pack__parts__7 = (row_cr[7] & ((pos == 7) | (row_matched[pos] & row_matched[7])));
+                member_pack__parts__7__drv = (row_cr[7] & ((pos == 7) | (row_matched[pos] & row_matched[7])));
             end
         end
         else begin
-            member_pack__parts__7 = (valid & (pos == 7));
+            member_pack__parts__7__drv = (valid & (pos == 7));
         end
         members = member_pack__whole;
         size = 32'h0;
         if (members[0]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__0 = 32'h0;
+        mask_pack__parts__0__drv = 32'h0;
         if (members[0]) begin
-            mask_pack__parts__0 = member_masks__parts__0;
+            mask_pack__parts__0__drv = member_masks__parts__0;
         end
         if (members[1]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__1 = 32'h0;
+        mask_pack__parts__1__drv = 32'h0;
         if (members[1]) begin
-            mask_pack__parts__1 = member_masks__parts__1;
+            mask_pack__parts__1__drv = member_masks__parts__1;
         end
         if (members[2]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__2 = 32'h0;
+        mask_pack__parts__2__drv = 32'h0;
         if (members[2]) begin
-            mask_pack__parts__2 = member_masks__parts__2;
+            mask_pack__parts__2__drv = member_masks__parts__2;
         end
         if (members[3]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__3 = 32'h0;
+        mask_pack__parts__3__drv = 32'h0;
         if (members[3]) begin
-            mask_pack__parts__3 = member_masks__parts__3;
+            mask_pack__parts__3__drv = member_masks__parts__3;
         end
         if (members[4]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__4 = 32'h0;
+        mask_pack__parts__4__drv = 32'h0;
         if (members[4]) begin
-            mask_pack__parts__4 = member_masks__parts__4;
+            mask_pack__parts__4__drv = member_masks__parts__4;
         end
         if (members[5]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__5 = 32'h0;
+        mask_pack__parts__5__drv = 32'h0;
         if (members[5]) begin
-            mask_pack__parts__5 = member_masks__parts__5;
+            mask_pack__parts__5__drv = member_masks__parts__5;
         end
         if (members[6]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__6 = 32'h0;
+        mask_pack__parts__6__drv = 32'h0;
         if (members[6]) begin
-            mask_pack__parts__6 = member_masks__parts__6;
+            mask_pack__parts__6__drv = member_masks__parts__6;
         end
         if (members[7]) begin
             size = size + 32'h1;
         end
-        mask_pack__parts__7 = 32'h0;
+        mask_pack__parts__7__drv = 32'h0;
         if (members[7]) begin
-            mask_pack__parts__7 = member_masks__parts__7;
+            mask_pack__parts__7__drv = member_masks__parts__7;
         end
         bundle_valid = valid;
         bundle_fused = fused;
@@ -460,6 +480,29 @@ module dwr_sco_n128_g8_s8_p32_pc(clock,sel_valid,sel_sw,cr,matched,grp_pc,grp_ma
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        cr_rows__whole = cr_rows__whole__drv;
+        matched_rows__whole = matched_rows__whole__drv;
+        member_pcs__whole = member_pcs__whole__drv;
+        member_masks__whole = member_masks__whole__drv;
+        member_pack__parts__0 = member_pack__parts__0__drv;
+        member_pack__parts__1 = member_pack__parts__1__drv;
+        member_pack__parts__2 = member_pack__parts__2__drv;
+        member_pack__parts__3 = member_pack__parts__3__drv;
+        member_pack__parts__4 = member_pack__parts__4__drv;
+        member_pack__parts__5 = member_pack__parts__5__drv;
+        member_pack__parts__6 = member_pack__parts__6__drv;
+        member_pack__parts__7 = member_pack__parts__7__drv;
+        mask_pack__parts__0 = mask_pack__parts__0__drv;
+        mask_pack__parts__1 = mask_pack__parts__1__drv;
+        mask_pack__parts__2 = mask_pack__parts__2__drv;
+        mask_pack__parts__3 = mask_pack__parts__3__drv;
+        mask_pack__parts__4 = mask_pack__parts__4__drv;
+        mask_pack__parts__5 = mask_pack__parts__5__drv;
+        mask_pack__parts__6 = mask_pack__parts__6__drv;
+        mask_pack__parts__7 = mask_pack__parts__7__drv;
+    end
 endmodule // dwr_sco_n128_g8_s8_p32_pc
 
 

@@ -55,6 +55,15 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00(clock,reset,kernel_start,acc_valid,ac
     reg  mode_reg__reset;
     reg  [1:0] mode_reg__d;
     wire  [1:0] mode_reg__q;
+    reg  acc_count__clock__drv;
+    reg  acc_count__reset__drv;
+    reg  [9:0] acc_count__d__drv;
+    reg  miss_count__clock__drv;
+    reg  miss_count__reset__drv;
+    reg  [9:0] miss_count__d__drv;
+    reg  mode_reg__clock__drv;
+    reg  mode_reg__reset__drv;
+    reg  [1:0] mode_reg__d__drv;
     
     // Local signals
     reg  bypass_ok;
@@ -93,12 +102,12 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00(clock,reset,kernel_start,acc_valid,ac
     
     // Update code
     always @(*) begin
-        acc_count__clock = clock;
-        acc_count__reset = reset;
-        miss_count__clock = clock;
-        miss_count__reset = reset;
-        mode_reg__clock = clock;
-        mode_reg__reset = reset;
+        acc_count__clock__drv = clock;
+        acc_count__reset__drv = reset;
+        miss_count__clock__drv = clock;
+        miss_count__reset__drv = reset;
+        mode_reg__clock__drv = clock;
+        mode_reg__reset__drv = reset;
         bypass_ok = bypass_en & ((mode_reg__q == 32'h2) | ((mode_reg__q == 32'h1) & tb_has_waiter[acc_tb]));
         decision = 32'h0;
         stall_why = 32'h0;
@@ -212,22 +221,22 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00(clock,reset,kernel_start,acc_valid,ac
             end
         end
         ends_epoch = ~cumulative & (acc_next == epoch_len);
-        acc_count__d = acc_next;
-        miss_count__d = miss_next;
-        mode_reg__d = mode_reg__q;
+        acc_count__d__drv = acc_next;
+        miss_count__d__drv = miss_next;
+        mode_reg__d__drv = mode_reg__q;
         if (cumulative | ends_epoch) begin
-            mode_reg__d = mode_f;
+            mode_reg__d__drv = mode_f;
         end
         if (ends_epoch) begin
-            acc_count__d = 32'h0;
-            miss_count__d = 32'h0;
+            acc_count__d__drv = 32'h0;
+            miss_count__d__drv = 32'h0;
         end
         if (kernel_start & launch_clears_counters) begin
-            acc_count__d = 32'h0;
-            miss_count__d = 32'h0;
+            acc_count__d__drv = 32'h0;
+            miss_count__d__drv = 32'h0;
         end
         if (kernel_start & launch_clears_mode) begin
-            mode_reg__d = 32'h0;
+            mode_reg__d__drv = 32'h0;
         end
         epoch_end = ends_epoch;
         mode = mode_reg__q;
@@ -235,6 +244,18 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00(clock,reset,kernel_start,acc_valid,ac
         dbg_miss = miss_count__q;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        acc_count__clock = acc_count__clock__drv;
+        acc_count__reset = acc_count__reset__drv;
+        acc_count__d = acc_count__d__drv;
+        miss_count__clock = miss_count__clock__drv;
+        miss_count__reset = miss_count__reset__drv;
+        miss_count__d = miss_count__d__drv;
+        mode_reg__clock = mode_reg__clock__drv;
+        mode_reg__reset = mode_reg__reset__drv;
+        mode_reg__d = mode_reg__d__drv;
+    end
 endmodule // l1d_bypass_c8_e1024_f90_p60_ra_0b00
 
 

@@ -621,6 +621,361 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     reg  [5:0] pack_bar_live__parts__6;
     reg  [5:0] pack_bar_live__parts__7;
     wire  [47:0] pack_bar_live__whole;
+    reg  resident__clock__drv;
+    reg  resident__reset__drv;
+    reg  [47:0] resident__d__drv;
+    reg  older__0__clock__drv;
+    reg  older__0__reset__drv;
+    reg  [47:0] older__0__d__drv;
+    reg  older__1__clock__drv;
+    reg  older__1__reset__drv;
+    reg  [47:0] older__1__d__drv;
+    reg  older__2__clock__drv;
+    reg  older__2__reset__drv;
+    reg  [47:0] older__2__d__drv;
+    reg  older__3__clock__drv;
+    reg  older__3__reset__drv;
+    reg  [47:0] older__3__d__drv;
+    reg  older__4__clock__drv;
+    reg  older__4__reset__drv;
+    reg  [47:0] older__4__d__drv;
+    reg  older__5__clock__drv;
+    reg  older__5__reset__drv;
+    reg  [47:0] older__5__d__drv;
+    reg  older__6__clock__drv;
+    reg  older__6__reset__drv;
+    reg  [47:0] older__6__d__drv;
+    reg  older__7__clock__drv;
+    reg  older__7__reset__drv;
+    reg  [47:0] older__7__d__drv;
+    reg  older__8__clock__drv;
+    reg  older__8__reset__drv;
+    reg  [47:0] older__8__d__drv;
+    reg  older__9__clock__drv;
+    reg  older__9__reset__drv;
+    reg  [47:0] older__9__d__drv;
+    reg  older__10__clock__drv;
+    reg  older__10__reset__drv;
+    reg  [47:0] older__10__d__drv;
+    reg  older__11__clock__drv;
+    reg  older__11__reset__drv;
+    reg  [47:0] older__11__d__drv;
+    reg  older__12__clock__drv;
+    reg  older__12__reset__drv;
+    reg  [47:0] older__12__d__drv;
+    reg  older__13__clock__drv;
+    reg  older__13__reset__drv;
+    reg  [47:0] older__13__d__drv;
+    reg  older__14__clock__drv;
+    reg  older__14__reset__drv;
+    reg  [47:0] older__14__d__drv;
+    reg  older__15__clock__drv;
+    reg  older__15__reset__drv;
+    reg  [47:0] older__15__d__drv;
+    reg  older__16__clock__drv;
+    reg  older__16__reset__drv;
+    reg  [47:0] older__16__d__drv;
+    reg  older__17__clock__drv;
+    reg  older__17__reset__drv;
+    reg  [47:0] older__17__d__drv;
+    reg  older__18__clock__drv;
+    reg  older__18__reset__drv;
+    reg  [47:0] older__18__d__drv;
+    reg  older__19__clock__drv;
+    reg  older__19__reset__drv;
+    reg  [47:0] older__19__d__drv;
+    reg  older__20__clock__drv;
+    reg  older__20__reset__drv;
+    reg  [47:0] older__20__d__drv;
+    reg  older__21__clock__drv;
+    reg  older__21__reset__drv;
+    reg  [47:0] older__21__d__drv;
+    reg  older__22__clock__drv;
+    reg  older__22__reset__drv;
+    reg  [47:0] older__22__d__drv;
+    reg  older__23__clock__drv;
+    reg  older__23__reset__drv;
+    reg  [47:0] older__23__d__drv;
+    reg  older__24__clock__drv;
+    reg  older__24__reset__drv;
+    reg  [47:0] older__24__d__drv;
+    reg  older__25__clock__drv;
+    reg  older__25__reset__drv;
+    reg  [47:0] older__25__d__drv;
+    reg  older__26__clock__drv;
+    reg  older__26__reset__drv;
+    reg  [47:0] older__26__d__drv;
+    reg  older__27__clock__drv;
+    reg  older__27__reset__drv;
+    reg  [47:0] older__27__d__drv;
+    reg  older__28__clock__drv;
+    reg  older__28__reset__drv;
+    reg  [47:0] older__28__d__drv;
+    reg  older__29__clock__drv;
+    reg  older__29__reset__drv;
+    reg  [47:0] older__29__d__drv;
+    reg  older__30__clock__drv;
+    reg  older__30__reset__drv;
+    reg  [47:0] older__30__d__drv;
+    reg  older__31__clock__drv;
+    reg  older__31__reset__drv;
+    reg  [47:0] older__31__d__drv;
+    reg  older__32__clock__drv;
+    reg  older__32__reset__drv;
+    reg  [47:0] older__32__d__drv;
+    reg  older__33__clock__drv;
+    reg  older__33__reset__drv;
+    reg  [47:0] older__33__d__drv;
+    reg  older__34__clock__drv;
+    reg  older__34__reset__drv;
+    reg  [47:0] older__34__d__drv;
+    reg  older__35__clock__drv;
+    reg  older__35__reset__drv;
+    reg  [47:0] older__35__d__drv;
+    reg  older__36__clock__drv;
+    reg  older__36__reset__drv;
+    reg  [47:0] older__36__d__drv;
+    reg  older__37__clock__drv;
+    reg  older__37__reset__drv;
+    reg  [47:0] older__37__d__drv;
+    reg  older__38__clock__drv;
+    reg  older__38__reset__drv;
+    reg  [47:0] older__38__d__drv;
+    reg  older__39__clock__drv;
+    reg  older__39__reset__drv;
+    reg  [47:0] older__39__d__drv;
+    reg  older__40__clock__drv;
+    reg  older__40__reset__drv;
+    reg  [47:0] older__40__d__drv;
+    reg  older__41__clock__drv;
+    reg  older__41__reset__drv;
+    reg  [47:0] older__41__d__drv;
+    reg  older__42__clock__drv;
+    reg  older__42__reset__drv;
+    reg  [47:0] older__42__d__drv;
+    reg  older__43__clock__drv;
+    reg  older__43__reset__drv;
+    reg  [47:0] older__43__d__drv;
+    reg  older__44__clock__drv;
+    reg  older__44__reset__drv;
+    reg  [47:0] older__44__d__drv;
+    reg  older__45__clock__drv;
+    reg  older__45__reset__drv;
+    reg  [47:0] older__45__d__drv;
+    reg  older__46__clock__drv;
+    reg  older__46__reset__drv;
+    reg  [47:0] older__46__d__drv;
+    reg  older__47__clock__drv;
+    reg  older__47__reset__drv;
+    reg  [47:0] older__47__d__drv;
+    reg  last_issued__0__clock__drv;
+    reg  last_issued__0__reset__drv;
+    reg  [5:0] last_issued__0__d__drv;
+    reg  last_issued__1__clock__drv;
+    reg  last_issued__1__reset__drv;
+    reg  [5:0] last_issued__1__d__drv;
+    reg  last_valid__0__clock__drv;
+    reg  last_valid__0__reset__drv;
+    reg  last_valid__0__d__drv;
+    reg  last_valid__1__clock__drv;
+    reg  last_valid__1__reset__drv;
+    reg  last_valid__1__d__drv;
+    reg  greedy_valid__0__clock__drv;
+    reg  greedy_valid__0__reset__drv;
+    reg  greedy_valid__0__d__drv;
+    reg  greedy_valid__1__clock__drv;
+    reg  greedy_valid__1__reset__drv;
+    reg  greedy_valid__1__d__drv;
+    reg  [47:0] gto__0__candidates__drv;
+    reg  [2303:0] gto__0__older__drv;
+    reg  [5:0] gto__0__last__drv;
+    reg  gto__0__last_valid__drv;
+    reg  gto__0__greedy_valid__drv;
+    reg  [47:0] gto__1__candidates__drv;
+    reg  [2303:0] gto__1__older__drv;
+    reg  [5:0] gto__1__last__drv;
+    reg  gto__1__last_valid__drv;
+    reg  gto__1__greedy_valid__drv;
+    reg  [287:0] rec_rows__whole__drv;
+    reg  [143:0] launch_tb_rows__whole__drv;
+    reg  pack_issue_valid__parts__0__drv;
+    reg  pack_issue_valid__parts__1__drv;
+    reg  [5:0] pack_issue_slot__parts__0__drv;
+    reg  [5:0] pack_issue_slot__parts__1__drv;
+    reg  pack_issue_is_mem__parts__0__drv;
+    reg  pack_issue_is_mem__parts__1__drv;
+    reg  pack_last_valid__parts__0__drv;
+    reg  pack_last_valid__parts__1__drv;
+    reg  [5:0] pack_last_issued__parts__0__drv;
+    reg  [5:0] pack_last_issued__parts__1__drv;
+    reg  pack_greedy_valid__parts__0__drv;
+    reg  pack_greedy_valid__parts__1__drv;
+    reg  pack_cmp_last_valid__parts__0__drv;
+    reg  pack_cmp_last_valid__parts__1__drv;
+    reg  [5:0] pack_cmp_last_issued__parts__0__drv;
+    reg  [5:0] pack_cmp_last_issued__parts__1__drv;
+    reg  pack_cmp_greedy_valid__parts__0__drv;
+    reg  pack_cmp_greedy_valid__parts__1__drv;
+    reg  [47:0] pack_older__parts__0__drv;
+    reg  [47:0] pack_older__parts__1__drv;
+    reg  [47:0] pack_older__parts__2__drv;
+    reg  [47:0] pack_older__parts__3__drv;
+    reg  [47:0] pack_older__parts__4__drv;
+    reg  [47:0] pack_older__parts__5__drv;
+    reg  [47:0] pack_older__parts__6__drv;
+    reg  [47:0] pack_older__parts__7__drv;
+    reg  [47:0] pack_older__parts__8__drv;
+    reg  [47:0] pack_older__parts__9__drv;
+    reg  [47:0] pack_older__parts__10__drv;
+    reg  [47:0] pack_older__parts__11__drv;
+    reg  [47:0] pack_older__parts__12__drv;
+    reg  [47:0] pack_older__parts__13__drv;
+    reg  [47:0] pack_older__parts__14__drv;
+    reg  [47:0] pack_older__parts__15__drv;
+    reg  [47:0] pack_older__parts__16__drv;
+    reg  [47:0] pack_older__parts__17__drv;
+    reg  [47:0] pack_older__parts__18__drv;
+    reg  [47:0] pack_older__parts__19__drv;
+    reg  [47:0] pack_older__parts__20__drv;
+    reg  [47:0] pack_older__parts__21__drv;
+    reg  [47:0] pack_older__parts__22__drv;
+    reg  [47:0] pack_older__parts__23__drv;
+    reg  [47:0] pack_older__parts__24__drv;
+    reg  [47:0] pack_older__parts__25__drv;
+    reg  [47:0] pack_older__parts__26__drv;
+    reg  [47:0] pack_older__parts__27__drv;
+    reg  [47:0] pack_older__parts__28__drv;
+    reg  [47:0] pack_older__parts__29__drv;
+    reg  [47:0] pack_older__parts__30__drv;
+    reg  [47:0] pack_older__parts__31__drv;
+    reg  [47:0] pack_older__parts__32__drv;
+    reg  [47:0] pack_older__parts__33__drv;
+    reg  [47:0] pack_older__parts__34__drv;
+    reg  [47:0] pack_older__parts__35__drv;
+    reg  [47:0] pack_older__parts__36__drv;
+    reg  [47:0] pack_older__parts__37__drv;
+    reg  [47:0] pack_older__parts__38__drv;
+    reg  [47:0] pack_older__parts__39__drv;
+    reg  [47:0] pack_older__parts__40__drv;
+    reg  [47:0] pack_older__parts__41__drv;
+    reg  [47:0] pack_older__parts__42__drv;
+    reg  [47:0] pack_older__parts__43__drv;
+    reg  [47:0] pack_older__parts__44__drv;
+    reg  [47:0] pack_older__parts__45__drv;
+    reg  [47:0] pack_older__parts__46__drv;
+    reg  [47:0] pack_older__parts__47__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__0__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__1__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__2__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__3__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__4__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__5__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__6__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__7__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__8__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__9__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__10__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__11__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__12__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__13__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__14__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__15__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__16__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__17__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__18__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__19__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__20__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__21__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__22__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__23__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__24__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__25__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__26__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__27__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__28__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__29__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__30__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__31__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__32__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__33__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__34__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__35__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__36__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__37__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__38__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__39__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__40__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__41__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__42__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__43__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__44__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__45__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__46__drv;
+    reg  [5:0] pack_rec_cnt_n__parts__47__drv;
+    reg  [2:0] pack_warp_tb__parts__0__drv;
+    reg  [2:0] pack_warp_tb__parts__1__drv;
+    reg  [2:0] pack_warp_tb__parts__2__drv;
+    reg  [2:0] pack_warp_tb__parts__3__drv;
+    reg  [2:0] pack_warp_tb__parts__4__drv;
+    reg  [2:0] pack_warp_tb__parts__5__drv;
+    reg  [2:0] pack_warp_tb__parts__6__drv;
+    reg  [2:0] pack_warp_tb__parts__7__drv;
+    reg  [2:0] pack_warp_tb__parts__8__drv;
+    reg  [2:0] pack_warp_tb__parts__9__drv;
+    reg  [2:0] pack_warp_tb__parts__10__drv;
+    reg  [2:0] pack_warp_tb__parts__11__drv;
+    reg  [2:0] pack_warp_tb__parts__12__drv;
+    reg  [2:0] pack_warp_tb__parts__13__drv;
+    reg  [2:0] pack_warp_tb__parts__14__drv;
+    reg  [2:0] pack_warp_tb__parts__15__drv;
+    reg  [2:0] pack_warp_tb__parts__16__drv;
+    reg  [2:0] pack_warp_tb__parts__17__drv;
+    reg  [2:0] pack_warp_tb__parts__18__drv;
+    reg  [2:0] pack_warp_tb__parts__19__drv;
+    reg  [2:0] pack_warp_tb__parts__20__drv;
+    reg  [2:0] pack_warp_tb__parts__21__drv;
+    reg  [2:0] pack_warp_tb__parts__22__drv;
+    reg  [2:0] pack_warp_tb__parts__23__drv;
+    reg  [2:0] pack_warp_tb__parts__24__drv;
+    reg  [2:0] pack_warp_tb__parts__25__drv;
+    reg  [2:0] pack_warp_tb__parts__26__drv;
+    reg  [2:0] pack_warp_tb__parts__27__drv;
+    reg  [2:0] pack_warp_tb__parts__28__drv;
+    reg  [2:0] pack_warp_tb__parts__29__drv;
+    reg  [2:0] pack_warp_tb__parts__30__drv;
+    reg  [2:0] pack_warp_tb__parts__31__drv;
+    reg  [2:0] pack_warp_tb__parts__32__drv;
+    reg  [2:0] pack_warp_tb__parts__33__drv;
+    reg  [2:0] pack_warp_tb__parts__34__drv;
+    reg  [2:0] pack_warp_tb__parts__35__drv;
+    reg  [2:0] pack_warp_tb__parts__36__drv;
+    reg  [2:0] pack_warp_tb__parts__37__drv;
+    reg  [2:0] pack_warp_tb__parts__38__drv;
+    reg  [2:0] pack_warp_tb__parts__39__drv;
+    reg  [2:0] pack_warp_tb__parts__40__drv;
+    reg  [2:0] pack_warp_tb__parts__41__drv;
+    reg  [2:0] pack_warp_tb__parts__42__drv;
+    reg  [2:0] pack_warp_tb__parts__43__drv;
+    reg  [2:0] pack_warp_tb__parts__44__drv;
+    reg  [2:0] pack_warp_tb__parts__45__drv;
+    reg  [2:0] pack_warp_tb__parts__46__drv;
+    reg  [2:0] pack_warp_tb__parts__47__drv;
+    reg  [5:0] pack_bar_cnt__parts__0__drv;
+    reg  [5:0] pack_bar_cnt__parts__1__drv;
+    reg  [5:0] pack_bar_cnt__parts__2__drv;
+    reg  [5:0] pack_bar_cnt__parts__3__drv;
+    reg  [5:0] pack_bar_cnt__parts__4__drv;
+    reg  [5:0] pack_bar_cnt__parts__5__drv;
+    reg  [5:0] pack_bar_cnt__parts__6__drv;
+    reg  [5:0] pack_bar_cnt__parts__7__drv;
+    reg  [5:0] pack_bar_live__parts__0__drv;
+    reg  [5:0] pack_bar_live__parts__1__drv;
+    reg  [5:0] pack_bar_live__parts__2__drv;
+    reg  [5:0] pack_bar_live__parts__3__drv;
+    reg  [5:0] pack_bar_live__parts__4__drv;
+    reg  [5:0] pack_bar_live__parts__5__drv;
+    reg  [5:0] pack_bar_live__parts__6__drv;
+    reg  [5:0] pack_bar_live__parts__7__drv;
     
     // Local signals
     reg  [47:0] eligible;
@@ -1339,116 +1694,116 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
     
     // Update code
     always @(*) begin
-        resident__clock = clock;
-        resident__reset = reset;
-        older__0__clock = clock;
-        older__0__reset = reset;
-        older__1__clock = clock;
-        older__1__reset = reset;
-        older__2__clock = clock;
-        older__2__reset = reset;
-        older__3__clock = clock;
-        older__3__reset = reset;
-        older__4__clock = clock;
-        older__4__reset = reset;
-        older__5__clock = clock;
-        older__5__reset = reset;
-        older__6__clock = clock;
-        older__6__reset = reset;
-        older__7__clock = clock;
-        older__7__reset = reset;
-        older__8__clock = clock;
-        older__8__reset = reset;
-        older__9__clock = clock;
-        older__9__reset = reset;
-        older__10__clock = clock;
-        older__10__reset = reset;
-        older__11__clock = clock;
-        older__11__reset = reset;
-        older__12__clock = clock;
-        older__12__reset = reset;
-        older__13__clock = clock;
-        older__13__reset = reset;
-        older__14__clock = clock;
-        older__14__reset = reset;
-        older__15__clock = clock;
-        older__15__reset = reset;
-        older__16__clock = clock;
-        older__16__reset = reset;
-        older__17__clock = clock;
-        older__17__reset = reset;
-        older__18__clock = clock;
-        older__18__reset = reset;
-        older__19__clock = clock;
-        older__19__reset = reset;
-        older__20__clock = clock;
-        older__20__reset = reset;
-        older__21__clock = clock;
-        older__21__reset = reset;
-        older__22__clock = clock;
-        older__22__reset = reset;
-        older__23__clock = clock;
-        older__23__reset = reset;
-        older__24__clock = clock;
-        older__24__reset = reset;
-        older__25__clock = clock;
-        older__25__reset = reset;
-        older__26__clock = clock;
-        older__26__reset = reset;
-        older__27__clock = clock;
-        older__27__reset = reset;
-        older__28__clock = clock;
-        older__28__reset = reset;
-        older__29__clock = clock;
-        older__29__reset = reset;
-        older__30__clock = clock;
-        older__30__reset = reset;
-        older__31__clock = clock;
-        older__31__reset = reset;
-        older__32__clock = clock;
-        older__32__reset = reset;
-        older__33__clock = clock;
-        older__33__reset = reset;
-        older__34__clock = clock;
-        older__34__reset = reset;
-        older__35__clock = clock;
-        older__35__reset = reset;
-        older__36__clock = clock;
-        older__36__reset = reset;
-        older__37__clock = clock;
-        older__37__reset = reset;
-        older__38__clock = clock;
-        older__38__reset = reset;
-        older__39__clock = clock;
-        older__39__reset = reset;
-        older__40__clock = clock;
-        older__40__reset = reset;
-        older__41__clock = clock;
-        older__41__reset = reset;
-        older__42__clock = clock;
-        older__42__reset = reset;
-        older__43__clock = clock;
-        older__43__reset = reset;
-        older__44__clock = clock;
-        older__44__reset = reset;
-        older__45__clock = clock;
-        older__45__reset = reset;
-        older__46__clock = clock;
-        older__46__reset = reset;
-        older__47__clock = clock;
-        older__47__reset = reset;
-        last_issued__0__clock = clock;
-        last_issued__0__reset = reset;
-        last_valid__0__clock = clock;
-        last_valid__0__reset = reset;
-        greedy_valid__0__clock = clock;
-        greedy_valid__0__reset = reset;
-        last_issued__1__clock = clock;
-        last_issued__1__reset = reset;
-        last_valid__1__clock = clock;
-        last_valid__1__reset = reset;
-        greedy_valid__1__clock = clock;
-        greedy_valid__1__reset = reset;
+        resident__clock__drv = clock;
+        resident__reset__drv = reset;
+        older__0__clock__drv = clock;
+        older__0__reset__drv = reset;
+        older__1__clock__drv = clock;
+        older__1__reset__drv = reset;
+        older__2__clock__drv = clock;
+        older__2__reset__drv = reset;
+        older__3__clock__drv = clock;
+        older__3__reset__drv = reset;
+        older__4__clock__drv = clock;
+        older__4__reset__drv = reset;
+        older__5__clock__drv = clock;
+        older__5__reset__drv = reset;
+        older__6__clock__drv = clock;
+        older__6__reset__drv = reset;
+        older__7__clock__drv = clock;
+        older__7__reset__drv = reset;
+        older__8__clock__drv = clock;
+        older__8__reset__drv = reset;
+        older__9__clock__drv = clock;
+        older__9__reset__drv = reset;
+        older__10__clock__drv = clock;
+        older__10__reset__drv = reset;
+        older__11__clock__drv = clock;
+        older__11__reset__drv = reset;
+        older__12__clock__drv = clock;
+        older__12__reset__drv = reset;
+        older__13__clock__drv = clock;
+        older__13__reset__drv = reset;
+        older__14__clock__drv = clock;
+        older__14__reset__drv = reset;
+        older__15__clock__drv = clock;
+        older__15__reset__drv = reset;
+        older__16__clock__drv = clock;
+        older__16__reset__drv = reset;
+        older__17__clock__drv = clock;
+        older__17__reset__drv = reset;
+        older__18__clock__drv = clock;
+        older__18__reset__drv = reset;
+        older__19__clock__drv = clock;
+        older__19__reset__drv = reset;
+        older__20__clock__drv = clock;
+        older__20__reset__drv = reset;
+        older__21__clock__drv = clock;
+        older__21__reset__drv = reset;
+        older__22__clock__drv = clock;
+        older__22__reset__drv = reset;
+        older__23__clock__drv = clock;
+        older__23__reset__drv = reset;
+        older__24__clock__drv = clock;
+        older__24__reset__drv = reset;
+        older__25__clock__drv = clock;
+        older__25__reset__drv = reset;
+        older__26__clock__drv = clock;
+        older__26__reset__drv = reset;
+        older__27__clock__drv = clock;
+        older__27__reset__drv = reset;
+        older__28__clock__drv = clock;
+        older__28__reset__drv = reset;
+        older__29__clock__drv = clock;
+        older__29__reset__drv = reset;
+        older__30__clock__drv = clock;
+        older__30__reset__drv = reset;
+        older__31__clock__drv = clock;
+        older__31__reset__drv = reset;
+        older__32__clock__drv = clock;
+        older__32__reset__drv = reset;
+        older__33__clock__drv = clock;
+        older__33__reset__drv = reset;
+        older__34__clock__drv = clock;
+        older__34__reset__drv = reset;
+        older__35__clock__drv = clock;
+        older__35__reset__drv = reset;
+        older__36__clock__drv = clock;
+        older__36__reset__drv = reset;
+        older__37__clock__drv = clock;
+        older__37__reset__drv = reset;
+        older__38__clock__drv = clock;
+        older__38__reset__drv = reset;
+        older__39__clock__drv = clock;
+        older__39__reset__drv = reset;
+        older__40__clock__drv = clock;
+        older__40__reset__drv = reset;
+        older__41__clock__drv = clock;
+        older__41__reset__drv = reset;
+        older__42__clock__drv = clock;
+        older__42__reset__drv = reset;
+        older__43__clock__drv = clock;
+        older__43__reset__drv = reset;
+        older__44__clock__drv = clock;
+        older__44__reset__drv = reset;
+        older__45__clock__drv = clock;
+        older__45__reset__drv = reset;
+        older__46__clock__drv = clock;
+        older__46__reset__drv = reset;
+        older__47__clock__drv = clock;
+        older__47__reset__drv = reset;
+        last_issued__0__clock__drv = clock;
+        last_issued__0__reset__drv = reset;
+        last_valid__0__clock__drv = clock;
+        last_valid__0__reset__drv = reset;
+        greedy_valid__0__clock__drv = clock;
+        greedy_valid__0__reset__drv = reset;
+        last_issued__1__clock__drv = clock;
+        last_issued__1__reset__drv = reset;
+        last_valid__1__clock__drv = clock;
+        last_valid__1__reset__drv = reset;
+        greedy_valid__1__clock__drv = clock;
+        greedy_valid__1__reset__drv = reset;
         bar_release = 32'h0;
         tb_has_waiter = 32'h0;
         dbg_recent = 32'h0;
@@ -1468,120 +1823,120 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         ev_src = 32'h0;
         waiting_next = 32'h0;
         released = 32'h0;
-        rec_rows__whole = 32'h0;
-        launch_tb_rows__whole = launch_tb;
-        pack_rec_cnt_n__parts__0 = 32'h0;
-        pack_warp_tb__parts__0 = 32'h0;
-        pack_rec_cnt_n__parts__1 = 32'h0;
-        pack_warp_tb__parts__1 = 32'h0;
-        pack_rec_cnt_n__parts__2 = 32'h0;
-        pack_warp_tb__parts__2 = 32'h0;
-        pack_rec_cnt_n__parts__3 = 32'h0;
-        pack_warp_tb__parts__3 = 32'h0;
-        pack_rec_cnt_n__parts__4 = 32'h0;
-        pack_warp_tb__parts__4 = 32'h0;
-        pack_rec_cnt_n__parts__5 = 32'h0;
-        pack_warp_tb__parts__5 = 32'h0;
-        pack_rec_cnt_n__parts__6 = 32'h0;
-        pack_warp_tb__parts__6 = 32'h0;
-        pack_rec_cnt_n__parts__7 = 32'h0;
-        pack_warp_tb__parts__7 = 32'h0;
-        pack_rec_cnt_n__parts__8 = 32'h0;
-        pack_warp_tb__parts__8 = 32'h0;
-        pack_rec_cnt_n__parts__9 = 32'h0;
-        pack_warp_tb__parts__9 = 32'h0;
-        pack_rec_cnt_n__parts__10 = 32'h0;
-        pack_warp_tb__parts__10 = 32'h0;
-        pack_rec_cnt_n__parts__11 = 32'h0;
-        pack_warp_tb__parts__11 = 32'h0;
-        pack_rec_cnt_n__parts__12 = 32'h0;
-        pack_warp_tb__parts__12 = 32'h0;
-        pack_rec_cnt_n__parts__13 = 32'h0;
-        pack_warp_tb__parts__13 = 32'h0;
-        pack_rec_cnt_n__parts__14 = 32'h0;
-        pack_warp_tb__parts__14 = 32'h0;
-        pack_rec_cnt_n__parts__15 = 32'h0;
-        pack_warp_tb__parts__15 = 32'h0;
-        pack_rec_cnt_n__parts__16 = 32'h0;
-        pack_warp_tb__parts__16 = 32'h0;
-        pack_rec_cnt_n__parts__17 = 32'h0;
-        pack_warp_tb__parts__17 = 32'h0;
-        pack_rec_cnt_n__parts__18 = 32'h0;
-        pack_warp_tb__parts__18 = 32'h0;
-        pack_rec_cnt_n__parts__19 = 32'h0;
-        pack_warp_tb__parts__19 = 32'h0;
-        pack_rec_cnt_n__parts__20 = 32'h0;
-        pack_warp_tb__parts__20 = 32'h0;
-        pack_rec_cnt_n__parts__21 = 32'h0;
-        pack_warp_tb__parts__21 = 32'h0;
-        pack_rec_cnt_n__parts__22 = 32'h0;
-        pack_warp_tb__parts__22 = 32'h0;
-        pack_rec_cnt_n__parts__23 = 32'h0;
-        pack_warp_tb__parts__23 = 32'h0;
-        pack_rec_cnt_n__parts__24 = 32'h0;
-        pack_warp_tb__parts__24 = 32'h0;
-        pack_rec_cnt_n__parts__25 = 32'h0;
-        pack_warp_tb__parts__25 = 32'h0;
-        pack_rec_cnt_n__parts__26 = 32'h0;
-        pack_warp_tb__parts__26 = 32'h0;
-        pack_rec_cnt_n__parts__27 = 32'h0;
-        pack_warp_tb__parts__27 = 32'h0;
-        pack_rec_cnt_n__parts__28 = 32'h0;
-        pack_warp_tb__parts__28 = 32'h0;
-        pack_rec_cnt_n__parts__29 = 32'h0;
-        pack_warp_tb__parts__29 = 32'h0;
-        pack_rec_cnt_n__parts__30 = 32'h0;
-        pack_warp_tb__parts__30 = 32'h0;
-        pack_rec_cnt_n__parts__31 = 32'h0;
-        pack_warp_tb__parts__31 = 32'h0;
-        pack_rec_cnt_n__parts__32 = 32'h0;
-        pack_warp_tb__parts__32 = 32'h0;
-        pack_rec_cnt_n__parts__33 = 32'h0;
-        pack_warp_tb__parts__33 = 32'h0;
-        pack_rec_cnt_n__parts__34 = 32'h0;
-        pack_warp_tb__parts__34 = 32'h0;
-        pack_rec_cnt_n__parts__35 = 32'h0;
-        pack_warp_tb__parts__35 = 32'h0;
-        pack_rec_cnt_n__parts__36 = 32'h0;
-        pack_warp_tb__parts__36 = 32'h0;
-        pack_rec_cnt_n__parts__37 = 32'h0;
-        pack_warp_tb__parts__37 = 32'h0;
-        pack_rec_cnt_n__parts__38 = 32'h0;
-        pack_warp_tb__parts__38 = 32'h0;
-        pack_rec_cnt_n__parts__39 = 32'h0;
-        pack_warp_tb__parts__39 = 32'h0;
-        pack_rec_cnt_n__parts__40 = 32'h0;
-        pack_warp_tb__parts__40 = 32'h0;
-        pack_rec_cnt_n__parts__41 = 32'h0;
-        pack_warp_tb__parts__41 = 32'h0;
-        pack_rec_cnt_n__parts__42 = 32'h0;
-        pack_warp_tb__parts__42 = 32'h0;
-        pack_rec_cnt_n__parts__43 = 32'h0;
-        pack_warp_tb__parts__43 = 32'h0;
-        pack_rec_cnt_n__parts__44 = 32'h0;
-        pack_warp_tb__parts__44 = 32'h0;
-        pack_rec_cnt_n__parts__45 = 32'h0;
-        pack_warp_tb__parts__45 = 32'h0;
-        pack_rec_cnt_n__parts__46 = 32'h0;
-        pack_warp_tb__parts__46 = 32'h0;
-        pack_rec_cnt_n__parts__47 = 32'h0;
-        pack_warp_tb__parts__47 = 32'h0;
-        pack_bar_cnt__parts__0 = 32'h0;
-        pack_bar_live__parts__0 = 32'h0;
-        pack_bar_cnt__parts__1 = 32'h0;
-        pack_bar_live__parts__1 = 32'h0;
-        pack_bar_cnt__parts__2 = 32'h0;
-        pack_bar_live__parts__2 = 32'h0;
-        pack_bar_cnt__parts__3 = 32'h0;
-        pack_bar_live__parts__3 = 32'h0;
-        pack_bar_cnt__parts__4 = 32'h0;
-        pack_bar_live__parts__4 = 32'h0;
-        pack_bar_cnt__parts__5 = 32'h0;
-        pack_bar_live__parts__5 = 32'h0;
-        pack_bar_cnt__parts__6 = 32'h0;
-        pack_bar_live__parts__6 = 32'h0;
-        pack_bar_cnt__parts__7 = 32'h0;
-        pack_bar_live__parts__7 = 32'h0;
+        rec_rows__whole__drv = 32'h0;
+        launch_tb_rows__whole__drv = launch_tb;
+        pack_rec_cnt_n__parts__0__drv = 32'h0;
+        pack_warp_tb__parts__0__drv = 32'h0;
+        pack_rec_cnt_n__parts__1__drv = 32'h0;
+        pack_warp_tb__parts__1__drv = 32'h0;
+        pack_rec_cnt_n__parts__2__drv = 32'h0;
+        pack_warp_tb__parts__2__drv = 32'h0;
+        pack_rec_cnt_n__parts__3__drv = 32'h0;
+        pack_warp_tb__parts__3__drv = 32'h0;
+        pack_rec_cnt_n__parts__4__drv = 32'h0;
+        pack_warp_tb__parts__4__drv = 32'h0;
+        pack_rec_cnt_n__parts__5__drv = 32'h0;
+        pack_warp_tb__parts__5__drv = 32'h0;
+        pack_rec_cnt_n__parts__6__drv = 32'h0;
+        pack_warp_tb__parts__6__drv = 32'h0;
+        pack_rec_cnt_n__parts__7__drv = 32'h0;
+        pack_warp_tb__parts__7__drv = 32'h0;
+        pack_rec_cnt_n__parts__8__drv = 32'h0;
+        pack_warp_tb__parts__8__drv = 32'h0;
+        pack_rec_cnt_n__parts__9__drv = 32'h0;
+        pack_warp_tb__parts__9__drv = 32'h0;
+        pack_rec_cnt_n__parts__10__drv = 32'h0;
+        pack_warp_tb__parts__10__drv = 32'h0;
+        pack_rec_cnt_n__parts__11__drv = 32'h0;
+        pack_warp_tb__parts__11__drv = 32'h0;
+        pack_rec_cnt_n__parts__12__drv = 32'h0;
+        pack_warp_tb__parts__12__drv = 32'h0;
+        pack_rec_cnt_n__parts__13__drv = 32'h0;
+        pack_warp_tb__parts__13__drv = 32'h0;
+        pack_rec_cnt_n__parts__14__drv = 32'h0;
+        pack_warp_tb__parts__14__drv = 32'h0;
+        pack_rec_cnt_n__parts__15__drv = 32'h0;
+        pack_warp_tb__parts__15__drv = 32'h0;
+        pack_rec_cnt_n__parts__16__drv = 32'h0;
+        pack_warp_tb__parts__16__drv = 32'h0;
+        pack_rec_cnt_n__parts__17__drv = 32'h0;
+        pack_warp_tb__parts__17__drv = 32'h0;
+        pack_rec_cnt_n__parts__18__drv = 32'h0;
+        pack_warp_tb__parts__18__drv = 32'h0;
+        pack_rec_cnt_n__parts__19__drv = 32'h0;
+        pack_warp_tb__parts__19__drv = 32'h0;
+        pack_rec_cnt_n__parts__20__drv = 32'h0;
+        pack_warp_tb__parts__20__drv = 32'h0;
+        pack_rec_cnt_n__parts__21__drv = 32'h0;
+        pack_warp_tb__parts__21__drv = 32'h0;
+        pack_rec_cnt_n__parts__22__drv = 32'h0;
+        pack_warp_tb__parts__22__drv = 32'h0;
+        pack_rec_cnt_n__parts__23__drv = 32'h0;
+        pack_warp_tb__parts__23__drv = 32'h0;
+        pack_rec_cnt_n__parts__24__drv = 32'h0;
+        pack_warp_tb__parts__24__drv = 32'h0;
+        pack_rec_cnt_n__parts__25__drv = 32'h0;
+        pack_warp_tb__parts__25__drv = 32'h0;
+        pack_rec_cnt_n__parts__26__drv = 32'h0;
+        pack_warp_tb__parts__26__drv = 32'h0;
+        pack_rec_cnt_n__parts__27__drv = 32'h0;
+        pack_warp_tb__parts__27__drv = 32'h0;
+        pack_rec_cnt_n__parts__28__drv = 32'h0;
+        pack_warp_tb__parts__28__drv = 32'h0;
+        pack_rec_cnt_n__parts__29__drv = 32'h0;
+        pack_warp_tb__parts__29__drv = 32'h0;
+        pack_rec_cnt_n__parts__30__drv = 32'h0;
+        pack_warp_tb__parts__30__drv = 32'h0;
+        pack_rec_cnt_n__parts__31__drv = 32'h0;
+        pack_warp_tb__parts__31__drv = 32'h0;
+        pack_rec_cnt_n__parts__32__drv = 32'h0;
+        pack_warp_tb__parts__32__drv = 32'h0;
+        pack_rec_cnt_n__parts__33__drv = 32'h0;
+        pack_warp_tb__parts__33__drv = 32'h0;
+        pack_rec_cnt_n__parts__34__drv = 32'h0;
+        pack_warp_tb__parts__34__drv = 32'h0;
+        pack_rec_cnt_n__parts__35__drv = 32'h0;
+        pack_warp_tb__parts__35__drv = 32'h0;
+        pack_rec_cnt_n__parts__36__drv = 32'h0;
+        pack_warp_tb__parts__36__drv = 32'h0;
+        pack_rec_cnt_n__parts__37__drv = 32'h0;
+        pack_warp_tb__parts__37__drv = 32'h0;
+        pack_rec_cnt_n__parts__38__drv = 32'h0;
+        pack_warp_tb__parts__38__drv = 32'h0;
+        pack_rec_cnt_n__parts__39__drv = 32'h0;
+        pack_warp_tb__parts__39__drv = 32'h0;
+        pack_rec_cnt_n__parts__40__drv = 32'h0;
+        pack_warp_tb__parts__40__drv = 32'h0;
+        pack_rec_cnt_n__parts__41__drv = 32'h0;
+        pack_warp_tb__parts__41__drv = 32'h0;
+        pack_rec_cnt_n__parts__42__drv = 32'h0;
+        pack_warp_tb__parts__42__drv = 32'h0;
+        pack_rec_cnt_n__parts__43__drv = 32'h0;
+        pack_warp_tb__parts__43__drv = 32'h0;
+        pack_rec_cnt_n__parts__44__drv = 32'h0;
+        pack_warp_tb__parts__44__drv = 32'h0;
+        pack_rec_cnt_n__parts__45__drv = 32'h0;
+        pack_warp_tb__parts__45__drv = 32'h0;
+        pack_rec_cnt_n__parts__46__drv = 32'h0;
+        pack_warp_tb__parts__46__drv = 32'h0;
+        pack_rec_cnt_n__parts__47__drv = 32'h0;
+        pack_warp_tb__parts__47__drv = 32'h0;
+        pack_bar_cnt__parts__0__drv = 32'h0;
+        pack_bar_live__parts__0__drv = 32'h0;
+        pack_bar_cnt__parts__1__drv = 32'h0;
+        pack_bar_live__parts__1__drv = 32'h0;
+        pack_bar_cnt__parts__2__drv = 32'h0;
+        pack_bar_live__parts__2__drv = 32'h0;
+        pack_bar_cnt__parts__3__drv = 32'h0;
+        pack_bar_live__parts__3__drv = 32'h0;
+        pack_bar_cnt__parts__4__drv = 32'h0;
+        pack_bar_live__parts__4__drv = 32'h0;
+        pack_bar_cnt__parts__5__drv = 32'h0;
+        pack_bar_live__parts__5__drv = 32'h0;
+        pack_bar_cnt__parts__6__drv = 32'h0;
+        pack_bar_live__parts__6__drv = 32'h0;
+        pack_bar_cnt__parts__7__drv = 32'h0;
+        pack_bar_live__parts__7__drv = 32'h0;
         eligible = resident__q & has_inst & ready & unit_free;
         candidates__0 = eligible & supervised__0;
         mem_cand__0 = candidates__0 & is_mem;
@@ -1603,548 +1958,548 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         pc_last__1 = last_issued__1__q;
         pc_valid__1 = |last_valid__1__q;
         pc_greedy__1 = |greedy_valid__1__q;
-        gto__0__candidates = candidates__0;
-        gto__0__older = pack_older__whole;
-        gto__0__last = last_issued__0__q;
-        gto__0__last_valid = |last_valid__0__q;
-        gto__0__greedy_valid = |greedy_valid__0__q;
+        gto__0__candidates__drv = candidates__0;
+        gto__0__older__drv = pack_older__whole;
+        gto__0__last__drv = last_issued__0__q;
+        gto__0__last_valid__drv = |last_valid__0__q;
+        gto__0__greedy_valid__drv = |greedy_valid__0__q;
         pick_valid__0 = gto__0__found;
         pick_slot__0 = gto__0__slot;
-        gto__1__candidates = candidates__1;
-        gto__1__older = pack_older__whole;
-        gto__1__last = last_issued__1__q;
-        gto__1__last_valid = |last_valid__1__q;
-        gto__1__greedy_valid = |greedy_valid__1__q;
+        gto__1__candidates__drv = candidates__1;
+        gto__1__older__drv = pack_older__whole;
+        gto__1__last__drv = last_issued__1__q;
+        gto__1__last_valid__drv = |last_valid__1__q;
+        gto__1__greedy_valid__drv = |greedy_valid__1__q;
         pick_valid__1 = gto__1__found;
         pick_slot__1 = gto__1__slot;
         pick_mem__0 = pick_valid__0 & is_mem[pick_slot__0];
-        pack_issue_valid__parts__0 = pick_valid__0;
-        pack_issue_slot__parts__0 = 32'h0;
+        pack_issue_valid__parts__0__drv = pick_valid__0;
+        pack_issue_slot__parts__0__drv = 32'h0;
         if (pick_valid__0) begin
-            pack_issue_slot__parts__0 = pick_slot__0;
+            pack_issue_slot__parts__0__drv = pick_slot__0;
             issued = (issued & ~(1 << (pick_slot__0)) | ((1'b1) << (pick_slot__0)));
         end
-        pack_issue_is_mem__parts__0 = pick_mem__0;
+        pack_issue_is_mem__parts__0__drv = pick_mem__0;
         p_write__0 = pick_valid__0;
         pick_mem__1 = pick_valid__1 & is_mem[pick_slot__1];
-        pack_issue_valid__parts__1 = pick_valid__1;
-        pack_issue_slot__parts__1 = 32'h0;
+        pack_issue_valid__parts__1__drv = pick_valid__1;
+        pack_issue_slot__parts__1__drv = 32'h0;
         if (pick_valid__1) begin
-            pack_issue_slot__parts__1 = pick_slot__1;
+            pack_issue_slot__parts__1__drv = pick_slot__1;
             issued = (issued & ~(1 << (pick_slot__1)) | ((1'b1) << (pick_slot__1)));
         end
-        pack_issue_is_mem__parts__1 = pick_mem__1;
+        pack_issue_is_mem__parts__1__drv = pick_mem__1;
         p_write__1 = pick_valid__1;
-        last_issued__0__d = last_issued__0__q;
+        last_issued__0__d__drv = last_issued__0__q;
         if (p_write__0) begin
-            last_issued__0__d = pick_slot__0;
+            last_issued__0__d__drv = pick_slot__0;
         end
-        greedy_lost__0 = exit[last_issued__0__d] | launch[last_issued__0__d];
-        last_valid__0__d = last_valid__0__q | p_write__0;
-        greedy_valid__0__d = (greedy_valid__0__q | p_write__0) & (~greedy_lost__0);
-        pack_last_valid__parts__0 = last_valid__0__q;
-        pack_last_issued__parts__0 = last_issued__0__q;
-        pack_greedy_valid__parts__0 = greedy_valid__0__q;
-        pack_cmp_last_valid__parts__0 = 32'h0;
-        pack_cmp_last_issued__parts__0 = 32'h0;
-        pack_cmp_greedy_valid__parts__0 = 32'h0;
+        greedy_lost__0 = exit[last_issued__0__d__drv] | launch[last_issued__0__d__drv];
+        last_valid__0__d__drv = last_valid__0__q | p_write__0;
+        greedy_valid__0__d__drv = (greedy_valid__0__q | p_write__0) & (~greedy_lost__0);
+        pack_last_valid__parts__0__drv = last_valid__0__q;
+        pack_last_issued__parts__0__drv = last_issued__0__q;
+        pack_greedy_valid__parts__0__drv = greedy_valid__0__q;
+        pack_cmp_last_valid__parts__0__drv = 32'h0;
+        pack_cmp_last_issued__parts__0__drv = 32'h0;
+        pack_cmp_greedy_valid__parts__0__drv = 32'h0;
         cmp_greedy_lost__0 = 1'b0;
-        last_issued__1__d = last_issued__1__q;
+        last_issued__1__d__drv = last_issued__1__q;
         if (p_write__1) begin
-            last_issued__1__d = pick_slot__1;
+            last_issued__1__d__drv = pick_slot__1;
         end
-        greedy_lost__1 = exit[last_issued__1__d] | launch[last_issued__1__d];
-        last_valid__1__d = last_valid__1__q | p_write__1;
-        greedy_valid__1__d = (greedy_valid__1__q | p_write__1) & (~greedy_lost__1);
-        pack_last_valid__parts__1 = last_valid__1__q;
-        pack_last_issued__parts__1 = last_issued__1__q;
-        pack_greedy_valid__parts__1 = greedy_valid__1__q;
-        pack_cmp_last_valid__parts__1 = 32'h0;
-        pack_cmp_last_issued__parts__1 = 32'h0;
-        pack_cmp_greedy_valid__parts__1 = 32'h0;
+        greedy_lost__1 = exit[last_issued__1__d__drv] | launch[last_issued__1__d__drv];
+        last_valid__1__d__drv = last_valid__1__q | p_write__1;
+        greedy_valid__1__d__drv = (greedy_valid__1__q | p_write__1) & (~greedy_lost__1);
+        pack_last_valid__parts__1__drv = last_valid__1__q;
+        pack_last_issued__parts__1__drv = last_issued__1__q;
+        pack_greedy_valid__parts__1__drv = greedy_valid__1__q;
+        pack_cmp_last_valid__parts__1__drv = 32'h0;
+        pack_cmp_last_issued__parts__1__drv = 32'h0;
+        pack_cmp_greedy_valid__parts__1__drv = 32'h0;
         cmp_greedy_lost__1 = 1'b0;
         leaving = resident__q & (exit | launch);
         resident_next = launch | (resident__q & ~exit);
-        resident__d = resident_next;
+        resident__d__drv = resident_next;
         if (launch[0]) begin
-            older__0__d = (resident__q & ~exit & ~launch) | (launch & below__0);
+            older__0__d__drv = (resident__q & ~exit & ~launch) | (launch & below__0);
         end
         else begin
-            older__0__d = older__0__q & ~launch;
+            older__0__d__drv = older__0__q & ~launch;
         end
-        pack_older__parts__0 = 32'h0;
+        pack_older__parts__0__drv = 32'h0;
         if (resident__q[0]) begin
-            pack_older__parts__0 = older__0__q & resident__q;
+            pack_older__parts__0__drv = older__0__q & resident__q;
         end
         if (launch[1]) begin
-            older__1__d = (resident__q & ~exit & ~launch) | (launch & below__1);
+            older__1__d__drv = (resident__q & ~exit & ~launch) | (launch & below__1);
         end
         else begin
-            older__1__d = older__1__q & ~launch;
+            older__1__d__drv = older__1__q & ~launch;
         end
-        pack_older__parts__1 = 32'h0;
+        pack_older__parts__1__drv = 32'h0;
         if (resident__q[1]) begin
-            pack_older__parts__1 = older__1__q & resident__q;
+            pack_older__parts__1__drv = older__1__q & resident__q;
         end
         if (launch[2]) begin
-            older__2__d = (resident__q & ~exit & ~launch) | (launch & below__2);
+            older__2__d__drv = (resident__q & ~exit & ~launch) | (launch & below__2);
         end
         else begin
-            older__2__d = older__2__q & ~launch;
+            older__2__d__drv = older__2__q & ~launch;
         end
-        pack_older__parts__2 = 32'h0;
+        pack_older__parts__2__drv = 32'h0;
         if (resident__q[2]) begin
-            pack_older__parts__2 = older__2__q & resident__q;
+            pack_older__parts__2__drv = older__2__q & resident__q;
         end
         if (launch[3]) begin
-            older__3__d = (resident__q & ~exit & ~launch) | (launch & below__3);
+            older__3__d__drv = (resident__q & ~exit & ~launch) | (launch & below__3);
         end
         else begin
-            older__3__d = older__3__q & ~launch;
+            older__3__d__drv = older__3__q & ~launch;
         end
-        pack_older__parts__3 = 32'h0;
+        pack_older__parts__3__drv = 32'h0;
         if (resident__q[3]) begin
-            pack_older__parts__3 = older__3__q & resident__q;
+            pack_older__parts__3__drv = older__3__q & resident__q;
         end
         if (launch[4]) begin
-            older__4__d = (resident__q & ~exit & ~launch) | (launch & below__4);
+            older__4__d__drv = (resident__q & ~exit & ~launch) | (launch & below__4);
         end
         else begin
-            older__4__d = older__4__q & ~launch;
+            older__4__d__drv = older__4__q & ~launch;
         end
-        pack_older__parts__4 = 32'h0;
+        pack_older__parts__4__drv = 32'h0;
         if (resident__q[4]) begin
-            pack_older__parts__4 = older__4__q & resident__q;
+            pack_older__parts__4__drv = older__4__q & resident__q;
         end
         if (launch[5]) begin
-            older__5__d = (resident__q & ~exit & ~launch) | (launch & below__5);
+            older__5__d__drv = (resident__q & ~exit & ~launch) | (launch & below__5);
         end
         else begin
-            older__5__d = older__5__q & ~launch;
+            older__5__d__drv = older__5__q & ~launch;
         end
-        pack_older__parts__5 = 32'h0;
+        pack_older__parts__5__drv = 32'h0;
         if (resident__q[5]) begin
-            pack_older__parts__5 = older__5__q & resident__q;
+            pack_older__parts__5__drv = older__5__q & resident__q;
         end
         if (launch[6]) begin
-            older__6__d = (resident__q & ~exit & ~launch) | (launch & below__6);
+            older__6__d__drv = (resident__q & ~exit & ~launch) | (launch & below__6);
         end
         else begin
-            older__6__d = older__6__q & ~launch;
+            older__6__d__drv = older__6__q & ~launch;
         end
-        pack_older__parts__6 = 32'h0;
+        pack_older__parts__6__drv = 32'h0;
         if (resident__q[6]) begin
-            pack_older__parts__6 = older__6__q & resident__q;
+            pack_older__parts__6__drv = older__6__q & resident__q;
         end
         if (launch[7]) begin
-            older__7__d = (resident__q & ~exit & ~launch) | (launch & below__7);
+            older__7__d__drv = (resident__q & ~exit & ~launch) | (launch & below__7);
         end
         else begin
-            older__7__d = older__7__q & ~launch;
+            older__7__d__drv = older__7__q & ~launch;
         end
-        pack_older__parts__7 = 32'h0;
+        pack_older__parts__7__drv = 32'h0;
         if (resident__q[7]) begin
-            pack_older__parts__7 = older__7__q & resident__q;
+            pack_older__parts__7__drv = older__7__q & resident__q;
         end
         if (launch[8]) begin
-            older__8__d = (resident__q & ~exit & ~launch) | (launch & below__8);
+            older__8__d__drv = (resident__q & ~exit & ~launch) | (launch & below__8);
         end
         else begin
-            older__8__d = older__8__q & ~launch;
+            older__8__d__drv = older__8__q & ~launch;
         end
-        pack_older__parts__8 = 32'h0;
+        pack_older__parts__8__drv = 32'h0;
         if (resident__q[8]) begin
-            pack_older__parts__8 = older__8__q & resident__q;
+            pack_older__parts__8__drv = older__8__q & resident__q;
         end
         if (launch[9]) begin
-            older__9__d = (resident__q & ~exit & ~launch) | (launch & below__9);
+            older__9__d__drv = (resident__q & ~exit & ~launch) | (launch & below__9);
         end
         else begin
-            older__9__d = older__9__q & ~launch;
+            older__9__d__drv = older__9__q & ~launch;
         end
-        pack_older__parts__9 = 32'h0;
+        pack_older__parts__9__drv = 32'h0;
         if (resident__q[9]) begin
-            pack_older__parts__9 = older__9__q & resident__q;
+            pack_older__parts__9__drv = older__9__q & resident__q;
         end
         if (launch[10]) begin
-            older__10__d = (resident__q & ~exit & ~launch) | (launch & below__10);
+            older__10__d__drv = (resident__q & ~exit & ~launch) | (launch & below__10);
         end
         else begin
-            older__10__d = older__10__q & ~launch;
+            older__10__d__drv = older__10__q & ~launch;
         end
-        pack_older__parts__10 = 32'h0;
+        pack_older__parts__10__drv = 32'h0;
         if (resident__q[10]) begin
-            pack_older__parts__10 = older__10__q & resident__q;
+            pack_older__parts__10__drv = older__10__q & resident__q;
         end
         if (launch[11]) begin
-            older__11__d = (resident__q & ~exit & ~launch) | (launch & below__11);
+            older__11__d__drv = (resident__q & ~exit & ~launch) | (launch & below__11);
         end
         else begin
-            older__11__d = older__11__q & ~launch;
+            older__11__d__drv = older__11__q & ~launch;
         end
-        pack_older__parts__11 = 32'h0;
+        pack_older__parts__11__drv = 32'h0;
         if (resident__q[11]) begin
-            pack_older__parts__11 = older__11__q & resident__q;
+            pack_older__parts__11__drv = older__11__q & resident__q;
         end
         if (launch[12]) begin
-            older__12__d = (resident__q & ~exit & ~launch) | (launch & below__12);
+            older__12__d__drv = (resident__q & ~exit & ~launch) | (launch & below__12);
         end
         else begin
-            older__12__d = older__12__q & ~launch;
+            older__12__d__drv = older__12__q & ~launch;
         end
-        pack_older__parts__12 = 32'h0;
+        pack_older__parts__12__drv = 32'h0;
         if (resident__q[12]) begin
-            pack_older__parts__12 = older__12__q & resident__q;
+            pack_older__parts__12__drv = older__12__q & resident__q;
         end
         if (launch[13]) begin
-            older__13__d = (resident__q & ~exit & ~launch) | (launch & below__13);
+            older__13__d__drv = (resident__q & ~exit & ~launch) | (launch & below__13);
         end
         else begin
-            older__13__d = older__13__q & ~launch;
+            older__13__d__drv = older__13__q & ~launch;
         end
-        pack_older__parts__13 = 32'h0;
+        pack_older__parts__13__drv = 32'h0;
         if (resident__q[13]) begin
-            pack_older__parts__13 = older__13__q & resident__q;
+            pack_older__parts__13__drv = older__13__q & resident__q;
         end
         if (launch[14]) begin
-            older__14__d = (resident__q & ~exit & ~launch) | (launch & below__14);
+            older__14__d__drv = (resident__q & ~exit & ~launch) | (launch & below__14);
         end
         else begin
-            older__14__d = older__14__q & ~launch;
+            older__14__d__drv = older__14__q & ~launch;
         end
-        pack_older__parts__14 = 32'h0;
+        pack_older__parts__14__drv = 32'h0;
         if (resident__q[14]) begin
-            pack_older__parts__14 = older__14__q & resident__q;
+            pack_older__parts__14__drv = older__14__q & resident__q;
         end
         if (launch[15]) begin
-            older__15__d = (resident__q & ~exit & ~launch) | (launch & below__15);
+            older__15__d__drv = (resident__q & ~exit & ~launch) | (launch & below__15);
         end
         else begin
-            older__15__d = older__15__q & ~launch;
+            older__15__d__drv = older__15__q & ~launch;
         end
-        pack_older__parts__15 = 32'h0;
+        pack_older__parts__15__drv = 32'h0;
         if (resident__q[15]) begin
-            pack_older__parts__15 = older__15__q & resident__q;
+            pack_older__parts__15__drv = older__15__q & resident__q;
         end
         if (launch[16]) begin
-            older__16__d = (resident__q & ~exit & ~launch) | (launch & below__16);
+            older__16__d__drv = (resident__q & ~exit & ~launch) | (launch & below__16);
         end
         else begin
-            older__16__d = older__16__q & ~launch;
+            older__16__d__drv = older__16__q & ~launch;
         end
-        pack_older__parts__16 = 32'h0;
+        pack_older__parts__16__drv = 32'h0;
         if (resident__q[16]) begin
-            pack_older__parts__16 = older__16__q & resident__q;
+            pack_older__parts__16__drv = older__16__q & resident__q;
         end
         if (launch[17]) begin
-            older__17__d = (resident__q & ~exit & ~launch) | (launch & below__17);
+            older__17__d__drv = (resident__q & ~exit & ~launch) | (launch & below__17);
         end
         else begin
-            older__17__d = older__17__q & ~launch;
+            older__17__d__drv = older__17__q & ~launch;
         end
-        pack_older__parts__17 = 32'h0;
+        pack_older__parts__17__drv = 32'h0;
         if (resident__q[17]) begin
-            pack_older__parts__17 = older__17__q & resident__q;
+            pack_older__parts__17__drv = older__17__q & resident__q;
         end
         if (launch[18]) begin
-            older__18__d = (resident__q & ~exit & ~launch) | (launch & below__18);
+            older__18__d__drv = (resident__q & ~exit & ~launch) | (launch & below__18);
         end
         else begin
-            older__18__d = older__18__q & ~launch;
+            older__18__d__drv = older__18__q & ~launch;
         end
-        pack_older__parts__18 = 32'h0;
+        pack_older__parts__18__drv = 32'h0;
         if (resident__q[18]) begin
-            pack_older__parts__18 = older__18__q & resident__q;
+            pack_older__parts__18__drv = older__18__q & resident__q;
         end
         if (launch[19]) begin
-            older__19__d = (resident__q & ~exit & ~launch) | (launch & below__19);
+            older__19__d__drv = (resident__q & ~exit & ~launch) | (launch & below__19);
         end
         else begin
-            older__19__d = older__19__q & ~launch;
+            older__19__d__drv = older__19__q & ~launch;
         end
-        pack_older__parts__19 = 32'h0;
+        pack_older__parts__19__drv = 32'h0;
         if (resident__q[19]) begin
-            pack_older__parts__19 = older__19__q & resident__q;
+            pack_older__parts__19__drv = older__19__q & resident__q;
         end
         if (launch[20]) begin
-            older__20__d = (resident__q & ~exit & ~launch) | (launch & below__20);
+            older__20__d__drv = (resident__q & ~exit & ~launch) | (launch & below__20);
         end
         else begin
-            older__20__d = older__20__q & ~launch;
+            older__20__d__drv = older__20__q & ~launch;
         end
-        pack_older__parts__20 = 32'h0;
+        pack_older__parts__20__drv = 32'h0;
         if (resident__q[20]) begin
-            pack_older__parts__20 = older__20__q & resident__q;
+            pack_older__parts__20__drv = older__20__q & resident__q;
         end
         if (launch[21]) begin
-            older__21__d = (resident__q & ~exit & ~launch) | (launch & below__21);
+            older__21__d__drv = (resident__q & ~exit & ~launch) | (launch & below__21);
         end
         else begin
-            older__21__d = older__21__q & ~launch;
+            older__21__d__drv = older__21__q & ~launch;
         end
-        pack_older__parts__21 = 32'h0;
+        pack_older__parts__21__drv = 32'h0;
         if (resident__q[21]) begin
-            pack_older__parts__21 = older__21__q & resident__q;
+            pack_older__parts__21__drv = older__21__q & resident__q;
         end
         if (launch[22]) begin
-            older__22__d = (resident__q & ~exit & ~launch) | (launch & below__22);
+            older__22__d__drv = (resident__q & ~exit & ~launch) | (launch & below__22);
         end
         else begin
-            older__22__d = older__22__q & ~launch;
+            older__22__d__drv = older__22__q & ~launch;
         end
-        pack_older__parts__22 = 32'h0;
+        pack_older__parts__22__drv = 32'h0;
         if (resident__q[22]) begin
-            pack_older__parts__22 = older__22__q & resident__q;
+            pack_older__parts__22__drv = older__22__q & resident__q;
         end
         if (launch[23]) begin
-            older__23__d = (resident__q & ~exit & ~launch) | (launch & below__23);
+            older__23__d__drv = (resident__q & ~exit & ~launch) | (launch & below__23);
         end
         else begin
-            older__23__d = older__23__q & ~launch;
+            older__23__d__drv = older__23__q & ~launch;
         end
-        pack_older__parts__23 = 32'h0;
+        pack_older__parts__23__drv = 32'h0;
         if (resident__q[23]) begin
-            pack_older__parts__23 = older__23__q & resident__q;
+            pack_older__parts__23__drv = older__23__q & resident__q;
         end
         if (launch[24]) begin
-            older__24__d = (resident__q & ~exit & ~launch) | (launch & below__24);
+            older__24__d__drv = (resident__q & ~exit & ~launch) | (launch & below__24);
         end
         else begin
-            older__24__d = older__24__q & ~launch;
+            older__24__d__drv = older__24__q & ~launch;
         end
-        pack_older__parts__24 = 32'h0;
+        pack_older__parts__24__drv = 32'h0;
         if (resident__q[24]) begin
-            pack_older__parts__24 = older__24__q & resident__q;
+            pack_older__parts__24__drv = older__24__q & resident__q;
         end
         if (launch[25]) begin
-            older__25__d = (resident__q & ~exit & ~launch) | (launch & below__25);
+            older__25__d__drv = (resident__q & ~exit & ~launch) | (launch & below__25);
         end
         else begin
-            older__25__d = older__25__q & ~launch;
+            older__25__d__drv = older__25__q & ~launch;
         end
-        pack_older__parts__25 = 32'h0;
+        pack_older__parts__25__drv = 32'h0;
         if (resident__q[25]) begin
-            pack_older__parts__25 = older__25__q & resident__q;
+            pack_older__parts__25__drv = older__25__q & resident__q;
         end
         if (launch[26]) begin
-            older__26__d = (resident__q & ~exit & ~launch) | (launch & below__26);
+            older__26__d__drv = (resident__q & ~exit & ~launch) | (launch & below__26);
         end
         else begin
-            older__26__d = older__26__q & ~launch;
+            older__26__d__drv = older__26__q & ~launch;
         end
-        pack_older__parts__26 = 32'h0;
+        pack_older__parts__26__drv = 32'h0;
         if (resident__q[26]) begin
-            pack_older__parts__26 = older__26__q & resident__q;
+            pack_older__parts__26__drv = older__26__q & resident__q;
         end
         if (launch[27]) begin
-            older__27__d = (resident__q & ~exit & ~launch) | (launch & below__27);
+            older__27__d__drv = (resident__q & ~exit & ~launch) | (launch & below__27);
         end
         else begin
-            older__27__d = older__27__q & ~launch;
+            older__27__d__drv = older__27__q & ~launch;
         end
-        pack_older__parts__27 = 32'h0;
+        pack_older__parts__27__drv = 32'h0;
         if (resident__q[27]) begin
-            pack_older__parts__27 = older__27__q & resident__q;
+            pack_older__parts__27__drv = older__27__q & resident__q;
         end
         if (launch[28]) begin
-            older__28__d = (resident__q & ~exit & ~launch) | (launch & below__28);
+            older__28__d__drv = (resident__q & ~exit & ~launch) | (launch & below__28);
         end
         else begin
-            older__28__d = older__28__q & ~launch;
+            older__28__d__drv = older__28__q & ~launch;
         end
-        pack_older__parts__28 = 32'h0;
+        pack_older__parts__28__drv = 32'h0;
         if (resident__q[28]) begin
-            pack_older__parts__28 = older__28__q & resident__q;
+            pack_older__parts__28__drv = older__28__q & resident__q;
         end
         if (launch[29]) begin
-            older__29__d = (resident__q & ~exit & ~launch) | (launch & below__29);
+            older__29__d__drv = (resident__q & ~exit & ~launch) | (launch & below__29);
         end
         else begin
-            older__29__d = older__29__q & ~launch;
+            older__29__d__drv = older__29__q & ~launch;
         end
-        pack_older__parts__29 = 32'h0;
+        pack_older__parts__29__drv = 32'h0;
         if (resident__q[29]) begin
-            pack_older__parts__29 = older__29__q & resident__q;
+            pack_older__parts__29__drv = older__29__q & resident__q;
         end
         if (launch[30]) begin
-            older__30__d = (resident__q & ~exit & ~launch) | (launch & below__30);
+            older__30__d__drv = (resident__q & ~exit & ~launch) | (launch & below__30);
         end
         else begin
-            older__30__d = older__30__q & ~launch;
+            older__30__d__drv = older__30__q & ~launch;
         end
-        pack_older__parts__30 = 32'h0;
+        pack_older__parts__30__drv = 32'h0;
         if (resident__q[30]) begin
-            pack_older__parts__30 = older__30__q & resident__q;
+            pack_older__parts__30__drv = older__30__q & resident__q;
         end
         if (launch[31]) begin
-            older__31__d = (resident__q & ~exit & ~launch) | (launch & below__31);
+            older__31__d__drv = (resident__q & ~exit & ~launch) | (launch & below__31);
         end
         else begin
-            older__31__d = older__31__q & ~launch;
+            older__31__d__drv = older__31__q & ~launch;
         end
-        pack_older__parts__31 = 32'h0;
+        pack_older__parts__31__drv = 32'h0;
         if (resident__q[31]) begin
-            pack_older__parts__31 = older__31__q & resident__q;
+            pack_older__parts__31__drv = older__31__q & resident__q;
         end
         if (launch[32]) begin
-            older__32__d = (resident__q & ~exit & ~launch) | (launch & below__32);
+            older__32__d__drv = (resident__q & ~exit & ~launch) | (launch & below__32);
         end
         else begin
-            older__32__d = older__32__q & ~launch;
+            older__32__d__drv = older__32__q & ~launch;
         end
-        pack_older__parts__32 = 32'h0;
+        pack_older__parts__32__drv = 32'h0;
         if (resident__q[32]) begin
-            pack_older__parts__32 = older__32__q & resident__q;
+            pack_older__parts__32__drv = older__32__q & resident__q;
         end
         if (launch[33]) begin
-            older__33__d = (resident__q & ~exit & ~launch) | (launch & below__33);
+            older__33__d__drv = (resident__q & ~exit & ~launch) | (launch & below__33);
         end
         else begin
-            older__33__d = older__33__q & ~launch;
+            older__33__d__drv = older__33__q & ~launch;
         end
-        pack_older__parts__33 = 32'h0;
+        pack_older__parts__33__drv = 32'h0;
         if (resident__q[33]) begin
-            pack_older__parts__33 = older__33__q & resident__q;
+            pack_older__parts__33__drv = older__33__q & resident__q;
         end
         if (launch[34]) begin
-            older__34__d = (resident__q & ~exit & ~launch) | (launch & below__34);
+            older__34__d__drv = (resident__q & ~exit & ~launch) | (launch & below__34);
         end
         else begin
-            older__34__d = older__34__q & ~launch;
+            older__34__d__drv = older__34__q & ~launch;
         end
-        pack_older__parts__34 = 32'h0;
+        pack_older__parts__34__drv = 32'h0;
         if (resident__q[34]) begin
-            pack_older__parts__34 = older__34__q & resident__q;
+            pack_older__parts__34__drv = older__34__q & resident__q;
         end
         if (launch[35]) begin
-            older__35__d = (resident__q & ~exit & ~launch) | (launch & below__35);
+            older__35__d__drv = (resident__q & ~exit & ~launch) | (launch & below__35);
         end
         else begin
-            older__35__d = older__35__q & ~launch;
+            older__35__d__drv = older__35__q & ~launch;
         end
-        pack_older__parts__35 = 32'h0;
+        pack_older__parts__35__drv = 32'h0;
         if (resident__q[35]) begin
-            pack_older__parts__35 = older__35__q & resident__q;
+            pack_older__parts__35__drv = older__35__q & resident__q;
         end
         if (launch[36]) begin
-            older__36__d = (resident__q & ~exit & ~launch) | (launch & below__36);
+            older__36__d__drv = (resident__q & ~exit & ~launch) | (launch & below__36);
         end
         else begin
-            older__36__d = older__36__q & ~launch;
+            older__36__d__drv = older__36__q & ~launch;
         end
-        pack_older__parts__36 = 32'h0;
+        pack_older__parts__36__drv = 32'h0;
         if (resident__q[36]) begin
-            pack_older__parts__36 = older__36__q & resident__q;
+            pack_older__parts__36__drv = older__36__q & resident__q;
         end
         if (launch[37]) begin
-            older__37__d = (resident__q & ~exit & ~launch) | (launch & below__37);
+            older__37__d__drv = (resident__q & ~exit & ~launch) | (launch & below__37);
         end
         else begin
-            older__37__d = older__37__q & ~launch;
+            older__37__d__drv = older__37__q & ~launch;
         end
-        pack_older__parts__37 = 32'h0;
+        pack_older__parts__37__drv = 32'h0;
         if (resident__q[37]) begin
-            pack_older__parts__37 = older__37__q & resident__q;
+            pack_older__parts__37__drv = older__37__q & resident__q;
         end
         if (launch[38]) begin
-            older__38__d = (resident__q & ~exit & ~launch) | (launch & below__38);
+            older__38__d__drv = (resident__q & ~exit & ~launch) | (launch & below__38);
         end
         else begin
-            older__38__d = older__38__q & ~launch;
+            older__38__d__drv = older__38__q & ~launch;
         end
-        pack_older__parts__38 = 32'h0;
+        pack_older__parts__38__drv = 32'h0;
         if (resident__q[38]) begin
-            pack_older__parts__38 = older__38__q & resident__q;
+            pack_older__parts__38__drv = older__38__q & resident__q;
         end
         if (launch[39]) begin
-            older__39__d = (resident__q & ~exit & ~launch) | (launch & below__39);
+            older__39__d__drv = (resident__q & ~exit & ~launch) | (launch & below__39);
         end
         else begin
-            older__39__d = older__39__q & ~launch;
+            older__39__d__drv = older__39__q & ~launch;
         end
-        pack_older__parts__39 = 32'h0;
+        pack_older__parts__39__drv = 32'h0;
         if (resident__q[39]) begin
-            pack_older__parts__39 = older__39__q & resident__q;
+            pack_older__parts__39__drv = older__39__q & resident__q;
         end
         if (launch[40]) begin
-            older__40__d = (resident__q & ~exit & ~launch) | (launch & below__40);
+            older__40__d__drv = (resident__q & ~exit & ~launch) | (launch & below__40);
         end
         else begin
-            older__40__d = older__40__q & ~launch;
+            older__40__d__drv = older__40__q & ~launch;
         end
-        pack_older__parts__40 = 32'h0;
+        pack_older__parts__40__drv = 32'h0;
         if (resident__q[40]) begin
-            pack_older__parts__40 = older__40__q & resident__q;
+            pack_older__parts__40__drv = older__40__q & resident__q;
         end
         if (launch[41]) begin
-            older__41__d = (resident__q & ~exit & ~launch) | (launch & below__41);
+            older__41__d__drv = (resident__q & ~exit & ~launch) | (launch & below__41);
         end
         else begin
-            older__41__d = older__41__q & ~launch;
+            older__41__d__drv = older__41__q & ~launch;
         end
-        pack_older__parts__41 = 32'h0;
+        pack_older__parts__41__drv = 32'h0;
         if (resident__q[41]) begin
-            pack_older__parts__41 = older__41__q & resident__q;
+            pack_older__parts__41__drv = older__41__q & resident__q;
         end
         if (launch[42]) begin
-            older__42__d = (resident__q & ~exit & ~launch) | (launch & below__42);
+            older__42__d__drv = (resident__q & ~exit & ~launch) | (launch & below__42);
         end
         else begin
-            older__42__d = older__42__q & ~launch;
+            older__42__d__drv = older__42__q & ~launch;
         end
-        pack_older__parts__42 = 32'h0;
+        pack_older__parts__42__drv = 32'h0;
         if (resident__q[42]) begin
-            pack_older__parts__42 = older__42__q & resident__q;
+            pack_older__parts__42__drv = older__42__q & resident__q;
         end
         if (launch[43]) begin
-            older__43__d = (resident__q & ~exit & ~launch) | (launch & below__43);
+            older__43__d__drv = (resident__q & ~exit & ~launch) | (launch & below__43);
         end
         else begin
-            older__43__d = older__43__q & ~launch;
+            older__43__d__drv = older__43__q & ~launch;
         end
-        pack_older__parts__43 = 32'h0;
+        pack_older__parts__43__drv = 32'h0;
         if (resident__q[43]) begin
-            pack_older__parts__43 = older__43__q & resident__q;
+            pack_older__parts__43__drv = older__43__q & resident__q;
         end
         if (launch[44]) begin
-            older__44__d = (resident__q & ~exit & ~launch) | (launch & below__44);
+            older__44__d__drv = (resident__q & ~exit & ~launch) | (launch & below__44);
         end
         else begin
-            older__44__d = older__44__q & ~launch;
+            older__44__d__drv = older__44__q & ~launch;
         end
-        pack_older__parts__44 = 32'h0;
+        pack_older__parts__44__drv = 32'h0;
         if (resident__q[44]) begin
-            pack_older__parts__44 = older__44__q & resident__q;
+            pack_older__parts__44__drv = older__44__q & resident__q;
         end
         if (launch[45]) begin
-            older__45__d = (resident__q & ~exit & ~launch) | (launch & below__45);
+            older__45__d__drv = (resident__q & ~exit & ~launch) | (launch & below__45);
         end
         else begin
-            older__45__d = older__45__q & ~launch;
+            older__45__d__drv = older__45__q & ~launch;
         end
-        pack_older__parts__45 = 32'h0;
+        pack_older__parts__45__drv = 32'h0;
         if (resident__q[45]) begin
-            pack_older__parts__45 = older__45__q & resident__q;
+            pack_older__parts__45__drv = older__45__q & resident__q;
         end
         if (launch[46]) begin
-            older__46__d = (resident__q & ~exit & ~launch) | (launch & below__46);
+            older__46__d__drv = (resident__q & ~exit & ~launch) | (launch & below__46);
         end
         else begin
-            older__46__d = older__46__q & ~launch;
+            older__46__d__drv = older__46__q & ~launch;
         end
-        pack_older__parts__46 = 32'h0;
+        pack_older__parts__46__drv = 32'h0;
         if (resident__q[46]) begin
-            pack_older__parts__46 = older__46__q & resident__q;
+            pack_older__parts__46__drv = older__46__q & resident__q;
         end
         if (launch[47]) begin
-            older__47__d = (resident__q & ~exit & ~launch) | (launch & below__47);
+            older__47__d__drv = (resident__q & ~exit & ~launch) | (launch & below__47);
         end
         else begin
-            older__47__d = older__47__q & ~launch;
+            older__47__d__drv = older__47__q & ~launch;
         end
-        pack_older__parts__47 = 32'h0;
+        pack_older__parts__47__drv = 32'h0;
         if (resident__q[47]) begin
-            pack_older__parts__47 = older__47__q & resident__q;
+            pack_older__parts__47__drv = older__47__q & resident__q;
         end
         issue_valid = pack_issue_valid__whole;
         issue_slot = pack_issue_slot__whole;
@@ -2159,6 +2514,364 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         dbg_older = pack_older__whole;
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        resident__clock = resident__clock__drv;
+        resident__reset = resident__reset__drv;
+        resident__d = resident__d__drv;
+        older__0__clock = older__0__clock__drv;
+        older__0__reset = older__0__reset__drv;
+        older__0__d = older__0__d__drv;
+        older__1__clock = older__1__clock__drv;
+        older__1__reset = older__1__reset__drv;
+        older__1__d = older__1__d__drv;
+        older__2__clock = older__2__clock__drv;
+        older__2__reset = older__2__reset__drv;
+        older__2__d = older__2__d__drv;
+        older__3__clock = older__3__clock__drv;
+        older__3__reset = older__3__reset__drv;
+        older__3__d = older__3__d__drv;
+        older__4__clock = older__4__clock__drv;
+        older__4__reset = older__4__reset__drv;
+        older__4__d = older__4__d__drv;
+        older__5__clock = older__5__clock__drv;
+        older__5__reset = older__5__reset__drv;
+        older__5__d = older__5__d__drv;
+        older__6__clock = older__6__clock__drv;
+        older__6__reset = older__6__reset__drv;
+        older__6__d = older__6__d__drv;
+        older__7__clock = older__7__clock__drv;
+        older__7__reset = older__7__reset__drv;
+        older__7__d = older__7__d__drv;
+        older__8__clock = older__8__clock__drv;
+        older__8__reset = older__8__reset__drv;
+        older__8__d = older__8__d__drv;
+        older__9__clock = older__9__clock__drv;
+        older__9__reset = older__9__reset__drv;
+        older__9__d = older__9__d__drv;
+        older__10__clock = older__10__clock__drv;
+        older__10__reset = older__10__reset__drv;
+        older__10__d = older__10__d__drv;
+        older__11__clock = older__11__clock__drv;
+        older__11__reset = older__11__reset__drv;
+        older__11__d = older__11__d__drv;
+        older__12__clock = older__12__clock__drv;
+        older__12__reset = older__12__reset__drv;
+        older__12__d = older__12__d__drv;
+        older__13__clock = older__13__clock__drv;
+        older__13__reset = older__13__reset__drv;
+        older__13__d = older__13__d__drv;
+        older__14__clock = older__14__clock__drv;
+        older__14__reset = older__14__reset__drv;
+        older__14__d = older__14__d__drv;
+        older__15__clock = older__15__clock__drv;
+        older__15__reset = older__15__reset__drv;
+        older__15__d = older__15__d__drv;
+        older__16__clock = older__16__clock__drv;
+        older__16__reset = older__16__reset__drv;
+        older__16__d = older__16__d__drv;
+        older__17__clock = older__17__clock__drv;
+        older__17__reset = older__17__reset__drv;
+        older__17__d = older__17__d__drv;
+        older__18__clock = older__18__clock__drv;
+        older__18__reset = older__18__reset__drv;
+        older__18__d = older__18__d__drv;
+        older__19__clock = older__19__clock__drv;
+        older__19__reset = older__19__reset__drv;
+        older__19__d = older__19__d__drv;
+        older__20__clock = older__20__clock__drv;
+        older__20__reset = older__20__reset__drv;
+        older__20__d = older__20__d__drv;
+        older__21__clock = older__21__clock__drv;
+        older__21__reset = older__21__reset__drv;
+        older__21__d = older__21__d__drv;
+        older__22__clock = older__22__clock__drv;
+        older__22__reset = older__22__reset__drv;
+        older__22__d = older__22__d__drv;
+        older__23__clock = older__23__clock__drv;
+        older__23__reset = older__23__reset__drv;
+        older__23__d = older__23__d__drv;
+        older__24__clock = older__24__clock__drv;
+        older__24__reset = older__24__reset__drv;
+        older__24__d = older__24__d__drv;
+        older__25__clock = older__25__clock__drv;
+        older__25__reset = older__25__reset__drv;
+        older__25__d = older__25__d__drv;
+        older__26__clock = older__26__clock__drv;
+        older__26__reset = older__26__reset__drv;
+        older__26__d = older__26__d__drv;
+        older__27__clock = older__27__clock__drv;
+        older__27__reset = older__27__reset__drv;
+        older__27__d = older__27__d__drv;
+        older__28__clock = older__28__clock__drv;
+        older__28__reset = older__28__reset__drv;
+        older__28__d = older__28__d__drv;
+        older__29__clock = older__29__clock__drv;
+        older__29__reset = older__29__reset__drv;
+        older__29__d = older__29__d__drv;
+        older__30__clock = older__30__clock__drv;
+        older__30__reset = older__30__reset__drv;
+        older__30__d = older__30__d__drv;
+        older__31__clock = older__31__clock__drv;
+        older__31__reset = older__31__reset__drv;
+        older__31__d = older__31__d__drv;
+        older__32__clock = older__32__clock__drv;
+        older__32__reset = older__32__reset__drv;
+        older__32__d = older__32__d__drv;
+        older__33__clock = older__33__clock__drv;
+        older__33__reset = older__33__reset__drv;
+        older__33__d = older__33__d__drv;
+        older__34__clock = older__34__clock__drv;
+        older__34__reset = older__34__reset__drv;
+        older__34__d = older__34__d__drv;
+        older__35__clock = older__35__clock__drv;
+        older__35__reset = older__35__reset__drv;
+        older__35__d = older__35__d__drv;
+        older__36__clock = older__36__clock__drv;
+        older__36__reset = older__36__reset__drv;
+        older__36__d = older__36__d__drv;
+        older__37__clock = older__37__clock__drv;
+        older__37__reset = older__37__reset__drv;
+        older__37__d = older__37__d__drv;
+        older__38__clock = older__38__clock__drv;
+        older__38__reset = older__38__reset__drv;
+        older__38__d = older__38__d__drv;
+        older__39__clock = older__39__clock__drv;
+        older__39__reset = older__39__reset__drv;
+        older__39__d = older__39__d__drv;
+        older__40__clock = older__40__clock__drv;
+        older__40__reset = older__40__reset__drv;
+        older__40__d = older__40__d__drv;
+        older__41__clock = older__41__clock__drv;
+        older__41__reset = older__41__reset__drv;
+        older__41__d = older__41__d__drv;
+        older__42__clock = older__42__clock__drv;
+        older__42__reset = older__42__reset__drv;
+        older__42__d = older__42__d__drv;
+        older__43__clock = older__43__clock__drv;
+        older__43__reset = older__43__reset__drv;
+        older__43__d = older__43__d__drv;
+        older__44__clock = older__44__clock__drv;
+        older__44__reset = older__44__reset__drv;
+        older__44__d = older__44__d__drv;
+        older__45__clock = older__45__clock__drv;
+        older__45__reset = older__45__reset__drv;
+        older__45__d = older__45__d__drv;
+        older__46__clock = older__46__clock__drv;
+        older__46__reset = older__46__reset__drv;
+        older__46__d = older__46__d__drv;
+        older__47__clock = older__47__clock__drv;
+        older__47__reset = older__47__reset__drv;
+        older__47__d = older__47__d__drv;
+        last_issued__0__clock = last_issued__0__clock__drv;
+        last_issued__0__reset = last_issued__0__reset__drv;
+        last_issued__0__d = last_issued__0__d__drv;
+        last_issued__1__clock = last_issued__1__clock__drv;
+        last_issued__1__reset = last_issued__1__reset__drv;
+        last_issued__1__d = last_issued__1__d__drv;
+        last_valid__0__clock = last_valid__0__clock__drv;
+        last_valid__0__reset = last_valid__0__reset__drv;
+        last_valid__0__d = last_valid__0__d__drv;
+        last_valid__1__clock = last_valid__1__clock__drv;
+        last_valid__1__reset = last_valid__1__reset__drv;
+        last_valid__1__d = last_valid__1__d__drv;
+        greedy_valid__0__clock = greedy_valid__0__clock__drv;
+        greedy_valid__0__reset = greedy_valid__0__reset__drv;
+        greedy_valid__0__d = greedy_valid__0__d__drv;
+        greedy_valid__1__clock = greedy_valid__1__clock__drv;
+        greedy_valid__1__reset = greedy_valid__1__reset__drv;
+        greedy_valid__1__d = greedy_valid__1__d__drv;
+        gto__0__candidates = gto__0__candidates__drv;
+        gto__0__older = gto__0__older__drv;
+        gto__0__last = gto__0__last__drv;
+        gto__0__last_valid = gto__0__last_valid__drv;
+        gto__0__greedy_valid = gto__0__greedy_valid__drv;
+        gto__1__candidates = gto__1__candidates__drv;
+        gto__1__older = gto__1__older__drv;
+        gto__1__last = gto__1__last__drv;
+        gto__1__last_valid = gto__1__last_valid__drv;
+        gto__1__greedy_valid = gto__1__greedy_valid__drv;
+        rec_rows__whole = rec_rows__whole__drv;
+        launch_tb_rows__whole = launch_tb_rows__whole__drv;
+        pack_issue_valid__parts__0 = pack_issue_valid__parts__0__drv;
+        pack_issue_valid__parts__1 = pack_issue_valid__parts__1__drv;
+        pack_issue_slot__parts__0 = pack_issue_slot__parts__0__drv;
+        pack_issue_slot__parts__1 = pack_issue_slot__parts__1__drv;
+        pack_issue_is_mem__parts__0 = pack_issue_is_mem__parts__0__drv;
+        pack_issue_is_mem__parts__1 = pack_issue_is_mem__parts__1__drv;
+        pack_last_valid__parts__0 = pack_last_valid__parts__0__drv;
+        pack_last_valid__parts__1 = pack_last_valid__parts__1__drv;
+        pack_last_issued__parts__0 = pack_last_issued__parts__0__drv;
+        pack_last_issued__parts__1 = pack_last_issued__parts__1__drv;
+        pack_greedy_valid__parts__0 = pack_greedy_valid__parts__0__drv;
+        pack_greedy_valid__parts__1 = pack_greedy_valid__parts__1__drv;
+        pack_cmp_last_valid__parts__0 = pack_cmp_last_valid__parts__0__drv;
+        pack_cmp_last_valid__parts__1 = pack_cmp_last_valid__parts__1__drv;
+        pack_cmp_last_issued__parts__0 = pack_cmp_last_issued__parts__0__drv;
+        pack_cmp_last_issued__parts__1 = pack_cmp_last_issued__parts__1__drv;
+        pack_cmp_greedy_valid__parts__0 = pack_cmp_greedy_valid__parts__0__drv;
+        pack_cmp_greedy_valid__parts__1 = pack_cmp_greedy_valid__parts__1__drv;
+        pack_older__parts__0 = pack_older__parts__0__drv;
+        pack_older__parts__1 = pack_older__parts__1__drv;
+        pack_older__parts__2 = pack_older__parts__2__drv;
+        pack_older__parts__3 = pack_older__parts__3__drv;
+        pack_older__parts__4 = pack_older__parts__4__drv;
+        pack_older__parts__5 = pack_older__parts__5__drv;
+        pack_older__parts__6 = pack_older__parts__6__drv;
+        pack_older__parts__7 = pack_older__parts__7__drv;
+        pack_older__parts__8 = pack_older__parts__8__drv;
+        pack_older__parts__9 = pack_older__parts__9__drv;
+        pack_older__parts__10 = pack_older__parts__10__drv;
+        pack_older__parts__11 = pack_older__parts__11__drv;
+        pack_older__parts__12 = pack_older__parts__12__drv;
+        pack_older__parts__13 = pack_older__parts__13__drv;
+        pack_older__parts__14 = pack_older__parts__14__drv;
+        pack_older__parts__15 = pack_older__parts__15__drv;
+        pack_older__parts__16 = pack_older__parts__16__drv;
+        pack_older__parts__17 = pack_older__parts__17__drv;
+        pack_older__parts__18 = pack_older__parts__18__drv;
+        pack_older__parts__19 = pack_older__parts__19__drv;
+        pack_older__parts__20 = pack_older__parts__20__drv;
+        pack_older__parts__21 = pack_older__parts__21__drv;
+        pack_older__parts__22 = pack_older__parts__22__drv;
+        pack_older__parts__23 = pack_older__parts__23__drv;
+        pack_older__parts__24 = pack_older__parts__24__drv;
+        pack_older__parts__25 = pack_older__parts__25__drv;
+        pack_older__parts__26 = pack_older__parts__26__drv;
+        pack_older__parts__27 = pack_older__parts__27__drv;
+        pack_older__parts__28 = pack_older__parts__28__drv;
+        pack_older__parts__29 = pack_older__parts__29__drv;
+        pack_older__parts__30 = pack_older__parts__30__drv;
+        pack_older__parts__31 = pack_older__parts__31__drv;
+        pack_older__parts__32 = pack_older__parts__32__drv;
+        pack_older__parts__33 = pack_older__parts__33__drv;
+        pack_older__parts__34 = pack_older__parts__34__drv;
+        pack_older__parts__35 = pack_older__parts__35__drv;
+        pack_older__parts__36 = pack_older__parts__36__drv;
+        pack_older__parts__37 = pack_older__parts__37__drv;
+        pack_older__parts__38 = pack_older__parts__38__drv;
+        pack_older__parts__39 = pack_older__parts__39__drv;
+        pack_older__parts__40 = pack_older__parts__40__drv;
+        pack_older__parts__41 = pack_older__parts__41__drv;
+        pack_older__parts__42 = pack_older__parts__42__drv;
+        pack_older__parts__43 = pack_older__parts__43__drv;
+        pack_older__parts__44 = pack_older__parts__44__drv;
+        pack_older__parts__45 = pack_older__parts__45__drv;
+        pack_older__parts__46 = pack_older__parts__46__drv;
+        pack_older__parts__47 = pack_older__parts__47__drv;
+        pack_rec_cnt_n__parts__0 = pack_rec_cnt_n__parts__0__drv;
+        pack_rec_cnt_n__parts__1 = pack_rec_cnt_n__parts__1__drv;
+        pack_rec_cnt_n__parts__2 = pack_rec_cnt_n__parts__2__drv;
+        pack_rec_cnt_n__parts__3 = pack_rec_cnt_n__parts__3__drv;
+        pack_rec_cnt_n__parts__4 = pack_rec_cnt_n__parts__4__drv;
+        pack_rec_cnt_n__parts__5 = pack_rec_cnt_n__parts__5__drv;
+        pack_rec_cnt_n__parts__6 = pack_rec_cnt_n__parts__6__drv;
+        pack_rec_cnt_n__parts__7 = pack_rec_cnt_n__parts__7__drv;
+        pack_rec_cnt_n__parts__8 = pack_rec_cnt_n__parts__8__drv;
+        pack_rec_cnt_n__parts__9 = pack_rec_cnt_n__parts__9__drv;
+        pack_rec_cnt_n__parts__10 = pack_rec_cnt_n__parts__10__drv;
+        pack_rec_cnt_n__parts__11 = pack_rec_cnt_n__parts__11__drv;
+        pack_rec_cnt_n__parts__12 = pack_rec_cnt_n__parts__12__drv;
+        pack_rec_cnt_n__parts__13 = pack_rec_cnt_n__parts__13__drv;
+        pack_rec_cnt_n__parts__14 = pack_rec_cnt_n__parts__14__drv;
+        pack_rec_cnt_n__parts__15 = pack_rec_cnt_n__parts__15__drv;
+        pack_rec_cnt_n__parts__16 = pack_rec_cnt_n__parts__16__drv;
+        pack_rec_cnt_n__parts__17 = pack_rec_cnt_n__parts__17__drv;
+        pack_rec_cnt_n__parts__18 = pack_rec_cnt_n__parts__18__drv;
+        pack_rec_cnt_n__parts__19 = pack_rec_cnt_n__parts__19__drv;
+        pack_rec_cnt_n__parts__20 = pack_rec_cnt_n__parts__20__drv;
+        pack_rec_cnt_n__parts__21 = pack_rec_cnt_n__parts__21__drv;
+        pack_rec_cnt_n__parts__22 = pack_rec_cnt_n__parts__22__drv;
+        pack_rec_cnt_n__parts__23 = pack_rec_cnt_n__parts__23__drv;
+        pack_rec_cnt_n__parts__24 = pack_rec_cnt_n__parts__24__drv;
+        pack_rec_cnt_n__parts__25 = pack_rec_cnt_n__parts__25__drv;
+        pack_rec_cnt_n__parts__26 = pack_rec_cnt_n__parts__26__drv;
+        pack_rec_cnt_n__parts__27 = pack_rec_cnt_n__parts__27__drv;
+        pack_rec_cnt_n__parts__28 = pack_rec_cnt_n__parts__28__drv;
+        pack_rec_cnt_n__parts__29 = pack_rec_cnt_n__parts__29__drv;
+        pack_rec_cnt_n__parts__30 = pack_rec_cnt_n__parts__30__drv;
+        pack_rec_cnt_n__parts__31 = pack_rec_cnt_n__parts__31__drv;
+        pack_rec_cnt_n__parts__32 = pack_rec_cnt_n__parts__32__drv;
+        pack_rec_cnt_n__parts__33 = pack_rec_cnt_n__parts__33__drv;
+        pack_rec_cnt_n__parts__34 = pack_rec_cnt_n__parts__34__drv;
+        pack_rec_cnt_n__parts__35 = pack_rec_cnt_n__parts__35__drv;
+        pack_rec_cnt_n__parts__36 = pack_rec_cnt_n__parts__36__drv;
+        pack_rec_cnt_n__parts__37 = pack_rec_cnt_n__parts__37__drv;
+        pack_rec_cnt_n__parts__38 = pack_rec_cnt_n__parts__38__drv;
+        pack_rec_cnt_n__parts__39 = pack_rec_cnt_n__parts__39__drv;
+        pack_rec_cnt_n__parts__40 = pack_rec_cnt_n__parts__40__drv;
+        pack_rec_cnt_n__parts__41 = pack_rec_cnt_n__parts__41__drv;
+        pack_rec_cnt_n__parts__42 = pack_rec_cnt_n__parts__42__drv;
+        pack_rec_cnt_n__parts__43 = pack_rec_cnt_n__parts__43__drv;
+        pack_rec_cnt_n__parts__44 = pack_rec_cnt_n__parts__44__drv;
+        pack_rec_cnt_n__parts__45 = pack_rec_cnt_n__parts__45__drv;
+        pack_rec_cnt_n__parts__46 = pack_rec_cnt_n__parts__46__drv;
+        pack_rec_cnt_n__parts__47 = pack_rec_cnt_n__parts__47__drv;
+        pack_warp_tb__parts__0 = pack_warp_tb__parts__0__drv;
+        pack_warp_tb__parts__1 = pack_warp_tb__parts__1__drv;
+        pack_warp_tb__parts__2 = pack_warp_tb__parts__2__drv;
+        pack_warp_tb__parts__3 = pack_warp_tb__parts__3__drv;
+        pack_warp_tb__parts__4 = pack_warp_tb__parts__4__drv;
+        pack_warp_tb__parts__5 = pack_warp_tb__parts__5__drv;
+        pack_warp_tb__parts__6 = pack_warp_tb__parts__6__drv;
+        pack_warp_tb__parts__7 = pack_warp_tb__parts__7__drv;
+        pack_warp_tb__parts__8 = pack_warp_tb__parts__8__drv;
+        pack_warp_tb__parts__9 = pack_warp_tb__parts__9__drv;
+        pack_warp_tb__parts__10 = pack_warp_tb__parts__10__drv;
+        pack_warp_tb__parts__11 = pack_warp_tb__parts__11__drv;
+        pack_warp_tb__parts__12 = pack_warp_tb__parts__12__drv;
+        pack_warp_tb__parts__13 = pack_warp_tb__parts__13__drv;
+        pack_warp_tb__parts__14 = pack_warp_tb__parts__14__drv;
+        pack_warp_tb__parts__15 = pack_warp_tb__parts__15__drv;
+        pack_warp_tb__parts__16 = pack_warp_tb__parts__16__drv;
+        pack_warp_tb__parts__17 = pack_warp_tb__parts__17__drv;
+        pack_warp_tb__parts__18 = pack_warp_tb__parts__18__drv;
+        pack_warp_tb__parts__19 = pack_warp_tb__parts__19__drv;
+        pack_warp_tb__parts__20 = pack_warp_tb__parts__20__drv;
+        pack_warp_tb__parts__21 = pack_warp_tb__parts__21__drv;
+        pack_warp_tb__parts__22 = pack_warp_tb__parts__22__drv;
+        pack_warp_tb__parts__23 = pack_warp_tb__parts__23__drv;
+        pack_warp_tb__parts__24 = pack_warp_tb__parts__24__drv;
+        pack_warp_tb__parts__25 = pack_warp_tb__parts__25__drv;
+        pack_warp_tb__parts__26 = pack_warp_tb__parts__26__drv;
+        pack_warp_tb__parts__27 = pack_warp_tb__parts__27__drv;
+        pack_warp_tb__parts__28 = pack_warp_tb__parts__28__drv;
+        pack_warp_tb__parts__29 = pack_warp_tb__parts__29__drv;
+        pack_warp_tb__parts__30 = pack_warp_tb__parts__30__drv;
+        pack_warp_tb__parts__31 = pack_warp_tb__parts__31__drv;
+        pack_warp_tb__parts__32 = pack_warp_tb__parts__32__drv;
+        pack_warp_tb__parts__33 = pack_warp_tb__parts__33__drv;
+        pack_warp_tb__parts__34 = pack_warp_tb__parts__34__drv;
+        pack_warp_tb__parts__35 = pack_warp_tb__parts__35__drv;
+        pack_warp_tb__parts__36 = pack_warp_tb__parts__36__drv;
+        pack_warp_tb__parts__37 = pack_warp_tb__parts__37__drv;
+        pack_warp_tb__parts__38 = pack_warp_tb__parts__38__drv;
+        pack_warp_tb__parts__39 = pack_warp_tb__parts__39__drv;
+        pack_warp_tb__parts__40 = pack_warp_tb__parts__40__drv;
+        pack_warp_tb__parts__41 = pack_warp_tb__parts__41__drv;
+        pack_warp_tb__parts__42 = pack_warp_tb__parts__42__drv;
+        pack_warp_tb__parts__43 = pack_warp_tb__parts__43__drv;
+        pack_warp_tb__parts__44 = pack_warp_tb__parts__44__drv;
+        pack_warp_tb__parts__45 = pack_warp_tb__parts__45__drv;
+        pack_warp_tb__parts__46 = pack_warp_tb__parts__46__drv;
+        pack_warp_tb__parts__47 = pack_warp_tb__parts__47__drv;
+        pack_bar_cnt__parts__0 = pack_bar_cnt__parts__0__drv;
+        pack_bar_cnt__parts__1 = pack_bar_cnt__parts__1__drv;
+        pack_bar_cnt__parts__2 = pack_bar_cnt__parts__2__drv;
+        pack_bar_cnt__parts__3 = pack_bar_cnt__parts__3__drv;
+        pack_bar_cnt__parts__4 = pack_bar_cnt__parts__4__drv;
+        pack_bar_cnt__parts__5 = pack_bar_cnt__parts__5__drv;
+        pack_bar_cnt__parts__6 = pack_bar_cnt__parts__6__drv;
+        pack_bar_cnt__parts__7 = pack_bar_cnt__parts__7__drv;
+        pack_bar_live__parts__0 = pack_bar_live__parts__0__drv;
+        pack_bar_live__parts__1 = pack_bar_live__parts__1__drv;
+        pack_bar_live__parts__2 = pack_bar_live__parts__2__drv;
+        pack_bar_live__parts__3 = pack_bar_live__parts__3__drv;
+        pack_bar_live__parts__4 = pack_bar_live__parts__4__drv;
+        pack_bar_live__parts__5 = pack_bar_live__parts__5__drv;
+        pack_bar_live__parts__6 = pack_bar_live__parts__6__drv;
+        pack_bar_live__parts__7 = pack_bar_live__parts__7__drv;
+    end
 endmodule // warp_sched_gto_w48_s2
 
 
@@ -2210,6 +2923,8 @@ module warp_sched_gto_w48_s2__gto__0(candidates,older,last,last_valid,greedy_val
     reg  [2303:0] oldest__older;
     wire  oldest__found;
     wire  [5:0] oldest__slot;
+    reg  [47:0] oldest__candidates__drv;
+    reg  [2303:0] oldest__older__drv;
     
     // Sub module instances
     warp_sched_gto_w48_s2__gto__0__oldest oldest(
@@ -2221,8 +2936,8 @@ module warp_sched_gto_w48_s2__gto__0(candidates,older,last,last_valid,greedy_val
     
     // Update code
     always @(*) begin
-        oldest__candidates = candidates;
-        oldest__older = older;
+        oldest__candidates__drv = candidates;
+        oldest__older__drv = older;
         if (greedy_valid & last_valid & candidates[last]) begin
             found = 1'b1;
             slot = last;
@@ -2233,6 +2948,11 @@ module warp_sched_gto_w48_s2__gto__0(candidates,older,last,last_valid,greedy_val
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        oldest__candidates = oldest__candidates__drv;
+        oldest__older = oldest__older__drv;
+    end
 endmodule // warp_sched_gto_w48_s2__gto__0
 
 
@@ -2294,6 +3014,7 @@ module warp_sched_gto_w48_s2__gto__0__oldest(candidates,older,found,slot);
     wire  [47:0] rows__parts__45;
     wire  [47:0] rows__parts__46;
     wire  [47:0] rows__parts__47;
+    reg  [2303:0] rows__whole__drv;
     
     // Sub module instances
     warp_sched_gto_w48_s2__gto__0__oldest__rows rows(
@@ -2350,7 +3071,7 @@ module warp_sched_gto_w48_s2__gto__0__oldest(candidates,older,found,slot);
     
     // Update code
     always @(*) begin
-        rows__whole = older;
+        rows__whole__drv = older;
         found = 1'b0;
         slot = 32'h0;
         if (candidates[0] & ~|(rows__parts__0 & candidates) & ~found) begin
@@ -2547,6 +3268,10 @@ module warp_sched_gto_w48_s2__gto__0__oldest(candidates,older,found,slot);
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        rows__whole = rows__whole__drv;
+    end
 endmodule // warp_sched_gto_w48_s2__gto__0__oldest
 
 
@@ -2673,6 +3398,8 @@ module warp_sched_gto_w48_s2__gto__1(candidates,older,last,last_valid,greedy_val
     reg  [2303:0] oldest__older;
     wire  oldest__found;
     wire  [5:0] oldest__slot;
+    reg  [47:0] oldest__candidates__drv;
+    reg  [2303:0] oldest__older__drv;
     
     // Sub module instances
     warp_sched_gto_w48_s2__gto__1__oldest oldest(
@@ -2684,8 +3411,8 @@ module warp_sched_gto_w48_s2__gto__1(candidates,older,last,last_valid,greedy_val
     
     // Update code
     always @(*) begin
-        oldest__candidates = candidates;
-        oldest__older = older;
+        oldest__candidates__drv = candidates;
+        oldest__older__drv = older;
         if (greedy_valid & last_valid & candidates[last]) begin
             found = 1'b1;
             slot = last;
@@ -2696,6 +3423,11 @@ module warp_sched_gto_w48_s2__gto__1(candidates,older,last,last_valid,greedy_val
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        oldest__candidates = oldest__candidates__drv;
+        oldest__older = oldest__older__drv;
+    end
 endmodule // warp_sched_gto_w48_s2__gto__1
 
 
@@ -2757,6 +3489,7 @@ module warp_sched_gto_w48_s2__gto__1__oldest(candidates,older,found,slot);
     wire  [47:0] rows__parts__45;
     wire  [47:0] rows__parts__46;
     wire  [47:0] rows__parts__47;
+    reg  [2303:0] rows__whole__drv;
     
     // Sub module instances
     warp_sched_gto_w48_s2__gto__1__oldest__rows rows(
@@ -2813,7 +3546,7 @@ module warp_sched_gto_w48_s2__gto__1__oldest(candidates,older,found,slot);
     
     // Update code
     always @(*) begin
-        rows__whole = older;
+        rows__whole__drv = older;
         found = 1'b0;
         slot = 32'h0;
         if (candidates[0] & ~|(rows__parts__0 & candidates) & ~found) begin
@@ -3010,6 +3743,10 @@ module warp_sched_gto_w48_s2__gto__1__oldest(candidates,older,found,slot);
         end
     end
     
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        rows__whole = rows__whole__drv;
+    end
 endmodule // warp_sched_gto_w48_s2__gto__1__oldest
 
 

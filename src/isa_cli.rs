@@ -44,7 +44,7 @@ pub struct DisasmArgs {
     pub dwr: bool,
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 pub struct RunArgs {
     /// A suite kernel name (see --list), an assembly file or a binary image.
     pub kernel: Option<String>,
@@ -73,11 +73,11 @@ pub struct RunArgs {
     /// Warp size of the warp-level mode (1..=64; default 32).
     #[arg(long)]
     pub warp_size: Option<u32>,
-    /// SIMT stack entries per warp in warp mode (default 4 x warp size + 16).
-    #[arg(long)]
+    /// SIMT stack entries per warp in warp mode, 1..=4096 (default 4 x warp size + 16).
+    #[arg(long, value_parser = stack_depth_arg)]
     pub stack_depth: Option<usize>,
-    /// Per-thread (per-warp) instruction limit.
-    #[arg(long)]
+    /// Per-thread (per-warp) instruction limit (suite kernels and files; at least 1).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_steps: Option<u64>,
     /// Seed of the suite's input generators.
     #[arg(long, default_value_t = 1)]
@@ -105,11 +105,25 @@ pub struct RunArgs {
     /// With --wave: the first cycle written (a failure report names one).
     #[arg(long, default_value_t = 0)]
     pub wave_from: u64,
+    /// With --rtl: run this many seeded random programs (seeds --seed, --seed + 1, …)
+    /// instead of a kernel.
+    #[arg(long, value_name = "COUNT")]
+    pub random: Option<u64>,
     /// With --rtl: cycles after start before a kernel counts as not terminating (exit 1).
     #[arg(long)]
     pub max_cycles: Option<u64>,
     #[arg(long)]
     pub json: bool,
+}
+
+/// Most SIMT stack entries per warp `--stack-depth` accepts.
+pub const MAX_STACK_DEPTH: usize = 4096;
+
+fn stack_depth_arg(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(d) if (1..=MAX_STACK_DEPTH).contains(&d) => Ok(d),
+        _ => Err(format!("must be 1..={MAX_STACK_DEPTH}")),
+    }
 }
 
 /// Err(message) → the caller prints `error: {message}` on one line and exits with status 2.
@@ -166,24 +180,21 @@ fn asm(a: AsmArgs) -> Result<(), String> {
         .map_err(|_| format!("{}: not UTF-8 assembly text", a.file.display()))?;
     let p = assemble(&text, &a.file.display().to_string(), &opts).map_err(|e| e.to_string())?;
     let out = a.out.unwrap_or_else(|| a.file.with_extension("wfk"));
-    std::fs::write(&out, p.to_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    warpforge_cosim::outpath::check_writable("--out", &out)?;
+    warpforge_cosim::outpath::write_file("--out", &out, &p.to_bytes())?;
     let partners = p
         .code
         .iter()
         .filter(|i| i.op == warpforge_contract::isa::Op::BarPartner)
         .count();
     if a.json {
-        println!(
-            "{}",
-            json!({
-                "kernel": p.name, "instructions": p.code.len(), "regs": p.regs,
-                "shared_bytes": p.shared_bytes, "params": p.params,
-                "partner_barriers": partners, "output": out.display().to_string(),
-            })
-        );
+        crate::out::json(&json!({
+            "kernel": p.name, "instructions": p.code.len(), "regs": p.regs,
+            "shared_bytes": p.shared_bytes, "params": p.params,
+            "partner_barriers": partners, "output": out.display().to_string(),
+        }));
     } else {
-        println!(
+        outln!(
             "{}: {} instructions, {} registers, {} B shared, params [{}] -> {}",
             p.name,
             p.code.len(),
@@ -198,7 +209,7 @@ fn asm(a: AsmArgs) -> Result<(), String> {
 
 fn disasm(d: DisasmArgs) -> Result<(), String> {
     let p = load_program(&d.file, &AsmOptions { dwr_partner: d.dwr })?;
-    print!("{}", disassemble(&p));
+    out!("{}", disassemble(&p));
     Ok(())
 }
 
@@ -226,9 +237,12 @@ pub(crate) fn size_of(k: &Kernel, size: &str) -> Result<u32, String> {
         "small" => Ok(k.sizes[0]),
         "large" => Ok(k.sizes[1]),
         n => {
-            let v = n
-                .parse()
-                .map_err(|_| format!("--size {n}: expected small, large or a number"))?;
+            let v = n.parse().map_err(|_| {
+                format!(
+                    "--size {n}: expected small, large or a number ({} takes {})",
+                    k.name, k.size_range
+                )
+            })?;
             // Out-of-range sizes are bad input, not a failed case: ask the generator first.
             (k.make)(v, 0).map_err(|e| format!("--size {n}: {e}"))?;
             Ok(v)
@@ -256,7 +270,7 @@ fn run(r: RunArgs) -> Result<(), IsaFail> {
         return Ok(list(r.json)?);
     }
     if r.rtl {
-        return Err("--rtl: the SM RTL is not part of this build yet".into());
+        return crate::sm_cli::run_rtl(&r);
     }
     if r.bench {
         return Ok(bench(&r)?);
@@ -296,19 +310,20 @@ fn list(as_json: bool) -> Result<(), String> {
             .iter()
             .map(|k| {
                 json!({"name": k.name, "class": k.class.name(), "size": k.size_means,
-                       "small": k.sizes[0], "large": k.sizes[1]})
+                       "small": k.sizes[0], "large": k.sizes[1], "range": k.size_range})
             })
             .collect();
-        println!("{}", json!({ "kernels": ks }));
+        crate::out::json(&json!({ "kernels": ks }));
     } else {
         for k in SUITE {
-            println!(
-                "{:<11} {:<10} small {:>6}  large {:>6}  size = {}",
+            outln!(
+                "{:<11} {:<10} small {:>6}  large {:>6}  size = {} ({})",
                 k.name,
                 k.class.name(),
                 k.sizes[0],
                 k.sizes[1],
-                k.size_means
+                k.size_means,
+                k.size_range
             );
         }
     }
@@ -375,21 +390,18 @@ const CASE_HEADER: &str =
 fn report_cases(cases: &[CaseResult], size: &str, as_json: bool) -> Result<(), IsaFail> {
     let failed: Vec<&CaseResult> = cases.iter().filter(|c| !c.passed()).collect();
     if as_json {
-        println!(
-            "{}",
-            json!({
-                "size": size,
-                "cases": cases.iter().map(case_json).collect::<Vec<_>>(),
-                "passed": cases.len() - failed.len(),
-                "failed": failed.len(),
-            })
-        );
+        crate::out::json(&json!({
+            "size": size,
+            "cases": cases.iter().map(case_json).collect::<Vec<_>>(),
+            "passed": cases.len() - failed.len(),
+            "failed": failed.len(),
+        }));
     } else {
-        println!("{CASE_HEADER}");
+        outln!("{CASE_HEADER}");
         for c in cases {
-            println!("{}", case_line(c));
+            outln!("{}", case_line(c));
         }
-        println!(
+        outln!(
             "{} passed, {} failed",
             cases.len() - failed.len(),
             failed.len()
@@ -426,6 +438,7 @@ fn run_suite(r: &RunArgs) -> Result<(), IsaFail> {
                 m,
                 &opts,
                 r.stack_depth,
+                r.max_steps,
             ));
         }
     }
@@ -442,7 +455,7 @@ fn run_suite_kernel(k: &Kernel, r: &RunArgs) -> Result<(), IsaFail> {
     let opts = AsmOptions { dwr_partner: r.dwr };
     let cases: Vec<CaseResult> = modes
         .iter()
-        .map(|&m| suite::run_case_with(k, size, r.seed, m, &opts, r.stack_depth))
+        .map(|&m| suite::run_case_with(k, size, r.seed, m, &opts, r.stack_depth, r.max_steps))
         .collect();
     report_cases(&cases, size_name(r), r.json)
 }
@@ -460,33 +473,30 @@ fn bench(r: &RunArgs) -> Result<(), String> {
     let thread = suite::bench(size_index, Mode::Thread, r.seed)?;
     let warp = suite::bench(size_index, Mode::Warp(w), r.seed)?;
     if r.json {
-        println!(
-            "{}",
-            json!({
-                "size": if size_index == 0 { "small" } else { "large" },
-                "thread_mode": {
-                    "thread_instructions": thread.thread_instructions,
-                    "seconds": thread.seconds,
-                    "thread_instructions_per_sec": thread.thread_instructions_per_sec(),
-                },
-                "warp_mode": {
-                    "warp_size": w,
-                    "thread_instructions": warp.thread_instructions,
-                    "warp_instructions": warp.warp_instructions,
-                    "seconds": warp.seconds,
-                    "thread_instructions_per_sec": warp.thread_instructions_per_sec(),
-                    "warp_instructions_per_sec": warp.warp_instructions_per_sec(),
-                },
-            })
-        );
+        crate::out::json(&json!({
+            "size": if size_index == 0 { "small" } else { "large" },
+            "thread_mode": {
+                "thread_instructions": thread.thread_instructions,
+                "seconds": thread.seconds,
+                "thread_instructions_per_sec": thread.thread_instructions_per_sec(),
+            },
+            "warp_mode": {
+                "warp_size": w,
+                "thread_instructions": warp.thread_instructions,
+                "warp_instructions": warp.warp_instructions,
+                "seconds": warp.seconds,
+                "thread_instructions_per_sec": warp.thread_instructions_per_sec(),
+                "warp_instructions_per_sec": warp.warp_instructions_per_sec(),
+            },
+        }));
     } else {
-        println!(
+        outln!(
             "thread mode: {} thread-instructions in {:.3} s = {:.1} M thread-instructions/s",
             thread.thread_instructions,
             thread.seconds,
             thread.thread_instructions_per_sec() / 1e6
         );
-        println!(
+        outln!(
             "warp mode (warp {w}): {} thread-instructions ({} warp-instructions) in {:.3} s = {:.1} M thread-instructions/s, {:.2} M warp-instructions/s",
             warp.thread_instructions,
             warp.warp_instructions,
@@ -589,7 +599,7 @@ fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
                 s
             })
             .collect();
-        println!("{}", json!({ "kernel": program.name, "runs": runs }));
+        crate::out::json(&json!({ "kernel": program.name, "runs": runs }));
         return Ok(());
     }
     for (s, secs, bufs, trace, _) in &results {
@@ -603,7 +613,7 @@ fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
                         None => format!("({},{:#x},-)", e.pc, e.mask),
                     })
                     .collect();
-                println!(
+                outln!(
                     "block {} warp {} issue pc {:>4} mask {:#018x}  stack {}",
                     t.block,
                     t.warp,
@@ -626,7 +636,7 @@ fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
                 _ => format!("{k} {v}"),
             })
             .collect();
-        println!("{}: {} ({:.3} s)", program.name, summary.join(", "), secs);
+        outln!("{}: {} ({:.3} s)", program.name, summary.join(", "), secs);
         for (name, words) in bufs {
             let words = words.as_array().unwrap();
             let shown: Vec<String> = words.iter().take(32).map(|w| w.to_string()).collect();
@@ -635,7 +645,7 @@ fn run_file(path: &Path, r: &RunArgs) -> Result<(), String> {
             } else {
                 String::new()
             };
-            println!("  {name}: [{}]{more}", shown.join(", "));
+            outln!("  {name}: [{}]{more}", shown.join(", "));
         }
     }
     Ok(())

@@ -1,10 +1,14 @@
 //! `warpforge`: generate, lint, co-simulate, measure and regress the warpforge units.
 //!
-//! Exit status: 0 success; 1 a check failed (lint, lockstep mismatch, regression failure, a
-//! suite kernel failing its check);
-//! 2 bad input or a missing tool, with one line `error: …` on stderr.
+//! Exit status: 0 success (also when stdout is closed early, e.g. `| head -1`); 1 a check
+//! failed (lint, lockstep mismatch, regression failure, a suite kernel failing its check);
+//! 2 bad input, a missing tool or an output that could not be written, with one line
+//! `error: …` on stderr (and `{"error": "…"}` on stdout with `--json`).
 
+#[macro_use]
+mod out;
 mod isa_cli;
+mod sm_cli;
 
 use clap::{Args, Parser, Subcommand};
 use serde_json::json;
@@ -12,14 +16,34 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, lint, regress};
+use warpforge_cosim::{area, bench, fuzz, icarus, lint, regress, sm_run};
+
+/// `--cycles`: at least 1 for every command that simulates.
+fn cycles_arg() -> clap::builder::RangedU64ValueParser {
+    clap::value_parser!(u64).range(1..)
+}
+
+/// Most cycles `bench` measures: it records every cycle's inputs in memory first.
+const MAX_BENCH_CYCLES: u64 = 20_000_000;
+
+/// Most worker threads `regress --jobs` accepts.
+const MAX_JOBS: u64 = 256;
 
 #[derive(Parser)]
 #[command(
     name = "warpforge",
     version,
-    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation"
+    about = "Synthesizable Verilog for GPU SM mechanisms, proven by lockstep co-simulation",
+    after_help = "Exit status: 0 success (also when stdout is closed early, e.g. `| head -1`); \
+1 a check failed (lint, lockstep mismatch, regression job, suite kernel, fuzz); \
+2 bad input, a missing tool or an output that cannot be written: one line `error: …` on \
+stderr (with --json also {\"error\": \"…\"} on stdout).\n\n\
+Build cache: $WARPFORGE_CACHE, else $XDG_CACHE_HOME/warpforge, else ~/.cache/warpforge \
+(empty values count as unset). Every entry records its key and each file's size and CRC-32; \
+an entry that fails verification is rebuilt with a one-line notice, and temp folders of \
+builds whose process is gone (or older than an hour) are removed."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -43,10 +67,15 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Verilator -Wall lint, Icarus parse, Yosys latch and loop check, port check.
+    /// Verilator -Wall lint, Icarus parse, Yosys latch and loop check, port check, and a
+    /// lockstep trace replayed under Icarus with every output compared.
     Lint {
         #[command(flatten)]
         target: Target,
+        /// Replay this `cosim --dump` file under Icarus (default: 2000 cycles of the unit's
+        /// own stimulus, seed 1, with the model's outputs expected).
+        #[arg(long, value_name = "DUMP")]
+        replay: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -75,8 +104,8 @@ enum Command {
     Bench {
         #[command(flatten)]
         target: Target,
-        /// Cycles per measurement.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Cycles per measurement, 1..=20000000 (the inputs are recorded in memory).
+        #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=MAX_BENCH_CYCLES))]
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -91,9 +120,9 @@ enum Command {
         /// quick (≥10^6 cycles per unit and per policy), full (≥10^7 each) or vectors.
         #[arg(long, default_value = "full")]
         suite: String,
-        /// Worker threads.
-        #[arg(long, default_value_t = 2)]
-        jobs: usize,
+        /// Worker threads, 1 to 256 (fewer are used when the system refuses more).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=MAX_JOBS))]
+        jobs: u64,
         /// Run only slice I of N (0 ≤ I < N) of the job list.
         #[arg(long)]
         shard: Option<String>,
@@ -110,8 +139,8 @@ enum Command {
     Flow {
         /// Unit names or config files; none means every unit's default configuration.
         targets: Vec<String>,
-        /// Lockstep cycles per unit.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Lockstep cycles per unit (at least 1).
+        #[arg(long, default_value_t = 1_000_000, value_parser = cycles_arg())]
         cycles: u64,
         /// Directory for the generated Verilog and manifests.
         #[arg(long, default_value = "flow-out")]
@@ -121,6 +150,20 @@ enum Command {
     },
     #[command(flatten)]
     Isa(isa_cli::IsaCommand),
+    /// Seeded fuzzing of an input reader: random and mutated inputs must give a result or a
+    /// one-line error, never a panic.
+    Fuzz {
+        /// config (TOML loader), stimulus (JSON-lines reader), asm (assembler), wfk (image
+        /// decoder) or all.
+        target: String,
+        /// Executions per target.
+        #[arg(long, default_value_t = 100_000)]
+        iters: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// A unit name or a TOML config file, plus `--set key=value` overrides.
@@ -135,7 +178,8 @@ struct Target {
 
 #[derive(Args, Clone)]
 struct CosimArgs {
-    #[arg(long, default_value_t = 100_000)]
+    /// Cycles to run (at least 1; with --stimulus, at most the trace's length).
+    #[arg(long, default_value_t = 100_000, value_parser = cycles_arg())]
     cycles: u64,
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -177,10 +221,50 @@ fn resolve_baseline(t: &Target, over: &[String]) -> Result<Unit, Fail> {
 }
 
 fn print_json(v: &serde_json::Value) {
-    println!(
-        "{}",
-        serde_json::to_string(v).expect("JSON values serialize")
-    );
+    out::json(v)
+}
+
+/// Check every output path before the work starts.
+fn check_outputs(paths: &[(&str, Option<&Path>)]) -> Result<(), Fail> {
+    for (flag, p) in paths {
+        if let Some(p) = p {
+            check_writable(flag, p).map_err(bad)?;
+        }
+    }
+    Ok(())
+}
+
+/// An output directory (`--out`): created if needed, and it must accept files.
+fn check_out_dir(out: &Path) -> Result<(), Fail> {
+    if out.exists() && !out.is_dir() {
+        return Err(bad(format!("--out {}: not a directory", out.display())));
+    }
+    std::fs::create_dir_all(out)
+        .map_err(|e| bad(format!("--out {}: cannot create: {e}", out.display())))?;
+    check_writable("--out", &out.join(".wf-probe")).map_err(bad)
+}
+
+/// One `error:` line for an argument-parser error, with a hint to `--help`.
+fn parse_error_message(e: &clap::Error) -> String {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand | ErrorKind::MissingSubcommand
+    ) {
+        return "no command given; see `warpforge --help` for the commands".into();
+    }
+    // clap's first paragraph is the message (a list of missing arguments continues it on
+    // indented lines); tips and usage follow after a blank line.
+    let text = e.render().to_string();
+    let first: Vec<&str> = text
+        .trim_start()
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let first = first.join(" ");
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    format!("{first}; see `warpforge --help`")
 }
 
 fn main() -> ExitCode {
@@ -200,14 +284,28 @@ fn main() -> ExitCode {
             msg.lines().next().unwrap_or("")
         );
     }));
-    let cli = Cli::parse();
-    match run(cli.command) {
-        Ok(code) => ExitCode::from(code),
-        Err(Fail(code, msg)) => {
-            eprintln!("error: {}", msg.lines().next().unwrap_or(""));
-            ExitCode::from(code)
-        }
-    }
+    out::set_json_mode(std::env::args_os().skip(1).any(|a| a == "--json"));
+    let code = match Cli::try_parse() {
+        Ok(cli) => match run(cli.command) {
+            Ok(code) => code,
+            Err(Fail(code, msg)) => {
+                out::error(&msg);
+                code
+            }
+        },
+        Err(e) => match e.kind() {
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                out!("{}", e.render());
+                0
+            }
+            _ => {
+                out::error(&parse_error_message(&e));
+                2
+            }
+        },
+    };
+    out::finish();
+    ExitCode::from(code)
 }
 
 fn run(cmd: Command) -> Result<u8, Fail> {
@@ -222,6 +320,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             } else {
                 vec![resolve(&target)?]
             };
+            check_out_dir(&out)?;
             let mut files = vec![];
             for u in &units {
                 files.extend(write_design(u, &out)?);
@@ -232,18 +331,42 @@ fn run(cmd: Command) -> Result<u8, Fail> {
                 );
             } else {
                 for f in files {
-                    println!("wrote {f}");
+                    outln!("wrote {f}");
                 }
             }
             Ok(0)
         }
-        Command::Lint { target, json } => {
+        Command::Lint {
+            target,
+            replay,
+            json,
+        } => {
             let u = resolve(&target)?;
-            let r = lint::lint(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+            if u.sm().is_some() {
+                // No cycle model to replay against: the SM's second-simulator check is not
+                // part of lint (its kernels run under Verilator with `run --rtl`).
+                if replay.is_some() {
+                    return Err(bad("lint sm: --replay needs a unit with a cycle model; the SM is checked with `run --rtl`"));
+                }
+                let r = lint::lint(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+                if json {
+                    print_json(&serde_json::to_value(&r).unwrap());
+                } else {
+                    out!("{r}");
+                }
+                return Ok(if r.passed { 0 } else { 1 });
+            }
+            let trace = match &replay {
+                Some(f) => icarus::parse_dump(f, &u.manifest().layout())
+                    .map_err(|e| bad(format!("--replay {e}")))?,
+                None => icarus::model_trace(&u, icarus::LINT_CYCLES, icarus::LINT_SEED),
+            };
+            let r = lint::lint_replay(&u.design(), &u.manifest(), &trace)
+                .map_err(|e| bad(e.to_string()))?;
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{r}");
+                out!("{r}");
             }
             Ok(if r.passed { 0 } else { 1 })
         }
@@ -263,7 +386,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{r}");
+                out!("{r}");
             }
             Ok(0)
         }
@@ -275,15 +398,36 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
-            if cycles == 0 {
-                return Err(bad("--cycles 0: must be at least 1"));
+            if let Some(cfg) = u.sm() {
+                // The SM's workload is a kernel, not --cycles of random stimulus.
+                let r = sm_run::bench(cfg, &u.design(), &u.manifest(), seed)
+                    .map_err(|e| Fail(1, format!("bench sm: {e}")))?;
+                if json {
+                    print_json(&serde_json::to_value(&r).unwrap());
+                } else {
+                    outln!(
+                        "bench {} on {}: {} SM cycles, {} warp-instructions; {} runs of each, interleaved",
+                        r.module,
+                        r.workload,
+                        r.cycles,
+                        r.warp_instructions,
+                        r.repetitions
+                    );
+                    outln!(
+                        "  raw Verilator (memory served, unchecked): {:.0} SM-cycles/s",
+                        r.verilator_cps
+                    );
+                    outln!("  lockstep (every retired instruction checked): {:.0} SM-cycles/s ({:.2} x raw), {:.0} warp-instructions/s", r.lockstep_cps, r.lockstep_over_raw, r.warp_instructions_per_sec);
+                    outln!("  build {:.1} s", r.build_s);
+                }
+                return Ok(0);
             }
             let r =
                 bench::bench(&u, cycles, seed, !no_cold_build).map_err(|e| bad(e.to_string()))?;
             if json {
                 print_json(&serde_json::to_value(&r).unwrap());
             } else {
-                print!("{}", r.render());
+                out!("{}", r.render());
             }
             Ok(0)
         }
@@ -294,7 +438,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             junit,
             list,
             json,
-        } => regress_cmd(&suite, jobs, shard, junit, list, json),
+        } => regress_cmd(&suite, jobs as usize, shard, junit, list, json),
         Command::Flow {
             targets,
             cycles,
@@ -304,6 +448,12 @@ fn run(cmd: Command) -> Result<u8, Fail> {
         Command::Isa(c) => isa_cli::execute(c)
             .map(|_| 0)
             .map_err(|f| Fail(f.status, f.message)),
+        Command::Fuzz {
+            target,
+            iters,
+            seed,
+            json,
+        } => fuzz_cmd(&target, iters, seed, json),
     }
 }
 
@@ -315,9 +465,9 @@ fn units(json: bool) -> Result<u8, Fail> {
         print_json(&json!({ "units": list }));
     } else {
         for u in registry::catalogue() {
-            println!("{} — {}", u.name, u.about);
+            outln!("{} — {}", u.name, u.about);
             for p in u.params {
-                println!(
+                outln!(
                     "    {:<12} = {:<6} {} ({})",
                     p.name,
                     p.default.to_string(),
@@ -337,9 +487,13 @@ fn write_design(u: &Unit, out: &Path) -> Result<Vec<String>, Fail> {
     let m = u.manifest();
     let v = out.join(format!("{}.v", d.module));
     let j = out.join(format!("{}.json", d.module));
-    std::fs::write(&v, &d.verilog).map_err(|e| bad(format!("{}: {e}", v.display())))?;
-    std::fs::write(&j, serde_json::to_string_pretty(&m).unwrap() + "\n")
-        .map_err(|e| bad(format!("{}: {e}", j.display())))?;
+    outpath::write_file("--out", &v, d.verilog.as_bytes()).map_err(bad)?;
+    outpath::write_file(
+        "--out",
+        &j,
+        (serde_json::to_string_pretty(&m).unwrap() + "\n").as_bytes(),
+    )
+    .map_err(bad)?;
     Ok(vec![v.display().to_string(), j.display().to_string()])
 }
 
@@ -362,6 +516,15 @@ fn progress_printer(label: String) -> Option<Box<dyn FnMut(u64, u64)>> {
 
 fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     let u = resolve(target)?;
+    if let Some(cfg) = u.sm() {
+        return sm_cosim(&u, cfg, a, json);
+    }
+    let log = a.wave.as_deref().map(lockstep::state_log_path);
+    check_outputs(&[
+        ("--dump", a.dump.as_deref()),
+        ("--wave", a.wave.as_deref()),
+        ("--wave", log.as_deref()),
+    ])?;
     let layout = u.manifest().layout();
     let source = match &a.stimulus {
         Some(f) => Source::Trace(lockstep::parse_stimulus(f, &layout).map_err(bad)?),
@@ -379,14 +542,22 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     };
     let r = lockstep::run(&u, u.model(), source, opts).map_err(|e| bad(e.to_string()))?;
     if json {
-        print_json(&serde_json::to_value(&r).unwrap());
+        let mut v = serde_json::to_value(&r).unwrap();
+        if let Some(w) = &a.wave {
+            v["waveform"] = json!(w.display().to_string());
+            v["model_log"] = json!(lockstep::state_log_path(w).display().to_string());
+        }
+        if let Some(d) = &a.dump {
+            v["dump"] = json!(d.display().to_string());
+        }
+        print_json(&v);
     } else {
         if std::io::stderr().is_terminal() {
             eprint!("\r");
         }
-        print!("{}", r.render());
+        out!("{}", r.render());
         if let Some(w) = &a.wave {
-            println!(
+            outln!(
                 "waveform: {} (model state log: {})",
                 w.display(),
                 lockstep::state_log_path(w).display()
@@ -394,6 +565,55 @@ fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
         }
     }
     Ok(if r.passed() { 0 } else { 1 })
+}
+
+/// `cosim sm`: random programs until --cycles SM cycles ran, every retired instruction
+/// checked against the interpreter.
+fn sm_cosim(
+    u: &Unit,
+    cfg: &warpforge_contract::units::sm::SmConfig,
+    a: &CosimArgs,
+    json: bool,
+) -> Result<u8, Fail> {
+    if a.stimulus.is_some() || a.dump.is_some() || a.wave.is_some() || a.no_invariants {
+        return Err(bad(
+            "cosim sm runs random programs: --stimulus/--dump/--wave/--no-invariants are for cycle-level units (use `run --rtl --random 1 --seed S --wave F` to trace one program)",
+        ));
+    }
+    let r = sm_run::random_cosim(cfg, &u.design(), &u.manifest(), a.cycles, a.seed);
+    let (passed, v, text) = match &r {
+        Ok(s) => (
+            true,
+            json!({ "unit": u.name(), "module": cfg.module_name(), "seed": a.seed, "cycles": s.cycles,
+                    "mismatches": 0, "programs": s.programs, "warp_instructions": s.warp_instructions,
+                    "cycles_per_sec": s.cycles as f64 / s.seconds.max(1e-9) }),
+            format!(
+                "PASS {}: {} random programs (seeds {}..{}), {} SM cycles, {} warp-instructions checked against the interpreter\n",
+                cfg.module_name(), s.programs, a.seed, a.seed + s.programs, s.cycles, s.warp_instructions
+            ),
+        ),
+        Err((seed, f)) => {
+            let mut replay = format!("warpforge run --rtl --random 1 --seed {seed}");
+            for (k, v) in u.params.iter() {
+                replay += &format!(" --set {k}={v}");
+            }
+            if let Some(from) = f.wave_from() {
+                replay += &format!(" --wave sm-seed{seed}.vcd --wave-from {from}");
+            }
+            (
+                false,
+                json!({ "unit": u.name(), "module": cfg.module_name(), "seed": seed, "mismatches": 1,
+                        "error": f.to_string(), "replay": replay }),
+                format!("FAIL {} random program seed {seed}: {f}\n  replay with waveform: {replay}\n", cfg.module_name()),
+            )
+        }
+    };
+    if json {
+        print_json(&v);
+    } else {
+        out!("{text}");
+    }
+    Ok(if passed { 0 } else { 1 })
 }
 
 fn regress_cmd(
@@ -405,8 +625,8 @@ fn regress_cmd(
     json: bool,
 ) -> Result<u8, Fail> {
     let mut jobs = regress::jobs(suite).map_err(bad)?;
-    if threads == 0 {
-        return Err(bad("--jobs 0: must be at least 1"));
+    if !list {
+        check_outputs(&[("--junit", junit.as_deref())])?;
     }
     if let Some(s) = &shard {
         let (i, n) = regress::parse_shard(s).map_err(bad)?;
@@ -418,8 +638,16 @@ fn regress_cmd(
             .collect();
     }
     if list {
-        for j in &jobs {
-            println!("{}  cycles={}", j.id, j.cycles);
+        if json {
+            let list: Vec<_> = jobs
+                .iter()
+                .map(|j| json!({ "id": j.id, "cycles": j.cycles }))
+                .collect();
+            print_json(&json!({ "suite": suite, "jobs": list }));
+        } else {
+            for j in &jobs {
+                outln!("{}  cycles={}", j.id, j.cycles);
+            }
         }
         return Ok(0);
     }
@@ -439,18 +667,24 @@ fn regress_cmd(
         }
     };
     let summary = regress::run(suite, &jobs, threads, &printer);
-    if let Some(path) = junit {
-        std::fs::write(&path, regress::junit(&summary))
-            .map_err(|e| bad(format!("--junit {}: {e}", path.display())))?;
-    }
+    // A results file that cannot be written is exit 2, but the results are still reported.
+    let written = match &junit {
+        Some(path) => outpath::write_file("--junit", path, regress::junit(&summary).as_bytes()),
+        None => Ok(()),
+    };
     if json {
-        print_json(&serde_json::to_value(&summary).unwrap());
+        let mut v = serde_json::to_value(&summary).unwrap();
+        if let Err(e) = &written {
+            v["error"] = json!(e);
+        }
+        print_json(&v);
     } else {
         for (unit, c) in &summary.cycles {
-            println!("{unit}: {c} lockstep cycles");
+            outln!("{unit}: {c} lockstep cycles");
         }
-        println!("{} passed, {} failed", summary.passed, summary.failed);
+        outln!("{} passed, {} failed", summary.passed, summary.failed);
     }
+    written.map_err(bad)?;
     Ok(if summary.failed == 0 { 0 } else { 1 })
 }
 
@@ -463,13 +697,47 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             .map(|t| Unit::resolve(t, &[]).map_err(bad))
             .collect::<Result<_, _>>()?
     };
+    check_out_dir(out)?;
     let mut ok = true;
     let mut reports = vec![];
     for u in &units {
         let files = write_design(u, out)?;
         let d = u.design();
         let m = u.manifest();
-        let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
+        if let Some(cfg) = u.sm() {
+            // Kernel-level: lint, random programs checked per instruction, area.
+            let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
+            let c = sm_run::random_cosim(cfg, &d, &m, cycles, 1);
+            let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+            ok &= l.passed && c.is_ok();
+            let cosim = match &c {
+                Ok(s) => json!(s),
+                Err((seed, f)) => json!({ "seed": seed, "error": f.to_string() }),
+            };
+            if !json {
+                outln!("== {} ({})", u.name(), m.module);
+                for f in &files {
+                    outln!("wrote {f}");
+                }
+                out!("{l}");
+                match &c {
+                    Ok(s) => outln!(
+                        "PASS {} random programs, {} SM cycles, {} warp-instructions checked",
+                        s.programs,
+                        s.cycles,
+                        s.warp_instructions
+                    ),
+                    Err((seed, f)) => outln!("FAIL random program seed {seed}: {f}"),
+                }
+                out!("{a}");
+            }
+            reports.push(
+                json!({ "unit": u.name(), "files": files, "lint": l, "cosim": cosim, "area": a }),
+            );
+            continue;
+        }
+        let trace = icarus::model_trace(u, icarus::LINT_CYCLES, icarus::LINT_SEED);
+        let l = lint::lint_replay(&d, &m, &trace).map_err(|e| bad(e.to_string()))?;
         let opts = Options {
             progress: if json {
                 None
@@ -483,20 +751,47 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
         ok &= l.passed && c.passed();
         if !json {
-            println!("== {} ({})", u.name(), m.module);
+            outln!("== {} ({})", u.name(), m.module);
             for f in &files {
-                println!("wrote {f}");
+                outln!("wrote {f}");
             }
-            print!("{l}");
-            print!("{}", c.render());
-            print!("{a}");
+            out!("{l}");
+            out!("{}", c.render());
+            out!("{a}");
         }
         reports.push(json!({ "unit": u.name(), "files": files, "lint": l, "cosim": c, "area": a }));
     }
     if json {
         print_json(&json!({ "passed": ok, "units": reports }));
     } else {
-        println!("{}", if ok { "flow passed" } else { "flow FAILED" });
+        outln!("{}", if ok { "flow passed" } else { "flow FAILED" });
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+fn fuzz_cmd(target: &str, iters: u64, seed: u64, json: bool) -> Result<u8, Fail> {
+    let targets: Vec<&str> = match target {
+        "all" => fuzz::TARGETS.to_vec(),
+        t if fuzz::TARGETS.contains(&t) => vec![t],
+        t => {
+            return Err(bad(format!(
+                "fuzz target `{t}`: targets are {}, all",
+                fuzz::TARGETS.join(", ")
+            )))
+        }
+    };
+    let mut reports = vec![];
+    let mut failed = false;
+    for t in targets {
+        let r = fuzz::run(t, iters, seed).map_err(bad)?;
+        if !json {
+            outln!("{}", r.render());
+        }
+        failed |= r.failure.is_some();
+        reports.push(r);
+    }
+    if json {
+        print_json(&json!({ "targets": reports }));
+    }
+    Ok(if failed { 1 } else { 0 })
 }

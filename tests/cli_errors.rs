@@ -77,6 +77,12 @@ fn out_of_range_parameter() {
         &warpforge(&["area", "warp-sched", "--over", "policy=fifo"]),
         &["--over policy=fifo", "lrr, gto"],
     );
+    for lanes in ["lanes=0", "lanes=65"] {
+        assert_error(
+            &warpforge(&["generate", "sm-alu", "--set", lanes]),
+            &[lanes, "from 1 to 64"],
+        );
+    }
 }
 
 #[test]

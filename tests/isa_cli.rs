@@ -239,7 +239,7 @@ fn errors_are_one_line_with_status_2() {
         &["step limit of 500", "pc 0", "`bra L0`"],
     );
     // A damaged image and unknown names.
-    let junk = write(&dir, "junk.wfk", "WFK1\u{1}");
+    let junk = write(&dir, "junk.wfk", "WFK2\u{1}");
     assert_error(&warpforge(&["disasm", &junk]), &["truncated image"]);
     assert_error(
         &warpforge(&["run", "nosuchkernel"]),

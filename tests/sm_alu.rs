@@ -4,7 +4,7 @@
 
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::Unit;
-use warpforge_testbench::{words, Model, Stimulus};
+use warpforge_testbench::words;
 
 /// `design` with `from` replaced by `to` inside module `module` only (exactly once).
 fn plant(unit: &Unit, module: &str, from: &str, to: &str) -> warpforge_hdl::Design {
@@ -65,7 +65,7 @@ fn planted_off_by_one_in_one_lane_is_caught_at_its_cycle() {
         + 1;
     let r = lockstep::run_design(
         &unit,
-        design,
+        &design,
         unit.model(),
         Source::Random(unit.stimulus(11)),
         Options::new(first + 1000, 11),
@@ -89,7 +89,7 @@ fn planted_round_half_up_is_caught_on_a_tie() {
     );
     let r = lockstep::run_design(
         &unit,
-        design,
+        &design,
         unit.model(),
         Source::Random(unit.stimulus(5)),
         Options::new(2_000_000, 5),

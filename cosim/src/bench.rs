@@ -31,14 +31,18 @@ pub struct BenchReport {
 impl BenchReport {
     pub fn render(&self) -> String {
         format!(
-            "{}: {} cycles\n  raw Verilator  {:>12.0} cycles/s\n  model alone    {:>12.0} cycles/s\n  lockstep       {:>12.0} cycles/s  ({:.2} of raw Verilator)\n  cold build     {:>12} s\n  cached start   {:>12.3} s\n",
+            "{}: {} cycles\n  raw Verilator  {:>12.0} cycles/s\n  model alone    {:>12.0} cycles/s\n  lockstep       {:>12.0} cycles/s  ({:.2} of raw Verilator)\n  cold build     {}\n  cached start   {:>12.3} s\n",
             self.module,
             self.cycles,
             self.verilator_cps,
             self.model_cps,
             self.lockstep_cps,
             self.lockstep_ratio,
-            if self.build_s.is_nan() { "skipped".to_string() } else { format!("{:.1}", self.build_s) },
+            if self.build_s.is_nan() {
+                "not measured (--no-cold-build)".to_string()
+            } else {
+                format!("{:>12.1} s", self.build_s)
+            },
             self.cached_start_s
         )
     }
@@ -125,4 +129,34 @@ pub fn bench(
         build_s,
         cached_start_s,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BenchReport;
+
+    #[test]
+    fn the_report_says_what_happened_to_the_cold_build() {
+        let mut r = BenchReport {
+            unit: "u".into(),
+            module: "m".into(),
+            cycles: 10,
+            verilator_cps: 1.0,
+            model_cps: 1.0,
+            lockstep_cps: 1.0,
+            lockstep_ratio: 1.0,
+            build_s: f64::NAN,
+            cached_start_s: 0.01,
+        };
+        let text = r.render();
+        assert!(
+            text.contains("cold build     not measured (--no-cold-build)\n"),
+            "{text}"
+        );
+        assert!(!text.contains("skipped s"));
+        r.build_s = 12.34;
+        let text = r.render();
+        let line = text.lines().find(|l| l.contains("cold build")).unwrap();
+        assert!(line.ends_with(" 12.3 s"), "{text}");
+    }
 }

@@ -3,8 +3,11 @@
 
 pub mod area;
 pub mod bench;
+pub mod fuzz;
+pub mod icarus;
 pub mod lint;
 pub mod lockstep;
+pub mod outpath;
 pub mod registry;
 pub mod regress;
 pub mod sm_run;

@@ -1,7 +1,10 @@
 //! The lint flow: every generated design must pass Verilator `-Wall` (with a fixed set of
 //! waivers), parse in Icarus, synthesize in Yosys without latches or combinational loops, and
-//! have exactly the ports its manifest declares (plus `clock`).
+//! have exactly the ports its manifest declares (plus `clock`). Given a trace, it also replays
+//! it under Icarus ([`crate::icarus`]): a second, event-driven simulator must give the same
+//! outputs on every compared cycle, and must not hang.
 
+use crate::icarus::{self, Trace};
 use crate::tools::{self, FlowError};
 use serde::Serialize;
 use std::ffi::OsStr;
@@ -42,6 +45,9 @@ pub struct LintReport {
     pub yosys: Check,
     /// The top module's ports against the manifest's.
     pub ports: Check,
+    /// A lockstep trace replayed under Icarus, every output compared (when a trace was given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub icarus_replay: Option<Check>,
 }
 
 /// One check of the lint flow.
@@ -67,6 +73,24 @@ pub fn lint_in(
     manifest: &Manifest,
     search_path: &OsStr,
 ) -> Result<LintReport, FlowError> {
+    lint_replay_in(design, manifest, None, search_path)
+}
+
+/// Lint `design` and replay `trace` under Icarus, with the tools on PATH.
+pub fn lint_replay(
+    design: &Design,
+    manifest: &Manifest,
+    trace: &Trace,
+) -> Result<LintReport, FlowError> {
+    lint_replay_in(design, manifest, Some(trace), &tools::search_path())
+}
+
+fn lint_replay_in(
+    design: &Design,
+    manifest: &Manifest,
+    trace: Option<&Trace>,
+    search_path: &OsStr,
+) -> Result<LintReport, FlowError> {
     tools::check_module_name(&design.module)?;
     // Find every tool before running any, so a missing one is reported at once.
     let verilator = tools::require_in("verilator", search_path)?;
@@ -85,18 +109,35 @@ pub fn lint_in(
     let (yosys_result, others) = std::thread::scope(|s| {
         let y = s.spawn(|| run_yosys(&yosys, dir.path(), &design.module));
         let others = run_verilator(&verilator, dir.path(), &design.module)
-            .and_then(|v| Ok((v, run_iverilog(&iverilog, dir.path(), &design.module)?)));
+            .and_then(|v| Ok((v, run_iverilog(&iverilog, dir.path(), &design.module)?)))
+            .and_then(|(v, i)| {
+                // Replay only what parses: a parse error is already the iverilog check's.
+                let replay = match trace {
+                    Some(t) if i.passed => Some(icarus::replay_in(
+                        design,
+                        &manifest.layout(),
+                        t,
+                        icarus::sim_limit(design, t.inputs.len()),
+                        search_path,
+                    )?),
+                    _ => None,
+                };
+                Ok((v, i, replay))
+            });
         (y.join(), others)
     });
     let (yosys_check, ports_found) = yosys_result.map_err(|_| FlowError::BadOutput {
         tool: "yosys".into(),
         what: "the lint thread panicked".into(),
     })??;
-    let (verilator_check, iverilog_check) = others?;
+    let (verilator_check, iverilog_check, icarus_replay) = others?;
     let ports = check_ports(design, manifest, ports_found.as_deref());
 
-    let passed =
-        verilator_check.passed && iverilog_check.passed && yosys_check.passed && ports.passed;
+    let passed = verilator_check.passed
+        && iverilog_check.passed
+        && yosys_check.passed
+        && ports.passed
+        && icarus_replay.as_ref().is_none_or(|c| c.passed);
     Ok(LintReport {
         unit: manifest.unit.clone(),
         module: design.module.clone(),
@@ -105,6 +146,7 @@ pub fn lint_in(
         iverilog: iverilog_check,
         yosys: yosys_check,
         ports,
+        icarus_replay,
     })
 }
 
@@ -314,13 +356,17 @@ fn check_ports(design: &Design, manifest: &Manifest, portlist: Option<&str>) -> 
 
 impl LintReport {
     /// The checks in report order, with their names.
-    pub fn checks(&self) -> [(&'static str, &Check); 4] {
-        [
+    pub fn checks(&self) -> Vec<(&'static str, &Check)> {
+        let mut c = vec![
             ("verilator", &self.verilator),
             ("iverilog", &self.iverilog),
             ("yosys", &self.yosys),
             ("ports", &self.ports),
-        ]
+        ];
+        if let Some(r) = &self.icarus_replay {
+            c.push(("icarus-replay", r));
+        }
+        c
     }
 }
 
@@ -333,9 +379,15 @@ impl fmt::Display for LintReport {
         writeln!(f, "lint {} (module {}): {verdict}", self.unit, self.module)?;
         for (name, check) in self.checks() {
             let mark = if check.passed { "ok" } else { "FAIL" };
-            let line = format!("  {name:<10} {mark:<4}  {}", check.version);
+            let line = format!("  {name:<13} {mark:<4}  {}", check.version);
             writeln!(f, "{}", line.trim_end())?;
             if check.passed {
+                // The replay's one-line summary (cycles compared) is worth seeing.
+                if name == "icarus-replay" {
+                    for d in &check.diagnostics {
+                        writeln!(f, "      {d}")?;
+                    }
+                }
                 continue;
             }
             for d in check.diagnostics.iter().take(SHOWN) {

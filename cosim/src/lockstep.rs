@@ -7,6 +7,8 @@
 //! the RTL runs the same chunk in one call, then the chunk is compared. Cycles whose `reset`
 //! input is high are not compared: registers start from random values until reset.
 
+use crate::icarus;
+use crate::outpath::{self, Staged};
 use crate::registry::Unit;
 use crate::verilator::{self, BridgeError, Rtl};
 use serde::Serialize;
@@ -90,6 +92,67 @@ pub struct Report {
     pub replay: Option<String>,
     /// The model's state at the failing cycle.
     pub model_state: Option<String>,
+    /// What the run exercised.
+    pub coverage: Coverage,
+}
+
+/// What a run exercised: each output port's toggle count (bit flips between consecutive
+/// cycles out of reset, from the model's outputs, which equal the RTL's on a passing run),
+/// the model's event counters, and a warning when the run never made the unit act.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Coverage {
+    pub toggles: serde_json::Map<String, serde_json::Value>,
+    pub events: serde_json::Map<String, serde_json::Value>,
+    pub warning: Option<String>,
+}
+
+impl Coverage {
+    /// From per-port toggle counts (layout order) and the model's counters after `cycles`.
+    fn new(layout: &Layout, toggles: &[u64], events: &[(&'static str, u64)], cycles: u64) -> Self {
+        let mut c = Coverage::default();
+        for (s, t) in layout.outputs.iter().zip(toggles) {
+            c.toggles.insert(s.name.clone(), (*t).into());
+        }
+        for (n, v) in events {
+            c.events.insert(n.to_string(), (*v).into());
+        }
+        c.warning = match events.first() {
+            Some((name, 0)) => Some(format!(
+                "the run never made the unit act: 0 {name} in {cycles} cycles"
+            )),
+            Some(_) => None,
+            None => {
+                let acting = layout
+                    .outputs
+                    .iter()
+                    .zip(toggles)
+                    .any(|(s, t)| !s.name.starts_with("dbg_") && *t > 0);
+                (!acting).then(|| {
+                    format!("the run never made the unit act: no output other than dbg_* changed in {cycles} cycles")
+                })
+            }
+        };
+        c
+    }
+
+    /// The summary lines: events, toggles, and the warning if any.
+    pub fn render(&self) -> String {
+        let kv = |m: &serde_json::Map<String, serde_json::Value>| {
+            m.iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut s = String::new();
+        if !self.events.is_empty() {
+            s += &format!("  events: {}\n", kv(&self.events));
+        }
+        s += &format!("  toggles: {}\n", kv(&self.toggles));
+        if let Some(w) = &self.warning {
+            s += &format!("warning: {w}\n");
+        }
+        s
+    }
 }
 
 impl Report {
@@ -129,6 +192,7 @@ impl Report {
                 if self.cached_build { ", cached" } else { "" }
             );
         }
+        s += &self.coverage.render();
         s
     }
 }
@@ -137,13 +201,15 @@ impl Report {
 #[derive(Debug)]
 pub enum RunError {
     Input(String),
+    /// A replayed stimulus breaks the unit's input protocol (`FILE: cycle N: port P: why`).
+    Protocol(String),
     Bridge(BridgeError),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RunError::Input(m) => f.write_str(m),
+            RunError::Input(m) | RunError::Protocol(m) => f.write_str(m),
             RunError::Bridge(e) => write!(f, "{e}"),
         }
     }
@@ -192,7 +258,8 @@ pub fn parse_stimulus(path: &str, layout: &Layout) -> Result<Vec<Vec<u64>>, Stri
         for (k, val) in &obj {
             let slot = layout.input(k).ok_or_else(|| {
                 format!(
-                    "{path}:{n}: unknown input port `{k}`; inputs are: {}",
+                    "{path}:{n}: unknown input port `{}`; inputs are: {}",
+                    k.escape_debug(),
                     names()
                 )
             })?;
@@ -208,6 +275,13 @@ pub fn parse_stimulus(path: &str, layout: &Layout) -> Result<Vec<Vec<u64>>, Stri
     if cycles.is_empty() {
         return Err(format!("{path}: no input lines"));
     }
+    if let Some(r) = layout.input("reset") {
+        if cycles[0][r.offset] & 1 == 0 {
+            return Err(format!(
+                "{path}: the first cycle does not assert reset: registers start from random values, the model from reset; start the file with {{\"reset\": 1}}"
+            ));
+        }
+    }
     Ok(cycles)
 }
 
@@ -222,7 +296,8 @@ fn output_masks(layout: &Layout) -> Vec<u64> {
     m
 }
 
-fn first_difference<'a>(
+/// The first output port whose (masked) values differ, with both values formatted.
+pub(crate) fn first_difference<'a>(
     layout: &'a Layout,
     exp: &[u64],
     act: &[u64],
@@ -287,6 +362,11 @@ pub fn run_design(
     mut opts: Options,
 ) -> Result<Report, RunError> {
     let manifest = unit.manifest();
+    if let Source::Trace(t) = &source {
+        let file = opts.stimulus_file.as_deref().unwrap_or("stimulus");
+        check_protocol(unit, t, opts.cycles)
+            .map_err(|e| RunError::Protocol(format!("{file}: {e}")))?;
+    }
     let compiled = verilator::build(design, &manifest, opts.wave.is_some())?;
     let layout = manifest.layout();
     let mut rtl = Rtl::load(&compiled, &layout, opts.seed)?;
@@ -296,20 +376,22 @@ pub fn run_design(
         Source::Random(_) => opts.cycles,
     };
     let wave_from = total.saturating_sub(WAVE_WINDOW);
+    // The state log is staged like the VCD and reaches its path only after the VCD did.
     let mut state_log = match &opts.wave {
         Some(w) => {
             rtl.trace(w, wave_from)?;
-            let p = state_log_path(w);
-            Some(std::io::BufWriter::new(std::fs::File::create(&p).map_err(
-                |e| RunError::Input(format!("{}: {e}", p.display())),
-            )?))
+            let staged = Staged::new("--wave", &state_log_path(w)).map_err(RunError::Input)?;
+            let f = staged.file().map_err(RunError::Input)?;
+            Some((std::io::BufWriter::new(f), staged))
         }
         None => None,
     };
+    let dump_err =
+        |p: &Path, e: std::io::Error| RunError::Input(outpath::write_error("--dump", p, &e));
     let mut dump = match &opts.dump {
-        Some(p) => Some(std::io::BufWriter::new(
-            std::fs::File::create(p)
-                .map_err(|e| RunError::Input(format!("{}: {e}", p.display())))?,
+        Some(p) => Some((
+            std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| dump_err(p, e))?),
+            p.clone(),
         )),
         None => None,
     };
@@ -334,7 +416,11 @@ pub fn run_design(
         cached_build: !compiled.built,
         replay: None,
         model_state: None,
+        coverage: Coverage::default(),
     };
+    let mut toggles = vec![0u64; layout.outputs.len()];
+    // The previous cycle's outputs, when it was out of reset.
+    let mut last_out: Option<Vec<u64>> = None;
     let t0 = Instant::now();
     let mut last_progress = Instant::now();
     let mut done = 0u64;
@@ -351,7 +437,22 @@ pub fn run_design(
             let exp = &mut expected[c * ow..(c + 1) * ow];
             model.step(inp, exp);
             prev.copy_from_slice(exp);
-            if let Some(log) = &mut state_log {
+            if reset.is_some_and(|r| inp[r] & 1 == 1) {
+                last_out = None;
+            } else {
+                if let Some(last) = &last_out {
+                    for (k, s) in layout.outputs.iter().enumerate() {
+                        let r = s.offset..s.offset + s.words;
+                        toggles[k] += exp[r.clone()]
+                            .iter()
+                            .zip(&last[r])
+                            .map(|(a, b)| (a ^ b).count_ones() as u64)
+                            .sum::<u64>();
+                    }
+                }
+                last_out = Some(exp.to_vec());
+            }
+            if let Some((log, _)) = &mut state_log {
                 if cycle >= wave_from {
                     let _ = writeln!(
                         log,
@@ -378,14 +479,14 @@ pub fn run_design(
                 &expected[c * ow..(c + 1) * ow],
                 &actual[c * ow..(c + 1) * ow],
             );
-            if let Some(d) = &mut dump {
+            if let Some((d, p)) = &mut dump {
                 let line = serde_json::json!({
                     "cycle": cycle,
                     "inputs": ports_json(&layout.inputs, &inputs[c * iw..(c + 1) * iw]),
                     "model": ports_json(&layout.outputs, exp),
                     "rtl": ports_json(&layout.outputs, act),
                 });
-                let _ = writeln!(d, "{line}");
+                writeln!(d, "{line}").map_err(|e| dump_err(p, e))?;
             }
             let in_reset = reset.is_some_and(|r| inputs[c * iw + r] & 1 == 1);
             if in_reset {
@@ -429,7 +530,33 @@ pub fn run_design(
     }
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     report.cycles_per_sec = report.cycles as f64 / secs;
+    // Every output is complete and checked before the run reports.
+    if let Some((mut d, p)) = dump {
+        d.flush().map_err(|e| dump_err(&p, e))?;
+    }
+    rtl.finish_trace()?;
+    if let Some((mut log, staged)) = state_log {
+        let p = staged.dest().to_path_buf();
+        log.flush()
+            .map_err(|e| RunError::Input(outpath::write_error("--wave", &p, &e)))?;
+        staged.commit(0).map_err(RunError::Input)?;
+    }
+    report.coverage = Coverage::new(&layout, &toggles, &model.events(), report.cycles);
     Ok(report)
+}
+
+/// Check a recorded stimulus against the unit's input protocol before anything is built: a
+/// fresh model checks each cycle's inputs in its state of that cycle (`cycle N: port P: why`).
+pub fn check_protocol(unit: &Unit, trace: &[Vec<u64>], cycles: u64) -> Result<(), String> {
+    let mut model = unit.model();
+    let mut out = vec![0u64; unit.manifest().layout().out_words];
+    for (cycle, inp) in trace.iter().enumerate().take(cycles as usize) {
+        model
+            .check_inputs(inp)
+            .map_err(|why| format!("cycle {cycle}: {why}"))?;
+        model.step(inp, &mut out);
+    }
+    Ok(())
 }
 
 /// The model's state log written beside a waveform.
@@ -441,23 +568,43 @@ pub fn state_log_path(wave: &Path) -> PathBuf {
 
 /// Run one spec vector on both the model and the RTL: each listed expectation is checked on
 /// both sides, and every output of the two sides is compared each cycle (except in reset).
+///
+/// The RTL runs under Icarus, the event-driven second simulator: a vector is a few dozen
+/// cycles, and an Icarus compile takes a second where a Verilator build takes a minute, so
+/// the spec vectors' many small configurations cost no Verilator builds. The random lockstep
+/// runs under Verilator, and the Icarus replays show the two simulators agree.
 pub fn run_spec_vector(v: &SpecVector) -> Result<(), String> {
     let unit = Unit::resolve(v.unit, &v.sets).map_err(|e| format!("{}: {e}", v.name))?;
     let manifest = unit.manifest();
     let layout = manifest.layout();
-    let compiled = verilator::build(&unit.design(), &manifest, false).map_err(|e| e.to_string())?;
-    let mut rtl = Rtl::load(&compiled, &layout, 1).map_err(|e| e.to_string())?;
+    let design = unit.design();
+    let sim = icarus::Sim::compile(&design, &layout, &crate::tools::search_path())
+        .map_err(|e| format!("{}: {e}", v.name))?
+        .map_err(|d| format!("{}: Icarus rejects the RTL: {}", v.name, d.join("; ")))?;
     // The model against the spec (and its invariants), through the shared harness.
     let expected = harness::run_vector(unit.model().as_mut(), &layout, v)?;
     let inputs = harness::vector_inputs(&layout, v)?;
-    let ow = layout.out_words;
-    let mut actual = vec![0u64; inputs.len() * ow];
-    rtl.run(&inputs.concat(), &mut actual);
+    let limit = icarus::sim_limit(&design, inputs.len());
+    let actual = match sim
+        .run(&inputs, limit)
+        .map_err(|e| format!("{}: {e}", v.name))?
+    {
+        icarus::Outcome::Outputs(rows) => rows,
+        icarus::Outcome::Hang(l) => {
+            return Err(format!(
+                "{}: the RTL hangs Icarus (no result within {} s)",
+                v.name,
+                l.as_secs()
+            ))
+        }
+    };
     for (c, cycle) in v.cycles.iter().enumerate() {
         if harness::in_reset(&layout, &inputs[c]) {
             continue;
         }
-        let act = &actual[c * ow..(c + 1) * ow];
+        let act = actual[c]
+            .as_ref()
+            .map_err(|port| format!("{}: cycle {c}: port {port} has x/z bits (rtl)", v.name))?;
         harness::check_expected(&layout, v, c, cycle, act, "rtl")?;
         if let Some((s, e, a)) = first_difference(&layout, &expected[c], act) {
             return Err(format!(

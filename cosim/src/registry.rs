@@ -5,6 +5,7 @@
 use std::path::Path;
 use warpforge_contract::units::l1d_bypass::L1dBypassConfig;
 use warpforge_contract::units::ram::RamConfig;
+use warpforge_contract::units::sm::SmConfig;
 use warpforge_contract::units::sm_alu::SmAluConfig;
 use warpforge_contract::units::{
     self, simt_stack::SimtStackConfig, warp_sched::WarpSchedConfig, UnitInfo,
@@ -15,6 +16,9 @@ use warpforge_contract::units::{
 use warpforge_contract::{Manifest, Params};
 use warpforge_hdl::Design;
 use warpforge_testbench::{Model, SpecVector, Stimulus};
+
+const KERNEL_LEVEL: &str =
+    "the sm unit has no cycle model: it is checked per retired instruction (Unit::sm, sm_run)";
 
 /// A unit with a validated configuration.
 #[derive(Clone, Debug)]
@@ -37,11 +41,13 @@ enum Kind {
     Dwr(DwrConfig),
     Ram(RamConfig),
     SmAlu(SmAluConfig),
+    Sm(SmConfig),
 }
 
 fn unknown_unit(name: &str) -> String {
     format!(
-        "unknown unit `{name}`; known units: {} (or a .toml config file)",
+        "unknown unit `{}`; known units: {} (or a .toml config file)",
+        name.escape_debug(),
         names().join(", ")
     )
 }
@@ -60,7 +66,14 @@ pub fn implemented(name: &str) -> bool {
             | units::dwr::NAME
             | units::ram::NAME
             | units::sm_alu::NAME
+            | units::sm::NAME
     )
+}
+
+/// Units checked per retired instruction against the interpreter (running programs), not
+/// cycle by cycle against a model: their regressions are program jobs, not random stimulus.
+pub fn kernel_level(name: &str) -> bool {
+    name == units::sm::NAME
 }
 
 /// The units that can be generated and co-simulated.
@@ -84,6 +97,18 @@ impl Unit {
         if is_file {
             let text = std::fs::read_to_string(target)
                 .map_err(|e| format!("{target}: cannot read config file: {e}"))?;
+            Unit::from_toml(target, &text, sets)
+        } else {
+            let info = find(target).ok_or_else(|| unknown_unit(target))?;
+            let params = Params::resolve(target, info.params, None, sets).map_err(|e| e.0)?;
+            Unit::from_params(info, params)
+        }
+    }
+
+    /// The unit a TOML config (the text of the file `target`) describes, with `--set`
+    /// overrides. Errors are one line starting with `target`.
+    pub fn from_toml(target: &str, text: &str, sets: &[String]) -> Result<Unit, String> {
+        {
             let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
                 format!(
                     "{target}: malformed TOML: {}",
@@ -92,7 +117,10 @@ impl Unit {
             })?;
             for key in doc.keys() {
                 if key != "unit" && key != "params" {
-                    return Err(format!("{target}: unknown key `{key}`; a config has `unit = \"…\"` and a [params] table"));
+                    return Err(format!(
+                        "{target}: unknown key `{}`; a config has `unit = \"…\"` and a [params] table",
+                        warpforge_contract::params::one_line(key)
+                    ));
                 }
             }
             let name = doc.get("unit").and_then(|v| v.as_str()).ok_or_else(|| {
@@ -110,13 +138,9 @@ impl Unit {
             };
             let params =
                 Params::resolve(name, info.params, Some((target, table)), sets).map_err(|e| e.0)?;
-            let mut u = Unit::from_params(info, params)?;
+            let mut u = Unit::from_params(info, params).map_err(|e| format!("{target}: {e}"))?;
             u.config_file = Some(target.to_string());
             Ok(u)
-        } else {
-            let info = find(target).ok_or_else(|| unknown_unit(target))?;
-            let params = Params::resolve(target, info.params, None, sets).map_err(|e| e.0)?;
-            Unit::from_params(info, params)
         }
     }
 
@@ -142,6 +166,7 @@ impl Unit {
             units::dwr::NAME => Kind::Dwr(DwrConfig::from_params(&params).map_err(|e| e.0)?),
             units::ram::NAME => Kind::Ram(RamConfig::from_params(&params).map_err(|e| e.0)?),
             units::sm_alu::NAME => Kind::SmAlu(SmAluConfig::from_params(&params).map_err(|e| e.0)?),
+            units::sm::NAME => Kind::Sm(SmConfig::from_params(&params).map_err(|e| e.0)?),
             other => return Err(unknown_unit(other)),
         };
         Ok(Unit {
@@ -167,6 +192,7 @@ impl Unit {
             Kind::Dwr(c) => c.manifest(&self.params),
             Kind::Ram(c) => c.manifest(&self.params),
             Kind::SmAlu(c) => c.manifest(&self.params),
+            Kind::Sm(c) => c.manifest(&self.params),
         }
     }
 
@@ -182,6 +208,7 @@ impl Unit {
             Kind::Dwr(c) => warpforge_hdl::dwr::generate(c),
             Kind::Ram(c) => warpforge_hdl::ram::generate(c),
             Kind::SmAlu(c) => warpforge_hdl::sm::alu::generate(c),
+            Kind::Sm(c) => warpforge_hdl::sm::generate(c),
         }
     }
 
@@ -198,6 +225,7 @@ impl Unit {
             Kind::Dwr(c) => Box::new(dwr::DwrModel::new(c)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamModel::new(c)),
             Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluModel::new(c)),
+            Kind::Sm(_) => panic!("{}", KERNEL_LEVEL),
         }
     }
 
@@ -216,6 +244,17 @@ impl Unit {
             Kind::Dwr(c) => Box::new(dwr::DwrStimulus::new(c, seed)),
             Kind::Ram(c) => Box::new(warpforge_testbench::ram::RamStimulus::new(c, seed)),
             Kind::SmAlu(c) => Box::new(warpforge_testbench::sm_alu::SmAluStimulus::new(c, seed)),
+            Kind::Sm(_) => panic!("{}", KERNEL_LEVEL),
+        }
+    }
+
+    /// The SM's configuration: the SM is checked per retired instruction against the
+    /// interpreter (`sm_run`), not cycle by cycle against a model, so callers that run a
+    /// unit's model (cosim, bench, flow, lint's replay) take this path for it instead.
+    pub fn sm(&self) -> Option<&SmConfig> {
+        match &self.kind {
+            Kind::Sm(c) => Some(c),
+            _ => None,
         }
     }
 

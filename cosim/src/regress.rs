@@ -2,6 +2,7 @@
 //! spec vector), run on a pool of threads, sliceable with `--shard I/N` so a job array or a CI
 //! matrix can spread a nightly run over machines.
 
+use crate::icarus;
 use crate::lockstep::{self, Options, Source};
 use crate::registry::{self, Unit};
 use crate::verilator;
@@ -21,6 +22,158 @@ pub struct Job {
     pub cycles: u64,
     /// Index into the unit's spec vectors, for vector jobs.
     pub vector: Option<usize>,
+    /// A replay under Icarus (`lint`'s second-simulator check) instead of a lockstep run.
+    #[serde(default)]
+    pub icarus: bool,
+    /// SM jobs: programs run on the SM RTL with per-instruction lockstep —
+    /// `kernel:NAME@SIZE` (a suite kernel) or `random:FIRST..END` (random programs by seed).
+    #[serde(default)]
+    pub program: Option<String>,
+}
+
+impl Job {
+    /// A random lockstep job (Verilator against the model).
+    pub fn is_lockstep(&self) -> bool {
+        self.vector.is_none() && !self.icarus && self.program.is_none()
+    }
+}
+
+/// The SM configurations of `regress --suite full` (the test suite runs the same three in
+/// cosim/tests/sm.rs): warp size 8 and 32, SIMD 8 and warp-wide, one and two schedulers,
+/// LRR and GTO, memory latency and back-pressure of the harness.
+pub const SM_CONFIGS: &[&[&str]] = &[
+    &[
+        "warps=32",
+        "warp_size=8",
+        "simd_width=8",
+        "schedulers=2",
+        "policy=lrr",
+        "mem_latency=20",
+    ],
+    &[
+        "warps=8",
+        "warp_size=32",
+        "simd_width=8",
+        "policy=gto",
+        "mem_latency=40",
+        "mem_stall_pct=30",
+    ],
+    &[
+        "warps=8",
+        "warp_size=32",
+        "simd_width=32",
+        "schedulers=2",
+        "policy=gto",
+        "mem_latency=10",
+    ],
+];
+
+/// Random programs in `regress --suite full`, in jobs of `SM_RANDOM_PER_JOB`.
+pub const SM_RANDOM_PROGRAMS: u64 = 10_000;
+pub const SM_RANDOM_PER_JOB: u64 = 100;
+
+fn sm_jobs() -> Vec<Job> {
+    use warpforge_testbench::isa::kernels::SUITE;
+    let mut out = vec![];
+    let job = |sets: &[&str], program: String| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Job {
+            id: format!("sm[{}]/{program}", sets.join(",")),
+            unit: warpforge_contract::units::sm::NAME,
+            sets,
+            seed: 1,
+            cycles: 0,
+            vector: None,
+            icarus: false,
+            program: Some(program),
+        }
+    };
+    for sets in SM_CONFIGS {
+        for k in SUITE {
+            for size in k.sizes {
+                out.push(job(sets, format!("kernel:{}@{size}", k.name)));
+            }
+        }
+    }
+    for (i, first) in (0..SM_RANDOM_PROGRAMS)
+        .step_by(SM_RANDOM_PER_JOB as usize)
+        .enumerate()
+    {
+        let sets = SM_CONFIGS[i % SM_CONFIGS.len()];
+        out.push(job(
+            sets,
+            format!("random:{first}..{}", first + SM_RANDOM_PER_JOB),
+        ));
+    }
+    out
+}
+
+/// Generated SM designs, one per configuration (generation takes seconds at large sizes).
+fn sm_design(unit: &Unit) -> std::sync::Arc<warpforge_hdl::Design> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<warpforge_hdl::Design>>>> = OnceLock::new();
+    let key = unit.manifest().module;
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(d) = cache.lock().unwrap().get(&key) {
+        return d.clone();
+    }
+    let d = Arc::new(unit.design());
+    cache.lock().unwrap().insert(key, d.clone());
+    d
+}
+
+/// Runs an SM program job: (passed, SM cycles, message).
+fn run_sm_job(unit: &Unit, program: &str) -> (bool, u64, String) {
+    use crate::sm_run::{random_options, run, SmRunOptions};
+    use warpforge_testbench::isa::{kernels, suite, AsmOptions};
+    use warpforge_testbench::sm::random_program;
+    let cfg = unit.sm().expect("SM jobs name the sm unit");
+    let design = sm_design(unit);
+    let manifest = unit.manifest();
+    if let Some(range) = program.strip_prefix("random:") {
+        let (a, b) = range.split_once("..").expect("random:FIRST..END");
+        let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+        let mut cycles = 0;
+        for seed in a..b {
+            let (p, l) = random_program(seed, random_options(cfg));
+            match run(
+                cfg,
+                &design,
+                &manifest,
+                &p,
+                &l,
+                None,
+                &SmRunOptions::new(seed),
+            ) {
+                Ok(s) => cycles += s.cycles,
+                Err(e) => return (false, cycles, format!("random program seed {seed}: {e}")),
+            }
+        }
+        return (true, cycles, String::new());
+    }
+    let spec = program.strip_prefix("kernel:").expect("kernel:NAME@SIZE");
+    let (name, size) = spec.split_once('@').expect("kernel:NAME@SIZE");
+    let k = kernels::find(name).expect("a suite kernel");
+    let size: u32 = size.parse().unwrap();
+    let prepared =
+        suite::program(k, &AsmOptions::default()).and_then(|p| Ok((p, (k.make)(size, 1)?)));
+    let (p, l) = match prepared {
+        Ok(x) => x,
+        Err(e) => return (false, 0, e),
+    };
+    match run(
+        cfg,
+        &design,
+        &manifest,
+        &p,
+        &l,
+        Some(k.check),
+        &SmRunOptions::new(1),
+    ) {
+        Ok(s) => (true, s.cycles, String::new()),
+        Err(e) => (false, 0, e.to_string()),
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -238,7 +391,8 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
 }
 
 /// The suites: `quick` (the test suite's share: ≥ 10^6 cycles per variant), `full` (≥ 10^7
-/// cycles per variant), `vectors` (spec vectors only). A variant is a unit, or for a unit with
+/// cycles per variant, and every configuration replayed under Icarus), `vectors` (spec
+/// vectors only). A variant is a unit, or for a unit with
 /// a `policy` parameter one policy of it: each policy gets the whole budget.
 pub const SUITES: &[&str] = &["quick", "full", "vectors"];
 
@@ -264,6 +418,8 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                 seed: 0,
                 cycles: v.cycles.len() as u64,
                 vector: Some(i),
+                icarus: false,
+                program: None,
             });
         }
         let cfgs = configs(info.name);
@@ -282,9 +438,27 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                     seed,
                     cycles: per_job,
                     vector: None,
+                    icarus: false,
+                    program: None,
+                });
+            }
+            // The full suite also replays every configuration under Icarus.
+            if suite == "full" {
+                out.push(Job {
+                    id: format!("icarus:{}[{}]", info.name, sets.join(",")),
+                    unit: info.name,
+                    sets: sets.clone(),
+                    seed: icarus::LINT_SEED,
+                    cycles: icarus::LINT_CYCLES,
+                    vector: None,
+                    icarus: true,
+                    program: None,
                 });
             }
         }
+    }
+    if suite == "full" {
+        out.extend(sm_jobs());
     }
     Ok(out)
 }
@@ -321,6 +495,17 @@ fn run_job(job: &Job) -> JobResult {
         }
         None => match Unit::resolve(job.unit, &job.sets) {
             Err(e) => (false, 0, e),
+            Ok(unit) if job.program.is_some() => {
+                run_sm_job(&unit, job.program.as_deref().unwrap_or_default())
+            }
+            Ok(unit) if job.icarus => {
+                let trace = icarus::model_trace(&unit, job.cycles, job.seed);
+                match icarus::replay(&unit.design(), &unit.manifest().layout(), &trace) {
+                    Err(e) => (false, 0, e.to_string()),
+                    Ok(c) if c.passed => (true, job.cycles, String::new()),
+                    Ok(c) => (false, 0, c.diagnostics.join("\n")),
+                }
+            }
             Ok(unit) => {
                 let src = Source::Random(unit.stimulus(job.seed));
                 match lockstep::run(&unit, unit.model(), src, Options::new(job.cycles, job.seed)) {
@@ -358,7 +543,7 @@ pub fn run(
     let threads = threads.max(1);
     // Build phase: one build per distinct configuration.
     let mut distinct: Vec<(&'static str, Vec<String>)> = vec![];
-    for j in jobs {
+    for j in jobs.iter().filter(|j| j.is_lockstep()) {
         if !distinct.iter().any(|(u, s)| *u == j.unit && *s == j.sets) {
             distinct.push((j.unit, j.sets.clone()));
         }
@@ -366,52 +551,45 @@ pub fn run(
     let next = AtomicUsize::new(0);
     // A configuration that does not build fails all its jobs with that message, once.
     let broken: Mutex<Vec<(&'static str, Vec<String>, String)>> = Mutex::new(vec![]);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some((u, sets)) = distinct.get(i) else {
-                    break;
-                };
-                let err = match Unit::resolve(u, sets) {
-                    Err(e) => Some(e),
-                    Ok(unit) => verilator::build(&unit.design(), &unit.manifest(), false)
-                        .err()
-                        .map(|e| e.to_string()),
-                };
-                if let Some(e) = err {
-                    broken.lock().unwrap().push((u, sets.clone(), e));
-                }
-            });
+    pool(threads, &|| loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some((u, sets)) = distinct.get(i) else {
+            break;
+        };
+        let err = match Unit::resolve(u, sets) {
+            Err(e) => Some(e),
+            Ok(unit) => verilator::build(&unit.design(), &unit.manifest(), false)
+                .err()
+                .map(|e| e.to_string()),
+        };
+        if let Some(e) = err {
+            broken.lock().unwrap().push((u, sets.clone(), e));
         }
     });
     let broken = broken.into_inner().unwrap();
     let results = Mutex::new(vec![None; jobs.len()]);
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                let Some(job) = jobs.get(i) else { break };
-                let r = match broken
-                    .iter()
-                    .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
-                {
-                    Some((_, _, e)) => JobResult {
-                        id: job.id.clone(),
-                        passed: false,
-                        cycles: 0,
-                        seconds: 0.0,
-                        message: e.clone(),
-                    },
-                    None => run_job(job),
-                };
-                let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                progress(&r, k, jobs.len());
-                results.lock().unwrap()[i] = Some(r);
-            });
-        }
+    pool(threads, &|| loop {
+        let i = next.fetch_add(1, Ordering::SeqCst);
+        let Some(job) = jobs.get(i) else { break };
+        let r = match broken
+            .iter()
+            .filter(|_| job.is_lockstep())
+            .find(|(u, sets, _)| *u == job.unit && *sets == job.sets)
+        {
+            Some((_, _, e)) => JobResult {
+                id: job.id.clone(),
+                passed: false,
+                cycles: 0,
+                seconds: 0.0,
+                message: e.clone(),
+            },
+            None => run_job(job),
+        };
+        let k = finished.fetch_add(1, Ordering::SeqCst) + 1;
+        progress(&r, k, jobs.len());
+        results.lock().unwrap()[i] = Some(r);
     });
     let results: Vec<JobResult> = results
         .into_inner()
@@ -421,7 +599,7 @@ pub fn run(
         .collect();
     let mut cycles = std::collections::BTreeMap::new();
     for (j, r) in jobs.iter().zip(&results) {
-        if j.vector.is_none() {
+        if j.is_lockstep() || j.program.is_some() {
             *cycles.entry(j.unit.to_string()).or_insert(0) += r.cycles;
         }
     }
@@ -433,6 +611,27 @@ pub fn run(
         cycles,
         results,
     }
+}
+
+/// Run `work` on up to `threads` threads (each takes jobs until none are left). Threads the
+/// system refuses to start (a process limit) are simply not used; when none starts, the
+/// calling thread does the work.
+pub fn pool(threads: usize, work: &(dyn Fn() + Sync)) -> usize {
+    std::thread::scope(|sc| {
+        let mut started = 0;
+        for k in 0..threads {
+            let b = std::thread::Builder::new().name(format!("regress-{k}"));
+            match b.spawn_scoped(sc, work) {
+                Ok(_) => started += 1,
+                Err(_) => break,
+            }
+        }
+        if started == 0 {
+            work();
+            return 1;
+        }
+        started
+    })
 }
 
 fn xml_escape(s: &str) -> String {
@@ -470,4 +669,25 @@ pub fn junit(summary: &Summary) -> String {
     }
     s += "</testsuite>\n";
     s
+}
+
+#[cfg(test)]
+mod pool_tests {
+    use super::pool;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn the_pool_shares_the_work_and_runs_it_inline_when_no_thread_starts() {
+        for threads in [0, 1, 4] {
+            let next = AtomicUsize::new(0);
+            let done = AtomicUsize::new(0);
+            let started = pool(threads, &|| {
+                while next.fetch_add(1, Ordering::SeqCst) < 100 {
+                    done.fetch_add(1, Ordering::SeqCst);
+                }
+            });
+            assert_eq!(done.load(Ordering::SeqCst), 100, "{threads} threads");
+            assert_eq!(started, threads.max(1));
+        }
+    }
 }

@@ -14,7 +14,9 @@ use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 use warpforge_testbench::isa::launch::Launch;
 use warpforge_testbench::isa::{Machine, Program};
-use warpforge_testbench::sm::{Checker, Image, MemServer, Mismatch, Record};
+use warpforge_testbench::sm::{
+    random_program, Checker, Image, MemServer, Mismatch, RandomOptions, Record,
+};
 
 #[derive(Clone, Debug)]
 pub struct SmRunOptions {
@@ -27,6 +29,9 @@ pub struct SmRunOptions {
     pub wave_from: u64,
     /// Print progress to stderr (only on a terminal).
     pub progress: bool,
+    /// Check every record and the final memory (false: raw Verilator with the memory served,
+    /// for throughput comparisons only).
+    pub check: bool,
 }
 
 impl SmRunOptions {
@@ -37,6 +42,7 @@ impl SmRunOptions {
             wave: None,
             wave_from: 0,
             progress: false,
+            check: true,
         }
     }
 }
@@ -54,7 +60,8 @@ pub struct SmStats {
     pub active_lanes: u64,
     /// Warp-instructions per cycle.
     pub ipc: f64,
-    /// Active lane slots over issued lane slots (records × warp size).
+    /// Lane activity (spec/crown.md Eq. 2-1): lanes in the issue masks over issued lane slots
+    /// (records × warp size).
     pub simd_utilisation: f64,
     pub stall_scoreboard: u64,
     pub stall_memory: u64,
@@ -171,7 +178,10 @@ pub fn run(
     check: Option<fn(&Launch, &Machine) -> Result<(), String>>,
     opts: &SmRunOptions,
 ) -> Result<SmStats, SmFailure> {
-    let machine = Machine::new(program, launch).map_err(|f| SmFailure::Result(f.to_string()))?;
+    // %laneid and %warpid follow the SM's warp size.
+    let mut sized = launch.clone();
+    sized.warp_size = cfg.warp_size as u32;
+    let machine = Machine::new(program, &sized).map_err(|f| SmFailure::Result(f.to_string()))?;
     // Refusal of a kernel that does not fit is the caller's job (exit 2): checked here too.
     let image = Image::new(cfg, program, &machine).map_err(SmFailure::Result)?;
     let compiled = build(design, manifest, opts.wave.is_some())
@@ -231,23 +241,29 @@ pub fn run(
     step(&mut rtl, &inp, &mut out, &mut cycle);
     ports.set(&mut inp, "start", 0);
 
+    // The ports read or written every cycle, resolved once (the rest only when valid).
+    let off = |slots: &[Slot], name: &str| Ports::slot(slots, name).offset;
+    let (o, i) = (&ports.layout.outputs, &ports.layout.inputs);
+    let (in_ready, in_resp_valid) = (off(i, "mreq_ready"), off(i, "mresp_valid"));
+    let (o_req, o_ret) = (off(o, "mreq_valid"), off(o, "ret_valid"));
+    let (o_fault, o_done) = (off(o, "fault"), off(o, "done"));
     let ws = cfg.warp_size;
     let started = cycle;
     let t0 = Instant::now();
     let progress = opts.progress && std::io::stderr().is_terminal();
     loop {
         let ready = mem.ready();
-        ports.set(&mut inp, "mreq_ready", ready as u64);
+        inp[in_ready] = ready as u64;
         match mem.response(cycle) {
             Some(d) => {
-                ports.set(&mut inp, "mresp_valid", 1);
+                inp[in_resp_valid] = 1;
                 ports.set_words(&mut inp, "mresp_data", &d);
             }
-            None => ports.set(&mut inp, "mresp_valid", 0),
+            None => inp[in_resp_valid] = 0,
         }
         let now = cycle;
         step(&mut rtl, &inp, &mut out, &mut cycle);
-        if ready && ports.get(&out, "mreq_valid") == 1 {
+        if ready && out[o_req] == 1 {
             let mut data = [0u32; BLOCK_WORDS];
             data.copy_from_slice(&ports.get_words(&out, "mreq_wdata", BLOCK_WORDS));
             mem.accept(
@@ -259,7 +275,7 @@ pub fn run(
             )
             .map_err(|msg| SmFailure::Memory { cycle: now, msg })?;
         }
-        if ports.get(&out, "ret_valid") == 1 {
+        if opts.check && out[o_ret] == 1 {
             let r = Record {
                 cycle: now,
                 cta: ports.get(&out, "ret_cta"),
@@ -282,13 +298,13 @@ pub fn run(
             };
             checker.check(&r).map_err(SmFailure::Mismatch)?;
         }
-        if ports.get(&out, "fault") == 1 {
+        if out[o_fault] == 1 {
             return Err(SmFailure::Fault {
                 cycle: now,
                 code: ports.get(&out, "fault_code"),
             });
         }
-        if ports.get(&out, "done") == 1 {
+        if out[o_done] == 1 {
             break;
         }
         if now - started >= opts.max_cycles {
@@ -310,6 +326,40 @@ pub fn run(
         eprint!("\r\x1b[K");
     }
     let seconds = t0.elapsed().as_secs_f64();
+    if opts.check {
+        final_checks(&checker, &mem, launch, check, cycle)?;
+    }
+    let cycles = ports.get(&out, "cnt_cycles");
+    let records = checker.records;
+    Ok(SmStats {
+        cycles,
+        warp_instructions: records,
+        thread_instructions: checker.thread_steps,
+        active_lanes: checker.active_lanes,
+        ipc: records as f64 / cycles.max(1) as f64,
+        simd_utilisation: checker.thread_steps as f64 / (records.max(1) * ws as u64) as f64,
+        stall_scoreboard: ports.get(&out, "cnt_stall_sb"),
+        stall_memory: ports.get(&out, "cnt_stall_mem"),
+        stall_barrier: ports.get(&out, "cnt_stall_bar"),
+        stall_idle: ports.get(&out, "cnt_stall_idle"),
+        mem_reads: mem.reads,
+        mem_writes: mem.writes,
+        mem_atomics: mem.atomics,
+        seconds,
+        cycles_per_sec: (cycle - started) as f64 / seconds.max(1e-9),
+        build_seconds: compiled.build_seconds,
+    })
+}
+
+/// After `done`: every block finished in the interpreter, no request unanswered, the RTL's
+/// global memory equal to the interpreter's, and the host reference satisfied.
+fn final_checks(
+    checker: &Checker,
+    mem: &MemServer,
+    launch: &Launch,
+    check: Option<fn(&Launch, &Machine) -> Result<(), String>>,
+    cycle: u64,
+) -> Result<(), SmFailure> {
     checker.finish().map_err(SmFailure::Result)?;
     if mem.outstanding() != 0 {
         return Err(SmFailure::Memory {
@@ -335,24 +385,158 @@ pub fn run(
         on_rtl.memory = mem.memory.clone();
         check(launch, &on_rtl).map_err(SmFailure::Result)?;
     }
-    let cycles = ports.get(&out, "cnt_cycles");
-    let records = checker.records;
-    Ok(SmStats {
-        cycles,
-        warp_instructions: records,
-        thread_instructions: checker.thread_steps,
-        active_lanes: checker.active_lanes,
-        ipc: records as f64 / cycles.max(1) as f64,
-        simd_utilisation: checker.active_lanes as f64 / (records.max(1) * ws as u64) as f64,
-        stall_scoreboard: ports.get(&out, "cnt_stall_sb"),
-        stall_memory: ports.get(&out, "cnt_stall_mem"),
-        stall_barrier: ports.get(&out, "cnt_stall_bar"),
-        stall_idle: ports.get(&out, "cnt_stall_idle"),
-        mem_reads: mem.reads,
-        mem_writes: mem.writes,
-        mem_atomics: mem.atomics,
-        seconds,
-        cycles_per_sec: (cycle - started) as f64 / seconds.max(1e-9),
-        build_seconds: compiled.build_seconds,
+    Ok(())
+}
+
+/// Random programs sized to the SM: two blocks of up to 64 threads.
+pub fn random_options(cfg: &SmConfig) -> RandomOptions {
+    RandomOptions {
+        block: cfg.max_threads().min(64) as u32,
+        grid: 2,
+        ..RandomOptions::default()
+    }
+}
+
+/// What a run of random programs covered.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RandomSummary {
+    pub programs: u64,
+    pub first_seed: u64,
+    pub cycles: u64,
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub seconds: f64,
+}
+
+/// `cosim sm`: random programs (seeds `seed`, `seed + 1`, …) until at least `cycles` SM
+/// cycles have run, each checked per retired instruction. `Err` names the failing seed.
+pub fn random_cosim(
+    cfg: &SmConfig,
+    design: &Design,
+    manifest: &Manifest,
+    cycles: u64,
+    seed: u64,
+) -> Result<RandomSummary, (u64, SmFailure)> {
+    let t0 = Instant::now();
+    let mut s = RandomSummary {
+        first_seed: seed,
+        ..RandomSummary::default()
+    };
+    let mut next = seed;
+    while s.cycles < cycles {
+        let (program, launch) = random_program(next, random_options(cfg));
+        let r = run(
+            cfg,
+            design,
+            manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(next),
+        )
+        .map_err(|f| (next, f))?;
+        s.programs += 1;
+        s.cycles += r.cycles;
+        s.warp_instructions += r.warp_instructions;
+        s.thread_instructions += r.thread_instructions;
+        next += 1;
+    }
+    s.seconds = t0.elapsed().as_secs_f64();
+    Ok(s)
+}
+
+/// `bench sm`: the same workload on raw Verilator (memory served, nothing checked) and with
+/// the per-instruction lockstep on.
+#[derive(Clone, Debug, Serialize)]
+pub struct SmBench {
+    pub module: String,
+    pub workload: String,
+    pub cycles: u64,
+    pub warp_instructions: u64,
+    pub verilator_cps: f64,
+    pub lockstep_cps: f64,
+    pub lockstep_over_raw: f64,
+    pub warp_instructions_per_sec: f64,
+    pub build_s: f64,
+    /// Runs of each kind, interleaved.
+    pub repetitions: usize,
+}
+
+/// The bench's workload: the first suite kernel (small size) that fits the SM, else a random
+/// program.
+pub fn bench_workload(
+    cfg: &SmConfig,
+) -> (
+    String,
+    Program,
+    Launch,
+    Option<fn(&Launch, &Machine) -> Result<(), String>>,
+) {
+    use warpforge_testbench::isa::kernels::SUITE;
+    use warpforge_testbench::isa::{suite, AsmOptions};
+    for k in SUITE {
+        let (Ok(p), Ok(l)) = (
+            suite::program(k, &AsmOptions::default()),
+            (k.make)(k.sizes[0], 1),
+        ) else {
+            continue;
+        };
+        let fits = Machine::new(&p, &l)
+            .ok()
+            .is_some_and(|m| Image::new(cfg, &p, &m).is_ok());
+        if fits {
+            return (
+                format!("{} (size {})", k.name, k.sizes[0]),
+                p,
+                l,
+                Some(k.check),
+            );
+        }
+    }
+    let (p, l) = random_program(1, random_options(cfg));
+    ("random program seed 1".into(), p, l, None)
+}
+
+pub fn bench(
+    cfg: &SmConfig,
+    design: &Design,
+    manifest: &Manifest,
+    seed: u64,
+) -> Result<SmBench, SmFailure> {
+    let (workload, program, launch, check) = bench_workload(cfg);
+    let mut raw_opts = SmRunOptions::new(seed);
+    raw_opts.check = false;
+    let lock_opts = SmRunOptions::new(seed);
+    // Interleave raw and lockstep runs, repeated to about a second each, so both see the
+    // same machine load.
+    let first = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
+    let reps = (1.0 / first.seconds.max(1e-3)).ceil().clamp(1.0, 50.0) as usize;
+    let (mut raw_s, mut lock_s, mut raw_c, mut lock_c) = (0.0, 0.0, 0u64, 0u64);
+    let mut last = None;
+    for _ in 0..reps {
+        let r = run(cfg, design, manifest, &program, &launch, None, &raw_opts)?;
+        raw_s += r.seconds;
+        raw_c += r.cycles;
+        let l = run(cfg, design, manifest, &program, &launch, check, &lock_opts)?;
+        lock_s += l.seconds;
+        lock_c += l.cycles;
+        last = Some(l);
+    }
+    let l = last.expect("at least one repetition");
+    let (raw_cps, lock_cps) = (
+        raw_c as f64 / raw_s.max(1e-9),
+        lock_c as f64 / lock_s.max(1e-9),
+    );
+    Ok(SmBench {
+        module: cfg.module_name(),
+        workload,
+        cycles: l.cycles,
+        warp_instructions: l.warp_instructions,
+        verilator_cps: raw_cps,
+        lockstep_cps: lock_cps,
+        lockstep_over_raw: lock_cps / raw_cps.max(1e-9),
+        warp_instructions_per_sec: (l.warp_instructions * reps as u64) as f64 / lock_s.max(1e-9),
+        build_s: first.build_seconds,
+        repetitions: reps,
     })
 }

@@ -14,7 +14,7 @@ use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 
 /// Bumped whenever the shim or the build recipe changes, so stale cache entries are ignored.
-const RECIPE_VERSION: &str = "wf-bridge-3";
+const RECIPE_VERSION: &str = "wf-bridge-4";
 /// Optimisation level of the C++ build (Verilated model and shim).
 const OPT_LEVEL: u32 = 2;
 
@@ -26,36 +26,68 @@ pub enum BridgeError {
     Build(String),
     /// The library could not be loaded.
     Load(String),
+    /// An output file (the waveform) could not be written; the message names it.
+    Output(String),
 }
 
 impl fmt::Display for BridgeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BridgeError::Missing(m) | BridgeError::Build(m) | BridgeError::Load(m) => {
-                f.write_str(m)
-            }
+            BridgeError::Missing(m)
+            | BridgeError::Build(m)
+            | BridgeError::Load(m)
+            | BridgeError::Output(m) => f.write_str(m),
         }
     }
 }
 
 impl std::error::Error for BridgeError {}
 
-/// Where compiled designs are cached: `$WARPFORGE_CACHE`, else `$XDG_CACHE_HOME/warpforge`,
-/// else `$HOME/.cache/warpforge`, else a folder in the system temp dir.
-pub fn cache_root() -> PathBuf {
+/// Where compiled designs are cached, and which setting chose it: `$WARPFORGE_CACHE`, else
+/// `$XDG_CACHE_HOME/warpforge`, else `$HOME/.cache/warpforge`, else a folder in the system
+/// temp dir. A variable set to the empty string counts as unset.
+fn cache_source() -> (PathBuf, String) {
     if let Some(p) = CACHE_OVERRIDE.with(|c| c.borrow().clone()) {
-        return p;
+        return (p, "the build cache".into());
     }
-    if let Some(p) = std::env::var_os("WARPFORGE_CACHE") {
-        return PathBuf::from(p);
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(p) = var("WARPFORGE_CACHE") {
+        return (PathBuf::from(p), "WARPFORGE_CACHE".into());
     }
-    if let Some(p) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(p).join("warpforge");
+    if let Some(p) = var("XDG_CACHE_HOME") {
+        return (PathBuf::from(p).join("warpforge"), "XDG_CACHE_HOME".into());
     }
-    if let Some(p) = std::env::var_os("HOME") {
-        return PathBuf::from(p).join(".cache").join("warpforge");
+    if let Some(p) = var("HOME") {
+        return (
+            PathBuf::from(p).join(".cache").join("warpforge"),
+            "HOME".into(),
+        );
     }
-    std::env::temp_dir().join("warpforge-cache")
+    (
+        std::env::temp_dir().join("warpforge-cache"),
+        "the temp directory".into(),
+    )
+}
+
+/// Where compiled designs are cached (see [`cache_source`]).
+pub fn cache_root() -> PathBuf {
+    cache_source().0
+}
+
+/// The cache root, created if needed; an error names the path and the setting that chose it.
+fn cache_dir() -> Result<PathBuf, BridgeError> {
+    let (p, why) = cache_source();
+    let bad = |what: String| {
+        BridgeError::Missing(format!(
+            "build cache {} (from {why}): {what}; set WARPFORGE_CACHE to a writable directory",
+            p.display()
+        ))
+    };
+    if p.exists() && !p.is_dir() {
+        return Err(bad("not a directory".into()));
+    }
+    std::fs::create_dir_all(&p).map_err(|e| bad(e.to_string()))?;
+    Ok(p)
 }
 
 thread_local! {
@@ -214,23 +246,22 @@ fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBu
         version.as_bytes(),
         &[trace as u8],
     ]);
-    let dir = cache_root().join(format!("runtime-{key:016x}"));
+    let cache = cache_dir()?;
+    let dir = cache.join(format!("runtime-{key:016x}"));
     let mut names = vec!["verilated.cpp", "verilated_threads.cpp"];
     if trace {
         names.push("verilated_vcd_c.cpp");
     }
-    let objects: Vec<PathBuf> = names
-        .iter()
-        .map(|n| dir.join(n.replace(".cpp", ".o")))
-        .collect();
-    if dir.join("done").exists() {
+    let objs: Vec<String> = names.iter().map(|n| n.replace(".cpp", ".o")).collect();
+    let objects: Vec<PathBuf> = objs.iter().map(|o| dir.join(o)).collect();
+    if lookup(&dir, key) {
         return Ok(objects);
     }
-    let tmp = make_temp_dir(&cache_root(), "runtime")?;
+    let tmp = make_temp_dir(&cache, "runtime")?;
     let sources: Vec<PathBuf> = names.iter().map(|n| root.join("include").join(n)).collect();
     compile_objects(&cxx(root, trace), &sources, tmp.path(), None)?;
-    std::fs::write(tmp.path().join("done"), b"ok").map_err(io_err)?;
-    publish(tmp, &dir)?;
+    seal(tmp.path(), key, &objs)?;
+    publish(tmp, &dir, key)?;
     Ok(objects)
 }
 
@@ -238,28 +269,179 @@ fn io_err(e: std::io::Error) -> BridgeError {
     BridgeError::Build(format!("cache: {e}"))
 }
 
-fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
-    std::fs::create_dir_all(parent).map_err(io_err)?;
-    tempfile::Builder::new()
-        .prefix(&format!(".tmp-{what}-"))
-        .tempdir_in(parent)
-        .map_err(io_err)
+/// An exclusive lock on `<dir>.lock`, held while `dir` is built (released when dropped), so
+/// concurrent builders of one cache entry (test threads, parallel processes) build it once.
+/// `None` when locking is not possible; the build then just goes ahead.
+pub(crate) fn build_lock(dir: &Path) -> Option<std::fs::File> {
+    let mut path = dir.as_os_str().to_owned();
+    path.push(".lock");
+    std::fs::create_dir_all(dir.parent()?).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(PathBuf::from(path))
+        .ok()?;
+    f.lock().ok()?;
+    Some(f)
 }
 
-/// Move a finished build into place. If another process published the same key first, keep
-/// theirs (the contents are identical by construction).
-fn publish(tmp: tempfile::TempDir, dir: &Path) -> Result<(), BridgeError> {
-    let path = tmp.keep();
-    if std::fs::rename(&path, dir).is_err() {
-        let _ = std::fs::remove_dir_all(&path);
-        if !dir.join("done").exists() {
-            return Err(BridgeError::Build(format!(
-                "cache: could not publish {}",
-                dir.display()
-            )));
+/// Temp folders are named `.tmp-<pid>-<what>-…` so a later run can tell whose they are.
+pub(crate) fn make_temp_dir(parent: &Path, what: &str) -> Result<tempfile::TempDir, BridgeError> {
+    tempfile::Builder::new()
+        .prefix(&format!(".tmp-{}-{what}-", std::process::id()))
+        .tempdir_in(parent)
+        .map_err(|e| BridgeError::Build(format!("cache {}: {e}", parent.display())))
+}
+
+/// A temp folder older than this is stale even if a process with its pid is alive.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Remove the temp folders of builds that cannot finish any more: those whose owning process
+/// is gone, and any older than an hour. Builds in progress in live processes are left alone.
+pub fn clean_stale_temps(cache: &Path) -> usize {
+    let Ok(rd) = std::fs::read_dir(cache) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_prefix(".tmp-") else {
+            continue;
+        };
+        let pid: Option<u32> = rest.split('-').next().and_then(|p| p.parse().ok());
+        let dead = match pid {
+            Some(pid) => pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists(),
+            None => true,
+        };
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if (dead || old) && std::fs::remove_dir_all(e.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The record of a complete cache entry: its key and each file's size and CRC-32.
+const ENTRY: &str = "entry.json";
+
+/// Record what the finished build in `dir` holds.
+pub(crate) fn seal(dir: &Path, key: u64, files: &[String]) -> Result<(), BridgeError> {
+    let mut list = vec![];
+    for f in files {
+        let bytes = std::fs::read(dir.join(f)).map_err(io_err)?;
+        list.push(serde_json::json!({
+            "name": f,
+            "size": bytes.len(),
+            "crc32": format!("{:08x}", warpforge_contract::checksum::crc32(&bytes)),
+        }));
+    }
+    let entry = serde_json::json!({ "key": format!("{key:016x}"), "files": list });
+    std::fs::write(dir.join(ENTRY), entry.to_string()).map_err(io_err)
+}
+
+/// Check that the entry in `dir` is complete and holds what its record says: the key of this
+/// configuration, and every file with the recorded size and checksum. Err(reason) otherwise.
+pub fn verify_entry(dir: &Path, key: u64) -> Result<(), String> {
+    let text = std::fs::read_to_string(dir.join(ENTRY))
+        .map_err(|e| format!("no readable {ENTRY}: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|_| format!("{ENTRY} is malformed"))?;
+    if v["key"].as_str() != Some(&format!("{key:016x}")) {
+        return Err(format!(
+            "{ENTRY} records key {} (another configuration), expected {key:016x}",
+            v["key"]
+        ));
+    }
+    let files = v["files"]
+        .as_array()
+        .filter(|f| !f.is_empty())
+        .ok_or_else(|| format!("{ENTRY} lists no files"))?;
+    for f in files {
+        let (Some(name), Some(size), Some(crc)) =
+            (f["name"].as_str(), f["size"].as_u64(), f["crc32"].as_str())
+        else {
+            return Err(format!("{ENTRY} is malformed"));
+        };
+        let bytes = std::fs::read(dir.join(name)).map_err(|e| format!("{name}: {e}"))?;
+        if bytes.len() as u64 != size {
+            return Err(format!("{name} has {} bytes, {size} recorded", bytes.len()));
+        }
+        let got = format!("{:08x}", warpforge_contract::checksum::crc32(&bytes));
+        if got != crc {
+            return Err(format!("{name} checksum {got}, {crc} recorded"));
         }
     }
     Ok(())
+}
+
+/// True when `dir` holds a verified entry for `key`. An entry that fails verification is
+/// moved out of the way (with a one-line notice on stderr) so it is rebuilt.
+pub(crate) fn lookup(dir: &Path, key: u64) -> bool {
+    if !dir.exists() {
+        return false;
+    }
+    match verify_entry(dir, key) {
+        Ok(()) => true,
+        Err(reason) => {
+            eprintln!(
+                "warpforge: cache entry {} failed verification ({reason}); rebuilding it",
+                dir.display()
+            );
+            discard(dir);
+            false
+        }
+    }
+}
+
+/// Remove a cache entry: renamed away first, so no other process sees it half-deleted.
+fn discard(dir: &Path) {
+    let Some(parent) = dir.parent() else { return };
+    let aside = parent.join(format!(
+        ".tmp-{}-discard-{:016x}",
+        std::process::id(),
+        fnv64(&[
+            dir.as_os_str().as_encoded_bytes(),
+            &now_nanos().to_le_bytes()
+        ])
+    ));
+    if std::fs::rename(dir, &aside).is_ok() {
+        let _ = std::fs::remove_dir_all(&aside);
+    }
+}
+
+fn now_nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0)
+}
+
+/// Move a finished build into place. If another process published a valid entry for the
+/// same key first, keep theirs (the contents are identical by construction); an invalid one
+/// is replaced.
+pub(crate) fn publish(tmp: tempfile::TempDir, dir: &Path, key: u64) -> Result<(), BridgeError> {
+    let path = tmp.keep();
+    for _ in 0..3 {
+        if std::fs::rename(&path, dir).is_ok() {
+            return Ok(());
+        }
+        if verify_entry(dir, key).is_ok() {
+            let _ = std::fs::remove_dir_all(&path);
+            return Ok(());
+        }
+        discard(dir);
+    }
+    let _ = std::fs::remove_dir_all(&path);
+    Err(BridgeError::Build(format!(
+        "cache: could not publish {}",
+        dir.display()
+    )))
 }
 
 struct PortWord32 {
@@ -348,13 +530,23 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         &[trace as u8],
     ]);
     let prefix = format!("Vwf{key:016x}");
-    let dir = cache_root().join(format!(
+    let cache = cache_dir()?;
+    clean_stale_temps(&cache);
+    let dir = cache.join(format!(
         "{}-{key:016x}{}",
         design.module,
         if trace { "-trace" } else { "" }
     ));
-    let library = dir.join(format!("lib{prefix}.so"));
-    if dir.join("done").exists() && library.exists() {
+    let lib_name = format!("lib{prefix}.so");
+    let library = dir.join(&lib_name);
+    // Another thread or process may be building this very design: wait for it, then use its
+    // build, rather than build it a second time.
+    let _lock = if lookup(&dir, key) {
+        None
+    } else {
+        build_lock(&dir)
+    };
+    if lookup(&dir, key) {
         return Ok(Compiled {
             library,
             dir,
@@ -367,8 +559,9 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
     let root = verilator_root(&verilator)?;
     let runtime = runtime_objects(&root, &version, trace)?;
 
-    let tmp = make_temp_dir(&cache_root(), &design.module)?;
-    // On failure the build folder is kept, so the log the error names exists.
+    let tmp = make_temp_dir(&cache, &design.module)?;
+    // On failure the build folder is kept as `failed-<module>-<key>` (one per configuration,
+    // replaced by the next failure), so the log the error names exists.
     if let Err(e) = compile_design(
         design,
         &layout,
@@ -379,10 +572,25 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         &prefix,
         tmp.path(),
     ) {
-        let _ = tmp.keep();
-        return Err(e);
+        let kept = cache.join(format!("failed-{}-{key:016x}", design.module));
+        let _ = std::fs::remove_dir_all(&kept);
+        let from = tmp.keep();
+        if std::fs::rename(&from, &kept).is_err() {
+            return Err(e);
+        }
+        let moved = |m: String| {
+            m.replace(
+                from.to_string_lossy().as_ref(),
+                kept.to_string_lossy().as_ref(),
+            )
+        };
+        return Err(match e {
+            BridgeError::Build(m) => BridgeError::Build(moved(m)),
+            other => other,
+        });
     }
-    publish(tmp, &dir)?;
+    seal(tmp.path(), key, &[lib_name])?;
+    publish(tmp, &dir, key)?;
     Ok(Compiled {
         library,
         dir,
@@ -500,7 +708,6 @@ fn compile_design(
         .arg("-pthread")
         .arg("-latomic");
     run(&mut link, "link", &work.join("link.log"))?;
-    std::fs::write(work.join("done"), b"ok").map_err(io_err)?;
     Ok(())
 }
 
@@ -519,6 +726,8 @@ pub struct Rtl {
     trace_close: TraceCloseFn,
     in_words: usize,
     out_words: usize,
+    /// The waveform being written: staged in the temp directory, copied by `finish_trace`.
+    wave: Option<crate::outpath::Staged>,
     // Keep the library loaded as long as the instance lives; dropped last.
     _lib: Library,
 }
@@ -550,6 +759,7 @@ impl Rtl {
                 trace_close,
                 in_words: layout.in_words,
                 out_words: layout.out_words,
+                wave: None,
                 _lib: lib,
             })
         }
@@ -571,18 +781,35 @@ impl Rtl {
         unsafe { (self.run)(self.handle, n as u64, inputs.as_ptr(), outputs.as_mut_ptr()) }
     }
 
-    /// Write a VCD of every cycle from `from_cycle` on. Fails if this is not a tracing build.
+    /// Write a VCD of every cycle from `from_cycle` on to `path`. Fails if this is not a
+    /// tracing build. The VCD is written to a staged file in the temp directory (Verilator's
+    /// writer cannot report a failed write, and deadlocks on one) and only reaches `path`
+    /// through [`Rtl::finish_trace`], which checks the copy.
     pub fn trace(&mut self, path: &Path, from_cycle: u64) -> Result<(), BridgeError> {
-        let c = CString::new(path.to_string_lossy().as_bytes())
+        let staged = crate::outpath::Staged::new("--wave", path).map_err(BridgeError::Output)?;
+        let c = CString::new(staged.path().to_string_lossy().as_bytes())
             .map_err(|e| BridgeError::Load(e.to_string()))?;
         // SAFETY: valid handle and NUL-terminated path.
         let ok = unsafe { (self.trace_open)(self.handle, c.as_ptr(), from_cycle) };
         if ok == 1 {
+            self.wave = Some(staged);
             Ok(())
         } else {
             Err(BridgeError::Load(
                 "this build has no tracing; build with trace = true".into(),
             ))
+        }
+    }
+
+    /// Close the waveform and copy it to the path given to [`Rtl::trace`]; an error names
+    /// that path. Nothing to do when no waveform is open.
+    pub fn finish_trace(&mut self) -> Result<(), BridgeError> {
+        // SAFETY: valid handle; closing twice is a no-op in the shim.
+        unsafe { (self.trace_close)(self.handle) };
+        match self.wave.take() {
+            // A VCD always starts with its header, so an empty file means the write failed.
+            Some(w) => w.commit(1).map_err(BridgeError::Output),
+            None => Ok(()),
         }
     }
 }
@@ -594,5 +821,147 @@ impl Drop for Rtl {
             (self.trace_close)(self.handle);
             (self.free)(self.handle);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fabricated entry: a "library" and its record, as a build leaves them.
+    fn entry(key: u64, lib: &[u8]) -> tempfile::TempDir {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("libV.so"), lib).unwrap();
+        seal(d.path(), key, &["libV.so".to_string()]).unwrap();
+        d
+    }
+
+    fn lib_bytes() -> Vec<u8> {
+        (0..50_000u32).map(|i| (i * 7 + i / 13) as u8).collect()
+    }
+
+    #[test]
+    fn a_sealed_entry_verifies() {
+        let d = entry(7, &lib_bytes());
+        verify_entry(d.path(), 7).unwrap();
+        assert!(lookup(d.path(), 7));
+    }
+
+    #[test]
+    fn every_damaged_entry_fails_verification_with_a_reason() {
+        let lib = lib_bytes();
+        let cases: Vec<(&str, Box<dyn Fn(&Path)>, &str)> = vec![
+            (
+                "truncated library",
+                Box::new(|p: &Path| {
+                    let b = std::fs::read(p.join("libV.so")).unwrap();
+                    std::fs::write(p.join("libV.so"), &b[..b.len() / 2]).unwrap();
+                }),
+                "bytes",
+            ),
+            (
+                "flipped bytes",
+                Box::new(|p: &Path| {
+                    let mut b = std::fs::read(p.join("libV.so")).unwrap();
+                    b[1000] ^= 0x10;
+                    b[40_000] ^= 0x01;
+                    std::fs::write(p.join("libV.so"), b).unwrap();
+                }),
+                "checksum",
+            ),
+            (
+                "empty library",
+                Box::new(|p: &Path| std::fs::write(p.join("libV.so"), b"").unwrap()),
+                "0 bytes",
+            ),
+            (
+                "library of another configuration (same size)",
+                Box::new(|p: &Path| {
+                    let other: Vec<u8> = (0..50_000u32).map(|i| (i * 5) as u8).collect();
+                    std::fs::write(p.join("libV.so"), other).unwrap();
+                }),
+                "checksum",
+            ),
+            (
+                "missing marker",
+                Box::new(|p: &Path| std::fs::remove_file(p.join(ENTRY)).unwrap()),
+                ENTRY,
+            ),
+            (
+                "missing library",
+                Box::new(|p: &Path| std::fs::remove_file(p.join("libV.so")).unwrap()),
+                "libV.so",
+            ),
+            (
+                "garbled marker",
+                Box::new(|p: &Path| std::fs::write(p.join(ENTRY), "{\"key\": ").unwrap()),
+                "malformed",
+            ),
+        ];
+        for (what, damage, reason) in cases {
+            let d = entry(7, &lib);
+            damage(d.path());
+            let e = verify_entry(d.path(), 7).unwrap_err();
+            assert!(e.contains(reason), "{what}: {e}");
+            assert!(!e.contains('\n'));
+            // The lookup moves it out of the way so it is rebuilt (and publishing can succeed).
+            assert!(!lookup(d.path(), 7), "{what}");
+            assert!(!d.path().exists(), "{what}: entry still in place");
+        }
+        // A whole entry of another configuration copied under this one's name.
+        let d = entry(8, &lib);
+        assert!(verify_entry(d.path(), 7)
+            .unwrap_err()
+            .contains("another configuration"));
+    }
+
+    #[test]
+    fn publish_replaces_a_broken_entry_and_keeps_a_valid_one() {
+        let cache = tempfile::tempdir().unwrap();
+        let dir = cache.path().join("unit-0007");
+        // A broken entry in place (marker missing): publishing must still succeed.
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("libV.so"), b"half").unwrap();
+        let tmp = tempfile::tempdir_in(cache.path()).unwrap();
+        std::fs::write(tmp.path().join("libV.so"), lib_bytes()).unwrap();
+        seal(tmp.path(), 7, &["libV.so".to_string()]).unwrap();
+        publish(tmp, &dir, 7).unwrap();
+        verify_entry(&dir, 7).unwrap();
+        // A second build of the same key keeps the valid entry.
+        let tmp = tempfile::tempdir_in(cache.path()).unwrap();
+        std::fs::write(tmp.path().join("libV.so"), lib_bytes()).unwrap();
+        seal(tmp.path(), 7, &["libV.so".to_string()]).unwrap();
+        let tmp_path = tmp.path().to_path_buf();
+        publish(tmp, &dir, 7).unwrap();
+        verify_entry(&dir, 7).unwrap();
+        assert!(!tmp_path.exists());
+    }
+
+    #[test]
+    fn only_stale_temp_folders_are_removed() {
+        let cache = tempfile::tempdir().unwrap();
+        let mk = |name: &str| {
+            let p = cache.path().join(name);
+            std::fs::create_dir(&p).unwrap();
+            std::fs::write(p.join("x.o"), b"x").unwrap();
+            p
+        };
+        // Owner gone (no such pid), and no pid at all: stale.
+        let dead = mk(".tmp-4194304999-warp_sched-abc");
+        let nopid = mk(".tmp-runtime-abc");
+        // Owned by a live process (this one), fresh: a build in progress.
+        let live = mk(&format!(".tmp-{}-warp_sched-def", std::process::id()));
+        // Owned by a live process (pid 1) but two hours old: stale.
+        let old = mk(".tmp-1-simt_stack-ghi");
+        let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+        std::fs::File::open(&old)
+            .unwrap()
+            .set_modified(two_hours_ago)
+            .unwrap();
+        // Not a temp folder: never touched.
+        let entry = mk("simt_stack-0123456789abcdef");
+        assert_eq!(clean_stale_temps(cache.path()), 3);
+        assert!(!dead.exists() && !nopid.exists() && !old.exists());
+        assert!(live.exists() && entry.exists());
     }
 }

@@ -163,6 +163,8 @@ pub struct L1dBypassModel {
     mode: Mode,
     last: LastCycle,
     fault: Option<L1dBypassFault>,
+    /// Event counters out of reset: decided accesses, bypasses, stalls, ended epochs.
+    counts: [u64; 4],
 }
 
 impl L1dBypassModel {
@@ -179,6 +181,7 @@ impl L1dBypassModel {
             a: 0,
             m: 0,
             mode: Mode::Retain,
+            counts: [0; 4],
             last: LastCycle {
                 stepped: false,
                 reset: false,
@@ -363,6 +366,17 @@ impl Model for L1dBypassModel {
             self.mode = Mode::Retain;
             return;
         }
+        for (k, happened) in [
+            decision != Decision::None,
+            decision == Decision::Bypass,
+            decision == Decision::Stall,
+            epoch_end,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            self.counts[k] += happened as u64;
+        }
         // Step 2: the window.
         match self.cfg.window {
             Window::Epoch if epoch_end => {
@@ -397,6 +411,16 @@ impl Model for L1dBypassModel {
                 LaunchReset::None => {}
             }
         }
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let [accesses, bypasses, stalls, epochs] = self.counts;
+        vec![
+            ("accesses", accesses),
+            ("bypasses", bypasses),
+            ("stalls", stalls),
+            ("epochs", epochs),
+        ]
     }
 
     fn check_invariants(&self) -> Result<(), String> {

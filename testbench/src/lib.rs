@@ -31,6 +31,18 @@ pub trait Model {
     fn check_invariants(&self) -> Result<(), String>;
     /// A one-line human-readable summary of the state, for mismatch reports and state logs.
     fn state_line(&self) -> String;
+    /// The unit's input protocol, checked on a replayed stimulus before each [`Model::step`]
+    /// (constrained-random stimuli are legal by construction): `Err("port P: why")` when
+    /// `inputs` break it in the current state, e.g. an input the unit would silently drop.
+    fn check_inputs(&self, _inputs: &[u64]) -> Result<(), String> {
+        Ok(())
+    }
+    /// The unit's event counters since construction (issues, bypasses, evictions, releases,
+    /// fusions…), its main action first: a run whose first counter is 0 never made the unit
+    /// act. Empty for a model that keeps none.
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        vec![]
+    }
 }
 
 /// A generator of legal input vectors. It sees the model's outputs of the previous cycle, so

@@ -76,8 +76,8 @@ struct LastCycle {
     write_row_before: Vec<u64>,
     rdata_before: Vec<u64>,
     wdata: Vec<u64>,
-    /// Bit mask of the written bits (all bits of enabled lanes).
-    wmask: Vec<u64>,
+    /// The byte enables as driven (empty without `byte_write`).
+    wbe: Vec<u64>,
 }
 
 /// The cycle model of `ram`.
@@ -179,7 +179,7 @@ impl Model for RamModel {
             write_row_before: write_row_before.clone(),
             rdata_before: self.rdata.clone(),
             wdata: wdata.clone(),
-            wmask: wmask.clone(),
+            wbe: wbe.clone(),
         };
 
         // The edge (reset has no effect on the RAM). Read-first: the read takes the row as
@@ -231,10 +231,14 @@ impl Model for RamModel {
         // Write: exactly the enabled byte lanes of the written row change.
         if l.we {
             let mut want = l.write_row_before.clone();
-            // The enabled lanes, as the contract states them (recomputed from the inputs).
-            for (i, word) in want.iter_mut().enumerate() {
-                let m = l.wmask[i];
-                *word = (*word & !m) | (l.wdata[i] & m);
+            // The enabled lanes, as the contract states them, bit by bit from the inputs.
+            for bit in 0..self.cfg.width {
+                let lane_on =
+                    !self.cfg.byte_write || l.wbe[bit / 8 / 64] >> (bit / 8 % 64) & 1 == 1;
+                if lane_on {
+                    let (i, b) = (bit / 64, bit % 64);
+                    want[i] = (want[i] & !(1 << b)) | (l.wdata[i] & (1 << b));
+                }
             }
             let got = self.row(l.waddr);
             if got != want {

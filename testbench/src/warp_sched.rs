@@ -945,6 +945,50 @@ impl Model for WarpSchedModel {
         }
     }
 
+    fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
+        let (i, all) = (self.inp, self.all);
+        if inputs[i.reset] & 1 != 0 || !self.cfg.has_recency() {
+            return Ok(());
+        }
+        let rec = self.cfg.recency;
+        if rec.trigger != RecTrigger::Complete {
+            return Ok(());
+        }
+        // The completions that are events (step 5): of slots resident after the launches.
+        let (launch, exit) = (inputs[i.launch] & all, inputs[i.exit] & all);
+        let resident_after = (self.resident & !(exit | launch)) | launch;
+        let mut m = i.mem_complete.map_or(0, |p| inputs[p]) & resident_after;
+        if rec.class == RecClass::Global {
+            m &= i.cpl_global.map_or(0, |p| inputs[p]);
+        }
+        let n = m.count_ones() as usize;
+        if n > rec.n_cpl {
+            return Err(format!(
+                "port mem_complete: {n} memory completions of resident warps in one cycle (0x{m:x}), but the unit takes n_cpl = {} per cycle and would drop the rest",
+                rec.n_cpl
+            ));
+        }
+        Ok(())
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.corners;
+        let mut e = vec![("issues", c.issues), ("mem_issues", c.mem_issues)];
+        if self.cfg.has_recency() {
+            e.push(("recency_events", c.rec_events));
+            e.push(("recency_evictions", c.rec_evict_event));
+            e.push(("completions_dropped", c.rec_dropped));
+        }
+        if self.cfg.has_barrier() {
+            e.push(("barrier_arrivals", c.bar_arrivals));
+            e.push((
+                "barrier_releases",
+                c.bar_release_arrival + c.bar_release_exit,
+            ));
+        }
+        e
+    }
+
     fn check_invariants(&self) -> Result<(), String> {
         self.check_state()?;
         let l = &self.last;

@@ -55,6 +55,34 @@ fn binary_image_round_trips_and_rejects_damage() {
     }
 }
 
+/// The image ends with a CRC-32 of everything before it: every single-bit flip anywhere in
+/// an image (header, names, code, checksum) is refused, where without it some decoded to
+/// valid, different programs.
+#[test]
+fn every_single_bit_flip_of_an_image_is_refused() {
+    for (name, src) in sources().into_iter().take(4) {
+        let bytes = assemble(src, name, &AsmOptions::default())
+            .unwrap()
+            .to_bytes();
+        for bit in 0..bytes.len() * 8 {
+            let mut b = bytes.clone();
+            b[bit / 8] ^= 1 << (bit % 8);
+            let e = Program::from_bytes(&b).unwrap_err();
+            assert!(!e.contains('\n'), "{name} bit {bit}: {e}");
+        }
+    }
+    let bytes = assemble(".kernel k\n.regs 1\nexit\n", "k.s", &AsmOptions::default())
+        .unwrap()
+        .to_bytes();
+    assert_eq!(&bytes[..4], b"WFK2");
+    let mut old = bytes.clone();
+    old[3] = b'1';
+    assert!(Program::is_binary(&old));
+    assert!(Program::from_bytes(&old)
+        .unwrap_err()
+        .contains("re-assemble"));
+}
+
 #[test]
 fn dwr_pass_puts_one_partner_barrier_before_each_global_load_and_store() {
     for k in SUITE {

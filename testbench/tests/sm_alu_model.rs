@@ -62,6 +62,7 @@ fn random_run_keeps_invariants_and_covers_every_op_and_the_hard_cases() {
         let mut seen_ops = std::collections::BTreeSet::new();
         let (mut idle, mut resets, mut other_ops) = (0u64, 0u64, 0u64);
         let (mut nan_in, mut sub_in, mut inf_in, mut cancel) = (0u64, 0u64, 0u64, 0u64);
+        let mut fp_arith = 0u64;
         for cycle in 0..200_000u64 {
             stim.next(cycle, &outputs, &mut inputs);
             model.step(&inputs, &mut outputs);
@@ -84,6 +85,7 @@ fn random_run_keeps_invariants_and_covers_every_op_and_the_hard_cases() {
                 _ => other_ops += 1,
             }
             if (Op::FAdd as u8..=Op::FFma as u8).contains(&op) {
+                fp_arith += 1;
                 for l in 0..lanes {
                     let a = words::get(&inputs, ia + 32 * l, 32) as u32;
                     let b = words::get(&inputs, ib + 32 * l, 32) as u32;
@@ -99,6 +101,13 @@ fn random_run_keeps_invariants_and_covers_every_op_and_the_hard_cases() {
             seen_ops.len(),
             lane_ops().len(),
             "lanes {lanes}: {seen_ops:?}"
+        );
+        // docs/sm-alu.md counts the FP add/sub/mul/fma operand pairs of the full suite from
+        // this share of cycles (at least a fifth).
+        eprintln!("lanes {lanes}: FP add/sub/mul/fma in {fp_arith} of 200000 cycles");
+        assert!(
+            fp_arith * 5 >= 200_000,
+            "lanes {lanes}: {fp_arith} FP arith cycles"
         );
         assert!(
             idle > 1000 && resets > 2 && other_ops > 100,

@@ -2,6 +2,7 @@
 //! (`warpforge-testbench`). They say *what* a unit is — its parameters, ports, tables and
 //! encodings — never *how* it works: each side implements the behaviour independently.
 
+pub mod checksum;
 pub mod isa;
 pub mod manifest;
 pub mod params;

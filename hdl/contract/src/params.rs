@@ -86,13 +86,19 @@ impl ParamSpec {
             ParamKind::Choice { choices } => {
                 choices.iter().find(|c| **c == text).map(|c| Value::Str(c))
             }
+            // The same rule as a TOML file: a boolean is `true` or `false`, nothing else.
             ParamKind::Bool => match text {
-                "true" | "1" => Some(Value::Bool(true)),
-                "false" | "0" => Some(Value::Bool(false)),
+                "true" => Some(Value::Bool(true)),
+                "false" => Some(Value::Bool(false)),
                 _ => None,
             },
         }
     }
+}
+
+/// Text from the input shown in a one-line message: line breaks escaped.
+pub fn one_line(text: &str) -> String {
+    text.replace('\r', "\\r").replace('\n', "\\n")
 }
 
 fn parse_int(text: &str) -> Option<i64> {
@@ -164,7 +170,8 @@ impl Params {
             for (key, raw) in table {
                 let spec = specs.iter().find(|s| s.name == key).ok_or_else(|| {
                     ParamError(format!(
-                        "{source}: unknown parameter `{key}` for unit {unit}; known parameters: {}",
+                        "{source}: unknown parameter `{}` for unit {unit}; known parameters: {}",
+                        one_line(key),
                         known()
                     ))
                 })?;
@@ -179,7 +186,8 @@ impl Params {
                 };
                 let v = v.filter(|v| spec.check(v)).ok_or_else(|| {
                     ParamError(format!(
-                        "{source}: {key} = {raw} is not allowed; {key} must be {}",
+                        "{source}: {key} = {} is not allowed; {key} must be {}",
+                        one_line(&raw.to_string()),
                         spec.allowed()
                     ))
                 })?;
@@ -189,14 +197,17 @@ impl Params {
         for set in sets {
             let (key, text) = set.split_once('=').ok_or_else(|| {
                 ParamError(format!(
-                    "--set {set}: expected key=value (known parameters of {unit}: {})",
+                    "--set {}: expected key=value (known parameters of {unit}: {})",
+                    one_line(set),
                     known()
                 ))
             })?;
             let key = key.trim();
             let spec = specs.iter().find(|s| s.name == key).ok_or_else(|| {
                 ParamError(format!(
-                    "--set {set}: unknown parameter `{key}` for unit {unit}; known parameters: {}",
+                    "--set {}: unknown parameter `{}` for unit {unit}; known parameters: {}",
+                    one_line(set),
+                    one_line(key),
                     known()
                 ))
             })?;
@@ -204,7 +215,11 @@ impl Params {
                 .parse_text(text.trim())
                 .filter(|v| spec.check(v))
                 .ok_or_else(|| {
-                    ParamError(format!("--set {set}: {key} must be {}", spec.allowed()))
+                    ParamError(format!(
+                        "--set {}: {key} must be {}",
+                        one_line(set),
+                        spec.allowed()
+                    ))
                 })?;
             p.values.insert(spec.name, v);
         }

@@ -34,6 +34,8 @@ pub struct Kernel {
     pub source: &'static str,
     /// What `size` means for this kernel.
     pub size_means: &'static str,
+    /// The sizes `make` accepts (what `run --list` and errors show).
+    pub size_range: &'static str,
     /// The small and large default sizes.
     pub sizes: [u32; 2],
     /// Builds a launch of the given size; Err when the size is out of this kernel's range.
@@ -49,6 +51,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Memory,
         source: include_str!("../../kernels/vecadd.s"),
         size_means: "elements",
+        size_range: "1..=4194304",
         sizes: [1000, 200_000],
         make: vecadd_make,
         check: vecadd_check,
@@ -58,6 +61,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Memory,
         source: include_str!("../../kernels/saxpy.s"),
         size_means: "elements",
+        size_range: "1..=4194304",
         sizes: [1000, 200_000],
         make: saxpy_make,
         check: saxpy_check,
@@ -67,6 +71,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Memory,
         source: include_str!("../../kernels/transpose.s"),
         size_means: "rows (columns = 1.5 x rows + 3)",
+        size_range: "1..=4000",
         sizes: [20, 300],
         make: transpose_make,
         check: transpose_check,
@@ -76,6 +81,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/reduce.s"),
         size_means: "elements",
+        size_range: "1..=4194304",
         sizes: [1000, 200_000],
         make: reduce_make,
         check: reduce_check,
@@ -85,6 +91,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/scan.s"),
         size_means: "elements",
+        size_range: "1..=4194304",
         sizes: [700, 100_000],
         make: scan_make,
         check: scan_check,
@@ -94,6 +101,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/matmul.s"),
         size_means: "M (N = M + 3, K = M + 5)",
+        size_range: "1..=1000",
         sizes: [13, 100],
         make: matmul_make,
         check: matmul_check,
@@ -103,6 +111,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/histogram.s"),
         size_means: "elements",
+        size_range: "1..=4194304",
         sizes: [2000, 200_000],
         make: histogram_make,
         check: histogram_check,
@@ -112,6 +121,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/bitonic.s"),
         size_means: "elements per block (a power of two, 2..=1024; 4 blocks)",
+        size_range: "powers of two 2..=1024",
         sizes: [64, 1024],
         make: bitonic_make,
         check: bitonic_check,
@@ -121,6 +131,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/pathfinder.s"),
         size_means: "columns (1..=2048; rows = 8 + columns / 10)",
+        size_range: "1..=2048",
         sizes: [100, 2000],
         make: pathfinder_make,
         check: pathfinder_check,
@@ -130,6 +141,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Barrier,
         source: include_str!("../../kernels/stencil.s"),
         size_means: "height (width = height + 5)",
+        size_range: "1..=2000",
         sizes: [20, 400],
         make: stencil_make,
         check: stencil_check,
@@ -139,6 +151,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Divergence,
         source: include_str!("../../kernels/bfs.s"),
         size_means: "vertices",
+        size_range: "1..=1048576",
         sizes: [300, 20_000],
         make: bfs_make,
         check: bfs_check,
@@ -148,6 +161,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Divergence,
         source: include_str!("../../kernels/nqueens.s"),
         size_means: "board size N (4..=16)",
+        size_range: "4..=14",
         sizes: [6, 10],
         make: nqueens_make,
         check: nqueens_check,
@@ -157,6 +171,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Divergence,
         source: include_str!("../../kernels/mandelbrot.s"),
         size_means: "image width (height = 3/4 width)",
+        size_range: "2..=4000",
         sizes: [24, 400],
         make: mandelbrot_make,
         check: mandelbrot_check,
@@ -166,6 +181,7 @@ pub const SUITE: &[Kernel] = &[
         class: Class::Divergence,
         source: include_str!("../../kernels/strmatch.s"),
         size_means: "text length",
+        size_range: "5..=4194304",
         sizes: [500, 200_000],
         make: strmatch_make,
         check: strmatch_check,
@@ -225,6 +241,17 @@ fn compare(name: &str, expected: &[u32], got: &[u32]) -> Result<(), String> {
     }
 }
 
+/// Largest element count of the one-dimensional kernels: keeps a run's buffers under about
+/// 50 MB (vecadd holds three words per element).
+pub const MAX_ELEMENTS: u32 = 1 << 22;
+
+/// `min..=MAX_ELEMENTS` elements, or the error naming the kernel and the range.
+fn elements(kernel: &str, n: u32, min: u32) -> Result<(), String> {
+    need((min..=MAX_ELEMENTS).contains(&n), || {
+        format!("{kernel} size must be {min}..={MAX_ELEMENTS} elements")
+    })
+}
+
 fn words(rng: &mut Rng, n: usize) -> Vec<u32> {
     (0..n).map(|_| rng.next_u64() as u32).collect()
 }
@@ -259,7 +286,7 @@ fn unit_f32(rng: &mut Rng) -> f32 {
 // ---- memory-bound -------------------------------------------------------------------------
 
 fn vecadd_make(n: u32, seed: u64) -> Result<Launch, String> {
-    need(n >= 1, || "vecadd needs at least 1 element".into())?;
+    elements("vecadd", n, 1)?;
     let mut rng = Rng::new(seed);
     Ok(Launch::new([blocks(n, 256), 1, 1], [256, 1, 1])
         .buffer("a", words(&mut rng, n as usize))
@@ -275,7 +302,7 @@ fn vecadd_check(l: &Launch, m: &Machine) -> Result<(), String> {
 }
 
 fn saxpy_make(n: u32, seed: u64) -> Result<Launch, String> {
-    need(n >= 1, || "saxpy needs at least 1 element".into())?;
+    elements("saxpy", n, 1)?;
     let mut rng = Rng::new(seed);
     let x = (0..n).map(|_| unit_f32(&mut rng).to_bits()).collect();
     let y = (0..n).map(|_| unit_f32(&mut rng).to_bits()).collect();
@@ -329,7 +356,7 @@ fn transpose_check(l: &Launch, m: &Machine) -> Result<(), String> {
 // ---- barrier-heavy --------------------------------------------------------------------------
 
 fn reduce_make(n: u32, seed: u64) -> Result<Launch, String> {
-    need(n >= 1, || "reduce needs at least 1 element".into())?;
+    elements("reduce", n, 1)?;
     let mut rng = Rng::new(seed);
     let g = blocks(n, 256);
     Ok(Launch::new([g, 1, 1], [128, 1, 1])
@@ -347,7 +374,7 @@ fn reduce_check(l: &Launch, m: &Machine) -> Result<(), String> {
 }
 
 fn scan_make(n: u32, seed: u64) -> Result<Launch, String> {
-    need(n >= 1, || "scan needs at least 1 element".into())?;
+    elements("scan", n, 1)?;
     let mut rng = Rng::new(seed);
     let data = (0..n).map(|_| rng.below(1000) as u32).collect();
     Ok(Launch::new([blocks(n, 256), 1, 1], [256, 1, 1])
@@ -411,7 +438,7 @@ fn matmul_check(l: &Launch, m: &Machine) -> Result<(), String> {
 }
 
 fn histogram_make(n: u32, seed: u64) -> Result<Launch, String> {
-    need(n >= 1, || "histogram needs at least 1 element".into())?;
+    elements("histogram", n, 1)?;
     let mut rng = Rng::new(seed);
     // Skewed: a third of the values land in bin 7, so atomics contend.
     let data = (0..n)
@@ -579,8 +606,9 @@ fn bfs_check(l: &Launch, m: &Machine) -> Result<(), String> {
 }
 
 fn nqueens_make(n: u32, _seed: u64) -> Result<Launch, String> {
-    need((4..=16).contains(&n), || {
-        "nqueens board size must be 4..=16".into()
+    // 15 and 16 exceed the default step limit (2^24 instructions per thread).
+    need((4..=14).contains(&n), || {
+        "nqueens board size must be 4..=14".into()
     })?;
     Ok(Launch::new([n, 1, 1], [n, 1, 1])
         .buffer("counts", vec![u32::MAX; (n * n) as usize])
@@ -683,9 +711,7 @@ fn mandelbrot_check(l: &Launch, m: &Machine) -> Result<(), String> {
 
 fn strmatch_make(n: u32, seed: u64) -> Result<Launch, String> {
     const M: u32 = 5;
-    need(n >= M, || {
-        format!("strmatch text length must be at least {M}")
-    })?;
+    elements("strmatch", n, M)?;
     let mut rng = Rng::new(seed);
     let letter = |rng: &mut Rng| b'a' as u32 + rng.below(3) as u32;
     let pat: Vec<u32> = (0..M).map(|_| letter(&mut rng)).collect();

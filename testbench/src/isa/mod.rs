@@ -42,16 +42,18 @@ pub struct Program {
     pub lines: Vec<u32>,
 }
 
-const MAGIC: &[u8; 4] = b"WFK1";
+const MAGIC: &[u8; 4] = b"WFK2";
+/// The first image format (no checksum); refused with a hint to re-assemble.
+const OLD_MAGIC: &[u8; 4] = b"WFK1";
 
 impl Program {
     pub fn words(&self) -> Vec<u64> {
         self.code.iter().map(|i| i.encode()).collect()
     }
 
-    /// The binary image: magic `WFK1`, then little-endian u32 regs, shared bytes, parameter
-    /// count, instruction count, the name and each parameter name (u32 length + UTF-8), then
-    /// the instruction words (u64 each).
+    /// The binary image: magic `WFK2`, then little-endian u32 regs, shared bytes, parameter
+    /// count, instruction count, the name and each parameter name (u32 length + UTF-8), the
+    /// instruction words (u64 each), and last the CRC-32 (u32) of every byte before it.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = MAGIC.to_vec();
         for v in [
@@ -69,16 +71,39 @@ impl Program {
         for w in self.words() {
             out.extend_from_slice(&w.to_le_bytes());
         }
+        let crc = warpforge_contract::checksum::crc32(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
         out
     }
 
     /// True when `bytes` starts like a binary image (rather than assembly text).
     pub fn is_binary(bytes: &[u8]) -> bool {
-        bytes.starts_with(MAGIC)
+        bytes.starts_with(MAGIC) || bytes.starts_with(OLD_MAGIC)
     }
 
     /// Reads a binary image and checks it ([`Program::check`]).
     pub fn from_bytes(bytes: &[u8]) -> Result<Program, String> {
+        if bytes.starts_with(OLD_MAGIC) {
+            return Err(
+                "image format WFK1 (without checksum) is no longer read; re-assemble the source"
+                    .into(),
+            );
+        }
+        if !bytes.starts_with(MAGIC) {
+            return Err("not a warpforge kernel image (magic WFK2 expected)".into());
+        }
+        if bytes.len() < MAGIC.len() + 4 {
+            return Err(format!("truncated image: {} bytes", bytes.len()));
+        }
+        let (body, tail) = bytes.split_at(bytes.len() - 4);
+        let want = u32::from_le_bytes(tail.try_into().unwrap());
+        let got = warpforge_contract::checksum::crc32(body);
+        if want != got {
+            return Err(format!(
+                "damaged image: checksum {got:08x}, the image records {want:08x}"
+            ));
+        }
+        let bytes = body;
         let mut at = 0usize;
         let mut take = |n: usize| -> Result<&[u8], String> {
             let s = bytes
@@ -88,7 +113,7 @@ impl Program {
             Ok(s)
         };
         if take(4)? != MAGIC {
-            return Err("not a warpforge kernel image (magic WFK1 expected)".into());
+            return Err("not a warpforge kernel image (magic WFK2 expected)".into());
         }
         let mut u32s = [0u32; 4];
         for v in u32s.iter_mut() {

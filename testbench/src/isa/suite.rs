@@ -54,10 +54,11 @@ pub fn program(k: &Kernel, opts: &AsmOptions) -> Result<Program, String> {
 
 /// Runs one case: generate, run, check.
 pub fn run_case(k: &Kernel, size: u32, seed: u64, mode: Mode, opts: &AsmOptions) -> CaseResult {
-    run_case_with(k, size, seed, mode, opts, None)
+    run_case_with(k, size, seed, mode, opts, None, None)
 }
 
-/// As [`run_case`], with a given stack depth for warp mode (default 4·warp size + 16).
+/// As [`run_case`], with a given stack depth for warp mode (default 4·warp size + 16) and a
+/// given per-thread (per-warp) instruction limit (default the launch's).
 pub fn run_case_with(
     k: &Kernel,
     size: u32,
@@ -65,6 +66,7 @@ pub fn run_case_with(
     mode: Mode,
     opts: &AsmOptions,
     stack_depth: Option<usize>,
+    max_steps: Option<u64>,
 ) -> CaseResult {
     let mut r = CaseResult {
         kernel: k.name,
@@ -76,7 +78,10 @@ pub fn run_case_with(
         seconds: 0.0,
     };
     let prepared = program(k, opts).and_then(|p| {
-        let launch = (k.make)(size, seed)?;
+        let mut launch = (k.make)(size, seed)?;
+        if let Some(s) = max_steps {
+            launch.max_steps = s;
+        }
         let m = Machine::new(&p, &launch).map_err(|f| f.to_string())?;
         Ok((launch, m))
     });

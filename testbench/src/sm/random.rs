@@ -32,7 +32,7 @@ pub struct RandomOptions {
 impl Default for RandomOptions {
     fn default() -> Self {
         RandomOptions {
-            statements: 24,
+            statements: 16,
             fp: true,
             block: 64,
             grid: 2,

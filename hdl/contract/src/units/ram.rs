@@ -16,7 +16,7 @@
 //!
 //! # Sizes
 //!
-//! `D` = `depth` (a power of two, 2 … 65536: every address names a row), `W` = `width`
+//! `D` = `depth` (a power of two, 2 … 4096: every address names a row; see [`MAX_DEPTH`]), `W` = `width`
 //! (1 … 1024), `ab` = log2 D address bits, `B` = W / 8 byte lanes (with `byte_write`).
 //!
 //! # Inputs (sampled in the cycle they are driven; every value is legal in every cycle)
@@ -58,8 +58,11 @@ use crate::params::{ParamError, ParamSpec, Params};
 
 pub const NAME: &str = "ram";
 
-/// Largest `depth`.
-pub const MAX_DEPTH: usize = 1 << 16;
+/// Largest `depth`. Yosys 0.23 unrolls the `initial` loop that zeroes the rows in time that
+/// grows faster than the depth (4096 rows: seconds; 16384: over two minutes of CPU in the
+/// Verilog frontend alone), so lint and synthesis of deeper memories would time out; a deeper
+/// table is several of these.
+pub const MAX_DEPTH: usize = 1 << 12;
 /// Largest `width`.
 pub const MAX_WIDTH: usize = 1024;
 
@@ -292,10 +295,10 @@ mod tests {
             (w(&one, "addr"), w(&one, "wbe"), w(&one, "rdata")),
             (4, 1, 8)
         );
-        let big = cfg(&["depth=65536", "width=1024", "byte_write=true"])
+        let big = cfg(&["depth=4096", "width=1024", "byte_write=true"])
             .unwrap()
             .ports();
-        assert_eq!((w(&big, "raddr"), w(&big, "wbe")), (16, 128));
+        assert_eq!((w(&big, "raddr"), w(&big, "wbe")), (12, 128));
         for p in &big {
             assert!(!p.debug);
             if p.dir == Dir::Out {
@@ -308,11 +311,11 @@ mod tests {
     fn validation_names_values_and_what_is_allowed() {
         assert_eq!(
             cfg(&["depth=48"]).unwrap_err().0,
-            "depth = 48: must be a power of two from 2 to 65536 (so that every address names a row)"
+            "depth = 48: must be a power of two from 2 to 4096 (so that every address names a row)"
         );
         assert_eq!(
             cfg(&["depth=1"]).unwrap_err().0,
-            "--set depth=1: depth must be an integer from 2 to 65536"
+            "--set depth=1: depth must be an integer from 2 to 4096"
         );
         assert_eq!(
             cfg(&["width=0"]).unwrap_err().0,
@@ -328,6 +331,10 @@ mod tests {
         );
         assert!(cfg(&["byte_write=true", "width=96"]).is_ok());
         assert!(cfg(&["depth=2", "width=1", "ports=1"]).is_ok());
+        assert_eq!(
+            cfg(&["depth=8192"]).unwrap_err().0,
+            "--set depth=8192: depth must be an integer from 2 to 4096"
+        );
     }
 
     #[test]

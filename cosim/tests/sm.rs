@@ -1,0 +1,271 @@
+//! The SM RTL under Verilator runs the kernel suite and random programs with every retired
+//! warp-instruction checked against the interpreter, and every result against the host
+//! reference (kernels) or the interpreter's memory (random programs).
+
+use warpforge_contract::units::sm::{self, SmConfig};
+use warpforge_contract::{Manifest, Params};
+use warpforge_cosim::sm_run::{random_options, run, SmFailure, SmRunOptions, SmStats};
+use warpforge_hdl::Design;
+use warpforge_testbench::isa::kernels::SUITE;
+use warpforge_testbench::isa::{suite, AsmOptions, Machine};
+use warpforge_testbench::sm::random_program;
+
+fn sm(sets: &[&str]) -> (SmConfig, Design, Manifest) {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let params = Params::resolve(sm::NAME, sm::PARAMS, None, &sets).unwrap();
+    let cfg = SmConfig::from_params(&params).unwrap();
+    let design = warpforge_hdl::sm::generate(&cfg);
+    let manifest = cfg.manifest(&params);
+    (cfg, design, manifest)
+}
+
+/// Counters that must add up: every cycle either issued or is one kind of stall.
+fn check_counters(name: &str, s: &SmStats) {
+    let stalls = s.stall_scoreboard + s.stall_memory + s.stall_barrier + s.stall_idle;
+    assert!(s.cycles > 0 && s.warp_instructions > 0, "{name}: {s:?}");
+    assert!(
+        stalls <= s.cycles,
+        "{name}: stalls {stalls} > cycles {}",
+        s.cycles
+    );
+    assert!(
+        stalls + s.warp_instructions >= s.cycles,
+        "{name}: {stalls} stall cycles + {} issues < {} cycles",
+        s.warp_instructions,
+        s.cycles
+    );
+    assert!(s.active_lanes <= s.thread_instructions);
+}
+
+/// Every suite kernel at its small size on one SM configuration.
+fn suite_on(sets: &[&str]) {
+    let (cfg, design, manifest) = sm(sets);
+    let mut failures = Vec::new();
+    for k in SUITE {
+        let program = suite::program(k, &AsmOptions::default()).unwrap();
+        let launch = (k.make)(k.sizes[0], 1).unwrap();
+        // The SM retires exactly the dynamic instructions of thread mode, whatever its order.
+        let reference = Machine::new(&program, &launch).unwrap().run().unwrap();
+        let opts = SmRunOptions::new(1);
+        match run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            Some(k.check),
+            &opts,
+        ) {
+            Ok(s) => {
+                check_counters(k.name, &s);
+                assert_eq!(
+                    s.thread_instructions, reference.thread_instructions,
+                    "{}: thread-instructions retired",
+                    k.name
+                );
+            }
+            Err(e) => failures.push(format!("{}: {e}", k.name)),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}:\n{}",
+        cfg.module_name(),
+        failures.join("\n")
+    );
+}
+
+/// The three configurations the suite runs on (warp size 8 and 32, SIMD width 8 and
+/// warp-wide, one and two schedulers, LRR and GTO); the random programs and the cycle-limit
+/// test reuse their builds. `mem_*` are the harness's, not the RTL's.
+const A: &[&str] = &[
+    "warps=32",
+    "warp_size=8",
+    "simd_width=8",
+    "schedulers=2",
+    "policy=lrr",
+    "mem_latency=20",
+];
+const B: &[&str] = &[
+    "warps=8",
+    "warp_size=32",
+    "simd_width=8",
+    "policy=gto",
+    "mem_latency=40",
+    "mem_stall_pct=30",
+];
+const C: &[&str] = &[
+    "warps=8",
+    "warp_size=32",
+    "simd_width=32",
+    "schedulers=2",
+    "policy=gto",
+    "mem_latency=10",
+];
+
+#[test]
+fn suite_on_warp8_simd8_two_lrr_schedulers() {
+    suite_on(A);
+}
+
+#[test]
+fn suite_on_warp32_simd8_gto_with_back_pressure() {
+    suite_on(B);
+}
+
+#[test]
+fn suite_on_warp32_warp_wide_simd_two_gto_schedulers() {
+    suite_on(C);
+}
+
+/// Random programs (seeds `seeds`) on one configuration, each checked per instruction.
+fn random_on(sets: &[&str], seeds: std::ops::Range<u64>) {
+    let (cfg, design, manifest) = sm(sets);
+    let opts = random_options(&cfg);
+    for seed in seeds {
+        let (program, launch) = random_program(seed, opts);
+        let r = run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(seed),
+        );
+        if let Err(e) = r {
+            panic!("{} random program seed {seed}: {e}", cfg.module_name());
+        }
+    }
+}
+
+/// Random programs run on two small SMs (fast to build and to simulate): warp size 8, and
+/// warp size 32 in lane groups of 8 with two schedulers.
+#[test]
+fn random_programs_on_a_small_warp8_sm_with_memory_back_pressure() {
+    let small = [
+        "warps=4",
+        "warp_size=8",
+        "simd_width=8",
+        "rf_kb=4",
+        "shared_kb=1",
+    ];
+    let mut sets = small.to_vec();
+    sets.extend(["mem_latency=5", "mem_stall_pct=20"]);
+    random_on(&sets, 0..400);
+}
+
+#[test]
+fn random_programs_on_a_small_warp32_sm_with_lane_groups() {
+    random_on(
+        &[
+            "warps=2",
+            "warp_size=32",
+            "simd_width=8",
+            "schedulers=2",
+            "policy=lrr",
+            "rf_kb=8",
+            "shared_kb=1",
+            "mem_latency=3",
+        ],
+        1000..1100,
+    );
+}
+
+#[test]
+fn a_kernel_that_never_ends_stops_at_the_cycle_limit() {
+    let (cfg, design, manifest) = sm(&[
+        "warps=2",
+        "warp_size=8",
+        "simd_width=8",
+        "rf_kb=1",
+        "shared_kb=1",
+    ]);
+    let src = ".kernel spin\n.regs 1\nL: add.s32 %r0, %r0, 1\n bra L\n";
+    let program =
+        warpforge_testbench::isa::assemble(src, "spin.s", &AsmOptions::default()).unwrap();
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
+    let mut opts = SmRunOptions::new(1);
+    opts.max_cycles = 3000;
+    match run(&cfg, &design, &manifest, &program, &launch, None, &opts) {
+        Err(SmFailure::Timeout { cycles, records }) => {
+            assert_eq!(cycles, 3000);
+            assert!(records > 100, "the loop ran: {records} records checked");
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+}
+
+/// spec/crown.md §2.7 (thesis Fig 2-3) on the SM RTL: one 8-thread warp through a two-sided
+/// branch retires 7 warp-instructions with 43 active lane slots of 56 (76.8 %).
+#[test]
+fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
+    let (cfg, design, manifest) = sm(A);
+    let src = warpforge_testbench::isa::kernels::CROWN_FIG2_3;
+    let program =
+        warpforge_testbench::isa::assemble(src, "crown_fig2_3.s", &AsmOptions::default()).unwrap();
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
+    let s = run(
+        &cfg,
+        &design,
+        &manifest,
+        &program,
+        &launch,
+        None,
+        &SmRunOptions::new(1),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // Lane slots of the issue masks; 3 of them (the branch's guard-false lanes) do not
+    // execute.
+    assert_eq!((s.warp_instructions, s.thread_instructions), (7, 43));
+    assert_eq!(s.active_lanes, 40);
+    assert!((s.simd_utilisation - 43.0 / 56.0).abs() < 1e-9);
+}
+
+/// A deliberately wrong SM, built only here: lane 3's integer adder adds one. The first
+/// `add.s32` that lane 3 executes must be reported at its PC, lane 3, field `value`, off by
+/// exactly one.
+#[test]
+fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field() {
+    let (cfg, mut design, manifest) = sm(A);
+    let module = format!("\nmodule {}__exe__alu__lane__3__ints(", cfg.module_name());
+    let start = design
+        .verilog
+        .find(&module)
+        .expect("lane 3's integer block");
+    let end = start + design.verilog[start..].find("endmodule").unwrap();
+    let body = &design.verilog[start..end];
+    assert_eq!(body.matches("result = a + b;").count(), 1);
+    let planted = body.replace("result = a + b;", "result = a + b + 32'h1;");
+    design.verilog = format!(
+        "{}{planted}{}",
+        &design.verilog[..start],
+        &design.verilog[end..]
+    );
+
+    let k = warpforge_testbench::isa::kernels::find("vecadd").unwrap();
+    let program = suite::program(k, &AsmOptions::default()).unwrap();
+    let launch = (k.make)(1000, 1).unwrap();
+    let add_pc = program
+        .code
+        .iter()
+        .position(|i| i.op == warpforge_contract::isa::Op::Add)
+        .unwrap() as u32;
+    match run(
+        &cfg,
+        &design,
+        &manifest,
+        &program,
+        &launch,
+        Some(k.check),
+        &SmRunOptions::new(1),
+    ) {
+        Err(SmFailure::Mismatch(m)) => {
+            assert_eq!((m.pc, m.lane, m.field), (add_pc, Some(3), "value"), "{m}");
+            assert!(m.instr.starts_with("add.s32"), "{m}");
+            let parse = |s: &str| u32::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+            assert_eq!(parse(&m.actual), parse(&m.expected).wrapping_add(1), "{m}");
+        }
+        other => panic!("the planted bug was not reported as a mismatch: {other:?}"),
+    }
+}
