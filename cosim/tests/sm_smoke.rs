@@ -129,7 +129,7 @@ fn run(sets: &[&str], k: &Kernel, mem: &mut [u32], lat: u64) -> (usize, u64) {
     let limit = trace.unwrap_or(2_000_000);
     for _ in 0..limit {
         // Inputs of this cycle from last cycle's outputs.
-        let ready = sim.cycle % 3 != 0;
+        let ready = !sim.cycle.is_multiple_of(3);
         sim.set("mreq_ready", ready as u64);
         sim.set("mresp_valid", 0);
         if let Some(front) = queue.front() {
@@ -253,8 +253,8 @@ DONE:   exit
 fn divergent_kernel_over_several_ctas() {
     let n = 30u32;
     let mut mem = vec![0u32; 1024];
-    for i in 0..64 {
-        mem[i] = i as u32 * 7 + 1;
+    for (i, m) in mem.iter_mut().enumerate().take(64) {
+        *m = i as u32 * 7 + 1;
     }
     let k = Kernel {
         src: DIVERGE,

@@ -146,7 +146,12 @@ pub(crate) fn tpl(src: &str, vars: &[(&str, usize)]) -> String {
     for (k, v) in vars {
         s = s.replace(&format!("#{k}#"), &v.to_string());
     }
-    assert!(!s.contains("#SB#"), "unreplaced placeholder");
+    if let Some(i) = s.find('#') {
+        panic!(
+            "unreplaced placeholder near `{}`",
+            &s[i..(i + 12).min(s.len())]
+        );
+    }
     s
 }
 

@@ -7,6 +7,7 @@
 //!   word itself is in the fetch stage's buffer RAM), its class bits `is_mem` (LD/ST pipe) and
 //!   `is_bar` (`bar.sync`), `fpend` (a fetch is under way);
 //! - `barwait`: retired a `bar.sync` and waits for its CTA.
+//!
 //! Per CTA slot: the barrier arrival count. A CTA's barrier releases when its arrivals equal
 //! its live warps (warps that have not finished; a finished warp counts as arrived by leaving
 //! the live count).
