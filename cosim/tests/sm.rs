@@ -269,3 +269,27 @@ fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field()
         other => panic!("the planted bug was not reported as a mismatch: {other:?}"),
     }
 }
+
+/// The scheduler policies the suite configurations do not use, each on a small SM with lane
+/// groups (SIMD 4 of 8) and two schedulers, through random programs (barriers included, so
+/// bar-gto's barrier table and motrr-recency's completion events are exercised).
+#[test]
+fn random_programs_under_every_other_scheduler_policy() {
+    for policy in ["mto", "motrr", "motrr-recency", "bar-gto"] {
+        let p = format!("policy={policy}");
+        random_on(
+            &[
+                "warps=4",
+                "warp_size=8",
+                "simd_width=4",
+                "schedulers=2",
+                &p,
+                "rf_kb=4",
+                "shared_kb=1",
+                "mem_latency=7",
+                "mem_stall_pct=10",
+            ],
+            0..25,
+        );
+    }
+}
