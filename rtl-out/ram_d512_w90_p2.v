@@ -22,6 +22,13 @@ module ram_d512_w90_p2(clock,reset,we,waddr,wdata,re,raddr,rdata);
     reg  store__re;
     reg  [8:0] store__raddr;
     wire  [89:0] store__rdata;
+    reg  store__clock__drv;
+    reg  store__we__drv;
+    reg  store__wbe__drv;
+    reg  [8:0] store__waddr__drv;
+    reg  [89:0] store__wdata__drv;
+    reg  store__re__drv;
+    reg  [8:0] store__raddr__drv;
     
     // Sub module instances
     ram_d512_w90_p2__store store(
@@ -37,14 +44,24 @@ module ram_d512_w90_p2(clock,reset,we,waddr,wdata,re,raddr,rdata);
     
     // Update code (custom)
     always @(*) begin
-        store__clock = clock;
-        store__we = we;
-        store__waddr = waddr;
-        store__wdata = wdata;
-        store__wbe = 1'b1;
-        store__re = re;
-        store__raddr = raddr;
+        store__clock__drv = clock;
+        store__we__drv = we;
+        store__waddr__drv = waddr;
+        store__wdata__drv = wdata;
+        store__wbe__drv = 1'b1;
+        store__re__drv = re;
+        store__raddr__drv = raddr;
         rdata = store__rdata;
+    end
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        store__clock = store__clock__drv;
+        store__we = store__we__drv;
+        store__wbe = store__wbe__drv;
+        store__waddr = store__waddr__drv;
+        store__wdata = store__wdata__drv;
+        store__re = store__re__drv;
+        store__raddr = store__raddr__drv;
     end
 endmodule // ram_d512_w90_p2
 
