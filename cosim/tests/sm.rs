@@ -94,6 +94,15 @@ const B: &[&str] = &[
     "mem_latency=40",
     "mem_stall_pct=30",
 ];
+/// The small SM (configs/sm-small.toml's shape) for random programs and the planted bug.
+const SMALL: &[&str] = &[
+    "warps=4",
+    "warp_size=8",
+    "simd_width=8",
+    "rf_kb=4",
+    "shared_kb=1",
+    "cta_slots=2",
+];
 const C: &[&str] = &[
     "warps=8",
     "warp_size=32",
@@ -143,14 +152,7 @@ fn random_on(sets: &[&str], seeds: std::ops::Range<u64>) {
 /// warp size 32 in lane groups of 8 with two schedulers.
 #[test]
 fn random_programs_on_a_small_warp8_sm_with_memory_back_pressure() {
-    let small = [
-        "warps=4",
-        "warp_size=8",
-        "simd_width=8",
-        "rf_kb=4",
-        "shared_kb=1",
-    ];
-    let mut sets = small.to_vec();
+    let mut sets = SMALL.to_vec();
     sets.extend(["mem_latency=5", "mem_stall_pct=20"]);
     random_on(&sets, 0..400);
 }
@@ -227,7 +229,7 @@ fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
 /// exactly one.
 #[test]
 fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field() {
-    let (cfg, mut design, manifest) = sm(A);
+    let (cfg, mut design, manifest) = sm(SMALL);
     let module = format!("\nmodule {}__exe__alu__lane__3__ints(", cfg.module_name());
     let start = design
         .verilog
@@ -243,9 +245,12 @@ fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field()
         &design.verilog[end..]
     );
 
+    // vecadd in blocks of 32 threads, the small SM's size.
     let k = warpforge_testbench::isa::kernels::find("vecadd").unwrap();
     let program = suite::program(k, &AsmOptions::default()).unwrap();
-    let launch = (k.make)(1000, 1).unwrap();
+    let mut launch = (k.make)(64, 1).unwrap();
+    launch.grid = [2, 1, 1];
+    launch.block = [32, 1, 1];
     let add_pc = program
         .code
         .iter()
@@ -257,7 +262,7 @@ fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field()
         &manifest,
         &program,
         &launch,
-        Some(k.check),
+        None,
         &SmRunOptions::new(1),
     ) {
         Err(SmFailure::Mismatch(m)) => {
@@ -271,8 +276,8 @@ fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field()
 }
 
 /// The scheduler policies the suite configurations do not use, each on a small SM with lane
-/// groups (SIMD 4 of 8) and two schedulers, through random programs (barriers included, so
-/// bar-gto's barrier table and motrr-recency's completion events are exercised).
+/// groups (SIMD 4 of 8) and two schedulers, through 12 random programs each (barriers included,
+/// so bar-gto's barrier table and motrr-recency's completion events are exercised).
 #[test]
 fn random_programs_under_every_other_scheduler_policy() {
     for policy in ["mto", "motrr", "motrr-recency", "bar-gto"] {
@@ -289,7 +294,7 @@ fn random_programs_under_every_other_scheduler_policy() {
                 "mem_latency=7",
                 "mem_stall_pct=10",
             ],
-            0..25,
+            0..12,
         );
     }
 }
