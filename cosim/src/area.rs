@@ -645,7 +645,14 @@ fn read_blocks(dir: &Path, top: &str) -> Result<Vec<BlockArea>, FlowError> {
 /// module `top__<instance>`, as every rust-hdl instance is its own module) the cells of its
 /// whole subtree by type, and `(top)` for the top module's own cells.
 fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String, u64>>, String> {
-    let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    // Yosys 0.23 prints the module hierarchy (lines `name count`, no JSON punctuation) into
+    // `stat -json` output when submodules remain: drop those lines.
+    let text: String = text
+        .lines()
+        .filter(|l| l.contains(['"', '{', '}', '[', ']', ':']) || l.trim().is_empty())
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"))?;
     let modules = json
         .get("modules")
         .and_then(Value::as_object)
@@ -837,7 +844,16 @@ mod tests {
             "\\top__a": {"num_cells_by_type": {"leaf": 2, "$_DFF_P_": 1}},
             "\\leaf": {"num_cells_by_type": {"SB_RAM40_4K": 1, "SB_LUT4": 4}},
             "\\top__b": {"num_cells_by_type": {"SB_LUT4": 7}}}}"#;
-        let b = block_cells(text, "top").unwrap();
+        // The hierarchy tree Yosys 0.23 writes into the JSON is skipped.
+        let text = text.replace(
+            "\"\\\\top__b\"",
+            "\n       top      1\n         top__a      1\n\"\\\\top__b\"",
+        );
+        assert!(
+            serde_json::from_str::<Value>(&text).is_err(),
+            "the tree was inserted"
+        );
+        let b = block_cells(&text, "top").unwrap();
         let get = |blk: &str, c: &str| b[blk].get(c).copied().unwrap_or(0);
         assert_eq!(b.keys().collect::<Vec<_>>(), ["(top)", "a", "b"]);
         assert_eq!(
@@ -849,7 +865,7 @@ mod tests {
             (2, 8, 1)
         );
         assert_eq!((get("b", "SB_LUT4"), get("(top)", "$_AND_")), (7, 3));
-        assert!(block_cells(text, "other").is_err());
+        assert!(block_cells(&text, "other").is_err());
         let cyclic = r#"{"modules": {"\\top": {"num_cells_by_type": {"top__a": 1}},
             "\\top__a": {"num_cells_by_type": {"top__a": 1}}}}"#;
         assert!(block_cells(cyclic, "top").is_err());
