@@ -12,4 +12,5 @@ pub mod registry;
 pub mod regress;
 pub mod sm_run;
 pub mod tools;
+pub mod units;
 pub mod verilator;

@@ -1,0 +1,132 @@
+//! Each unit's [`UnitDef`]: which contract configuration, which RTL generator, which model,
+//! stimulus and spec vectors belong together. [`crate::registry::UNITS`] lists them.
+
+use crate::registry::UnitDef;
+use warpforge_contract::units::*;
+use warpforge_contract::{Manifest, Params};
+use warpforge_hdl::Design;
+use warpforge_testbench::{Model, SpecVector, Stimulus};
+
+/// A unit checked cycle by cycle against its model: `config type, module, generator in
+/// `warpforge_hdl`, module in `warpforge_testbench` with its `Model` and `Stimulus` types` (the
+/// module also has `spec_vectors()`).
+macro_rules! cycle_unit {
+    ($cfg:ty, $unit:ident, $($generate:ident)::+, $tb:ident, $model:ident, $stimulus:ident) => {
+        impl UnitDef for $cfg {
+            const NAME: &'static str = $unit::NAME;
+            fn from_params(params: &Params) -> Result<Self, String> {
+                <$cfg>::from_params(params).map_err(|e| e.0)
+            }
+            fn manifest(&self, params: &Params) -> Manifest {
+                <$cfg>::manifest(self, params)
+            }
+            fn design(&self) -> Design {
+                warpforge_hdl::$($generate)::+(self)
+            }
+            fn model(&self) -> Option<Box<dyn Model>> {
+                Some(Box::new(warpforge_testbench::$tb::$model::new(self)))
+            }
+            fn stimulus(&self, seed: u64) -> Option<Box<dyn Stimulus>> {
+                Some(Box::new(warpforge_testbench::$tb::$stimulus::new(self, seed)))
+            }
+            fn spec_vectors() -> Vec<SpecVector> {
+                warpforge_testbench::$tb::spec_vectors()
+            }
+        }
+    };
+}
+
+cycle_unit!(
+    warp_sched::WarpSchedConfig,
+    warp_sched,
+    warp_sched::generate,
+    warp_sched,
+    WarpSchedModel,
+    WarpSchedStimulus
+);
+cycle_unit!(
+    simt_stack::SimtStackConfig,
+    simt_stack,
+    simt_stack::generate,
+    simt_stack,
+    SimtStackModel,
+    SimtStackStimulus
+);
+cycle_unit!(
+    l1d_bypass::L1dBypassConfig,
+    l1d_bypass,
+    l1d_bypass::generate,
+    l1d_bypass,
+    L1dBypassModel,
+    L1dBypassStimulus
+);
+cycle_unit!(
+    dwr_pst::PstConfig,
+    dwr_pst,
+    dwr_pst::generate,
+    dwr_pst,
+    DwrPstModel,
+    DwrPstStimulus
+);
+cycle_unit!(
+    dwr_ilt::IltConfig,
+    dwr_ilt,
+    dwr_ilt::generate,
+    dwr_ilt,
+    DwrIltModel,
+    DwrIltStimulus
+);
+cycle_unit!(
+    dwr_sco::ScoConfig,
+    dwr_sco,
+    dwr_sco::generate,
+    dwr_sco,
+    DwrScoModel,
+    DwrScoStimulus
+);
+cycle_unit!(
+    dwr::DwrConfig,
+    dwr,
+    dwr::generate,
+    dwr,
+    DwrModel,
+    DwrStimulus
+);
+cycle_unit!(
+    ram::RamConfig,
+    ram,
+    ram::generate,
+    ram,
+    RamModel,
+    RamStimulus
+);
+cycle_unit!(
+    sm_alu::SmAluConfig,
+    sm_alu,
+    sm::alu::generate,
+    sm_alu,
+    SmAluModel,
+    SmAluStimulus
+);
+
+/// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
+/// has no cycle model or stimulus.
+impl UnitDef for sm::SmConfig {
+    const NAME: &'static str = sm::NAME;
+    const KERNEL_LEVEL: bool = true;
+    fn from_params(params: &Params) -> Result<Self, String> {
+        sm::SmConfig::from_params(params).map_err(|e| e.0)
+    }
+    fn manifest(&self, params: &Params) -> Manifest {
+        sm::SmConfig::manifest(self, params)
+    }
+    fn design(&self) -> Design {
+        warpforge_hdl::sm::generate(self)
+    }
+    fn model(&self) -> Option<Box<dyn Model>> {
+        None
+    }
+    fn stimulus(&self, _seed: u64) -> Option<Box<dyn Stimulus>> {
+        None
+    }
+}
