@@ -7,21 +7,24 @@
 //!   written only by an insert (a commit never changes them; lanes it drops are masked off
 //!   when the row is read). One write port each, and the one-payload-write rule makes one
 //!   write address enough;
-//! - per-row state (2 bits) and in-pool bit in flip-flops, each one wide register;
-//! - the ready FIFO as a ring of `n2` row indices in flip-flops with head, tail and count
-//!   (it takes two pushes in a cycle, which a one-write-port RAM could not);
+//! - per-row state (2 bits) and in-pool bit in flip-flops ([`RegFile`]s written at the
+//!   insert, update, pop and issue rows);
+//! - the ready FIFO as a ring of `n2` row indices in flip-flops ([`RegFile`] with two write
+//!   ports: it takes two pushes in a cycle, which a one-write-port RAM could not) with head,
+//!   tail and count;
 //! - a free-row counter (so `free_count` / `full` need no population count).
 //!
-//! Per cycle, from the registered state: the lowest free row (a priority chain over the
-//! state bits), the FIFO head (a mux over the ring), then the next state of every row and
-//! ring slot. A pop reads the head row from both RAMs; `out_*` show the RAM outputs the next
-//! cycle, masked by `out_valid` and by the row's lanes.
+//! Per cycle, from the registered state: the lowest free row ([`LowestZero`] over the state
+//! fields), the FIFO head (the ring's read port), the two pushes in ascending row order. A
+//! pop reads the head row from both RAMs; `out_*` show the RAM outputs the next cycle, masked
+//! by `out_valid` and by the row's lanes.
 //!
 //! The `crown` top instantiates [`L2`] as is.
 
 use crate::crown_pool::LaneSpread;
 use crate::primitives::{emit, Concat, Fixed, Split, Wire, WordReg, WordRegInit};
 use crate::ram::Ram;
+use crate::regfile::{LowestZero, RegFile};
 use crate::Design;
 use rust_hdl::prelude::*;
 use warpforge_contract::units::crown_l2::L2Config;
@@ -62,24 +65,19 @@ pub struct L2 {
     // Payload RAMs.
     pl_ram: Ram,
     thi_ram: Ram,
-    // Flip-flop state.
-    state: WordReg,
-    in_pool: WordReg,
-    ring: WordReg,
+    // Flip-flop state: per-row state (ports: insert, update, issue), in-pool bit (insert,
+    // pop, issue), the ring (first push, second push), pointers and counters.
+    state: RegFile,
+    in_pool: RegFile,
+    ring: RegFile,
     head: WordReg,
     tail: WordReg,
     count: WordReg,
     nfree: WordRegInit,
     rd_valid: WordReg,
     rd_row: WordReg,
+    lowest_free: LowestZero,
 
-    // Views of the packed state and the next-state packs.
-    state_rows: Split,
-    pool_rows: Split,
-    ring_slots: Split,
-    state_next: Concat,
-    pool_next: Concat,
-    ring_next: Concat,
     ins_word: Concat,
     upd_word: Concat,
     rd_word: Split,
@@ -87,9 +85,6 @@ pub struct L2 {
     out_mask: LaneSpread,
 
     // Decisions of this cycle.
-    lowest: Wire<Local>,
-    found: Signal<Local, Bit>,
-    head_row: Wire<Local>,
     popping: Signal<Local, Bit>,
     inserting: Signal<Local, Bit>,
     upd_ready: Signal<Local, Bit>,
@@ -97,12 +92,7 @@ pub struct L2 {
     first: Wire<Local>,
     second: Wire<Local>,
     npush: Wire<Local>,
-    tail1: Wire<Local>,
-    st: Wire<Local>,
-    ip: Signal<Local, Bit>,
-    slot: Wire<Local>,
     rows: Fixed,
-    zero: Fixed,
 }
 
 impl L2 {
@@ -155,29 +145,21 @@ impl L2 {
             dbg_head: Wire::new(rb),
             pl_ram: ram(p + w),
             thi_ram: ram(tv),
-            state: WordReg::new(2 * n),
-            in_pool: WordReg::new(n),
-            ring: WordReg::new(n * rb),
+            state: RegFile::new(n, 2, 3),
+            in_pool: RegFile::new(n, 1, 3),
+            ring: RegFile::new(n, rb, 2),
             head: WordReg::new(rb),
             tail: WordReg::new(rb),
             count: WordReg::new(cb),
             nfree: WordRegInit::new(cb, n as u64),
             rd_valid: WordReg::new(1),
             rd_row: WordReg::new(rb),
-            state_rows: Split::new(&vec![2; n]),
-            pool_rows: Split::new(&vec![1; n]),
-            ring_slots: Split::new(&vec![rb; n]),
-            state_next: Concat::new(&vec![2; n]),
-            pool_next: Concat::new(&vec![1; n]),
-            ring_next: Concat::new(&vec![rb; n]),
+            lowest_free: LowestZero::new(n, 2),
             ins_word: Concat::new(&[p, w]),
             upd_word: Concat::new(&[p, w]),
             rd_word: Split::new(&[p, w]),
             ins_mask: LaneSpread::new(w, c.thi_bits()),
             out_mask: LaneSpread::new(w, c.thi_bits()),
-            lowest: Wire::new(rb),
-            found: Default::default(),
-            head_row: Wire::new(rb),
             popping: Default::default(),
             inserting: Default::default(),
             upd_ready: Default::default(),
@@ -185,12 +167,7 @@ impl L2 {
             first: Wire::new(rb),
             second: Wire::new(rb),
             npush: Wire::new(2),
-            tail1: Wire::new(rb),
-            st: Wire::new(2),
-            ip: Default::default(),
-            slot: Wire::new(rb),
             rows: Fixed::new(n as u64),
-            zero: Fixed::new(0),
         }
     }
 }
@@ -203,7 +180,8 @@ impl Logic for L2 {
         self.in_pool.clock.next = self.clock.val();
         self.in_pool.reset.next = self.reset.val();
         self.ring.clock.next = self.clock.val();
-        self.ring.reset.next = self.reset.val();
+        // The ring's contents need no reset: head, tail and count say which slots count.
+        self.ring.reset.next = false;
         self.head.clock.next = self.clock.val();
         self.head.reset.next = self.reset.val();
         self.tail.clock.next = self.clock.val();
@@ -218,40 +196,46 @@ impl Logic for L2 {
         self.rd_row.reset.next = self.reset.val();
         self.pl_ram.clock.next = self.clock.val();
         self.thi_ram.clock.next = self.clock.val();
-        self.state_rows.whole.next = self.state.q.val();
-        self.pool_rows.whole.next = self.in_pool.q.val();
-        self.ring_slots.whole.next = self.ring.q.val();
 
         // Start-of-cycle decisions: the lowest free row, the FIFO head.
-        self.lowest.next = self.zero.val();
-        self.found.next = false;
-        for r in 0..self.state_rows.parts.len() {
-            if !self.state_rows.parts[r].val().any() & !self.found.val() {
-                self.lowest.next = r.into();
-                self.found.next = true;
-            }
-        }
-        self.head_row.next = self.zero.val();
-        for r in 0..self.ring_slots.parts.len() {
-            if self.head.q.val() == r {
-                self.head_row.next = self.ring_slots.parts[r].val();
-            }
-        }
+        self.lowest_free.x.next = self.state.q.val();
+        self.ring.raddr.next = self.head.q.val();
         self.popping.next = self.pop.val() & self.count.q.val().any();
         self.inserting.next = self.ins_valid.val() & self.nfree.q.val().any();
         self.upd_ready.next = self.upd_valid.val() & (self.upd_state.val() == 1);
         self.upd_frees.next = self.upd_valid.val() & (self.upd_state.val() == 0);
 
-        // Rows becoming ready this cycle, ascending index.
+        // Row state: insert → ready, commit update → its state, issue → waiting-exec.
+        self.state.we[0].next = self.inserting.val();
+        self.state.waddr[0].next = self.lowest_free.idx.val();
+        self.state.wdata[0].next = 1.into();
+        self.state.we[1].next = self.upd_valid.val();
+        self.state.waddr[1].next = self.upd_row.val();
+        self.state.wdata[1].next = self.upd_state.val();
+        self.state.we[2].next = self.iss_valid.val();
+        self.state.waddr[2].next = self.iss_row.val();
+        self.state.wdata[2].next = 2.into();
+        self.state.raddr.next = 0.into();
+        // In the pool: an inserted row is not, a popped row is, an issued row leaves.
+        self.in_pool.we[0].next = self.inserting.val();
+        self.in_pool.waddr[0].next = self.lowest_free.idx.val();
+        self.in_pool.wdata[0].next = 0.into();
+        self.in_pool.we[1].next = self.popping.val();
+        self.in_pool.waddr[1].next = self.ring.rdata.val();
+        self.in_pool.wdata[1].next = 1.into();
+        self.in_pool.we[2].next = self.iss_valid.val();
+        self.in_pool.waddr[2].next = self.iss_row.val();
+        self.in_pool.wdata[2].next = 0.into();
+        self.in_pool.raddr.next = 0.into();
+
+        // Rows becoming ready this cycle, ascending index, at the ring's tail.
         self.first.next = self.upd_row.val();
         self.second.next = self.upd_row.val();
         if self.inserting.val() {
-            self.first.next = self.lowest.val();
-            if self.upd_ready.val() {
-                if self.upd_row.val() < self.lowest.val() {
-                    self.first.next = self.upd_row.val();
-                    self.second.next = self.lowest.val();
-                }
+            self.first.next = self.lowest_free.idx.val();
+            if self.upd_ready.val() & (self.upd_row.val() < self.lowest_free.idx.val()) {
+                self.first.next = self.upd_row.val();
+                self.second.next = self.lowest_free.idx.val();
             }
         }
         self.npush.next = 0.into();
@@ -260,41 +244,12 @@ impl Logic for L2 {
         } else if self.inserting.val() | self.upd_ready.val() {
             self.npush.next = 1.into();
         }
-        self.tail1.next = self.tail.q.val() + 1;
-
-        // Every row: state and in-pool bit; every ring slot.
-        for r in 0..self.state_rows.parts.len() {
-            self.st.next = self.state_rows.parts[r].val();
-            self.ip.next = self.pool_rows.parts[r].val().any();
-            if self.inserting.val() & (self.lowest.val() == r) {
-                self.st.next = 1.into();
-                self.ip.next = false;
-            }
-            if self.upd_valid.val() & (self.upd_row.val() == r) {
-                self.st.next = self.upd_state.val();
-            }
-            if self.popping.val() & (self.head_row.val() == r) {
-                self.ip.next = true;
-            }
-            if self.iss_valid.val() & (self.iss_row.val() == r) {
-                self.st.next = 2.into();
-                self.ip.next = false;
-            }
-            self.state_next.parts[r].next = self.st.val();
-            self.pool_next.parts[r].next = self.ip.val().into();
-
-            self.slot.next = self.ring_slots.parts[r].val();
-            if (self.npush.val() != 0) & (self.tail.q.val() == r) {
-                self.slot.next = self.first.val();
-            }
-            if (self.npush.val() == 2) & (self.tail1.val() == r) {
-                self.slot.next = self.second.val();
-            }
-            self.ring_next.parts[r].next = self.slot.val();
-        }
-        self.state.d.next = self.state_next.whole.val();
-        self.in_pool.d.next = self.pool_next.whole.val();
-        self.ring.d.next = self.ring_next.whole.val();
+        self.ring.we[0].next = self.npush.val().any();
+        self.ring.waddr[0].next = self.tail.q.val();
+        self.ring.wdata[0].next = self.first.val();
+        self.ring.we[1].next = self.npush.val() == 2;
+        self.ring.waddr[1].next = self.tail.q.val() + 1;
+        self.ring.wdata[1].next = self.second.val();
         self.tail.d.next = self.tail.q.val() + self.npush.val();
         self.head.d.next = self.head.q.val();
         self.count.d.next = self.count.q.val() + self.npush.val();
@@ -312,7 +267,7 @@ impl Logic for L2 {
         self.rd_valid.d.next = self.popping.val().into();
         self.rd_row.d.next = self.rd_row.q.val();
         if self.popping.val() {
-            self.rd_row.d.next = self.head_row.val();
+            self.rd_row.d.next = self.ring.rdata.val();
         }
 
         // The payload: one write address (an insert, else the commit's), one read (a pop).
@@ -325,18 +280,18 @@ impl Logic for L2 {
         self.pl_ram.waddr.next = self.upd_row.val();
         self.pl_ram.wdata.next = self.upd_word.whole.val();
         if self.inserting.val() {
-            self.pl_ram.waddr.next = self.lowest.val();
+            self.pl_ram.waddr.next = self.lowest_free.idx.val();
             self.pl_ram.wdata.next = self.ins_word.whole.val();
         }
         self.pl_ram.wbe.next = 1.into();
         self.pl_ram.re.next = self.popping.val();
-        self.pl_ram.raddr.next = self.head_row.val();
+        self.pl_ram.raddr.next = self.ring.rdata.val();
         self.thi_ram.we.next = self.inserting.val();
-        self.thi_ram.waddr.next = self.lowest.val();
+        self.thi_ram.waddr.next = self.lowest_free.idx.val();
         self.thi_ram.wdata.next = self.ins_thi.val() & self.ins_mask.mask.val();
         self.thi_ram.wbe.next = 1.into();
         self.thi_ram.re.next = self.popping.val();
-        self.thi_ram.raddr.next = self.head_row.val();
+        self.thi_ram.raddr.next = self.ring.rdata.val();
 
         // Outputs.
         self.rd_word.whole.next = self.pl_ram.rdata.val();
@@ -352,7 +307,7 @@ impl Logic for L2 {
             self.out_lanes.next = self.rd_word.parts[1].val();
             self.out_thi.next = self.thi_ram.rdata.val() & self.out_mask.mask.val();
         }
-        self.ins_row.next = self.lowest.val();
+        self.ins_row.next = self.lowest_free.idx.val();
         self.full.next = !self.nfree.q.val().any();
         self.ready_count.next = self.count.q.val();
         self.free_count.next = self.nfree.q.val();
@@ -361,7 +316,7 @@ impl Logic for L2 {
         self.dbg_in_pool.next = self.in_pool.q.val();
         self.dbg_head.next = 0.into();
         if self.count.q.val().any() {
-            self.dbg_head.next = self.head_row.val();
+            self.dbg_head.next = self.ring.rdata.val();
         }
     }
 }

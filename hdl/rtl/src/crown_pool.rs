@@ -187,7 +187,8 @@ impl Logic for Pool {
         self.sel_lanes.next = 0.into();
         self.sel_thi.next = 0.into();
         self.sel_slot.next = 0.into();
-        for e in 0..self.ent_valid.len() {
+        // (Entry 0 is never above `last`.)
+        for e in 1..self.ent_valid.len() {
             if self.ent_valid[e].q.val().any() & (self.last.q.val() < e) & !self.found.val() {
                 self.found.next = true;
                 self.sel.next = e.into();

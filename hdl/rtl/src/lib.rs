@@ -12,6 +12,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod primitives;
 pub mod ram;
+pub mod regfile;
 pub mod simt_stack;
 pub mod sm;
 pub mod warp_sched;
