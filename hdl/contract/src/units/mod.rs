@@ -5,6 +5,9 @@
 //! `warpforge-hdl`, its model and stimulus in `warpforge-testbench`, and one line in
 //! [`CATALOGUE`] and in the cosim registry.
 
+pub mod crown;
+pub mod crown_barrier;
+pub mod crown_lookup;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -76,6 +79,16 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: sm_alu::NAME,
         about: "SM execute-stage SIMD lanes: integer ALU and bit-exact FP32 (add/mul/fma/min/max/compare/convert), one-cycle latency",
         params: sm_alu::PARAMS,
+    },
+    UnitInfo {
+        name: crown_lookup::NAME,
+        about: "CROWN regrouping table: Ready Lookup (per-lane merge, 2 inserts, bypass when full) or Waiting Lookup (whole-warp merge, pending lanes)",
+        params: crown_lookup::PARAMS,
+    },
+    UnitInfo {
+        name: crown_barrier::NAME,
+        about: "CROWN reconvergence-barrier table: set-associative, reserve with dedup, per-lane arrival over every set a warp spans, oldest-complete drain",
+        params: crown_barrier::PARAMS,
     },
 ];
 
