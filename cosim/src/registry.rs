@@ -77,6 +77,7 @@ pub const UNITS: &[Registration] = {
         register::<ram::RamConfig>(),
         register::<sm_alu::SmAluConfig>(),
         register::<sm::SmConfig>(),
+        register::<crown_lookup::LookupConfig>(),
     ]
 };
 
