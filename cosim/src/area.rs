@@ -160,7 +160,7 @@ pub struct FpgaResources {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
+pub(crate) enum Family {
     Ice40,
     Ecp5,
     Xilinx,
@@ -215,7 +215,7 @@ enum Kind {
 }
 
 impl FpgaResources {
-    fn from_stat(family: Family, stat: Stat) -> FpgaResources {
+    pub(crate) fn from_stat(family: Family, stat: Stat) -> FpgaResources {
         let mut r = FpgaResources {
             total_cells: stat.total_cells,
             ..Default::default()
@@ -455,7 +455,7 @@ fn run_job(yosys: &Path, dir: &Path, job: &Job) -> Result<(), RunFailure> {
 }
 
 /// The first `ERROR:` line of a Yosys log, or its last line when there is none.
-fn first_error(log: &str) -> String {
+pub(crate) fn first_error(log: &str) -> String {
     log.lines()
         .find(|l| l.starts_with("ERROR:"))
         .or_else(|| log.lines().rev().find(|l| !l.trim().is_empty()))
@@ -478,13 +478,13 @@ fn write(path: &Path, text: &str) -> Result<(), FlowError> {
 
 /// The part of `stat -json` the flow uses.
 #[derive(Debug, PartialEq)]
-struct Stat {
+pub(crate) struct Stat {
     total_cells: u64,
     cells: BTreeMap<String, u64>,
     transistors: Option<u64>,
 }
 
-fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError> {
+pub(crate) fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| io_error(&format!("could not read {}", path.display()), &e))?;
     parse_stat(&text, module).map_err(|what| FlowError::BadOutput {
