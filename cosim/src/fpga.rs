@@ -354,6 +354,8 @@ pub struct PartReport {
     pub clock_target_mhz: Option<f64>,
     /// Fmax achieved, over the seeds; absent when the design was not placed and routed.
     pub fmax_mhz: Option<Fmax>,
+    /// The slowest path of the first seed.
+    pub critical_path: Option<CriticalPath>,
     /// A place-and-route failure of a design that fits by the synthesis figures.
     pub error: Option<String>,
     pub synth_s: f64,
@@ -529,6 +531,7 @@ pub fn fpga(
             placed: BTreeMap::new(),
             clock_target_mhz: None,
             fmax_mhz: None,
+            critical_path: None,
             error: None,
             synth_s,
             pnr_s: 0.0,
@@ -564,6 +567,7 @@ pub fn fpga(
                     if seeds.is_empty() {
                         r.placed = pnr.placed;
                         r.clock_target_mhz = pnr.target;
+                        r.critical_path = pnr.critical_path;
                     }
                     seeds.push(SeedFmax {
                         seed,
@@ -644,6 +648,61 @@ pub struct Pnr {
     pub fmax: f64,
     pub target: Option<f64>,
     pub placed: BTreeMap<String, Utilisation>,
+    pub critical_path: Option<CriticalPath>,
+}
+
+/// The longest register-to-register path nextpnr reports: where the time goes.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CriticalPath {
+    /// First and last cell of the path (nextpnr's names: the RTL signal names survive in them).
+    pub from: String,
+    pub to: String,
+    /// LUT (and carry) stages on the path.
+    pub logic_levels: usize,
+    pub delay_ns: f64,
+    /// Of `delay_ns`, the part spent in routing.
+    pub routing_ns: f64,
+}
+
+/// The slowest clock-to-clock path of a `critical_paths` list.
+fn critical_path(paths: &[Value]) -> Option<CriticalPath> {
+    paths
+        .iter()
+        .filter(|p| {
+            let end = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("<async>");
+            end("from") != "<async>" && end("to") != "<async>"
+        })
+        .filter_map(|p| {
+            let segs = p.get("path")?.as_array()?;
+            let delay = |s: &Value| s.get("delay").and_then(Value::as_f64).unwrap_or(0.0);
+            let kind = |s: &Value| {
+                s.get("type")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let cell = |s: &Value, end: &str| {
+                s.get(end)
+                    .and_then(|c| c.get("cell"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let round = |x: f64| (x * 1000.0).round() / 1000.0;
+            Some(CriticalPath {
+                from: cell(segs.first()?, "from"),
+                to: cell(segs.last()?, "to"),
+                logic_levels: segs.iter().filter(|s| kind(s) == "logic").count(),
+                delay_ns: round(segs.iter().map(delay).sum()),
+                routing_ns: round(
+                    segs.iter()
+                        .filter(|s| kind(s) == "routing")
+                        .map(delay)
+                        .sum(),
+                ),
+            })
+        })
+        .max_by(|a, b| a.delay_ns.total_cmp(&b.delay_ns))
 }
 
 fn place_and_route(
@@ -722,7 +781,12 @@ pub fn parse_report(text: &str) -> Result<Pnr, String> {
             placed.insert(k.clone(), Utilisation { used, available });
         }
     }
+    let critical_path = json
+        .get("critical_paths")
+        .and_then(Value::as_array)
+        .and_then(|p| critical_path(p));
     Ok(Pnr {
+        critical_path,
         fmax: (fmax * 100.0).round() / 100.0,
         target: target.map(|t| (t * 100.0).round() / 100.0),
         placed,
@@ -794,6 +858,13 @@ impl fmt::Display for FpgaReport {
             if let Some(e) = &p.error {
                 writeln!(f, "  {name}: place and route failed: {e}")?;
             }
+            if let Some(c) = &p.critical_path {
+                writeln!(
+                    f,
+                    "  {name}: critical path (seed 1) {:.2} ns, {} logic levels, {:.2} ns routing: {} -> {}",
+                    c.delay_ns, c.logic_levels, c.routing_ns, c.from, c.to
+                )?;
+            }
         }
         writeln!(
             f,
@@ -848,9 +919,47 @@ mod tests {
                 available: 5280
             }
         );
+        assert_eq!(r.critical_path, None);
         assert!(parse_report(r#"{"fmax": {}, "utilization": {}}"#).is_err());
         assert!(parse_report(r#"{"utilization": {}}"#).is_err());
         assert!(parse_report("nope").is_err());
+    }
+
+    #[test]
+    fn critical_path_is_the_slowest_clocked_one() {
+        let seg = |t: &str, d: f64, from: &str, to: &str| {
+            format!(
+                r#"{{"type": "{t}", "delay": {d}, "from": {{"cell": "{from}"}}, "to": {{"cell": "{to}"}}}}"#
+            )
+        };
+        let path = |from: &str, to: &str, segs: &[String]| {
+            format!(
+                r#"{{"from": "{from}", "to": "{to}", "path": [{}]}}"#,
+                segs.join(",")
+            )
+        };
+        let clocked = path(
+            "posedge clk",
+            "posedge clk",
+            &[
+                seg("clk-to-q", 1.0, "a", "a"),
+                seg("routing", 2.0, "a", "b"),
+                seg("logic", 0.5, "b", "b"),
+                seg("routing", 1.5, "b", "c"),
+                seg("logic", 0.5, "c", "c"),
+                seg("setup", 0.25, "c", "d"),
+            ],
+        );
+        let short = path("posedge clk", "posedge clk", &[seg("logic", 1.0, "x", "y")]);
+        let io = path("<async>", "posedge clk", &[seg("routing", 99.0, "p", "q")]);
+        let text = format!(
+            r#"{{"fmax": {{"c": {{"achieved": 1.0}}}}, "utilization": {{}},
+                "critical_paths": [{short}, {io}, {clocked}]}}"#
+        );
+        let c = parse_report(&text).unwrap().critical_path.unwrap();
+        assert_eq!((c.from.as_str(), c.to.as_str()), ("a", "d"));
+        assert_eq!(c.logic_levels, 2);
+        assert_eq!((c.delay_ns, c.routing_ns), (5.75, 3.5));
     }
 
     #[test]
