@@ -3,6 +3,7 @@
 
 pub mod area;
 pub mod bench;
+pub mod cacti;
 pub mod fpga;
 pub mod fuzz;
 pub mod icarus;
