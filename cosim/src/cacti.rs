@@ -288,7 +288,8 @@ pub fn tables(
                 .flat_map(|t| &t.nodes)
                 .filter(|n| n.node_nm == node)
                 .map(|n| n.area_mm2)
-                .sum(),
+                // Not `sum()`: an empty f64 sum is -0.0.
+                .fold(0.0, |a, b| a + b),
         })
         .collect();
     Ok(CactiReport {

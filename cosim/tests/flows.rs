@@ -324,6 +324,8 @@ fn area_of_an_8_bit_register() {
     assert_eq!(t["flip_flop_transistors"].as_u64().unwrap(), 8 * per_ff);
     assert!(t["fallback_reason"].as_str().unwrap().contains("64 bytes"));
     assert!(t["nodes"].as_array().unwrap().is_empty());
+    // No CACTI table: a total of zero (not -0).
+    assert_eq!(c["total_mm2"][0]["mm2"].to_string(), "0.0");
     let text = r.to_string();
     assert!(
         text.contains("storage bits") && text.contains("ice40"),
