@@ -18,7 +18,7 @@ use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, fuzz, icarus, lint, regress, sm_run};
+use warpforge_cosim::{area, bench, fpga, fuzz, icarus, lint, regress, sm_run};
 
 /// `--cycles`: at least 1 for every command that simulates.
 fn cycles_arg() -> clap::builder::RangedU64ValueParser {
@@ -101,6 +101,24 @@ enum Command {
         /// on for the SM)
         #[arg(long)]
         blocks: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Synthesis and place-and-route for FPGA parts: resources used and available, fit,
+    /// Fmax min / median / max over placer seeds.
+    Fpga {
+        #[command(flatten)]
+        target: Target,
+        /// Part (repeatable or comma-separated): ice40-up5k, ice40-hx8k, ecp5-85k, ecp5-45k,
+        /// ecp5-25k [default: ice40-up5k,ecp5-85k].
+        #[arg(long = "part", value_name = "PART", value_delimiter = ',')]
+        parts: Vec<String>,
+        /// Placer seeds per part (1 to 20).
+        #[arg(long, default_value_t = fpga::DEFAULT_SEEDS as u64, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
+        seeds: u64,
+        /// Time limit of each tool run in seconds (one synthesis, one seed's place and route).
+        #[arg(long, default_value_t = fpga::DEFAULT_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+        time_limit: u64,
         #[arg(long)]
         json: bool,
     },
@@ -404,6 +422,13 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             }
             Ok(0)
         }
+        Command::Fpga {
+            target,
+            parts,
+            seeds,
+            time_limit,
+            json,
+        } => fpga_cmd(&target, &parts, seeds as u32, time_limit, json),
         Command::Bench {
             target,
             cycles,
@@ -469,6 +494,41 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => fuzz_cmd(&target, iters, seed, json),
     }
+}
+
+fn fpga_cmd(
+    target: &Target,
+    parts: &[String],
+    seeds: u32,
+    time_limit: u64,
+    json: bool,
+) -> Result<u8, Fail> {
+    // Parts first: a misspelt part is reported before anything is generated.
+    let names: Vec<&str> = if parts.is_empty() {
+        fpga::DEFAULT_PARTS.to_vec()
+    } else {
+        parts.iter().map(|p| p.trim()).collect()
+    };
+    let mut chosen: Vec<&'static fpga::Part> = vec![];
+    for n in names {
+        let p = fpga::part(n).map_err(|e| bad(e.to_string()))?;
+        if !chosen.iter().any(|c| c.name == p.name) {
+            chosen.push(p);
+        }
+    }
+    let u = resolve(target)?;
+    let mut opts = fpga::Options::new(chosen, seeds);
+    opts.limit = std::time::Duration::from_secs(time_limit);
+    let r = fpga::fpga(&u.design(), &u.manifest(), &opts, &mut |line| {
+        eprintln!("{line}")
+    })
+    .map_err(|e| bad(e.to_string()))?;
+    if json {
+        print_json(&serde_json::to_value(&r).unwrap());
+    } else {
+        out!("{r}");
+    }
+    Ok(if r.ok() { 0 } else { 1 })
 }
 
 fn units(json: bool) -> Result<u8, Fail> {

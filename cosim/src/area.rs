@@ -1,7 +1,8 @@
 //! The area flow, three views side by side: storage bits from the manifest, Yosys generic
 //! synthesis (cell counts and a CMOS transistor estimate), and FPGA resources on iCE40, ECP5
 //! and Xilinx 7-series; optionally the difference to a baseline design ([`AreaReport::set_overhead`]).
-//! (The CACTI view of the tables is not wired in yet: `cacti` is null.)
+//! The fourth view, CACTI 7 SRAM area / access time / energy of each storage table at 90 and
+//! 22 nm, is [`crate::cacti`].
 
 use crate::tools::{self, FlowError};
 use serde::Serialize;
@@ -30,8 +31,9 @@ pub struct AreaReport {
     pub storage_bits: StorageBits,
     pub yosys: GenericArea,
     pub fpga: FpgaArea,
-    /// SRAM/CAM area of the tables from CACTI; not computed yet.
-    pub cacti: Option<Value>,
+    /// SRAM area, access time and energy of each table from CACTI (flip-flops where CACTI
+    /// refuses the table); null only for a design without tables.
+    pub cacti: Option<crate::cacti::CactiReport>,
     /// The difference to a baseline configuration (`warpforge area … --over key=value`).
     pub overhead: Option<Overhead>,
     /// Per top-level sub-block figures (`warpforge area … --blocks`; always for the SM).
@@ -176,7 +178,7 @@ pub struct FpgaResources {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
+pub(crate) enum Family {
     Ice40,
     Ecp5,
     Xilinx,
@@ -231,7 +233,7 @@ enum Kind {
 }
 
 impl FpgaResources {
-    fn from_stat(family: Family, stat: Stat) -> FpgaResources {
+    pub(crate) fn from_stat(family: Family, stat: Stat) -> FpgaResources {
         let mut r = FpgaResources {
             total_cells: stat.total_cells,
             ..Default::default()
@@ -304,6 +306,15 @@ fn flow_jobs(m: &str) -> Vec<Job> {
             step: "synth_ecp5",
             script: format!("{read}\nsynth_ecp5 -top {m}\ntee -q -o ecp5.json stat -json\n"),
         },
+        Job {
+            name: "ff",
+            step: "synth",
+            // One flip-flop in the CMOS estimate: the cost of a table CACTI refuses.
+            script: format!(
+                "read_verilog ff.v\nsynth -top {FF_MODULE}\ndffunmap\nabc -g cmos2 -fast\n\
+                 tee -q -o ff.json stat -tech cmos -json\n"
+            ),
+        },
     ]
 }
 
@@ -342,6 +353,9 @@ fn block_jobs(m: &str) -> Vec<Job> {
     ]
 }
 
+/// The one-flip-flop module of the "ff" job.
+const FF_MODULE: &str = "wf_one_ff";
+
 /// Measure `design` with the Yosys on PATH.
 pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
     area_in(design, manifest, &tools::search_path())
@@ -368,12 +382,28 @@ fn area_run(
     with_blocks: bool,
 ) -> Result<AreaReport, FlowError> {
     let m = design.module.as_str();
+    // Every tool first: a missing CACTI stops the flow before the long Yosys runs.
+    tools::require_in("yosys", search_path)?;
+    if !manifest.tables.is_empty() {
+        crate::cacti::find(search_path)?;
+    }
     let mut jobs = flow_jobs(m);
     if with_blocks {
         jobs.extend(block_jobs(m));
     }
     let (dir, version) = run_flow(design, search_path, jobs)?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
+    let ff = read_stat(&dir.path().join("ff.json"), FF_MODULE)?
+        .transistors
+        .ok_or_else(|| FlowError::BadOutput {
+            tool: "yosys".into(),
+            what: "`stat -tech cmos -json` of one flip-flop gave no transistor count".into(),
+        })?;
+    let cacti = if manifest.tables.is_empty() {
+        None
+    } else {
+        Some(crate::cacti::tables(manifest, ff, search_path)?)
+    };
     let generic = stat("generic")?;
     let cmos = stat("cmos")?;
     let transistors = cmos.transistors.ok_or_else(|| FlowError::BadOutput {
@@ -420,7 +450,7 @@ fn area_run(
         },
         yosys: yosys_area,
         fpga,
-        cacti: None,
+        cacti,
         overhead: None,
         blocks: match with_blocks {
             true => Some(read_blocks(dir.path(), m)?),
@@ -444,6 +474,13 @@ fn run_flow(
         .tempdir()
         .map_err(|e| io_error("could not create a temporary directory", &e))?;
     write(&dir.path().join("design.v"), &design.verilog)?;
+    write(
+        &dir.path().join("ff.v"),
+        &format!(
+            "module {FF_MODULE}(input wire clock, input wire d, output reg q);\n\
+             \x20   always @(posedge clock) q <= d;\nendmodule\n"
+        ),
+    )?;
     let failures = run_jobs(&yosys, dir.path(), &jobs);
     if let Some((job, failure)) = failures.into_iter().next() {
         // Keep the directory so the log named in the message still exists.
@@ -468,7 +505,7 @@ pub fn fpga(design: &Design) -> Result<FpgaArea, FlowError> {
     let m = design.module.as_str();
     let jobs = flow_jobs(m)
         .into_iter()
-        .filter(|j| j.name != "generic")
+        .filter(|j| j.name != "generic" && j.name != "ff")
         .collect();
     let (dir, _) = run_flow(design, &tools::search_path(), jobs)?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
@@ -528,7 +565,7 @@ fn run_job(yosys: &Path, dir: &Path, job: &Job) -> Result<(), RunFailure> {
 }
 
 /// The first `ERROR:` line of a Yosys log, or its last line when there is none.
-fn first_error(log: &str) -> String {
+pub(crate) fn first_error(log: &str) -> String {
     log.lines()
         .find(|l| l.starts_with("ERROR:"))
         .or_else(|| log.lines().rev().find(|l| !l.trim().is_empty()))
@@ -551,13 +588,13 @@ fn write(path: &Path, text: &str) -> Result<(), FlowError> {
 
 /// The part of `stat -json` the flow uses.
 #[derive(Debug, PartialEq)]
-struct Stat {
+pub(crate) struct Stat {
     total_cells: u64,
     cells: BTreeMap<String, u64>,
     transistors: Option<u64>,
 }
 
-fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError> {
+pub(crate) fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| io_error(&format!("could not read {}", path.display()), &e))?;
     parse_stat(&text, module).map_err(|what| FlowError::BadOutput {
@@ -776,8 +813,9 @@ impl fmt::Display for AreaReport {
                 r.luts, r.ffs, r.carries, r.brams, r.dsps, r.lutrams
             )?;
         }
-        if self.cacti.is_none() {
-            writeln!(f, "  {:<18} not computed", "cacti")?;
+        match &self.cacti {
+            Some(c) => f.write_str(&c.render())?,
+            None => writeln!(f, "  {:<18} no tables", "cacti")?,
         }
         if let Some(o) = &self.overhead {
             let b = &o.baseline;

@@ -3,6 +3,8 @@
 
 pub mod area;
 pub mod bench;
+pub mod cacti;
+pub mod fpga;
 pub mod fuzz;
 pub mod icarus;
 pub mod lint;

@@ -15,6 +15,10 @@ use std::time::{Duration, Instant};
 pub enum FlowError {
     /// A required tool is not on the search path.
     Missing { tool: String, package: String },
+    /// A required tool is not on the search path, and PyPI (not Debian) provides it.
+    MissingPip { tool: String, package: String },
+    /// A required tool is not on the search path, and the project's set-up builds it.
+    MissingBuild { tool: String, hint: String },
     /// Input the flow cannot work with (e.g. a module name that is not a Verilog identifier).
     BadInput(String),
     /// Reading or writing the flow's files, or starting a tool, failed.
@@ -38,6 +42,11 @@ impl fmt::Display for FlowError {
             FlowError::Missing { tool, package } => {
                 format!("{tool} not found on PATH; install it with: apt-get install -y {package}")
             }
+            FlowError::MissingPip { tool, package } => format!(
+                "{tool} not found on PATH (nor yowasp-{tool}); install it with: \
+                 python3 -m pip install {package} (bash scripts/install-tools.sh does)"
+            ),
+            FlowError::MissingBuild { tool, hint } => format!("{tool} not found on PATH; {hint}"),
             FlowError::BadInput(msg) => msg.clone(),
             FlowError::Io { what, error } => format!("{what}: {error}"),
             FlowError::Timeout { tool, limit } => {

@@ -314,7 +314,18 @@ fn area_of_an_8_bit_register() {
     for key in ["unit", "storage_bits", "yosys", "fpga"] {
         assert!(j.get(key).is_some(), "{key}");
     }
-    assert!(j["cacti"].is_null());
+    // One byte is below CACTI's smallest array: the table is costed as flip-flops.
+    let c = &j["cacti"];
+    let per_ff = c["transistors_per_flip_flop"].as_u64().unwrap();
+    assert!(per_ff >= 8, "{c}");
+    let t = &c["tables"][0];
+    assert_eq!(t["name"], "q");
+    assert_eq!(t["method"], "flip-flops");
+    assert_eq!(t["flip_flop_transistors"].as_u64().unwrap(), 8 * per_ff);
+    assert!(t["fallback_reason"].as_str().unwrap().contains("64 bytes"));
+    assert!(t["nodes"].as_array().unwrap().is_empty());
+    // No CACTI table: a total of zero (not -0).
+    assert_eq!(c["total_mm2"][0]["mm2"].to_string(), "0.0");
     let text = r.to_string();
     assert!(
         text.contains("storage bits") && text.contains("ice40"),
@@ -354,6 +365,48 @@ fn area_of_an_adder_uses_carries() {
         "{:?}",
         r.fpga.xilinx
     );
+}
+
+/// A 512 × 90-bit table (CROWN's second-level row) in CACTI at both nodes, and a shape CACTI
+/// refuses (two 512-bit rows) falling back to flip-flops with CACTI's reason.
+#[test]
+fn cacti_models_a_table_at_90_and_22_nm() {
+    let m = acc_manifest(vec![
+        Table::new("rows", 512, 90, ""),
+        Table::new("wide", 2, 512, ""),
+    ]);
+    let r = area(&design("acc", ACC), &m).expect("area flow runs");
+    let c = r.cacti.as_ref().expect("tables give a CACTI view");
+    let rows = &c.tables[0];
+    assert_eq!(rows.method, "cacti");
+    assert_eq!(rows.nodes.len(), 2);
+    let (n90, n22) = (&rows.nodes[0], &rows.nodes[1]);
+    assert_eq!((n90.node_nm, n22.node_nm), (90, 22));
+    // 46 080 bits: at 90 nm a 6T cell is about 1 µm², so between 0.05 and 0.5 mm² with
+    // periphery; 22 nm is (90/22)² ≈ 17 times denser, so at least 5 times smaller.
+    assert!(n90.area_mm2 > 0.05 && n90.area_mm2 < 0.5, "{n90:?}");
+    assert!(n22.area_mm2 * 5.0 < n90.area_mm2, "{n22:?}");
+    assert!(n22.access_ns < n90.access_ns && n22.access_ns > 0.0);
+    assert!(n22.read_nj < n90.read_nj && n22.read_nj > 0.0);
+    assert!(n90.write_nj > 0.0);
+    let wide = &c.tables[1];
+    assert_eq!(wide.method, "flip-flops");
+    assert!(
+        wide.fallback_reason
+            .as_deref()
+            .unwrap()
+            .contains("CACTI at 90 nm"),
+        "{wide:?}"
+    );
+    assert_eq!(
+        wide.flip_flop_transistors,
+        Some(1024 * c.transistors_per_flip_flop)
+    );
+    // The total is the CACTI tables' sum.
+    assert_eq!(c.total_mm2[0].mm2, n90.area_mm2);
+    let text = r.to_string();
+    assert!(text.contains("rows             90 nm"), "{text}");
+    assert!(text.contains("wide             flip-flops"), "{text}");
 }
 
 #[test]
@@ -426,6 +479,16 @@ fn missing_tools_give_the_install_hint() {
     assert_eq!(
         err.to_string(),
         "yosys not found on PATH; install it with: apt-get install -y yosys"
+    );
+    // Yosys alone: CACTI's hint names the set-up that builds it.
+    let yosys_only = tempfile::tempdir().unwrap();
+    let yosys = warpforge_cosim::tools::require("yosys").unwrap();
+    std::os::unix::fs::symlink(yosys, yosys_only.path().join("yosys")).unwrap();
+    let err = area_in(&d, &m, yosys_only.path().as_os_str()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cacti not found on PATH; build it with: bash scripts/install-tools.sh (CACTI 7 from \
+         the sources in the PyPI package hwcomponents-cacti)"
     );
 }
 

