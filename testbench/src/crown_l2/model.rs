@@ -183,7 +183,10 @@ impl SecondLevel {
     fn set_state(&mut self, r: usize, s: u64) {
         let was_free = self.state[r] == FREE;
         self.state[r] = s;
-        words::set(&mut self.state_image, 2 * r, 2, s);
+        // Two bit-planes, as the dbg_state port.
+        let n = self.cfg.n2;
+        words::set(&mut self.state_image, r, 1, s & 1);
+        words::set(&mut self.state_image, n + r, 1, s >> 1);
         let bit = 1u64 << (r % 64);
         match (was_free, s == FREE) {
             (true, false) => {
