@@ -425,7 +425,7 @@ impl SecondLevel {
             return Err(v.clone());
         }
         let n = self.cfg.n2;
-        let every = full || self.cycles % 256 == 0;
+        let every = full || self.cycles.is_multiple_of(256);
         if every {
             // The FIFO itself: no row twice, each entry ready and not in the pool, and the
             // kept counts agree with it.
@@ -646,7 +646,7 @@ pub(crate) fn decode(cfg: &L2Config, p: &Ports, inputs: &[u64]) -> (bool, L2Ops)
 
 fn all_ones(n: usize) -> Vec<u64> {
     let mut v = vec![u64::MAX; n.div_ceil(64)];
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         *v.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
     }
     v

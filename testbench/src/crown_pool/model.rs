@@ -173,7 +173,7 @@ impl IssuePool {
         }
         // Rows and threads seen, as bit sets (n2 and N are at most 4096).
         let (mut slots, mut threads) = ([0u64; 64], [0u64; 64]);
-        let mut seen = |set: &mut [u64; 64], x: usize| {
+        let seen = |set: &mut [u64; 64], x: usize| {
             let had = set[x / 64] >> (x % 64) & 1 == 1;
             set[x / 64] |= 1 << (x % 64);
             had
