@@ -5,7 +5,9 @@
 //! [`Model::step`] first computes this cycle's outputs from (state, inputs), then commits the
 //! next state.
 
+pub mod crown_barrier;
 pub mod crown_l2;
+pub mod crown_lookup;
 pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;

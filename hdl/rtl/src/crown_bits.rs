@@ -1,0 +1,254 @@
+//! Lane-field helpers shared by the CROWN tables. A CROWN table keeps, per row and lane, a
+//! thread index (and the barrier table a PC per probed lane); these blocks compare and merge
+//! such fields for every row at once. `#[hdl_gen]` kernels have no part-selects with computed
+//! bounds, so each is Verilog written out field by field (constant part-selects, which
+//! Verilator compiles to word operations), like [`crate::primitives::Concat`].
+
+use crate::primitives::{bits_for, Wire};
+use rust_hdl::prelude::*;
+
+/// Number of ones in `x`.
+#[derive(LogicBlock)]
+pub struct PopCount {
+    pub x: Wire<In>,
+    pub count: Wire<Out>,
+}
+
+impl PopCount {
+    pub fn new(width: usize) -> PopCount {
+        PopCount {
+            x: Wire::new(width),
+            count: Wire::new(bits_for(width)),
+        }
+    }
+}
+
+impl Logic for PopCount {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.count.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let w = self.x.width();
+        if w == 1 {
+            // A scalar has no bit select.
+            return Verilog::Custom("always @(*) count = x;\n".into());
+        }
+        let terms: Vec<String> = (0..w).map(|i| format!("x[{i}]")).collect();
+        Verilog::Custom(format!(
+            "always @(*) count = {}'d0 + {};\n",
+            self.count.width(),
+            terms.join(" + ")
+        ))
+    }
+}
+
+/// A table of `rows × lanes` fields of `f` bits (field `(r, l)` at `(r·lanes + l)·f`) rebuilt
+/// from its old contents and two per-lane sources: field `(r, l)` becomes
+/// `(keep[r·lanes+l] ? base(r, l) : 0) | (a_lanes[r·lanes+l] ? a(l) : 0) |
+/// (b_lanes[r·lanes+l] ? b(l) : 0)`. Used to write the thread indices of the lanes an insert
+/// merges into or allocates in each row, and to clear freed rows.
+#[derive(LogicBlock)]
+pub struct LaneMerge {
+    pub base: Wire<In>,
+    pub keep: Wire<In>,
+    pub a: Wire<In>,
+    pub a_lanes: Wire<In>,
+    pub b: Wire<In>,
+    pub b_lanes: Wire<In>,
+    pub merged: Wire<Out>,
+    _rows: usize,
+    _lanes: usize,
+    _f: usize,
+}
+
+impl LaneMerge {
+    pub fn new(rows: usize, lanes: usize, f: usize) -> LaneMerge {
+        LaneMerge {
+            base: Wire::new(rows * lanes * f),
+            keep: Wire::new(rows * lanes),
+            a: Wire::new(lanes * f),
+            a_lanes: Wire::new(rows * lanes),
+            b: Wire::new(lanes * f),
+            b_lanes: Wire::new(rows * lanes),
+            merged: Wire::new(rows * lanes * f),
+            _rows: rows,
+            _lanes: lanes,
+            _f: f,
+        }
+    }
+}
+
+impl Logic for LaneMerge {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.merged.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, w, f) = (self._rows * self._lanes, self._lanes, self._f);
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            let (lo, src) = (i * f, (i % w) * f);
+            code += &format!(
+                "    merged[{hi}:{lo}] = (keep[{i}] ? base[{hi}:{lo}] : {f}'d0) | (a_lanes[{i}] ? a[{sh}:{src}] : {f}'d0) | (b_lanes[{i}] ? b[{sh}:{src}] : {f}'d0);\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// Per-lane equality of a table's fields with one vector's: `eq[r·lanes + l]` = field
+/// `(r, l)` of `fields` equals field `l` of `v` (`f`-bit fields). The thread-index half of
+/// the barrier table's tag compare.
+#[derive(LogicBlock)]
+pub struct LaneEq {
+    pub fields: Wire<In>,
+    pub v: Wire<In>,
+    pub eq: Wire<Out>,
+    _lanes: usize,
+    _f: usize,
+}
+
+impl LaneEq {
+    pub fn new(rows: usize, lanes: usize, f: usize) -> LaneEq {
+        LaneEq {
+            fields: Wire::new(rows * lanes * f),
+            v: Wire::new(lanes * f),
+            eq: Wire::new(rows * lanes),
+            _lanes: lanes,
+            _f: f,
+        }
+    }
+}
+
+impl Logic for LaneEq {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.eq.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, w, f) = (self.eq.width(), self._lanes, self._f);
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            let (lo, src) = (i * f, (i % w) * f);
+            code += &format!(
+                "    eq[{i}] = fields[{hi}:{lo}] == v[{sh}:{src}];\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// Every pair's equality: `eq[r·m + j]` = field `r` of `rows` equals field `j` of `v`
+/// (`f`-bit fields). The PC half of the barrier table's tag compare, a row's R against each
+/// probed lane's next PC.
+#[derive(LogicBlock)]
+pub struct CrossEq {
+    pub rows: Wire<In>,
+    pub v: Wire<In>,
+    pub eq: Wire<Out>,
+    _m: usize,
+    _f: usize,
+}
+
+impl CrossEq {
+    pub fn new(n: usize, m: usize, f: usize) -> CrossEq {
+        CrossEq {
+            rows: Wire::new(n * f),
+            v: Wire::new(m * f),
+            eq: Wire::new(n * m),
+            _m: m,
+            _f: f,
+        }
+    }
+}
+
+impl Logic for CrossEq {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.eq.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (nm, m, f) = (self.eq.width(), self._m, self._f);
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..nm {
+            let (lo, src) = ((i / m) * f, (i % m) * f);
+            code += &format!(
+                "    eq[{i}] = rows[{hi}:{lo}] == v[{sh}:{src}];\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// Which lanes of a warp belong to each entry's set: `masks[e·lanes + l]` = the set of lane
+/// `l`'s thread (the high `set_bits` bits of its `thi_bits`-bit thread index, field `l` of
+/// `thi`) is entry `e`'s set, `e / ways` (A7).
+#[derive(LogicBlock)]
+pub struct SetMasks {
+    pub thi: Wire<In>,
+    pub masks: Wire<Out>,
+    _lanes: usize,
+    _ways: usize,
+    _thi_bits: usize,
+    _set_bits: usize,
+}
+
+impl SetMasks {
+    pub fn new(
+        entries: usize,
+        ways: usize,
+        lanes: usize,
+        thi_bits: usize,
+        set_bits: usize,
+    ) -> Self {
+        SetMasks {
+            thi: Wire::new(lanes * thi_bits),
+            masks: Wire::new(entries * lanes),
+            _lanes: lanes,
+            _ways: ways,
+            _thi_bits: thi_bits,
+            _set_bits: set_bits,
+        }
+    }
+}
+
+impl Logic for SetMasks {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.masks.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, w, ways, t, sb) = (
+            self.masks.width(),
+            self._lanes,
+            self._ways,
+            self._thi_bits,
+            self._set_bits,
+        );
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            if sb == 0 {
+                code += &format!("    masks[{i}] = 1'b1;\n");
+            } else {
+                let lo = (i % w) * t + t - sb;
+                code += &format!(
+                    "    masks[{i}] = thi[{hi}:{lo}] == {sb}'d{set};\n",
+                    hi = lo + sb - 1,
+                    set = (i / w) / ways
+                );
+            }
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
