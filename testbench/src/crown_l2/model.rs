@@ -183,7 +183,10 @@ impl SecondLevel {
     fn set_state(&mut self, r: usize, s: u64) {
         let was_free = self.state[r] == FREE;
         self.state[r] = s;
-        words::set(&mut self.state_image, 2 * r, 2, s);
+        // Two bit-planes, as the dbg_state port.
+        let n = self.cfg.n2;
+        words::set(&mut self.state_image, r, 1, s & 1);
+        words::set(&mut self.state_image, n + r, 1, s >> 1);
         let bit = 1u64 << (r % 64);
         match (was_free, s == FREE) {
             (true, false) => {
@@ -422,7 +425,7 @@ impl SecondLevel {
             return Err(v.clone());
         }
         let n = self.cfg.n2;
-        let every = full || self.cycles % 256 == 0;
+        let every = full || self.cycles.is_multiple_of(256);
         if every {
             // The FIFO itself: no row twice, each entry ready and not in the pool, and the
             // kept counts agree with it.
@@ -643,7 +646,7 @@ pub(crate) fn decode(cfg: &L2Config, p: &Ports, inputs: &[u64]) -> (bool, L2Ops)
 
 fn all_ones(n: usize) -> Vec<u64> {
     let mut v = vec![u64::MAX; n.div_ceil(64)];
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         *v.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
     }
     v
