@@ -11,7 +11,11 @@ fn count(r: &FpgaResources, cells: &[&str]) -> u64 {
     cells.iter().filter_map(|c| r.cells.get(*c)).sum()
 }
 
+/// Ten minutes of Yosys on a loaded two-core machine (the 512-row flip-flop ring is most of
+/// it): run with `cargo test --release --test crown_l2_bram -- --ignored`; the figures are
+/// in docs/crown.md. The RAM primitive's own BRAM test (`ram_bram.rs`) runs every time.
 #[test]
+#[ignore]
 fn default_crown_l2_payload_is_block_ram_on_ice40_ecp5_and_xilinx() {
     let u = Unit::resolve("crown-l2", &[]).unwrap();
     let m = u.manifest();
