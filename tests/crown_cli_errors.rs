@@ -41,7 +41,14 @@ fn lookup_parameters() {
         &["kind=stalled", "ready, waiting"],
     );
     assert_error(
-        &["area", "crown-lookup", "--set", "w=32", "--set", "threads=128"],
+        &[
+            "area",
+            "crown-lookup",
+            "--set",
+            "w=32",
+            "--set",
+            "threads=128",
+        ],
         &["threads = 128", "8·w = 256"],
     );
 }
@@ -53,7 +60,14 @@ fn barrier_parameters() {
         &["sets = 12", "power of two"],
     );
     assert_error(
-        &["generate", "crown-barrier", "--set", "sets=64", "--set", "threads=256"],
+        &[
+            "generate",
+            "crown-barrier",
+            "--set",
+            "sets=64",
+            "--set",
+            "threads=256",
+        ],
         &["sets = 64", "threads/w = 32"],
     );
     assert_error(
@@ -61,7 +75,14 @@ fn barrier_parameters() {
         &["ways=17", "from 1 to 16"],
     );
     assert_error(
-        &["generate", "crown-barrier", "--set", "sets=32", "--set", "ways=16"],
+        &[
+            "generate",
+            "crown-barrier",
+            "--set",
+            "sets=32",
+            "--set",
+            "ways=16",
+        ],
         &["sets x ways", "at most 256"],
     );
 }

@@ -31,7 +31,11 @@ fn crown_spec_vectors_pass_on_model_and_rtl() {
 #[test]
 fn random_lockstep_over_configurations_and_seeds() {
     let runs: [(&str, &[&str], &[&str]); 6] = [
-        ("crown-lookup", &["kind=ready"], &["merges", "bypasses", "drains"]),
+        (
+            "crown-lookup",
+            &["kind=ready"],
+            &["merges", "bypasses", "drains"],
+        ),
         (
             "crown-lookup",
             &["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"],
@@ -45,7 +49,13 @@ fn random_lockstep_over_configurations_and_seeds() {
         (
             "crown-barrier",
             &["sets=4", "ways=4", "w=4", "threads=64"],
-            &["dedups", "alloc_fails", "completions", "same_cycle_absorbs", "multi_set_arrivals"],
+            &[
+                "dedups",
+                "alloc_fails",
+                "completions",
+                "same_cycle_absorbs",
+                "multi_set_arrivals",
+            ],
         ),
         (
             "crown-barrier",
@@ -113,7 +123,12 @@ fn first_divergence(
                     .collect()
             };
             if w(&og) != w(&ob) {
-                return (c, s.name.clone(), format_value(&w(&og)), format_value(&w(&ob)));
+                return (
+                    c,
+                    s.name.clone(),
+                    format_value(&w(&og)),
+                    format_value(&w(&ob)),
+                );
             }
         }
     }
@@ -137,7 +152,10 @@ fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
         .as_ref()
         .unwrap_or_else(|| panic!("the planted RTL bug was not caught"));
     assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
-    assert_eq!((m.expected.as_str(), m.actual.as_str()), (expected.as_str(), actual.as_str()));
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        (expected.as_str(), actual.as_str())
+    );
     assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
     // The real RTL passes the same stimulus well past that cycle.
     let ok = lockstep::run(
@@ -161,8 +179,8 @@ fn ready_lookup_merging_into_the_draining_head_is_caught() {
         .map(|s| s.to_string())
         .collect();
     let unit = Unit::resolve("crown-lookup", &sets).unwrap();
-    let cfg = warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit))
-        .unwrap();
+    let cfg =
+        warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit)).unwrap();
     let mut bad = CrownLookupModel::new(&cfg);
     bad.inject_fault(Some(LookupFault::MergeIntoDrained));
     let design = planted(

@@ -411,8 +411,7 @@ impl WaitingLookup {
                 }
             }
         }
-        for r in 0..self.t.rows.len() {
-            let (was_valid, was_pending) = start[r];
+        for (r, &(was_valid, was_pending)) in start.iter().enumerate() {
             if was_valid && was_pending != 0 && self.t.rows[r].pending == 0 {
                 let seq = self.t.stamp();
                 let mask = self.t.pc_mask;
