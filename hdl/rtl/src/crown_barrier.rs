@@ -66,11 +66,11 @@ pub struct BarrierTable {
     r_ord: WordReg,
     s_valid: SplitAny,
     s_complete: SplitAny,
-    s_pc: Split,
-    s_exp: Split,
-    s_arr: Split,
-    s_thi: Split,
-    s_ord: Split,
+    s_pc: SplitAny,
+    s_exp: SplitAny,
+    s_arr: SplitAny,
+    s_thi: SplitAny,
+    s_ord: SplitAny,
     c_valid: Concat,
     c_complete: Concat,
     c_pc: Concat,
@@ -129,12 +129,13 @@ impl BarrierTable {
         let per = |f: usize| {
             (
                 WordReg::new(e * f),
-                Split::new(&vec![f; e]),
+                SplitAny::new(&vec![f; e]),
                 Concat::new(&vec![f; e]),
             )
         };
         let (pc, exp, arr, thi, ord) = (per(p), per(w), per(w), per(w * t), per(ob));
-        // One entry makes these one-bit vectors: SplitAny passes a scalar through.
+        // One entry makes these one-bit vectors (SplitAny passes a scalar through, as for a
+        // one-entry table's one-bit ranks).
         let bit = || {
             (
                 WordReg::new(e),
