@@ -5,6 +5,8 @@
 //! [`Model::step`] first computes this cycle's outputs from (state, inputs), then commits the
 //! next state.
 
+pub mod crown_l2;
+pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;

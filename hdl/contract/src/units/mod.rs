@@ -5,6 +5,9 @@
 //! `warpforge-hdl`, its model and stimulus in `warpforge-testbench`, and one line in
 //! [`CATALOGUE`] and in the cosim registry.
 
+pub mod crown;
+pub mod crown_l2;
+pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -76,6 +79,16 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: sm_alu::NAME,
         about: "SM execute-stage SIMD lanes: integer ALU and bit-exact FP32 (add/mul/fma/min/max/compare/convert), one-cycle latency",
         params: sm_alu::PARAMS,
+    },
+    UnitInfo {
+        name: crown_l2::NAME,
+        about: "CROWN second-level warp table: direct-indexed rows in block RAM, 2-bit state, ready FIFO, ready count",
+        params: crown_l2::PARAMS,
+    },
+    UnitInfo {
+        name: crown_pool::NAME,
+        about: "CROWN issue pool (first-level scheduler): LRR selection, one refill per cycle",
+        params: crown_pool::PARAMS,
     },
 ];
 

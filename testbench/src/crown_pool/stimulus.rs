@@ -1,0 +1,156 @@
+//! Constrained-random stimulus of `crown-pool`: it plays the second level and the issue
+//! stage. A shadow [`IssuePool`] (its own, never the checked model) says when an entry is
+//! free, so every refill is legal; refilled warps hold threads no entry holds and a
+//! second-level row no entry refers to. Phases vary the refill and issue rates (a full pool,
+//! an empty one, refills and issues in the same cycle, bursts); don't-care inputs carry
+//! random values; rare resets in the middle of traffic.
+
+use super::model::{mask, IssuePool, PoolEntry, Ports};
+use crate::rng::Rng;
+use crate::Stimulus;
+use warpforge_contract::units::crown::{pack_thi, Warp};
+use warpforge_contract::units::crown_pool::PoolConfig;
+
+#[derive(Clone, Debug)]
+pub struct CrownPoolStimulus {
+    rng: Rng,
+    cfg: PoolConfig,
+    p: Ports,
+    shadow: IssuePool,
+    phase_left: u64,
+    /// Per 64: a refill, an issue.
+    p_ref: u64,
+    p_iss: u64,
+    /// Per 16: a lane of a refilled warp is used.
+    density: u64,
+}
+
+impl CrownPoolStimulus {
+    pub fn new(cfg: &PoolConfig, seed: u64) -> CrownPoolStimulus {
+        CrownPoolStimulus {
+            rng: Rng::new(seed),
+            p: Ports::new(cfg),
+            shadow: IssuePool::new(cfg),
+            phase_left: 0,
+            p_ref: 32,
+            p_iss: 32,
+            density: 8,
+            cfg: cfg.clone(),
+        }
+    }
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        self.phase_left = 20 + r.below(600);
+        (self.p_ref, self.p_iss) = match r.below(5) {
+            0 => (60, 16),
+            1 => (16, 60),
+            2 => (64, 64),
+            3 => (40, 40),
+            _ => (r.below(65), r.below(65)),
+        };
+        self.density = [2, 8, 14, 16][r.below(4) as usize];
+    }
+
+    /// A warp of threads and a row that no entry holds.
+    fn entry(&mut self) -> PoolEntry {
+        let c = self.cfg.common.clone();
+        let per_lane = (c.threads / c.w) as u64;
+        let mut used = vec![vec![]; c.w];
+        let mut slots = vec![];
+        for e in self.shadow.entries().iter().flatten() {
+            slots.push(e.slot);
+            for l in 0..c.w {
+                if e.warp.lanes >> l & 1 == 1 {
+                    used[l].push(e.warp.thi[l]);
+                }
+            }
+        }
+        let mut want = self.rng.mask(c.w, self.density, 16);
+        if want == 0 {
+            want = 1 << self.rng.below(c.w as u64);
+        }
+        // A lane whose every thread index is held (N / w < pool) stays empty.
+        for (l, u) in used.iter().enumerate() {
+            if u.len() as u64 >= per_lane {
+                want &= !(1 << l);
+            }
+        }
+        let mut thi = vec![0u64; c.w];
+        for (l, t) in thi.iter_mut().enumerate() {
+            if want >> l & 1 == 1 {
+                *t = loop {
+                    let x = self.rng.below(per_lane);
+                    if !used[l].contains(&x) {
+                        break x;
+                    }
+                };
+            } else if self.rng.chance(1, 2) {
+                // A don't-care index outside the lanes: stored as 0.
+                *t = self.rng.below(per_lane);
+            }
+        }
+        let slot = loop {
+            let s = if self.rng.chance(1, 8) {
+                [0, self.cfg.n2 - 1][self.rng.below(2) as usize]
+            } else {
+                self.rng.below(self.cfg.n2 as u64) as usize
+            };
+            if !slots.contains(&s) {
+                break s;
+            }
+        };
+        PoolEntry {
+            warp: Warp {
+                pc: self.rng.next_u64() & mask(c.pc_bits),
+                lanes: want,
+                thi,
+            },
+            slot,
+        }
+    }
+}
+
+impl Stimulus for CrownPoolStimulus {
+    fn next(&mut self, cycle: u64, _prev_outputs: &[u64], inputs: &mut [u64]) {
+        inputs.iter_mut().for_each(|w| *w = 0);
+        if self.phase_left == 0 {
+            self.new_phase();
+        }
+        self.phase_left -= 1;
+        let p = self.p.clone();
+        if cycle < 2 || self.rng.chance(1, 20_000) {
+            inputs[p.reset] = 1;
+            self.shadow.reset();
+            return;
+        }
+        let c = self.cfg.common.clone();
+        let refill =
+            (self.shadow.has_free() && self.rng.chance(self.p_ref, 64)).then(|| self.entry());
+        let issue = self.rng.chance(self.p_iss, 64);
+        match &refill {
+            Some(e) => {
+                inputs[p.ref_valid] = 1;
+                inputs[p.ref_pc] = e.warp.pc;
+                inputs[p.ref_lanes] = e.warp.lanes;
+                let (o, n) = p.ref_thi;
+                inputs[o..o + n].copy_from_slice(&pack_thi(&e.warp.thi, c.thi_bits())[..n]);
+                inputs[p.ref_slot] = e.slot as u64;
+            }
+            None if self.rng.chance(3, 4) => {
+                // Ignored without ref_valid.
+                inputs[p.ref_pc] = self.rng.next_u64() & mask(c.pc_bits);
+                inputs[p.ref_lanes] = self.rng.next_u64() & c.all_lanes();
+                inputs[p.ref_slot] = self.rng.below(self.cfg.n2 as u64);
+                let (o, n) = p.ref_thi;
+                let m = pack_thi(&vec![u64::MAX; c.w], c.thi_bits());
+                for (x, m) in inputs[o..o + n].iter_mut().zip(m) {
+                    *x = self.rng.next_u64() & m;
+                }
+            }
+            None => {}
+        }
+        inputs[p.issue] = issue as u64;
+        self.shadow.cycle(refill, issue);
+    }
+}
