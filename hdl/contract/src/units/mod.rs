@@ -6,7 +6,9 @@
 //! [`CATALOGUE`] and in the cosim registry.
 
 pub mod crown;
+pub mod crown_barrier;
 pub mod crown_l2;
+pub mod crown_lookup;
 pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;
@@ -89,6 +91,16 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: crown_pool::NAME,
         about: "CROWN issue pool (first-level scheduler): LRR selection, one refill per cycle",
         params: crown_pool::PARAMS,
+    },
+    UnitInfo {
+        name: crown_lookup::NAME,
+        about: "CROWN regrouping table: Ready Lookup (per-lane merge, 2 inserts, bypass when full) or Waiting Lookup (whole-warp merge, pending lanes)",
+        params: crown_lookup::PARAMS,
+    },
+    UnitInfo {
+        name: crown_barrier::NAME,
+        about: "CROWN reconvergence-barrier table: set-associative, reserve with dedup, per-lane arrival over every set a warp spans, oldest-complete drain",
+        params: crown_barrier::PARAMS,
     },
 ];
 
