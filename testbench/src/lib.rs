@@ -6,7 +6,9 @@
 //! next state.
 
 pub mod crown;
+pub mod crown_barrier;
 pub mod crown_l2;
+pub mod crown_lookup;
 pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;

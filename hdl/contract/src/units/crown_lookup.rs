@@ -49,7 +49,9 @@
 //!   from `v.lanes` takes the whole warp (`lanes`, `thi` and `pending` OR-ed in); otherwise the
 //!   lowest invalid row is allocated with `pending = lanes`; otherwise the warp is refused.
 //!   `ins_ok` and `ins_row` (combinational) say where it went (the load's tag).
-//! - Completion: `pending[cpl_row] ← pending & ¬cpl_lanes` (after the insert's OR). A valid
+//! - Completion: `pending[cpl_row] ← pending & ¬cpl_lanes`, on the start-of-cycle pending (the
+//!   lanes an insert ORs in this cycle are not cleared; a completion names lanes that were
+//!   pending, so a row it targets is valid and not ready, which the model checks). A valid
 //!   row whose pending was not 0 at the start of the cycle and is 0 at the end is **ready**:
 //!   its `pc` becomes `pc + 1` (mod 2^pc_bits) and its `ord` the number of ready rows after
 //!   this cycle's drain. At most one row becomes ready per cycle.

@@ -1,0 +1,740 @@
+//! The two regrouping tables as plain structs ([`ReadyLookup`], [`WaitingLookup`]) and the
+//! port-level model of `crown-lookup` that drives one of them.
+
+use super::ports::{InPorts, OutPorts};
+use crate::words::{get, set};
+use crate::Model;
+use warpforge_contract::units::crown::Warp;
+use warpforge_contract::units::crown_lookup::{LookupConfig, LookupKind};
+use warpforge_contract::Layout;
+
+/// A deliberate table bug, to show that lockstep and the invariants catch wrong behaviour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LookupFault {
+    /// A merge picks the highest-index compatible row instead of the lowest (A9).
+    HighestRow,
+    /// The draining head is still a merge target.
+    MergeIntoDrained,
+}
+
+/// One row. `seq` orders the rows eligible for draining (smaller = older); `None` for a row
+/// that is not eligible (a Waiting Lookup row still pending, or an invalid row).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Row {
+    pub valid: bool,
+    pub pc: u64,
+    pub lanes: u64,
+    pub thi: Vec<u64>,
+    pub pending: u64,
+    pub seq: Option<u64>,
+}
+
+impl Row {
+    fn empty(w: usize) -> Row {
+        Row {
+            thi: vec![0; w],
+            ..Row::default()
+        }
+    }
+    pub fn warp(&self) -> Warp {
+        Warp {
+            pc: self.pc,
+            lanes: self.lanes,
+            thi: self.thi.clone(),
+        }
+    }
+}
+
+/// The rows both kinds share, with drain-order ranks and the checks of §7.1.
+#[derive(Clone, Debug)]
+struct Rows {
+    w: usize,
+    pc_mask: u64,
+    rows: Vec<Row>,
+    next_seq: u64,
+}
+
+impl Rows {
+    fn new(cfg: &LookupConfig) -> Rows {
+        Rows {
+            w: cfg.w(),
+            pc_mask: (1u64 << cfg.pc_bits()) - 1,
+            rows: vec![Row::empty(cfg.w()); cfg.rows],
+            next_seq: 0,
+        }
+    }
+    fn reset(&mut self) {
+        let w = self.w;
+        self.rows.iter_mut().for_each(|r| *r = Row::empty(w));
+    }
+    fn stamp(&mut self) -> Option<u64> {
+        self.next_seq += 1;
+        Some(self.next_seq)
+    }
+    /// The eligible row with the smallest `seq`.
+    fn head(&self) -> Option<usize> {
+        (0..self.rows.len())
+            .filter(|&r| self.rows[r].valid && self.rows[r].seq.is_some())
+            .min_by_key(|&r| self.rows[r].seq)
+    }
+    /// Row `r`'s rank among the eligible rows (0 for one that is not eligible).
+    fn ord(&self, r: usize) -> usize {
+        match (self.rows[r].valid, self.rows[r].seq) {
+            (true, Some(s)) => self
+                .rows
+                .iter()
+                .filter(|o| o.valid && o.seq.is_some_and(|t| t < s))
+                .count(),
+            _ => 0,
+        }
+    }
+    fn free_row(&self) -> Option<usize> {
+        self.rows.iter().position(|r| !r.valid)
+    }
+    fn count(&self) -> usize {
+        self.rows.iter().filter(|r| r.valid).count()
+    }
+    fn free(&mut self, r: usize) -> Warp {
+        let warp = self.rows[r].warp();
+        self.rows[r] = Row::empty(self.w);
+        warp
+    }
+
+    /// §7.1 on the table: lane fixity (thi 0 outside lanes), no empty valid row, invalid rows
+    /// all zero, pending ⊆ lanes, each thread (lane, thi) in at most one row, the eligible
+    /// rows' order stamps distinct.
+    fn check(&self, kind: LookupKind) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        let mut seqs = std::collections::HashSet::new();
+        for (i, r) in self.rows.iter().enumerate() {
+            if !r.valid {
+                if *r != Row::empty(self.w) {
+                    return Err(format!("row {i}: invalid but not cleared"));
+                }
+                continue;
+            }
+            if r.lanes == 0 {
+                return Err(format!("row {i}: valid with no lanes"));
+            }
+            if r.pc & !self.pc_mask != 0 {
+                return Err(format!("row {i}: pc wider than pc_bits"));
+            }
+            if r.pending & !r.lanes != 0 {
+                return Err(format!(
+                    "row {i}: pending {:#x} not within lanes {:#x}",
+                    r.pending, r.lanes
+                ));
+            }
+            match kind {
+                LookupKind::Ready if r.pending != 0 || r.seq.is_none() => {
+                    return Err(format!("row {i}: a Ready Lookup row is always drainable"));
+                }
+                LookupKind::Waiting if (r.pending == 0) != r.seq.is_some() => {
+                    return Err(format!(
+                        "row {i}: ready (pending 0) iff it has a drain stamp"
+                    ));
+                }
+                _ => {}
+            }
+            if let Some(s) = r.seq {
+                if !seqs.insert(s) {
+                    return Err(format!("row {i}: drain stamp {s} twice"));
+                }
+            }
+            for l in 0..self.w {
+                if r.lanes >> l & 1 == 0 {
+                    if r.thi[l] != 0 {
+                        return Err(format!("row {i}: lane {l} empty but thi != 0"));
+                    }
+                } else if !seen.insert((l, r.thi[l])) {
+                    return Err(format!(
+                        "thread (lane {l}, thi {}) in two rows (conservation)",
+                        r.thi[l]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn masked(v: &Warp, lanes: u64, w: usize) -> Warp {
+    Warp {
+        pc: v.pc,
+        lanes,
+        thi: (0..w)
+            .map(|l| if lanes >> l & 1 == 1 { v.thi[l] } else { 0 })
+            .collect(),
+    }
+}
+
+/// What one Ready Lookup cycle did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadyOutcome {
+    /// Insert k's leftover warp when no row was free (A10: straight to the second level).
+    pub bypass: [Option<Warp>; 2],
+    /// Lanes merged into existing rows.
+    pub merged: u32,
+    /// Insert k allocated a row (its index).
+    pub alloc: [Option<usize>; 2],
+    /// The drained head row.
+    pub drained: Option<Warp>,
+}
+
+/// The Ready Lookup (§3.4.3, §3.5 step 4): per-lane merge into the lowest compatible row,
+/// leftover lanes to the lowest free row, bypass when full, oldest-first drain.
+#[derive(Clone, Debug)]
+pub struct ReadyLookup {
+    t: Rows,
+    fault: Option<LookupFault>,
+}
+
+impl ReadyLookup {
+    pub fn new(cfg: &LookupConfig) -> ReadyLookup {
+        ReadyLookup {
+            t: Rows::new(cfg),
+            fault: None,
+        }
+    }
+    pub fn inject_fault(&mut self, fault: Option<LookupFault>) {
+        self.fault = fault;
+    }
+    pub fn reset(&mut self) {
+        self.t.reset();
+    }
+    /// The oldest row (start of cycle): what a drain this cycle removes.
+    pub fn head(&self) -> Option<usize> {
+        self.t.head()
+    }
+    pub fn head_warp(&self) -> Option<Warp> {
+        self.head().map(|r| self.t.rows[r].warp())
+    }
+    pub fn rows(&self) -> &[Row] {
+        &self.t.rows
+    }
+    pub fn count(&self) -> usize {
+        self.t.count()
+    }
+    pub fn full(&self) -> bool {
+        self.t.free_row().is_none()
+    }
+    /// Drain-order rank of row `r`.
+    pub fn ord(&self, r: usize) -> usize {
+        self.t.ord(r)
+    }
+
+    /// One cycle: `ins[0]` then `ins[1]` (each sees the earlier one), then the drain of the
+    /// start-of-cycle head when `drain`.
+    pub fn cycle(&mut self, ins: [Option<&Warp>; 2], drain: bool) -> ReadyOutcome {
+        let w = self.t.w;
+        let head = if drain { self.head() } else { None };
+        let mut out = ReadyOutcome::default();
+        for (k, v) in ins.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let v = masked(v, v.lanes & ((1u64 << w) - 1), w);
+            let mut left = v.lanes;
+            for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
+                let fits = |r: &usize| {
+                    let row = &self.t.rows[*r];
+                    row.valid
+                        && row.pc == v.pc
+                        && row.lanes >> l & 1 == 0
+                        && (Some(*r) != head || self.fault == Some(LookupFault::MergeIntoDrained))
+                };
+                let n = self.t.rows.len();
+                let target = if self.fault == Some(LookupFault::HighestRow) {
+                    (0..n).rev().find(fits)
+                } else {
+                    (0..n).find(fits)
+                };
+                if let Some(r) = target {
+                    self.t.rows[r].lanes |= 1 << l;
+                    self.t.rows[r].thi[l] = v.thi[l];
+                    left &= !(1 << l);
+                    out.merged += 1;
+                }
+            }
+            if left == 0 {
+                continue;
+            }
+            let rest = masked(&v, left, w);
+            match self.t.free_row() {
+                Some(r) => {
+                    let seq = self.t.stamp();
+                    self.t.rows[r] = Row {
+                        valid: true,
+                        pc: rest.pc,
+                        lanes: rest.lanes,
+                        thi: rest.thi,
+                        pending: 0,
+                        seq,
+                    };
+                    out.alloc[k] = Some(r);
+                }
+                None => out.bypass[k] = Some(rest),
+            }
+        }
+        if let Some(h) = head {
+            out.drained = Some(self.t.free(h));
+        }
+        out
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        self.t.check(LookupKind::Ready)
+    }
+}
+
+/// What one Waiting Lookup cycle did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WaitingOutcome {
+    /// The row that took the insert (merged into or allocated): the load's tag.
+    pub ins_row: Option<usize>,
+    /// The insert allocated its row (else it merged).
+    pub alloc: bool,
+    /// Lanes merged into an existing row.
+    pub merged: u32,
+    /// The row that became ready (pending 0) this cycle.
+    pub ready: Option<usize>,
+    pub drained: Option<Warp>,
+}
+
+/// The Waiting Lookup (§3.4.4, §3.7, A11): whole-warp merge of partial warps into a pending
+/// row at the same PC with disjoint lanes, per-lane pending bits, a row ready at pc + 1 when
+/// they clear, drained oldest-ready first.
+#[derive(Clone, Debug)]
+pub struct WaitingLookup {
+    t: Rows,
+    fault: Option<LookupFault>,
+}
+
+impl WaitingLookup {
+    pub fn new(cfg: &LookupConfig) -> WaitingLookup {
+        WaitingLookup {
+            t: Rows::new(cfg),
+            fault: None,
+        }
+    }
+    pub fn inject_fault(&mut self, fault: Option<LookupFault>) {
+        self.fault = fault;
+    }
+    pub fn reset(&mut self) {
+        self.t.reset();
+    }
+    /// The oldest ready row (start of cycle).
+    pub fn head(&self) -> Option<usize> {
+        self.t.head()
+    }
+    pub fn head_warp(&self) -> Option<Warp> {
+        self.head().map(|r| self.t.rows[r].warp())
+    }
+    pub fn rows(&self) -> &[Row] {
+        &self.t.rows
+    }
+    pub fn count(&self) -> usize {
+        self.t.count()
+    }
+    pub fn full(&self) -> bool {
+        self.t.free_row().is_none()
+    }
+    pub fn ord(&self, r: usize) -> usize {
+        self.t.ord(r)
+    }
+    /// Would an insert of `v` be taken (a partial warp with a row to go to)?
+    pub fn accepts(&self, v: &Warp) -> bool {
+        let n = (v.lanes & ((1u64 << self.t.w) - 1)).count_ones() as usize;
+        n > 0 && n < self.t.w && (self.merge_target(v).is_some() || self.t.free_row().is_some())
+    }
+    fn merge_target(&self, v: &Warp) -> Option<usize> {
+        let fits = |r: &usize| {
+            let row = &self.t.rows[*r];
+            row.valid && row.pc == v.pc && row.pending != 0 && row.lanes & v.lanes == 0
+        };
+        let n = self.t.rows.len();
+        if self.fault == Some(LookupFault::HighestRow) {
+            (0..n).rev().find(fits)
+        } else {
+            (0..n).find(fits)
+        }
+    }
+
+    /// One cycle: the insert, the completion (on the start-of-cycle pending bits), the row
+    /// that became ready, then the drain of the start-of-cycle head when `drain`.
+    pub fn cycle(
+        &mut self,
+        ins: Option<&Warp>,
+        cpl: Option<(usize, u64)>,
+        drain: bool,
+    ) -> WaitingOutcome {
+        let w = self.t.w;
+        let head = if drain { self.head() } else { None };
+        let start: Vec<(bool, u64)> = self.t.rows.iter().map(|r| (r.valid, r.pending)).collect();
+        let mut out = WaitingOutcome::default();
+        // The completion first, on the start-of-cycle bits: the insert's lanes are disjoint.
+        if let Some((r, lanes)) = cpl {
+            if r < self.t.rows.len() && self.t.rows[r].valid {
+                self.t.rows[r].pending &= !lanes;
+            }
+        }
+        if let Some(v) = ins {
+            let v = masked(v, v.lanes & ((1u64 << w) - 1), w);
+            let n = v.lanes.count_ones() as usize;
+            if n > 0 && n < w {
+                if let Some(r) = self.merge_target(&v) {
+                    let row = &mut self.t.rows[r];
+                    row.lanes |= v.lanes;
+                    row.pending |= v.lanes;
+                    for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
+                        row.thi[l] = v.thi[l];
+                    }
+                    out.ins_row = Some(r);
+                    out.merged = n as u32;
+                } else if let Some(r) = self.t.free_row() {
+                    self.t.rows[r] = Row {
+                        valid: true,
+                        pc: v.pc,
+                        lanes: v.lanes,
+                        thi: v.thi,
+                        pending: v.lanes,
+                        seq: None,
+                    };
+                    out.ins_row = Some(r);
+                    out.alloc = true;
+                }
+            }
+        }
+        for r in 0..self.t.rows.len() {
+            let (was_valid, was_pending) = start[r];
+            if was_valid && was_pending != 0 && self.t.rows[r].pending == 0 {
+                let seq = self.t.stamp();
+                let mask = self.t.pc_mask;
+                let row = &mut self.t.rows[r];
+                row.pc = (row.pc + 1) & mask;
+                row.seq = seq;
+                out.ready = Some(r);
+            }
+        }
+        if let Some(h) = head {
+            out.drained = Some(self.t.free(h));
+        }
+        out
+    }
+
+    pub fn check(&self) -> Result<(), String> {
+        self.t.check(LookupKind::Waiting)
+    }
+}
+
+/// Either table.
+#[derive(Clone, Debug)]
+enum Table {
+    Ready(ReadyLookup),
+    Waiting(WaitingLookup),
+}
+
+impl Table {
+    fn rows(&self) -> &Rows {
+        match self {
+            Table::Ready(t) => &t.t,
+            Table::Waiting(t) => &t.t,
+        }
+    }
+}
+
+/// Event counters (coverage).
+#[derive(Clone, Debug, Default)]
+pub struct LookupCounters {
+    pub cycles: u64,
+    pub inserts: u64,
+    /// Lanes merged into existing rows.
+    pub merged_lanes: u64,
+    /// Inserts that merged (some lanes, or the whole warp).
+    pub merges: u64,
+    pub allocations: u64,
+    pub bypasses: u64,
+    /// Waiting Lookup inserts refused (full warp, or no row).
+    pub refused: u64,
+    pub completions: u64,
+    pub became_ready: u64,
+    pub drains: u64,
+    /// Cycles starting with every row valid.
+    pub full_cycles: u64,
+    /// Ready Lookup: cycles where insert 1 merged into a row insert 0 allocated.
+    pub second_into_first: u64,
+    /// Cycles with a drain and an insert of the head's PC.
+    pub drain_with_same_pc: u64,
+}
+
+/// The cycle model of `crown-lookup`.
+#[derive(Clone, Debug)]
+pub struct CrownLookupModel {
+    cfg: LookupConfig,
+    inp: InPorts,
+    out: OutPorts,
+    table: Table,
+    counters: LookupCounters,
+    cycle: u64,
+}
+
+impl CrownLookupModel {
+    pub fn new(cfg: &LookupConfig) -> Self {
+        let layout = Layout::new(&cfg.ports());
+        CrownLookupModel {
+            inp: InPorts::new(&layout, cfg),
+            out: OutPorts::new(&layout),
+            table: match cfg.kind {
+                LookupKind::Ready => Table::Ready(ReadyLookup::new(cfg)),
+                LookupKind::Waiting => Table::Waiting(WaitingLookup::new(cfg)),
+            },
+            counters: LookupCounters::default(),
+            cycle: 0,
+            cfg: cfg.clone(),
+        }
+    }
+
+    pub fn inject_fault(&mut self, fault: Option<LookupFault>) {
+        match &mut self.table {
+            Table::Ready(t) => t.inject_fault(fault),
+            Table::Waiting(t) => t.inject_fault(fault),
+        }
+    }
+
+    pub fn counters(&self) -> &LookupCounters {
+        &self.counters
+    }
+
+    fn warp_in(&self, inputs: &[u64], k: usize) -> Option<Warp> {
+        let (w, t, p) = (self.cfg.w(), self.cfg.thi_bits(), self.cfg.pc_bits());
+        let i = &self.inp.ins[k];
+        (get(inputs, i.valid, 1) == 1).then(|| Warp {
+            pc: get(inputs, i.pc, p),
+            lanes: get(inputs, i.lanes, w),
+            thi: (0..w).map(|l| get(inputs, i.thi + l * t, t)).collect(),
+        })
+    }
+
+    fn write_warp(&self, outputs: &mut [u64], at: [usize; 3], v: &Warp) {
+        let (w, t, p) = (self.cfg.w(), self.cfg.thi_bits(), self.cfg.pc_bits());
+        set(outputs, at[0], p, v.pc);
+        set(outputs, at[1], w, v.lanes);
+        for l in 0..w {
+            set(outputs, at[2] + l * t, t, v.thi[l]);
+        }
+    }
+
+    /// Registered outputs and the state digest, from the start-of-cycle table.
+    fn write_state(&self, outputs: &mut [u64]) {
+        let (w, t, p) = (self.cfg.w(), self.cfg.thi_bits(), self.cfg.pc_bits());
+        let o = &self.out;
+        let rows = self.table.rows();
+        let ob = self.cfg.ord_bits();
+        for (r, row) in rows.rows.iter().enumerate() {
+            set(outputs, o.dbg_valid + r, 1, row.valid as u64);
+            set(outputs, o.dbg_pc + r * p, p, row.pc);
+            set(outputs, o.dbg_lanes + r * w, w, row.lanes);
+            for l in 0..w {
+                set(outputs, o.dbg_thi + (r * w + l) * t, t, row.thi[l]);
+            }
+            set(outputs, o.dbg_ord + r * ob, ob, rows.ord(r) as u64);
+            if let Some(pd) = o.dbg_pending {
+                set(outputs, pd + r * w, w, row.pending);
+            }
+        }
+        let count = rows.count();
+        set(outputs, o.count, self.cfg.count_bits(), count as u64);
+        set(outputs, o.full, 1, (count == self.cfg.rows) as u64);
+        let head = rows.head();
+        set(outputs, o.head_valid, 1, head.is_some() as u64);
+        set(
+            outputs,
+            o.head_row,
+            self.cfg.row_bits(),
+            head.unwrap_or(0) as u64,
+        );
+        let hw = head.map(|h| rows.rows[h].warp()).unwrap_or(Warp {
+            pc: 0,
+            lanes: 0,
+            thi: vec![0; w],
+        });
+        self.write_warp(outputs, [o.head_pc, o.head_lanes, o.head_thi], &hw);
+    }
+}
+
+impl Model for CrownLookupModel {
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        outputs.iter_mut().for_each(|x| *x = 0);
+        self.write_state(outputs);
+        self.cycle += 1;
+        self.counters.cycles += 1;
+        if get(inputs, self.inp.reset, 1) == 1 {
+            match &mut self.table {
+                Table::Ready(t) => t.reset(),
+                Table::Waiting(t) => t.reset(),
+            }
+            return;
+        }
+        let drain = get(inputs, self.inp.drain, 1) == 1;
+        let o = self.out.clone();
+        let w = self.cfg.w();
+        let c = &mut self.counters;
+        c.full_cycles += (self.table.rows().count() == self.cfg.rows) as u64;
+        match self.cfg.kind {
+            LookupKind::Ready => {
+                let ins = [self.warp_in(inputs, 0), self.warp_in(inputs, 1)];
+                let Table::Ready(t) = &mut self.table else {
+                    unreachable!()
+                };
+                if let (Some(h), true) = (t.head_warp(), drain) {
+                    let same = ins.iter().flatten().any(|v| v.pc == h.pc);
+                    self.counters.drain_with_same_pc += same as u64;
+                }
+                let r = t.cycle([ins[0].as_ref(), ins[1].as_ref()], drain);
+                let c = &mut self.counters;
+                if let (Some(a), Some(v)) = (r.alloc[0], ins[1].as_ref()) {
+                    let row = &t.t.rows[a];
+                    c.second_into_first += (row.pc == v.pc
+                        && row.lanes & v.lanes & ((1u64 << w) - 1) != 0
+                        && ins[0].as_ref().is_some_and(|u| u.lanes & v.lanes == 0))
+                        as u64;
+                }
+                c.inserts += ins.iter().flatten().count() as u64;
+                c.merged_lanes += r.merged as u64;
+                c.merges += (r.merged > 0) as u64;
+                c.allocations += r.alloc.iter().flatten().count() as u64;
+                c.bypasses += r.bypass.iter().flatten().count() as u64;
+                c.drains += r.drained.is_some() as u64;
+                let mut alloc = 0;
+                for k in 0..2 {
+                    alloc |= (r.alloc[k].is_some() as u64) << k;
+                    if let Some(b) = &r.bypass[k] {
+                        set(outputs, o.byp[k][0], 1, 1);
+                        self.write_warp(outputs, [o.byp[k][1], o.byp[k][2], o.byp[k][3]], b);
+                    }
+                }
+                set(outputs, o.ev_merge, self.cfg.merge_bits(), r.merged as u64);
+                set(outputs, o.ev_alloc, 2, alloc);
+            }
+            LookupKind::Waiting => {
+                let ins = self.warp_in(inputs, 0);
+                let i = &self.inp;
+                let cpl = (get(inputs, i.cpl_valid, 1) == 1).then(|| {
+                    (
+                        get(inputs, i.cpl_row, self.cfg.row_bits()) as usize,
+                        get(inputs, i.cpl_lanes, w),
+                    )
+                });
+                let Table::Waiting(t) = &mut self.table else {
+                    unreachable!()
+                };
+                let r = t.cycle(ins.as_ref(), cpl, drain);
+                let c = &mut self.counters;
+                c.inserts += ins.is_some() as u64;
+                c.merged_lanes += r.merged as u64;
+                c.merges += (r.merged > 0) as u64;
+                c.allocations += r.alloc as u64;
+                c.refused += (ins.is_some() && r.ins_row.is_none()) as u64;
+                c.completions += cpl.is_some() as u64;
+                c.became_ready += r.ready.is_some() as u64;
+                c.drains += r.drained.is_some() as u64;
+                set(outputs, o.ins_ok, 1, r.ins_row.is_some() as u64);
+                set(
+                    outputs,
+                    o.ins_row,
+                    self.cfg.row_bits(),
+                    r.ins_row.unwrap_or(0) as u64,
+                );
+                set(outputs, o.ev_merge, self.cfg.merge_bits(), r.merged as u64);
+                set(outputs, o.ev_alloc, 1, r.alloc as u64);
+            }
+        }
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        match &self.table {
+            Table::Ready(t) => t.check(),
+            Table::Waiting(t) => t.check(),
+        }
+    }
+
+    fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
+        if get(inputs, self.inp.reset, 1) == 1 {
+            return Ok(());
+        }
+        let rows = self.table.rows();
+        let w = self.cfg.w();
+        // Conservation: an inserted thread is not already in the table, nor in the other
+        // insert of the cycle.
+        let mut seen: std::collections::HashSet<(usize, u64)> = rows
+            .rows
+            .iter()
+            .filter(|r| r.valid)
+            .flat_map(|r| {
+                (0..w)
+                    .filter(move |&l| r.lanes >> l & 1 == 1)
+                    .map(move |l| (l, r.thi[l]))
+            })
+            .collect();
+        for k in 0..self.cfg.inserts() {
+            if let Some(v) = self.warp_in(inputs, k) {
+                for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
+                    if !seen.insert((l, v.thi[l])) {
+                        return Err(format!(
+                            "port ins{k}_lanes: thread (lane {l}, thi {}) is already in the table",
+                            v.thi[l]
+                        ));
+                    }
+                }
+            }
+        }
+        if self.cfg.kind == LookupKind::Waiting && get(inputs, self.inp.cpl_valid, 1) == 1 {
+            let r = get(inputs, self.inp.cpl_row, self.cfg.row_bits()) as usize;
+            let lanes = get(inputs, self.inp.cpl_lanes, w);
+            let ok = r < rows.rows.len()
+                && rows.rows[r].valid
+                && lanes != 0
+                && lanes & !rows.rows[r].pending == 0;
+            if !ok {
+                return Err(format!(
+                    "port cpl_lanes: lanes {lanes:#x} of row {r} are not pending"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn state_line(&self) -> String {
+        let rows = self.table.rows();
+        let mut s = format!("cycle {}", self.cycle);
+        for (i, r) in rows.rows.iter().enumerate().filter(|(_, r)| r.valid) {
+            s.push_str(&format!(
+                " r{i}[pc {:#x} lanes {:#x} ord {}",
+                r.pc,
+                r.lanes,
+                rows.ord(i)
+            ));
+            if self.cfg.kind == LookupKind::Waiting {
+                s.push_str(&format!(" pend {:#x}", r.pending));
+            }
+            s.push(']');
+        }
+        s
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let c = &self.counters;
+        vec![
+            ("inserts", c.inserts),
+            ("merges", c.merges),
+            ("merged_lanes", c.merged_lanes),
+            ("allocations", c.allocations),
+            ("bypasses", c.bypasses),
+            ("refused", c.refused),
+            ("completions", c.completions),
+            ("became_ready", c.became_ready),
+            ("drains", c.drains),
+            ("full_cycles", c.full_cycles),
+            ("second_into_first", c.second_into_first),
+            ("drain_with_same_pc", c.drain_with_same_pc),
+        ]
+    }
+}
