@@ -1,8 +1,11 @@
-//! The `crown` top model: spec vectors, invariants, and kernels in CROWN mode.
+//! The `crown` top model: the spec vectors (C1, C2, the one-sided branch, §2.7) through the
+//! CROWN execution mode, planted bugs, and every suite kernel on the model with its output
+//! checked against the host reference.
 
 use warpforge_contract::params::Params;
 use warpforge_contract::units::crown::{CrownConfig, NAME, PARAMS};
-use warpforge_testbench::crown::ModelEngine;
+use warpforge_testbench::crown::vectors::{default_config, run_vector, VECTORS};
+use warpforge_testbench::crown::{CrownFault, ModelEngine};
 use warpforge_testbench::isa::asm::AsmOptions;
 use warpforge_testbench::isa::crown::CrownOptions;
 use warpforge_testbench::isa::kernels::SUITE;
@@ -14,24 +17,61 @@ fn cfg(sets: &[&str]) -> CrownConfig {
 }
 
 #[test]
-fn suite_small_on_the_model() {
-    let c = cfg(&[]);
-    for k in SUITE {
+fn spec_vectors_on_the_model() {
+    let c = default_config();
+    for v in VECTORS {
         let mut e = ModelEngine::new(&c);
-        let o = CrownOptions::new(c.clone());
-        let r = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
-        let s = r.crown.as_ref();
-        eprintln!(
-            "{:12} {:?} {:?} la {:.1} issues {} sbr32 {:.1} sbr8 {:.1} {:.2}s",
-            k.name,
-            r.skipped,
-            r.error,
-            s.map_or(0.0, |s| s.lane_activity()),
-            s.map_or(0, |s| s.engine.issues),
-            r.sbr32.as_ref().map_or(0.0, |x| 100.0 * x.simd_efficiency()),
-            r.sbr8.as_ref().map_or(0.0, |x| 100.0 * x.simd_efficiency()),
-            r.seconds
-        );
-        assert!(r.passed(), "{}: {:?} {:?}", k.name, r.skipped, r.error);
+        let r = run_vector(v, &mut e, &c).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        (v.check)(&r).unwrap_or_else(|e| panic!("{}: {e}", v.name));
     }
+}
+
+#[test]
+fn planted_bugs_fail_the_vectors() {
+    let c = default_config();
+    // Skipping the taken path's arrival check breaks the one-sided vector.
+    let mut e = ModelEngine::new(&c);
+    e.model.inject_fault(Some(CrownFault::NoTakenProbe));
+    // (The model's own reconvergence-bypass check, §7.1 item 5, stops the run.)
+    let err = run_vector(&VECTORS[2], &mut e, &c).err().unwrap();
+    assert!(err.contains("while a barrier there awaits it"), "{err}");
+    // A transfer in the second branch's cycle drains w0's then-path before w1's joins it:
+    // C2's merge, and its 11 issues, are lost.
+    let mut e = ModelEngine::new(&c);
+    e.model.inject_fault(Some(CrownFault::BranchFreesPort));
+    let r = run_vector(&VECTORS[1], &mut e, &c).unwrap();
+    let err = (VECTORS[1].check)(&r).unwrap_err();
+    assert!(err.starts_with("issues"), "{err}");
+}
+
+fn suite_on(c: &CrownConfig, size: usize) {
+    for k in SUITE {
+        let mut e = ModelEngine::new(c);
+        let o = CrownOptions::new(c.clone());
+        let r = run_crown_case(k, k.sizes[size], 1, &o, &AsmOptions::default(), &mut e);
+        assert!(r.passed(), "{}: {:?} {:?}", k.name, r.skipped, r.error);
+        let s = r.crown.unwrap();
+        assert!(s.engine.issues > 0 && s.engine.retired > 0, "{}", k.name);
+    }
+}
+
+#[test]
+fn suite_on_the_thesis_configuration() {
+    suite_on(&cfg(&[]), 0);
+}
+
+#[test]
+fn suite_on_small_tables() {
+    // Few barriers (allocation failures), 2-row lookups (bypasses), a pool of 2, n2 = 2N/w.
+    suite_on(
+        &cfg(&[
+            "sets=4",
+            "ways=2",
+            "rl_rows=2",
+            "wl_rows=2",
+            "pool=2",
+            "n2=256",
+        ]),
+        0,
+    );
 }

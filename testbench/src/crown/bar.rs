@@ -135,7 +135,8 @@ impl Barriers {
                 if lanes == 0 {
                     continue;
                 }
-                let free = (g * ways..(g + 1) * ways).find(|&i| !self.e[i].valid && Some(i) != head);
+                let free =
+                    (g * ways..(g + 1) * ways).find(|&i| !self.e[i].valid && Some(i) != head);
                 match free {
                     Some(i) => {
                         self.e[i] = BarEntry {
@@ -204,25 +205,40 @@ impl Barriers {
                 continue;
             }
             if x.arrived & !x.expected != 0 {
-                return Err(format!("barrier {i}: arrived {:#x} not within expected {:#x}", x.arrived, x.expected));
+                return Err(format!(
+                    "barrier {i}: arrived {:#x} not within expected {:#x}",
+                    x.arrived, x.expected
+                ));
             }
             if x.complete != (x.arrived == x.expected) {
-                return Err(format!("barrier {i}: complete {} with arrived {:#x} expected {:#x}", x.complete, x.arrived, x.expected));
+                return Err(format!(
+                    "barrier {i}: complete {} with arrived {:#x} expected {:#x}",
+                    x.complete, x.arrived, x.expected
+                ));
             }
             for l in 0..w {
                 if x.expected >> l & 1 == 0 {
                     if x.thi[l] != 0 {
-                        return Err(format!("barrier {i}: thread index in lane {l} outside expected"));
+                        return Err(format!(
+                            "barrier {i}: thread index in lane {l} outside expected"
+                        ));
                     }
                     continue;
                 }
                 if self.cfg.set_of(x.thi[l]) != i / ways {
-                    return Err(format!("barrier {i}: lane {l} thread index {} outside set {}", x.thi[l], i / ways));
+                    return Err(format!(
+                        "barrier {i}: lane {l} thread index {} outside set {}",
+                        x.thi[l],
+                        i / ways
+                    ));
                 }
                 if !x.complete {
                     let k = (x.pc, l, x.thi[l]);
                     if seen.contains(&k) {
-                        return Err(format!("two live barriers expect lane {l} thi {} at pc {}", x.thi[l], x.pc));
+                        return Err(format!(
+                            "two live barriers expect lane {l} thi {} at pc {}",
+                            x.thi[l], x.pc
+                        ));
                     }
                     seen.push(k);
                 }

@@ -5,11 +5,12 @@
 
 mod bar;
 mod model;
+pub mod vectors;
 
 pub use bar::{BarEntry, BarOutcome, Barriers};
 pub use model::{
-    CommitEvent, Crown, CrownCounters, CrownFault, CrownIn, CrownOut, XFER_BAR, XFER_NONE,
-    XFER_RL, XFER_WL,
+    CommitEvent, Crown, CrownCounters, CrownFault, CrownIn, CrownOut, XFER_BAR, XFER_NONE, XFER_RL,
+    XFER_WL,
 };
 
 /// What makes the regrouping decisions of a kernel run: one call per clock cycle.

@@ -122,8 +122,8 @@ impl CrownCounters {
 /// A deliberate top-level bug (planted-bug tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrownFault {
-    /// Ready Lookup rows drain whenever the second level has fewer than 3 ready warps.
-    DrainAtThree,
+    /// A divergent branch leaves the second level's write port to a transfer.
+    BranchFreesPort,
     /// The arrival check is skipped for the taken path of a branch.
     NoTakenProbe,
 }
@@ -198,13 +198,56 @@ impl Crown {
         self.pool.select().map(|(_, e)| (e.slot, e.warp.clone()))
     }
 
-    /// `cmt_ready` for `ev` in the current state (combinational).
+    /// `cmt_ready` for `ev` in the current state (combinational): no warp in the holding
+    /// register, and a free second-level row for a launch or for a divergent branch whose
+    /// Ready Lookup inserts leave a bypass warp (the second one goes to the holding register
+    /// and takes the row the branch frees, next cycle).
     pub fn accepts(&self, ev: &CommitEvent) -> bool {
-        let rows = match ev.kind {
-            kind::LAUNCH | kind::BRANCH => 1,
+        if self.hold.is_some() {
+            return false;
+        }
+        let e = self.normalize(ev);
+        let rows = match e.kind {
+            kind::LAUNCH => 1,
+            kind::BRANCH => {
+                let (ins0, ins1) = self.paths(&e, self.probe_hits(&e));
+                let mut rl = self.rl.clone();
+                let o = rl.cycle([ins0.as_ref(), ins1.as_ref()], false);
+                o.bypass.iter().any(|b| b.is_some()) as usize
+            }
             _ => 0,
         };
-        self.hold.is_none() && self.l2.free_count() >= rows
+        self.l2.free_count() >= rows
+    }
+
+    /// The lanes of a branch event the arrival check would absorb (reservation included).
+    fn probe_hits(&self, e: &CommitEvent) -> u64 {
+        let w = self.cfg.common().w;
+        let mut bar = self.bar.clone();
+        let rsv = e.rpc.map(|r| e.warp(r, e.lanes));
+        let pcs: Vec<u64> = (0..w)
+            .map(|l| {
+                if e.taken >> l & 1 == 1 {
+                    e.target
+                } else {
+                    e.pc
+                }
+            })
+            .collect();
+        let v = e.warp(e.pc, e.lanes);
+        bar.cycle(rsv.as_ref(), Some((&v, pcs.as_slice())), false)
+            .hit
+    }
+
+    /// A divergent branch's surviving paths: (fall-through, taken).
+    fn paths(&self, e: &CommitEvent, hit: u64) -> (Option<Warp>, Option<Warp>) {
+        let w = self.cfg.common().w;
+        let fall = e.lanes & !e.taken & !hit;
+        let taken = e.lanes & e.taken & !hit;
+        (
+            (fall != 0).then(|| e.warp(e.pc, fall).normalized(w)),
+            (taken != 0).then(|| e.warp(e.target, taken).normalized(w)),
+        )
     }
 
     /// A branch whose lanes all go one way is an advance (§3.10 `len(paths) == 1`).
@@ -241,7 +284,6 @@ impl Crown {
         // Start-of-cycle state.
         let ready_count = self.l2.ready_count();
         let l2_free = self.l2.free_count();
-        let rl_free = self.cfg.rl.rows - self.rl.count();
         let sel = self.pool.select().map(|(_, e)| e.clone());
         let refill = self.l2.out().map(|r| PoolEntry {
             warp: r.warp.clone(),
@@ -265,24 +307,19 @@ impl Crown {
 
         // 2. Who writes the second level's payload, and whether a transfer runs.
         let port_claimed = self.hold.is_some()
-            || match k {
-                Some(kind::LAUNCH | kind::ADVANCE | kind::EXIT | kind::SYNC) => true,
-                Some(kind::BRANCH) => rl_free < 2,
-                _ => false,
-            };
+            || matches!(
+                k,
+                Some(kind::LAUNCH | kind::ADVANCE | kind::EXIT | kind::SYNC)
+            )
+            || k == Some(kind::BRANCH) && self.fault != Some(CrownFault::BranchFreesPort);
         let probes = matches!(k, Some(kind::ADVANCE | kind::BRANCH | kind::EXIT));
-        let rl_limit = if self.fault == Some(CrownFault::DrainAtThree) {
-            3
-        } else {
-            2
-        };
         let mut transfer = XFER_NONE;
         if !port_claimed && l2_free >= 1 {
             if self.wl.head().is_some() && !probes {
                 transfer = XFER_WL;
             } else if self.bar.head().is_some() && ready_count == 0 {
                 transfer = XFER_BAR;
-            } else if self.rl.head().is_some() && ready_count < rl_limit {
+            } else if self.rl.head().is_some() && ready_count < 2 {
                 transfer = XFER_RL;
             }
         }
@@ -338,12 +375,7 @@ impl Crown {
         let (ins0, ins1) = match &ev {
             Some(e) if divergent => {
                 self.ctr.divergent_branches += 1;
-                let fall = e.lanes & !e.taken & !hit;
-                let taken = e.lanes & e.taken & !hit;
-                (
-                    (fall != 0).then(|| e.warp(e.pc, fall).normalized(w)),
-                    (taken != 0).then(|| e.warp(e.target, taken).normalized(w)),
-                )
+                self.paths(e, hit)
             }
             _ => (None, None),
         };
@@ -364,9 +396,7 @@ impl Crown {
             Some(e) if e.kind == kind::COMPLETE => Some((e.row, e.taken)),
             _ => None,
         };
-        let wo = self
-            .wl
-            .cycle(wl_ins.as_ref(), cpl, transfer == XFER_WL);
+        let wo = self.wl.cycle(wl_ins.as_ref(), cpl, transfer == XFER_WL);
         out.wl_merge = wo.merged;
         self.ctr.wl_merged_lanes += wo.merged as u64;
 
@@ -472,13 +502,17 @@ impl Crown {
             }
         }
         if transfer == XFER_BAR && ready_count != 0 || transfer == XFER_RL && ready_count >= 2 {
-            if self.fault.is_none() {
-                self.flag(format!("transfer {transfer} with ready count {ready_count}"));
-            }
+            self.flag(format!(
+                "transfer {transfer} with ready count {ready_count}"
+            ));
         }
         ops.pop = ready_count > 0 && pool_free > refill.is_some() as usize;
         let issue = inp.iss_ready && sel.is_some();
-        ops.issue = if issue { sel.as_ref().map(|e| e.slot) } else { None };
+        ops.issue = if issue {
+            sel.as_ref().map(|e| e.slot)
+        } else {
+            None
+        };
         if let Some(e) = &sel {
             if issue {
                 self.check_issue(&e.warp);
@@ -546,10 +580,14 @@ impl Crown {
         if let Some(v) = &self.violation {
             return Err(v.clone());
         }
-        self.l2.check(false).map_err(|e| format!("second level: {e}"))?;
+        self.l2
+            .check(false)
+            .map_err(|e| format!("second level: {e}"))?;
         self.pool.check().map_err(|e| format!("issue pool: {e}"))?;
         self.rl.check().map_err(|e| format!("Ready Lookup: {e}"))?;
-        self.wl.check().map_err(|e| format!("Waiting Lookup: {e}"))?;
+        self.wl
+            .check()
+            .map_err(|e| format!("Waiting Lookup: {e}"))?;
         self.bar.check().map_err(|e| format!("barriers: {e}"))?;
         let c = self.cfg.common().clone();
         self.gen += 1;
@@ -558,10 +596,14 @@ impl Crown {
         let mut mark = |t: u64, at: &str, stamp: &mut Vec<u64>, live: &Vec<bool>| {
             let t = t as usize;
             if stamp[t] == gen {
-                return Err(format!("thread conservation: thread {t} is in two places ({at})"));
+                return Err(format!(
+                    "thread conservation: thread {t} is in two places ({at})"
+                ));
             }
             if !live[t] {
-                return Err(format!("thread conservation: thread {t} in {at} is not live"));
+                return Err(format!(
+                    "thread conservation: thread {t} in {at} is not live"
+                ));
             }
             stamp[t] = gen;
             count += 1;
@@ -608,7 +650,10 @@ impl Crown {
         // The pool's copies (A6): each entry is its row's warp, the row marked in the pool.
         for e in self.pool.entries().iter().flatten() {
             if !self.l2.in_pool(e.slot) || self.l2.warp(e.slot) != e.warp {
-                return Err(format!("issue pool entry for row {} is not that row's warp", e.slot));
+                return Err(format!(
+                    "issue pool entry for row {} is not that row's warp",
+                    e.slot
+                ));
             }
         }
         // 8. Capacity.

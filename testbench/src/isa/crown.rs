@@ -298,7 +298,9 @@ impl Driver<'_> {
     fn execute(&mut self, row: usize, v: &Warp) -> Result<Pending, CrownError> {
         let pc = v.pc as u32;
         let Some(&ins) = self.m.program.code.get(pc as usize) else {
-            return Err(CrownError::Engine(format!("warp issued at pc {pc}, outside the program")));
+            return Err(CrownError::Engine(format!(
+                "warp issued at pc {pc}, outside the program"
+            )));
         };
         let lanes = self.lanes_of(v)?;
         let (mut exited, mut arrived, mut taken) = (0u64, 0u64, 0u64);

@@ -211,9 +211,9 @@ pub fn unpack_thi(words: &[u64], w: usize, thi_bits: usize) -> Vec<u64> {
 //    bypass goes to the holding register) → one transfer, oldest source first (A13 as
 //    narrowed by the single port): a ready Waiting Lookup row (probed for arrivals on the
 //    way, so not in a cycle whose commit probes), else a complete barrier when `ready_count
-//    = 0`, else a Ready Lookup row when `ready_count < 2`. A transfer in a divergent-branch
-//    cycle needs two free Ready Lookup rows at the start of the cycle (then no bypass can
-//    claim the port). A transfer needs a free second-level row. Transferred warps are
+//    = 0`, else a Ready Lookup row when `ready_count < 2`. A divergent branch claims the
+//    port whether or not it bypasses (so a transfer never waits on the Ready Lookup's
+//    result). A transfer needs a free second-level row. Transferred warps are
 //    inserted as ready; a Waiting Lookup row absorbed completely is just freed.
 // 3. **Refill** (T1): the second level's read result of the last cycle is written into the
 //    pool; the ready FIFO head is popped when the pool has more free entries at the start of
