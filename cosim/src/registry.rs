@@ -77,6 +77,8 @@ pub const UNITS: &[Registration] = {
         register::<ram::RamConfig>(),
         register::<sm_alu::SmAluConfig>(),
         register::<sm::SmConfig>(),
+        register::<crown_l2::L2Config>(),
+        register::<crown_pool::PoolConfig>(),
     ]
 };
 

@@ -108,6 +108,22 @@ cycle_unit!(
     SmAluModel,
     SmAluStimulus
 );
+cycle_unit!(
+    crown_l2::L2Config,
+    crown_l2,
+    crown_l2::generate,
+    crown_l2,
+    CrownL2Model,
+    CrownL2Stimulus
+);
+cycle_unit!(
+    crown_pool::PoolConfig,
+    crown_pool,
+    crown_pool::generate,
+    crown_pool,
+    CrownPoolModel,
+    CrownPoolStimulus
+);
 
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.

@@ -3,6 +3,8 @@
 //! rust-hdl stays behind this crate's boundary: a unit's config goes in, Verilog text comes
 //! out ([`Design`]). Nothing else in warpforge touches rust-hdl types.
 
+pub mod crown_l2;
+pub mod crown_pool;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -10,6 +12,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod primitives;
 pub mod ram;
+pub mod regfile;
 pub mod simt_stack;
 pub mod sm;
 pub mod warp_sched;
