@@ -3,11 +3,9 @@
 //! the kernel-driven execution mode talks to ([`Engine`]): the model alone, or the RTL in
 //! lockstep with it.
 
-mod bar;
 mod model;
 pub mod vectors;
 
-pub use bar::{BarEntry, BarOutcome, Barriers};
 pub use model::{
     CommitEvent, Crown, CrownCounters, CrownFault, CrownIn, CrownOut, XFER_BAR, XFER_NONE, XFER_RL,
     XFER_WL,

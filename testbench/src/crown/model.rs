@@ -5,7 +5,7 @@
 use warpforge_contract::units::crown::{kind, CrownConfig, Warp};
 use warpforge_contract::units::crown_l2::{FREE, READY, WAIT_SYNC};
 
-use super::bar::{BarOutcome, Barriers};
+use crate::crown_barrier::{BarrierOutcome, BarrierTable, Probe};
 use crate::crown_l2::{L2Ops, L2Update, SecondLevel};
 use crate::crown_lookup::{ReadyLookup, WaitingLookup};
 use crate::crown_pool::{IssuePool, PoolEntry};
@@ -136,7 +136,7 @@ pub struct Crown {
     pub pool: IssuePool,
     pub rl: ReadyLookup,
     pub wl: WaitingLookup,
-    pub bar: Barriers,
+    pub bar: BarrierTable,
     pub hold: Option<Warp>,
     pub ctr: CrownCounters,
     /// Thread slot launched and not retired.
@@ -156,7 +156,7 @@ impl Crown {
             pool: IssuePool::new(&cfg.pool),
             rl: ReadyLookup::new(&cfg.rl),
             wl: WaitingLookup::new(&cfg.wl),
-            bar: Barriers::new(&cfg.bar),
+            bar: BarrierTable::new(&cfg.bar),
             hold: None,
             ctr: CrownCounters::default(),
             live: vec![false; n],
@@ -234,9 +234,12 @@ impl Crown {
                 }
             })
             .collect();
-        let v = e.warp(e.pc, e.lanes);
-        bar.cycle(rsv.as_ref(), Some((&v, pcs.as_slice())), false)
-            .hit
+        let p = Probe {
+            lanes: e.lanes,
+            pc: pcs,
+            thi: e.thi.clone(),
+        };
+        bar.cycle(rsv.as_ref(), Some(&p), false).hit
     }
 
     /// A divergent branch's surviving paths: (fall-through, taken).
@@ -358,15 +361,19 @@ impl Crown {
                 h.clone()
             }),
         };
-        let bo: BarOutcome = self.bar.cycle(
-            rsv.as_ref(),
-            prb.as_ref().map(|v| (v, pcs.as_slice())),
-            transfer == XFER_BAR,
-        );
+        let prb = prb.map(|v| Probe {
+            lanes: v.lanes,
+            pc: pcs.clone(),
+            thi: v.thi,
+        });
+        self.bar.begin_cycle();
+        let bo: BarrierOutcome = self
+            .bar
+            .cycle(rsv.as_ref(), prb.as_ref(), transfer == XFER_BAR);
         let hit = bo.hit;
         out.arrived = hit;
         out.bar_fail = bo.fail;
-        self.ctr.bar_reserved += bo.new as u64;
+        self.ctr.bar_reserved += bo.allocated.len() as u64;
         self.ctr.bar_dedup_lanes += bo.dedup as u64;
         self.ctr.bar_alloc_fail += bo.fail as u64;
         self.ctr.arrivals += hit.count_ones() as u64;
@@ -552,7 +559,7 @@ impl Crown {
         if e.kind == kind::EXIT {
             // 6. No barrier at exit.
             for l in (0..w).filter(|&l| (e.lanes & e.taken) >> l & 1 == 1) {
-                if self.bar.waits_for(None, l, e.thi[l]) {
+                if waits_for(&self.bar, None, l, e.thi[l]) {
                     let t = self.cfg.common().thread(l, e.thi[l]);
                     self.flag(format!("thread {t} exits while a barrier expects it"));
                 }
@@ -564,7 +571,7 @@ impl Crown {
     fn check_issue(&mut self, v: &Warp) {
         let w = self.cfg.common().w;
         for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
-            if self.bar.waits_for(Some(v.pc), l, v.thi[l]) {
+            if waits_for(&self.bar, Some(v.pc), l, v.thi[l]) {
                 let t = self.cfg.common().thread(l, v.thi[l]);
                 self.flag(format!(
                     "thread {t} issues pc {} while a barrier there awaits it",
@@ -626,7 +633,7 @@ impl Crown {
                 mark(t, "Waiting Lookup", &mut self.stamp, &self.live)?;
             }
         }
-        for x in self.bar.e.iter().filter(|x| x.valid) {
+        for x in self.bar.entries().iter().filter(|x| x.valid) {
             let v = Warp {
                 pc: x.pc,
                 lanes: x.arrived,
@@ -675,8 +682,25 @@ impl Crown {
             self.rl.count(),
             self.wl.count(),
             self.bar.live(),
-            self.bar.e.iter().filter(|x| x.valid).count(),
+            self.bar.used(),
             self.hold.is_some() as u8
         )
     }
+}
+
+/// Does a live barrier expect thread (lane, thi) — at `pc`, when given — and it has not
+/// arrived?
+fn waits_for(bar: &BarrierTable, pc: Option<u64>, lane: usize, thi: u64) -> bool {
+    let c = bar.config();
+    let set = c.set_of(thi);
+    bar.entries()[set * c.ways..(set + 1) * c.ways]
+        .iter()
+        .any(|x| {
+            x.valid
+                && !x.complete
+                && pc.is_none_or(|p| x.pc == p)
+                && x.expected >> lane & 1 == 1
+                && x.arrived >> lane & 1 == 0
+                && x.thi[lane] == thi
+        })
 }
