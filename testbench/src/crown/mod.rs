@@ -42,7 +42,12 @@ impl ModelEngine {
 impl Engine for ModelEngine {
     fn cycle(&mut self, inp: &CrownIn) -> Result<CrownOut, String> {
         let out = self.model.cycle(inp);
-        if self.model.ctr.cycles % self.check_every.max(1) == 0 {
+        if self
+            .model
+            .ctr
+            .cycles
+            .is_multiple_of(self.check_every.max(1))
+        {
             self.model.check()?;
         }
         Ok(out)
