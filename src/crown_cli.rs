@@ -147,11 +147,11 @@ fn case_line(c: &CrownCase) -> String {
     line
 }
 
+/// Builds the RTL engine (the `crown` RTL in lockstep with the model) for a configuration.
+pub type MakeEngine<'a> = &'a dyn Fn(&CrownConfig) -> Result<Box<dyn Engine>, String>;
+
 /// `run --crown` (a kernel or `--suite`).
-pub fn run_crown(
-    r: &RunArgs,
-    rtl: Option<&dyn Fn(&CrownConfig) -> Result<Box<dyn Engine>, String>>,
-) -> Result<(), IsaFail> {
+pub fn run_crown(r: &RunArgs, rtl: Option<MakeEngine>) -> Result<(), IsaFail> {
     if r.mode.is_some() || r.warp_size.is_some() || r.stack_depth.is_some() || r.trace {
         return Err(
             "--crown runs CROWN's own warps: configure it with --set (w, threads, n2, pool, rl_rows, wl_rows, sets, ways, pipe_latency, mem_latency, max_blocks), not --mode/--warp-size/--stack-depth/--trace"
