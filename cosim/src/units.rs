@@ -125,6 +125,15 @@ cycle_unit!(
     CrownPoolStimulus
 );
 
+cycle_unit!(
+    crown_lookup::LookupConfig,
+    crown_lookup,
+    crown_lookup::generate,
+    crown_lookup,
+    CrownLookupModel,
+    CrownLookupStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

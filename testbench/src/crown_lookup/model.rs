@@ -370,17 +370,20 @@ impl WaitingLookup {
         let head = if drain { self.head() } else { None };
         let start: Vec<(bool, u64)> = self.t.rows.iter().map(|r| (r.valid, r.pending)).collect();
         let mut out = WaitingOutcome::default();
-        // The completion first, on the start-of-cycle bits: the insert's lanes are disjoint.
+        // Where the insert goes is decided on the start-of-cycle table; the completion clears
+        // start-of-cycle pending bits, then the insert's lanes are ORed in.
+        let ins = ins.map(|v| masked(v, v.lanes & ((1u64 << w) - 1), w));
+        let target = ins.as_ref().and_then(|v| self.merge_target(v));
+        let free = self.t.free_row();
         if let Some((r, lanes)) = cpl {
             if r < self.t.rows.len() && self.t.rows[r].valid {
                 self.t.rows[r].pending &= !lanes;
             }
         }
         if let Some(v) = ins {
-            let v = masked(v, v.lanes & ((1u64 << w) - 1), w);
             let n = v.lanes.count_ones() as usize;
             if n > 0 && n < w {
-                if let Some(r) = self.merge_target(&v) {
+                if let Some(r) = target {
                     let row = &mut self.t.rows[r];
                     row.lanes |= v.lanes;
                     row.pending |= v.lanes;
@@ -389,7 +392,7 @@ impl WaitingLookup {
                     }
                     out.ins_row = Some(r);
                     out.merged = n as u32;
-                } else if let Some(r) = self.t.free_row() {
+                } else if let Some(r) = free {
                     self.t.rows[r] = Row {
                         valid: true,
                         pc: v.pc,

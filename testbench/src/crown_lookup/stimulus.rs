@@ -58,9 +58,9 @@ impl CrownLookupStimulus {
     fn new_phase(&mut self) {
         let r = &mut self.rng;
         self.phase_left = 200 + r.below(1500);
-        self.ins_rate = [150, 500, 900, 1000][r.below(4) as usize];
-        self.drain_rate = [0, 100, 400, 800][r.below(4) as usize];
-        self.cpl_rate = [100, 400, 800][r.below(3) as usize];
+        self.ins_rate = [100, 300, 600, 1000][r.below(4) as usize];
+        self.drain_rate = [0, 200, 500, 900][r.below(4) as usize];
+        self.cpl_rate = [200, 500, 900][r.below(3) as usize];
         self.density = [150, 400, 700, 950][r.below(4) as usize];
         let n = 1 + r.below(4) as usize;
         let mask = (1u64 << self.cfg.pc_bits()) - 1;
