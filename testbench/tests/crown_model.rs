@@ -75,3 +75,52 @@ fn suite_on_small_tables() {
         0,
     );
 }
+
+fn figures(k: &str, sets: &[&str]) -> warpforge_testbench::isa::crown::CrownStats {
+    let c = cfg(sets);
+    let k = SUITE.iter().find(|x| x.name == k).unwrap();
+    let mut e = ModelEngine::new(&c);
+    let o = CrownOptions::new(c.clone());
+    let r = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
+    assert!(r.passed(), "{}: {:?}", k.name, r.error);
+    r.crown.unwrap()
+}
+
+/// §7.2.12 on the divergent kernels, as far as they hold here: a one-entry barrier table
+/// fails allocations and raises the peak second-level occupancy (mandelbrot, nqueens; strmatch
+/// reconverges only at the exit, so it reserves none) and lowers nqueens' lane activity — but
+/// raises mandelbrot's (its barriers hold loop-exit groups, see docs/crown.md); a 4-row Ready
+/// Lookup merges fewer lanes (strmatch 345 → 170, mandelbrot 52 → 14).
+#[test]
+fn design_space_trends() {
+    let mut merges = vec![];
+    for k in ["strmatch", "mandelbrot", "nqueens"] {
+        let base = figures(k, &[]);
+        let few = figures(k, &["sets=1", "ways=1"]);
+        let rl4 = figures(k, &["rl_rows=4"]);
+        assert!(few.engine.peak_l2 >= base.engine.peak_l2, "{k}");
+        assert!(
+            few.engine.bar_alloc_fail >= base.engine.bar_alloc_fail,
+            "{k}"
+        );
+        assert!(
+            rl4.engine.rl_merged_lanes <= base.engine.rl_merged_lanes,
+            "{k}"
+        );
+        merges.push((k, base, few, rl4));
+    }
+    let (_, s, _, s4) = &merges[0];
+    assert!(s4.engine.rl_merged_lanes < s.engine.rl_merged_lanes);
+    assert!(s4.lane_activity() < s.lane_activity());
+    for (k, base, few, _) in &merges[1..] {
+        assert!(few.engine.peak_l2 > base.engine.peak_l2, "{k}");
+        assert!(few.engine.bar_alloc_fail > 0, "{k}");
+    }
+    let (_, nq, nq1, _) = &merges[2];
+    assert!(nq1.lane_activity() < nq.lane_activity());
+    let (_, md, md1, _) = &merges[1];
+    assert!(
+        md1.lane_activity() > md.lane_activity(),
+        "the mandelbrot exception"
+    );
+}

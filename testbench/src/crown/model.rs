@@ -198,48 +198,16 @@ impl Crown {
         self.pool.select().map(|(_, e)| (e.slot, e.warp.clone()))
     }
 
-    /// `cmt_ready` for `ev` in the current state (combinational): no warp in the holding
-    /// register, and a free second-level row for a launch or for a divergent branch whose
-    /// Ready Lookup inserts leave a bypass warp (the second one goes to the holding register
-    /// and takes the row the branch frees, next cycle).
+    /// `cmt_ready` for `ev` in the current state (combinational, from registered state and
+    /// the event alone): no warp in the holding register, and a free second-level row for a
+    /// launch or a divergent branch (its paths may bypass the Ready Lookup; a second bypass
+    /// goes to the holding register and takes the row the branch frees, next cycle).
     pub fn accepts(&self, ev: &CommitEvent) -> bool {
-        if self.hold.is_some() {
-            return false;
-        }
-        let e = self.normalize(ev);
-        let rows = match e.kind {
-            kind::LAUNCH => 1,
-            kind::BRANCH => {
-                let (ins0, ins1) = self.paths(&e, self.probe_hits(&e));
-                let mut rl = self.rl.clone();
-                let o = rl.cycle([ins0.as_ref(), ins1.as_ref()], false);
-                o.bypass.iter().any(|b| b.is_some()) as usize
-            }
+        let rows = match self.normalize(ev).kind {
+            kind::LAUNCH | kind::BRANCH => 1,
             _ => 0,
         };
-        self.l2.free_count() >= rows
-    }
-
-    /// The lanes of a branch event the arrival check would absorb (reservation included).
-    fn probe_hits(&self, e: &CommitEvent) -> u64 {
-        let w = self.cfg.common().w;
-        let mut bar = self.bar.clone();
-        let rsv = e.rpc.map(|r| e.warp(r, e.lanes));
-        let pcs: Vec<u64> = (0..w)
-            .map(|l| {
-                if e.taken >> l & 1 == 1 {
-                    e.target
-                } else {
-                    e.pc
-                }
-            })
-            .collect();
-        let p = Probe {
-            lanes: e.lanes,
-            pc: pcs,
-            thi: e.thi.clone(),
-        };
-        bar.cycle(rsv.as_ref(), Some(&p), false).hit
+        self.hold.is_none() && self.l2.free_count() >= rows
     }
 
     /// A divergent branch's surviving paths: (fall-through, taken).
