@@ -4,8 +4,11 @@
 
 use warpforge_contract::params::Params;
 use warpforge_contract::units::crown::{CrownConfig, NAME, PARAMS};
+use warpforge_testbench::crown::ports::PortEngine;
 use warpforge_testbench::crown::vectors::{default_config, run_vector, VECTORS};
-use warpforge_testbench::crown::{CrownFault, ModelEngine};
+use warpforge_testbench::crown::{
+    CrownCounters, CrownFault, CrownIn, CrownOut, Engine, ModelEngine,
+};
 use warpforge_testbench::isa::asm::AsmOptions;
 use warpforge_testbench::isa::crown::CrownOptions;
 use warpforge_testbench::isa::kernels::SUITE;
@@ -184,4 +187,46 @@ fn random_programs_on_three_configurations() {
         "merges {merges} arrivals {arrivals}"
     );
     eprintln!("{cycles} cycles, {merges} lanes merged, {arrivals} arrivals");
+}
+
+/// Two engines side by side: their decisions must agree every cycle.
+struct Pair<A: Engine, B: Engine>(A, B);
+
+impl<A: Engine, B: Engine> Engine for Pair<A, B> {
+    fn cycle(&mut self, inp: &CrownIn) -> Result<CrownOut, String> {
+        let a = self.0.cycle(inp)?;
+        let b = self.1.cycle(inp)?;
+        if a != b {
+            return Err(format!("engines differ: {a:?} vs {b:?}"));
+        }
+        Ok(a)
+    }
+    fn counters(&self) -> CrownCounters {
+        self.0.counters()
+    }
+    fn state_line(&self) -> String {
+        self.0.state_line()
+    }
+    fn idle(&self) -> bool {
+        self.0.idle() && self.1.idle()
+    }
+}
+
+/// The port-level model (packed vectors, every sub-unit's digest: what the RTL is compared
+/// on) decides exactly as the struct model on the spec vectors and on suite kernels.
+#[test]
+fn port_level_model_agrees_with_the_struct_model() {
+    let c = default_config();
+    for v in VECTORS {
+        let mut e = PortEngine::new(&c);
+        let r = run_vector(v, &mut e, &c).unwrap_or_else(|e| panic!("{}: {e}", v.name));
+        (v.check)(&r).unwrap_or_else(|e| panic!("{} (port level): {e}", v.name));
+    }
+    for name in ["strmatch", "bfs", "reduce", "nqueens"] {
+        let k = SUITE.iter().find(|k| k.name == name).unwrap();
+        let mut e = Pair(ModelEngine::new(&c), PortEngine::new(&c));
+        let o = CrownOptions::new(c.clone());
+        let r = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
+        assert!(r.passed(), "{name}: {:?}", r.error);
+    }
 }

@@ -4,6 +4,7 @@
 //! lockstep with it.
 
 mod model;
+pub mod ports;
 pub mod vectors;
 
 pub use model::{
