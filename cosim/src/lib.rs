@@ -2,6 +2,7 @@
 //! lockstep runner and its reports, and the lint and area flows.
 
 pub mod area;
+pub mod crown_run;
 pub mod bench;
 pub mod fuzz;
 pub mod icarus;
