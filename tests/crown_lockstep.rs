@@ -1,48 +1,207 @@
-//! The `crown` RTL under Verilator making CROWN's regrouping decisions in lockstep with the
-//! `crown` model (every output, every sub-unit's digest included, every cycle): the spec
-//! vectors (C1, C2, the one-sided branch, §2.7) and small suite kernels with their outputs
-//! checked against the host reference.
+//! `crown-lookup` and `crown-barrier` in lockstep: every spec vector (C3–C7, the one-sided
+//! branch, the contract's corners) on model and RTL, constrained-random lockstep on several
+//! configurations and seeds with the corners reached in the RTL run, and proof that lockstep
+//! catches a wrong RTL: a design with one rule of the contract broken (the draining head
+//! still a merge target; the arrival check blind to this cycle's reservation) is reported at
+//! the first cycle and port where it differs, which the test predicts from the model with the
+//! same fault.
 
-use warpforge_contract::params::Params;
-use warpforge_contract::units::crown::{CrownConfig, NAME, PARAMS};
-use warpforge_cosim::crown_run::RtlEngine;
-use warpforge_testbench::crown::vectors::{default_config, run_vector, VECTORS};
-use warpforge_testbench::isa::asm::AsmOptions;
-use warpforge_testbench::isa::crown::CrownOptions;
-use warpforge_testbench::isa::kernels::SUITE;
-use warpforge_testbench::isa::suite::run_crown_case;
+use warpforge_contract::manifest::format_value;
+use warpforge_contract::Params;
+use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::registry::{self, Unit};
+use warpforge_hdl::Design;
+use warpforge_testbench::crown_barrier::{BarrierFault, CrownBarrierModel};
+use warpforge_testbench::crown_lookup::{CrownLookupModel, LookupFault};
+use warpforge_testbench::{harness, Model};
 
-fn cache() {
-    if std::env::var_os("WARPFORGE_CACHE").is_none() {
-        std::env::set_var("WARPFORGE_CACHE", std::env::temp_dir().join("warpforge-crown-test"));
+#[test]
+fn crown_spec_vectors_pass_on_model_and_rtl() {
+    for unit in ["crown-lookup", "crown-barrier"] {
+        let vectors = registry::spec_vectors(unit);
+        assert!(vectors.len() >= 4, "{unit}");
+        for v in &vectors {
+            lockstep::run_spec_vector(v).unwrap_or_else(|e| panic!("{e}"));
+        }
     }
 }
 
-fn cfg(sets: &[&str]) -> CrownConfig {
-    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-    CrownConfig::from_params(&Params::resolve(NAME, PARAMS, None, &sets).unwrap()).unwrap()
+/// Three configurations per unit (table sizes, w, both lookup kinds), two seeds each; the RTL
+/// run must reach the unit's main events.
+#[test]
+fn random_lockstep_over_configurations_and_seeds() {
+    let runs: [(&str, &[&str], &[&str]); 6] = [
+        (
+            "crown-lookup",
+            &["kind=ready"],
+            &["merges", "bypasses", "drains"],
+        ),
+        (
+            "crown-lookup",
+            &["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"],
+            &["merges", "bypasses", "drains"],
+        ),
+        (
+            "crown-lookup",
+            &["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"],
+            &["merges", "refused", "became_ready"],
+        ),
+        (
+            "crown-barrier",
+            &["sets=4", "ways=4", "w=4", "threads=64"],
+            &[
+                "dedups",
+                "alloc_fails",
+                "completions",
+                "same_cycle_absorbs",
+                "multi_set_arrivals",
+            ],
+        ),
+        (
+            "crown-barrier",
+            &["sets=8", "ways=2", "w=8", "threads=256", "pc_bits=12"],
+            &["dedups", "alloc_fails", "completions", "multi_set_arrivals"],
+        ),
+        (
+            "crown-barrier",
+            &["sets=1", "ways=3", "w=8", "threads=64", "pc_bits=8"],
+            &["dedups", "alloc_fails", "completions", "same_cycle_absorbs"],
+        ),
+    ];
+    for (unit, sets, events) in runs {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let u = Unit::resolve(unit, &sets).unwrap();
+        for seed in [1, 2] {
+            let r = lockstep::run(
+                &u,
+                u.model(),
+                Source::Random(u.stimulus(seed)),
+                Options::new(20_000, seed),
+            )
+            .unwrap();
+            assert!(r.passed(), "{}", r.render());
+            for e in events {
+                let n = r.coverage.events.get(*e).and_then(|v| v.as_u64());
+                assert!(n.unwrap_or(0) > 0, "{unit} {sets:?} seed {seed}: no {e}");
+            }
+        }
+    }
+}
+
+/// `unit`'s design with every occurrence of `from` replaced (it must occur).
+fn planted(unit: &Unit, from: &str, to: &str) -> Design {
+    let mut d = unit.design();
+    assert!(d.verilog.contains(from), "`{from}` not in the design");
+    d.verilog = d.verilog.replace(from, to);
+    d
+}
+
+/// The first compared cycle where `good` and `bad` (the same model with a fault) give
+/// different outputs on `seed`'s stimulus: (cycle, first differing port, good, bad).
+fn first_divergence(
+    unit: &Unit,
+    mut good: Box<dyn Model>,
+    mut bad: Box<dyn Model>,
+    seed: u64,
+    cycles: u64,
+) -> (u64, String, String, String) {
+    let layout = unit.manifest().layout();
+    let mut stim = unit.stimulus(seed);
+    let mut i = vec![0u64; layout.in_words];
+    let (mut og, mut ob) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
+    for c in 0..cycles {
+        stim.next(c, &og, &mut i);
+        good.step(&i, &mut og);
+        bad.step(&i, &mut ob);
+        if harness::in_reset(&layout, &i) {
+            continue;
+        }
+        for s in &layout.outputs {
+            let w = |o: &[u64]| -> Vec<u64> {
+                (0..s.words)
+                    .map(|k| o[s.offset + k] & s.word_mask(k))
+                    .collect()
+            };
+            if w(&og) != w(&ob) {
+                return (
+                    c,
+                    s.name.clone(),
+                    format_value(&w(&og)),
+                    format_value(&w(&ob)),
+                );
+            }
+        }
+    }
+    panic!("the fault never shows at the ports in {cycles} cycles");
+}
+
+fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
+    let seed = 3;
+    let (cycle, port, expected, actual) = first_divergence(unit, unit.model(), bad, seed, 200_000);
+    assert!(cycle > 2, "the fault shows after start-up");
+    let r = lockstep::run_design(
+        unit,
+        design,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 1000, seed),
+    )
+    .unwrap();
+    let m = r
+        .mismatch
+        .as_ref()
+        .unwrap_or_else(|| panic!("the planted RTL bug was not caught"));
+    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        (expected.as_str(), actual.as_str())
+    );
+    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
+    // The real RTL passes the same stimulus well past that cycle.
+    let ok = lockstep::run(
+        unit,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 1000, seed),
+    )
+    .unwrap();
+    assert!(ok.passed(), "{}", ok.render());
+}
+
+fn params(unit: &Unit) -> Params {
+    unit.params.clone()
 }
 
 #[test]
-fn spec_vectors_on_the_rtl() {
-    cache();
-    let c = default_config();
-    for v in VECTORS {
-        let mut e = RtlEngine::new(&c, 1).unwrap();
-        let r = run_vector(v, &mut e, &c).unwrap_or_else(|e| panic!("{}: {e}", v.name));
-        (v.check)(&r).unwrap_or_else(|e| panic!("{} (RTL): {e}", v.name));
-    }
+fn ready_lookup_merging_into_the_draining_head_is_caught() {
+    let sets: Vec<String> = ["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let unit = Unit::resolve("crown-lookup", &sets).unwrap();
+    let cfg =
+        warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit)).unwrap();
+    let mut bad = CrownLookupModel::new(&cfg);
+    bad.inject_fault(Some(LookupFault::MergeIntoDrained));
+    let design = planted(
+        &unit,
+        "& ~(draining & |s_valid__parts__",
+        "& ~(1'b0 & |s_valid__parts__",
+    );
+    check_caught(&unit, &design, Box::new(bad));
 }
 
 #[test]
-fn kernels_on_the_rtl() {
-    cache();
-    let c = cfg(&["n2=256", "sets=4", "ways=4", "threads=512"]);
-    for name in ["strmatch", "bfs", "reduce", "nqueens"] {
-        let k = SUITE.iter().find(|k| k.name == name).unwrap();
-        let mut e = RtlEngine::new(&c, 7).unwrap();
-        let o = CrownOptions::new(c.clone());
-        let r = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
-        assert!(r.passed(), "{name}: {:?} {:?}", r.skipped, r.error);
-    }
+fn barrier_probe_blind_to_the_reservation_is_caught() {
+    let sets: Vec<String> = ["sets=4", "ways=4", "w=4", "threads=64"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let unit = Unit::resolve("crown-barrier", &sets).unwrap();
+    let cfg = warpforge_contract::units::crown_barrier::BarrierConfig::from_params(&params(&unit))
+        .unwrap();
+    let mut bad = CrownBarrierModel::new(&cfg);
+    bad.inject_fault(Some(BarrierFault::ProbeBeforeReserve));
+    let design = planted(&unit, "& new_pc_eq__eq;", "& 1'b0;");
+    check_caught(&unit, &design, Box::new(bad));
 }

@@ -2,8 +2,8 @@
 //! lockstep runner and its reports, and the lint and area flows.
 
 pub mod area;
-pub mod crown_run;
 pub mod bench;
+pub mod crown_run;
 pub mod fuzz;
 pub mod icarus;
 pub mod lint;

@@ -80,6 +80,7 @@ pub const UNITS: &[Registration] = {
         register::<crown_l2::L2Config>(),
         register::<crown_pool::PoolConfig>(),
         register::<crown_lookup::LookupConfig>(),
+        register::<crown_barrier::BarrierConfig>(),
         register::<crown::CrownConfig>(),
     ]
 };

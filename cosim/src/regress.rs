@@ -386,6 +386,34 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["lanes=32"]),
             sets(&["lanes=3"]),
         ],
+        // Table sizes 4, 8, 16 rows; w 4, 8, 16; both kinds in every size class.
+        "crown-lookup" => vec![
+            sets(&["kind=ready"]),
+            sets(&["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"]),
+            sets(&["kind=ready", "rows=16", "w=16", "threads=512", "pc_bits=12"]),
+            sets(&["kind=waiting"]),
+            sets(&["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"]),
+            sets(&["kind=waiting", "rows=16", "w=16", "threads=256"]),
+        ],
+        // Sets and ways varied (1 set, 1 way, more sets than ways); w 4, 8, 16. The thesis'
+        // 16 x 8 table runs in the full suite only (FULL_ONLY_CONFIGS): it simulates at a few
+        // thousand cycles per second.
+        "crown-barrier" => vec![
+            sets(&["sets=4", "ways=4", "w=4", "threads=64"]),
+            sets(&["sets=8", "ways=2", "w=8", "threads=256", "pc_bits=12"]),
+            sets(&["sets=2", "ways=8", "w=16", "threads=512"]),
+            sets(&["sets=1", "ways=3", "w=8", "threads=64", "pc_bits=8"]),
+            sets(&["sets=16", "ways=1", "w=4", "threads=128", "pc_bits=16"]),
+        ],
+        _ => vec![],
+    }
+}
+
+/// Configurations `regress --suite full` runs besides [`configs`]: the ones too slow for the
+/// test suite's share.
+pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
+    match unit {
+        "crown-barrier" => vec![vec![]],
         _ => vec![],
     }
 }
@@ -422,7 +450,10 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
                 program: None,
             });
         }
-        let cfgs = configs(info.name);
+        let mut cfgs = configs(info.name);
+        if suite == "full" {
+            cfgs.extend(full_only_configs(info.name));
+        }
         if seeds == 0 || cfgs.is_empty() {
             continue;
         }

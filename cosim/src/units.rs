@@ -134,6 +134,15 @@ cycle_unit!(
     CrownLookupStimulus
 );
 
+cycle_unit!(
+    crown_barrier::BarrierConfig,
+    crown_barrier,
+    crown_barrier::generate,
+    crown_barrier,
+    CrownBarrierModel,
+    CrownBarrierStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

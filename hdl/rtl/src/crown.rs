@@ -281,7 +281,8 @@ impl Logic for Crown {
             & self.taken.val().any()
             & (self.taken.val() != self.cmt_lanes.val());
         self.k_launch.next = self.cmt_kind.val() == 0;
-        self.k_adv.next = (self.cmt_kind.val() == 1) | ((self.cmt_kind.val() == 2) & !self.div.val());
+        self.k_adv.next =
+            (self.cmt_kind.val() == 1) | ((self.cmt_kind.val() == 2) & !self.div.val());
         self.k_exit.next = self.cmt_kind.val() == 3;
         self.k_load.next = self.cmt_kind.val() == 4;
         self.k_cpl.next = self.cmt_kind.val() == 5;

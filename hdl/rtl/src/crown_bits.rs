@@ -1,8 +1,8 @@
 //! Lane-field helpers shared by the CROWN tables. A CROWN table keeps, per row and lane, a
 //! thread index (and the barrier table a PC per probed lane); these blocks compare and merge
 //! such fields for every row at once. `#[hdl_gen]` kernels have no part-selects with computed
-//! bounds, so each is a few lines of Verilog with constant loop bounds (unrolled by every
-//! tool), like [`crate::primitives::Concat`].
+//! bounds, so each is Verilog written out field by field (constant part-selects, which
+//! Verilator compiles to word operations), like [`crate::primitives::Concat`].
 
 use crate::primitives::{bits_for, Wire};
 use rust_hdl::prelude::*;
@@ -29,9 +29,16 @@ impl Logic for PopCount {
         self.count.connect();
     }
     fn hdl(&self) -> Verilog {
-        let (w, cb) = (self.x.width(), self.count.width());
+        let w = self.x.width();
+        if w == 1 {
+            // A scalar has no bit select.
+            return Verilog::Custom("always @(*) count = x;\n".into());
+        }
+        let terms: Vec<String> = (0..w).map(|i| format!("x[{i}]")).collect();
         Verilog::Custom(format!(
-            "integer i;\nalways @(*) begin\n    count = {cb}'d0;\n    for (i = 0; i < {w}; i = i + 1)\n        count = count + x[i];\nend\n"
+            "always @(*) count = {}'d0 + {};\n",
+            self.count.width(),
+            terms.join(" + ")
         ))
     }
 }
@@ -79,9 +86,17 @@ impl Logic for LaneMerge {
     }
     fn hdl(&self) -> Verilog {
         let (n, w, f) = (self._rows * self._lanes, self._lanes, self._f);
-        Verilog::Custom(format!(
-            "integer i;\nalways @(*) begin\n    for (i = 0; i < {n}; i = i + 1)\n        merged[i*{f} +: {f}] = (keep[i] ? base[i*{f} +: {f}] : {f}'d0)\n            | (a_lanes[i] ? a[(i%{w})*{f} +: {f}] : {f}'d0)\n            | (b_lanes[i] ? b[(i%{w})*{f} +: {f}] : {f}'d0);\nend\n"
-        ))
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            let (lo, src) = (i * f, (i % w) * f);
+            code += &format!(
+                "    merged[{hi}:{lo}] = (keep[{i}] ? base[{hi}:{lo}] : {f}'d0) | (a_lanes[{i}] ? a[{sh}:{src}] : {f}'d0) | (b_lanes[{i}] ? b[{sh}:{src}] : {f}'d0);\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
     }
 }
 
@@ -116,9 +131,17 @@ impl Logic for LaneEq {
     }
     fn hdl(&self) -> Verilog {
         let (n, w, f) = (self.eq.width(), self._lanes, self._f);
-        Verilog::Custom(format!(
-            "integer i;\nalways @(*) begin\n    for (i = 0; i < {n}; i = i + 1)\n        eq[i] = fields[i*{f} +: {f}] == v[(i%{w})*{f} +: {f}];\nend\n"
-        ))
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            let (lo, src) = (i * f, (i % w) * f);
+            code += &format!(
+                "    eq[{i}] = fields[{hi}:{lo}] == v[{sh}:{src}];\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
     }
 }
 
@@ -153,8 +176,79 @@ impl Logic for CrossEq {
     }
     fn hdl(&self) -> Verilog {
         let (nm, m, f) = (self.eq.width(), self._m, self._f);
-        Verilog::Custom(format!(
-            "integer i;\nalways @(*) begin\n    for (i = 0; i < {nm}; i = i + 1)\n        eq[i] = rows[(i/{m})*{f} +: {f}] == v[(i%{m})*{f} +: {f}];\nend\n"
-        ))
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..nm {
+            let (lo, src) = ((i / m) * f, (i % m) * f);
+            code += &format!(
+                "    eq[{i}] = rows[{hi}:{lo}] == v[{sh}:{src}];\n",
+                hi = lo + f - 1,
+                sh = src + f - 1
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// Which lanes of a warp belong to each entry's set: `masks[e·lanes + l]` = the set of lane
+/// `l`'s thread (the high `set_bits` bits of its `thi_bits`-bit thread index, field `l` of
+/// `thi`) is entry `e`'s set, `e / ways` (A7).
+#[derive(LogicBlock)]
+pub struct SetMasks {
+    pub thi: Wire<In>,
+    pub masks: Wire<Out>,
+    _lanes: usize,
+    _ways: usize,
+    _thi_bits: usize,
+    _set_bits: usize,
+}
+
+impl SetMasks {
+    pub fn new(
+        entries: usize,
+        ways: usize,
+        lanes: usize,
+        thi_bits: usize,
+        set_bits: usize,
+    ) -> Self {
+        SetMasks {
+            thi: Wire::new(lanes * thi_bits),
+            masks: Wire::new(entries * lanes),
+            _lanes: lanes,
+            _ways: ways,
+            _thi_bits: thi_bits,
+            _set_bits: set_bits,
+        }
+    }
+}
+
+impl Logic for SetMasks {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.masks.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, w, ways, t, sb) = (
+            self.masks.width(),
+            self._lanes,
+            self._ways,
+            self._thi_bits,
+            self._set_bits,
+        );
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            if sb == 0 {
+                code += &format!("    masks[{i}] = 1'b1;\n");
+            } else {
+                let lo = (i % w) * t + t - sb;
+                code += &format!(
+                    "    masks[{i}] = thi[{hi}:{lo}] == {sb}'d{set};\n",
+                    hi = lo + sb - 1,
+                    set = (i / w) / ways
+                );
+            }
+        }
+        code += "end\n";
+        Verilog::Custom(code)
     }
 }

@@ -4,6 +4,7 @@
 //! out ([`Design`]). Nothing else in warpforge touches rust-hdl types.
 
 pub mod crown;
+pub mod crown_barrier;
 pub mod crown_bits;
 pub mod crown_l2;
 pub mod crown_lookup;
