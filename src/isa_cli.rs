@@ -100,7 +100,8 @@ pub struct RunArgs {
     /// kernel's output is checked and SBR-32 and SBR-8 run beside it (configure with --set).
     #[arg(long)]
     pub crown: bool,
-    /// With --crown: the `crown` model alone makes the decisions (no Verilator).
+    /// With --crown: the `crown` model alone makes the decisions (default: the `crown` RTL
+    /// under Verilator, in lockstep with the model on every output).
     #[arg(long)]
     pub model_only: bool,
     /// With --rtl: an SM parameter; with --crown: a `crown` parameter or pipe_latency,
@@ -281,7 +282,15 @@ fn run(r: RunArgs) -> Result<(), IsaFail> {
         if r.rtl || r.bench {
             return Err("--crown runs CROWN mode: not with --rtl or --bench".into());
         }
-        return crate::crown_cli::run_crown(&r, None);
+        if r.model_only {
+            return crate::crown_cli::run_crown(&r, None);
+        }
+        let seed = r.seed;
+        let make = move |c: &warpforge_contract::units::crown::CrownConfig| {
+            warpforge_cosim::crown_run::RtlEngine::new(c, seed)
+                .map(|e| Box::new(e) as Box<dyn warpforge_testbench::crown::Engine>)
+        };
+        return crate::crown_cli::run_crown(&r, Some(&make));
     }
     if r.model_only {
         return Err("--model-only goes with --crown".into());
