@@ -110,8 +110,10 @@ fn random_programs_on_three_configurations() {
     let mut cycles = 0;
     for (i, c) in configs.iter().enumerate() {
         for seed in 0..4u64 {
-            let mut opts = RandomOptions::default();
-            opts.fp = false;
+            let opts = RandomOptions {
+                fp: false,
+                ..Default::default()
+            };
             let (p, launch) = random_program(1000 * i as u64 + seed, opts);
             let mut m = Machine::new(&p, &launch).unwrap();
             let mut e = RtlEngine::new(c, seed).unwrap();
