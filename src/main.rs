@@ -98,6 +98,10 @@ enum Command {
         /// and report the difference (e.g. `--over policy=gto`).
         #[arg(long = "over", value_name = "KEY=VALUE")]
         over: Vec<String>,
+        /// Also break the figures down per top-level sub-block (hierarchical syntheses; always
+        /// on for the SM)
+        #[arg(long)]
+        blocks: bool,
         #[arg(long)]
         json: bool,
     },
@@ -372,14 +376,24 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             Ok(if r.passed { 0 } else { 1 })
         }
         Command::Cosim { target, run, json } => cosim(&target, &run, json),
-        Command::Area { target, over, json } => {
+        Command::Area {
+            target,
+            over,
+            blocks,
+            json,
+        } => {
             let u = resolve(&target)?;
+            let blocks = blocks || u.sm().is_some();
             let baseline = if over.is_empty() {
                 None
             } else {
                 Some(resolve_baseline(&target, &over)?)
             };
-            let mut r = area::area(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
+            let mut r = match blocks {
+                true => area::area_with_blocks(&u.design(), &u.manifest()),
+                false => area::area(&u.design(), &u.manifest()),
+            }
+            .map_err(|e| bad(e.to_string()))?;
             if let Some(b) = baseline {
                 let br = area::area(&b.design(), &b.manifest()).map_err(|e| bad(e.to_string()))?;
                 r.set_overhead(&br);

@@ -34,6 +34,22 @@ pub struct AreaReport {
     pub cacti: Option<Value>,
     /// The difference to a baseline configuration (`warpforge area … --over key=value`).
     pub overhead: Option<Overhead>,
+    /// Per top-level sub-block figures (`warpforge area … --blocks`; always for the SM).
+    pub blocks: Option<Vec<BlockArea>>,
+}
+
+/// One top-level sub-block of a design (an instance of the top module), from hierarchical
+/// syntheses: each block is synthesised inside the design but not flattened into it, so the
+/// blocks add up to a little more than the flattened totals (no optimisation across their
+/// boundaries). `block` is the instance name; `(top)` is the top module's own logic.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlockArea {
+    pub block: String,
+    pub cells: u64,
+    pub flip_flops: u64,
+    pub ice40: FpgaResources,
+    pub ecp5: FpgaResources,
+    pub xilinx: FpgaResources,
 }
 
 /// This design minus a baseline design, figure by figure (positive: this one is larger).
@@ -291,9 +307,49 @@ fn flow_jobs(m: &str) -> Vec<Job> {
     ]
 }
 
+/// The hierarchical runs behind [`BlockArea`]: the same syntheses without flattening, so
+/// `stat -json` keeps one entry per module.
+fn block_jobs(m: &str) -> Vec<Job> {
+    let read = "read_verilog design.v";
+    vec![
+        Job {
+            name: "blocks-xilinx",
+            step: "synth_xilinx -noflatten",
+            script: format!(
+                "{read}\nsynth_xilinx -top {m} -noiopad -noclkbuf\n\
+                 tee -q -o blocks-xilinx.json stat -json\n"
+            ),
+        },
+        Job {
+            name: "blocks-generic",
+            step: "synth (hierarchical)",
+            script: format!("{read}\nsynth -top {m}\ntee -q -o blocks-generic.json stat -json\n"),
+        },
+        Job {
+            name: "blocks-ice40",
+            step: "synth_ice40 -noflatten",
+            script: format!(
+                "{read}\nsynth_ice40 -noflatten -top {m}\ntee -q -o blocks-ice40.json stat -json\n"
+            ),
+        },
+        Job {
+            name: "blocks-ecp5",
+            step: "synth_ecp5 -noflatten",
+            script: format!(
+                "{read}\nsynth_ecp5 -noflatten -top {m}\ntee -q -o blocks-ecp5.json stat -json\n"
+            ),
+        },
+    ]
+}
+
 /// Measure `design` with the Yosys on PATH.
 pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
     area_in(design, manifest, &tools::search_path())
+}
+
+/// [`area`] with the per-block breakdown ([`AreaReport::blocks`]).
+pub fn area_with_blocks(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
+    area_run(design, manifest, &tools::search_path(), true)
 }
 
 /// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
@@ -302,8 +358,21 @@ pub fn area_in(
     manifest: &Manifest,
     search_path: &OsStr,
 ) -> Result<AreaReport, FlowError> {
+    area_run(design, manifest, search_path, false)
+}
+
+fn area_run(
+    design: &Design,
+    manifest: &Manifest,
+    search_path: &OsStr,
+    with_blocks: bool,
+) -> Result<AreaReport, FlowError> {
     let m = design.module.as_str();
-    let (dir, version) = run_flow(design, search_path, flow_jobs(m))?;
+    let mut jobs = flow_jobs(m);
+    if with_blocks {
+        jobs.extend(block_jobs(m));
+    }
+    let (dir, version) = run_flow(design, search_path, jobs)?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
     let generic = stat("generic")?;
     let cmos = stat("cmos")?;
@@ -353,6 +422,10 @@ pub fn area_in(
         fpga,
         cacti: None,
         overhead: None,
+        blocks: match with_blocks {
+            true => Some(read_blocks(dir.path(), m)?),
+            false => None,
+        },
     })
 }
 
@@ -526,6 +599,118 @@ fn parse_stat(text: &str, module: &str) -> Result<Stat, String> {
     })
 }
 
+/// The per-block figures from the four hierarchical runs in `dir`.
+fn read_blocks(dir: &Path, top: &str) -> Result<Vec<BlockArea>, FlowError> {
+    let read = |name: &str| -> Result<BTreeMap<String, BTreeMap<String, u64>>, FlowError> {
+        let path = dir.join(format!("blocks-{name}.json"));
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| io_error(&format!("could not read {}", path.display()), &e))?;
+        block_cells(&text, top).map_err(|what| FlowError::BadOutput {
+            tool: "yosys".into(),
+            what: format!("{}: {what}", path.display()),
+        })
+    };
+    let (generic, ice40, ecp5, xilinx) = (
+        read("generic")?,
+        read("ice40")?,
+        read("ecp5")?,
+        read("xilinx")?,
+    );
+    let stat = |cells: Option<&BTreeMap<String, u64>>| {
+        let cells = cells.cloned().unwrap_or_default();
+        Stat {
+            total_cells: cells.values().sum(),
+            cells,
+            transistors: None,
+        }
+    };
+    Ok(generic
+        .iter()
+        .map(|(block, cells)| BlockArea {
+            block: block.clone(),
+            cells: cells.values().sum(),
+            flip_flops: cells
+                .iter()
+                .filter(|(c, _)| is_flip_flop(c))
+                .map(|(_, n)| n)
+                .sum(),
+            ice40: FpgaResources::from_stat(Family::Ice40, stat(ice40.get(block))),
+            ecp5: FpgaResources::from_stat(Family::Ecp5, stat(ecp5.get(block))),
+            xilinx: FpgaResources::from_stat(Family::Xilinx, stat(xilinx.get(block))),
+        })
+        .collect())
+}
+
+/// From a hierarchical `stat -json`: for each instance of the top module `top` (named by its
+/// module `top__<instance>`, as every rust-hdl instance is its own module) the cells of its
+/// whole subtree by type, and `(top)` for the top module's own cells.
+fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String, u64>>, String> {
+    // Yosys 0.23 prints the module hierarchy (lines `name count`, no JSON punctuation) into
+    // `stat -json` output when submodules remain: drop those lines.
+    let text: String = text
+        .lines()
+        .filter(|l| l.contains(['"', '{', '}', '[', ']', ':']) || l.trim().is_empty())
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"))?;
+    let modules = json
+        .get("modules")
+        .and_then(Value::as_object)
+        .ok_or("no modules")?;
+    let own = |name: &str| -> Option<BTreeMap<String, u64>> {
+        let m = modules
+            .get(&format!("\\{name}"))
+            .or_else(|| modules.get(name))?;
+        m.get("num_cells_by_type")?
+            .as_object()?
+            .iter()
+            .map(|(k, v)| Some((k.trim_start_matches('\\').to_string(), v.as_u64()?)))
+            .collect()
+    };
+    // The cells of `name`'s subtree: submodule instances replaced by their own subtrees.
+    fn subtree(
+        name: &str,
+        own: &dyn Fn(&str) -> Option<BTreeMap<String, u64>>,
+        depth: usize,
+    ) -> Result<BTreeMap<String, u64>, String> {
+        if depth > 64 {
+            return Err(format!("module hierarchy deeper than 64 at {name}"));
+        }
+        let cells = own(name).ok_or_else(|| format!("no statistics for module {name}"))?;
+        let mut out = BTreeMap::new();
+        for (cell, n) in cells {
+            match own(&cell) {
+                Some(_) => {
+                    for (c, k) in subtree(&cell, own, depth + 1)? {
+                        *out.entry(c).or_insert(0) += k * n;
+                    }
+                }
+                None => *out.entry(cell).or_insert(0) += n,
+            }
+        }
+        Ok(out)
+    }
+    let top_cells = own(top).ok_or_else(|| format!("no statistics for module {top}"))?;
+    let prefix = format!("{top}__");
+    let mut blocks = BTreeMap::new();
+    let mut glue = BTreeMap::new();
+    for (cell, n) in top_cells {
+        match (own(&cell), cell.strip_prefix(&prefix)) {
+            (Some(_), Some(instance)) => {
+                let mut sub = subtree(&cell, &own, 1)?;
+                sub.values_mut().for_each(|k| *k *= n);
+                blocks.insert(instance.to_string(), sub);
+            }
+            (Some(_), None) => {
+                blocks.insert(cell.clone(), subtree(&cell, &own, 1)?);
+            }
+            (None, _) => *glue.entry(cell).or_insert(0) += n,
+        }
+    }
+    blocks.insert("(top)".to_string(), glue);
+    Ok(blocks)
+}
+
 impl fmt::Display for AreaReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "area {} (module {})", self.unit, self.module)?;
@@ -609,6 +794,30 @@ impl fmt::Display for AreaReport {
                 writeln!(f, "    {name:<16} {delta:>+8}  ({})", percent(delta, base))?;
             }
         }
+        if let Some(blocks) = &self.blocks {
+            writeln!(
+                f,
+                "  blocks (hierarchical synthesis)\n    {:<16} {:>8} {:>8} {:>9} {:>6} {:>9} {:>6} {:>5} {:>9} {:>6} {:>5}",
+                "block", "cells", "FFs", "ice40 LUT", "BRAM", "ecp5 LUT", "BRAM", "DSP", "xil LUT", "BRAM", "DSP"
+            )?;
+            for b in blocks {
+                writeln!(
+                    f,
+                    "    {:<16} {:>8} {:>8} {:>9} {:>6} {:>9} {:>6} {:>5} {:>9} {:>6} {:>5}",
+                    b.block,
+                    b.cells,
+                    b.flip_flops,
+                    b.ice40.luts,
+                    b.ice40.brams,
+                    b.ecp5.luts,
+                    b.ecp5.brams,
+                    b.ecp5.dsps,
+                    b.xilinx.luts,
+                    b.xilinx.brams,
+                    b.xilinx.dsps
+                )?;
+            }
+        }
         Ok(())
     }
 }
@@ -625,6 +834,42 @@ fn percent(delta: i64, base: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_sum_their_subtrees_and_keep_the_top_glue() {
+        // top has two instances of its own (`top__a`, `top__b`) and glue; `top__a` holds a
+        // submodule twice; a cell type that is not a module stays a cell.
+        let text = r#"{"modules": {
+            "\\top": {"num_cells_by_type": {"top__a": 1, "top__b": 1, "$_AND_": 3}},
+            "\\top__a": {"num_cells_by_type": {"leaf": 2, "$_DFF_P_": 1}},
+            "\\leaf": {"num_cells_by_type": {"SB_RAM40_4K": 1, "SB_LUT4": 4}},
+            "\\top__b": {"num_cells_by_type": {"SB_LUT4": 7}}}}"#;
+        // The hierarchy tree Yosys 0.23 writes into the JSON is skipped.
+        let text = text.replace(
+            "\"\\\\top__b\"",
+            "\n       top      1\n         top__a      1\n\"\\\\top__b\"",
+        );
+        assert!(
+            serde_json::from_str::<Value>(&text).is_err(),
+            "the tree was inserted"
+        );
+        let b = block_cells(&text, "top").unwrap();
+        let get = |blk: &str, c: &str| b[blk].get(c).copied().unwrap_or(0);
+        assert_eq!(b.keys().collect::<Vec<_>>(), ["(top)", "a", "b"]);
+        assert_eq!(
+            (
+                get("a", "SB_RAM40_4K"),
+                get("a", "SB_LUT4"),
+                get("a", "$_DFF_P_")
+            ),
+            (2, 8, 1)
+        );
+        assert_eq!((get("b", "SB_LUT4"), get("(top)", "$_AND_")), (7, 3));
+        assert!(block_cells(&text, "other").is_err());
+        let cyclic = r#"{"modules": {"\\top": {"num_cells_by_type": {"top__a": 1}},
+            "\\top__a": {"num_cells_by_type": {"top__a": 1}}}}"#;
+        assert!(block_cells(cyclic, "top").is_err());
+    }
 
     #[test]
     fn stat_prefers_design_totals_and_reads_string_transistors() {

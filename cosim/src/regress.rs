@@ -380,6 +380,19 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["depth=1024", "width=32", "byte_write=true"]),
             sets(&["depth=8", "width=1024", "ports=1", "byte_write=true"]),
         ],
+        // n2 ∈ {16, 128, 512}, w ∈ {4, 8, 16}, pool ∈ {2, 8, 16}; n2 = N/w (A5) and n2 = N.
+        "crown-l2" => vec![
+            sets(&["n2=16", "pool=2", "w=4", "threads=64"]),
+            sets(&["n2=128", "w=16"]),
+            sets(&[]),
+            sets(&["n2=256", "pool=16", "w=4", "threads=256", "pc_bits=12"]),
+        ],
+        "crown-pool" => vec![
+            sets(&["pool=2", "n2=16", "w=4", "threads=64"]),
+            sets(&[]),
+            sets(&["pool=16", "n2=16", "w=16", "threads=128"]),
+            sets(&["pool=5", "n2=64", "pc_bits=12"]),
+        ],
         "sm-alu" => vec![
             sets(&["lanes=1"]),
             sets(&["lanes=8"]),

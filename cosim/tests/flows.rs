@@ -1,7 +1,7 @@
 //! The lint and area flows on small hand-written modules, good and deliberately bad.
 
 use warpforge_contract::{Manifest, Params, Port, Table};
-use warpforge_cosim::area::{area, area_in};
+use warpforge_cosim::area::{area, area_in, area_with_blocks};
 use warpforge_cosim::lint::{lint, lint_in, LintReport};
 use warpforge_cosim::tools::FlowError;
 use warpforge_hdl::Design;
@@ -435,4 +435,43 @@ fn bad_module_name_is_an_error_not_a_panic() {
     let err = lint(&d, &reg8_manifest()).unwrap_err();
     assert!(matches!(err, FlowError::BadInput(_)), "{err}");
     assert!(area(&d, &reg8_manifest()).is_err());
+}
+
+/// The per-block breakdown on a real design: the `ram` unit is one RAM instance (`store`) in
+/// a wrapper, so the memory (a block RAM on iCE40; distributed RAM on ECP5 and Xilinx at this
+/// small size) must be counted in `store`, nowhere else, and agree with the flattened totals.
+#[test]
+fn area_blocks_put_the_memory_in_its_instance() {
+    let u = warpforge_cosim::registry::Unit::resolve(
+        "ram",
+        &["depth=16".to_string(), "width=8".to_string()],
+    )
+    .unwrap();
+    let r = area_with_blocks(&u.design(), &u.manifest()).unwrap();
+    let blocks = r.blocks.as_ref().expect("blocks were asked for");
+    let names: Vec<&str> = blocks.iter().map(|b| b.block.as_str()).collect();
+    assert_eq!(names, ["(top)", "store"]);
+    let (top, store) = (&blocks[0], &blocks[1]);
+    assert_eq!(store.ice40.brams, 1);
+    for (name, top, store, flat) in [
+        ("ice40", &top.ice40, &store.ice40, &r.fpga.ice40),
+        ("ecp5", &top.ecp5, &store.ecp5, &r.fpga.ecp5),
+        ("xilinx", &top.xilinx, &store.xilinx, &r.fpga.xilinx),
+    ] {
+        assert_eq!(
+            top.brams + top.lutrams,
+            0,
+            "{name}: no memory in the wrapper"
+        );
+        assert!(
+            store.brams + store.lutrams > 0,
+            "{name}: the memory is in store"
+        );
+        assert_eq!(
+            (store.brams, store.lutrams),
+            (flat.brams, flat.lutrams),
+            "{name}: the flattened total agrees"
+        );
+    }
+    assert!(store.cells > 0 && store.flip_flops > 0);
 }

@@ -7,15 +7,15 @@
 //!   written only by an insert (a commit never changes them; lanes it drops are masked off
 //!   when the row is read). One write port each, and the one-payload-write rule makes one
 //!   write address enough;
-//! - per-row state (2 bits) and in-pool bit in flip-flops ([`RegFile`]s written at the
+//! - per-row state (2 bits) and in-pool bit in flip-flops ([`RegPlanes`] written at the
 //!   insert, update, pop and issue rows);
-//! - the ready FIFO as a ring of `n2` row indices in flip-flops ([`RegFile`] with two write
+//! - the ready FIFO as a ring of `n2` row indices in flip-flops ([`RegPlanes`] with two write
 //!   ports: it takes two pushes in a cycle, which a one-write-port RAM could not) with head,
 //!   tail and count;
 //! - a free-row counter (so `free_count` / `full` need no population count).
 //!
-//! Per cycle, from the registered state: the lowest free row ([`LowestZero`] over the state
-//! fields), the FIFO head (the ring's read port), the two pushes in ascending row order. A
+//! Per cycle, from the registered state: the lowest free row ([`LowestZero`] over the OR of
+//! the two state planes), the FIFO head (the ring's read port), the two pushes in ascending row order. A
 //! pop reads the head row from both RAMs; `out_*` show the RAM outputs the next cycle, masked
 //! by `out_valid` and by the row's lanes.
 //!
@@ -24,7 +24,7 @@
 use crate::crown_pool::LaneSpread;
 use crate::primitives::{emit, Concat, Fixed, Split, Wire, WordReg, WordRegInit};
 use crate::ram::Ram;
-use crate::regfile::{LowestZero, RegFile};
+use crate::regfile::{LowestZero, RegPlanes};
 use crate::Design;
 use rust_hdl::prelude::*;
 use warpforge_contract::units::crown_l2::L2Config;
@@ -67,9 +67,9 @@ pub struct L2 {
     thi_ram: Ram,
     // Flip-flop state: per-row state (ports: insert, update, issue), in-pool bit (insert,
     // pop, issue), the ring (first push, second push), pointers and counters.
-    state: RegFile,
-    in_pool: RegFile,
-    ring: RegFile,
+    state: RegPlanes,
+    in_pool: RegPlanes,
+    ring: RegPlanes,
     head: WordReg,
     tail: WordReg,
     count: WordReg,
@@ -77,6 +77,7 @@ pub struct L2 {
     rd_valid: WordReg,
     rd_row: WordReg,
     lowest_free: LowestZero,
+    state_planes: Split,
 
     ins_word: Concat,
     upd_word: Concat,
@@ -145,16 +146,17 @@ impl L2 {
             dbg_head: Wire::new(rb),
             pl_ram: ram(p + w),
             thi_ram: ram(tv),
-            state: RegFile::new(n, 2, 3),
-            in_pool: RegFile::new(n, 1, 3),
-            ring: RegFile::new(n, rb, 2),
+            state: RegPlanes::new(n, 2, 3),
+            in_pool: RegPlanes::new(n, 1, 3),
+            ring: RegPlanes::new(n, rb, 2),
             head: WordReg::new(rb),
             tail: WordReg::new(rb),
             count: WordReg::new(cb),
             nfree: WordRegInit::new(cb, n as u64),
             rd_valid: WordReg::new(1),
             rd_row: WordReg::new(rb),
-            lowest_free: LowestZero::new(n, 2),
+            lowest_free: LowestZero::new(n),
+            state_planes: Split::new(&[n, n]),
             ins_word: Concat::new(&[p, w]),
             upd_word: Concat::new(&[p, w]),
             rd_word: Split::new(&[p, w]),
@@ -198,7 +200,10 @@ impl Logic for L2 {
         self.thi_ram.clock.next = self.clock.val();
 
         // Start-of-cycle decisions: the lowest free row, the FIFO head.
-        self.lowest_free.x.next = self.state.q.val();
+        // A free row has both state planes zero.
+        self.state_planes.whole.next = self.state.q.val();
+        self.lowest_free.x.next =
+            self.state_planes.parts[0].val() | self.state_planes.parts[1].val();
         self.ring.raddr.next = self.head.q.val();
         self.popping.next = self.pop.val() & self.count.q.val().any();
         self.inserting.next = self.ins_valid.val() & self.nfree.q.val().any();

@@ -1,21 +1,25 @@
-//! Flip-flop tables indexed by a signal, as Verilog primitives: [`RegFile`] (`n` fields of `w`
-//! bits with several write ports and one read port) and [`LowestZero`] (the lowest all-zero
-//! field of a packed table, a priority encoder).
+//! Flip-flop tables indexed by a signal, as Verilog primitives: [`RegPlanes`] (`n` fields of
+//! `w` bits with several write ports and one read port) and [`LowestZero`] (the lowest zero
+//! bit of a vector, a priority encoder).
 //!
 //! A `#[hdl_gen]` kernel can only index with loop constants, so a table of hundreds of rows
-//! written at a signal address becomes one comparator and multiplexer per row per port, tens of
-//! thousands of Verilog lines that Verilator compiles for minutes and simulates slowly. Written
-//! directly, an indexed part-select is one statement: Verilator evaluates it in a few word
-//! operations and Yosys builds the same decoder the unrolled form would.
+//! written at a signal address becomes one comparator and multiplexer per row per port: tens
+//! of thousands of Verilog lines that Verilator compiles for minutes and simulates slowly. An
+//! indexed part-select (`q[addr*w +: w] <= d`) is compact but Yosys builds it as a barrel
+//! shifter over the whole table. So the table is stored as `w` bit-planes of `n` bits, and a
+//! write is `plane = plane & ~sel | sel & {n{bit}}` with `sel = 1 << addr` (a decoder, once
+//! the constant shift is optimised): whole-vector operations that Verilator evaluates a word
+//! at a time, and per-row enable logic in synthesis.
 
 use crate::primitives::Wire;
 use rust_hdl::prelude::*;
 
-/// `n` fields of `w` bits in flip-flops, packed in `q` (field `i` at bits `i·w …`), with
-/// `ports` write ports applied in port order at the edge (a later port wins on the same field)
-/// and a synchronous reset to zero. `rdata` = field `raddr` of `q` (combinational).
+/// `n` fields of `w` bits in flip-flops, stored as bit-planes: `q` = {plane w−1, …, plane 0},
+/// bit `b` of field `i` at `q[b·n + i]`. `ports` write ports apply in port order at the edge (a
+/// later port wins on the same field); synchronous reset to zero; `rdata` = field `raddr`
+/// (combinational).
 #[derive(LogicBlock)]
-pub struct RegFile {
+pub struct RegPlanes {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub we: Vec<Signal<In, Bit>>,
@@ -24,12 +28,13 @@ pub struct RegFile {
     pub raddr: Wire<In>,
     pub rdata: Wire<Out>,
     pub q: Wire<Out>,
+    _n: usize,
 }
 
-impl RegFile {
-    pub fn new(n: usize, w: usize, ports: usize) -> RegFile {
+impl RegPlanes {
+    pub fn new(n: usize, w: usize, ports: usize) -> RegPlanes {
         let ab = crate::primitives::bits_for(n - 1);
-        RegFile {
+        RegPlanes {
             clock: Default::default(),
             reset: Default::default(),
             we: (0..ports).map(|_| Default::default()).collect(),
@@ -38,28 +43,63 @@ impl RegFile {
             raddr: Wire::new(ab),
             rdata: Wire::new(w),
             q: Wire::new(n * w),
+            _n: n,
         }
     }
 }
 
-impl Logic for RegFile {
+impl Logic for RegPlanes {
     fn update(&mut self) {}
     fn connect(&mut self) {
         self.rdata.connect();
         self.q.connect();
     }
     fn hdl(&self) -> Verilog {
-        let w = self.rdata.width();
-        let mut v = String::from("always @(posedge clock) begin\n");
-        v += &format!(
-            "    if (reset) q <= {}'d0;\n    else begin\n",
-            self.q.width()
-        );
-        for k in 0..self.we.len() {
-            v += &format!("        if (we${k}) q[waddr${k} * {w} +: {w}] <= wdata${k};\n");
+        let (n, w, ports) = (self._n, self.rdata.width(), self.we.len());
+        let one = |v: &str, b: usize| {
+            if w == 1 {
+                v.to_string()
+            } else {
+                format!("{v}[{b}]")
+            }
+        };
+        let mut v = String::new();
+        for k in 0..ports {
+            v += &format!(
+                "wire [{}:0] sel{k} = we${k} ? ({n}'d1 << waddr${k}) : {n}'d0;\n",
+                n - 1
+            );
         }
-        v += "    end\nend\n";
-        v += &format!("always @(*) rdata = q[raddr * {w} +: {w}];\n");
+        v += &format!("reg [{}:0] planes_next;\n", n * w - 1);
+        v += "always @(*) begin\n    planes_next = q;\n";
+        for k in 0..ports {
+            for b in 0..w {
+                let (hi, lo) = (b * n + n - 1, b * n);
+                v += &format!(
+                    "    planes_next[{hi}:{lo}] = (planes_next[{hi}:{lo}] & ~sel{k}) | (sel{k} & {{{n}{{{}}}}});\n",
+                    one(&format!("wdata${k}"), b)
+                );
+            }
+        }
+        v += "end\n";
+        v += &format!(
+            "always @(posedge clock) begin\n    if (reset) q <= {}'d0;\n    else q <= planes_next;\nend\n",
+            n * w
+        );
+        // The read: each plane is a constant slice, indexed by the address (an n:1 mux).
+        for b in 0..w {
+            v += &format!(
+                "wire [{}:0] plane{b} = q[{}:{}];\n",
+                n - 1,
+                b * n + n - 1,
+                b * n
+            );
+        }
+        v += "always @(*) begin\n";
+        for b in 0..w {
+            v += &format!("    {} = plane{b}[raddr];\n", one("rdata", b));
+        }
+        v += "end\n";
         Verilog::Custom(v)
     }
     fn timing(&self) -> Vec<TimingInfo> {
@@ -72,7 +112,7 @@ impl Logic for RegFile {
             ]);
         }
         vec![TimingInfo {
-            name: "regfile".into(),
+            name: "regplanes".into(),
             clock: "clock".into(),
             inputs,
             outputs: vec!["q".into(), "rdata".into()],
@@ -80,25 +120,22 @@ impl Logic for RegFile {
     }
 }
 
-/// The lowest field of `x` (`n` fields of `w` bits) that is all zero: `idx` (0 when none) and
-/// `found`. The zero flags are isolated to their lowest one (`z & −z`) and encoded bit by bit
-/// (index bit `k` = OR of the flags whose position has bit `k`): a carry chain and `log2 n`
-/// OR trees, no `n`-deep priority chain.
+/// The lowest zero bit of `x`: `idx` (0 when none) and `found`. The zero bits are isolated to
+/// their lowest one (`z & −z`, a carry chain) and encoded bit by bit (index bit `k` = OR of
+/// the positions whose index has bit `k`): no `n`-deep priority chain.
 #[derive(LogicBlock)]
 pub struct LowestZero {
     pub x: Wire<In>,
     pub idx: Wire<Out>,
     pub found: Signal<Out, Bit>,
-    _n: usize,
 }
 
 impl LowestZero {
-    pub fn new(n: usize, w: usize) -> LowestZero {
+    pub fn new(n: usize) -> LowestZero {
         LowestZero {
-            x: Wire::new(n * w),
+            x: Wire::new(n),
             idx: Wire::new(crate::primitives::bits_for(n - 1)),
             found: Default::default(),
-            _n: n,
         }
     }
 }
@@ -110,32 +147,22 @@ impl Logic for LowestZero {
         self.found.connect();
     }
     fn hdl(&self) -> Verilog {
-        let n = self._n;
-        let w = self.x.width() / n;
+        let n = self.x.width();
         let mut v = format!(
-            "wire [{}:0] zero_flags;\nwire [{}:0] lowest_flag;\n",
+            "wire [{}:0] zeros = ~x;\nwire [{}:0] lowest = zeros & (~zeros + 1'b1);\n",
             n - 1,
             n - 1
         );
-        v += &format!(
-            "genvar zero_i;\ngenerate for (zero_i = 0; zero_i < {n}; zero_i = zero_i + 1) begin : zf\n    assign zero_flags[zero_i] = ~|x[zero_i * {w} +: {w}];\nend endgenerate\n"
-        );
-        v += "assign lowest_flag = zero_flags & (~zero_flags + 1'b1);\n";
-        v += "always @(*) begin\n    found = |zero_flags;\n";
+        v += "always @(*) begin\n    found = |zeros;\n";
         for k in 0..self.idx.width() {
-            // The positions whose index has bit k set.
-            let mut mask = vec![false; n];
-            for (i, m) in mask.iter_mut().enumerate() {
-                *m = i >> k & 1 == 1;
-            }
-            let hex = to_hex(&mask);
+            let mask: Vec<bool> = (0..n).map(|i| i >> k & 1 == 1).collect();
             // A one-bit index is a scalar: no bit-select.
             let bit = if self.idx.width() == 1 {
                 "idx".to_string()
             } else {
                 format!("idx[{k}]")
             };
-            v += &format!("    {bit} = |(lowest_flag & {n}'h{hex});\n");
+            v += &format!("    {bit} = |(lowest & {n}'h{});\n", to_hex(&mask));
         }
         v += "end\n";
         Verilog::Custom(v)

@@ -82,6 +82,9 @@ pub struct SecondLevel {
     /// Thread indices as inserted (zero outside the inserted lanes); read masked by `lanes`.
     thi: Vec<Vec<u64>>,
     fifo: VecDeque<usize>,
+    /// Times each row is on the FIFO, kept with every push and pop (checked against the
+    /// row states on the touched rows every cycle, and against the FIFO itself every 256).
+    on_fifo: Vec<u32>,
     out: Option<Refill>,
     /// Thread slot → the row holding it (thread conservation, checked incrementally).
     owner: Vec<Option<usize>>,
@@ -107,6 +110,7 @@ impl SecondLevel {
             lanes: vec![0; n],
             thi: vec![vec![0; cfg.common.w]; n],
             fifo: VecDeque::with_capacity(n),
+            on_fifo: vec![0; n],
             out: None,
             owner: vec![None; cfg.common.threads],
             touched: vec![],
@@ -136,6 +140,7 @@ impl SecondLevel {
         self.free_image = all_ones(self.cfg.n2);
         self.nfree = self.cfg.n2;
         self.fifo.clear();
+        self.on_fifo.iter_mut().for_each(|c| *c = 0);
         self.out = None;
         self.owner.iter_mut().for_each(|o| *o = None);
         self.touched.clear();
@@ -178,7 +183,10 @@ impl SecondLevel {
     fn set_state(&mut self, r: usize, s: u64) {
         let was_free = self.state[r] == FREE;
         self.state[r] = s;
-        words::set(&mut self.state_image, 2 * r, 2, s);
+        // Two bit-planes, as the dbg_state port.
+        let n = self.cfg.n2;
+        words::set(&mut self.state_image, r, 1, s & 1);
+        words::set(&mut self.state_image, n + r, 1, s >> 1);
         let bit = 1u64 << (r % 64);
         match (was_free, s == FREE) {
             (true, false) => {
@@ -352,6 +360,7 @@ impl SecondLevel {
             match head {
                 Some(h) => {
                     self.fifo.pop_front();
+                    self.on_fifo[h] -= 1;
                     if self.fault != Some(L2Fault::PopForgetsInPool) {
                         self.set_in_pool(h, true);
                     }
@@ -381,6 +390,9 @@ impl SecondLevel {
         }
         if pushes.len() == 2 {
             self.ev.double_pushes += 1;
+        }
+        for &r in &pushes {
+            self.on_fifo[r] += 1;
         }
         self.fifo.extend(pushes);
         self.ev.payload_writes += payload_writes;
@@ -417,21 +429,29 @@ impl SecondLevel {
             return Err(v.clone());
         }
         let n = self.cfg.n2;
-        let mut on_fifo = vec![0u32; n];
-        // FIFO length ≤ n2 and no row twice; every entry ready and not in the pool.
-        for &r in &self.fifo {
-            on_fifo[r] += 1;
-            if on_fifo[r] > 1 {
-                return Err(format!("row {r} is on the ready FIFO twice"));
+        let every = full || self.cycles.is_multiple_of(256);
+        if every {
+            // The FIFO itself: no row twice, each entry ready and not in the pool, and the
+            // kept counts agree with it.
+            let mut seen = vec![0u32; n];
+            for &r in &self.fifo {
+                seen[r] += 1;
+                if seen[r] > 1 {
+                    return Err(format!("row {r} is on the ready FIFO twice"));
+                }
+                if self.state[r] != READY || self.in_pool[r] {
+                    return Err(format!(
+                        "row {r} is on the ready FIFO with state {} in pool {}",
+                        self.state[r], self.in_pool[r] as u8
+                    ));
+                }
             }
-            if self.state[r] != READY || self.in_pool[r] {
-                return Err(format!(
-                    "row {r} is on the ready FIFO with state {} in pool {}",
-                    self.state[r], self.in_pool[r] as u8
-                ));
+            if seen != self.on_fifo {
+                return Err("the ready FIFO and its per-row counts differ".into());
             }
         }
-        let rows: Vec<usize> = if full || self.cycles % 256 == 0 {
+        let on_fifo = &self.on_fifo;
+        let rows: Vec<usize> = if every {
             (0..n).collect()
         } else {
             self.touched.clone()
@@ -439,6 +459,9 @@ impl SecondLevel {
         let mut pooled = 0;
         for &r in &rows {
             let ready_out = self.state[r] == READY && !self.in_pool[r];
+            if on_fifo[r] > 1 {
+                return Err(format!("row {r} is on the ready FIFO twice"));
+            }
             if ready_out != (on_fifo[r] == 1) {
                 return Err(format!(
                     "row {r}: on the ready FIFO iff ready and not in the pool (state {}, in pool {}, on FIFO {})",
@@ -627,7 +650,7 @@ pub(crate) fn decode(cfg: &L2Config, p: &Ports, inputs: &[u64]) -> (bool, L2Ops)
 
 fn all_ones(n: usize) -> Vec<u64> {
     let mut v = vec![u64::MAX; n.div_ceil(64)];
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         *v.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
     }
     v

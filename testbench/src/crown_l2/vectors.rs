@@ -18,6 +18,23 @@ fn thi(lanes: u64, each: u64) -> u64 {
     pack_thi(&v, 7)[0]
 }
 
+/// `dbg_state` of `n` rows from the states written two bits per row (row r at bits 2r, as
+/// read in the comments): the port holds them as two bit-planes (bit 0 of row r at bit r,
+/// bit 1 at bit n + r).
+fn planes(n: usize, rows: u64) -> u64 {
+    (0..n)
+        .map(|r| (rows >> (2 * r) & 1) << r | (rows >> (2 * r + 1) & 1) << (n + r))
+        .sum()
+}
+
+fn st16(rows: u64) -> u64 {
+    planes(16, rows)
+}
+
+fn st4(rows: u64) -> u64 {
+    planes(4, rows)
+}
+
 /// Inputs of an insert.
 fn ins(pc: u64, lanes: u64, t: u64) -> Vec<(&'static str, u64)> {
     vec![
@@ -103,7 +120,7 @@ fn transitions() -> SpecVector {
             ("free_count", 15),
             ("occupancy", 1),
             ("dbg_head", 0),
-            ("dbg_state", 0b01),
+            ("dbg_state", st16(0b01)),
         ],
     )
     // T1: the head (row 0) leaves the FIFO at this edge...
@@ -111,7 +128,7 @@ fn transitions() -> SpecVector {
         &pop(),
         &[
             ("ready_count", 2),
-            ("dbg_state", 0b0101),
+            ("dbg_state", st16(0b0101)),
             ("dbg_in_pool", 0),
             ("out_valid", 0),
         ],
@@ -127,20 +144,27 @@ fn transitions() -> SpecVector {
     // T2: issued → waiting-exec, out of the pool.
     .cycle(
         &iss(0),
-        &cat(&[no_out(), vec![("ready_count", 1), ("dbg_state", 0b0101)]]),
+        &cat(&[
+            no_out(),
+            vec![("ready_count", 1), ("dbg_state", st16(0b0101))],
+        ]),
     )
     // T3: commit, uniform, next PC, lane 7 dropped (it arrived at a barrier).
     .cycle(
         &upd(0, 1, Some((0x101, 0x7f))),
         &[
-            ("dbg_state", 0b0110),
+            ("dbg_state", st16(0b0110)),
             ("dbg_in_pool", 0),
             ("ready_count", 1),
         ],
     )
     .cycle(
         &pop(),
-        &[("ready_count", 2), ("dbg_head", 1), ("dbg_state", 0b0101)],
+        &[
+            ("ready_count", 2),
+            ("dbg_head", 1),
+            ("dbg_state", st16(0b0101)),
+        ],
     )
     .cycle(
         &pop(),
@@ -181,39 +205,39 @@ fn ascending_pushes() -> SpecVector {
             &iss(3),
             &[
                 ("out_row", 3),
-                ("dbg_state", 0b01_10_10_10),
+                ("dbg_state", st16(0b01_10_10_10)),
                 ("ready_count", 0),
             ],
         )
         // Exit: row 0 freed.
         .cycle(
             &upd(0, 0, None),
-            &[("dbg_state", 0b10_10_10_10), ("dbg_in_pool", 0)],
+            &[("dbg_state", st16(0b10_10_10_10)), ("dbg_in_pool", 0)],
         )
         // Insert into row 0 and row 3 back to ready: pushes 0, 3.
         .cycle(
             &cat(&[ins(0x20, 0x01, 1), upd(3, 1, None)]),
-            &[("ins_row", 0), ("dbg_state", 0b10_10_10_00)],
+            &[("ins_row", 0), ("dbg_state", st16(0b10_10_10_00))],
         )
         .cycle(
             &upd(2, 0, None),
             &[
                 ("ready_count", 2),
                 ("dbg_head", 0),
-                ("dbg_state", 0b01_10_10_01),
+                ("dbg_state", st16(0b01_10_10_01)),
             ],
         )
         // Insert into row 2 and row 1 back to ready: pushes 1, 2.
         .cycle(
             &cat(&[ins(0x21, 0x04, 1), upd(1, 1, None)]),
-            &[("ins_row", 2), ("dbg_state", 0b01_00_10_01)],
+            &[("ins_row", 2), ("dbg_state", st16(0b01_00_10_01))],
         )
         .cycle(
             &pop(),
             &[
                 ("ready_count", 4),
                 ("dbg_head", 0),
-                ("dbg_state", 0b01_01_01_01),
+                ("dbg_state", st16(0b01_01_01_01)),
             ],
         )
         .cycle(&pop(), &out(0, 0x20, 0x01, thi(0x01, 1)))
@@ -259,12 +283,12 @@ fn full_sync_exit() -> SpecVector {
     )
     .cycle(&iss(0), &[("out_row", 0), ("ready_count", 3)])
     // __syncthreads: waiting-sync, then released (T10): ready at the tail.
-    .cycle(&upd(0, 3, None), &[("dbg_state", 0b01_01_01_10)])
-    .cycle(&upd(0, 1, None), &[("dbg_state", 0b01_01_01_11)])
+    .cycle(&upd(0, 3, None), &[("dbg_state", st4(0b01_01_01_10))])
+    .cycle(&upd(0, 1, None), &[("dbg_state", st4(0b01_01_01_11))])
     .cycle(
         &pop(),
         &[
-            ("dbg_state", 0b01_01_01_01),
+            ("dbg_state", st4(0b01_01_01_01)),
             ("ready_count", 4),
             ("dbg_head", 1),
         ],
@@ -279,7 +303,7 @@ fn full_sync_exit() -> SpecVector {
     // Exit: row 1 freed; the next cycle it is the lowest free row.
     .cycle(
         &upd(1, 0, None),
-        &[("full", 1), ("dbg_state", 0b01_01_10_01)],
+        &[("full", 1), ("dbg_state", st4(0b01_01_10_01))],
     )
     .cycle(
         &[],
@@ -288,7 +312,7 @@ fn full_sync_exit() -> SpecVector {
             ("ins_row", 1),
             ("free_count", 1),
             ("occupancy", 3),
-            ("dbg_state", 0b01_01_00_01),
+            ("dbg_state", st4(0b01_01_00_01)),
         ],
     )
     .done()

@@ -1,7 +1,7 @@
 //! The issue pool ([`IssuePool`]) as a plain struct the `crown` top model composes, and the
 //! port-level unit model ([`CrownPoolModel`]).
 
-use warpforge_contract::units::crown::{pack_thi, unpack_thi, Warp};
+use warpforge_contract::units::crown::{unpack_thi, Warp};
 use warpforge_contract::units::crown_pool::PoolConfig;
 use warpforge_contract::Layout;
 
@@ -171,25 +171,32 @@ impl IssuePool {
         if self.last >= self.cfg.pool {
             return Err(format!("last issued entry {} out of range", self.last));
         }
-        let mut slots = vec![];
-        let mut threads = vec![];
+        // Rows and threads seen, as bit sets (n2 and N are at most 4096).
+        let (mut slots, mut threads) = ([0u64; 64], [0u64; 64]);
+        let seen = |set: &mut [u64; 64], x: usize| {
+            let had = set[x / 64] >> (x % 64) & 1 == 1;
+            set[x / 64] |= 1 << (x % 64);
+            had
+        };
         for (i, e) in self.entries.iter().enumerate() {
             let Some(e) = e else { continue };
             if e.slot >= self.cfg.n2 {
                 return Err(format!("entry {i}: slot {} is not a row", e.slot));
             }
-            if slots.contains(&e.slot) {
+            if seen(&mut slots, e.slot) {
                 return Err(format!("entry {i}: slot {} is in the pool twice", e.slot));
             }
-            slots.push(e.slot);
-            if e.warp != e.warp.normalized(c.w) {
-                return Err(format!("entry {i}: a thread index outside the lanes"));
-            }
-            for t in e.warp.threads(c) {
-                if threads.contains(&t) {
-                    return Err(format!("thread {t} is in two pool entries"));
+            for l in 0..c.w {
+                let on = e.warp.lanes >> l & 1 == 1;
+                if !on && e.warp.thi[l] != 0 {
+                    return Err(format!("entry {i}: a thread index outside the lanes"));
                 }
-                threads.push(t);
+                if on && seen(&mut threads, c.thread(l, e.warp.thi[l]) as usize) {
+                    return Err(format!(
+                        "thread {} is in two pool entries",
+                        c.thread(l, e.warp.thi[l])
+                    ));
+                }
             }
         }
         Ok(())
@@ -327,8 +334,11 @@ impl CrownPoolModel {
             out[p.sel_idx] = i as u64;
             out[p.sel_pc] = e.warp.pc;
             out[p.sel_lanes] = e.warp.lanes;
-            let (o, n) = p.sel_thi;
-            out[o..o + n].copy_from_slice(&pack_thi(&e.warp.thi, c.thi_bits())[..n]);
+            let (o, _) = p.sel_thi;
+            let tb = c.thi_bits();
+            for (l, &t) in e.warp.thi.iter().enumerate() {
+                words::set(&mut out[o..], l * tb, tb, t);
+            }
             out[p.sel_slot] = e.slot as u64;
         }
         let sb = q.cfg.slot_bits();

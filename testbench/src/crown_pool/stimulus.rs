@@ -60,9 +60,9 @@ impl CrownPoolStimulus {
         let mut slots = vec![];
         for e in self.shadow.entries().iter().flatten() {
             slots.push(e.slot);
-            for l in 0..c.w {
+            for (l, u) in used.iter_mut().enumerate() {
                 if e.warp.lanes >> l & 1 == 1 {
-                    used[l].push(e.warp.thi[l]);
+                    u.push(e.warp.thi[l]);
                 }
             }
         }

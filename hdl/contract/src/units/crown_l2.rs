@@ -64,8 +64,9 @@
 //!   read as 0); all zero without `out_valid`.
 //! - `ready_count[rb+1]`: FIFO length; `free_count[rb+1]`: free rows; `occupancy[rb+1]`:
 //!   rows not free (n2 − free_count).
-//! - Debug (state digest): `dbg_state[2·n2]` (row r at bits 2r), `dbg_in_pool[n2]`,
-//!   `dbg_head[rb]` (the FIFO head's row, 0 when empty).
+//! - Debug (state digest): `dbg_state[2·n2]` as two bit-planes (bit 0 of row r's state at
+//!   bit r, bit 1 at bit n2 + r), `dbg_in_pool[n2]`, `dbg_head[rb]` (the FIFO head's row, 0
+//!   when empty).
 //!
 //! # Storage
 //!
@@ -216,7 +217,11 @@ impl L2Config {
             ),
             Port::output("free_count", cb, false, "free rows"),
             Port::output("occupancy", cb, false, "rows not free"),
-            Port::debug("dbg_state", 2 * self.n2, "row r's state at bits 2r"),
+            Port::debug(
+                "dbg_state",
+                2 * self.n2,
+                "state bit 0 of row r at bit r, bit 1 at bit n2+r",
+            ),
             Port::debug("dbg_in_pool", self.n2, "row r in the issue pool at bit r"),
             Port::debug("dbg_head", rb, "the ready FIFO's head row (0 when empty)"),
         ]

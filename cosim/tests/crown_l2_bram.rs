@@ -1,0 +1,74 @@
+//! `crown-l2` at its default (512 rows, Table 4-1) keeps its payload in block RAM on every
+//! FPGA family: Yosys `synth_ice40`, `synth_ecp5` and `synth_xilinx` give block-RAM cells
+//! enough for every payload bit, no LUT RAM, and flip-flops only for the tables the contract
+//! keeps in flip-flops (state, in-pool bits, the ready FIFO's ring and pointers) plus the
+//! RAMs' read registers and read-first logic — never a flip-flop array of the payload.
+
+use warpforge_cosim::area::{fpga, FpgaResources};
+use warpforge_cosim::registry::Unit;
+
+fn count(r: &FpgaResources, cells: &[&str]) -> u64 {
+    cells.iter().filter_map(|c| r.cells.get(*c)).sum()
+}
+
+#[test]
+fn default_crown_l2_payload_is_block_ram_on_ice40_ecp5_and_xilinx() {
+    let u = Unit::resolve("crown-l2", &[]).unwrap();
+    let m = u.manifest();
+    let bits = |name: &str| {
+        m.tables
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .total_bits()
+    };
+    // The payload: pc and thi (Table 4-1's row without the state bits) and the lane mask.
+    let payload = 512 * (32 + 8 * 7) + bits("extra_lane_valid");
+    assert_eq!(payload, 49_152);
+    // What the contract keeps in flip-flops: 2 state bits per row, the in-pool bits, the ring
+    // and its pointers.
+    let ff_tables =
+        512 * 2 + bits("extra_in_pool") + bits("extra_ready_fifo") + bits("extra_fifo_pointers");
+    assert_eq!(ff_tables, 1024 + 512 + 4608 + 28);
+    let f = fpga(&u.design()).expect("yosys runs");
+    // Per RAM: a read register and, on iCE40 / ECP5, Yosys' read-first forwarding (about two
+    // rows); two RAMs of 40 and 56 bits, plus the unit's own read-valid and read-row registers.
+    let ram_side = 3 * (40 + 56) + 64;
+    for (name, r) in [
+        ("ice40", &f.ice40),
+        ("ecp5", &f.ecp5),
+        ("xilinx", &f.xilinx),
+    ] {
+        eprintln!(
+            "{name}: {} block RAMs, {} FFs, {} LUTs, {:?}",
+            r.brams, r.ffs, r.luts, r.cells
+        );
+        assert!(r.brams > 0, "{name}: no block RAM: {:?}", r.cells);
+        assert_eq!(r.lutrams, 0, "{name}: LUT RAM: {:?}", r.cells);
+        assert!(
+            (r.ffs as usize) <= ff_tables + ram_side,
+            "{name}: {} flip-flops, more than the {ff_tables} the flip-flop tables hold + {ram_side}",
+            r.ffs
+        );
+        assert!(
+            (r.ffs as usize) < payload / 4,
+            "{name}: {} flip-flops for a {payload}-bit payload",
+            r.ffs
+        );
+    }
+    // Enough block RAM for every payload bit: 4 Kbit per SB_RAM40_4K, 18 Kbit per DP16KD or
+    // PDPW16KD, 18 / 36 Kbit per RAMB18E1 / RAMB36E1.
+    let ice = count(&f.ice40, &["SB_RAM40_4K"]);
+    let ecp = count(&f.ecp5, &["DP16KD", "PDPW16KD"]);
+    let x18 = count(&f.xilinx, &["RAMB18E1"]);
+    let x36 = count(&f.xilinx, &["RAMB36E1"]);
+    assert_eq!(ice, f.ice40.brams);
+    assert_eq!(ecp, f.ecp5.brams);
+    assert_eq!(x18 + x36, f.xilinx.brams);
+    assert!(ice as usize * 4096 >= payload, "{ice} SB_RAM40_4K");
+    assert!(ecp as usize * 18432 >= payload, "{ecp} DP16KD/PDPW16KD");
+    assert!(
+        (x18 + 2 * x36) as usize * 18432 >= payload,
+        "{x18} RAMB18, {x36} RAMB36"
+    );
+}

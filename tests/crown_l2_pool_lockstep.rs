@@ -1,0 +1,207 @@
+//! `crown-l2` and `crown-pool` in lockstep: their spec vectors on model and RTL (Icarus), the
+//! quick suite's constrained-random lockstep of the two units (≥ 3 configurations covering
+//! n2 ∈ {16, 128, 512}, w ∈ {4, 8, 16}, pool ∈ {2, 8, 16}, 2 seeds, ≥ 10^6 cycles per unit),
+//! and proof that lockstep catches a wrong RTL: a variant built only here (same-cycle pushes
+//! in descending order; fixed-priority selection instead of LRR) is reported at the first
+//! cycle and port where it differs, which this test predicts from the model with the same
+//! fault.
+
+use warpforge_contract::manifest::format_value;
+use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::registry::{self, Unit};
+use warpforge_cosim::regress;
+use warpforge_hdl::Design;
+use warpforge_testbench::crown_l2::{CrownL2Model, L2Fault};
+use warpforge_testbench::crown_pool::{CrownPoolModel, PoolFault};
+use warpforge_testbench::{harness, Model};
+
+const UNITS: [&str; 2] = ["crown-l2", "crown-pool"];
+
+#[test]
+fn spec_vectors_pass_on_model_and_rtl() {
+    for unit in UNITS {
+        let vectors = registry::spec_vectors(unit);
+        assert!(vectors.len() >= 2, "{unit}");
+        for v in &vectors {
+            lockstep::run_spec_vector(v).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+}
+
+#[test]
+fn random_lockstep_covers_the_configurations() {
+    let sets = |unit| -> Vec<Vec<String>> { regress::configs(unit) };
+    let has = |unit, key: &str, values: &[&str]| {
+        for v in values {
+            let kv = format!("{key}={v}");
+            assert!(
+                sets(unit).iter().any(|c| c.contains(&kv)
+                    || (c.iter().all(|s| !s.starts_with(&format!("{key}=")))
+                        && registry::catalogue()
+                            .find(|i| i.name == unit)
+                            .unwrap()
+                            .params
+                            .iter()
+                            .any(|p| p.name == key && p.default.to_string() == *v))),
+                "{unit}: no configuration with {kv}"
+            );
+        }
+    };
+    has("crown-l2", "n2", &["16", "128", "512"]);
+    has("crown-l2", "w", &["4", "8", "16"]);
+    has("crown-l2", "pool", &["2", "8", "16"]);
+    has("crown-pool", "pool", &["2", "8", "16"]);
+    has("crown-pool", "w", &["4", "8", "16"]);
+    let jobs: Vec<_> = regress::jobs("quick")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.is_lockstep() && UNITS.contains(&j.unit))
+        .collect();
+    let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
+        eprintln!(
+            "[{k}/{n}] {} {} ({} cycles, {:.1} s)",
+            if r.passed { "pass" } else { "FAIL" },
+            r.id,
+            r.cycles,
+            r.seconds
+        )
+    });
+    let failures: Vec<_> = summary
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.message.clone())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for unit in UNITS {
+        let of_unit: Vec<_> = jobs.iter().filter(|j| j.unit == unit).collect();
+        let seeds: std::collections::BTreeSet<_> = of_unit.iter().map(|j| j.seed).collect();
+        assert!(seeds.len() >= 2, "{unit}: seeds {seeds:?}");
+        let cycles = summary.cycles.get(unit).copied().unwrap_or(0);
+        assert!(cycles >= 1_000_000, "{unit}: only {cycles} lockstep cycles");
+    }
+}
+
+/// The first compared cycle where `good` and `bad` (the same model with a fault) give
+/// different outputs on `seed`'s stimulus: (cycle, port, expected, faulty value).
+fn first_divergence(
+    unit: &Unit,
+    mut good: Box<dyn Model>,
+    mut bad: Box<dyn Model>,
+    seed: u64,
+    cycles: u64,
+) -> (u64, String, String, String) {
+    let layout = unit.manifest().layout();
+    let mut stim = unit.stimulus(seed);
+    let (mut inputs, mut og, mut ob) = (
+        vec![0u64; layout.in_words],
+        vec![0u64; layout.out_words],
+        vec![0u64; layout.out_words],
+    );
+    for c in 0..cycles {
+        stim.next(c, &og, &mut inputs);
+        good.step(&inputs, &mut og);
+        bad.step(&inputs, &mut ob);
+        if harness::in_reset(&layout, &inputs) {
+            continue;
+        }
+        for s in &layout.outputs {
+            let word = |o: &[u64]| -> Vec<u64> {
+                (0..s.words)
+                    .map(|i| o[s.offset + i] & s.word_mask(i))
+                    .collect()
+            };
+            if word(&og) != word(&ob) {
+                return (
+                    c,
+                    s.name.clone(),
+                    format_value(&word(&og)),
+                    format_value(&word(&ob)),
+                );
+            }
+        }
+    }
+    panic!("the fault never shows at the ports in {cycles} cycles");
+}
+
+/// `unit`'s design with every `from` replaced (`count` occurrences expected).
+fn planted(unit: &Unit, from: &str, to: &str, count: usize) -> Design {
+    let mut d = unit.design();
+    assert_eq!(d.verilog.matches(from).count(), count, "`{from}`");
+    d.verilog = d.verilog.replace(from, to);
+    d
+}
+
+fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
+    let seed = 3;
+    let (cycle, port, expected, actual) =
+        first_divergence(unit, unit.model(), bad, seed, 1_000_000);
+    assert!(cycle > 2, "the fault shows after start-up");
+    let r = lockstep::run_design(
+        unit,
+        design,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    let m = r
+        .mismatch
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}: the planted RTL bug was not caught", unit.name()));
+    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        (expected.as_str(), actual.as_str())
+    );
+    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
+    // The same stimulus passes with the real RTL up to well past that cycle.
+    let ok = lockstep::run(
+        unit,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    assert!(ok.passed(), "{}", ok.render());
+}
+
+#[test]
+fn descending_pushes_in_the_rtl_are_caught() {
+    let unit = Unit::resolve("crown-l2", &["n2=16".into()]).unwrap();
+    let d = planted(
+        &unit,
+        "(upd_row < lowest_free__idx)",
+        "(upd_row > lowest_free__idx)",
+        1,
+    );
+    let cfg = unit_cfg_l2(&unit);
+    let mut bad = CrownL2Model::new(&cfg);
+    bad.inject_fault(Some(L2Fault::PushDescending));
+    check_caught(&unit, &d, Box::new(bad));
+}
+
+#[test]
+fn fixed_priority_selection_in_the_rtl_is_caught() {
+    let unit = Unit::resolve("crown-pool", &["pool=4".into(), "n2=16".into()]).unwrap();
+    // The chain "lowest valid entry above last" never fires: the lowest valid entry wins.
+    let d = planted(&unit, "(last__q < ", "(last__q < 0 * ", 3);
+    let cfg = unit_cfg_pool(&unit);
+    let mut bad = CrownPoolModel::new(&cfg);
+    bad.inject_fault(Some(PoolFault::LowestFirst));
+    check_caught(&unit, &d, Box::new(bad));
+}
+
+fn unit_cfg_l2(unit: &Unit) -> warpforge_contract::units::crown_l2::L2Config {
+    use warpforge_contract::units::crown_l2::{L2Config, PARAMS};
+    let p = warpforge_contract::Params::resolve("crown-l2", PARAMS, None, &unit.params.as_sets())
+        .unwrap();
+    L2Config::from_params(&p).unwrap()
+}
+
+fn unit_cfg_pool(unit: &Unit) -> warpforge_contract::units::crown_pool::PoolConfig {
+    use warpforge_contract::units::crown_pool::{PoolConfig, PARAMS};
+    let p = warpforge_contract::Params::resolve("crown-pool", PARAMS, None, &unit.params.as_sets())
+        .unwrap();
+    PoolConfig::from_params(&p).unwrap()
+}
