@@ -517,7 +517,7 @@ impl Model for CrownBarrierModel {
         let (w, t, p) = (self.cfg.w(), self.cfg.thi_bits(), self.cfg.pc_bits());
         outputs[..self.img_at].iter_mut().for_each(|x| *x = 0);
         outputs[self.img_at..self.img_at + self.img_words].copy_from_slice(&self.img);
-        let o = self.out.clone();
+        let o = self.out;
         // Registered outputs.
         let cb = self.cfg.count_bits();
         set(outputs, o.live, cb, self.table.live() as u64);

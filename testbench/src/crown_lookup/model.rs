@@ -104,8 +104,6 @@ impl Rows {
     /// all zero, pending ⊆ lanes, each thread (lane, thi) in at most one row, the eligible
     /// rows' order stamps distinct.
     fn check(&self, kind: LookupKind) -> Result<(), String> {
-        let mut seen = std::collections::HashSet::new();
-        let mut seqs = std::collections::HashSet::new();
         for (i, r) in self.rows.iter().enumerate() {
             if !r.valid {
                 let clear = r.pc == 0
@@ -141,19 +139,18 @@ impl Rows {
                 }
                 _ => {}
             }
-            if let Some(s) = r.seq {
-                if !seqs.insert(s) {
-                    return Err(format!("row {i}: drain stamp {s} twice"));
-                }
+            if let Some(l) = (0..self.w).find(|&l| r.lanes >> l & 1 == 0 && r.thi[l] != 0) {
+                return Err(format!("row {i}: lane {l} empty but thi != 0"));
             }
-            for l in 0..self.w {
-                if r.lanes >> l & 1 == 0 {
-                    if r.thi[l] != 0 {
-                        return Err(format!("row {i}: lane {l} empty but thi != 0"));
-                    }
-                } else if !seen.insert((l, r.thi[l])) {
+            // Pairs of rows (at most 16): a thread in two rows, a drain stamp twice.
+            for (j, o) in self.rows.iter().enumerate().skip(i + 1).filter(|(_, o)| o.valid) {
+                if r.seq.is_some() && r.seq == o.seq {
+                    return Err(format!("rows {i} and {j}: the same drain stamp"));
+                }
+                let both = r.lanes & o.lanes;
+                if let Some(l) = (0..self.w).find(|&l| both >> l & 1 == 1 && r.thi[l] == o.thi[l]) {
                     return Err(format!(
-                        "thread (lane {l}, thi {}) in two rows (conservation)",
+                        "thread (lane {l}, thi {}) in rows {i} and {j} (conservation)",
                         r.thi[l]
                     ));
                 }
@@ -411,8 +408,7 @@ impl WaitingLookup {
                 }
             }
         }
-        for r in 0..self.t.rows.len() {
-            let (was_valid, was_pending) = start[r];
+        for (r, &(was_valid, was_pending)) in start.iter().enumerate() {
             if was_valid && was_pending != 0 && self.t.rows[r].pending == 0 {
                 let seq = self.t.stamp();
                 let mask = self.t.pc_mask;

@@ -6,13 +6,20 @@ use crate::dwr::{pack_fields, Vb};
 use crate::SpecVector;
 use warpforge_contract::units::crown_lookup::NAME;
 
-/// A table image for expectations: rows of (pc, lanes, thi per lane, ord, pending).
+/// One row of an expected image: (pc, lanes, thi per lane, ord, pending).
+type RowImg = (u64, u64, Vec<u64>, u64, u64);
+/// A row as a vector lists it: (row, pc, lanes, [(lanes, thi)], ord).
+type RowSpec = (usize, u64, u64, Vec<(u64, u64)>, u64);
+/// A Waiting Lookup row as a vector lists it: [`RowSpec`] and pending.
+type WaitRowSpec = (usize, u64, u64, Vec<(u64, u64)>, u64, u64);
+
+/// A table image for expectations.
 struct Img {
     w: usize,
     t: usize,
     p: usize,
     ob: usize,
-    rows: Vec<Option<(u64, u64, Vec<u64>, u64, u64)>>,
+    rows: Vec<Option<RowImg>>,
 }
 
 impl Img {
@@ -43,7 +50,7 @@ impl Img {
         self
     }
     fn expect(&self, waiting: bool) -> Vec<(&'static str, Vec<u64>)> {
-        let f = |g: &dyn Fn(&(u64, u64, Vec<u64>, u64, u64)) -> u64| -> Vec<u64> {
+        let f = |g: &dyn Fn(&RowImg) -> u64| -> Vec<u64> {
             self.rows.iter().map(|r| r.as_ref().map_or(0, g)).collect()
         };
         let thi: Vec<u64> = self
@@ -180,7 +187,7 @@ pub fn spec_vectors() -> Vec<SpecVector> {
     // bypasses the leftover lanes (A10) after merging what fits; the draining head is neither
     // a merge target nor free; its slot is free the next cycle, at the back of drain order.
     let two = ["kind=ready", "rows=2"];
-    let im = |rows: Vec<(usize, u64, u64, Vec<(u64, u64)>, u64)>| {
+    let im = |rows: Vec<RowSpec>| {
         let mut i = Img::new(2, 8, 7, 32, 1);
         for (r, pc, lanes, thi, ord) in rows {
             i = i.row(r, pc, lanes, &thi, ord);
@@ -285,7 +292,7 @@ pub fn spec_vectors() -> Vec<SpecVector> {
     // C6: wA (0x100, lanes 0F, thi 2) and wB (0x100, F0, thi 5) dispatch and merge into r0;
     // a warp whose lanes overlap r0 takes r1; a full warp is refused; r0 is ready at 0x101
     // only after both completions, as one full warp, and a ready row is no merge target.
-    let wimg = |rows: Vec<(usize, u64, u64, Vec<(u64, u64)>, u64, u64)>| {
+    let wimg = |rows: Vec<WaitRowSpec>| {
         let mut i = Img::new(8, 8, 7, 32, 3);
         for (r, pc, lanes, thi, ord, pend) in rows {
             i = i.row(r, pc, lanes, &thi, ord).pending(r, pend);
