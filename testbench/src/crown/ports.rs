@@ -190,7 +190,10 @@ impl CrownModel {
             }
         }
         for r in 0..m.l2.rows() {
-            field("l2_dbg_state", r, 2, m.l2.state(r), out);
+            // Two bit-planes (the crown-l2 contract): state bit 0 at r, bit 1 at n2 + r.
+            let st = m.l2.state(r);
+            field("l2_dbg_state", r, 1, st & 1, out);
+            field("l2_dbg_state", m.l2.rows() + r, 1, st >> 1, out);
             field("l2_dbg_in_pool", r, 1, m.l2.in_pool(r) as u64, out);
         }
         out[p.o("l2_dbg_head")] = m.l2.head().unwrap_or(0) as u64;

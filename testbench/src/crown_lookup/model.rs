@@ -143,7 +143,13 @@ impl Rows {
                 return Err(format!("row {i}: lane {l} empty but thi != 0"));
             }
             // Pairs of rows (at most 16): a thread in two rows, a drain stamp twice.
-            for (j, o) in self.rows.iter().enumerate().skip(i + 1).filter(|(_, o)| o.valid) {
+            for (j, o) in self
+                .rows
+                .iter()
+                .enumerate()
+                .skip(i + 1)
+                .filter(|(_, o)| o.valid)
+            {
                 if r.seq.is_some() && r.seq == o.seq {
                     return Err(format!("rows {i} and {j}: the same drain stamp"));
                 }
