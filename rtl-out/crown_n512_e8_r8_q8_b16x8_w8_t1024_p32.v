@@ -26927,9 +26927,12 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  rd_row__reset;
     reg  [8:0] rd_row__d;
     wire  [8:0] rd_row__q;
-    reg  [1023:0] lowest_free__x;
+    reg  [511:0] lowest_free__x;
     wire  [8:0] lowest_free__idx;
     wire  lowest_free__found;
+    reg  [1023:0] state_planes__whole;
+    wire  [511:0] state_planes__parts__0;
+    wire  [511:0] state_planes__parts__1;
     reg  [31:0] ins_word__parts__0;
     reg  [7:0] ins_word__parts__1;
     wire  [39:0] ins_word__whole;
@@ -27008,7 +27011,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  rd_row__clock__drv;
     reg  rd_row__reset__drv;
     reg  [8:0] rd_row__d__drv;
-    reg  [1023:0] lowest_free__x__drv;
+    reg  [511:0] lowest_free__x__drv;
+    reg  [1023:0] state_planes__whole__drv;
     reg  [31:0] ins_word__parts__0__drv;
     reg  [7:0] ins_word__parts__1__drv;
     reg  [31:0] upd_word__parts__0__drv;
@@ -27133,6 +27137,11 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .idx(lowest_free__idx),
         .found(lowest_free__found)
     );
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes state_planes(
+        .whole(state_planes__whole),
+        .parts__0(state_planes__parts__0),
+        .parts__1(state_planes__parts__1)
+    );
     crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_word ins_word(
         .parts__0(ins_word__parts__0),
         .parts__1(ins_word__parts__1),
@@ -27179,7 +27188,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         rd_row__reset__drv = reset;
         pl_ram__clock__drv = clock;
         thi_ram__clock__drv = clock;
-        lowest_free__x__drv = state__q;
+        state_planes__whole__drv = state__q;
+        lowest_free__x__drv = state_planes__parts__0 | state_planes__parts__1;
         ring__raddr__drv = head__q;
         popping = pop & |count__q;
         inserting = ins_valid & |nfree__q;
@@ -27361,6 +27371,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         rd_row__reset = rd_row__reset__drv;
         rd_row__d = rd_row__d__drv;
         lowest_free__x = lowest_free__x__drv;
+        state_planes__whole = state_planes__whole__drv;
         ins_word__parts__0 = ins_word__parts__0__drv;
         ins_word__parts__1 = ins_word__parts__1__drv;
         upd_word__parts__0 = upd_word__parts__0__drv;
@@ -27423,15 +27434,24 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__in_pool(clock,reset,we__0,we_
     output reg  [511:0] q;
     
     // Update code (custom)
+    wire [511:0] sel0 = we__0 ? (512'd1 << waddr__0) : 512'd0;
+    wire [511:0] sel1 = we__1 ? (512'd1 << waddr__1) : 512'd0;
+    wire [511:0] sel2 = we__2 ? (512'd1 << waddr__2) : 512'd0;
+    reg [511:0] planes_next;
+    always @(*) begin
+        planes_next = q;
+        planes_next[511:0] = (planes_next[511:0] & ~sel0) | (sel0 & {512{wdata__0}});
+        planes_next[511:0] = (planes_next[511:0] & ~sel1) | (sel1 & {512{wdata__1}});
+        planes_next[511:0] = (planes_next[511:0] & ~sel2) | (sel2 & {512{wdata__2}});
+    end
     always @(posedge clock) begin
         if (reset) q <= 512'd0;
-        else begin
-            if (we__0) q[waddr__0 * 1 +: 1] <= wdata__0;
-            if (we__1) q[waddr__1 * 1 +: 1] <= wdata__1;
-            if (we__2) q[waddr__2 * 1 +: 1] <= wdata__2;
-        end
+        else q <= planes_next;
     end
-    always @(*) rdata = q[raddr * 1 +: 1];
+    wire [511:0] plane0 = q[511:0];
+    always @(*) begin
+        rdata = plane0[raddr];
+    end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__in_pool
 
 
@@ -27461,29 +27481,24 @@ endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_word
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__lowest_free(x,idx,found);
     
     // Module arguments
-    input wire  [1023:0] x;
+    input wire  [511:0] x;
     output reg  [8:0] idx;
     output reg  found;
     
     // Update code (custom)
-    wire [511:0] zero_flags;
-    wire [511:0] lowest_flag;
-    genvar zero_i;
-    generate for (zero_i = 0; zero_i < 512; zero_i = zero_i + 1) begin : zf
-        assign zero_flags[zero_i] = ~|x[zero_i * 2 +: 2];
-    end endgenerate
-    assign lowest_flag = zero_flags & (~zero_flags + 1'b1);
+    wire [511:0] zeros = ~x;
+    wire [511:0] lowest = zeros & (~zeros + 1'b1);
     always @(*) begin
-        found = |zero_flags;
-        idx[0] = |(lowest_flag & 512'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
-        idx[1] = |(lowest_flag & 512'hcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc);
-        idx[2] = |(lowest_flag & 512'hf0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0);
-        idx[3] = |(lowest_flag & 512'hff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00);
-        idx[4] = |(lowest_flag & 512'hffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000);
-        idx[5] = |(lowest_flag & 512'hffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000);
-        idx[6] = |(lowest_flag & 512'hffffffffffffffff0000000000000000ffffffffffffffff0000000000000000ffffffffffffffff0000000000000000ffffffffffffffff0000000000000000);
-        idx[7] = |(lowest_flag & 512'hffffffffffffffffffffffffffffffff00000000000000000000000000000000ffffffffffffffffffffffffffffffff00000000000000000000000000000000);
-        idx[8] = |(lowest_flag & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff0000000000000000000000000000000000000000000000000000000000000000);
+        found = |zeros;
+        idx[0] = |(lowest & 512'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
+        idx[1] = |(lowest & 512'hcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc);
+        idx[2] = |(lowest & 512'hf0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0);
+        idx[3] = |(lowest & 512'hff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00);
+        idx[4] = |(lowest & 512'hffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000ffff0000);
+        idx[5] = |(lowest & 512'hffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000ffffffff00000000);
+        idx[6] = |(lowest & 512'hffffffffffffffff0000000000000000ffffffffffffffff0000000000000000ffffffffffffffff0000000000000000ffffffffffffffff0000000000000000);
+        idx[7] = |(lowest & 512'hffffffffffffffffffffffffffffffff00000000000000000000000000000000ffffffffffffffffffffffffffffffff00000000000000000000000000000000);
+        idx[8] = |(lowest & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff0000000000000000000000000000000000000000000000000000000000000000);
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__lowest_free
 
@@ -27603,14 +27618,54 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring(clock,reset,we__0,we__1,
     output reg  [4607:0] q;
     
     // Update code (custom)
+    wire [511:0] sel0 = we__0 ? (512'd1 << waddr__0) : 512'd0;
+    wire [511:0] sel1 = we__1 ? (512'd1 << waddr__1) : 512'd0;
+    reg [4607:0] planes_next;
+    always @(*) begin
+        planes_next = q;
+        planes_next[511:0] = (planes_next[511:0] & ~sel0) | (sel0 & {512{wdata__0[0]}});
+        planes_next[1023:512] = (planes_next[1023:512] & ~sel0) | (sel0 & {512{wdata__0[1]}});
+        planes_next[1535:1024] = (planes_next[1535:1024] & ~sel0) | (sel0 & {512{wdata__0[2]}});
+        planes_next[2047:1536] = (planes_next[2047:1536] & ~sel0) | (sel0 & {512{wdata__0[3]}});
+        planes_next[2559:2048] = (planes_next[2559:2048] & ~sel0) | (sel0 & {512{wdata__0[4]}});
+        planes_next[3071:2560] = (planes_next[3071:2560] & ~sel0) | (sel0 & {512{wdata__0[5]}});
+        planes_next[3583:3072] = (planes_next[3583:3072] & ~sel0) | (sel0 & {512{wdata__0[6]}});
+        planes_next[4095:3584] = (planes_next[4095:3584] & ~sel0) | (sel0 & {512{wdata__0[7]}});
+        planes_next[4607:4096] = (planes_next[4607:4096] & ~sel0) | (sel0 & {512{wdata__0[8]}});
+        planes_next[511:0] = (planes_next[511:0] & ~sel1) | (sel1 & {512{wdata__1[0]}});
+        planes_next[1023:512] = (planes_next[1023:512] & ~sel1) | (sel1 & {512{wdata__1[1]}});
+        planes_next[1535:1024] = (planes_next[1535:1024] & ~sel1) | (sel1 & {512{wdata__1[2]}});
+        planes_next[2047:1536] = (planes_next[2047:1536] & ~sel1) | (sel1 & {512{wdata__1[3]}});
+        planes_next[2559:2048] = (planes_next[2559:2048] & ~sel1) | (sel1 & {512{wdata__1[4]}});
+        planes_next[3071:2560] = (planes_next[3071:2560] & ~sel1) | (sel1 & {512{wdata__1[5]}});
+        planes_next[3583:3072] = (planes_next[3583:3072] & ~sel1) | (sel1 & {512{wdata__1[6]}});
+        planes_next[4095:3584] = (planes_next[4095:3584] & ~sel1) | (sel1 & {512{wdata__1[7]}});
+        planes_next[4607:4096] = (planes_next[4607:4096] & ~sel1) | (sel1 & {512{wdata__1[8]}});
+    end
     always @(posedge clock) begin
         if (reset) q <= 4608'd0;
-        else begin
-            if (we__0) q[waddr__0 * 9 +: 9] <= wdata__0;
-            if (we__1) q[waddr__1 * 9 +: 9] <= wdata__1;
-        end
+        else q <= planes_next;
     end
-    always @(*) rdata = q[raddr * 9 +: 9];
+    wire [511:0] plane0 = q[511:0];
+    wire [511:0] plane1 = q[1023:512];
+    wire [511:0] plane2 = q[1535:1024];
+    wire [511:0] plane3 = q[2047:1536];
+    wire [511:0] plane4 = q[2559:2048];
+    wire [511:0] plane5 = q[3071:2560];
+    wire [511:0] plane6 = q[3583:3072];
+    wire [511:0] plane7 = q[4095:3584];
+    wire [511:0] plane8 = q[4607:4096];
+    always @(*) begin
+        rdata[0] = plane0[raddr];
+        rdata[1] = plane1[raddr];
+        rdata[2] = plane2[raddr];
+        rdata[3] = plane3[raddr];
+        rdata[4] = plane4[raddr];
+        rdata[5] = plane5[raddr];
+        rdata[6] = plane6[raddr];
+        rdata[7] = plane7[raddr];
+        rdata[8] = plane8[raddr];
+    end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring
 
 
@@ -27633,16 +27688,45 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state(clock,reset,we__0,we__1
     output reg  [1023:0] q;
     
     // Update code (custom)
+    wire [511:0] sel0 = we__0 ? (512'd1 << waddr__0) : 512'd0;
+    wire [511:0] sel1 = we__1 ? (512'd1 << waddr__1) : 512'd0;
+    wire [511:0] sel2 = we__2 ? (512'd1 << waddr__2) : 512'd0;
+    reg [1023:0] planes_next;
+    always @(*) begin
+        planes_next = q;
+        planes_next[511:0] = (planes_next[511:0] & ~sel0) | (sel0 & {512{wdata__0[0]}});
+        planes_next[1023:512] = (planes_next[1023:512] & ~sel0) | (sel0 & {512{wdata__0[1]}});
+        planes_next[511:0] = (planes_next[511:0] & ~sel1) | (sel1 & {512{wdata__1[0]}});
+        planes_next[1023:512] = (planes_next[1023:512] & ~sel1) | (sel1 & {512{wdata__1[1]}});
+        planes_next[511:0] = (planes_next[511:0] & ~sel2) | (sel2 & {512{wdata__2[0]}});
+        planes_next[1023:512] = (planes_next[1023:512] & ~sel2) | (sel2 & {512{wdata__2[1]}});
+    end
     always @(posedge clock) begin
         if (reset) q <= 1024'd0;
-        else begin
-            if (we__0) q[waddr__0 * 2 +: 2] <= wdata__0;
-            if (we__1) q[waddr__1 * 2 +: 2] <= wdata__1;
-            if (we__2) q[waddr__2 * 2 +: 2] <= wdata__2;
-        end
+        else q <= planes_next;
     end
-    always @(*) rdata = q[raddr * 2 +: 2];
+    wire [511:0] plane0 = q[511:0];
+    wire [511:0] plane1 = q[1023:512];
+    always @(*) begin
+        rdata[0] = plane0[raddr];
+        rdata[1] = plane1[raddr];
+    end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state
+
+
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes(whole,parts__0,parts__1);
+    
+    // Module arguments
+    input wire  [1023:0] whole;
+    output reg  [511:0] parts__0;
+    output reg  [511:0] parts__1;
+    
+    // Update code (custom)
+    always @(*) begin
+        parts__0 = whole[511:0];
+        parts__1 = whole[1023:512];
+    end
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__tail(clock,reset,d,q);
