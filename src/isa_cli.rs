@@ -96,7 +96,16 @@ pub struct RunArgs {
     /// interpreter (configure the SM with --set, e.g. --set warps=8).
     #[arg(long)]
     pub rtl: bool,
-    /// With --rtl: an SM parameter (repeatable; see `warpforge units`).
+    /// Run in CROWN mode (spec/crown.md §3): the `crown` unit regroups the warps; the
+    /// kernel's output is checked and SBR-32 and SBR-8 run beside it (configure with --set).
+    #[arg(long)]
+    pub crown: bool,
+    /// With --crown: the `crown` model alone makes the decisions (default: the `crown` RTL
+    /// under Verilator, in lockstep with the model on every output).
+    #[arg(long)]
+    pub model_only: bool,
+    /// With --rtl: an SM parameter; with --crown: a `crown` parameter or pipe_latency,
+    /// mem_latency, max_blocks (repeatable; see `warpforge units`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// With --rtl: write a VCD waveform of the run (a tracing build) to this file.
@@ -268,6 +277,23 @@ fn dims(text: &str, what: &str) -> Result<[u32; 3], String> {
 fn run(r: RunArgs) -> Result<(), IsaFail> {
     if r.list {
         return Ok(list(r.json)?);
+    }
+    if r.crown {
+        if r.rtl || r.bench {
+            return Err("--crown runs CROWN mode: not with --rtl or --bench".into());
+        }
+        if r.model_only {
+            return crate::crown_cli::run_crown(&r, None);
+        }
+        let seed = r.seed;
+        let make = move |c: &warpforge_contract::units::crown::CrownConfig| {
+            warpforge_cosim::crown_run::RtlEngine::new(c, seed)
+                .map(|e| Box::new(e) as Box<dyn warpforge_testbench::crown::Engine>)
+        };
+        return crate::crown_cli::run_crown(&r, Some(&make));
+    }
+    if r.model_only {
+        return Err("--model-only goes with --crown".into());
     }
     if r.rtl {
         return crate::sm_cli::run_rtl(&r);

@@ -7,6 +7,7 @@
 
 #[macro_use]
 mod out;
+mod crown_cli;
 mod isa_cli;
 mod sm_cli;
 

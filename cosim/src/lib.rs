@@ -4,6 +4,7 @@
 pub mod area;
 pub mod bench;
 pub mod cacti;
+pub mod crown_run;
 pub mod fpga;
 pub mod fuzz;
 pub mod icarus;

@@ -16,7 +16,7 @@ use warpforge_hdl::Design;
 use warpforge_testbench::{Model, SpecVector, Stimulus};
 
 const KERNEL_LEVEL: &str =
-    "the sm unit has no cycle model: it is checked per retired instruction (Unit::sm, sm_run)";
+    "kernel-level units have no standalone cycle model: sm is checked per retired instruction (Unit::sm, sm_run), crown through kernels in CROWN mode (run --crown, crown_run)";
 
 /// One unit's contract, RTL and model: implemented by the unit's configuration type.
 pub trait UnitDef: Clone + Debug + Send + Sync + 'static {
@@ -81,6 +81,7 @@ pub const UNITS: &[Registration] = {
         register::<crown_pool::PoolConfig>(),
         register::<crown_lookup::LookupConfig>(),
         register::<crown_barrier::BarrierConfig>(),
+        register::<crown::CrownConfig>(),
     ]
 };
 

@@ -164,3 +164,26 @@ impl UnitDef for sm::SmConfig {
         None
     }
 }
+
+/// The CROWN top is checked through kernels: the CROWN execution mode drives the RTL and the
+/// `crown` model in lockstep, every output (all sub-unit digests included) compared every cycle
+/// (`crate::crown_run`); it has no standalone stimulus.
+impl UnitDef for crown::CrownConfig {
+    const NAME: &'static str = crown::NAME;
+    const KERNEL_LEVEL: bool = true;
+    fn from_params(params: &Params) -> Result<Self, String> {
+        crown::CrownConfig::from_params(params).map_err(|e| e.0)
+    }
+    fn manifest(&self, params: &Params) -> Manifest {
+        crown::CrownConfig::manifest(self, params)
+    }
+    fn design(&self) -> Design {
+        warpforge_hdl::crown::generate(self)
+    }
+    fn model(&self) -> Option<Box<dyn Model>> {
+        None
+    }
+    fn stimulus(&self, _seed: u64) -> Option<Box<dyn Stimulus>> {
+        None
+    }
+}

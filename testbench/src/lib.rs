@@ -5,6 +5,7 @@
 //! [`Model::step`] first computes this cycle's outputs from (state, inputs), then commits the
 //! next state.
 
+pub mod crown;
 pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;

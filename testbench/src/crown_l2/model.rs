@@ -310,7 +310,8 @@ impl SecondLevel {
             self.thi[r] = v.thi.clone();
             self.set_state(r, READY);
             self.set_in_pool(r, false);
-            self.claim(r);
+            // Claimed after the update: a commit may free a row whose threads the insert
+            // carries (a divergent branch's bypass).
             pushes.push(r);
             inserted = Some(r);
             payload_writes += 1;
@@ -349,6 +350,9 @@ impl SecondLevel {
                 }
                 self.touched.push(r);
             }
+        }
+        if let Some(r) = inserted {
+            self.claim(r);
         }
         // 3. Refill read: the head leaves the FIFO and goes to the pool; payload next cycle.
         self.out = None;

@@ -190,6 +190,10 @@ pub const SUITE: &[Kernel] = &[
 
 /// The Fig 2-3 example of spec/crown.md §2.7 (not part of the suite: it has no global output).
 pub const CROWN_FIG2_3: &str = include_str!("../../kernels/crown_fig2_3.s");
+/// spec/crown.md §3.11 C2 (two warps with complementary paths; launch warp size 12).
+pub const CROWN_C2: &str = include_str!("../../kernels/crown_c2.s");
+/// spec/crown.md §7.2.11, a one-sided branch (8 threads).
+pub const CROWN_ONE_SIDED: &str = include_str!("../../kernels/crown_one_sided.s");
 
 pub fn find(name: &str) -> Option<&'static Kernel> {
     SUITE.iter().find(|k| k.name == name)

@@ -8,6 +8,7 @@
 pub mod alu;
 pub mod asm;
 pub mod cfg;
+pub mod crown;
 pub mod disasm;
 pub mod fp;
 pub mod interp;

@@ -174,3 +174,80 @@ pub fn bench(size_index: usize, mode: Mode, seed: u64) -> Result<Bench, String> 
     }
     Ok(b)
 }
+
+/// The outcome of one kernel in CROWN mode, beside SBR-32 and SBR-8 on the same launch.
+#[derive(Clone, Debug)]
+pub struct CrownCase {
+    pub kernel: &'static str,
+    pub size: u32,
+    /// Why the kernel does not fit the configuration.
+    pub skipped: Option<String>,
+    /// None when CROWN ran and the host check passed.
+    pub error: Option<String>,
+    pub crown: Option<super::crown::CrownStats>,
+    pub sbr32: Option<WarpStats>,
+    pub sbr8: Option<WarpStats>,
+    pub seconds: f64,
+}
+
+impl CrownCase {
+    pub fn passed(&self) -> bool {
+        self.skipped.is_none() && self.error.is_none()
+    }
+}
+
+/// Runs one kernel with `engine` making CROWN's decisions, checks its output against the host
+/// reference (§7.2.1), and runs SBR-32 and SBR-8 on the same launch for comparison.
+pub fn run_crown_case(
+    k: &Kernel,
+    size: u32,
+    seed: u64,
+    opts: &super::crown::CrownOptions,
+    asm: &AsmOptions,
+    engine: &mut dyn crate::crown::Engine,
+) -> CrownCase {
+    use super::crown::{run_crown, CrownError};
+    let mut r = CrownCase {
+        kernel: k.name,
+        size,
+        skipped: None,
+        error: None,
+        crown: None,
+        sbr32: None,
+        sbr8: None,
+        seconds: 0.0,
+    };
+    let prepared = program(k, asm).and_then(|p| {
+        let launch = (k.make)(size, seed)?;
+        let m = Machine::new(&p, &launch).map_err(|f| f.to_string())?;
+        Ok((launch, m))
+    });
+    let (launch, mut m) = match prepared {
+        Ok(x) => x,
+        Err(e) => {
+            r.error = Some(e);
+            return r;
+        }
+    };
+    let start = Instant::now();
+    match run_crown(&mut m, opts, engine) {
+        Ok(s) => {
+            r.crown = Some(s);
+            r.error = (k.check)(&launch, &m).err();
+        }
+        Err(CrownError::Skip(why)) => r.skipped = Some(why),
+        Err(e) => r.error = Some(e.to_string()),
+    }
+    r.seconds = start.elapsed().as_secs_f64();
+    for (ws, slot) in [(32, &mut r.sbr32), (8, &mut r.sbr8)] {
+        let c = run_case(k, size, seed, Mode::Warp(ws), asm);
+        match c.error {
+            None => *slot = c.warp,
+            Some(e) if r.error.is_none() && r.skipped.is_none() => {
+                r.error = Some(format!("SBR-{ws}: {e}"))
+            }
+            Some(_) => {}
+        }
+    }
+    r
+}

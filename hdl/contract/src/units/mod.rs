@@ -102,6 +102,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         about: "CROWN reconvergence-barrier table: set-associative, reserve with dedup, per-lane arrival over every set a warp spans, oldest-complete drain",
         params: crown_barrier::PARAMS,
     },
+    UnitInfo {
+        name: crown::NAME,
+        about: "CROWN top: issue pool, second level, Ready/Waiting Lookups and barriers joined per §3.9; commit events in, issued warp out",
+        params: crown::PARAMS,
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static UnitInfo> {

@@ -1,0 +1,116 @@
+//! `run --crown`: JSON figures of one kernel and of the suite beside SBR-32/SBR-8, and bad
+//! input (a table size out of range, an n2 smaller than the pool, a driver setting) as one
+//! line with exit 2.
+
+use std::process::{Command, Output};
+
+fn warpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{:?} {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(s.trim().lines().count(), 1, "one line of JSON: {s}");
+    serde_json::from_str(s.trim()).expect("valid JSON")
+}
+
+fn assert_error(out: &Output, needle: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "status; stderr: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains(needle),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn one_kernel_json_has_the_figures() {
+    let j = json(&warpforge(&[
+        "run",
+        "strmatch",
+        "--crown",
+        "--model-only",
+        "--json",
+    ]));
+    assert_eq!(
+        (j["passed"].as_u64(), j["failed"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let k = &j["kernels"][0];
+    assert_eq!(k["kernel"], "strmatch");
+    let c = &k["crown"];
+    for f in [
+        "lane_activity",
+        "issues",
+        "rl_merged_lanes",
+        "wl_merged_lanes",
+        "bar_alloc_fail",
+        "peak_l2",
+        "peak_bar_live",
+    ] {
+        assert!(c[f].is_number(), "{f}");
+    }
+    // strmatch diverges: CROWN regroups and beats SBR-32's lane activity.
+    assert!(c["rl_merged_lanes"].as_u64().unwrap() > 0);
+    assert!(c["lane_activity"].as_f64().unwrap() > k["sbr32"]["lane_activity"].as_f64().unwrap());
+    assert!(k["sbr8"]["issues"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_block_larger_than_the_sm_is_skipped() {
+    // 256-thread blocks on a 128-thread SM.
+    let j = json(&warpforge(&[
+        "run",
+        "vecadd",
+        "--crown",
+        "--model-only",
+        "--json",
+        "--set",
+        "threads=128",
+        "--set",
+        "n2=64",
+        "--set",
+        "sets=4",
+    ]));
+    assert_eq!(j["skipped"].as_u64(), Some(1));
+    assert!(j["kernels"][0]["skipped"]
+        .as_str()
+        .unwrap()
+        .contains("threads = 128"));
+}
+
+#[test]
+fn bad_settings_are_one_line_exit_2() {
+    assert_error(
+        &warpforge(&["run", "--suite", "--crown", "--set", "rl_rows=17"]),
+        "rl_rows",
+    );
+    assert_error(
+        &warpforge(&["run", "--suite", "--crown", "--set", "n2=4"]),
+        "n2 = 4",
+    );
+    assert_error(
+        &warpforge(&["run", "--suite", "--crown", "--set", "mem_latency=0"]),
+        "mem_latency",
+    );
+    assert_error(
+        &warpforge(&["run", "--suite", "--crown", "--set", "sets=3"]),
+        "sets = 3",
+    );
+    assert_error(&warpforge(&["run", "nosuch", "--crown"]), "not one");
+    assert_error(
+        &warpforge(&["run", "--suite", "--model-only"]),
+        "--model-only",
+    );
+}
