@@ -365,11 +365,15 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
-            if u.sm().is_some() {
-                // No cycle model to replay against: the SM's second-simulator check is not
-                // part of lint (its kernels run under Verilator with `run --rtl`).
+            if registry::kernel_level(u.name()) {
+                // No random-stimulus trace to replay: a kernel-level unit's second-simulator
+                // check is not part of lint (its kernels run under Verilator).
                 if replay.is_some() {
-                    return Err(bad("lint sm: --replay needs a unit with a cycle model; the SM is checked with `run --rtl`"));
+                    return Err(bad(format!(
+                        "lint {}: --replay needs a unit with a random-stimulus model; {}",
+                        u.name(),
+                        kernel_checked_by(&u)
+                    )));
                 }
                 let r = lint::lint(&u.design(), &u.manifest()).map_err(|e| bad(e.to_string()))?;
                 if json {
@@ -438,6 +442,13 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
+            if u.sm().is_none() && registry::kernel_level(u.name()) {
+                return Err(bad(format!(
+                    "bench {}: no random-stimulus workload; {}",
+                    u.name(),
+                    kernel_checked_by(&u)
+                )));
+            }
             if let Some(cfg) = u.sm() {
                 // The SM's workload is a kernel, not --cycles of random stimulus.
                 let r = sm_run::bench(cfg, &u.design(), &u.manifest(), seed)
@@ -589,10 +600,29 @@ fn progress_printer(label: String) -> Option<Box<dyn FnMut(u64, u64)>> {
     }))
 }
 
+/// How a kernel-level unit (no random-stimulus model) is checked in lockstep instead.
+fn kernel_checked_by(u: &Unit) -> String {
+    match u.sm() {
+        Some(_) => "the SM is checked per retired instruction by `warpforge run --rtl`".into(),
+        None => format!(
+            "{} is checked against its model by running kernels: `warpforge run --suite --{}`",
+            u.name(),
+            u.name()
+        ),
+    }
+}
+
 fn cosim(target: &Target, a: &CosimArgs, json: bool) -> Result<u8, Fail> {
     let u = resolve(target)?;
     if let Some(cfg) = u.sm() {
         return sm_cosim(&u, cfg, a, json);
+    }
+    if registry::kernel_level(u.name()) {
+        return Err(bad(format!(
+            "cosim {}: no random-stimulus lockstep; {}",
+            u.name(),
+            kernel_checked_by(&u)
+        )));
     }
     let log = a.wave.as_deref().map(lockstep::state_log_path);
     check_outputs(&[
@@ -809,6 +839,25 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             reports.push(
                 json!({ "unit": u.name(), "files": files, "lint": l, "cosim": cosim, "area": a }),
             );
+            continue;
+        }
+        if registry::kernel_level(u.name()) {
+            // Lint and area here; its lockstep runs kernels (`kernel_checked_by`).
+            let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
+            let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+            ok &= l.passed;
+            let skipped = kernel_checked_by(u);
+            if !json {
+                outln!("== {} ({})", u.name(), m.module);
+                for f in &files {
+                    outln!("wrote {f}");
+                }
+                out!("{l}");
+                outln!("cosim: not run here; {skipped}");
+                out!("{a}");
+            }
+            reports.push(json!({ "unit": u.name(), "files": files, "lint": l,
+                "cosim": { "skipped": skipped }, "area": a }));
             continue;
         }
         let trace = icarus::model_trace(u, icarus::LINT_CYCLES, icarus::LINT_SEED);

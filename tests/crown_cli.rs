@@ -114,3 +114,16 @@ fn bad_settings_are_one_line_exit_2() {
         "--model-only",
     );
 }
+
+/// `crown` has no random-stimulus model: cosim, bench and lint's replay refuse it with one line
+/// naming the command that checks it, never a panic.
+#[test]
+fn random_stimulus_commands_point_to_the_kernel_run() {
+    for args in [
+        &["cosim", "crown"][..],
+        &["bench", "crown", "--no-cold-build"][..],
+        &["lint", "crown", "--replay", "nowhere.jsonl"][..],
+    ] {
+        assert_error(&warpforge(args), "warpforge run --suite --crown");
+    }
+}
