@@ -442,6 +442,36 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
+            if let Some(cfg) = u.crown() {
+                // CROWN's workload is programs in CROWN mode; --cycles is the least total.
+                let r = warpforge_cosim::crown_run::bench(cfg, cycles, seed)
+                    .map_err(|e| Fail(1, format!("bench crown: {e}")))?;
+                if json {
+                    print_json(&serde_json::to_value(&r).unwrap());
+                } else {
+                    outln!(
+                        "bench {} on {}: {} CROWN cycles, {} runs of each, interleaved",
+                        r.module,
+                        r.workload,
+                        r.cycles,
+                        r.repetitions
+                    );
+                    outln!(
+                        "  raw Verilator (the RTL decides, nothing checked): {:.0} cycles/s",
+                        r.verilator_cps
+                    );
+                    outln!(
+                        "  model alone (invariants every cycle):             {:.0} cycles/s",
+                        r.model_cps
+                    );
+                    outln!(
+                        "  lockstep (every output and digest compared):    {:.0} cycles/s ({:.2} x raw)",
+                        r.lockstep_cps,
+                        r.lockstep_over_raw
+                    );
+                }
+                return Ok(0);
+            }
             if u.sm().is_none() && registry::kernel_level(u.name()) {
                 return Err(bad(format!(
                     "bench {}: no random-stimulus workload; {}",

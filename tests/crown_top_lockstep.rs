@@ -67,61 +67,54 @@ fn planted_bug_is_caught_by_lockstep() {
     assert!(err.contains("lockstep cycle"), "{err}");
 }
 
-/// Seeded random programs (divergence, loops, barriers, loads, atomics) on three more
-/// configurations (w = 4, 8, 16; small tables), RTL and model in lockstep every cycle.
+/// Seeded random programs (divergence, loops, barriers, loads, atomics) on the three
+/// configurations `regress` uses (W = 4, 8, 16; small tables), RTL and model in lockstep every
+/// cycle: programs in seed order until each configuration has run a third of 10^6 cycles.
 #[test]
 fn random_programs_on_three_configurations() {
-    use warpforge_testbench::isa::crown::run_crown;
-    use warpforge_testbench::isa::Machine;
-    use warpforge_testbench::sm::{random_program, RandomOptions};
+    use warpforge_cosim::crown_run::run_random;
+    use warpforge_cosim::regress::CROWN_CONFIGS;
     cache();
-    let configs = [
-        cfg(&[
-            "w=4",
-            "threads=128",
-            "n2=128",
-            "sets=4",
-            "ways=2",
-            "rl_rows=3",
-            "wl_rows=2",
-            "pool=4",
-        ]),
-        cfg(&[
-            "threads=256",
-            "n2=256",
-            "sets=2",
-            "ways=3",
-            "rl_rows=4",
-            "wl_rows=4",
-            "pool=2",
-        ]),
-        cfg(&[
-            "w=16",
-            "threads=256",
-            "n2=256",
-            "sets=2",
-            "ways=4",
-            "rl_rows=16",
-            "wl_rows=3",
-            "pool=16",
-            "pc_bits=12",
-        ]),
-    ];
-    let mut cycles = 0;
-    for (i, c) in configs.iter().enumerate() {
-        for seed in 0..4u64 {
-            let opts = RandomOptions {
-                fp: false,
-                ..Default::default()
-            };
-            let (p, launch) = random_program(1000 * i as u64 + seed, opts);
-            let mut m = Machine::new(&p, &launch).unwrap();
-            let mut e = RtlEngine::new(c, seed).unwrap();
-            let s = run_crown(&mut m, &CrownOptions::new(c.clone()), &mut e)
+    let mut total = 0;
+    for (i, sets) in CROWN_CONFIGS.iter().enumerate() {
+        let c = cfg(sets);
+        let (mut cycles, mut programs) = (0, 0);
+        let mut seed = 1000 * i as u64;
+        while cycles < 1_000_000 / 3 + 1 {
+            let mut e = RtlEngine::new(&c, seed).unwrap();
+            let s = run_random(&c, seed, &mut e)
                 .unwrap_or_else(|e| panic!("config {i} seed {seed}: {e}"));
             cycles += s.cycles;
+            programs += 1;
+            seed += 1;
         }
+        eprintln!("config {i}: {programs} programs, {cycles} lockstep cycles");
+        total += cycles;
     }
-    eprintln!("{cycles} lockstep cycles");
-    assert!(cycles > 10_000);
+    assert!(total >= 1_000_000);
+}
+
+/// `regress --suite full` lists CROWN-mode jobs, and they run: a random-program job on a small
+/// configuration and a kernel job on the thesis configuration, both through the RTL.
+#[test]
+fn regress_runs_crown_program_jobs() {
+    use warpforge_cosim::regress::{jobs, run_crown_job, CROWN_CONFIGS};
+    cache();
+    let full = jobs("full").unwrap();
+    let crown: Vec<_> = full.iter().filter(|j| j.unit == NAME).collect();
+    assert!(crown
+        .iter()
+        .any(|j| j.program.as_deref() == Some("random:0..25")));
+    assert!(crown
+        .iter()
+        .any(|j| j.program.as_deref() == Some("kernel:strmatch@500")));
+    assert_eq!(crown.len(), 14 + 600 / 25);
+    assert!(!jobs("quick")
+        .unwrap()
+        .iter()
+        .any(|j| j.unit == NAME && j.program.is_some()));
+    let (ok, cycles, msg) = run_crown_job(&cfg(CROWN_CONFIGS[0]), "random:0..1");
+    assert!(ok && cycles > 0, "{msg}");
+    let (ok, cycles, msg) = run_crown_job(&default_config(), "kernel:reduce@1000");
+    assert!(ok && cycles > 0 && msg.is_empty(), "{msg}");
 }

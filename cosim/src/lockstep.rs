@@ -418,9 +418,12 @@ pub fn run_design(
         model_state: None,
         coverage: Coverage::default(),
     };
-    let mut toggles = vec![0u64; layout.outputs.len()];
-    // The previous cycle's outputs, when it was out of reset.
-    let mut last_out: Option<Vec<u64>> = None;
+    // Bit toggles per output word (summed per port at the end: ports are whole words).
+    let mut word_toggles = vec![0u64; ow];
+    // The previous cycle's outputs, when it was out of reset (one buffer, reused: this runs
+    // every cycle).
+    let mut last_out = vec![0u64; ow];
+    let mut have_last = false;
     let t0 = Instant::now();
     let mut last_progress = Instant::now();
     let mut done = 0u64;
@@ -438,19 +441,15 @@ pub fn run_design(
             model.step(inp, exp);
             prev.copy_from_slice(exp);
             if reset.is_some_and(|r| inp[r] & 1 == 1) {
-                last_out = None;
+                have_last = false;
             } else {
-                if let Some(last) = &last_out {
-                    for (k, s) in layout.outputs.iter().enumerate() {
-                        let r = s.offset..s.offset + s.words;
-                        toggles[k] += exp[r.clone()]
-                            .iter()
-                            .zip(&last[r])
-                            .map(|(a, b)| (a ^ b).count_ones() as u64)
-                            .sum::<u64>();
+                if have_last {
+                    for ((t, a), b) in word_toggles.iter_mut().zip(exp.iter()).zip(&last_out) {
+                        *t += (a ^ b).count_ones() as u64;
                     }
                 }
-                last_out = Some(exp.to_vec());
+                last_out.copy_from_slice(exp);
+                have_last = true;
             }
             if let Some((log, _)) = &mut state_log {
                 if cycle >= wave_from {
@@ -541,6 +540,11 @@ pub fn run_design(
             .map_err(|e| RunError::Input(outpath::write_error("--wave", &p, &e)))?;
         staged.commit(0).map_err(RunError::Input)?;
     }
+    let toggles: Vec<u64> = layout
+        .outputs
+        .iter()
+        .map(|s| word_toggles[s.offset..s.offset + s.words].iter().sum())
+        .collect();
     report.coverage = Coverage::new(&layout, &toggles, &model.events(), report.cycles);
     Ok(report)
 }

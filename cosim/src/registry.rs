@@ -269,6 +269,14 @@ impl Unit {
         self.config.as_any().downcast_ref::<SmConfig>()
     }
 
+    /// The `crown` top's configuration: it is checked by running programs in CROWN mode
+    /// (`crown_run`), not by random stimulus at its ports.
+    pub fn crown(&self) -> Option<&warpforge_contract::units::crown::CrownConfig> {
+        self.config
+            .as_any()
+            .downcast_ref::<warpforge_contract::units::crown::CrownConfig>()
+    }
+
     /// The command-line arguments that select this exact configuration.
     pub fn cli_args(&self) -> Vec<String> {
         let mut args = vec![self

@@ -108,6 +108,125 @@ fn sm_jobs() -> Vec<Job> {
     out
 }
 
+/// The `crown` configurations random programs run on in CROWN mode (the test suite runs the
+/// same three in tests/crown_top_lockstep.rs): W 4, 8 and 16; pools of 4, 2 and 16; one- to
+/// sixteen-row lookups; small barrier tables so that allocation fails.
+pub const CROWN_CONFIGS: &[&[&str]] = &[
+    &[
+        "w=4",
+        "threads=128",
+        "n2=128",
+        "sets=4",
+        "ways=2",
+        "rl_rows=3",
+        "wl_rows=2",
+        "pool=4",
+    ],
+    &[
+        "threads=256",
+        "n2=256",
+        "sets=2",
+        "ways=3",
+        "rl_rows=4",
+        "wl_rows=4",
+        "pool=2",
+    ],
+    &[
+        "w=16",
+        "threads=256",
+        "n2=256",
+        "sets=2",
+        "ways=4",
+        "rl_rows=16",
+        "wl_rows=3",
+        "pool=16",
+        "pc_bits=12",
+    ],
+];
+
+/// Random programs of `regress --suite full` in CROWN mode (about 10^7 cycles), in jobs of
+/// `CROWN_RANDOM_PER_JOB`; besides, every suite kernel at its small size on the thesis
+/// configuration.
+pub const CROWN_RANDOM_PROGRAMS: u64 = 600;
+pub const CROWN_RANDOM_PER_JOB: u64 = 25;
+
+fn crown_jobs() -> Vec<Job> {
+    use warpforge_testbench::isa::kernels::SUITE;
+    let job = |sets: &[&str], program: String| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Job {
+            id: format!("crown[{}]/{program}", sets.join(",")),
+            unit: warpforge_contract::units::crown::NAME,
+            sets,
+            seed: 1,
+            cycles: 0,
+            vector: None,
+            icarus: false,
+            program: Some(program),
+        }
+    };
+    let mut out = vec![];
+    // The small size: the large ones run for hours at the thesis table sizes.
+    for k in SUITE {
+        out.push(job(&[], format!("kernel:{}@{}", k.name, k.sizes[0])));
+    }
+    for (i, first) in (0..CROWN_RANDOM_PROGRAMS)
+        .step_by(CROWN_RANDOM_PER_JOB as usize)
+        .enumerate()
+    {
+        out.push(job(
+            CROWN_CONFIGS[i % CROWN_CONFIGS.len()],
+            format!("random:{first}..{}", first + CROWN_RANDOM_PER_JOB),
+        ));
+    }
+    out
+}
+
+/// Runs a CROWN-mode program job through the `crown` RTL in lockstep with its model:
+/// (passed, CROWN cycles, message).
+pub fn run_crown_job(
+    cfg: &warpforge_contract::units::crown::CrownConfig,
+    program: &str,
+) -> (bool, u64, String) {
+    use crate::crown_run::{run_random, RtlEngine};
+    use warpforge_testbench::isa::crown::CrownOptions;
+    use warpforge_testbench::isa::{kernels, suite, AsmOptions};
+    if let Some(range) = program.strip_prefix("random:") {
+        let (a, b) = range.split_once("..").expect("random:FIRST..END");
+        let (a, b): (u64, u64) = (a.parse().unwrap(), b.parse().unwrap());
+        let mut cycles = 0;
+        for seed in a..b {
+            let run = RtlEngine::new(cfg, seed).and_then(|mut e| run_random(cfg, seed, &mut e));
+            match run {
+                Ok(s) => cycles += s.cycles,
+                Err(e) => return (false, cycles, e),
+            }
+        }
+        return (true, cycles, String::new());
+    }
+    let spec = program.strip_prefix("kernel:").expect("kernel:NAME@SIZE");
+    let (name, size) = spec.split_once('@').expect("kernel:NAME@SIZE");
+    let k = kernels::find(name).expect("a suite kernel");
+    let size: u32 = size.parse().unwrap();
+    let mut e = match RtlEngine::new(cfg, 1) {
+        Ok(e) => e,
+        Err(e) => return (false, 0, e),
+    };
+    let r = suite::run_crown_case(
+        k,
+        size,
+        1,
+        &CrownOptions::new(cfg.clone()),
+        &AsmOptions::default(),
+        &mut e,
+    );
+    match (r.passed(), &r.skipped) {
+        (true, _) => (true, r.crown.map_or(0, |s| s.cycles), String::new()),
+        (false, Some(why)) => (true, 0, format!("skipped: {why}")),
+        (false, None) => (false, 0, r.error.unwrap_or_default()),
+    }
+}
+
 /// Generated SM designs, one per configuration (generation takes seconds at large sizes).
 fn sm_design(unit: &Unit) -> std::sync::Arc<warpforge_hdl::Design> {
     use std::collections::HashMap;
@@ -503,6 +622,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
     }
     if suite == "full" {
         out.extend(sm_jobs());
+        out.extend(crown_jobs());
     }
     Ok(out)
 }
@@ -540,7 +660,11 @@ fn run_job(job: &Job) -> JobResult {
         None => match Unit::resolve(job.unit, &job.sets) {
             Err(e) => (false, 0, e),
             Ok(unit) if job.program.is_some() => {
-                run_sm_job(&unit, job.program.as_deref().unwrap_or_default())
+                let program = job.program.as_deref().unwrap_or_default();
+                match unit.crown() {
+                    Some(cfg) => run_crown_job(cfg, program),
+                    None => run_sm_job(&unit, program),
+                }
             }
             Ok(unit) if job.icarus => {
                 let trace = icarus::model_trace(&unit, job.cycles, job.seed);

@@ -31,8 +31,45 @@ pub fn set(words: &mut [u64], at: usize, width: usize, value: u64) {
     }
 }
 
+/// OR `values`, each `width` (≤ 64) bits, into consecutive fields from bit `at` of `words`
+/// (fields assumed zero, as in a freshly cleared output vector). One pass, a word at a time:
+/// the fast way to write a table's per-row digest every cycle.
+pub fn or_seq(words: &mut [u64], at: usize, width: usize, values: impl IntoIterator<Item = u64>) {
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    };
+    let (mut w, mut b) = (at / 64, at % 64);
+    for v in values {
+        let v = v & mask;
+        words[w] |= v << b;
+        if b + width > 64 && b != 0 {
+            words[w + 1] |= v >> (64 - b);
+        }
+        b += width;
+        w += b / 64;
+        b %= 64;
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn or_seq_matches_set_field_by_field() {
+        for width in [1, 3, 7, 13, 32, 63, 64] {
+            let vals: Vec<u64> = (0..20u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let (mut a, mut b) = ([0u64; 24], [0u64; 24]);
+            super::or_seq(&mut a, 5, width, vals.iter().copied());
+            for (i, &v) in vals.iter().enumerate() {
+                super::set(&mut b, 5 + i * width, width, v);
+            }
+            assert_eq!(a, b, "width {width}");
+        }
+    }
+
     #[test]
     fn straddling_fields() {
         let mut w = [0u64; 3];

@@ -142,8 +142,6 @@ pub struct Crown {
     /// Thread slot launched and not retired.
     live: Vec<bool>,
     nlive: usize,
-    stamp: Vec<u64>,
-    gen: u64,
     violation: Option<String>,
     fault: Option<CrownFault>,
 }
@@ -161,8 +159,6 @@ impl Crown {
             ctr: CrownCounters::default(),
             live: vec![false; n],
             nlive: 0,
-            stamp: vec![0; n],
-            gen: 0,
             violation: None,
             fault: None,
             cfg: cfg.clone(),
@@ -551,7 +547,7 @@ impl Crown {
 
     /// Every §7.1 invariant on the committed state: the sub-units' own checks, thread
     /// conservation over every location, pool copies, capacities.
-    pub fn check(&mut self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
         if let Some(v) = &self.violation {
             return Err(v.clone());
         }
@@ -565,12 +561,12 @@ impl Crown {
             .map_err(|e| format!("Waiting Lookup: {e}"))?;
         self.bar.check().map_err(|e| format!("barriers: {e}"))?;
         let c = self.cfg.common().clone();
-        self.gen += 1;
-        let gen = self.gen;
+        // Threads located so far, as a bit set.
+        let mut seen = vec![0u64; c.threads.div_ceil(64)];
         let mut count = 0usize;
-        let mut mark = |t: u64, at: &str, stamp: &mut Vec<u64>, live: &Vec<bool>| {
+        let mut mark = |t: u64, at: &str, seen: &mut Vec<u64>, live: &Vec<bool>| {
             let t = t as usize;
-            if stamp[t] == gen {
+            if seen[t / 64] >> (t % 64) & 1 == 1 {
                 return Err(format!(
                     "thread conservation: thread {t} is in two places ({at})"
                 ));
@@ -580,25 +576,25 @@ impl Crown {
                     "thread conservation: thread {t} in {at} is not live"
                 ));
             }
-            stamp[t] = gen;
+            seen[t / 64] |= 1 << (t % 64);
             count += 1;
             Ok(())
         };
         for r in 0..self.l2.rows() {
             if self.l2.state(r) != FREE {
                 for t in self.l2.warp(r).threads(&c) {
-                    mark(t, "second level", &mut self.stamp, &self.live)?;
+                    mark(t, "second level", &mut seen, &self.live)?;
                 }
             }
         }
         for row in self.rl.rows().iter().filter(|r| r.valid) {
             for t in row.warp().threads(&c) {
-                mark(t, "Ready Lookup", &mut self.stamp, &self.live)?;
+                mark(t, "Ready Lookup", &mut seen, &self.live)?;
             }
         }
         for row in self.wl.rows().iter().filter(|r| r.valid) {
             for t in row.warp().threads(&c) {
-                mark(t, "Waiting Lookup", &mut self.stamp, &self.live)?;
+                mark(t, "Waiting Lookup", &mut seen, &self.live)?;
             }
         }
         for x in self.bar.entries().iter().filter(|x| x.valid) {
@@ -608,12 +604,12 @@ impl Crown {
                 thi: x.thi.clone(),
             };
             for t in v.threads(&c) {
-                mark(t, "a barrier", &mut self.stamp, &self.live)?;
+                mark(t, "a barrier", &mut seen, &self.live)?;
             }
         }
         if let Some(h) = &self.hold {
             for t in h.threads(&c) {
-                mark(t, "the holding register", &mut self.stamp, &self.live)?;
+                mark(t, "the holding register", &mut seen, &self.live)?;
             }
         }
         if count != self.nlive {

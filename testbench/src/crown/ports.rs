@@ -3,6 +3,7 @@
 //! the RTL compares — and [`PortEngine`], the regrouping engine that drives a port-level
 //! model through those vectors (the RTL engine of the kernel mode has the same shape).
 
+use std::collections::HashMap;
 use warpforge_contract::units::crown::{pack_thi, unpack_thi, CrownConfig, Warp};
 use warpforge_contract::Layout;
 
@@ -10,10 +11,12 @@ use super::{CommitEvent, Crown, CrownCounters, CrownIn, CrownOut, Engine};
 use crate::words;
 use crate::Model;
 
-/// Port lookup by name (word offset, width in bits).
+/// Port lookup by name (word offset, words), hashed once: the model and the engines look
+/// ports up every cycle.
 #[derive(Clone, Debug)]
 pub struct PortMap {
-    layout: Layout,
+    inputs: HashMap<String, (usize, usize)>,
+    outputs: HashMap<String, (usize, usize)>,
     pub n_in: usize,
     pub n_out: usize,
 }
@@ -22,27 +25,38 @@ impl PortMap {
     pub fn new(cfg: &CrownConfig) -> PortMap {
         let ports = cfg.ports();
         let layout = Layout::new(&ports);
-        let (n_in, n_out) = (layout.in_words, layout.out_words);
+        let map = |slots: &[warpforge_contract::manifest::Slot]| {
+            slots
+                .iter()
+                .map(|s| (s.name.clone(), (s.offset, s.words)))
+                .collect()
+        };
         PortMap {
-            layout,
-            n_in,
-            n_out,
+            inputs: map(&layout.inputs),
+            outputs: map(&layout.outputs),
+            n_in: layout.in_words,
+            n_out: layout.out_words,
         }
     }
     fn i(&self, n: &str) -> usize {
-        self.layout
-            .input(n)
+        self.inputs
+            .get(n)
             .unwrap_or_else(|| panic!("crown has no input {n}"))
-            .offset
+            .0
+    }
+    /// An output's word range.
+    fn range(&self, n: &str) -> std::ops::Range<usize> {
+        let &(at, words) = self
+            .outputs
+            .get(n)
+            .unwrap_or_else(|| panic!("crown has no output {n}"));
+        at..at + words
     }
     fn o(&self, n: &str) -> usize {
-        self.layout
-            .output(n)
-            .unwrap_or_else(|| panic!("crown has no output {n}"))
-            .offset
+        self.range(n).start
     }
     fn ow(&self, n: &str) -> usize {
-        self.layout.output(n).unwrap().words
+        self.range(n).len()
     }
 }
 
@@ -168,40 +182,35 @@ impl CrownModel {
         out[p.o("l2_occupancy")] = m.l2.occupancy() as u64;
         out[p.o("bar_live")] = m.bar.live() as u64;
         out[p.o("hold_valid")] = m.hold.is_some() as u64;
-        let field = |name: &str, k: usize, width: usize, v: u64, out: &mut [u64]| {
-            let at = p.o(name);
-            let n = p.ow(name);
-            words::set(&mut out[at..at + n], k * width, width, v);
-        };
-        let thi_field = |name: &str, k: usize, thi: &[u64], out: &mut [u64]| {
-            for (l, &t) in thi.iter().enumerate() {
-                field(name, k * w + l, tb, t, out);
-            }
+        // Each digest port's range is looked up once per cycle, not once per field.
+        let field =
+            |r: &std::ops::Range<usize>, k: usize, width: usize, v: u64, out: &mut [u64]| {
+                words::set(&mut out[r.clone()], k * width, width, v);
+            };
+        let thi_field = |r: &std::ops::Range<usize>, k: usize, thi: &[u64], out: &mut [u64]| {
+            words::or_seq(&mut out[r.clone()], k * w * tb, tb, thi.iter().copied());
         };
         if let Some(h) = &m.hold {
-            let at = p.o("dbg_hold");
-            let n = p.ow("dbg_hold");
-            let d = &mut out[at..at + n];
+            let d = &mut out[p.range("dbg_hold")];
             words::set(d, 0, 1, 1);
             words::set(d, 1, pb, h.pc);
             words::set(d, 1 + pb, w, h.lanes);
-            for (l, &t) in h.thi.iter().enumerate() {
-                words::set(d, 1 + pb + w + l * tb, tb, t);
-            }
+            words::or_seq(d, 1 + pb + w, tb, h.thi.iter().copied());
         }
-        for r in 0..m.l2.rows() {
-            // Two bit-planes (the crown-l2 contract): state bit 0 at r, bit 1 at n2 + r.
-            let st = m.l2.state(r);
-            field("l2_dbg_state", r, 1, st & 1, out);
-            field("l2_dbg_state", m.l2.rows() + r, 1, st >> 1, out);
-            field("l2_dbg_in_pool", r, 1, m.l2.in_pool(r) as u64, out);
-        }
+        // Two bit-planes (the crown-l2 contract): state bit 0 at r, bit 1 at n2 + r.
+        let n2 = m.l2.rows();
+        let st = &mut out[p.range("l2_dbg_state")];
+        words::or_seq(st, 0, 1, (0..n2).map(|r| m.l2.state(r) & 1));
+        words::or_seq(st, n2, 1, (0..n2).map(|r| m.l2.state(r) >> 1));
+        let ip = &mut out[p.range("l2_dbg_in_pool")];
+        words::or_seq(ip, 0, 1, (0..n2).map(|r| m.l2.in_pool(r) as u64));
         out[p.o("l2_dbg_head")] = m.l2.head().unwrap_or(0) as u64;
         let sb = cfg.pool.slot_bits();
+        let (pv, ps) = (p.range("pool_dbg_valid"), p.range("pool_dbg_slot"));
         for (k, e) in m.pool.entries().iter().enumerate() {
             if let Some(e) = e {
-                field("pool_dbg_valid", k, 1, 1, out);
-                field("pool_dbg_slot", k, sb, e.slot as u64, out);
+                field(&pv, k, 1, 1, out);
+                field(&ps, k, sb, e.slot as u64, out);
             }
         }
         out[p.o("pool_dbg_last")] = m.pool.last() as u64;
@@ -209,31 +218,37 @@ impl CrownModel {
             ("rl", m.rl.rows(), cfg.rl.ord_bits()),
             ("wl", m.wl.rows(), cfg.wl.ord_bits()),
         ] {
+            let at = |n: &str| p.range(&format!("{pre}_dbg_{n}"));
+            let (rv, rp, rla, rt, ro) = (at("valid"), at("pc"), at("lanes"), at("thi"), at("ord"));
+            let rpend = (pre == "wl").then(|| at("pending"));
             for (r, row) in rows.iter().enumerate().filter(|(_, x)| x.valid) {
                 let ord = if pre == "rl" {
                     m.rl.ord(r)
                 } else {
                     m.wl.ord(r)
                 };
-                field(&format!("{pre}_dbg_valid"), r, 1, 1, out);
-                field(&format!("{pre}_dbg_pc"), r, pb, row.pc, out);
-                field(&format!("{pre}_dbg_lanes"), r, w, row.lanes, out);
-                thi_field(&format!("{pre}_dbg_thi"), r, &row.thi, out);
-                field(&format!("{pre}_dbg_ord"), r, ob, ord as u64, out);
-                if pre == "wl" {
-                    field("wl_dbg_pending", r, w, row.pending, out);
+                field(&rv, r, 1, 1, out);
+                field(&rp, r, pb, row.pc, out);
+                field(&rla, r, w, row.lanes, out);
+                thi_field(&rt, r, &row.thi, out);
+                field(&ro, r, ob, ord as u64, out);
+                if let Some(rpend) = &rpend {
+                    field(rpend, r, w, row.pending, out);
                 }
             }
         }
         let ob = cfg.bar.ord_bits();
+        let at = |n: &str| p.range(&format!("bar_dbg_{n}"));
+        let (bv, bc, bp, be) = (at("valid"), at("complete"), at("pc"), at("expected"));
+        let (ba, bt, bo) = (at("arrived"), at("thi"), at("ord"));
         for (e, x) in m.bar.entries().iter().enumerate().filter(|(_, x)| x.valid) {
-            field("bar_dbg_valid", e, 1, 1, out);
-            field("bar_dbg_complete", e, 1, x.complete as u64, out);
-            field("bar_dbg_pc", e, pb, x.pc, out);
-            field("bar_dbg_expected", e, w, x.expected, out);
-            field("bar_dbg_arrived", e, w, x.arrived, out);
-            thi_field("bar_dbg_thi", e, &x.thi, out);
-            field("bar_dbg_ord", e, ob, m.bar.ord(e) as u64, out);
+            field(&bv, e, 1, 1, out);
+            field(&bc, e, 1, x.complete as u64, out);
+            field(&bp, e, pb, x.pc, out);
+            field(&be, e, w, x.expected, out);
+            field(&ba, e, w, x.arrived, out);
+            thi_field(&bt, e, &x.thi, out);
+            field(&bo, e, ob, m.bar.ord(e) as u64, out);
         }
     }
 
@@ -266,7 +281,7 @@ impl Model for CrownModel {
         self.combinational(&o, outputs);
     }
     fn check_invariants(&self) -> Result<(), String> {
-        self.crown.clone().check()
+        self.crown.check()
     }
     fn state_line(&self) -> String {
         self.crown.state_line()

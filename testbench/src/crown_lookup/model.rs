@@ -2,7 +2,7 @@
 //! port-level model of `crown-lookup` that drives one of them.
 
 use super::ports::{InPorts, OutPorts};
-use crate::words::{get, set};
+use crate::words::{get, or_seq, set};
 use crate::Model;
 use warpforge_contract::units::crown::Warp;
 use warpforge_contract::units::crown_lookup::{LookupConfig, LookupKind};
@@ -49,6 +49,8 @@ impl Row {
 #[derive(Clone, Debug)]
 struct Rows {
     w: usize,
+    /// Thread indices per lane (N / w).
+    per_lane: usize,
     pc_mask: u64,
     rows: Vec<Row>,
     next_seq: u64,
@@ -58,6 +60,7 @@ impl Rows {
     fn new(cfg: &LookupConfig) -> Rows {
         Rows {
             w: cfg.w(),
+            per_lane: 1 << cfg.thi_bits(),
             pc_mask: (1u64 << cfg.pc_bits()) - 1,
             rows: vec![Row::empty(cfg.w()); cfg.rows],
             next_seq: 0,
@@ -94,16 +97,28 @@ impl Rows {
     fn count(&self) -> usize {
         self.rows.iter().filter(|r| r.valid).count()
     }
+    /// Clear row `r` in place (no allocation: this runs every drain) and return its warp.
     fn free(&mut self, r: usize) -> Warp {
-        let warp = self.rows[r].warp();
-        self.rows[r] = Row::empty(self.w);
+        let row = &mut self.rows[r];
+        let warp = row.warp();
+        row.thi.iter_mut().for_each(|t| *t = 0);
+        (row.valid, row.pc, row.lanes, row.pending, row.seq) = (false, 0, 0, 0, None);
         warp
+    }
+    /// Fill the free row `r` with the lanes `lanes` of `v` (thi zero elsewhere).
+    fn fill(&mut self, r: usize, v: &Warp, lanes: u64, pending: u64, seq: Option<u64>) {
+        let row = &mut self.rows[r];
+        for (l, t) in row.thi.iter_mut().enumerate() {
+            *t = if lanes >> l & 1 == 1 { v.thi[l] } else { 0 };
+        }
+        (row.valid, row.pc, row.lanes, row.pending, row.seq) = (true, v.pc, lanes, pending, seq);
     }
 
     /// §7.1 on the table: lane fixity (thi 0 outside lanes), no empty valid row, invalid rows
     /// all zero, pending ⊆ lanes, each thread (lane, thi) in at most one row, the eligible
     /// rows' order stamps distinct.
     fn check(&self, kind: LookupKind) -> Result<(), String> {
+        let mut seen = [0u64; 64];
         for (i, r) in self.rows.iter().enumerate() {
             if !r.valid {
                 let clear = r.pc == 0
@@ -139,27 +154,28 @@ impl Rows {
                 }
                 _ => {}
             }
-            if let Some(l) = (0..self.w).find(|&l| r.lanes >> l & 1 == 0 && r.thi[l] != 0) {
-                return Err(format!("row {i}: lane {l} empty but thi != 0"));
+            for l in 0..self.w {
+                let on = r.lanes >> l & 1 == 1;
+                if !on && r.thi[l] != 0 {
+                    return Err(format!("row {i}: lane {l} empty but thi != 0"));
+                }
+                // A thread is (lane, thi); its bit in `seen` (N ≤ 4096 threads).
+                let t = l * self.per_lane + r.thi[l] as usize;
+                if on && t < 64 * 64 {
+                    if seen[t / 64] >> (t % 64) & 1 == 1 {
+                        return Err(format!(
+                            "thread (lane {l}, thi {}) in row {i} and an earlier row (conservation)",
+                            r.thi[l]
+                        ));
+                    }
+                    seen[t / 64] |= 1 << (t % 64);
+                }
             }
-            // Pairs of rows (at most 16): a thread in two rows, a drain stamp twice.
-            for (j, o) in self
-                .rows
-                .iter()
-                .enumerate()
-                .skip(i + 1)
-                .filter(|(_, o)| o.valid)
+            // Pairs of rows (at most 16): a drain stamp twice.
+            if let Some(j) = (i + 1..self.rows.len())
+                .find(|&j| self.rows[j].valid && r.seq.is_some() && self.rows[j].seq == r.seq)
             {
-                if r.seq.is_some() && r.seq == o.seq {
-                    return Err(format!("rows {i} and {j}: the same drain stamp"));
-                }
-                let both = r.lanes & o.lanes;
-                if let Some(l) = (0..self.w).find(|&l| both >> l & 1 == 1 && r.thi[l] == o.thi[l]) {
-                    return Err(format!(
-                        "thread (lane {l}, thi {}) in rows {i} and {j} (conservation)",
-                        r.thi[l]
-                    ));
-                }
+                return Err(format!("rows {i} and {j}: the same drain stamp"));
             }
         }
         Ok(())
@@ -239,47 +255,43 @@ impl ReadyLookup {
         let mut out = ReadyOutcome::default();
         for (k, v) in ins.iter().enumerate() {
             let Some(v) = v else { continue };
-            let v = masked(v, v.lanes & ((1u64 << w) - 1), w);
-            let mut left = v.lanes;
-            for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
-                let fits = |r: &usize| {
-                    let row = &self.t.rows[*r];
-                    row.valid
-                        && row.pc == v.pc
-                        && row.lanes >> l & 1 == 0
-                        && (Some(*r) != head || self.fault == Some(LookupFault::MergeIntoDrained))
-                };
-                let n = self.t.rows.len();
-                let target = if self.fault == Some(LookupFault::HighestRow) {
-                    (0..n).rev().find(fits)
+            let lanes = v.lanes & ((1u64 << w) - 1);
+            // Each lane goes to the lowest-index row at the PC with that lane empty (A9):
+            // visiting the rows lowest first, a row takes every lane still left that it has
+            // free.
+            let mut left = lanes;
+            let n = self.t.rows.len();
+            for k in 0..n {
+                let r = if self.fault == Some(LookupFault::HighestRow) {
+                    n - 1 - k
                 } else {
-                    (0..n).find(fits)
+                    k
                 };
-                if let Some(r) = target {
-                    self.t.rows[r].lanes |= 1 << l;
-                    self.t.rows[r].thi[l] = v.thi[l];
-                    left &= !(1 << l);
-                    out.merged += 1;
+                let row = &mut self.t.rows[r];
+                let fits = row.valid
+                    && row.pc == v.pc
+                    && (Some(r) != head || self.fault == Some(LookupFault::MergeIntoDrained));
+                let take = if fits { left & !row.lanes } else { 0 };
+                if take == 0 {
+                    continue;
                 }
+                row.lanes |= take;
+                for l in (0..w).filter(|&l| take >> l & 1 == 1) {
+                    row.thi[l] = v.thi[l];
+                }
+                left &= !take;
+                out.merged += take.count_ones();
             }
             if left == 0 {
                 continue;
             }
-            let rest = masked(&v, left, w);
             match self.t.free_row() {
                 Some(r) => {
                     let seq = self.t.stamp();
-                    self.t.rows[r] = Row {
-                        valid: true,
-                        pc: rest.pc,
-                        lanes: rest.lanes,
-                        thi: rest.thi,
-                        pending: 0,
-                        seq,
-                    };
+                    self.t.fill(r, v, left, 0, seq);
                     out.alloc[k] = Some(r);
                 }
-                None => out.bypass[k] = Some(rest),
+                None => out.bypass[k] = Some(masked(v, left, w)),
             }
         }
         if let Some(h) = head {
@@ -376,12 +388,14 @@ impl WaitingLookup {
     ) -> WaitingOutcome {
         let w = self.t.w;
         let head = if drain { self.head() } else { None };
-        let start: Vec<(bool, u64)> = self.t.rows.iter().map(|r| (r.valid, r.pending)).collect();
+        // Rows valid and pending at the start of the cycle, as a bit set (at most 64 rows).
+        let was_pending = self.t.rows.iter().enumerate().fold(0u64, |m, (r, row)| {
+            m | ((row.valid && row.pending != 0) as u64) << r
+        });
         let mut out = WaitingOutcome::default();
         // Where the insert goes is decided on the start-of-cycle table; the completion clears
         // start-of-cycle pending bits, then the insert's lanes are ORed in.
-        let ins = ins.map(|v| masked(v, v.lanes & ((1u64 << w) - 1), w));
-        let target = ins.as_ref().and_then(|v| self.merge_target(v));
+        let target = ins.and_then(|v| self.merge_target(v));
         let free = self.t.free_row();
         if let Some((r, lanes)) = cpl {
             if r < self.t.rows.len() && self.t.rows[r].valid {
@@ -389,33 +403,27 @@ impl WaitingLookup {
             }
         }
         if let Some(v) = ins {
-            let n = v.lanes.count_ones() as usize;
+            let lanes = v.lanes & ((1u64 << w) - 1);
+            let n = lanes.count_ones() as usize;
             if n > 0 && n < w {
                 if let Some(r) = target {
                     let row = &mut self.t.rows[r];
-                    row.lanes |= v.lanes;
-                    row.pending |= v.lanes;
-                    for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
+                    row.lanes |= lanes;
+                    row.pending |= lanes;
+                    for l in (0..w).filter(|&l| lanes >> l & 1 == 1) {
                         row.thi[l] = v.thi[l];
                     }
                     out.ins_row = Some(r);
                     out.merged = n as u32;
                 } else if let Some(r) = free {
-                    self.t.rows[r] = Row {
-                        valid: true,
-                        pc: v.pc,
-                        lanes: v.lanes,
-                        thi: v.thi,
-                        pending: v.lanes,
-                        seq: None,
-                    };
+                    self.t.fill(r, v, lanes, lanes, None);
                     out.ins_row = Some(r);
                     out.alloc = true;
                 }
             }
         }
-        for (r, &(was_valid, was_pending)) in start.iter().enumerate() {
-            if was_valid && was_pending != 0 && self.t.rows[r].pending == 0 {
+        for r in 0..self.t.rows.len() {
+            if was_pending >> r & 1 == 1 && self.t.rows[r].pending == 0 {
                 let seq = self.t.stamp();
                 let mask = self.t.pc_mask;
                 let row = &mut self.t.rows[r];
@@ -484,6 +492,8 @@ pub struct CrownLookupModel {
     table: Table,
     counters: LookupCounters,
     cycle: u64,
+    /// The inserts' warps, decoded into reused buffers.
+    ins_buf: Vec<Warp>,
 }
 
 impl CrownLookupModel {
@@ -498,6 +508,14 @@ impl CrownLookupModel {
             },
             counters: LookupCounters::default(),
             cycle: 0,
+            ins_buf: vec![
+                Warp {
+                    pc: 0,
+                    lanes: 0,
+                    thi: vec![]
+                };
+                2
+            ],
             cfg: cfg.clone(),
         }
     }
@@ -511,6 +529,22 @@ impl CrownLookupModel {
 
     pub fn counters(&self) -> &LookupCounters {
         &self.counters
+    }
+
+    /// Insert `k`'s warp into `buf` (reused: this runs every cycle); false when not valid.
+    fn read_in(&self, inputs: &[u64], k: usize, buf: &mut Warp) -> bool {
+        let (w, t, p) = (self.cfg.w(), self.cfg.thi_bits(), self.cfg.pc_bits());
+        let i = &self.inp.ins[k];
+        if get(inputs, i.valid, 1) == 0 {
+            return false;
+        }
+        buf.pc = get(inputs, i.pc, p);
+        buf.lanes = get(inputs, i.lanes, w);
+        buf.thi.resize(w, 0);
+        for (l, x) in buf.thi.iter_mut().enumerate() {
+            *x = get(inputs, i.thi + l * t, t);
+        }
+        true
     }
 
     fn warp_in(&self, inputs: &[u64], k: usize) -> Option<Warp> {
@@ -538,17 +572,22 @@ impl CrownLookupModel {
         let o = &self.out;
         let rows = self.table.rows();
         let ob = self.cfg.ord_bits();
-        for (r, row) in rows.rows.iter().enumerate() {
-            set(outputs, o.dbg_valid + r, 1, row.valid as u64);
-            set(outputs, o.dbg_pc + r * p, p, row.pc);
-            set(outputs, o.dbg_lanes + r * w, w, row.lanes);
-            for l in 0..w {
-                set(outputs, o.dbg_thi + (r * w + l) * t, t, row.thi[l]);
-            }
-            set(outputs, o.dbg_ord + r * ob, ob, rows.ord(r) as u64);
-            if let Some(pd) = o.dbg_pending {
-                set(outputs, pd + r * w, w, row.pending);
-            }
+        // Outputs start zeroed; each digest is a run of consecutive fields.
+        let rr = &rows.rows;
+        or_seq(outputs, o.dbg_valid, 1, rr.iter().map(|r| r.valid as u64));
+        or_seq(outputs, o.dbg_pc, p, rr.iter().map(|r| r.pc));
+        or_seq(outputs, o.dbg_lanes, w, rr.iter().map(|r| r.lanes));
+        for (r, row) in rr.iter().enumerate().filter(|(_, r)| r.valid) {
+            or_seq(outputs, o.dbg_thi + r * w * t, t, row.thi.iter().copied());
+        }
+        or_seq(
+            outputs,
+            o.dbg_ord,
+            ob,
+            (0..rr.len()).map(|r| rows.ord(r) as u64),
+        );
+        if let Some(pd) = o.dbg_pending {
+            or_seq(outputs, pd, w, rr.iter().map(|r| r.pending));
         }
         let count = rows.count();
         set(outputs, o.count, self.cfg.count_bits(), count as u64);
@@ -561,12 +600,15 @@ impl CrownLookupModel {
             self.cfg.row_bits(),
             head.unwrap_or(0) as u64,
         );
-        let hw = head.map(|h| rows.rows[h].warp()).unwrap_or(Warp {
-            pc: 0,
-            lanes: 0,
-            thi: vec![0; w],
-        });
-        self.write_warp(outputs, [o.head_pc, o.head_lanes, o.head_thi], &hw);
+        // Outputs start zeroed: only a head has anything to write.
+        if let Some(h) = head {
+            let r = &rows.rows[h];
+            set(outputs, o.head_pc, p, r.pc);
+            set(outputs, o.head_lanes, w, r.lanes);
+            for l in 0..w {
+                set(outputs, o.head_thi + l * t, t, r.thi[l]);
+            }
+        }
     }
 }
 
@@ -584,27 +626,31 @@ impl Model for CrownLookupModel {
             return;
         }
         let drain = get(inputs, self.inp.drain, 1) == 1;
-        let o = self.out.clone();
         let w = self.cfg.w();
         let c = &mut self.counters;
         c.full_cycles += (self.table.rows().count() == self.cfg.rows) as u64;
         match self.cfg.kind {
             LookupKind::Ready => {
-                let ins = [self.warp_in(inputs, 0), self.warp_in(inputs, 1)];
+                let mut buf = std::mem::take(&mut self.ins_buf);
+                let (v0, v1) = buf.split_at_mut(1);
+                let ins = [
+                    self.read_in(inputs, 0, &mut v0[0]).then_some(&v0[0]),
+                    self.read_in(inputs, 1, &mut v1[0]).then_some(&v1[0]),
+                ];
                 let Table::Ready(t) = &mut self.table else {
                     unreachable!()
                 };
-                if let (Some(h), true) = (t.head_warp(), drain) {
-                    let same = ins.iter().flatten().any(|v| v.pc == h.pc);
+                if let (Some(h), true) = (t.head(), drain) {
+                    let same = ins.iter().flatten().any(|v| v.pc == t.t.rows[h].pc);
                     self.counters.drain_with_same_pc += same as u64;
                 }
-                let r = t.cycle([ins[0].as_ref(), ins[1].as_ref()], drain);
+                let r = t.cycle(ins, drain);
                 let c = &mut self.counters;
-                if let (Some(a), Some(v)) = (r.alloc[0], ins[1].as_ref()) {
+                if let (Some(a), Some(v)) = (r.alloc[0], ins[1]) {
                     let row = &t.t.rows[a];
                     c.second_into_first += (row.pc == v.pc
                         && row.lanes & v.lanes & ((1u64 << w) - 1) != 0
-                        && ins[0].as_ref().is_some_and(|u| u.lanes & v.lanes == 0))
+                        && ins[0].is_some_and(|u| u.lanes & v.lanes == 0))
                         as u64;
                 }
                 c.inserts += ins.iter().flatten().count() as u64;
@@ -617,12 +663,19 @@ impl Model for CrownLookupModel {
                 for k in 0..2 {
                     alloc |= (r.alloc[k].is_some() as u64) << k;
                     if let Some(b) = &r.bypass[k] {
-                        set(outputs, o.byp[k][0], 1, 1);
-                        self.write_warp(outputs, [o.byp[k][1], o.byp[k][2], o.byp[k][3]], b);
+                        let at = self.out.byp[k];
+                        set(outputs, at[0], 1, 1);
+                        self.write_warp(outputs, [at[1], at[2], at[3]], b);
                     }
                 }
-                set(outputs, o.ev_merge, self.cfg.merge_bits(), r.merged as u64);
-                set(outputs, o.ev_alloc, 2, alloc);
+                set(
+                    outputs,
+                    self.out.ev_merge,
+                    self.cfg.merge_bits(),
+                    r.merged as u64,
+                );
+                set(outputs, self.out.ev_alloc, 2, alloc);
+                self.ins_buf = buf;
             }
             LookupKind::Waiting => {
                 let ins = self.warp_in(inputs, 0);
@@ -646,15 +699,20 @@ impl Model for CrownLookupModel {
                 c.completions += cpl.is_some() as u64;
                 c.became_ready += r.ready.is_some() as u64;
                 c.drains += r.drained.is_some() as u64;
-                set(outputs, o.ins_ok, 1, r.ins_row.is_some() as u64);
+                set(outputs, self.out.ins_ok, 1, r.ins_row.is_some() as u64);
                 set(
                     outputs,
-                    o.ins_row,
+                    self.out.ins_row,
                     self.cfg.row_bits(),
                     r.ins_row.unwrap_or(0) as u64,
                 );
-                set(outputs, o.ev_merge, self.cfg.merge_bits(), r.merged as u64);
-                set(outputs, o.ev_alloc, 1, r.alloc as u64);
+                set(
+                    outputs,
+                    self.out.ev_merge,
+                    self.cfg.merge_bits(),
+                    r.merged as u64,
+                );
+                set(outputs, self.out.ev_alloc, 1, r.alloc as u64);
             }
         }
     }

@@ -33,6 +33,33 @@ pub struct CrownLookupStimulus {
     cpl_rate: u64,
     /// Lane density of generated warps (per mille).
     density: u64,
+    taken: Taken,
+}
+
+/// A set of threads (lane, thi) as bits: lane · 2^thi_bits + thi.
+#[derive(Clone, Debug, Default)]
+struct Taken {
+    thi_bits: usize,
+    bits: Vec<u64>,
+}
+
+impl Taken {
+    fn new(cfg: &LookupConfig) -> Taken {
+        Taken {
+            thi_bits: cfg.thi_bits(),
+            bits: vec![0; (cfg.w() << cfg.thi_bits()).div_ceil(64)],
+        }
+    }
+    fn clear(&mut self) {
+        self.bits.iter_mut().for_each(|b| *b = 0);
+    }
+    /// Adds the thread; false when it was already there.
+    fn insert(&mut self, lane: usize, thi: u64) -> bool {
+        let t = (lane << self.thi_bits) + thi as usize;
+        let had = self.bits[t / 64] >> (t % 64) & 1 == 1;
+        self.bits[t / 64] |= 1 << (t % 64);
+        !had
+    }
 }
 
 impl CrownLookupStimulus {
@@ -51,6 +78,7 @@ impl CrownLookupStimulus {
             drain_rate: 300,
             cpl_rate: 300,
             density: 500,
+            taken: Taken::new(cfg),
             cfg: cfg.clone(),
         }
     }
@@ -76,24 +104,24 @@ impl CrownLookupStimulus {
             .collect();
     }
 
-    fn table_threads(&self) -> Vec<(usize, u64)> {
+    /// The threads the table holds, as a bit set over (lane, thi) (reused buffer: this runs
+    /// every cycle).
+    fn table_threads(&self, taken: &mut Taken) {
         let rows = match &self.shadow {
             Shadow::Ready(t) => t.rows(),
             Shadow::Waiting(t) => t.rows(),
         };
-        rows.iter()
-            .filter(|r| r.valid)
-            .flat_map(|r| {
-                (0..self.cfg.w())
-                    .filter(move |&l| r.lanes >> l & 1 == 1)
-                    .map(move |l| (l, r.thi[l]))
-            })
-            .collect()
+        taken.clear();
+        for r in rows.iter().filter(|r| r.valid) {
+            for l in (0..self.cfg.w()).filter(|&l| r.lanes >> l & 1 == 1) {
+                taken.insert(l, r.thi[l]);
+            }
+        }
     }
 
     /// A warp of fresh threads (none in `taken`, which it extends) at a pool PC; lanes where
     /// no fresh thread was found are left out.
-    fn warp(&mut self, lanes: u64, taken: &mut Vec<(usize, u64)>) -> Warp {
+    fn warp(&mut self, lanes: u64, taken: &mut Taken) -> Warp {
         let (w, tb) = (self.cfg.w(), self.cfg.thi_bits());
         let pc = self.pcs[self.rng.below(self.pcs.len() as u64) as usize];
         let mut v = Warp {
@@ -109,8 +137,7 @@ impl CrownLookupStimulus {
                 } else {
                     self.rng.below(1 << tb)
                 };
-                if !taken.contains(&(l, thi)) {
-                    taken.push((l, thi));
+                if taken.insert(l, thi) {
                     v.lanes |= 1 << l;
                     v.thi[l] = thi;
                     break;
@@ -155,7 +182,8 @@ impl Stimulus for CrownLookupStimulus {
             self.new_phase();
         }
         self.phase_left -= 1;
-        let mut taken = self.table_threads();
+        let mut taken = std::mem::take(&mut self.taken);
+        self.table_threads(&mut taken);
         let drain = self.rng.chance(self.drain_rate, 1000);
         set(inputs, self.inp.drain, 1, drain as u64);
         match self.cfg.kind {
@@ -238,5 +266,6 @@ impl Stimulus for CrownLookupStimulus {
                 }
             }
         }
+        self.taken = taken;
     }
 }

@@ -171,32 +171,32 @@ impl IssuePool {
         if self.last >= self.cfg.pool {
             return Err(format!("last issued entry {} out of range", self.last));
         }
-        // Rows and threads seen, as bit sets (n2 and N are at most 4096).
-        let (mut slots, mut threads) = ([0u64; 64], [0u64; 64]);
-        let seen = |set: &mut [u64; 64], x: usize| {
-            let had = set[x / 64] >> (x % 64) & 1 == 1;
-            set[x / 64] |= 1 << (x % 64);
-            had
-        };
+        // Threads seen, as a bit set (N ≤ 4096).
+        let mut threads = [0u64; 64];
         for (i, e) in self.entries.iter().enumerate() {
             let Some(e) = e else { continue };
             if e.slot >= self.cfg.n2 {
                 return Err(format!("entry {i}: slot {} is not a row", e.slot));
             }
-            if seen(&mut slots, e.slot) {
+            if self.entries[i + 1..]
+                .iter()
+                .flatten()
+                .any(|o| o.slot == e.slot)
+            {
                 return Err(format!("entry {i}: slot {} is in the pool twice", e.slot));
             }
-            for l in 0..c.w {
-                let on = e.warp.lanes >> l & 1 == 1;
-                if !on && e.warp.thi[l] != 0 {
-                    return Err(format!("entry {i}: a thread index outside the lanes"));
+            for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
+                if e.warp.lanes >> l & 1 == 0 {
+                    if t != 0 {
+                        return Err(format!("entry {i}: a thread index outside the lanes"));
+                    }
+                    continue;
                 }
-                if on && seen(&mut threads, c.thread(l, e.warp.thi[l]) as usize) {
-                    return Err(format!(
-                        "thread {} is in two pool entries",
-                        c.thread(l, e.warp.thi[l])
-                    ));
+                let x = c.thread(l, t) as usize % 4096;
+                if threads[x / 64] >> (x % 64) & 1 == 1 {
+                    return Err(format!("thread {} is in two pool entries", c.thread(l, t)));
                 }
+                threads[x / 64] |= 1 << (x % 64);
             }
         }
         Ok(())

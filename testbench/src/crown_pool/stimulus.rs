@@ -23,6 +23,15 @@ pub struct CrownPoolStimulus {
     p_iss: u64,
     /// Per 16: a lane of a refilled warp is used.
     density: u64,
+    /// `ref_thi` with every bit a lane's index may have, for don't-care values.
+    thi_words_mask: Vec<u64>,
+    /// Reused bit sets: threads (lane · N/w + index) and rows the pool holds.
+    used: Vec<u64>,
+    slots: Vec<u64>,
+}
+
+fn bit(set: &[u64], i: usize) -> bool {
+    set[i / 64] >> (i % 64) & 1 == 1
 }
 
 impl CrownPoolStimulus {
@@ -35,6 +44,9 @@ impl CrownPoolStimulus {
             p_ref: 32,
             p_iss: 32,
             density: 8,
+            thi_words_mask: pack_thi(&vec![u64::MAX; cfg.common.w], cfg.common.thi_bits()),
+            used: vec![0; cfg.common.threads.div_ceil(64)],
+            slots: vec![0; cfg.n2.div_ceil(64)],
             cfg: cfg.clone(),
         }
     }
@@ -54,40 +66,43 @@ impl CrownPoolStimulus {
 
     /// A warp of threads and a row that no entry holds.
     fn entry(&mut self) -> PoolEntry {
-        let c = self.cfg.common.clone();
-        let per_lane = (c.threads / c.w) as u64;
-        let mut used = vec![vec![]; c.w];
-        let mut slots = vec![];
+        let (w, threads) = (self.cfg.common.w, self.cfg.common.threads);
+        let per_lane = threads / w;
+        self.used.iter_mut().for_each(|x| *x = 0);
+        self.slots.iter_mut().for_each(|x| *x = 0);
+        let mut held = [0usize; 64];
         for e in self.shadow.entries().iter().flatten() {
-            slots.push(e.slot);
-            for (l, u) in used.iter_mut().enumerate() {
+            self.slots[e.slot / 64] |= 1 << (e.slot % 64);
+            for (l, h) in held.iter_mut().enumerate().take(w) {
                 if e.warp.lanes >> l & 1 == 1 {
-                    u.push(e.warp.thi[l]);
+                    let t = l * per_lane + e.warp.thi[l] as usize;
+                    self.used[t / 64] |= 1 << (t % 64);
+                    *h += 1;
                 }
             }
         }
-        let mut want = self.rng.mask(c.w, self.density, 16);
+        let mut want = self.rng.mask(w, self.density, 16);
         if want == 0 {
-            want = 1 << self.rng.below(c.w as u64);
+            want = 1 << self.rng.below(w as u64);
         }
         // A lane whose every thread index is held (N / w < pool) stays empty.
-        for (l, u) in used.iter().enumerate() {
-            if u.len() as u64 >= per_lane {
+        for (l, &h) in held.iter().enumerate().take(w) {
+            if h >= per_lane {
                 want &= !(1 << l);
             }
         }
-        let mut thi = vec![0u64; c.w];
+        let mut thi = vec![0u64; w];
         for (l, t) in thi.iter_mut().enumerate() {
             if want >> l & 1 == 1 {
                 *t = loop {
-                    let x = self.rng.below(per_lane);
-                    if !used[l].contains(&x) {
+                    let x = self.rng.below(per_lane as u64);
+                    if !bit(&self.used, l * per_lane + x as usize) {
                         break x;
                     }
                 };
             } else if self.rng.chance(1, 2) {
                 // A don't-care index outside the lanes: stored as 0.
-                *t = self.rng.below(per_lane);
+                *t = self.rng.below(per_lane as u64);
             }
         }
         let slot = loop {
@@ -96,13 +111,13 @@ impl CrownPoolStimulus {
             } else {
                 self.rng.below(self.cfg.n2 as u64) as usize
             };
-            if !slots.contains(&s) {
+            if !bit(&self.slots, s) {
                 break s;
             }
         };
         PoolEntry {
             warp: Warp {
-                pc: self.rng.next_u64() & mask(c.pc_bits),
+                pc: self.rng.next_u64() & mask(self.cfg.common.pc_bits),
                 lanes: want,
                 thi,
             },
@@ -143,8 +158,7 @@ impl Stimulus for CrownPoolStimulus {
                 inputs[p.ref_lanes] = self.rng.next_u64() & c.all_lanes();
                 inputs[p.ref_slot] = self.rng.below(self.cfg.n2 as u64);
                 let (o, n) = p.ref_thi;
-                let m = pack_thi(&vec![u64::MAX; c.w], c.thi_bits());
-                for (x, m) in inputs[o..o + n].iter_mut().zip(m) {
+                for (x, m) in inputs[o..o + n].iter_mut().zip(&self.thi_words_mask) {
                     *x = self.rng.next_u64() & m;
                 }
             }

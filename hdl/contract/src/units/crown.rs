@@ -137,30 +137,41 @@ impl Warp {
 pub fn pack_thi(thi: &[u64], thi_bits: usize) -> Vec<u64> {
     let bits = thi.len() * thi_bits;
     let mut words = vec![0u64; bits.div_ceil(64).max(1)];
+    let mask = field_mask(thi_bits);
     for (l, &t) in thi.iter().enumerate() {
-        for b in 0..thi_bits {
-            if t >> b & 1 == 1 {
-                let at = l * thi_bits + b;
-                words[at / 64] |= 1 << (at % 64);
-            }
+        let (at, t) = (l * thi_bits, t & mask);
+        let (w, b) = (at / 64, at % 64);
+        words[w] |= t << b;
+        if b + thi_bits > 64 && b != 0 {
+            words[w + 1] |= t >> (64 - b);
         }
     }
     words
 }
 
-/// The inverse of [`pack_thi`]: `w` thread indices from port words.
+/// The inverse of [`pack_thi`]: `w` thread indices from port words (missing words read as 0).
 pub fn unpack_thi(words: &[u64], w: usize, thi_bits: usize) -> Vec<u64> {
+    let mask = field_mask(thi_bits);
+    let word = |i: usize| words.get(i).copied().unwrap_or(0);
     (0..w)
         .map(|l| {
-            (0..thi_bits)
-                .filter(|b| {
-                    let at = l * thi_bits + b;
-                    words.get(at / 64).is_some_and(|x| x >> (at % 64) & 1 == 1)
-                })
-                .map(|b| 1u64 << b)
-                .sum()
+            let at = l * thi_bits;
+            let (i, b) = (at / 64, at % 64);
+            let mut v = word(i) >> b;
+            if b + thi_bits > 64 && b != 0 {
+                v |= word(i + 1) << (64 - b);
+            }
+            v & mask
         })
         .collect()
+}
+
+fn field_mask(bits: usize) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
