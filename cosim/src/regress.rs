@@ -144,6 +144,18 @@ pub const CROWN_CONFIGS: &[&[&str]] = &[
     ],
 ];
 
+/// A 32-wide CROWN (`regress --suite full` only).
+pub const CROWN_W32_CONFIG: &[&str] = &[
+    "w=32",
+    "threads=512",
+    "n2=128",
+    "sets=4",
+    "ways=2",
+    "rl_rows=4",
+    "wl_rows=4",
+    "pool=4",
+];
+
 /// Random programs of `regress --suite full` in CROWN mode (about 10^7 cycles), in jobs of
 /// `CROWN_RANDOM_PER_JOB`; besides, every suite kernel at its small size on the thesis
 /// configuration.
@@ -170,12 +182,18 @@ fn crown_jobs() -> Vec<Job> {
     for k in SUITE {
         out.push(job(&[], format!("kernel:{}@{}", k.name, k.sizes[0])));
     }
+    // W = 32 besides the test suite's three.
+    let configs: Vec<&[&str]> = CROWN_CONFIGS
+        .iter()
+        .copied()
+        .chain([CROWN_W32_CONFIG])
+        .collect();
     for (i, first) in (0..CROWN_RANDOM_PROGRAMS)
         .step_by(CROWN_RANDOM_PER_JOB as usize)
         .enumerate()
     {
         out.push(job(
-            CROWN_CONFIGS[i % CROWN_CONFIGS.len()],
+            configs[i % configs.len()],
             format!("random:{first}..{}", first + CROWN_RANDOM_PER_JOB),
         ));
     }
@@ -543,9 +561,17 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
 
 /// Configurations `regress --suite full` runs besides [`configs`]: the ones too slow for the
 /// test suite's share.
+/// CROWN's tables at W = 32 (a 32-wide SIMD unit) are here too.
 pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
+    let sets = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     match unit {
-        "crown-barrier" => vec![vec![]],
+        "crown-barrier" => vec![vec![], sets(&["sets=4", "ways=2", "w=32"])],
+        "crown-lookup" => vec![
+            sets(&["kind=ready", "rows=4", "w=32"]),
+            sets(&["kind=waiting", "rows=4", "w=32"]),
+        ],
+        "crown-l2" => vec![sets(&["n2=64", "pool=4", "w=32"])],
+        "crown-pool" => vec![sets(&["pool=4", "n2=64", "w=32"])],
         _ => vec![],
     }
 }
