@@ -72,39 +72,50 @@ pub const SM_CONFIGS: &[&[&str]] = &[
 pub const SM_RANDOM_PROGRAMS: u64 = 10_000;
 pub const SM_RANDOM_PER_JOB: u64 = 100;
 
+/// A job that runs `program` (`kernel:NAME@SIZE` or `random:FIRST..END`) on `unit`.
+fn program_job(unit: &'static str, sets: &[&str], program: String) -> Job {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    Job {
+        id: format!("{unit}[{}]/{program}", sets.join(",")),
+        unit,
+        sets,
+        seed: 1,
+        cycles: 0,
+        vector: None,
+        icarus: false,
+        program: Some(program),
+    }
+}
+
+/// `programs` random programs by seed, in jobs of `per_job`, the configurations taking turns.
+fn random_jobs(unit: &'static str, configs: &[&[&str]], programs: u64, per_job: u64) -> Vec<Job> {
+    (0..programs)
+        .step_by(per_job as usize)
+        .enumerate()
+        .map(|(i, first)| {
+            let program = format!("random:{first}..{}", first + per_job);
+            program_job(unit, configs[i % configs.len()], program)
+        })
+        .collect()
+}
+
 fn sm_jobs() -> Vec<Job> {
     use warpforge_testbench::isa::kernels::SUITE;
+    let unit = warpforge_contract::units::sm::NAME;
     let mut out = vec![];
-    let job = |sets: &[&str], program: String| {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        Job {
-            id: format!("sm[{}]/{program}", sets.join(",")),
-            unit: warpforge_contract::units::sm::NAME,
-            sets,
-            seed: 1,
-            cycles: 0,
-            vector: None,
-            icarus: false,
-            program: Some(program),
-        }
-    };
     for sets in SM_CONFIGS {
         for k in SUITE {
             for size in k.sizes {
-                out.push(job(sets, format!("kernel:{}@{size}", k.name)));
+                out.push(program_job(unit, sets, format!("kernel:{}@{size}", k.name)));
             }
         }
     }
-    for (i, first) in (0..SM_RANDOM_PROGRAMS)
-        .step_by(SM_RANDOM_PER_JOB as usize)
-        .enumerate()
-    {
-        let sets = SM_CONFIGS[i % SM_CONFIGS.len()];
-        out.push(job(
-            sets,
-            format!("random:{first}..{}", first + SM_RANDOM_PER_JOB),
-        ));
-    }
+    out.extend(random_jobs(
+        unit,
+        SM_CONFIGS,
+        SM_RANDOM_PROGRAMS,
+        SM_RANDOM_PER_JOB,
+    ));
     out
 }
 
@@ -164,39 +175,24 @@ pub const CROWN_RANDOM_PER_JOB: u64 = 25;
 
 fn crown_jobs() -> Vec<Job> {
     use warpforge_testbench::isa::kernels::SUITE;
-    let job = |sets: &[&str], program: String| {
-        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-        Job {
-            id: format!("crown[{}]/{program}", sets.join(",")),
-            unit: warpforge_contract::units::crown::NAME,
-            sets,
-            seed: 1,
-            cycles: 0,
-            vector: None,
-            icarus: false,
-            program: Some(program),
-        }
-    };
-    let mut out = vec![];
+    let unit = warpforge_contract::units::crown::NAME;
     // The small size: the large ones run for hours at the thesis table sizes.
-    for k in SUITE {
-        out.push(job(&[], format!("kernel:{}@{}", k.name, k.sizes[0])));
-    }
+    let mut out: Vec<Job> = SUITE
+        .iter()
+        .map(|k| program_job(unit, &[], format!("kernel:{}@{}", k.name, k.sizes[0])))
+        .collect();
     // W = 32 besides the test suite's three.
     let configs: Vec<&[&str]> = CROWN_CONFIGS
         .iter()
         .copied()
         .chain([CROWN_W32_CONFIG])
         .collect();
-    for (i, first) in (0..CROWN_RANDOM_PROGRAMS)
-        .step_by(CROWN_RANDOM_PER_JOB as usize)
-        .enumerate()
-    {
-        out.push(job(
-            configs[i % configs.len()],
-            format!("random:{first}..{}", first + CROWN_RANDOM_PER_JOB),
-        ));
-    }
+    out.extend(random_jobs(
+        unit,
+        &configs,
+        CROWN_RANDOM_PROGRAMS,
+        CROWN_RANDOM_PER_JOB,
+    ));
     out
 }
 
