@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::outpath::{self, check_writable};
 use warpforge_cosim::registry::{self, Unit};
-use warpforge_cosim::{area, bench, fpga, fuzz, icarus, lint, regress, sm_run};
+use warpforge_cosim::{area, bench, fpga, fuzz, icarus, lint, regress, report, sm_run};
 
 /// `--cycles`: at least 1 for every command that simulates.
 fn cycles_arg() -> clap::builder::RangedU64ValueParser {
@@ -120,6 +120,27 @@ enum Command {
         /// Time limit of each tool run in seconds (one synthesis, one seed's place and route).
         #[arg(long, default_value_t = fpga::DEFAULT_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One self-contained HTML page over the units of a report file: storage bits, cells,
+    /// CACTI area, FPGA resources (and Fmax with --fpga), overhead over each baseline, charts.
+    Report {
+        /// The report file: [[unit]] tables with unit, params, over (the baseline) and label.
+        #[arg(long, default_value = "configs/report.toml")]
+        config: PathBuf,
+        /// Directory for report.html and report.json.
+        #[arg(long, default_value = "report-out")]
+        out: PathBuf,
+        /// Also place and route every unit (slow): Fmax per part.
+        #[arg(long)]
+        fpga: bool,
+        /// Parts for --fpga (repeatable or comma-separated) [default: ice40-up5k,ecp5-85k].
+        #[arg(long = "part", value_name = "PART", value_delimiter = ',')]
+        parts: Vec<String>,
+        /// Placer seeds per part for --fpga (1 to 20).
+        #[arg(long, default_value_t = fpga::DEFAULT_SEEDS as u64, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
+        seeds: u64,
         #[arg(long)]
         json: bool,
     },
@@ -512,6 +533,14 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             }
             Ok(0)
         }
+        Command::Report {
+            config,
+            out,
+            fpga,
+            parts,
+            seeds,
+            json,
+        } => report_cmd(&config, &out, fpga, &parts, seeds as u32, json),
         Command::Regress {
             suite,
             jobs,
@@ -538,14 +567,8 @@ fn run(cmd: Command) -> Result<u8, Fail> {
     }
 }
 
-fn fpga_cmd(
-    target: &Target,
-    parts: &[String],
-    seeds: u32,
-    time_limit: u64,
-    json: bool,
-) -> Result<u8, Fail> {
-    // Parts first: a misspelt part is reported before anything is generated.
+/// The parts named by `--part` (the default pair when none), each once.
+fn fpga_parts(parts: &[String]) -> Result<Vec<&'static fpga::Part>, Fail> {
     let names: Vec<&str> = if parts.is_empty() {
         fpga::DEFAULT_PARTS.to_vec()
     } else {
@@ -558,6 +581,57 @@ fn fpga_cmd(
             chosen.push(p);
         }
     }
+    Ok(chosen)
+}
+
+fn report_cmd(
+    config: &Path,
+    out: &Path,
+    with_fpga: bool,
+    parts: &[String],
+    seeds: u32,
+    json: bool,
+) -> Result<u8, Fail> {
+    let name = config.display().to_string();
+    let text = std::fs::read_to_string(config)
+        .map_err(|e| bad(format!("--config {name}: cannot read: {e}")))?;
+    let entries = report::parse_spec(&name, &text).map_err(bad)?;
+    let opts = match with_fpga {
+        true => Some(fpga::Options::new(fpga_parts(parts)?, seeds)),
+        false => None,
+    };
+    check_out_dir(out)?;
+    let (html_path, json_path) = (out.join("report.html"), out.join("report.json"));
+    check_outputs(&[("--out", Some(&html_path)), ("--out", Some(&json_path))])?;
+    let r = report::run(&entries, opts.as_ref(), &mut |l| eprintln!("{l}")).map_err(bad)?;
+    let value = serde_json::to_value(&r).unwrap();
+    let write = |p: &Path, text: &str| {
+        std::fs::write(p, text).map_err(|e| bad(outpath::write_error("--out", p, &e)))
+    };
+    write(&html_path, &report::html(&r))?;
+    write(&json_path, &serde_json::to_string_pretty(&value).unwrap())?;
+    if json {
+        print_json(&json!({ "html": html_path, "json": json_path, "units": r.rows.len() }));
+    } else {
+        outln!(
+            "wrote {} and {} ({} units)",
+            html_path.display(),
+            json_path.display(),
+            r.rows.len()
+        );
+    }
+    Ok(0)
+}
+
+fn fpga_cmd(
+    target: &Target,
+    parts: &[String],
+    seeds: u32,
+    time_limit: u64,
+    json: bool,
+) -> Result<u8, Fail> {
+    // Parts first: a misspelt part is reported before anything is generated.
+    let chosen = fpga_parts(parts)?;
     let u = resolve(target)?;
     let mut opts = fpga::Options::new(chosen, seeds);
     opts.limit = std::time::Duration::from_secs(time_limit);

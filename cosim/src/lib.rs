@@ -13,6 +13,7 @@ pub mod lockstep;
 pub mod outpath;
 pub mod registry;
 pub mod regress;
+pub mod report;
 pub mod sm_run;
 pub mod tools;
 pub mod units;
