@@ -418,6 +418,13 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["sets=1", "ways=3", "w=8", "threads=64", "pc_bits=8"]),
             sets(&["sets=16", "ways=1", "w=4", "threads=128", "pc_bits=16"]),
         ],
+        // Both pointer modes, ageing, the baseline RR arbiter; 2 to 8 requesters, 1- to 3-bit PLs.
+        "msap-arbiter" => vec![
+            sets(&[]),
+            sets(&["n=3", "pl_bits=1", "nlvl=2", "rr_ptr=shared"]),
+            sets(&["n=8", "nlvl=9", "age_thresh=4"]),
+            sets(&["n=4", "msaa_en=false"]),
+        ],
         _ => vec![],
     }
 }
@@ -425,8 +432,16 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
 /// Configurations `regress --suite full` runs besides [`configs`]: the ones too slow for the
 /// test suite's share.
 pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
+    let sets = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     match unit {
         "crown-barrier" => vec![vec![]],
+        "msap-arbiter" => vec![sets(&[
+            "n=16",
+            "pl_bits=4",
+            "nlvl=17",
+            "age_thresh=40",
+            "rr_ptr=shared",
+        ])],
         _ => vec![],
     }
 }

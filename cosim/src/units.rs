@@ -143,6 +143,15 @@ cycle_unit!(
     CrownBarrierStimulus
 );
 
+cycle_unit!(
+    msap_arbiter::ArbiterConfig,
+    msap_arbiter,
+    msap_arbiter::generate,
+    msap_arbiter,
+    MsapArbiterModel,
+    MsapArbiterStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

@@ -17,6 +17,7 @@ pub mod dwr_sco;
 pub mod harness;
 pub mod isa;
 pub mod l1d_bypass;
+pub mod msap_arbiter;
 pub mod ram;
 pub mod rng;
 pub mod simt_stack;

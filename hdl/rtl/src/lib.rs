@@ -14,6 +14,7 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod msap_arbiter;
 pub mod primitives;
 pub mod ram;
 pub mod regfile;

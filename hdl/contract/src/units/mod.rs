@@ -15,6 +15,8 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod msap;
+pub mod msap_arbiter;
 pub mod ram;
 pub mod simt_stack;
 pub mod sm;
@@ -106,6 +108,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: crown::NAME,
         about: "CROWN top: issue pool, second level, Ready/Waiting Lookups and barriers joined per §3.9; commit events in, issued warp out",
         params: crown::PARAMS,
+    },
+    UnitInfo {
+        name: msap_arbiter::NAME,
+        about: "MSAA priority round-robin arbiter: highest PL wins, RR within a level (per-level or shared pointers), optional ageing to an urgent level; msaa_en=false is the baseline RR arbiter",
+        params: msap_arbiter::PARAMS,
     },
 ];
 
