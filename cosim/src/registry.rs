@@ -83,6 +83,7 @@ pub const UNITS: &[Registration] = {
         register::<crown_barrier::BarrierConfig>(),
         register::<crown::CrownConfig>(),
         register::<msap_arbiter::ArbiterConfig>(),
+        register::<msap_pl::PlConfig>(),
     ]
 };
 

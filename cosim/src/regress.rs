@@ -425,6 +425,13 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["n=8", "nlvl=9", "age_thresh=4"]),
             sets(&["n=4", "msaa_en=false"]),
         ],
+        // The paper's 32 entries / 3 bits / 4 per level, a small table that saturates early,
+        // a wide one with 4-bit PLs.
+        "msap-pl" => vec![
+            sets(&[]),
+            sets(&["mshr_entries=4", "pl_bits=2", "pl_shift=0"]),
+            sets(&["mshr_entries=200", "pl_bits=4", "pl_shift=3"]),
+        ],
         _ => vec![],
     }
 }

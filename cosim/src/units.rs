@@ -152,6 +152,15 @@ cycle_unit!(
     MsapArbiterStimulus
 );
 
+cycle_unit!(
+    msap_pl::PlConfig,
+    msap_pl,
+    msap_pl::generate,
+    msap_pl,
+    MsapPlModel,
+    MsapPlStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

@@ -17,6 +17,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod msap;
 pub mod msap_arbiter;
+pub mod msap_pl;
 pub mod ram;
 pub mod simt_stack;
 pub mod sm;
@@ -113,6 +114,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: msap_arbiter::NAME,
         about: "MSAA priority round-robin arbiter: highest PL wins, RR within a level (per-level or shared pointers), optional ageing to an urgent level; msaa_en=false is the baseline RR arbiter",
         params: msap_arbiter::PARAMS,
+    },
+    UnitInfo {
+        name: msap_pl::NAME,
+        about: "MSAP SM side: L1D MSHR-occupancy counter (merged misses not counted, reservation fails) and registered PL quantiser",
+        params: msap_pl::PARAMS,
     },
 ];
 
