@@ -84,6 +84,7 @@ pub const UNITS: &[Registration] = {
         register::<crown::CrownConfig>(),
         register::<msap_arbiter::ArbiterConfig>(),
         register::<msap_pl::PlConfig>(),
+        register::<msap_mc::McConfig>(),
     ]
 };
 

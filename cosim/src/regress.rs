@@ -432,6 +432,25 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["mshr_entries=4", "pl_bits=2", "pl_shift=0"]),
             sets(&["mshr_entries=200", "pl_bits=4", "pl_shift=3"]),
         ],
+        // Depths 4, 8, 16; guard on and off; ageing; the FIFO baseline; narrow fields so the
+        // stimulus's line pools collide.
+        "msap-mc" => vec![
+            sets(&[]),
+            sets(&[
+                "depth=4",
+                "pl_bits=2",
+                "line_bits=6",
+                "meta_bits=3",
+                "age_thresh=3",
+            ]),
+            sets(&[
+                "depth=16",
+                "line_guard=false",
+                "age_thresh=5",
+                "meta_bits=40",
+            ]),
+            sets(&["depth=5", "msar_en=false", "line_bits=8"]),
+        ],
         _ => vec![],
     }
 }
@@ -442,6 +461,7 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
     let sets = |s: &[&str]| s.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     match unit {
         "crown-barrier" => vec![vec![]],
+        "msap-mc" => vec![sets(&["depth=32", "age_thresh=20", "pl_bits=4"])],
         "msap-arbiter" => vec![sets(&[
             "n=16",
             "pl_bits=4",

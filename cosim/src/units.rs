@@ -161,6 +161,15 @@ cycle_unit!(
     MsapPlStimulus
 );
 
+cycle_unit!(
+    msap_mc::McConfig,
+    msap_mc,
+    msap_mc::generate,
+    msap_mc,
+    MsapMcModel,
+    MsapMcStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

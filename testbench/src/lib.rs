@@ -18,6 +18,7 @@ pub mod harness;
 pub mod isa;
 pub mod l1d_bypass;
 pub mod msap_arbiter;
+pub mod msap_mc;
 pub mod msap_pl;
 pub mod ram;
 pub mod rng;

@@ -15,6 +15,7 @@ pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod msap_arbiter;
+pub mod msap_mc;
 pub mod msap_pl;
 pub mod primitives;
 pub mod ram;

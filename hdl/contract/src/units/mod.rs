@@ -17,6 +17,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod msap;
 pub mod msap_arbiter;
+pub mod msap_mc;
 pub mod msap_pl;
 pub mod ram;
 pub mod simt_stack;
@@ -119,6 +120,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: msap_pl::NAME,
         about: "MSAP SM side: L1D MSHR-occupancy counter (merged misses not counted, reservation fails) and registered PL quantiser",
         params: msap_pl::PARAMS,
+    },
+    UnitInfo {
+        name: msap_mc::NAME,
+        about: "MSAR memory-side request buffer: oldest eligible entry of the highest PL to L2, same-line guard, optional ageing; msar_en=false is the FIFO",
+        params: msap_mc::PARAMS,
     },
 ];
 
