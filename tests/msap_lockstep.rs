@@ -11,10 +11,11 @@ use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
 use warpforge_testbench::msap_arbiter::{ArbFault, MsapArbiterModel};
+use warpforge_testbench::msap_mc::{McFault, MsapMcModel};
 use warpforge_testbench::msap_pl::{MsapPlModel, PlFault};
 use warpforge_testbench::{harness, Model};
 
-const UNITS: [&str; 2] = ["msap-arbiter", "msap-pl"];
+const UNITS: [&str; 3] = ["msap-arbiter", "msap-pl", "msap-mc"];
 
 #[test]
 fn spec_vectors_pass_on_model_and_rtl() {
@@ -186,5 +187,23 @@ fn pl_counting_merged_misses_is_caught() {
     );
     let mut bad = MsapPlModel::new(&cfg);
     bad.inject_fault(Some(PlFault::CountMerges));
+    check_caught(&unit, &d, Box::new(bad));
+}
+
+#[test]
+fn mc_without_the_line_guard_is_caught() {
+    use warpforge_contract::units::msap_mc::{McConfig, PARAMS};
+    // Narrow lines so the stimulus's requests share lines often.
+    let unit = Unit::resolve("msap-mc", &["line_bits=4".into()]).unwrap();
+    let cfg = McConfig::from_params(&params(&unit, PARAMS)).unwrap();
+    let d = planted(
+        &unit,
+        &[(
+            "localparam  guard = 64'h1;".into(),
+            "localparam  guard = 64'h0;".into(),
+        )],
+    );
+    let mut bad = MsapMcModel::new(&cfg);
+    bad.inject_fault(Some(McFault::NoGuard));
     check_caught(&unit, &d, Box::new(bad));
 }

@@ -87,26 +87,34 @@ impl PrioRr {
         }
     }
 
+    /// Every requester's effective level (index i < n).
+    pub fn levels(&self, pl: &[u32]) -> [u32; 16] {
+        let mut lv = [0u32; 16];
+        for (i, l) in lv.iter_mut().enumerate().take(self.cfg.n) {
+            *l = self.eff_lvl(i, pl[i]);
+        }
+        lv
+    }
+
     /// The winner and its level, from the requests (`req` bit i) and PLs.
     pub fn arbitrate(&self, req: u32, pl: &[u32]) -> Option<(usize, u32)> {
+        self.arbitrate_levels(req, &self.levels(pl))
+    }
+
+    /// [`PrioRr::arbitrate`] from effective levels.
+    pub fn arbitrate_levels(&self, req: u32, lv: &[u32; 16]) -> Option<(usize, u32)> {
         let n = self.cfg.n;
-        let mut m = None;
-        for i in 0..n {
-            if req >> i & 1 == 1 {
-                let l = self.eff_lvl(i, pl[i]);
-                m = Some(m.map_or(l, |x: u32| x.max(l)));
-            }
-        }
-        let m = m?;
+        let m = (0..n).filter(|&i| req >> i & 1 == 1).map(|i| lv[i]).max()?;
         let p = self.ptr[self.ptr_index(m)];
         let start = if self.fault == Some(ArbFault::SearchFromPtr) {
             p
         } else {
-            p + 1
+            (p + 1) % n
         };
-        (0..n)
-            .map(|k| (start + k) % n)
-            .find(|&i| req >> i & 1 == 1 && self.eff_lvl(i, pl[i]) == m)
+        // Cyclic order start, start+1, …: the tail of the ring, then its head.
+        (start..n)
+            .chain(0..start)
+            .find(|&i| req >> i & 1 == 1 && lv[i] == m)
             .map(|g| (g, m))
     }
 
@@ -126,6 +134,11 @@ impl PrioRr {
             }
         }
     }
+}
+
+/// The first requester after `p` in cyclic order (a plain round-robin arbiter).
+fn next_after(p: usize, n: usize, req: u32) -> Option<usize> {
+    (p + 1..n).chain(0..=p).find(|&i| req >> i & 1 == 1)
 }
 
 /// Where each port lives in the flat vectors.
@@ -209,8 +222,10 @@ impl MsapArbiterModel {
     fn decode(&mut self, inputs: &[u64]) -> (bool, u32, bool) {
         let c = &self.arb.cfg;
         let pb = c.pl_bits;
+        // n · pl_bits ≤ 64: one word.
+        let w = inputs[self.p.pl];
         for i in 0..c.n {
-            self.pl[i] = words::get(&inputs[self.p.pl..], i * pb, pb) as u32;
+            self.pl[i] = (w >> (i * pb)) as u32 & ((1 << pb) - 1);
         }
         let req = (inputs[self.p.req] & ((1u64 << c.n) - 1)) as u32;
         (
@@ -238,7 +253,7 @@ impl MsapArbiterModel {
     /// §7.1 on one arbitration: I-3 (the grant goes to one requester), I-4 (work
     /// conservation), I-5 (no requester above the winner's level), I-8 (uniform levels: the
     /// plain RR arbiter's choice).
-    fn check_round(&mut self, req: u32, win: Option<(usize, u32)>) {
+    fn check_round(&mut self, req: u32, lv: &[u32; 16], win: Option<(usize, u32)>) {
         let n = self.arb.cfg.n;
         match win {
             None if req != 0 => self.fail("I-4: requesters but no grant".into()),
@@ -249,7 +264,7 @@ impl MsapArbiterModel {
                 }
                 let mut levels = 0u32;
                 for i in (0..n).filter(|&i| req >> i & 1 == 1) {
-                    let l = self.arb.eff_lvl(i, self.pl[i]);
+                    let l = lv[i];
                     levels |= 1 << l;
                     if l > m {
                         self.fail(format!(
@@ -257,9 +272,7 @@ impl MsapArbiterModel {
                         ));
                     }
                 }
-                let rr = (1..=n)
-                    .map(|k| (self.rr + k) % n)
-                    .find(|&i| req >> i & 1 == 1);
+                let rr = next_after(self.rr, n, req);
                 let one = levels.count_ones() == 1 && self.uni_lvl.is_none_or(|u| levels == 1 << u);
                 if self.uniform && one && rr != Some(g) {
                     self.fail(format!("I-8: one level, grant {g}, plain RR {rr:?}"));
@@ -270,14 +283,15 @@ impl MsapArbiterModel {
 
     /// I-6 and I-7 after a committed grant.
     fn check_after_commit(&mut self, req: u32, g: usize, m: u32) {
-        let c = self.arb.cfg.clone();
-        for i in (0..c.n).filter(|&i| req >> i & 1 == 1 && i != g) {
+        let c = &self.arb.cfg;
+        let (n, shared, ageing, bound) = (c.n, c.shared_ptr, c.ageing(), c.age_thresh + c.n - 1);
+        for i in (0..n).filter(|&i| req >> i & 1 == 1 && i != g) {
             let l = self.arb.eff_lvl(i, self.pl[i]);
             // Counted at i's level before this commit (its level may rise to urgent now).
             if self.waited_lvl[i] == m {
                 self.overtaken[i] += 1;
             }
-            if !c.shared_ptr && self.overtaken[i] > c.n as u32 - 1 {
+            if !shared && self.overtaken[i] > n as u32 - 1 {
                 self.fail(format!(
                     "I-6: requester {i} overtaken {} times at level {m}",
                     self.overtaken[i]
@@ -287,7 +301,7 @@ impl MsapArbiterModel {
                 self.waited_lvl[i] = l;
                 self.overtaken[i] = 0;
             }
-            if c.ageing() && self.arb.lost[i] as usize > c.age_thresh + c.n - 1 {
+            if ageing && self.arb.lost[i] as usize > bound {
                 self.fail(format!(
                     "I-7: requester {i} lost {} rounds",
                     self.arb.lost[i]
@@ -323,17 +337,18 @@ impl Model for MsapArbiterModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.cycles += 1;
         let (reset, req, commit) = self.decode(inputs);
-        let win = self.arb.arbitrate(req, &self.pl);
+        let lv = self.arb.levels(&self.pl);
+        let win = self.arb.arbitrate_levels(req, &lv);
         self.outputs(win, outputs);
         if reset {
             self.reset();
             return;
         }
-        self.check_round(req, win);
+        self.check_round(req, &lv, win);
         let n = self.arb.cfg.n;
         for i in 0..n {
             if req >> i & 1 == 1 && self.pending[i].is_none() {
-                self.waited_lvl[i] = self.arb.eff_lvl(i, self.pl[i]);
+                self.waited_lvl[i] = lv[i];
                 self.overtaken[i] = 0;
             }
         }
@@ -347,7 +362,7 @@ impl Model for MsapArbiterModel {
                 let mut below = false;
                 let mut levels = 0u32;
                 for i in (0..n).filter(|&i| req >> i & 1 == 1) {
-                    let l = self.arb.eff_lvl(i, self.pl[i]);
+                    let l = lv[i];
                     levels |= 1 << l;
                     at_m += (l == m) as u32;
                     below |= l < m;
@@ -360,10 +375,7 @@ impl Model for MsapArbiterModel {
                     self.uniform = false;
                 }
                 self.uni_lvl = Some(m);
-                self.rr = (1..=n)
-                    .map(|k| (self.rr + k) % n)
-                    .find(|&i| req >> i & 1 == 1)
-                    .unwrap();
+                self.rr = next_after(self.rr, n, req).unwrap();
                 self.arb.commit(req, g, m);
                 self.check_after_commit(req, g, m);
             }

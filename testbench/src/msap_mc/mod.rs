@@ -6,6 +6,6 @@ mod model;
 mod stimulus;
 mod vectors;
 
-pub use model::{McEvents, McFault, MsapMcModel, MsarQueue, Request};
+pub use model::{McEvents, McFault, MsapMcModel, MsarQueue, Request, View};
 pub use stimulus::MsapMcStimulus;
 pub use vectors::spec_vectors;

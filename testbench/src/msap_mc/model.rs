@@ -33,6 +33,17 @@ struct Entry {
     bypass: u64,
 }
 
+/// One cycle's picture of the queue (slot-indexed bit masks; depth ≤ 32).
+#[derive(Clone, Copy, Debug)]
+pub struct View {
+    pub valid: u64,
+    pub elig: u64,
+    /// Row i: the valid entries older than valid entry i.
+    pub older: [u64; 32],
+    pub key: [u64; 32],
+    pub sel: Option<usize>,
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 pub struct McEvents {
     pub departures: u64,
@@ -88,47 +99,52 @@ impl MsarQueue {
     pub fn bypass(&self, i: usize) -> u64 {
         self.slots[i].map_or(0, |e| e.bypass)
     }
-    /// Valid entry j is older than valid entry i.
-    pub fn older(&self, i: usize, j: usize) -> bool {
-        matches!((self.slots[i], self.slots[j]), (Some(a), Some(b)) if b.seq < a.seq)
-    }
-
     fn guard_on(&self) -> bool {
         self.cfg.line_guard && self.fault != Some(McFault::NoGuard)
-    }
-
-    /// Slot i holds an entry no older entry to its line holds back.
-    pub fn eligible(&self, i: usize) -> bool {
-        let Some(e) = self.slots[i] else { return false };
-        !self.guard_on()
-            || !self
-                .slots
-                .iter()
-                .flatten()
-                .any(|o| o.seq < e.seq && o.req.line == e.req.line)
     }
 
     pub fn urgent(&self, i: usize) -> bool {
         self.cfg.ageing() && self.bypass(i) >= self.cfg.age_thresh as u64
     }
 
-    fn key(&self, i: usize) -> u64 {
-        match self.slots[i] {
-            _ if !self.cfg.msar_en => 0,
-            _ if self.urgent(i) => self.cfg.urgent_key(),
-            Some(e) => e.req.pl,
-            None => 0,
-        }
-    }
-
-    /// The entry that leaves if L2 is ready: the oldest eligible entry of maximum key.
-    pub fn select(&self) -> Option<usize> {
-        let mut best: Option<(u64, u64, usize)> = None;
-        for i in 0..self.slots.len() {
-            if !self.eligible(i) {
-                continue;
+    /// The start-of-cycle picture: ages, eligibility, keys, the selection. One pass over the
+    /// pairs of valid entries; everything else in the cycle reads it.
+    pub fn view(&self) -> View {
+        let d = self.slots.len();
+        let mut v = View {
+            valid: 0,
+            elig: 0,
+            older: [0; 32],
+            key: [0; 32],
+            sel: None,
+        };
+        for (i, s) in self.slots.iter().enumerate() {
+            let Some(e) = s else { continue };
+            v.valid |= 1 << i;
+            let mut blocked = false;
+            for (j, o) in self.slots.iter().enumerate().take(d) {
+                if let Some(o) = o {
+                    if o.seq < e.seq {
+                        v.older[i] |= 1 << j;
+                        blocked |= o.req.line == e.req.line;
+                    }
+                }
             }
-            let (k, seq) = (self.key(i), self.slots[i].unwrap().seq);
+            if !(blocked && self.guard_on()) {
+                v.elig |= 1 << i;
+            }
+            v.key[i] = if !self.cfg.msar_en {
+                0
+            } else if self.urgent(i) {
+                self.cfg.urgent_key()
+            } else {
+                e.req.pl
+            };
+        }
+        // The oldest eligible entry of the maximum key.
+        let mut best: Option<(u64, u64, usize)> = None;
+        for i in (0..d).filter(|&i| v.elig >> i & 1 == 1) {
+            let (k, seq) = (v.key[i], self.slots[i].unwrap().seq);
             let better = match best {
                 None => true,
                 Some((bk, bs, _)) if self.fault == Some(McFault::YoungestFirst) => {
@@ -140,7 +156,18 @@ impl MsarQueue {
                 best = Some((k, seq, i));
             }
         }
-        best.map(|b| b.2)
+        v.sel = best.map(|b| b.2);
+        v
+    }
+
+    /// Slot i holds an entry no older entry to its line holds back.
+    pub fn eligible(&self, i: usize) -> bool {
+        self.view().elig >> i & 1 == 1
+    }
+
+    /// The entry that leaves if L2 is ready: the oldest eligible entry of maximum key.
+    pub fn select(&self) -> Option<usize> {
+        self.view().sel
     }
 
     fn fail(&mut self, what: String) {
@@ -149,55 +176,50 @@ impl MsarQueue {
         }
     }
 
-    /// §7.1 on the selection: I-13 (against a stable sort of the eligible entries by key),
-    /// the oldest entry always eligible, the guard's same-line order, I-8 (one PL and nobody
-    /// urgent: the FIFO's choice), I-7 (bypass within the threshold).
-    fn check_selection(&mut self, sel: Option<usize>) {
-        let valid: Vec<usize> = (0..self.slots.len())
-            .filter(|&i| self.slots[i].is_some())
-            .collect();
-        let seq = |i: usize| self.slots[i].unwrap().seq;
-        let oldest = valid.iter().copied().min_by_key(|&i| seq(i));
-        let mut sorted: Vec<usize> = valid
-            .iter()
-            .copied()
-            .filter(|&i| self.eligible(i))
-            .collect();
-        sorted.sort_by_key(|&i| seq(i));
-        sorted.sort_by_key(|&i| std::cmp::Reverse(self.key(i)));
-        if sorted.first().copied() != sel {
-            return self.fail(format!(
-                "I-13: selected {sel:?}, stable order says {:?}",
-                sorted.first()
-            ));
+    /// §7.1 on the selection, each as its own property: I-13 (the selection is eligible, no
+    /// eligible entry has a higher key, none with its key is older), the oldest entry always
+    /// eligible, the guard's same-line order, I-8 (one PL and nobody urgent: the FIFO's
+    /// choice), I-7 (bypass within the threshold).
+    fn check_selection(&mut self, v: &View) {
+        let seq = |q: &Self, i: usize| q.slots[i].unwrap().seq;
+        let valid = || (0..self.slots.len()).filter(move |&i| v.valid >> i & 1 == 1);
+        let oldest = valid().min_by_key(|&i| seq(self, i));
+        let Some(s) = v.sel else {
+            if v.valid != 0 {
+                self.fail("I-13: entries but no selection".into());
+            }
+            return;
+        };
+        let elig = |i: usize| v.elig >> i & 1 == 1;
+        if !elig(s) {
+            return self.fail(format!("I-13: slot {s} selected but not eligible"));
+        }
+        for i in valid().filter(|&i| elig(i)) {
+            if v.key[i] > v.key[s] || (v.key[i] == v.key[s] && seq(self, i) < seq(self, s)) {
+                return self.fail(format!("I-13: slot {i} goes before the selected slot {s}"));
+            }
         }
         if let Some(o) = oldest {
-            if !self.eligible(o) {
+            if !elig(o) {
                 return self.fail(format!("the oldest entry (slot {o}) is not eligible"));
             }
         }
-        if let (Some(s), true) = (sel, self.cfg.line_guard) {
-            let e = self.slots[s].unwrap();
-            if valid
-                .iter()
-                .any(|&i| seq(i) < e.seq && self.slots[i].unwrap().req.line == e.req.line)
-            {
-                return self.fail(format!(
-                    "I-13: slot {s} passes an older request to its line"
-                ));
-            }
-        }
-        let one_pl = valid
-            .windows(2)
-            .all(|w| self.slots[w[0]].unwrap().req.pl == self.slots[w[1]].unwrap().req.pl);
-        if one_pl && !valid.iter().any(|&i| self.urgent(i)) && sel != oldest {
-            return self.fail(format!("I-8: one PL, selected {sel:?}, FIFO {oldest:?}"));
-        }
-        if let Some(&i) = valid
-            .iter()
-            .find(|&&i| self.bypass(i) > self.cfg.age_thresh as u64)
+        let line = |i: usize| self.slots[i].unwrap().req.line;
+        if self.cfg.line_guard && valid().any(|i| seq(self, i) < seq(self, s) && line(i) == line(s))
         {
-            self.fail(format!("I-7: slot {i} bypassed {} times", self.bypass(i)));
+            return self.fail(format!(
+                "I-13: slot {s} passes an older request to its line"
+            ));
+        }
+        let pl = |i: usize| self.slots[i].unwrap().req.pl;
+        let one_pl = valid().all(|i| pl(i) == pl(s));
+        if one_pl && !valid().any(|i| self.urgent(i)) && Some(s) != oldest {
+            return self.fail(format!("I-8: one PL, selected {s}, FIFO {oldest:?}"));
+        }
+        if self.cfg.ageing() {
+            if let Some(i) = valid().find(|&i| self.bypass(i) > self.cfg.age_thresh as u64) {
+                self.fail(format!("I-7: slot {i} bypassed {} times", self.bypass(i)));
+            }
         }
     }
 
@@ -207,29 +229,40 @@ impl MsarQueue {
         arrival: Option<Request>,
         l2_ready: bool,
     ) -> (Option<Request>, Option<usize>) {
+        let v = self.view();
+        self.cycle_with(&v, arrival, l2_ready)
+    }
+
+    /// [`MsarQueue::cycle`] with this cycle's [`View`] already computed.
+    pub fn cycle_with(
+        &mut self,
+        v: &View,
+        arrival: Option<Request>,
+        l2_ready: bool,
+    ) -> (Option<Request>, Option<usize>) {
         self.cycles += 1;
-        let sel = self.select();
-        self.check_selection(sel);
+        self.check_selection(v);
         let free = self.free_slot();
-        if (0..self.slots.len()).any(|i| self.slots[i].is_some() && !self.eligible(i)) {
+        if v.elig != v.valid {
             self.ev.guard_blocks += 1;
         }
         let mut left = None;
-        if let (true, Some(s)) = (l2_ready, sel) {
+        if let (true, Some(s)) = (l2_ready, v.sel) {
             let out = self.slots[s].unwrap();
             let urgent = self.urgent(s);
-            let was_oldest = self.slots.iter().flatten().all(|o| o.seq >= out.seq);
-            let bumped: Vec<usize> = (0..self.slots.len())
-                .filter(|&i| self.eligible(i) && self.slots[i].unwrap().seq < out.seq)
-                .collect();
-            for i in bumped.into_iter().filter(|_| self.cfg.ageing()) {
-                self.slots[i].as_mut().unwrap().bypass += 1;
+            if self.cfg.ageing() {
+                // Every eligible entry older than the one leaving was bypassed.
+                for i in 0..self.slots.len() {
+                    if v.elig >> i & 1 == 1 && self.slots[i].unwrap().seq < out.seq {
+                        self.slots[i].as_mut().unwrap().bypass += 1;
+                    }
+                }
             }
-            self.slots[s] = None;
             let e = &mut self.ev;
             e.departures += 1;
-            e.reorders += !was_oldest as u64;
+            e.reorders += (v.older[s] != 0) as u64;
             e.urgent_departures += urgent as u64;
+            self.slots[s] = None;
             left = Some(out.req);
         }
         let mut filled = None;
@@ -358,11 +391,11 @@ impl MsapMcModel {
         self.q.fault = fault;
     }
 
-    fn outputs(&self, out: &mut [u64]) {
+    fn outputs(&self, v: &View, out: &mut [u64]) {
         let (q, p, c) = (&self.q, &self.p, &self.q.cfg);
         out.iter_mut().for_each(|x| *x = 0);
         out[p.in_ready] = q.free_slot().is_some() as u64;
-        if let Some(s) = q.select() {
+        if let Some(s) = v.sel {
             let r = q.request(s).unwrap();
             out[p.out_valid] = 1;
             out[p.out_idx] = s as u64;
@@ -374,19 +407,15 @@ impl MsapMcModel {
             out[p.meta_valid] = 1;
             out[p.meta] = m;
         }
-        out[p.count] = q.count() as u64;
+        out[p.count] = v.valid.count_ones() as u64;
         let (d, pb, lb, bb) = (c.depth, c.pl_bits, c.line_bits, c.bypass_bits());
+        out[p.dbg_valid] = v.valid;
+        out[p.dbg_elig] = v.elig;
         for i in 0..d {
             let Some(r) = q.request(i) else { continue };
-            words::set(&mut out[p.dbg_valid..], i, 1, 1);
-            words::set(&mut out[p.dbg_elig..], i, 1, q.eligible(i) as u64);
             words::set(&mut out[p.dbg_pl..], i * pb, pb, r.pl);
             words::set(&mut out[p.dbg_line..], i * lb, lb, r.line);
-            for j in 0..d {
-                if q.older(i, j) {
-                    words::set(&mut out[p.dbg_older..], i * d + j, 1, 1);
-                }
-            }
+            words::set(&mut out[p.dbg_older..], i * d, d, v.older[i]);
             if bb > 0 {
                 words::set(&mut out[p.dbg_bypass..], i * bb, bb, q.bypass(i));
             }
@@ -396,7 +425,8 @@ impl MsapMcModel {
 
 impl Model for MsapMcModel {
     fn step(&mut self, inputs: &[u64], out: &mut [u64]) {
-        self.outputs(out);
+        let v = self.q.view();
+        self.outputs(&v, out);
         let (p, c) = (&self.p, &self.q.cfg);
         if inputs[p.reset] & 1 == 1 {
             self.q.reset();
@@ -409,7 +439,7 @@ impl Model for MsapMcModel {
             meta: inputs[p.in_meta] & mask(c.meta_bits),
         });
         let l2_ready = inputs[p.l2_ready] & 1 == 1;
-        let (left, _) = self.q.cycle(arrival, l2_ready);
+        let (left, _) = self.q.cycle_with(&v, arrival, l2_ready);
         self.meta_out = left.map(|r| r.meta);
     }
 
