@@ -125,16 +125,17 @@ impl ArbiterConfig {
     pub fn check(&self) -> Result<(), ParamError> {
         let want = (max_pl(self.pl_bits) + 1) as usize + (self.age_thresh > 0) as usize;
         if self.nlvl != want {
-            return Err(ParamError(format!(
-                "nlvl = {}: must be 2^pl_bits (= {}){} = {want}",
-                self.nlvl,
-                max_pl(self.pl_bits) + 1,
-                if self.age_thresh > 0 {
-                    " plus 1 for the urgent level (age_thresh > 0)"
-                } else {
-                    " with age_thresh = 0"
-                }
-            )));
+            return Err(ParamError(if self.age_thresh > 0 {
+                format!(
+                    "nlvl = {}: must be 2^pl_bits + 1 = {want} (the PLs and the urgent level, as age_thresh > 0)",
+                    self.nlvl
+                )
+            } else {
+                format!(
+                    "nlvl = {}: must be 2^pl_bits = {want} (one level per PL; 2^pl_bits + 1 only with age_thresh > 0)",
+                    self.nlvl
+                )
+            }));
         }
         if self.age_thresh > 0 && !self.msaa_en {
             return Err(ParamError(format!(
@@ -313,9 +314,12 @@ mod tests {
         );
         assert_eq!(
             cfg(&["pl_bits=2"]).unwrap_err().0,
-            "nlvl = 8: must be 2^pl_bits (= 4) with age_thresh = 0 = 4"
+            "nlvl = 8: must be 2^pl_bits = 4 (one level per PL; 2^pl_bits + 1 only with age_thresh > 0)"
         );
-        assert!(cfg(&["age_thresh=4"]).unwrap_err().0.contains("plus 1"));
+        assert!(cfg(&["age_thresh=4"])
+            .unwrap_err()
+            .0
+            .contains("2^pl_bits + 1 = 9"));
         assert!(cfg(&["msaa_en=false", "age_thresh=4", "nlvl=9"])
             .unwrap_err()
             .0

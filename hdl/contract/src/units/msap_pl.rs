@@ -179,10 +179,14 @@ mod tests {
             cfg(&["pl_shift=3"]).unwrap_err().0,
             "pl_shift = 3: leaves PLs unused (32 >> 3 < 7); with mshr_entries = 32 and pl_bits = 3 it must be at most 2"
         );
+        assert!(cfg(&["mshr_entries=20"]).unwrap_err().0.ends_with(
+            "(20 >> 2 < 7); with mshr_entries = 20 and pl_bits = 3 it must be at most 1"
+        ));
+        // No shift reaches PL 7 with 6 entries.
         assert!(cfg(&["mshr_entries=6"])
             .unwrap_err()
             .0
-            .starts_with("pl_shift = 2: leaves PLs unused"));
+            .starts_with("mshr_entries = 6: must be at least"));
         assert!(cfg(&["mshr_entries=6", "pl_shift=0"])
             .unwrap_err()
             .0
