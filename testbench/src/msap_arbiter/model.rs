@@ -346,9 +346,9 @@ impl Model for MsapArbiterModel {
         }
         self.check_round(req, &lv, win);
         let n = self.arb.cfg.n;
-        for i in 0..n {
+        for (i, &l) in lv.iter().enumerate().take(n) {
             if req >> i & 1 == 1 && self.pending[i].is_none() {
-                self.waited_lvl[i] = lv[i];
+                self.waited_lvl[i] = l;
                 self.overtaken[i] = 0;
             }
         }

@@ -78,10 +78,8 @@ impl PlGen {
         let (accept, fail) = self.decide(miss, merge);
         let alloc = accept && (!merge || self.fault == Some(PlFault::CountMerges));
         let alloc = alloc && !self.full();
-        if fill && self.occ == 0 {
-            if self.violation.is_none() {
-                self.violation = Some("contract: fill with no valid MSHR entry".into());
-            }
+        if fill && self.occ == 0 && self.violation.is_none() {
+            self.violation = Some("contract: fill with no valid MSHR entry".into());
         }
         let free = fill && self.occ > 0;
         let e = &mut self.ev;
