@@ -192,15 +192,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
     reg  elig_pack__parts__6;
     reg  elig_pack__parts__7;
     wire  [7:0] elig_pack__whole;
-    reg  cand_pack__parts__0;
-    reg  cand_pack__parts__1;
-    reg  cand_pack__parts__2;
-    reg  cand_pack__parts__3;
-    reg  cand_pack__parts__4;
-    reg  cand_pack__parts__5;
-    reg  cand_pack__parts__6;
-    reg  cand_pack__parts__7;
-    wire  [7:0] cand_pack__whole;
     reg  [2:0] pl_pack__parts__0;
     reg  [2:0] pl_pack__parts__1;
     reg  [2:0] pl_pack__parts__2;
@@ -352,14 +343,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
     reg  elig_pack__parts__5__drv;
     reg  elig_pack__parts__6__drv;
     reg  elig_pack__parts__7__drv;
-    reg  cand_pack__parts__0__drv;
-    reg  cand_pack__parts__1__drv;
-    reg  cand_pack__parts__2__drv;
-    reg  cand_pack__parts__3__drv;
-    reg  cand_pack__parts__4__drv;
-    reg  cand_pack__parts__5__drv;
-    reg  cand_pack__parts__6__drv;
-    reg  cand_pack__parts__7__drv;
     reg  [2:0] pl_pack__parts__0__drv;
     reg  [2:0] pl_pack__parts__1__drv;
     reg  [2:0] pl_pack__parts__2__drv;
@@ -413,6 +396,8 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
     reg  urg__7;
     reg  blocked;
     reg  [3:0] m;
+    reg  [7:0] cand;
+    reg  [7:0] vvec;
     reg  found;
     reg  [2:0] sel;
     reg  [7:0] sel_older;
@@ -654,17 +639,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .parts__6(elig_pack__parts__6),
         .parts__7(elig_pack__parts__7),
         .whole(elig_pack__whole)
-    );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__cand_pack cand_pack(
-        .parts__0(cand_pack__parts__0),
-        .parts__1(cand_pack__parts__1),
-        .parts__2(cand_pack__parts__2),
-        .parts__3(cand_pack__parts__3),
-        .parts__4(cand_pack__parts__4),
-        .parts__5(cand_pack__parts__5),
-        .parts__6(cand_pack__parts__6),
-        .parts__7(cand_pack__parts__7),
-        .whole(cand_pack__whole)
     );
     msap_mc_d8_pb3_l25_m14_msar_g_a0__pl_pack pl_pack(
         .parts__0(pl_pack__parts__0),
@@ -1047,21 +1021,63 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         if (elig__7 & (key__7 > m)) begin
             m = key__7;
         end
-        cand_pack__parts__0__drv = (elig__0 & (key__0 == m));
-        cand_pack__parts__1__drv = (elig__1 & (key__1 == m));
-        cand_pack__parts__2__drv = (elig__2 & (key__2 == m));
-        cand_pack__parts__3__drv = (elig__3 & (key__3 == m));
-        cand_pack__parts__4__drv = (elig__4 & (key__4 == m));
-        cand_pack__parts__5__drv = (elig__5 & (key__5 == m));
-        cand_pack__parts__6__drv = (elig__6 & (key__6 == m));
-        cand_pack__parts__7__drv = (elig__7 & (key__7 == m));
+        cand = 32'h0;
+        vvec = 32'h0;
+        if (elig__0 & (key__0 == m)) begin
+            cand = cand | (unit << 0);
+        end
+        if (|valid__0__q) begin
+            vvec = vvec | (unit << 0);
+        end
+        if (elig__1 & (key__1 == m)) begin
+            cand = cand | (unit << 1);
+        end
+        if (|valid__1__q) begin
+            vvec = vvec | (unit << 1);
+        end
+        if (elig__2 & (key__2 == m)) begin
+            cand = cand | (unit << 2);
+        end
+        if (|valid__2__q) begin
+            vvec = vvec | (unit << 2);
+        end
+        if (elig__3 & (key__3 == m)) begin
+            cand = cand | (unit << 3);
+        end
+        if (|valid__3__q) begin
+            vvec = vvec | (unit << 3);
+        end
+        if (elig__4 & (key__4 == m)) begin
+            cand = cand | (unit << 4);
+        end
+        if (|valid__4__q) begin
+            vvec = vvec | (unit << 4);
+        end
+        if (elig__5 & (key__5 == m)) begin
+            cand = cand | (unit << 5);
+        end
+        if (|valid__5__q) begin
+            vvec = vvec | (unit << 5);
+        end
+        if (elig__6 & (key__6 == m)) begin
+            cand = cand | (unit << 6);
+        end
+        if (|valid__6__q) begin
+            vvec = vvec | (unit << 6);
+        end
+        if (elig__7 & (key__7 == m)) begin
+            cand = cand | (unit << 7);
+        end
+        if (|valid__7__q) begin
+            vvec = vvec | (unit << 7);
+        end
         found = 1'b0;
         sel = 32'h0;
         sel_older = 32'h0;
         out_line = 32'h0;
         out_pl = 32'h0;
         out_urgent = 1'b0;
-        if (|cand_pack__parts__0__drv & ~|(older__0__q & cand_pack__whole)) begin
+        if (cand[0] & ~|(older__0__q & cand)) begin
             found = 1'b1;
             sel = 0;
             sel_older = older__0__q;
@@ -1069,7 +1085,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__0__q;
             out_urgent = urg__0;
         end
-        if (|cand_pack__parts__1__drv & ~|(older__1__q & cand_pack__whole)) begin
+        if (cand[1] & ~|(older__1__q & cand)) begin
             found = 1'b1;
             sel = 1;
             sel_older = older__1__q;
@@ -1077,7 +1093,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__1__q;
             out_urgent = urg__1;
         end
-        if (|cand_pack__parts__2__drv & ~|(older__2__q & cand_pack__whole)) begin
+        if (cand[2] & ~|(older__2__q & cand)) begin
             found = 1'b1;
             sel = 2;
             sel_older = older__2__q;
@@ -1085,7 +1101,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__2__q;
             out_urgent = urg__2;
         end
-        if (|cand_pack__parts__3__drv & ~|(older__3__q & cand_pack__whole)) begin
+        if (cand[3] & ~|(older__3__q & cand)) begin
             found = 1'b1;
             sel = 3;
             sel_older = older__3__q;
@@ -1093,7 +1109,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__3__q;
             out_urgent = urg__3;
         end
-        if (|cand_pack__parts__4__drv & ~|(older__4__q & cand_pack__whole)) begin
+        if (cand[4] & ~|(older__4__q & cand)) begin
             found = 1'b1;
             sel = 4;
             sel_older = older__4__q;
@@ -1101,7 +1117,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__4__q;
             out_urgent = urg__4;
         end
-        if (|cand_pack__parts__5__drv & ~|(older__5__q & cand_pack__whole)) begin
+        if (cand[5] & ~|(older__5__q & cand)) begin
             found = 1'b1;
             sel = 5;
             sel_older = older__5__q;
@@ -1109,7 +1125,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__5__q;
             out_urgent = urg__5;
         end
-        if (|cand_pack__parts__6__drv & ~|(older__6__q & cand_pack__whole)) begin
+        if (cand[6] & ~|(older__6__q & cand)) begin
             found = 1'b1;
             sel = 6;
             sel_older = older__6__q;
@@ -1117,7 +1133,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             out_pl = pl__6__q;
             out_urgent = urg__6;
         end
-        if (|cand_pack__parts__7__drv & ~|(older__7__q & cand_pack__whole)) begin
+        if (cand[7] & ~|(older__7__q & cand)) begin
             found = 1'b1;
             sel = 7;
             sel_older = older__7__q;
@@ -1202,7 +1218,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__0__d__drv = 1'b1;
             line__0__d__drv = in_line;
             pl__0__d__drv = in_pl;
-            older__0__d__drv = valid_pack__whole & ~deq_mask;
+            older__0__d__drv = vvec & ~deq_mask;
         end
         valid__1__d__drv = valid__1__q;
         line__1__d__drv = line__1__q;
@@ -1216,7 +1232,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__1__d__drv = 1'b1;
             line__1__d__drv = in_line;
             pl__1__d__drv = in_pl;
-            older__1__d__drv = valid_pack__whole & ~deq_mask;
+            older__1__d__drv = vvec & ~deq_mask;
         end
         valid__2__d__drv = valid__2__q;
         line__2__d__drv = line__2__q;
@@ -1230,7 +1246,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__2__d__drv = 1'b1;
             line__2__d__drv = in_line;
             pl__2__d__drv = in_pl;
-            older__2__d__drv = valid_pack__whole & ~deq_mask;
+            older__2__d__drv = vvec & ~deq_mask;
         end
         valid__3__d__drv = valid__3__q;
         line__3__d__drv = line__3__q;
@@ -1244,7 +1260,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__3__d__drv = 1'b1;
             line__3__d__drv = in_line;
             pl__3__d__drv = in_pl;
-            older__3__d__drv = valid_pack__whole & ~deq_mask;
+            older__3__d__drv = vvec & ~deq_mask;
         end
         valid__4__d__drv = valid__4__q;
         line__4__d__drv = line__4__q;
@@ -1258,7 +1274,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__4__d__drv = 1'b1;
             line__4__d__drv = in_line;
             pl__4__d__drv = in_pl;
-            older__4__d__drv = valid_pack__whole & ~deq_mask;
+            older__4__d__drv = vvec & ~deq_mask;
         end
         valid__5__d__drv = valid__5__q;
         line__5__d__drv = line__5__q;
@@ -1272,7 +1288,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__5__d__drv = 1'b1;
             line__5__d__drv = in_line;
             pl__5__d__drv = in_pl;
-            older__5__d__drv = valid_pack__whole & ~deq_mask;
+            older__5__d__drv = vvec & ~deq_mask;
         end
         valid__6__d__drv = valid__6__q;
         line__6__d__drv = line__6__q;
@@ -1286,7 +1302,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__6__d__drv = 1'b1;
             line__6__d__drv = in_line;
             pl__6__d__drv = in_pl;
-            older__6__d__drv = valid_pack__whole & ~deq_mask;
+            older__6__d__drv = vvec & ~deq_mask;
         end
         valid__7__d__drv = valid__7__q;
         line__7__d__drv = line__7__q;
@@ -1300,7 +1316,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
             valid__7__d__drv = 1'b1;
             line__7__d__drv = in_line;
             pl__7__d__drv = in_pl;
-            older__7__d__drv = valid_pack__whole & ~deq_mask;
+            older__7__d__drv = vvec & ~deq_mask;
         end
         meta_ram__we__drv = ins;
         meta_ram__wbe__drv = 32'h1;
@@ -1523,14 +1539,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         elig_pack__parts__5 = elig_pack__parts__5__drv;
         elig_pack__parts__6 = elig_pack__parts__6__drv;
         elig_pack__parts__7 = elig_pack__parts__7__drv;
-        cand_pack__parts__0 = cand_pack__parts__0__drv;
-        cand_pack__parts__1 = cand_pack__parts__1__drv;
-        cand_pack__parts__2 = cand_pack__parts__2__drv;
-        cand_pack__parts__3 = cand_pack__parts__3__drv;
-        cand_pack__parts__4 = cand_pack__parts__4__drv;
-        cand_pack__parts__5 = cand_pack__parts__5__drv;
-        cand_pack__parts__6 = cand_pack__parts__6__drv;
-        cand_pack__parts__7 = cand_pack__parts__7__drv;
         pl_pack__parts__0 = pl_pack__parts__0__drv;
         pl_pack__parts__1 = pl_pack__parts__1__drv;
         pl_pack__parts__2 = pl_pack__parts__2__drv;
@@ -1569,24 +1577,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__bypass_pack(parts__0,whole);
     // Update code (custom)
     always @(*) whole = {parts__0};
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__bypass_pack
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__cand_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__cand_pack
 
 
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__elig_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);

@@ -55,7 +55,6 @@ pub struct MsapMc {
 
     valid_pack: Concat,
     elig_pack: Concat,
-    cand_pack: Concat,
     pl_pack: Concat,
     line_pack: Concat,
     older_pack: Concat,
@@ -67,6 +66,8 @@ pub struct MsapMc {
     urg: Vec<Signal<Local, Bit>>,
     blocked: Signal<Local, Bit>,
     m: Wire<Local>,
+    cand: Wire<Local>,
+    vvec: Wire<Local>,
     found: Signal<Local, Bit>,
     sel: Wire<Local>,
     sel_older: Wire<Local>,
@@ -126,7 +127,6 @@ impl MsapMc {
             meta_ram: Ram::new(&cfg.ram()),
             valid_pack: Concat::new(&vec![1; d]),
             elig_pack: Concat::new(&vec![1; d]),
-            cand_pack: Concat::new(&vec![1; d]),
             pl_pack: Concat::new(&vec![pb; d]),
             line_pack: Concat::new(&vec![lb; d]),
             older_pack: Concat::new(&vec![d; d]),
@@ -136,6 +136,8 @@ impl MsapMc {
             urg: (0..d).map(|_| Default::default()).collect(),
             blocked: Default::default(),
             m: Wire::new(pb + 1),
+            cand: Wire::new(d),
+            vvec: Wire::new(d),
             found: Default::default(),
             sel: Wire::new(ib),
             sel_older: Wire::new(d),
@@ -207,9 +209,17 @@ impl Logic for MsapMc {
                 self.m.next = self.key[i].val();
             }
         }
+        // Vectors are built here rather than read back from a Concat: a block that writes a
+        // Concat's parts and reads its whole is a combinational loop to Verilator.
+        self.cand.next = 0.into();
+        self.vvec.next = 0.into();
         for i in 0..self.valid.len() {
-            self.cand_pack.parts[i].next =
-                (self.elig[i].val() & (self.key[i].val() == self.m.val())).into();
+            if self.elig[i].val() & (self.key[i].val() == self.m.val()) {
+                self.cand.next = self.cand.val() | (self.unit.val() << i);
+            }
+            if self.valid[i].q.val().any() {
+                self.vvec.next = self.vvec.val() | (self.unit.val() << i);
+            }
         }
         self.found.next = false;
         self.sel.next = 0.into();
@@ -218,9 +228,7 @@ impl Logic for MsapMc {
         self.out_pl.next = 0.into();
         self.out_urgent.next = false;
         for i in 0..self.valid.len() {
-            if self.cand_pack.parts[i].val().any()
-                & !(self.older[i].q.val() & self.cand_pack.whole.val()).any()
-            {
+            if self.cand.val().get_bit(i) & !(self.older[i].q.val() & self.cand.val()).any() {
                 self.found.next = true;
                 self.sel.next = i.into();
                 self.sel_older.next = self.older[i].q.val();
@@ -263,7 +271,7 @@ impl Logic for MsapMc {
                 self.valid[i].d.next = true.into();
                 self.line[i].d.next = self.in_line.val();
                 self.pl[i].d.next = self.in_pl.val();
-                self.older[i].d.next = self.valid_pack.whole.val() & !self.deq_mask.val();
+                self.older[i].d.next = self.vvec.val() & !self.deq_mask.val();
             }
         }
         // Ageing: every eligible entry older than the leaving one was bypassed.
