@@ -192,6 +192,9 @@ pub struct MsapArbiterModel {
     rr: usize,
     uniform: bool,
     uni_lvl: Option<u32>,
+    /// Pointer and loss-counter widths.
+    ib: usize,
+    lb: usize,
     cycles: u64,
     violation: Option<String>,
     pub ev: ArbEvents,
@@ -209,6 +212,8 @@ impl MsapArbiterModel {
             rr: cfg.n - 1,
             uniform: true,
             uni_lvl: None,
+            ib: cfg.idx_bits(),
+            lb: cfg.lost_bits(),
             cycles: 0,
             violation: None,
             ev: ArbEvents::default(),
@@ -312,7 +317,7 @@ impl MsapArbiterModel {
     }
 
     fn outputs(&self, win: Option<(usize, u32)>, out: &mut [u64]) {
-        let (p, c) = (&self.p, &self.arb.cfg);
+        let p = &self.p;
         out.iter_mut().for_each(|x| *x = 0);
         if let Some((g, m)) = win {
             out[p.gnt_valid] = 1;
@@ -320,11 +325,16 @@ impl MsapArbiterModel {
             out[p.gnt_idx] = g as u64;
             out[p.gnt_lvl] = m as u64;
         }
-        let ib = c.idx_bits();
+        let (ib, lb) = (self.ib, self.lb);
+        // At most 17 pointers of 4 bits: two words.
+        let mut ptrs = 0u128;
         for (k, &v) in self.arb.ptr.iter().enumerate() {
-            words::set(&mut out[p.dbg_ptr..], k * ib, ib, v as u64);
+            ptrs |= (v as u128) << (k * ib);
         }
-        let lb = c.lost_bits();
+        out[p.dbg_ptr] = ptrs as u64;
+        if self.arb.ptr.len() * ib > 64 {
+            out[p.dbg_ptr + 1] = (ptrs >> 64) as u64;
+        }
         if lb > 0 {
             for (i, &v) in self.arb.lost.iter().enumerate() {
                 words::set(&mut out[p.dbg_lost..], i * lb, lb, v as u64);

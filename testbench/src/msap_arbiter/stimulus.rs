@@ -92,6 +92,8 @@ impl Stimulus for MsapArbiterStimulus {
         let (n, pb) = (self.cfg.n, self.cfg.pl_bits);
         let mut req = 0u64;
         let mut pls = 0u64;
+        // Don't-care PLs of idle requesters, from one draw.
+        let noise = self.rng.next_u64();
         for i in 0..n {
             if self.waiting[i].is_none() {
                 let hog = self.mix == 3 && self.hogs >> i & 1 == 1;
@@ -105,7 +107,7 @@ impl Stimulus for MsapArbiterStimulus {
                     pls |= pl << (i * pb);
                 }
                 // A don't-care PL on an idle requester.
-                None => pls |= self.rng.below(1 << pb) << (i * pb),
+                None => pls |= noise & (((1 << pb) - 1) << (i * pb)),
             }
         }
         inputs[p.req] = req;
