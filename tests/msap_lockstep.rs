@@ -156,7 +156,8 @@ fn params(unit: &Unit, specs: &[warpforge_contract::ParamSpec]) -> Params {
 #[test]
 fn arbiter_pointer_that_never_moves_is_caught() {
     use warpforge_contract::units::msap_arbiter::{ArbiterConfig, PARAMS};
-    let unit = Unit::resolve("msap-arbiter", &["n=4".into()]).unwrap();
+    // The default configuration (a quick-suite one: its good build is cached by then).
+    let unit = Unit::resolve("msap-arbiter", &[]).unwrap();
     let cfg = ArbiterConfig::from_params(&params(&unit, PARAMS)).unwrap();
     // Every level's pointer keeps its value on a used grant.
     let edits: Vec<_> = (0..cfg.ptrs())
@@ -193,8 +194,15 @@ fn pl_counting_merged_misses_is_caught() {
 #[test]
 fn mc_without_the_line_guard_is_caught() {
     use warpforge_contract::units::msap_mc::{McConfig, PARAMS};
-    // Narrow lines so the stimulus's requests share lines often.
-    let unit = Unit::resolve("msap-mc", &["line_bits=4".into()]).unwrap();
+    // A quick-suite configuration with narrow lines, so requests share lines often.
+    let sets = [
+        "depth=4",
+        "pl_bits=2",
+        "line_bits=6",
+        "meta_bits=3",
+        "age_thresh=3",
+    ];
+    let unit = Unit::resolve("msap-mc", &sets.map(String::from)).unwrap();
     let cfg = McConfig::from_params(&params(&unit, PARAMS)).unwrap();
     let d = planted(
         &unit,
