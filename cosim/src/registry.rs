@@ -82,6 +82,9 @@ pub const UNITS: &[Registration] = {
         register::<crown_lookup::LookupConfig>(),
         register::<crown_barrier::BarrierConfig>(),
         register::<crown::CrownConfig>(),
+        register::<msap_arbiter::ArbiterConfig>(),
+        register::<msap_pl::PlConfig>(),
+        register::<msap_mc::McConfig>(),
     ]
 };
 

@@ -551,6 +551,39 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["sets=1", "ways=3", "w=8", "threads=64", "pc_bits=8"]),
             sets(&["sets=16", "ways=1", "w=4", "threads=128", "pc_bits=16"]),
         ],
+        // Both pointer modes, ageing, the baseline RR arbiter; 2 to 8 requesters, 1- to 3-bit PLs.
+        "msap-arbiter" => vec![
+            sets(&[]),
+            sets(&["n=3", "pl_bits=1", "nlvl=2", "rr_ptr=shared"]),
+            sets(&["n=8", "nlvl=9", "age_thresh=4"]),
+            sets(&["n=4", "msaa_en=false"]),
+        ],
+        // The paper's 32 entries / 3 bits / 4 per level, a small table that saturates early,
+        // a wide one with 4-bit PLs.
+        "msap-pl" => vec![
+            sets(&[]),
+            sets(&["mshr_entries=4", "pl_bits=2", "pl_shift=0"]),
+            sets(&["mshr_entries=200", "pl_bits=4", "pl_shift=3"]),
+        ],
+        // Depths 4, 8, 16; guard on and off; ageing; the FIFO baseline; narrow fields so the
+        // stimulus's line pools collide.
+        "msap-mc" => vec![
+            sets(&[]),
+            sets(&[
+                "depth=4",
+                "pl_bits=2",
+                "line_bits=6",
+                "meta_bits=3",
+                "age_thresh=3",
+            ]),
+            sets(&[
+                "depth=16",
+                "line_guard=false",
+                "age_thresh=5",
+                "meta_bits=40",
+            ]),
+            sets(&["depth=5", "msar_en=false", "line_bits=8"]),
+        ],
         _ => vec![],
     }
 }
@@ -568,6 +601,14 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ],
         "crown-l2" => vec![sets(&["n2=64", "pool=4", "w=32"])],
         "crown-pool" => vec![sets(&["pool=4", "n2=64", "w=32"])],
+        "msap-mc" => vec![sets(&["depth=32", "age_thresh=20", "pl_bits=4"])],
+        "msap-arbiter" => vec![sets(&[
+            "n=16",
+            "pl_bits=4",
+            "nlvl=17",
+            "age_thresh=40",
+            "rr_ptr=shared",
+        ])],
         _ => vec![],
     }
 }

@@ -143,6 +143,33 @@ cycle_unit!(
     CrownBarrierStimulus
 );
 
+cycle_unit!(
+    msap_arbiter::ArbiterConfig,
+    msap_arbiter,
+    msap_arbiter::generate,
+    msap_arbiter,
+    MsapArbiterModel,
+    MsapArbiterStimulus
+);
+
+cycle_unit!(
+    msap_pl::PlConfig,
+    msap_pl,
+    msap_pl::generate,
+    msap_pl,
+    MsapPlModel,
+    MsapPlStimulus
+);
+
+cycle_unit!(
+    msap_mc::McConfig,
+    msap_mc,
+    msap_mc::generate,
+    msap_mc,
+    MsapMcModel,
+    MsapMcStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

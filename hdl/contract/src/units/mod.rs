@@ -15,6 +15,10 @@ pub mod dwr_ilt;
 pub mod dwr_pst;
 pub mod dwr_sco;
 pub mod l1d_bypass;
+pub mod msap;
+pub mod msap_arbiter;
+pub mod msap_mc;
+pub mod msap_pl;
 pub mod ram;
 pub mod simt_stack;
 pub mod sm;
@@ -106,6 +110,21 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: crown::NAME,
         about: "CROWN top: issue pool, second level, Ready/Waiting Lookups and barriers joined per §3.9; commit events in, issued warp out",
         params: crown::PARAMS,
+    },
+    UnitInfo {
+        name: msap_arbiter::NAME,
+        about: "MSAA priority round-robin arbiter: highest PL wins, RR within a level (per-level or shared pointers), optional ageing to an urgent level; msaa_en=false is the baseline RR arbiter",
+        params: msap_arbiter::PARAMS,
+    },
+    UnitInfo {
+        name: msap_pl::NAME,
+        about: "MSAP SM side: L1D MSHR-occupancy counter (merged misses not counted, reservation fails) and registered PL quantiser",
+        params: msap_pl::PARAMS,
+    },
+    UnitInfo {
+        name: msap_mc::NAME,
+        about: "MSAR memory-side request buffer: oldest eligible entry of the highest PL to L2, same-line guard, optional ageing; msar_en=false is the FIFO",
+        params: msap_mc::PARAMS,
     },
 ];
 

@@ -1,0 +1,106 @@
+//! Bad parameters of the MSAP units get exit status 2 and one line `error: …` naming the
+//! parameter and what is allowed — never a panic.
+
+use std::process::{Command, Output};
+
+fn warpforge(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn assert_error(args: &[&str], needles: &[&str]) {
+    let out = warpforge(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line, got: {stderr}");
+    assert!(lines[0].starts_with("error: "), "{stderr}");
+    for n in needles {
+        assert!(lines[0].contains(n), "`{n}` not in: {stderr}");
+    }
+}
+
+#[test]
+fn arbiter_parameters() {
+    assert_error(
+        &["generate", "msap-arbiter", "--set", "n=0"],
+        &["n=0", "from 2 to 16"],
+    );
+    assert_error(
+        &["cosim", "msap-arbiter", "--set", "nlvl=0"],
+        &["nlvl=0", "from 1 to 17"],
+    );
+    assert_error(
+        &["generate", "msap-arbiter", "--set", "pl_bits=2"],
+        &["nlvl = 8", "2^pl_bits = 4"],
+    );
+    assert_error(
+        &["area", "msap-arbiter", "--set", "age_thresh=32"],
+        &["nlvl = 8", "2^pl_bits + 1 = 9", "urgent level"],
+    );
+    assert_error(
+        &[
+            "lint",
+            "msap-arbiter",
+            "--set",
+            "msaa_en=false",
+            "--set",
+            "age_thresh=2",
+            "--set",
+            "nlvl=9",
+        ],
+        &["age_thresh = 2", "msaa_en = false"],
+    );
+    assert_error(
+        &["generate", "msap-arbiter", "--set", "rr_ptr=global"],
+        &["rr_ptr=global", "per_level, shared"],
+    );
+}
+
+#[test]
+fn pl_parameters() {
+    assert_error(
+        &["generate", "msap-pl", "--set", "pl_shift=3"],
+        &["pl_shift = 3", "leaves PLs unused", "at most 2"],
+    );
+    assert_error(
+        &[
+            "cosim",
+            "msap-pl",
+            "--set",
+            "mshr_entries=6",
+            "--set",
+            "pl_shift=0",
+        ],
+        &["mshr_entries = 6", "at least 2^pl_bits - 1 = 7"],
+    );
+    assert_error(
+        &["generate", "msap-pl", "--set", "pl_bits=0"],
+        &["pl_bits=0", "from 1 to 4"],
+    );
+}
+
+#[test]
+fn mc_parameters() {
+    assert_error(
+        &["generate", "msap-mc", "--set", "depth=0"],
+        &["depth=0", "from 2 to 32"],
+    );
+    assert_error(
+        &[
+            "cosim",
+            "msap-mc",
+            "--set",
+            "msar_en=false",
+            "--set",
+            "age_thresh=4",
+        ],
+        &["age_thresh = 4", "msar_en = false"],
+    );
+    assert_error(
+        &["area", "msap-mc", "--set", "meta_bits=65"],
+        &["meta_bits=65", "from 1 to 64"],
+    );
+}
