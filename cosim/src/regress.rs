@@ -418,6 +418,35 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["sets=1", "ways=3", "w=8", "threads=64", "pc_bits=8"]),
             sets(&["sets=16", "ways=1", "w=4", "threads=128", "pc_bits=16"]),
         ],
+        // Sizes 16..256, ways 2..16 (fully associative), cand 1..16, k_in/k_out 1..8, values
+        // 8..64 bits; the default 1024 x 8 table in the full suite only.
+        "dtm-mtt" => vec![
+            sets(&["entries=16", "ways=4", "k_in=2", "k_out=1", "val_bits=8"]),
+            sets(&[
+                "entries=64",
+                "ways=8",
+                "cand=3",
+                "k_in=3",
+                "l_max=5",
+                "pc_bits=12",
+                "pc_shift=0",
+            ]),
+            sets(&[
+                "entries=16",
+                "ways=16",
+                "cand=16",
+                "k_in=8",
+                "k_out=8",
+                "val_bits=64",
+            ]),
+            sets(&[
+                "entries=256",
+                "ways=2",
+                "cand=1",
+                "kid_bits=2",
+                "val_bits=16",
+            ]),
+        ],
         _ => vec![],
     }
 }
@@ -427,6 +456,7 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
 pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
     match unit {
         "crown-barrier" => vec![vec![]],
+        "dtm-mtt" => vec![vec![]],
         _ => vec![],
     }
 }

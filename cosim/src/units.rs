@@ -143,6 +143,15 @@ cycle_unit!(
     CrownBarrierStimulus
 );
 
+cycle_unit!(
+    dtm_mtt::MttConfig,
+    dtm_mtt,
+    dtm_mtt::generate,
+    dtm_mtt,
+    DtmMttModel,
+    DtmMttStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

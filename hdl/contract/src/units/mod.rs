@@ -10,6 +10,7 @@ pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm_mtt;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -106,6 +107,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: crown::NAME,
         about: "CROWN top: issue pool, second level, Ready/Waiting Lookups and barriers joined per §3.9; commit events in, issued warp out",
         params: crown::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_mtt::NAME,
+        about: "DTM trace memo table: set-associative traces in block RAM, MRU candidates value-tested, longest-len hit, kid retire",
+        params: dtm_mtt::PARAMS,
     },
 ];
 
