@@ -447,6 +447,29 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
                 "val_bits=16",
             ]),
         ],
+        // Pools 3..64 (smaller than the threads and one per thread), k_in/k_out 1..8, l_max
+        // 4..16, values 8..64 bits, PCs counting bytes and instructions; the default 1536
+        // threads in the full suite only.
+        "dtm-tb" => vec![
+            sets(&[
+                "threads=16",
+                "tb_pool=4",
+                "k_in=2",
+                "k_out=1",
+                "l_max=4",
+                "val_bits=8",
+            ]),
+            sets(&[
+                "threads=64",
+                "k_in=3",
+                "k_out=2",
+                "l_max=6",
+                "isz=1",
+                "pc_bits=12",
+            ]),
+            sets(&["threads=8", "tb_pool=3", "k_in=8", "k_out=8", "val_bits=64"]),
+            sets(&["threads=128", "tb_pool=16", "l_max=16"]),
+        ],
         _ => vec![],
     }
 }
@@ -457,6 +480,7 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
     match unit {
         "crown-barrier" => vec![vec![]],
         "dtm-mtt" => vec![vec![]],
+        "dtm-tb" => vec![vec![]],
         _ => vec![],
     }
 }

@@ -152,6 +152,15 @@ cycle_unit!(
     DtmMttStimulus
 );
 
+cycle_unit!(
+    dtm_tb::TbConfig,
+    dtm_tb,
+    dtm_tb::generate,
+    dtm_tb,
+    DtmTbModel,
+    DtmTbStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {
