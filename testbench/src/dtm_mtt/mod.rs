@@ -6,6 +6,6 @@ mod model;
 mod stimulus;
 mod vectors;
 
-pub use model::{DtmMttModel, Inputs, Mtt, MttEvents, MttFault, Slot, Trace, UpOut};
+pub use model::{Ctx, DtmMttModel, Inputs, Mtt, MttEvents, MttFault, Slot, Trace, UpOut, MAX_K};
 pub use stimulus::DtmMttStimulus;
 pub use vectors::{ctx_words, spec_vectors, trace, Script};

@@ -16,14 +16,67 @@ pub enum MttFault {
 /// A context slot: `(rid, val)` when valid.
 pub type Slot = Option<(u64, u64)>;
 
+/// Most context slots (the `k_in` / `k_out` limit).
+pub const MAX_K: usize = 8;
+
+/// A context: `n` slots held inline (no allocation; the model copies rows every cycle).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ctx {
+    n: usize,
+    s: [Slot; MAX_K],
+}
+
+impl Ctx {
+    /// `n` empty slots.
+    pub fn empty(n: usize) -> Ctx {
+        assert!(n <= MAX_K, "at most {MAX_K} context slots");
+        Ctx {
+            n,
+            s: [None; MAX_K],
+        }
+    }
+}
+
+impl std::ops::Deref for Ctx {
+    type Target = [Slot];
+    fn deref(&self) -> &[Slot] {
+        &self.s[..self.n]
+    }
+}
+
+impl std::ops::DerefMut for Ctx {
+    fn deref_mut(&mut self) -> &mut [Slot] {
+        &mut self.s[..self.n]
+    }
+}
+
+impl PartialEq for Ctx {
+    fn eq(&self, o: &Ctx) -> bool {
+        **self == **o
+    }
+}
+
+impl Eq for Ctx {}
+
+impl FromIterator<Slot> for Ctx {
+    fn from_iter<I: IntoIterator<Item = Slot>>(it: I) -> Ctx {
+        let mut c = Ctx::empty(0);
+        for x in it {
+            c.s[c.n] = x;
+            c.n += 1;
+        }
+        c
+    }
+}
+
 /// A memoized trace (§2.3) without its valid bit and kid.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Trace {
     pub pc: u64,
     pub npc: u64,
     pub len: u64,
-    pub ic: Vec<Slot>,
-    pub oc: Vec<Slot>,
+    pub ic: Ctx,
+    pub oc: Ctx,
 }
 
 #[derive(Clone, Debug)]
@@ -74,7 +127,7 @@ struct LastCycle {
     mru: Vec<(usize, usize)>,
     retired: Option<u64>,
     /// A hit: (lookup kid, lookup pc, row kid, row, values tested).
-    hit: Option<(u64, u64, u64, Trace, Vec<u64>)>,
+    hit: Option<(u64, u64, u64, Trace, [u64; MAX_K])>,
 }
 
 /// DTM@GPU's trace memo table with its lookup and upsert pipeline.
@@ -184,30 +237,35 @@ impl Mtt {
         self.last.mru.push((set, way));
     }
 
-    /// The valid ways of `set` holding (kid, pc), MRU first.
-    fn matches(&self, set: usize, kid: u64, pc: u64) -> Vec<usize> {
+    /// The valid ways of `set` holding (kid, pc), MRU first: (count, ways).
+    fn matches(&self, set: usize, kid: u64, pc: u64) -> (usize, [usize; 32]) {
         let base = set * self.cfg.ways;
-        let mut m: Vec<usize> = (0..self.cfg.ways)
-            .filter(|&k| {
-                self.valid[base + k] && self.kid[base + k] == kid && self.rows[base + k].pc == pc
-            })
-            .collect();
-        m.sort_by_key(|&k| self.rank[base + k]);
-        m
+        // Indexed by rank: ranks are a permutation of the ways.
+        let mut by_rank = [usize::MAX; 32];
+        for k in 0..self.cfg.ways {
+            if self.valid[base + k] && self.kid[base + k] == kid && self.rows[base + k].pc == pc {
+                by_rank[self.rank[base + k]] = k;
+            }
+        }
+        let mut out = [0usize; 32];
+        let mut n = 0;
+        for &k in by_rank.iter().take(self.cfg.ways) {
+            if k != usize::MAX {
+                out[n] = k;
+                n += 1;
+            }
+        }
+        (n, out)
     }
 
-    /// Stage 2 of the lookup now in it: its candidates `(way, row, kid)`.
-    fn candidates(&self) -> Vec<(usize, Trace, u64)> {
+    /// Stage 2 of the lookup now in it: its candidates' set and ways, MRU first.
+    fn candidate_ways(&self) -> (usize, usize, [usize; 32]) {
         match &self.s2 {
             Some(Req::Lookup { kid, pc, set }) => {
-                let base = set * self.cfg.ways;
-                self.matches(*set, *kid, *pc)
-                    .into_iter()
-                    .take(self.cfg.cand)
-                    .map(|k| (k, self.rows[base + k].clone(), self.kid[base + k]))
-                    .collect()
+                let (n, m) = self.matches(*set, *kid, *pc);
+                (*set, n.min(self.cfg.cand), m)
             }
-            _ => vec![],
+            _ => (0, 0, [0; 32]),
         }
     }
 
@@ -260,20 +318,26 @@ impl Mtt {
 
     /// One clock edge with this cycle's inputs (outputs already taken from the state).
     pub fn cycle(&mut self, inp: &Inputs) {
-        self.last = LastCycle::default();
+        self.last.touched_sets.clear();
+        self.last.mru.clear();
+        self.last.retired = None;
+        self.last.hit = None;
         let wrote_before = self.last_write.take();
         // Stage 2.
         let mut new_s3 = None;
         let mut new_up = None;
         match self.s2.take() {
             Some(Req::Lookup { kid, pc, set }) => {
-                self.s2 = Some(Req::Lookup { kid, pc, set });
-                let cands = self.candidates();
-                self.s2 = None;
+                let (n, ways) = self.matches(set, kid, pc);
+                let base = set * self.cfg.ways;
+                let cands = ways[..n.min(self.cfg.cand)]
+                    .iter()
+                    .map(|&k| (k, self.rows[base + k], self.kid[base + k]))
+                    .collect();
                 if wrote_before.is_some_and(|(s, _)| s == set) {
                     self.ev.bypassed_reads += 1;
                 }
-                if self.matches(set, kid, pc).len() >= 2 {
+                if n >= 2 {
                     self.ev.two_or_more_matches += 1;
                 }
                 new_s3 = Some(Stage3 {
@@ -306,16 +370,17 @@ impl Mtt {
                 }
             }
             new_res = Some(best.map(|b| {
-                let (way, t, rkid) = s3.cands[b].clone();
+                let (way, t, rkid) = s3.cands[b];
                 if b > 0 {
                     self.ev.longer_beats_mru += 1;
                 }
                 self.ev.hits += 1;
                 self.touch(s3.set, way);
-                let vals = (0..self.cfg.k_in)
-                    .map(|k| inp.cv[b * self.cfg.k_in + k])
-                    .collect();
-                self.last.hit = Some((s3.kid, s3.pc, rkid, t.clone(), vals));
+                let mut vals = [0u64; MAX_K];
+                for (k, x) in vals.iter_mut().enumerate().take(self.cfg.k_in) {
+                    *x = inp.cv[b * self.cfg.k_in + k];
+                }
+                self.last.hit = Some((s3.kid, s3.pc, rkid, t, vals));
                 (way, t)
             }));
             if best.is_none() && !s3.cands.is_empty() {
@@ -380,11 +445,10 @@ impl Mtt {
                     return Err(format!("I4: set {set} way {k}: len {}", t.len));
                 }
                 for ctx in [&t.ic, &t.oc] {
-                    let rids: Vec<u64> = ctx.iter().flatten().map(|s| s.0).collect();
-                    let mut u = rids.clone();
-                    u.sort();
-                    u.dedup();
-                    if u.len() != rids.len() {
+                    let repeated = ctx.iter().enumerate().any(|(a, x)| {
+                        x.is_some_and(|x| ctx[a + 1..].iter().flatten().any(|y| y.0 == x.0))
+                    });
+                    if repeated {
                         return Err(format!("I4: set {set} way {k}: repeated rid"));
                     }
                 }
@@ -543,19 +607,22 @@ impl Ports {
 }
 
 pub(crate) fn decode(cfg: &MttConfig, p: &Ports, x: &[u64]) -> Inputs {
+    let mut inp = Inputs::default();
+    decode_into(cfg, p, x, &mut inp);
+    inp
+}
+
+/// [`decode`] into `inp`, reusing its buffer.
+pub(crate) fn decode_into(cfg: &MttConfig, p: &Ports, x: &[u64], inp: &mut Inputs) {
     let (v, ki, ko) = (cfg.val_bits, cfg.k_in, cfg.k_out);
     let sb = cfg.slot_bits();
-    let mut inp = Inputs {
-        reset: (x[p.reset] & 1 == 1),
-        flush: (x[p.flush] & 1 == 1),
-        ..Default::default()
-    };
-    if x[p.lk_valid] & 1 == 1 {
-        inp.lookup = Some((x[p.lk_kid], x[p.lk_pc]));
-    }
+    inp.reset = x[p.reset] & 1 == 1;
+    inp.flush = x[p.flush] & 1 == 1;
+    inp.lookup = (x[p.lk_valid] & 1 == 1).then(|| (x[p.lk_kid], x[p.lk_pc]));
     let cv = &x[p.cv_val..];
-    inp.cv = (0..cfg.cand * ki).map(|k| get(cv, k * v, v)).collect();
-    if x[p.up_valid] & 1 == 1 {
+    inp.cv.clear();
+    inp.cv.extend((0..cfg.cand * ki).map(|k| get(cv, k * v, v)));
+    inp.upsert = (x[p.up_valid] & 1 == 1).then(|| {
         let (ic, oc) = (&x[p.up_ic..], &x[p.up_oc..]);
         let t = Trace {
             pc: x[p.up_pc],
@@ -564,12 +631,9 @@ pub(crate) fn decode(cfg: &MttConfig, p: &Ports, x: &[u64]) -> Inputs {
             ic: (0..ki).map(|k| get_slot(ic, k * sb, v)).collect(),
             oc: (0..ko).map(|k| get_slot(oc, k * sb, v)).collect(),
         };
-        inp.upsert = Some((x[p.up_kid], t));
-    }
-    if x[p.inv_valid] & 1 == 1 {
-        inp.inv = Some(x[p.inv_kid]);
-    }
-    inp
+        (x[p.up_kid], t)
+    });
+    inp.inv = (x[p.inv_valid] & 1 == 1).then(|| x[p.inv_kid]);
 }
 
 /// The port-level model of `dtm-mtt`.
@@ -577,6 +641,7 @@ pub(crate) fn decode(cfg: &MttConfig, p: &Ports, x: &[u64]) -> Inputs {
 pub struct DtmMttModel {
     pub table: Mtt,
     p: Ports,
+    inp: Inputs,
 }
 
 impl DtmMttModel {
@@ -584,6 +649,7 @@ impl DtmMttModel {
         DtmMttModel {
             table: Mtt::new(cfg),
             p: Ports::new(cfg),
+            inp: Inputs::default(),
         }
     }
 
@@ -598,10 +664,11 @@ impl DtmMttModel {
         let (wb, ki, v, sb) = (c.way_bits(), c.k_in, c.val_bits, c.slot_bits());
         let p = &self.p;
         // Stage 2 candidates.
-        let cands = t.candidates();
-        for (ci, (way, row, _)) in cands.iter().enumerate() {
+        let (set, n, ways) = t.candidate_ways();
+        for (ci, &way) in ways[..n].iter().enumerate() {
+            let row = &t.rows[set * c.ways + way];
             out[p.o_cand_valid] |= 1 << ci;
-            put(&mut out[p.o_cand_way..], ci * wb, wb, *way as u64);
+            put(&mut out[p.o_cand_way..], ci * wb, wb, way as u64);
             for (k, s) in row.ic.iter().enumerate() {
                 if let Some((rid, _)) = s {
                     put(
@@ -643,12 +710,14 @@ impl DtmMttModel {
 impl Model for DtmMttModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.outputs(outputs);
-        let inp = decode(&self.table.cfg, &self.p, inputs);
+        let mut inp = std::mem::take(&mut self.inp);
+        decode_into(&self.table.cfg, &self.p, inputs, &mut inp);
         if inp.reset {
             self.table.reset();
         } else {
             self.table.cycle(&inp);
         }
+        self.inp = inp;
     }
 
     fn check_invariants(&self) -> Result<(), String> {

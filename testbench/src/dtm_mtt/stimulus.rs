@@ -87,6 +87,7 @@ impl DtmMttStimulus {
             .collect();
         self.rids.sort();
         self.rids.dedup();
+        // The rids' order changes as contexts are drawn; `reg` finds them by value.
         self.regs = (0..self.rids.len()).map(|_| 0).collect();
         for k in 0..self.regs.len() {
             self.regs[k] = self.rng.below(self.dom) & self.vmask();
@@ -109,18 +110,22 @@ impl DtmMttStimulus {
             .map(|k| self.regs[k])
     }
 
-    fn random_ctx(&mut self, n: usize, own_values: bool) -> Vec<Option<(u64, u64)>> {
-        let mut pool = self.rids.clone();
-        let mut out = vec![];
-        for _ in 0..n.min(pool.len()) {
-            let k = self.rng.below(pool.len() as u64) as usize;
-            let rid = pool.swap_remove(k);
+    /// `n` distinct rids (at most the pool's) with values; the rest of the 8 slots empty.
+    fn random_ctx(&mut self, n: usize, own_values: bool) -> [Option<(u64, u64)>; 8] {
+        let mut out = [None; 8];
+        let m = self.rids.len();
+        for (k, slot) in out.iter_mut().enumerate().take(n.min(m)) {
+            // A partial Fisher-Yates shuffle of the rids, in place.
+            let j = k + self.rng.below((m - k) as u64) as usize;
+            self.rids.swap(k, j);
+            self.regs.swap(k, j);
+            let rid = self.rids[k];
             let val = if own_values && self.rng.chance(7, 8) {
-                self.reg(rid).unwrap()
+                self.regs[k]
             } else {
                 self.rng.below(self.dom) & self.vmask()
             };
-            out.push(Some((rid, val)));
+            *slot = Some((rid, val));
         }
         out
     }
@@ -184,10 +189,10 @@ impl Stimulus for DtmMttStimulus {
             x[p.up_pc] = pc;
             x[p.up_npc] = (pc + 8 * len) & self.pmask();
             x[p.up_len] = len;
-            for (k, s) in ic.iter().enumerate() {
+            for (k, s) in ic.iter().enumerate().take(ki) {
                 put_slot(&mut x[p.up_ic..], k * sb, v, *s);
             }
-            for (k, s) in oc.iter().enumerate() {
+            for (k, s) in oc.iter().enumerate().take(c.k_out) {
                 put_slot(&mut x[p.up_oc..], k * sb, v, *s);
             }
         }

@@ -9,7 +9,7 @@
 //! Timing (contract): a lookup driven at cycle t shows `cand_*` at t+1, takes `cv_val` at t+2
 //! and shows `res_*` at t+3; an upsert driven at t shows `up_*` at t+2.
 
-use super::model::{Slot, Trace};
+use super::model::{Ctx, Trace};
 use crate::{SpecVector, VectorCycle};
 use warpforge_contract::units::dtm_mtt::{put, put_slot, MttConfig, NAME};
 
@@ -30,8 +30,7 @@ pub fn trace(
     ic: &[(u64, u64)],
     oc: &[(u64, u64)],
 ) -> Trace {
-    let pad =
-        |x: &[(u64, u64)], n: usize| -> Vec<Slot> { (0..n).map(|k| x.get(k).copied()).collect() };
+    let pad = |x: &[(u64, u64)], n: usize| -> Ctx { (0..n).map(|k| x.get(k).copied()).collect() };
     Trace {
         pc,
         npc,
@@ -42,7 +41,7 @@ pub fn trace(
 }
 
 /// Packs context slots into port words.
-pub fn ctx_words(cfg: &MttConfig, slots: &[Slot]) -> Vec<u64> {
+pub fn ctx_words(cfg: &MttConfig, slots: &[super::model::Slot]) -> Vec<u64> {
     let sb = cfg.slot_bits();
     let mut w = vec![0u64; (slots.len() * sb).div_ceil(64)];
     for (k, s) in slots.iter().enumerate() {

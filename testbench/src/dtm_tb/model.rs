@@ -2,7 +2,7 @@
 //! ([`DtmTbModel`]), written from the contract (`units/dtm_tb.rs`) and spec/dtm.md §2.4,
 //! §3.3 (`tb_append`, `tb_finalize`), §3.4 and §7.
 
-use crate::dtm_mtt::{Slot, Trace};
+use crate::dtm_mtt::{Ctx, Slot, Trace};
 use crate::Model;
 use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, RID_BITS};
 use warpforge_contract::units::dtm_tb::{TbConfig, SRCS};
@@ -138,8 +138,8 @@ impl TraceBuffers {
                 pc,
                 npc: pc,
                 len: 0,
-                ic: vec![None; self.cfg.k_in],
-                oc: vec![None; self.cfg.k_out],
+                ic: Ctx::empty(self.cfg.k_in),
+                oc: Ctx::empty(self.cfg.k_out),
             },
             instrs: vec![],
         }

@@ -160,26 +160,40 @@ pub fn get_slot(words: &[u64], at: usize, val_bits: usize) -> Option<(u64, u64)>
     })
 }
 
+fn low_mask(width: usize) -> u64 {
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
+}
+
 /// `width` (≤ 64) bits of `words` at bit `at`.
 pub fn get(words: &[u64], at: usize, width: usize) -> u64 {
-    let mut v = 0u64;
-    for i in 0..width {
-        let b = at + i;
-        v |= (words[b / 64] >> (b % 64) & 1) << i;
+    if width == 0 {
+        return 0;
     }
-    v
+    let (w, o) = (at / 64, at % 64);
+    let mut v = words[w] >> o;
+    if o + width > 64 {
+        v |= words[w + 1] << (64 - o);
+    }
+    v & low_mask(width)
 }
 
 /// Writes `width` (≤ 64) bits of `value` into `words` at bit `at`.
 pub fn put(words: &mut [u64], at: usize, width: usize, value: u64) {
-    for i in 0..width {
-        let b = at + i;
-        let bit = 1u64 << (b % 64);
-        if value >> i & 1 == 1 {
-            words[b / 64] |= bit;
-        } else {
-            words[b / 64] &= !bit;
-        }
+    if width == 0 {
+        return;
+    }
+    let (w, o) = (at / 64, at % 64);
+    let m = low_mask(width);
+    let value = value & m;
+    words[w] = words[w] & !(m << o) | value << o;
+    if o + width > 64 {
+        let hi = 64 - o;
+        let m2 = m >> hi;
+        words[w + 1] = words[w + 1] & !m2 | value >> hi;
     }
 }
 
@@ -434,6 +448,20 @@ mod tests {
         let s = split_storage(&c.tables());
         assert_eq!(s.counted_bits, 1024 * 410);
         assert_port_names_ok(&c.ports());
+    }
+
+    #[test]
+    fn get_and_put_straddle_words() {
+        let mut w = vec![0u64; 3];
+        put(&mut w, 60, 10, 0x3ff);
+        assert_eq!(w, vec![0xf << 60, 0x3f, 0]);
+        assert_eq!(get(&w, 60, 10), 0x3ff);
+        put(&mut w, 62, 4, 0);
+        assert_eq!((w[0] >> 60, w[1]), (0x3, 0x3c));
+        put(&mut w, 64, 64, u64::MAX);
+        assert_eq!(get(&w, 64, 64), u64::MAX);
+        put(&mut w, 100, 64, 0x1234);
+        assert_eq!((get(&w, 100, 64), get(&w, 64, 36)), (0x1234, 0xf_ffff_ffff));
     }
 
     #[test]
