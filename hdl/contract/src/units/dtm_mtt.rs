@@ -140,6 +140,7 @@ pub fn slot_bits(val_bits: usize) -> usize {
 }
 
 /// Packs a context slot (v at bit 0, rid at 1..10, val above) into `words` at bit `at`.
+#[inline]
 pub fn put_slot(words: &mut [u64], at: usize, val_bits: usize, slot: Option<(u64, u64)>) {
     let (v, rid, val) = match slot {
         Some((rid, val)) => (1, rid, val),
@@ -151,6 +152,7 @@ pub fn put_slot(words: &mut [u64], at: usize, val_bits: usize, slot: Option<(u64
 }
 
 /// Reads a context slot packed by [`put_slot`].
+#[inline]
 pub fn get_slot(words: &[u64], at: usize, val_bits: usize) -> Option<(u64, u64)> {
     (get(words, at, 1) == 1).then(|| {
         (
@@ -160,6 +162,7 @@ pub fn get_slot(words: &[u64], at: usize, val_bits: usize) -> Option<(u64, u64)>
     })
 }
 
+#[inline]
 fn low_mask(width: usize) -> u64 {
     if width >= 64 {
         u64::MAX
@@ -169,6 +172,7 @@ fn low_mask(width: usize) -> u64 {
 }
 
 /// `width` (≤ 64) bits of `words` at bit `at`.
+#[inline]
 pub fn get(words: &[u64], at: usize, width: usize) -> u64 {
     if width == 0 {
         return 0;
@@ -182,6 +186,7 @@ pub fn get(words: &[u64], at: usize, width: usize) -> u64 {
 }
 
 /// Writes `width` (≤ 64) bits of `value` into `words` at bit `at`.
+#[inline]
 pub fn put(words: &mut [u64], at: usize, width: usize, value: u64) {
     if width == 0 {
         return;
