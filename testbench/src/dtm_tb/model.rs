@@ -64,7 +64,10 @@ pub struct TraceBuffers {
     own: Vec<Option<usize>>,
     bufs: Vec<Buffer>,
     free: Vec<bool>,
+    /// Buffer → the thread holding it (kept with `own`; checked against it).
+    holder: Vec<Option<usize>>,
     nfree: usize,
+    cycles: u64,
     active_image: Vec<u64>,
     /// The event in stage 2: (tid, kid, event).
     s2: Option<(usize, u64, Event)>,
@@ -85,7 +88,9 @@ impl TraceBuffers {
             own: vec![None; cfg.threads],
             bufs: vec![Buffer::default(); cfg.pool],
             free: vec![true; cfg.pool],
+            holder: vec![None; cfg.pool],
             nfree: cfg.pool,
+            cycles: 0,
             active_image: vec![0; cfg.threads.div_ceil(64)],
             s2: None,
             cm: None,
@@ -105,6 +110,7 @@ impl TraceBuffers {
     pub fn reset(&mut self) {
         self.own.iter_mut().for_each(|o| *o = None);
         self.free.iter_mut().for_each(|f| *f = true);
+        self.holder.iter_mut().for_each(|h| *h = None);
         self.nfree = self.cfg.pool;
         self.active_image.iter_mut().for_each(|x| *x = 0);
         self.s2 = None;
@@ -118,11 +124,13 @@ impl TraceBuffers {
         let bit = 1u64 << (tid % 64);
         match (self.own[tid], b) {
             (Some(old), None) => {
+                self.holder[old] = None;
                 self.free[old] = true;
                 self.nfree += 1;
                 self.active_image[tid / 64] &= !bit;
             }
             (None, Some(new)) => {
+                self.holder[new] = Some(tid);
                 self.free[new] = false;
                 self.nfree -= 1;
                 self.active_image[tid / 64] |= bit;
@@ -146,10 +154,10 @@ impl TraceBuffers {
     }
 
     /// `tb_finalize`: the trace if it has two or more instructions.
-    fn finalize(&mut self, b: &Buffer) -> Option<(Trace, Vec<Instr>)> {
+    fn finalize(&mut self, b: Buffer) -> Option<(Trace, Vec<Instr>)> {
         if b.t.len >= 2 {
             self.ev.commits += 1;
-            Some((b.t.clone(), b.instrs.clone()))
+            Some((b.t, b.instrs))
         } else {
             self.ev.dropped_single += (b.t.len == 1) as u64;
             None
@@ -177,8 +185,8 @@ impl TraceBuffers {
             Event::Close => {
                 self.ev.closes += 1;
                 let commit = cur.and_then(|b| {
-                    let buf = self.bufs[b].clone();
-                    self.finalize(&buf)
+                    let buf = std::mem::take(&mut self.bufs[b]);
+                    self.finalize(buf)
                 });
                 self.set_own(tid, None);
                 return (commit, 0, false);
@@ -192,8 +200,8 @@ impl TraceBuffers {
         if let Some(b) = cur {
             if self.bufs[b].t.npc != i.pc {
                 self.ev.pc_breaks += 1;
-                let buf = self.bufs[b].clone();
-                commit = self.finalize(&buf);
+                let buf = std::mem::take(&mut self.bufs[b]);
+                commit = self.finalize(buf);
                 self.bufs[b] = self.empty(i.pc);
             }
         } else if self.cfg.per_thread() {
@@ -217,8 +225,8 @@ impl TraceBuffers {
             } else {
                 self.ev.k_out_splits += 1;
             }
-            let buf = self.bufs[b].clone();
-            commit = self.finalize(&buf);
+            let buf = std::mem::take(&mut self.bufs[b]);
+            commit = self.finalize(buf);
             self.bufs[b] = self.empty(i.pc);
             (new_ic, new_oc) = self.news(&self.bufs[b], &i);
         }
@@ -255,8 +263,8 @@ impl TraceBuffers {
         // Step 6.
         if buf.t.len == self.cfg.l_max as u64 {
             self.ev.l_max_commits += 1;
-            let buf = self.bufs[b].clone();
-            commit = self.finalize(&buf);
+            let buf = std::mem::take(&mut self.bufs[b]);
+            commit = self.finalize(buf);
             self.set_own(tid, None);
             return (commit, 0, false);
         }
@@ -269,6 +277,7 @@ impl TraceBuffers {
         self.last = None;
         self.cm = None;
         self.st = None;
+        self.cycles += 1;
         if let Some((tid, kid, e)) = self.s2.take() {
             if self.last_tid == Some(tid) {
                 self.ev.back_to_back += 1;
@@ -293,13 +302,28 @@ impl TraceBuffers {
         };
         if let Some(b) = self.own[*tid] {
             shape(c, &self.bufs[b].t, 1).map_err(|e| format!("I4: thread {tid}'s buffer: {e}"))?;
-            if self.own.iter().filter(|o| **o == Some(b)).count() != 1 {
-                return Err(format!("TB_POOL: buffer {b} held twice"));
+            if self.holder[b] != Some(*tid) || self.free[b] {
+                return Err(format!(
+                    "TB_POOL: buffer {b} of thread {tid} is held by {:?}",
+                    self.holder[b]
+                ));
             }
         }
-        let held = self.own.iter().flatten().count();
-        if held + self.nfree != c.pool || self.free.iter().filter(|f| **f).count() != self.nfree {
-            return Err("TB_POOL: free count does not match the held buffers".into());
+        // The whole pool now and then (every buffer held once, the free count).
+        if self.cycles % 1024 == 0 {
+            let mut held = vec![false; c.pool];
+            for (t, o) in self.own.iter().enumerate() {
+                if let Some(b) = *o {
+                    if held[b] || self.holder[b] != Some(t) {
+                        return Err(format!("TB_POOL: buffer {b} held twice"));
+                    }
+                    held[b] = true;
+                }
+            }
+            let n = held.iter().filter(|h| **h).count();
+            if n + self.nfree != c.pool || self.free.iter().filter(|f| **f).count() != self.nfree {
+                return Err("TB_POOL: free count does not match the held buffers".into());
+            }
         }
         if let Some((t, instrs)) = commit {
             shape(c, t, 2).map_err(|e| format!("I4: commit: {e}"))?;
