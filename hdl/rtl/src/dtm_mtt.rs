@@ -15,6 +15,7 @@
 //!   matches of lowest rank are `cand_*` and are captured with their rows;
 //! - t+2 (stage 3): `cv_val` (the operand collector's values for `cand_ic`) compared slot by
 //!   slot, longest `len` then MRU wins, LRU touch; `res_*` registered, visible at t+3.
+//!
 //! An upsert takes stage 1 and 2 (its read, then the key compare and the write), `up_*`
 //! visible at t+2. The bypass register holds the row written at the last edge: the request
 //! in stage 2 read its set at that same edge (read-first), so it sees the write through the

@@ -79,6 +79,8 @@ pub struct Trace {
     pub oc: Ctx,
 }
 
+// An upsert carries its row inline: one per cycle at most, and no allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 enum Req {
     Lookup { kid: u64, pc: u64, set: usize },
@@ -415,7 +417,7 @@ impl Mtt {
             inp.upsert.as_ref().map(|(kid, t)| Req::Upsert {
                 kid: *kid,
                 set: self.set_of(*kid, t.pc),
-                t: t.clone(),
+                t: *t,
             })
         };
         self.s3 = new_s3;
@@ -512,7 +514,7 @@ impl Mtt {
         let w = self.cfg.ways;
         (0..self.cfg.entries)
             .filter(|&i| self.valid[i])
-            .map(|i| (self.kid[i], i / w, i % w, self.rows[i].clone()))
+            .map(|i| (self.kid[i], i / w, i % w, self.rows[i]))
             .collect()
     }
 }

@@ -32,6 +32,12 @@ pub enum Event {
     Append(Instr),
 }
 
+/// A register and its value.
+pub type RidVal = (u64, u64);
+
+/// A committed trace with the instructions it covers.
+type Commit = (Trace, Vec<Instr>);
+
 /// A buffer (§2.4): the trace being built and, for the I2-style check, the instructions in it.
 #[derive(Clone, Debug, Default)]
 struct Buffer {
@@ -77,7 +83,7 @@ pub struct TraceBuffers {
     last_tid: Option<usize>,
     /// What the last cycle did, for the checks: the thread, the committed trace with its
     /// instructions.
-    last: Option<(usize, Option<(Trace, Vec<Instr>)>)>,
+    last: Option<(usize, Option<Commit>)>,
     fault: Option<TbFault>,
     pub ev: TbEvents,
 }
@@ -154,7 +160,7 @@ impl TraceBuffers {
     }
 
     /// `tb_finalize`: the trace if it has two or more instructions.
-    fn finalize(&mut self, b: Buffer) -> Option<(Trace, Vec<Instr>)> {
+    fn finalize(&mut self, b: Buffer) -> Option<Commit> {
         if b.t.len >= 2 {
             self.ev.commits += 1;
             Some((b.t, b.instrs))
@@ -178,7 +184,7 @@ impl TraceBuffers {
     }
 
     /// One event in stage 2; returns the commit, the buffer length after it, no-buffer.
-    fn apply(&mut self, tid: usize, e: Event) -> (Option<(Trace, Vec<Instr>)>, u64, bool) {
+    fn apply(&mut self, tid: usize, e: Event) -> (Option<Commit>, u64, bool) {
         let (ki, ko) = (self.cfg.k_in, self.cfg.k_out);
         let cur = self.own[tid];
         let i = match e {
@@ -238,10 +244,9 @@ impl TraceBuffers {
         }
         // Step 5.
         let buf = &mut self.bufs[b];
-        let mut k = nic_after(&buf.t.ic);
-        for s in new_ic {
-            buf.t.ic[k] = Some(s);
-            k += 1;
+        let first = nic_after(&buf.t.ic);
+        for (k, s) in new_ic.into_iter().enumerate() {
+            buf.t.ic[first + k] = Some(s);
         }
         if new_oc {
             let k = nic_after(&buf.t.oc);
@@ -284,7 +289,7 @@ impl TraceBuffers {
             }
             let (commit, len, nobuf) = self.apply(tid, e);
             self.st = Some((tid, len, nobuf));
-            self.cm = commit.as_ref().map(|(t, _)| (kid, t.clone()));
+            self.cm = commit.as_ref().map(|(t, _)| (kid, *t));
             self.last = Some((tid, commit));
             self.last_tid = Some(tid);
         } else {
@@ -310,7 +315,7 @@ impl TraceBuffers {
             }
         }
         // The whole pool now and then (every buffer held once, the free count).
-        if self.cycles % 1024 == 0 {
+        if self.cycles.is_multiple_of(1024) {
             let mut held = vec![false; c.pool];
             for (t, o) in self.own.iter().enumerate() {
                 if let Some(b) = *o {
@@ -400,8 +405,8 @@ fn shape(c: &TbConfig, t: &Trace, min_len: u64) -> Result<(), String> {
 
 /// The contexts of a run of instructions, from §3.3's definition: registers read before any
 /// write inside the run (first value, in order), final values of registers written.
-pub fn derive(instrs: &[Instr]) -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
-    let (mut ic, mut oc): (Vec<(u64, u64)>, Vec<(u64, u64)>) = (vec![], vec![]);
+pub fn derive(instrs: &[Instr]) -> (Vec<RidVal>, Vec<RidVal>) {
+    let (mut ic, mut oc): (Vec<RidVal>, Vec<RidVal>) = (vec![], vec![]);
     for i in instrs {
         for &(r, v) in &i.srcs {
             if !ic.iter().any(|s| s.0 == r) && !oc.iter().any(|s| s.0 == r) {

@@ -221,9 +221,9 @@ fn figure3() -> SpecVector {
 /// open buffer: committed at length ≥ 2, dropped at 1) and a PC break.
 fn splits_and_closes() -> SpecVector {
     let mut s = Script::new("dtm S7, S11, S15 and a PC break", &["threads=64"]);
-    let mut r1 = 0;
+    // r1 = i before instruction i.
     for i in 0..40u64 {
-        let pc = 0x1000 + 8 * i;
+        let (pc, r1) = (0x1000 + 8 * i, i);
         let c = s.a(
             3,
             pc,
@@ -236,7 +236,6 @@ fn splits_and_closes() -> SpecVector {
             let start = pc - 8 * 15;
             s.commit(c, start, pc + 8, 16, &[(1, r1 - 15)], &[(1, r1 + 1)]);
         }
-        r1 += 1;
     }
     let c = s.n(3);
     s.commit(
