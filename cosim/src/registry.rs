@@ -78,6 +78,8 @@ pub const UNITS: &[Registration] = {
         register::<sm_alu::SmAluConfig>(),
         register::<sm::SmConfig>(),
         register::<crown_l2::L2Config>(),
+        register::<dtm_mtt::MttConfig>(),
+        register::<dtm_tb::TbConfig>(),
         register::<crown_pool::PoolConfig>(),
         register::<crown_lookup::LookupConfig>(),
         register::<crown_barrier::BarrierConfig>(),

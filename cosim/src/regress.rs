@@ -584,6 +584,58 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             ]),
             sets(&["depth=5", "msar_en=false", "line_bits=8"]),
         ],
+        // Sizes 16..256, ways 2..16 (fully associative), cand 1..16, k_in/k_out 1..8, values
+        // 8..64 bits; the default 1024 x 8 table in the full suite only.
+        "dtm-mtt" => vec![
+            sets(&["entries=16", "ways=4", "k_in=2", "k_out=1", "val_bits=8"]),
+            sets(&[
+                "entries=64",
+                "ways=8",
+                "cand=3",
+                "k_in=3",
+                "l_max=5",
+                "pc_bits=12",
+                "pc_shift=0",
+            ]),
+            sets(&[
+                "entries=16",
+                "ways=16",
+                "cand=16",
+                "k_in=8",
+                "k_out=8",
+                "val_bits=64",
+            ]),
+            sets(&[
+                "entries=256",
+                "ways=2",
+                "cand=1",
+                "kid_bits=2",
+                "val_bits=16",
+            ]),
+        ],
+        // Pools 3..64 (smaller than the threads and one per thread), k_in/k_out 1..8, l_max
+        // 4..16, values 8..64 bits, PCs counting bytes and instructions; the default 1536
+        // threads in the full suite only.
+        "dtm-tb" => vec![
+            sets(&[
+                "threads=16",
+                "tb_pool=4",
+                "k_in=2",
+                "k_out=1",
+                "l_max=4",
+                "val_bits=8",
+            ]),
+            sets(&[
+                "threads=64",
+                "k_in=3",
+                "k_out=2",
+                "l_max=6",
+                "isz=1",
+                "pc_bits=12",
+            ]),
+            sets(&["threads=8", "tb_pool=3", "k_in=8", "k_out=8", "val_bits=64"]),
+            sets(&["threads=128", "tb_pool=16", "l_max=16"]),
+        ],
         _ => vec![],
     }
 }
@@ -609,6 +661,8 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
             "age_thresh=40",
             "rr_ptr=shared",
         ])],
+        "dtm-mtt" => vec![vec![]],
+        "dtm-tb" => vec![vec![]],
         _ => vec![],
     }
 }

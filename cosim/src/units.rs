@@ -170,6 +170,24 @@ cycle_unit!(
     MsapMcStimulus
 );
 
+cycle_unit!(
+    dtm_mtt::MttConfig,
+    dtm_mtt,
+    dtm_mtt::generate,
+    dtm_mtt,
+    DtmMttModel,
+    DtmMttStimulus
+);
+
+cycle_unit!(
+    dtm_tb::TbConfig,
+    dtm_tb,
+    dtm_tb::generate,
+    dtm_tb,
+    DtmTbModel,
+    DtmTbStimulus
+);
+
 /// The SM is checked per retired instruction against the interpreter (`crate::sm_run`), so it
 /// has no cycle model or stimulus.
 impl UnitDef for sm::SmConfig {

@@ -9,6 +9,8 @@ pub mod crown_bits;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm_mtt;
+pub mod dtm_tb;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;

@@ -10,6 +10,8 @@ pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm_mtt;
+pub mod dtm_tb;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -125,6 +127,16 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: msap_mc::NAME,
         about: "MSAR memory-side request buffer: oldest eligible entry of the highest PL to L2, same-line guard, optional ageing; msar_en=false is the FIFO",
         params: msap_mc::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_mtt::NAME,
+        about: "DTM trace memo table: set-associative traces in block RAM, MRU candidates value-tested, longest-len hit, kid retire",
+        params: dtm_mtt::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_tb::NAME,
+        about: "DTM per-thread trace buffers: INTRA runs into input/output contexts, K_IN/K_OUT/L_MAX splits, TB_POOL allocation",
+        params: dtm_tb::PARAMS,
     },
 ];
 

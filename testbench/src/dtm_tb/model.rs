@@ -1,0 +1,623 @@
+//! The trace buffers ([`TraceBuffers`], a plain struct) and their port-level model
+//! ([`DtmTbModel`]), written from the contract (`units/dtm_tb.rs`) and spec/dtm.md §2.4,
+//! §3.3 (`tb_append`, `tb_finalize`), §3.4 and §7.
+
+use crate::dtm_mtt::{Ctx, Slot, Trace};
+use crate::Model;
+use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, RID_BITS};
+use warpforge_contract::units::dtm_tb::{TbConfig, SRCS};
+use warpforge_contract::Layout;
+
+/// A deliberate model bug, for tests that show lockstep catches a wrong RTL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TbFault {
+    /// A source already produced inside the trace (in `oc`) is taken as a new input.
+    OutputsAreInputs,
+}
+
+/// One INTRA instruction as the buffer saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instr {
+    pub pc: u64,
+    /// (rid, value before the instruction) per used source.
+    pub srcs: Vec<(u64, u64)>,
+    pub dst: u64,
+    pub res: u64,
+}
+
+/// An event of one thread.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    Close,
+    Append(Instr),
+}
+
+/// A register and its value.
+pub type RidVal = (u64, u64);
+
+/// A committed trace with the instructions it covers.
+type Commit = (Trace, Vec<Instr>);
+
+/// A buffer (§2.4): the trace being built and, for the I2-style check, the instructions in it.
+#[derive(Clone, Debug, Default)]
+struct Buffer {
+    t: Trace,
+    instrs: Vec<Instr>,
+}
+
+/// Event counters (coverage), in [`TraceBuffers::events`] order.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TbEvents {
+    pub commits: u64,
+    pub appends: u64,
+    pub closes: u64,
+    pub dropped_single: u64,
+    pub k_in_splits: u64,
+    pub k_out_splits: u64,
+    pub l_max_commits: u64,
+    pub pc_breaks: u64,
+    pub too_many_inputs: u64,
+    pub no_buffer: u64,
+    pub back_to_back: u64,
+    pub oc_rewrites: u64,
+}
+
+/// Per-thread trace buffers with the formation rules and their two-stage pipeline.
+#[derive(Clone, Debug)]
+pub struct TraceBuffers {
+    cfg: TbConfig,
+    /// Thread → its buffer index while active.
+    own: Vec<Option<usize>>,
+    bufs: Vec<Buffer>,
+    free: Vec<bool>,
+    /// Buffer → the thread holding it (kept with `own`; checked against it).
+    holder: Vec<Option<usize>>,
+    nfree: usize,
+    cycles: u64,
+    active_image: Vec<u64>,
+    /// The event in stage 2: (tid, kid, event).
+    s2: Option<(usize, u64, Event)>,
+    /// Registered outputs.
+    cm: Option<(u64, Trace)>,
+    st: Option<(usize, u64, bool)>,
+    last_tid: Option<usize>,
+    /// What the last cycle did, for the checks: the thread, the committed trace with its
+    /// instructions.
+    last: Option<(usize, Option<Commit>)>,
+    fault: Option<TbFault>,
+    pub ev: TbEvents,
+}
+
+impl TraceBuffers {
+    pub fn new(cfg: &TbConfig) -> TraceBuffers {
+        TraceBuffers {
+            own: vec![None; cfg.threads],
+            bufs: vec![Buffer::default(); cfg.pool],
+            free: vec![true; cfg.pool],
+            holder: vec![None; cfg.pool],
+            nfree: cfg.pool,
+            cycles: 0,
+            active_image: vec![0; cfg.threads.div_ceil(64)],
+            s2: None,
+            cm: None,
+            st: None,
+            last_tid: None,
+            last: None,
+            fault: None,
+            ev: TbEvents::default(),
+            cfg: cfg.clone(),
+        }
+    }
+
+    pub fn inject_fault(&mut self, f: Option<TbFault>) {
+        self.fault = f;
+    }
+
+    pub fn reset(&mut self) {
+        self.own.iter_mut().for_each(|o| *o = None);
+        self.free.iter_mut().for_each(|f| *f = true);
+        self.holder.iter_mut().for_each(|h| *h = None);
+        self.nfree = self.cfg.pool;
+        self.active_image.iter_mut().for_each(|x| *x = 0);
+        self.s2 = None;
+        self.cm = None;
+        self.st = None;
+        self.last_tid = None;
+        self.last = None;
+    }
+
+    fn set_own(&mut self, tid: usize, b: Option<usize>) {
+        let bit = 1u64 << (tid % 64);
+        match (self.own[tid], b) {
+            (Some(old), None) => {
+                self.holder[old] = None;
+                self.free[old] = true;
+                self.nfree += 1;
+                self.active_image[tid / 64] &= !bit;
+            }
+            (None, Some(new)) => {
+                self.holder[new] = Some(tid);
+                self.free[new] = false;
+                self.nfree -= 1;
+                self.active_image[tid / 64] |= bit;
+            }
+            _ => {}
+        }
+        self.own[tid] = b;
+    }
+
+    fn empty(&self, pc: u64) -> Buffer {
+        Buffer {
+            t: Trace {
+                pc,
+                npc: pc,
+                len: 0,
+                ic: Ctx::empty(self.cfg.k_in),
+                oc: Ctx::empty(self.cfg.k_out),
+            },
+            instrs: vec![],
+        }
+    }
+
+    /// `tb_finalize`: the trace if it has two or more instructions.
+    fn finalize(&mut self, b: Buffer) -> Option<Commit> {
+        if b.t.len >= 2 {
+            self.ev.commits += 1;
+            Some((b.t, b.instrs))
+        } else {
+            self.ev.dropped_single += (b.t.len == 1) as u64;
+            None
+        }
+    }
+
+    /// Step 3: the new inputs (first occurrence, not in ic or oc) and whether dst is new.
+    fn news(&self, b: &Buffer, i: &Instr) -> (Vec<(u64, u64)>, bool) {
+        let has = |ctx: &[Slot], r: u64| ctx.iter().flatten().any(|s| s.0 == r);
+        let mut new_ic: Vec<(u64, u64)> = vec![];
+        for &(r, v) in &i.srcs {
+            let in_oc = has(&b.t.oc, r) && self.fault != Some(TbFault::OutputsAreInputs);
+            if !new_ic.iter().any(|s| s.0 == r) && !has(&b.t.ic, r) && !in_oc {
+                new_ic.push((r, v));
+            }
+        }
+        (new_ic, !has(&b.t.oc, i.dst))
+    }
+
+    /// One event in stage 2; returns the commit, the buffer length after it, no-buffer.
+    fn apply(&mut self, tid: usize, e: Event) -> (Option<Commit>, u64, bool) {
+        let (ki, ko) = (self.cfg.k_in, self.cfg.k_out);
+        let cur = self.own[tid];
+        let i = match e {
+            Event::Close => {
+                self.ev.closes += 1;
+                let commit = cur.and_then(|b| {
+                    let buf = std::mem::take(&mut self.bufs[b]);
+                    self.finalize(buf)
+                });
+                self.set_own(tid, None);
+                return (commit, 0, false);
+            }
+            Event::Append(i) => i,
+        };
+        self.ev.appends += 1;
+        let mut commit = None;
+        // Step 1: a break in the PC sequence.
+        let mut keep = cur;
+        if let Some(b) = cur {
+            if self.bufs[b].t.npc != i.pc {
+                self.ev.pc_breaks += 1;
+                let buf = std::mem::take(&mut self.bufs[b]);
+                commit = self.finalize(buf);
+                self.bufs[b] = self.empty(i.pc);
+            }
+        } else if self.cfg.per_thread() {
+            keep = Some(tid);
+            self.bufs[tid] = self.empty(i.pc);
+        } else if let Some(f) = (0..self.cfg.pool).find(|&k| self.free[k]) {
+            keep = Some(f);
+            self.bufs[f] = self.empty(i.pc);
+        } else {
+            self.ev.no_buffer += 1;
+            return (None, 0, true);
+        }
+        let b = keep.expect("a buffer");
+        // Steps 3-4.
+        let (mut new_ic, mut new_oc) = self.news(&self.bufs[b], &i);
+        let nic = self.bufs[b].t.ic.iter().flatten().count();
+        let noc = self.bufs[b].t.oc.iter().flatten().count();
+        if self.bufs[b].t.len > 0 && (nic + new_ic.len() > ki || noc + new_oc as usize > ko) {
+            if nic + new_ic.len() > ki {
+                self.ev.k_in_splits += 1;
+            } else {
+                self.ev.k_out_splits += 1;
+            }
+            let buf = std::mem::take(&mut self.bufs[b]);
+            commit = self.finalize(buf);
+            self.bufs[b] = self.empty(i.pc);
+            (new_ic, new_oc) = self.news(&self.bufs[b], &i);
+        }
+        // The instruction alone overflows: it cannot be in a trace.
+        if new_ic.len() > ki {
+            self.ev.too_many_inputs += 1;
+            self.set_own(tid, None);
+            return (commit, 0, false);
+        }
+        // Step 5.
+        let buf = &mut self.bufs[b];
+        let first = nic_after(&buf.t.ic);
+        for (k, s) in new_ic.into_iter().enumerate() {
+            buf.t.ic[first + k] = Some(s);
+        }
+        if new_oc {
+            let k = nic_after(&buf.t.oc);
+            buf.t.oc[k] = Some((i.dst, i.res));
+        } else {
+            let slot = buf
+                .t
+                .oc
+                .iter_mut()
+                .flatten()
+                .find(|s| s.0 == i.dst)
+                .unwrap();
+            slot.1 = i.res;
+            self.ev.oc_rewrites += 1;
+        }
+        buf.t.len += 1;
+        buf.t.npc = (i.pc + self.cfg.isz as u64) & pc_mask(self.cfg.pc_bits);
+        buf.instrs.push(i);
+        // Step 6.
+        if buf.t.len == self.cfg.l_max as u64 {
+            self.ev.l_max_commits += 1;
+            let buf = std::mem::take(&mut self.bufs[b]);
+            commit = self.finalize(buf);
+            self.set_own(tid, None);
+            return (commit, 0, false);
+        }
+        let len = self.bufs[b].t.len;
+        self.set_own(tid, Some(b));
+        (commit, len, false)
+    }
+
+    pub fn cycle(&mut self, ev: Option<(usize, u64, Event)>) {
+        self.last = None;
+        self.cm = None;
+        self.st = None;
+        self.cycles += 1;
+        if let Some((tid, kid, e)) = self.s2.take() {
+            if self.last_tid == Some(tid) {
+                self.ev.back_to_back += 1;
+            }
+            let (commit, len, nobuf) = self.apply(tid, e);
+            self.st = Some((tid, len, nobuf));
+            self.cm = commit.as_ref().map(|(t, _)| (kid, *t));
+            self.last = Some((tid, commit));
+            self.last_tid = Some(tid);
+        } else {
+            self.last_tid = None;
+        }
+        self.s2 = ev;
+    }
+
+    /// §7 I4 on the touched buffer and on a commit, I2 (the commit's contexts re-derived from
+    /// its instructions), and the pool's bookkeeping.
+    pub fn check(&self) -> Result<(), String> {
+        let c = &self.cfg;
+        let Some((tid, commit)) = &self.last else {
+            return Ok(());
+        };
+        if let Some(b) = self.own[*tid] {
+            shape(c, &self.bufs[b].t, 1).map_err(|e| format!("I4: thread {tid}'s buffer: {e}"))?;
+            if self.holder[b] != Some(*tid) || self.free[b] {
+                return Err(format!(
+                    "TB_POOL: buffer {b} of thread {tid} is held by {:?}",
+                    self.holder[b]
+                ));
+            }
+        }
+        // The whole pool now and then (every buffer held once, the free count).
+        if self.cycles.is_multiple_of(1024) {
+            let mut held = vec![false; c.pool];
+            for (t, o) in self.own.iter().enumerate() {
+                if let Some(b) = *o {
+                    if held[b] || self.holder[b] != Some(t) {
+                        return Err(format!("TB_POOL: buffer {b} held twice"));
+                    }
+                    held[b] = true;
+                }
+            }
+            let n = held.iter().filter(|h| **h).count();
+            if n + self.nfree != c.pool || self.free.iter().filter(|f| **f).count() != self.nfree {
+                return Err("TB_POOL: free count does not match the held buffers".into());
+            }
+        }
+        if let Some((t, instrs)) = commit {
+            shape(c, t, 2).map_err(|e| format!("I4: commit: {e}"))?;
+            let (ic, oc) = derive(instrs);
+            let got_ic: Vec<(u64, u64)> = t.ic.iter().flatten().copied().collect();
+            let got_oc: Vec<(u64, u64)> = t.oc.iter().flatten().copied().collect();
+            if got_ic != ic || got_oc != oc {
+                return Err(format!(
+                    "I2: commit at {:#x}: contexts {got_ic:?} / {got_oc:?}, instructions give {ic:?} / {oc:?}",
+                    t.pc
+                ));
+            }
+            if instrs.len() as u64 != t.len || instrs[0].pc != t.pc {
+                return Err("I4: commit length or start differs from its instructions".into());
+            }
+        }
+        Ok(())
+    }
+
+    pub fn events(&self) -> Vec<(&'static str, u64)> {
+        let e = &self.ev;
+        vec![
+            ("commits", e.commits),
+            ("appends", e.appends),
+            ("closes", e.closes),
+            ("dropped_single", e.dropped_single),
+            ("k_in_splits", e.k_in_splits),
+            ("k_out_splits", e.k_out_splits),
+            ("l_max_commits", e.l_max_commits),
+            ("pc_breaks", e.pc_breaks),
+            ("too_many_inputs", e.too_many_inputs),
+            ("no_buffer", e.no_buffer),
+            ("back_to_back", e.back_to_back),
+            ("oc_rewrites", e.oc_rewrites),
+        ]
+    }
+}
+
+/// The number of valid slots (they are a prefix).
+fn nic_after(ctx: &[Slot]) -> usize {
+    ctx.iter().take_while(|s| s.is_some()).count()
+}
+
+pub fn pc_mask(bits: usize) -> u64 {
+    if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+/// I4: `min_len ≤ len ≤ l_max`, `npc = pc + len·isz`, slots a prefix, rids unique.
+fn shape(c: &TbConfig, t: &Trace, min_len: u64) -> Result<(), String> {
+    if t.len < min_len || t.len > c.l_max as u64 {
+        return Err(format!("len {}", t.len));
+    }
+    if t.npc != (t.pc + t.len * c.isz as u64) & pc_mask(c.pc_bits) {
+        return Err(format!("npc {:#x} for pc {:#x} len {}", t.npc, t.pc, t.len));
+    }
+    for ctx in [&t.ic, &t.oc] {
+        let n = nic_after(ctx);
+        if ctx.iter().flatten().count() != n {
+            return Err("context slots are not a prefix".into());
+        }
+        let mut r: Vec<u64> = ctx.iter().flatten().map(|s| s.0).collect();
+        r.sort();
+        r.dedup();
+        if r.len() != n {
+            return Err("repeated rid in a context".into());
+        }
+    }
+    Ok(())
+}
+
+/// The contexts of a run of instructions, from §3.3's definition: registers read before any
+/// write inside the run (first value, in order), final values of registers written.
+pub fn derive(instrs: &[Instr]) -> (Vec<RidVal>, Vec<RidVal>) {
+    let (mut ic, mut oc): (Vec<RidVal>, Vec<RidVal>) = (vec![], vec![]);
+    for i in instrs {
+        for &(r, v) in &i.srcs {
+            if !ic.iter().any(|s| s.0 == r) && !oc.iter().any(|s| s.0 == r) {
+                ic.push((r, v));
+            }
+        }
+        match oc.iter_mut().find(|s| s.0 == i.dst) {
+            Some(s) => s.1 = i.res,
+            None => oc.push((i.dst, i.res)),
+        }
+    }
+    (ic, oc)
+}
+
+/// Word offsets of the ports.
+#[derive(Clone, Debug)]
+pub(crate) struct Ports {
+    pub reset: usize,
+    pub ev_valid: usize,
+    pub ev_tid: usize,
+    pub ev_kid: usize,
+    pub ev_close: usize,
+    pub ev_pc: usize,
+    pub ev_src_v: usize,
+    pub ev_src_rid: usize,
+    pub ev_src_val: usize,
+    pub ev_dst: usize,
+    pub ev_res: usize,
+    pub o_cm_valid: usize,
+    pub o_cm_kid: usize,
+    pub o_cm_pc: usize,
+    pub o_cm_npc: usize,
+    pub o_cm_len: usize,
+    pub o_cm_ic: usize,
+    pub o_cm_oc: usize,
+    pub o_st_valid: usize,
+    pub o_st_tid: usize,
+    pub o_st_len: usize,
+    pub o_st_nobuf: usize,
+    pub o_free_count: usize,
+    pub o_dbg_active: usize,
+}
+
+impl Ports {
+    pub fn new(cfg: &TbConfig) -> Ports {
+        let l = Layout::new(&cfg.ports());
+        let i = |n: &str| l.input(n).expect("dtm-tb input").offset;
+        let o = |n: &str| l.output(n).expect("dtm-tb output").offset;
+        Ports {
+            reset: i("reset"),
+            ev_valid: i("ev_valid"),
+            ev_tid: i("ev_tid"),
+            ev_kid: i("ev_kid"),
+            ev_close: i("ev_close"),
+            ev_pc: i("ev_pc"),
+            ev_src_v: i("ev_src_v"),
+            ev_src_rid: i("ev_src_rid"),
+            ev_src_val: i("ev_src_val"),
+            ev_dst: i("ev_dst"),
+            ev_res: i("ev_res"),
+            o_cm_valid: o("cm_valid"),
+            o_cm_kid: o("cm_kid"),
+            o_cm_pc: o("cm_pc"),
+            o_cm_npc: o("cm_npc"),
+            o_cm_len: o("cm_len"),
+            o_cm_ic: o("cm_ic"),
+            o_cm_oc: o("cm_oc"),
+            o_st_valid: o("st_valid"),
+            o_st_tid: o("st_tid"),
+            o_st_len: o("st_len"),
+            o_st_nobuf: o("st_nobuf"),
+            o_free_count: o("free_count"),
+            o_dbg_active: o("dbg_active"),
+        }
+    }
+}
+
+/// The event on the inputs, if any: (reset, Some((tid, kid, event))).
+pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usize, u64, Event)>) {
+    if x[p.reset] & 1 == 1 {
+        return (true, None);
+    }
+    if x[p.ev_valid] & 1 == 0 {
+        return (false, None);
+    }
+    let (tid, kid) = (x[p.ev_tid] as usize, x[p.ev_kid]);
+    if x[p.ev_close] & 1 == 1 {
+        return (false, Some((tid, kid, Event::Close)));
+    }
+    let v = cfg.val_bits;
+    let srcs = (0..SRCS)
+        .filter(|&s| x[p.ev_src_v] >> s & 1 == 1)
+        .map(|s| {
+            (
+                get(&x[p.ev_src_rid..], s * RID_BITS, RID_BITS),
+                get(&x[p.ev_src_val..], s * v, v),
+            )
+        })
+        .collect();
+    let i = Instr {
+        pc: x[p.ev_pc],
+        srcs,
+        dst: x[p.ev_dst],
+        res: x[p.ev_res],
+    };
+    (false, Some((tid, kid, Event::Append(i))))
+}
+
+/// The port-level model of `dtm-tb`.
+#[derive(Clone, Debug)]
+pub struct DtmTbModel {
+    pub tb: TraceBuffers,
+    p: Ports,
+}
+
+impl DtmTbModel {
+    pub fn new(cfg: &TbConfig) -> DtmTbModel {
+        DtmTbModel {
+            tb: TraceBuffers::new(cfg),
+            p: Ports::new(cfg),
+        }
+    }
+
+    pub fn inject_fault(&mut self, f: Option<TbFault>) {
+        self.tb.inject_fault(f);
+    }
+
+    fn outputs(&self, out: &mut [u64]) {
+        out.iter_mut().for_each(|w| *w = 0);
+        let (t, p) = (&self.tb, &self.p);
+        let (v, sb) = (t.cfg.val_bits, t.cfg.slot_bits());
+        if let Some((kid, tr)) = &t.cm {
+            out[p.o_cm_valid] = 1;
+            out[p.o_cm_kid] = *kid;
+            out[p.o_cm_pc] = tr.pc;
+            out[p.o_cm_npc] = tr.npc;
+            out[p.o_cm_len] = tr.len;
+            for (k, s) in tr.ic.iter().enumerate() {
+                put_slot(&mut out[p.o_cm_ic..], k * sb, v, *s);
+            }
+            for (k, s) in tr.oc.iter().enumerate() {
+                put_slot(&mut out[p.o_cm_oc..], k * sb, v, *s);
+            }
+        }
+        if let Some((tid, len, nobuf)) = t.st {
+            out[p.o_st_valid] = 1;
+            out[p.o_st_tid] = tid as u64;
+            out[p.o_st_len] = len;
+            out[p.o_st_nobuf] = nobuf as u64;
+        }
+        out[p.o_free_count] = t.nfree as u64;
+        let d = p.o_dbg_active;
+        out[d..d + t.active_image.len()].copy_from_slice(&t.active_image);
+    }
+}
+
+impl Model for DtmTbModel {
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.outputs(outputs);
+        let (reset, ev) = decode(&self.tb.cfg, &self.p, inputs);
+        if reset {
+            self.tb.reset();
+        } else {
+            self.tb.cycle(ev);
+        }
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        self.tb.check()
+    }
+
+    fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
+        if let (false, Some((tid, _, _))) = decode(&self.tb.cfg, &self.p, inputs) {
+            if tid >= self.tb.cfg.threads {
+                return Err(format!("port ev_tid: {tid} is not a thread"));
+            }
+        }
+        Ok(())
+    }
+
+    fn state_line(&self) -> String {
+        let t = &self.tb;
+        format!(
+            "active={} free={} s2={:?} cm={:?}",
+            t.own.iter().flatten().count(),
+            t.nfree,
+            t.s2.as_ref()
+                .map(|(tid, _, e)| (tid, matches!(e, Event::Close))),
+            t.cm.as_ref().map(|(k, tr)| (k, tr.pc, tr.len)),
+        )
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        self.tb.events()
+    }
+}
+
+/// Packs an instruction's sources into the `ev_src_*` words (for vectors and stimulus).
+pub fn pack_srcs(cfg: &TbConfig, srcs: &[(u64, u64)]) -> (u64, Vec<u64>, Vec<u64>) {
+    let v = cfg.val_bits;
+    let mut rid = vec![0u64; (SRCS * RID_BITS).div_ceil(64)];
+    let mut val = vec![0u64; (SRCS * v).div_ceil(64)];
+    for (s, (r, x)) in srcs.iter().enumerate() {
+        put(&mut rid, s * RID_BITS, RID_BITS, *r);
+        put(&mut val, s * v, v, *x);
+    }
+    ((1u64 << srcs.len()) - 1, rid, val)
+}
+
+/// Unpacks a committed context (for tests).
+pub fn unpack_ctx(words: &[u64], n: usize, val_bits: usize) -> Vec<Slot> {
+    let sb = 1 + RID_BITS + val_bits;
+    (0..n).map(|k| get_slot(words, k * sb, val_bits)).collect()
+}

@@ -1,0 +1,176 @@
+//! Constrained-random stimulus of `dtm-tb`: it plays the pipeline's writeback stage. A few
+//! threads each keep a PC and a small register file; an INTRA event reads up to three
+//! sources (duplicates, predicates and registers the trace already wrote included) with
+//! the thread's current values, writes one destination and advances the PC (now and then it
+//! jumps). Delimiters come at a phase-dependent rate (long runs reach `l_max`, short ones
+//! leave single-instruction buffers); the same thread often has events in consecutive
+//! cycles (the write bypass); with a small pool more threads build than there are buffers.
+//! Fields that are not used carry random values; resets are rare.
+
+use super::model::{pack_srcs, pc_mask, Ports};
+use crate::rng::Rng;
+use crate::Stimulus;
+use warpforge_contract::units::dtm_tb::TbConfig;
+
+#[derive(Clone, Debug)]
+struct Thread {
+    tid: usize,
+    kid: u64,
+    pc: u64,
+    regs: Vec<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DtmTbStimulus {
+    rng: Rng,
+    cfg: TbConfig,
+    p: Ports,
+    threads: Vec<Thread>,
+    rids: Vec<u64>,
+    last: usize,
+    phase_left: u64,
+    /// Per 64: a delimiter; an event at all; the same thread as last time.
+    p_close: u64,
+    p_event: u64,
+    p_same: u64,
+    /// Sources used per instruction: up to this many.
+    max_srcs: u64,
+    dom: u64,
+}
+
+impl DtmTbStimulus {
+    pub fn new(cfg: &TbConfig, seed: u64) -> DtmTbStimulus {
+        let mut s = DtmTbStimulus {
+            rng: Rng::new(seed),
+            p: Ports::new(cfg),
+            threads: vec![],
+            rids: vec![],
+            last: 0,
+            phase_left: 0,
+            p_close: 4,
+            p_event: 56,
+            p_same: 32,
+            max_srcs: 3,
+            dom: 8,
+            cfg: cfg.clone(),
+        };
+        s.new_phase();
+        s
+    }
+
+    fn vmask(&self) -> u64 {
+        pc_mask(self.cfg.val_bits)
+    }
+
+    fn new_phase(&mut self) {
+        let r = &mut self.rng;
+        self.phase_left = 300 + r.below(3000);
+        self.p_close = [1, 3, 8, 20][r.below(4) as usize];
+        self.p_event = [64, 56, 32][r.below(3) as usize];
+        self.p_same = [8, 32, 56][r.below(3) as usize];
+        self.max_srcs = 1 + r.below(3);
+        self.dom = [2, 8, 1 << 16][r.below(3) as usize];
+        let nr = 2 + r.below(9) as usize;
+        self.rids = (0..nr)
+            .map(|_| {
+                if r.chance(1, 6) {
+                    256 + r.below(8)
+                } else {
+                    r.below(256)
+                }
+            })
+            .collect();
+        self.rids.sort();
+        self.rids.dedup();
+        // More builders than buffers now and then.
+        let cap = (self.cfg.pool + 3).min(self.cfg.threads).min(24);
+        let n = 1 + r.below(cap as u64) as usize;
+        let mut tids: Vec<usize> = vec![];
+        while tids.len() < n {
+            let t = r.below(self.cfg.threads as u64) as usize;
+            if !tids.contains(&t) {
+                tids.push(t);
+            }
+        }
+        let kb = self.cfg.kid_bits;
+        let pm = pc_mask(self.cfg.pc_bits);
+        let nrid = self.rids.len();
+        self.threads = tids
+            .into_iter()
+            .map(|tid| Thread {
+                tid,
+                kid: r.below(1 << kb),
+                pc: (r.below(1 << 20) * self.cfg.isz as u64) & pm,
+                regs: (0..nrid).map(|_| r.below(self.dom)).collect(),
+            })
+            .collect();
+        self.last = 0;
+    }
+}
+
+impl Stimulus for DtmTbStimulus {
+    fn next(&mut self, cycle: u64, _prev: &[u64], x: &mut [u64]) {
+        x.iter_mut().for_each(|w| *w = 0);
+        let p = self.p.clone();
+        if cycle == 0 || self.rng.chance(1, 80_000) {
+            x[p.reset] = 1;
+            return;
+        }
+        if self.phase_left == 0 {
+            self.new_phase();
+        }
+        self.phase_left -= 1;
+        let (c, vm) = (self.cfg.clone(), self.vmask());
+        let pm = pc_mask(c.pc_bits);
+        // Noise on every field; an event overwrites what it uses.
+        x[p.ev_tid] = self.rng.below(c.threads as u64);
+        x[p.ev_kid] = self.rng.below(1 << c.kid_bits);
+        x[p.ev_pc] = self.rng.next_u64() & pm;
+        x[p.ev_dst] = self.rng.below(512);
+        x[p.ev_res] = self.rng.next_u64() & vm;
+        let (_, rid, val) = pack_srcs(&c, &[(self.rng.below(512), self.rng.next_u64() & vm); 3]);
+        x[p.ev_src_v] = self.rng.below(8);
+        x[p.ev_src_rid..p.ev_src_rid + rid.len()].copy_from_slice(&rid);
+        x[p.ev_src_val..p.ev_src_val + val.len()].copy_from_slice(&val);
+        if !self.rng.chance(self.p_event, 64) {
+            x[p.ev_tid] = self.rng.below(c.threads as u64);
+            return;
+        }
+        if !self.rng.chance(self.p_same, 64) {
+            self.last = self.rng.below(self.threads.len() as u64) as usize;
+        }
+        let k = self.last;
+        x[p.ev_valid] = 1;
+        x[p.ev_tid] = self.threads[k].tid as u64;
+        x[p.ev_kid] = self.threads[k].kid;
+        if self.rng.chance(self.p_close, 64) {
+            x[p.ev_close] = 1;
+            // A delimiter still moves the thread on.
+            let th = &mut self.threads[k];
+            th.pc = (th.pc + c.isz as u64) & pm;
+            return;
+        }
+        if self.rng.chance(1, 60) {
+            self.threads[k].pc = (self.rng.below(1 << 20) * c.isz as u64) & pm;
+        }
+        let nr = self.rids.len();
+        let ns = self.rng.below(self.max_srcs + 1) as usize;
+        let mut srcs = vec![];
+        for _ in 0..ns {
+            let j = self.rng.below(nr as u64) as usize;
+            srcs.push((self.rids[j], self.threads[k].regs[j] & vm));
+        }
+        let (sv, rid, val) = pack_srcs(&c, &srcs);
+        x[p.ev_src_v] = sv;
+        x[p.ev_src_rid..p.ev_src_rid + rid.len()].copy_from_slice(&rid);
+        x[p.ev_src_val..p.ev_src_val + val.len()].copy_from_slice(&val);
+        let d = self.rng.below(nr as u64) as usize;
+        let res = self.rng.below(self.dom) & vm;
+        let th = &mut self.threads[k];
+        x[p.ev_pc] = th.pc;
+        x[p.ev_dst] = self.rids[d];
+        x[p.ev_res] = res;
+        th.regs[d] = res;
+        th.pc = (th.pc + c.isz as u64) & pm;
+    }
+}

@@ -1,0 +1,165 @@
+//! `dtm-tb` in lockstep: its spec vectors on model and RTL, the quick suite's
+//! constrained-random lockstep (≥ 3 configurations: pools 3..128 (smaller than the threads and
+//! one per thread), k_in/k_out 1..8, l_max 4..16; 2 seeds; ≥ 10^6 cycles), and proof that
+//! lockstep catches a wrong RTL: a variant built only here (a source the trace already wrote
+//! taken as a new input) is reported at
+//! the first cycle and port where it differs, which this test predicts from the model with
+//! the same fault.
+
+use warpforge_contract::manifest::format_value;
+use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::registry::{self, Unit};
+use warpforge_cosim::regress;
+use warpforge_hdl::Design;
+use warpforge_testbench::dtm_tb::{DtmTbModel, TbFault};
+use warpforge_testbench::{harness, Model};
+
+const UNIT: &str = "dtm-tb";
+
+#[test]
+fn spec_vectors_pass_on_model_and_rtl() {
+    let vectors = registry::spec_vectors(UNIT);
+    assert!(vectors.len() >= 5);
+    for v in &vectors {
+        lockstep::run_spec_vector(v).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn random_lockstep_covers_the_configurations() {
+    let cfgs = regress::configs(UNIT);
+    let has = |kv: &str| cfgs.iter().any(|c| c.iter().any(|s| s == kv));
+    for kv in [
+        "tb_pool=3",
+        "tb_pool=4",
+        "tb_pool=16",
+        "threads=64",
+        "k_in=2",
+        "k_in=8",
+        "k_out=1",
+        "k_out=8",
+        "l_max=4",
+        "isz=1",
+        "val_bits=64",
+    ] {
+        assert!(has(kv), "no configuration with {kv}");
+    }
+    let jobs: Vec<_> = regress::jobs("quick")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.is_lockstep() && j.unit == UNIT)
+        .collect();
+    let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
+        eprintln!(
+            "[{k}/{n}] {} {} ({} cycles, {:.1} s)",
+            if r.passed { "pass" } else { "FAIL" },
+            r.id,
+            r.cycles,
+            r.seconds
+        )
+    });
+    let failures: Vec<_> = summary
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.message.clone())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
+    assert!(seeds.len() >= 2, "seeds {seeds:?}");
+    assert!(jobs.len() >= 6);
+    let cycles = summary.cycles.get(UNIT).copied().unwrap_or(0);
+    assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
+}
+
+/// The first compared cycle where `good` and `bad` (the same model with a fault) give
+/// different outputs on `seed`'s stimulus: (cycle, port, expected, faulty value).
+fn first_divergence(
+    unit: &Unit,
+    mut good: Box<dyn Model>,
+    mut bad: Box<dyn Model>,
+    seed: u64,
+    cycles: u64,
+) -> (u64, String, String, String) {
+    let layout = unit.manifest().layout();
+    let mut stim = unit.stimulus(seed);
+    let (mut inputs, mut og, mut ob) = (
+        vec![0u64; layout.in_words],
+        vec![0u64; layout.out_words],
+        vec![0u64; layout.out_words],
+    );
+    for c in 0..cycles {
+        stim.next(c, &og, &mut inputs);
+        good.step(&inputs, &mut og);
+        bad.step(&inputs, &mut ob);
+        if harness::in_reset(&layout, &inputs) {
+            continue;
+        }
+        for s in &layout.outputs {
+            let word = |o: &[u64]| -> Vec<u64> {
+                (0..s.words)
+                    .map(|i| o[s.offset + i] & s.word_mask(i))
+                    .collect()
+            };
+            if word(&og) != word(&ob) {
+                return (
+                    c,
+                    s.name.clone(),
+                    format_value(&word(&og)),
+                    format_value(&word(&ob)),
+                );
+            }
+        }
+    }
+    panic!("the fault never shows at the ports in {cycles} cycles");
+}
+
+#[test]
+fn outputs_taken_as_inputs_in_the_rtl_are_caught() {
+    let unit = Unit::resolve(UNIT, &["threads=16".into(), "tb_pool=4".into()]).unwrap();
+    // Source j is never found in oc (k_out = 4 slots compared per source).
+    let mut d: Design = unit.design();
+    for j in 0..3 {
+        let from = format!(") in_oc[{j}] = 1'b1;");
+        assert_eq!(d.verilog.matches(&from).count(), 4);
+        d.verilog = d.verilog.replace(&from, &format!(") in_oc[{j}] = 1'b0;"));
+    }
+    let c = {
+        use warpforge_contract::units::dtm_tb::{TbConfig, PARAMS};
+        let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &unit.params.as_sets())
+            .unwrap();
+        TbConfig::from_params(&p).unwrap()
+    };
+    let mut bad = DtmTbModel::new(&c);
+    bad.inject_fault(Some(TbFault::OutputsAreInputs));
+    let seed = 3;
+    let (cycle, port, expected, actual) =
+        first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000);
+    assert!(cycle > 2, "the fault shows after start-up");
+    let r = lockstep::run_design(
+        &unit,
+        &d,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    let m = r
+        .mismatch
+        .as_ref()
+        .expect("the planted RTL bug was not caught");
+    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        (expected.as_str(), actual.as_str())
+    );
+    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
+    let ok = lockstep::run(
+        &unit,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    assert!(ok.passed(), "{}", ok.render());
+}
