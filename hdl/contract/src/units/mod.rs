@@ -10,6 +10,8 @@ pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm;
+pub mod dtm_mtg;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -106,6 +108,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: crown::NAME,
         about: "CROWN top: issue pool, second level, Ready/Waiting Lookups and barriers joined per §3.9; commit events in, issued warp out",
         params: crown::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_mtg::NAME,
+        about: "DTM@GPU memo table MTG: set-associative by the hash H, true LRU, upsert without duplicate keys, kid tags and kernel-retire sweep, banked SIMD-width lookups/upserts per cycle",
+        params: dtm_mtg::PARAMS,
     },
 ];
 
