@@ -82,6 +82,7 @@ pub const UNITS: &[Registration] = {
         register::<crown_lookup::LookupConfig>(),
         register::<crown_barrier::BarrierConfig>(),
         register::<crown::CrownConfig>(),
+        register::<dtm_mtg::MtgConfig>(),
     ]
 };
 

@@ -14,10 +14,20 @@ pub const VAL_BITS: ParamSpec = ParamSpec::int(
     32,
     "bits of a register value (sv1..sv3, res); the ISA is 32-bit (the digest's A4 assumes 64)",
 );
-pub const KID_BITS: ParamSpec =
-    ParamSpec::int("kid_bits", 1, 8, 4, "kernel tag bits (A18: entries tagged by kernel)");
-pub const UID_BITS: ParamSpec =
-    ParamSpec::int("uid_bits", 1, 32, 32, "thread id bits (A3: linear global thread id)");
+pub const KID_BITS: ParamSpec = ParamSpec::int(
+    "kid_bits",
+    1,
+    8,
+    4,
+    "kernel tag bits (A18: entries tagged by kernel)",
+);
+pub const UID_BITS: ParamSpec = ParamSpec::int(
+    "uid_bits",
+    1,
+    32,
+    32,
+    "thread id bits (A3: linear global thread id)",
+);
 pub const PC_BITS: ParamSpec = ParamSpec::int("pc_bits", 8, 32, 32, "PC bits");
 pub const SIMD_WIDTH: ParamSpec = ParamSpec::int(
     "simd_width",
@@ -62,6 +72,9 @@ mod tests {
         // A 64-bit value: high half XOR low half; the rotation wraps.
         assert_eq!(hash_h(0, 0, [0x1_0000_0001, 0, 0]), 0);
         assert_eq!(hash_h(0, 0, [0, 0x8000_0000, 0]), 1 << 6);
-        assert_eq!(set_of(128, 1, 0x40, [3, 4, 0]), (0x10 ^ 3 ^ (4 << 7) ^ 1) & 127);
+        assert_eq!(
+            set_of(128, 1, 0x40, [3, 4, 0]),
+            (0x10 ^ 3 ^ (4 << 7) ^ 1) & 127
+        );
     }
 }

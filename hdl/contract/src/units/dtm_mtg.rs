@@ -334,14 +334,23 @@ impl MtgConfig {
                 false,
                 "per lane: upsert replaced a valid entry",
             ),
-            Port::output("rsp_res", s * v, false, "per lane: the matching entry's res"),
+            Port::output(
+                "rsp_res",
+                s * v,
+                false,
+                "per lane: the matching entry's res",
+            ),
             Port::output(
                 "rsp_uid",
                 s * u,
                 false,
                 "per lane: the matching entry's uid before this operation",
             ),
-            Port::debug("dbg_served", s, "lanes of the current request already served"),
+            Port::debug(
+                "dbg_served",
+                s,
+                "lanes of the current request already served",
+            ),
             Port::debug(
                 "dbg_sweep_row",
                 self.row_bits(),
