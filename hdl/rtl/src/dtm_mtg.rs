@@ -108,7 +108,7 @@ impl Mtg {
                 .map(|_| ram(cfg.way_row_bits()))
                 .collect(),
             meta_ram: (0..cfg.ports).map(|_| ram(cfg.meta_bits())).collect(),
-            _cfg: cfg.clone(),
+            _cfg: *cfg,
         }
     }
 }

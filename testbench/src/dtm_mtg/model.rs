@@ -317,7 +317,7 @@ impl MemoTable {
 }
 
 /// Port offsets (words) and per-lane field widths.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Ports {
     pub reset: usize,
     pub req_valid: usize,
@@ -432,7 +432,7 @@ impl DtmMtgModel {
             pending_sweep: None,
             cycles: 0,
             banks: vec![0; cfg.simd],
-            cfg: cfg.clone(),
+            cfg: *cfg,
         }
     }
 
@@ -496,8 +496,7 @@ impl Model for DtmMtgModel {
     fn step(&mut self, inputs: &[u64], out: &mut [u64]) {
         out.iter_mut().for_each(|x| *x = 0);
         self.cycles += 1;
-        let c = self.cfg.clone();
-        let p = self.p.clone();
+        let (c, p) = (self.cfg, self.p);
         let bit = |at: usize| inputs[at] & 1 == 1;
         let reset = bit(p.reset);
         self.table.begin_cycle();

@@ -32,8 +32,9 @@ pub struct DtmMtgStimulus {
     /// The request being presented (held until served), and whether it was presented.
     cur: Vec<u64>,
     presented: bool,
-    /// Lanes of the last lookup, for the upsert that follows it at writeback.
-    last_lookup: Option<Vec<u64>>,
+    /// The last lookup's inputs, for the upsert that follows it at writeback.
+    last_lookup: Vec<u64>,
+    has_last: bool,
 }
 
 fn vmask(bits: usize) -> u64 {
@@ -57,8 +58,9 @@ impl DtmMtgStimulus {
             reuse: 14,
             cur: vec![],
             presented: false,
-            last_lookup: None,
-            cfg: cfg.clone(),
+            last_lookup: vec![],
+            has_last: false,
+            cfg: *cfg,
         }
     }
 
@@ -95,15 +97,16 @@ impl DtmMtgStimulus {
 
     /// A fresh request into `self.cur` (the input words it sets).
     fn new_request(&mut self) {
-        let (c, p) = (self.cfg.clone(), self.p.clone());
-        let n = self.cur.len();
-        self.cur = vec![0; n];
+        let (c, p) = (self.cfg, self.p);
         let (s, v, u) = (c.simd, c.val_bits, c.uid_bits);
         // Half of the upserts are the writeback of the last lookup (same lanes and keys).
-        if let (Some(prev), true) = (self.last_lookup.take(), self.rng.chance(1, 2)) {
-            self.cur = prev;
+        if self.has_last && self.rng.chance(1, 2) {
+            self.has_last = false;
+            self.cur.copy_from_slice(&self.last_lookup);
             self.cur[p.req_op] = 1;
         } else {
+            self.has_last = false;
+            self.cur.fill(0);
             let op = self.rng.chance(1, 2) as u64;
             self.cur[p.req_op] = op;
             self.cur[p.req_kid] = self.rng.below(self.kids) & vmask(c.kid_bits);
@@ -129,25 +132,26 @@ impl DtmMtgStimulus {
         // Results as execution would give them; uids of a few threads.
         let pc = self.cur[p.req_pc];
         for l in 0..s {
-            let sv: Vec<u64> = (0..3)
-                .map(|f| words::get(&self.cur[p.req_sv[f]..], l * v, v))
-                .collect();
+            let sv: [u64; 3] =
+                std::array::from_fn(|f| words::get(&self.cur[p.req_sv[f]..], l * v, v));
             let res = (sv[0].wrapping_mul(3) ^ sv[1].rotate_left(5) ^ sv[2] ^ pc) & vmask(v);
             words::set(&mut self.cur[p.req_res..], l * v, v, res);
             let uid = self.rng.below(6);
             words::set(&mut self.cur[p.req_uid..], l * u, u, uid);
         }
         if self.cur[p.req_op] == 0 {
-            self.last_lookup = Some(self.cur.clone());
+            self.last_lookup.copy_from_slice(&self.cur);
+            self.has_last = true;
         }
     }
 }
 
 impl Stimulus for DtmMtgStimulus {
     fn next(&mut self, cycle: u64, prev: &[u64], inputs: &mut [u64]) {
-        let p = self.p.clone();
+        let p = self.p;
         if self.cur.len() != inputs.len() {
             self.cur = vec![0; inputs.len()];
+            self.last_lookup = vec![0; inputs.len()];
         }
         if self.phase_left == 0 {
             self.new_phase();

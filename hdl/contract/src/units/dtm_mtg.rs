@@ -140,7 +140,7 @@ pub const PARAMS: &[ParamSpec] = &[
     PC_BITS,
 ];
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MtgConfig {
     pub entries: usize,
     pub ways: usize,
