@@ -170,7 +170,8 @@ impl Stimulus for DtmMtgStimulus {
             inputs[p.req_mask] = self.rng.next_u64() & vmask(self.cfg.simd);
             inputs[p.req_op] = self.rng.below(2);
         }
-        if self.rng.chance(1, 250) {
+        // Retires and flushes rarer in larger tables, so that those fill up and evict too.
+        if self.rng.chance(1, 200 + 4 * self.cfg.entries as u64) {
             inputs[p.inv_valid] = 1;
             inputs[p.inv_all] = self.rng.chance(1, 4) as u64;
             inputs[p.inv_kid] = self.rng.below(self.kids + 1) & vmask(self.cfg.kid_bits);
