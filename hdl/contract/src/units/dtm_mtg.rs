@@ -362,11 +362,15 @@ impl MtgConfig {
     /// Flip-flops of the RTL's pipeline (per bank: the pass registers and the bypass of the
     /// last write; the served mask and the sweep state).
     pub fn pipeline_bits(&self) -> usize {
-        let key = self.kid_bits + self.pc_bits + 3 * self.val_bits;
-        let stage = 2 + self.lane_bits() + self.row_bits() + key + self.val_bits + self.uid_bits;
-        let bypass = 2 + self.row_bits() + self.way_log2() + self.way_row_bits() + self.meta_bits();
-        let sweep = 1 + self.row_bits() + 1 + self.kid_bits + 1 + self.row_bits();
-        self.ports * (stage + bypass) + self.simd + sweep
+        let (k, rb) = (self.kid_bits, self.row_bits());
+        // Served mask; sweep busy, row, all, kid; its second stage (valid, all, kid); the
+        // pass's operation, kid and pc (shared by its lanes).
+        let shared = self.simd + 1 + rb + 1 + k + 1 + 1 + k + 1 + k + self.pc_bits;
+        // Per bank: valid, lane, row read, sv1..sv3 and res, uid; the bypass (meta and row
+        // valid, row, way, row data, meta row).
+        let stage = 1 + self.lane_bits() + rb + 4 * self.val_bits + self.uid_bits;
+        let bypass = 2 + rb + self.way_bits() + self.way_row_bits() + self.meta_bits();
+        self.ports * (stage + bypass) + shared
     }
 
     pub fn tables(&self) -> Vec<Table> {
