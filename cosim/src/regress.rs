@@ -541,6 +541,24 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"]),
             sets(&["kind=waiting", "rows=16", "w=16", "threads=256"]),
         ],
+        // Fully associative (S8), 4-way banked at SIMD 8, direct-mapped with 64-bit values
+        // and narrow tags, 2-way single-port at SIMD 1. The default 1024 x 8 table and the
+        // largest (8192) run in the full suite only (FULL_ONLY_CONFIGS).
+        "dtm-mtg" => vec![
+            sets(&["entries=16", "ways=16", "ports=1", "simd_width=4"]),
+            sets(&["entries=64", "ways=4", "ports=4", "simd_width=8"]),
+            sets(&[
+                "entries=32",
+                "ways=1",
+                "ports=2",
+                "simd_width=4",
+                "val_bits=64",
+                "kid_bits=2",
+                "uid_bits=5",
+                "pc_bits=12",
+            ]),
+            sets(&["entries=256", "ways=2", "ports=1", "simd_width=1"]),
+        ],
         // Sets and ways varied (1 set, 1 way, more sets than ways); w 4, 8, 16. The thesis'
         // 16 x 8 table runs in the full suite only (FULL_ONLY_CONFIGS): it simulates at a few
         // thousand cycles per second.
@@ -663,6 +681,14 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ])],
         "dtm-mtt" => vec![vec![]],
         "dtm-tb" => vec![vec![]],
+        "dtm-mtg" => vec![
+            vec![],
+            vec![
+                "entries=8192".to_string(),
+                "ways=16".to_string(),
+                "ports=4".to_string(),
+            ],
+        ],
         _ => vec![],
     }
 }

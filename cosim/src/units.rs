@@ -109,6 +109,14 @@ cycle_unit!(
     SmAluStimulus
 );
 cycle_unit!(
+    dtm_mtg::MtgConfig,
+    dtm_mtg,
+    dtm_mtg::generate,
+    dtm_mtg,
+    DtmMtgModel,
+    DtmMtgStimulus
+);
+cycle_unit!(
     crown_l2::L2Config,
     crown_l2,
     crown_l2::generate,

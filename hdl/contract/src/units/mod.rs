@@ -10,6 +10,8 @@ pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm;
+pub mod dtm_mtg;
 pub mod dtm_mtt;
 pub mod dtm_tb;
 pub mod dwr;
@@ -137,6 +139,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: dtm_tb::NAME,
         about: "DTM per-thread trace buffers: INTRA runs into input/output contexts, K_IN/K_OUT/L_MAX splits, TB_POOL allocation",
         params: dtm_tb::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_mtg::NAME,
+        about: "DTM@GPU memo table MTG: set-associative by the hash H, true LRU, upsert without duplicate keys, kid tags and kernel-retire sweep, banked SIMD-width lookups/upserts per cycle",
+        params: dtm_mtg::PARAMS,
     },
 ];
 

@@ -1,0 +1,164 @@
+//! `dtm-mtg` in lockstep: its spec vectors on model and RTL (Icarus), the quick suite's
+//! constrained-random lockstep (≥ 3 configurations covering entries 16 to 1024, ways 1 to
+//! 16, ports 1 to 8, 2 seeds, ≥ 10^6 cycles), and proof that lockstep catches a wrong RTL: a
+//! variant built only here (the victim ignores invalid ways) is reported at the first cycle
+//! and port where it differs, which this test predicts from the model with the same fault.
+
+use warpforge_contract::manifest::format_value;
+use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::registry::{self, Unit};
+use warpforge_cosim::regress;
+use warpforge_hdl::Design;
+use warpforge_testbench::dtm_mtg::{DtmMtgModel, MtgFault};
+use warpforge_testbench::{harness, Model};
+
+const UNIT: &str = "dtm-mtg";
+
+#[test]
+fn spec_vectors_pass_on_model_and_rtl() {
+    let vectors = registry::spec_vectors(UNIT);
+    assert_eq!(vectors.len(), 6);
+    for v in &vectors {
+        lockstep::run_spec_vector(v).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn random_lockstep_covers_the_configurations() {
+    let cfgs = regress::configs(UNIT);
+    assert!(cfgs.len() >= 3);
+    let has = |kv: &str| cfgs.iter().any(|c| c.iter().any(|s| s == kv));
+    for kv in [
+        "entries=16",
+        "entries=64",
+        "ways=16",
+        "ways=1",
+        "ways=4",
+        "ports=1",
+        "ports=2",
+        "ports=4",
+        "val_bits=64",
+    ] {
+        assert!(has(kv), "no configuration with {kv}");
+    }
+    let jobs: Vec<_> = regress::jobs("quick")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.is_lockstep() && j.unit == UNIT)
+        .collect();
+    let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
+        eprintln!(
+            "[{k}/{n}] {} {} ({} cycles, {:.1} s)",
+            if r.passed { "pass" } else { "FAIL" },
+            r.id,
+            r.cycles,
+            r.seconds
+        )
+    });
+    let failures: Vec<_> = summary
+        .results
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.message.clone())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
+    assert!(seeds.len() >= 2, "seeds {seeds:?}");
+    let cycles = summary.cycles.get(UNIT).copied().unwrap_or(0);
+    assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
+}
+
+/// The first compared cycle where `good` and `bad` (the same model with a fault) give
+/// different outputs on `seed`'s stimulus: (cycle, port, expected, faulty value).
+fn first_divergence(
+    unit: &Unit,
+    mut good: Box<dyn Model>,
+    mut bad: Box<dyn Model>,
+    seed: u64,
+    cycles: u64,
+) -> (u64, String, String, String) {
+    let layout = unit.manifest().layout();
+    let mut stim = unit.stimulus(seed);
+    let (mut inputs, mut og, mut ob) = (
+        vec![0u64; layout.in_words],
+        vec![0u64; layout.out_words],
+        vec![0u64; layout.out_words],
+    );
+    for c in 0..cycles {
+        stim.next(c, &og, &mut inputs);
+        good.step(&inputs, &mut og);
+        bad.step(&inputs, &mut ob);
+        if harness::in_reset(&layout, &inputs) {
+            continue;
+        }
+        for s in &layout.outputs {
+            let word = |o: &[u64]| -> Vec<u64> {
+                (0..s.words)
+                    .map(|i| o[s.offset + i] & s.word_mask(i))
+                    .collect()
+            };
+            if word(&og) != word(&ob) {
+                return (
+                    c,
+                    s.name.clone(),
+                    format_value(&word(&og)),
+                    format_value(&word(&ob)),
+                );
+            }
+        }
+    }
+    panic!("the fault never shows at the ports in {cycles} cycles");
+}
+
+#[test]
+fn a_victim_that_ignores_invalid_ways_in_the_rtl_is_caught() {
+    let sets: Vec<String> = ["entries=32", "ways=4", "ports=1", "simd_width=4"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let unit = Unit::resolve(UNIT, &sets).unwrap();
+    // The planted bug: the victim is the LRU way even when an invalid way exists.
+    let mut d: Design = unit.design();
+    let from = "b0_vway = b0_hasinv ?";
+    assert_eq!(d.verilog.matches(from).count(), 1);
+    d.verilog = d.verilog.replace(from, "b0_vway = 1'b0 ?");
+    let cfg = {
+        use warpforge_contract::units::dtm_mtg::{MtgConfig, PARAMS};
+        let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &unit.params.as_sets())
+            .unwrap();
+        MtgConfig::from_params(&p).unwrap()
+    };
+    let mut bad = DtmMtgModel::new(&cfg);
+    bad.inject_fault(Some(MtgFault::VictimIgnoresInvalid));
+    let seed = 3;
+    let (cycle, port, expected, actual) =
+        first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000);
+    assert!(cycle > 2, "the fault shows after start-up");
+    let r = lockstep::run_design(
+        &unit,
+        &d,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    let m = r
+        .mismatch
+        .as_ref()
+        .expect("the planted RTL bug was not caught");
+    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
+    assert_eq!(
+        (m.expected.as_str(), m.actual.as_str()),
+        (expected.as_str(), actual.as_str())
+    );
+    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
+    // The same stimulus passes with the real RTL up to well past that cycle.
+    let ok = lockstep::run(
+        &unit,
+        unit.model(),
+        Source::Random(unit.stimulus(seed)),
+        Options::new(cycle + 10_000, seed),
+    )
+    .unwrap();
+    assert!(ok.passed(), "{}", ok.render());
+}
