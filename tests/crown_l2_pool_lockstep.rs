@@ -1,5 +1,5 @@
 //! `crown-l2` and `crown-pool` in lockstep: their spec vectors on model and RTL (Icarus), the
-//! quick suite's constrained-random lockstep of the two units (≥ 3 configurations covering
+//! quick suite's constrained-random configurations (run by tests/lockstep.rs) of the two units (≥ 3 configurations covering
 //! n2 ∈ {16, 128, 512}, w ∈ {4, 8, 16}, pool ∈ {2, 8, 16}, 2 seeds, ≥ 10^6 cycles per unit),
 //! and proof that lockstep catches a wrong RTL: a variant built only here (same-cycle pushes
 //! in descending order; fixed-priority selection instead of LRR) is reported at the first
@@ -57,71 +57,15 @@ fn random_lockstep_covers_the_configurations() {
         .into_iter()
         .filter(|j| j.is_lockstep() && UNITS.contains(&j.unit))
         .collect();
-    let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
-        eprintln!(
-            "[{k}/{n}] {} {} ({} cycles, {:.1} s)",
-            if r.passed { "pass" } else { "FAIL" },
-            r.id,
-            r.cycles,
-            r.seconds
-        )
-    });
-    let failures: Vec<_> = summary
-        .results
-        .iter()
-        .filter(|r| !r.passed)
-        .map(|r| r.message.clone())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // tests/lockstep.rs runs every unit's quick jobs (and fails on any of them); here, what
+    // they cover.
     for unit in UNITS {
         let of_unit: Vec<_> = jobs.iter().filter(|j| j.unit == unit).collect();
         let seeds: std::collections::BTreeSet<_> = of_unit.iter().map(|j| j.seed).collect();
         assert!(seeds.len() >= 2, "{unit}: seeds {seeds:?}");
-        let cycles = summary.cycles.get(unit).copied().unwrap_or(0);
+        let cycles: u64 = of_unit.iter().map(|j| j.cycles).sum();
         assert!(cycles >= 1_000_000, "{unit}: only {cycles} lockstep cycles");
     }
-}
-
-/// The first compared cycle where `good` and `bad` (the same model with a fault) give
-/// different outputs on `seed`'s stimulus: (cycle, port, expected, faulty value).
-fn first_divergence(
-    unit: &Unit,
-    mut good: Box<dyn Model>,
-    mut bad: Box<dyn Model>,
-    seed: u64,
-    cycles: u64,
-) -> (u64, String, String, String) {
-    let layout = unit.manifest().layout();
-    let mut stim = unit.stimulus(seed);
-    let (mut inputs, mut og, mut ob) = (
-        vec![0u64; layout.in_words],
-        vec![0u64; layout.out_words],
-        vec![0u64; layout.out_words],
-    );
-    for c in 0..cycles {
-        stim.next(c, &og, &mut inputs);
-        good.step(&inputs, &mut og);
-        bad.step(&inputs, &mut ob);
-        if harness::in_reset(&layout, &inputs) {
-            continue;
-        }
-        for s in &layout.outputs {
-            let word = |o: &[u64]| -> Vec<u64> {
-                (0..s.words)
-                    .map(|i| o[s.offset + i] & s.word_mask(i))
-                    .collect()
-            };
-            if word(&og) != word(&ob) {
-                return (
-                    c,
-                    s.name.clone(),
-                    format_value(&word(&og)),
-                    format_value(&word(&ob)),
-                );
-            }
-        }
-    }
-    panic!("the fault never shows at the ports in {cycles} cycles");
 }
 
 /// `unit`'s design with every `from` replaced (`count` occurrences expected).
@@ -135,7 +79,8 @@ fn planted(unit: &Unit, from: &str, to: &str, count: usize) -> Design {
 fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
     let seed = 3;
     let (cycle, port, expected, actual) =
-        first_divergence(unit, unit.model(), bad, seed, 1_000_000);
+        lockstep::first_divergence(unit, unit.model(), bad, seed, 1_000_000)
+            .expect("the fault shows at the ports");
     assert!(cycle > 2, "the fault shows after start-up");
     let r = lockstep::run_design(
         unit,

@@ -96,48 +96,11 @@ fn planted(unit: &Unit, from: &str, to: &str) -> Design {
     d
 }
 
-/// The first compared cycle where `good` and `bad` (the same model with a fault) give
-/// different outputs on `seed`'s stimulus: (cycle, first differing port, good, bad).
-fn first_divergence(
-    unit: &Unit,
-    mut good: Box<dyn Model>,
-    mut bad: Box<dyn Model>,
-    seed: u64,
-    cycles: u64,
-) -> (u64, String, String, String) {
-    let layout = unit.manifest().layout();
-    let mut stim = unit.stimulus(seed);
-    let mut i = vec![0u64; layout.in_words];
-    let (mut og, mut ob) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
-    for c in 0..cycles {
-        stim.next(c, &og, &mut i);
-        good.step(&i, &mut og);
-        bad.step(&i, &mut ob);
-        if harness::in_reset(&layout, &i) {
-            continue;
-        }
-        for s in &layout.outputs {
-            let w = |o: &[u64]| -> Vec<u64> {
-                (0..s.words)
-                    .map(|k| o[s.offset + k] & s.word_mask(k))
-                    .collect()
-            };
-            if w(&og) != w(&ob) {
-                return (
-                    c,
-                    s.name.clone(),
-                    format_value(&w(&og)),
-                    format_value(&w(&ob)),
-                );
-            }
-        }
-    }
-    panic!("the fault never shows at the ports in {cycles} cycles");
-}
-
 fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
     let seed = 3;
-    let (cycle, port, expected, actual) = first_divergence(unit, unit.model(), bad, seed, 200_000);
+    let (cycle, port, expected, actual) =
+        lockstep::first_divergence(unit, unit.model(), bad, seed, 200_000)
+            .expect("the fault shows at the ports");
     assert!(cycle > 2, "the fault shows after start-up");
     let r = lockstep::run_design(
         unit,

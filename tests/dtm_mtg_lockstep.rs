@@ -1,5 +1,5 @@
 //! `dtm-mtg` in lockstep: its spec vectors on model and RTL (Icarus), the quick suite's
-//! constrained-random lockstep (≥ 3 configurations covering entries 16 to 1024, ways 1 to
+//! constrained-random configurations (run by tests/lockstep.rs) (≥ 3 configurations covering entries 16 to 1024, ways 1 to
 //! 16, ports 1 to 8, 2 seeds, ≥ 10^6 cycles), and proof that lockstep catches a wrong RTL: a
 //! variant built only here (the victim ignores invalid ways) is reported at the first cycle
 //! and port where it differs, which this test predicts from the model with the same fault.
@@ -46,68 +46,12 @@ fn random_lockstep_covers_the_configurations() {
         .into_iter()
         .filter(|j| j.is_lockstep() && j.unit == UNIT)
         .collect();
-    let summary = regress::run("quick", &jobs, 2, &|r, k, n| {
-        eprintln!(
-            "[{k}/{n}] {} {} ({} cycles, {:.1} s)",
-            if r.passed { "pass" } else { "FAIL" },
-            r.id,
-            r.cycles,
-            r.seconds
-        )
-    });
-    let failures: Vec<_> = summary
-        .results
-        .iter()
-        .filter(|r| !r.passed)
-        .map(|r| r.message.clone())
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // tests/lockstep.rs runs every unit's quick jobs (and fails on any of them); here, what
+    // they cover.
     let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
     assert!(seeds.len() >= 2, "seeds {seeds:?}");
-    let cycles = summary.cycles.get(UNIT).copied().unwrap_or(0);
+    let cycles = jobs.iter().map(|j| j.cycles).sum::<u64>();
     assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
-}
-
-/// The first compared cycle where `good` and `bad` (the same model with a fault) give
-/// different outputs on `seed`'s stimulus: (cycle, port, expected, faulty value).
-fn first_divergence(
-    unit: &Unit,
-    mut good: Box<dyn Model>,
-    mut bad: Box<dyn Model>,
-    seed: u64,
-    cycles: u64,
-) -> (u64, String, String, String) {
-    let layout = unit.manifest().layout();
-    let mut stim = unit.stimulus(seed);
-    let (mut inputs, mut og, mut ob) = (
-        vec![0u64; layout.in_words],
-        vec![0u64; layout.out_words],
-        vec![0u64; layout.out_words],
-    );
-    for c in 0..cycles {
-        stim.next(c, &og, &mut inputs);
-        good.step(&inputs, &mut og);
-        bad.step(&inputs, &mut ob);
-        if harness::in_reset(&layout, &inputs) {
-            continue;
-        }
-        for s in &layout.outputs {
-            let word = |o: &[u64]| -> Vec<u64> {
-                (0..s.words)
-                    .map(|i| o[s.offset + i] & s.word_mask(i))
-                    .collect()
-            };
-            if word(&og) != word(&ob) {
-                return (
-                    c,
-                    s.name.clone(),
-                    format_value(&word(&og)),
-                    format_value(&word(&ob)),
-                );
-            }
-        }
-    }
-    panic!("the fault never shows at the ports in {cycles} cycles");
 }
 
 #[test]
@@ -132,7 +76,8 @@ fn a_victim_that_ignores_invalid_ways_in_the_rtl_is_caught() {
     bad.inject_fault(Some(MtgFault::VictimIgnoresInvalid));
     let seed = 3;
     let (cycle, port, expected, actual) =
-        first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000);
+        lockstep::first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000)
+            .expect("the fault shows at the ports");
     assert!(cycle > 2, "the fault shows after start-up");
     let r = lockstep::run_design(
         &unit,

@@ -619,3 +619,47 @@ pub fn run_spec_vector(v: &SpecVector) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Where two models first differ at the ports on `seed`'s stimulus of `unit` — the cycle and
+/// port at which a planted bug must surface: (cycle, port, `good`'s value, `bad`'s value), or
+/// None when they agree for `cycles` cycles. Reset cycles and bits outside a port are not
+/// compared, as in lockstep. `good` drives the stimulus's view of the outputs.
+pub fn first_divergence(
+    unit: &Unit,
+    mut good: Box<dyn Model>,
+    mut bad: Box<dyn Model>,
+    seed: u64,
+    cycles: u64,
+) -> Option<(u64, String, String, String)> {
+    let layout = unit.manifest().layout();
+    let mut stim = unit.stimulus(seed);
+    let (mut inputs, mut og, mut ob) = (
+        vec![0u64; layout.in_words],
+        vec![0u64; layout.out_words],
+        vec![0u64; layout.out_words],
+    );
+    for c in 0..cycles {
+        stim.next(c, &og, &mut inputs);
+        good.step(&inputs, &mut og);
+        bad.step(&inputs, &mut ob);
+        if harness::in_reset(&layout, &inputs) {
+            continue;
+        }
+        for s in &layout.outputs {
+            let word = |o: &[u64]| -> Vec<u64> {
+                (0..s.words)
+                    .map(|i| o[s.offset + i] & s.word_mask(i))
+                    .collect()
+            };
+            if word(&og) != word(&ob) {
+                return Some((
+                    c,
+                    s.name.clone(),
+                    format_value(&word(&og)),
+                    format_value(&word(&ob)),
+                ));
+            }
+        }
+    }
+    None
+}
