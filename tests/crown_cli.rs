@@ -115,15 +115,60 @@ fn bad_settings_are_one_line_exit_2() {
     );
 }
 
-/// `crown` has no random-stimulus model: cosim, bench and lint's replay refuse it with one line
+/// `crown` has no random-stimulus model: cosim and lint's replay refuse it with one line
 /// naming the command that checks it, never a panic.
 #[test]
 fn random_stimulus_commands_point_to_the_kernel_run() {
     for args in [
         &["cosim", "crown"][..],
-        &["bench", "crown", "--no-cold-build"][..],
         &["lint", "crown", "--replay", "nowhere.jsonl"][..],
     ] {
         assert_error(&warpforge(args), "warpforge run --suite --crown");
     }
+}
+
+/// `bench crown` runs random programs in CROWN mode three ways and reports each rate and the
+/// lockstep ratio (a small configuration and a short run here).
+#[test]
+fn bench_crown_reports_the_three_rates() {
+    let out = warpforge(&[
+        "bench",
+        "crown",
+        "--set",
+        "w=4",
+        "--set",
+        "threads=128",
+        "--set",
+        "n2=128",
+        "--set",
+        "sets=4",
+        "--set",
+        "ways=2",
+        "--set",
+        "rl_rows=3",
+        "--set",
+        "wl_rows=2",
+        "--set",
+        "pool=4",
+        "--cycles",
+        "3000",
+        "--json",
+    ]);
+    let j = json(&out);
+    assert!(j["cycles"].as_u64().unwrap() >= 3000, "{j}");
+    for k in [
+        "verilator_cps",
+        "model_cps",
+        "lockstep_cps",
+        "lockstep_over_raw",
+    ] {
+        assert!(j[k].as_f64().unwrap() > 0.0, "{k}: {j}");
+    }
+    assert!(
+        j["workload"]
+            .as_str()
+            .unwrap()
+            .starts_with("random programs 1.."),
+        "{j}"
+    );
 }
