@@ -6,14 +6,13 @@
 //! cycle and port where it differs, which this test predicts from the model with the same
 //! fault.
 
-use warpforge_contract::manifest::format_value;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
 use warpforge_testbench::crown_l2::{CrownL2Model, L2Fault};
 use warpforge_testbench::crown_pool::{CrownPoolModel, PoolFault};
-use warpforge_testbench::{harness, Model};
+use warpforge_testbench::Model;
 
 const UNITS: [&str; 2] = ["crown-l2", "crown-pool"];
 

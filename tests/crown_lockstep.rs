@@ -6,14 +6,13 @@
 //! the first cycle and port where it differs, which the test predicts from the model with the
 //! same fault.
 
-use warpforge_contract::manifest::format_value;
 use warpforge_contract::Params;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_hdl::Design;
 use warpforge_testbench::crown_barrier::{BarrierFault, CrownBarrierModel};
 use warpforge_testbench::crown_lookup::{CrownLookupModel, LookupFault};
-use warpforge_testbench::{harness, Model};
+use warpforge_testbench::Model;
 
 #[test]
 fn crown_spec_vectors_pass_on_model_and_rtl() {

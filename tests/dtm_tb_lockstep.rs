@@ -6,13 +6,11 @@
 //! the first cycle and port where it differs, which this test predicts from the model with
 //! the same fault.
 
-use warpforge_contract::manifest::format_value;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
 use warpforge_testbench::dtm_tb::{DtmTbModel, TbFault};
-use warpforge_testbench::{harness, Model};
 
 const UNIT: &str = "dtm-tb";
 

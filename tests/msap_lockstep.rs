@@ -4,7 +4,6 @@
 //! reported at the first cycle and port where it differs, which this test predicts from the
 //! model with the same fault.
 
-use warpforge_contract::manifest::format_value;
 use warpforge_contract::Params;
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
@@ -13,7 +12,7 @@ use warpforge_hdl::Design;
 use warpforge_testbench::msap_arbiter::{ArbFault, MsapArbiterModel};
 use warpforge_testbench::msap_mc::{McFault, MsapMcModel};
 use warpforge_testbench::msap_pl::{MsapPlModel, PlFault};
-use warpforge_testbench::{harness, Model};
+use warpforge_testbench::Model;
 
 const UNITS: [&str; 3] = ["msap-arbiter", "msap-pl", "msap-mc"];
 
