@@ -4,7 +4,7 @@
 //! variant built only here (the victim ignores invalid ways) is reported at the first cycle
 //! and port where it differs, which this test predicts from the model with the same fault.
 
-use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::lockstep;
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
@@ -72,36 +72,6 @@ fn a_victim_that_ignores_invalid_ways_in_the_rtl_is_caught() {
     };
     let mut bad = DtmMtgModel::new(&cfg);
     bad.inject_fault(Some(MtgFault::VictimIgnoresInvalid));
-    let seed = 3;
-    let (cycle, port, expected, actual) =
-        lockstep::first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000)
-            .expect("the fault shows at the ports");
-    assert!(cycle > 2, "the fault shows after start-up");
-    let r = lockstep::run_design(
-        &unit,
-        &d,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    let m = r
-        .mismatch
-        .as_ref()
-        .expect("the planted RTL bug was not caught");
-    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
-    assert_eq!(
-        (m.expected.as_str(), m.actual.as_str()),
-        (expected.as_str(), actual.as_str())
-    );
-    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
-    // The same stimulus passes with the real RTL up to well past that cycle.
-    let ok = lockstep::run(
-        &unit,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    assert!(ok.passed(), "{}", ok.render());
+    lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 1_000_000)
+        .unwrap_or_else(|e| panic!("{e}"));
 }

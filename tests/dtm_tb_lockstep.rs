@@ -6,7 +6,7 @@
 //! the first cycle and port where it differs, which this test predicts from the model with
 //! the same fault.
 
-use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::lockstep;
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
@@ -74,35 +74,6 @@ fn outputs_taken_as_inputs_in_the_rtl_are_caught() {
     };
     let mut bad = DtmTbModel::new(&c);
     bad.inject_fault(Some(TbFault::OutputsAreInputs));
-    let seed = 3;
-    let (cycle, port, expected, actual) =
-        lockstep::first_divergence(&unit, unit.model(), Box::new(bad), seed, 1_000_000)
-            .expect("the fault shows at the ports");
-    assert!(cycle > 2, "the fault shows after start-up");
-    let r = lockstep::run_design(
-        &unit,
-        &d,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    let m = r
-        .mismatch
-        .as_ref()
-        .expect("the planted RTL bug was not caught");
-    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
-    assert_eq!(
-        (m.expected.as_str(), m.actual.as_str()),
-        (expected.as_str(), actual.as_str())
-    );
-    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
-    let ok = lockstep::run(
-        &unit,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    assert!(ok.passed(), "{}", ok.render());
+    lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 1_000_000)
+        .unwrap_or_else(|e| panic!("{e}"));
 }

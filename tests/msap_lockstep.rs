@@ -5,7 +5,7 @@
 //! model with the same fault.
 
 use warpforge_contract::Params;
-use warpforge_cosim::lockstep::{self, Options, Source};
+use warpforge_cosim::lockstep;
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
@@ -59,38 +59,7 @@ fn planted(unit: &Unit, edits: &[(String, String)]) -> Design {
 }
 
 fn check_caught(unit: &Unit, design: &Design, bad: Box<dyn Model>) {
-    let seed = 3;
-    let (cycle, port, expected, actual) =
-        lockstep::first_divergence(unit, unit.model(), bad, seed, 1_000_000)
-            .expect("the fault shows at the ports");
-    assert!(cycle > 2, "the fault shows after start-up");
-    let r = lockstep::run_design(
-        unit,
-        design,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    let m = r
-        .mismatch
-        .as_ref()
-        .unwrap_or_else(|| panic!("{}: the planted RTL bug was not caught", unit.name()));
-    assert_eq!((m.cycle, m.port.as_str()), (cycle, port.as_str()));
-    assert_eq!(
-        (m.expected.as_str(), m.actual.as_str()),
-        (expected.as_str(), actual.as_str())
-    );
-    assert_eq!(r.cycles, cycle + 1, "the run stops at the first difference");
-    // The same stimulus passes with the real RTL up to well past that cycle.
-    let ok = lockstep::run(
-        unit,
-        unit.model(),
-        Source::Random(unit.stimulus(seed)),
-        Options::new(cycle + 10_000, seed),
-    )
-    .unwrap();
-    assert!(ok.passed(), "{}", ok.render());
+    lockstep::check_planted_bug(unit, design, bad, 3, 1_000_000).unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn params(unit: &Unit, specs: &[warpforge_contract::ParamSpec]) -> Params {

@@ -663,3 +663,57 @@ pub fn first_divergence(
     }
     None
 }
+
+/// The proof that lockstep catches a wrong RTL: `design` (the unit's RTL with a planted bug)
+/// run against the real model must stop at exactly the cycle and port where `bad` (the model
+/// with the same fault) first departs from the real model within `search` cycles, with the
+/// same two values; the run stops there; and the real RTL passes the same stimulus 10,000
+/// cycles past it. Err says which of these failed.
+pub fn check_planted_bug(
+    unit: &Unit,
+    design: &warpforge_hdl::Design,
+    bad: Box<dyn Model>,
+    seed: u64,
+    search: u64,
+) -> Result<(), String> {
+    let name = unit.name();
+    let (cycle, port, expected, actual) = first_divergence(unit, unit.model(), bad, seed, search)
+        .ok_or(format!(
+        "{name}: the fault never shows at the ports in {search} cycles"
+    ))?;
+    if cycle <= 2 {
+        return Err(format!(
+            "{name}: the fault shows at start-up (cycle {cycle})"
+        ));
+    }
+    let horizon = || Options::new(cycle + 10_000, seed);
+    let src = || Source::Random(unit.stimulus(seed));
+    let r = run_design(unit, design, unit.model(), src(), horizon()).map_err(|e| e.to_string())?;
+    let m = r
+        .mismatch
+        .as_ref()
+        .ok_or(format!("{name}: the planted RTL bug was not caught"))?;
+    let got = (
+        m.cycle,
+        m.port.as_str(),
+        m.expected.as_str(),
+        m.actual.as_str(),
+    );
+    let want = (cycle, port.as_str(), expected.as_str(), actual.as_str());
+    if got != want {
+        return Err(format!(
+            "{name}: caught as {got:?}, the faulty model predicts {want:?}"
+        ));
+    }
+    if r.cycles != cycle + 1 {
+        return Err(format!(
+            "{name}: the run went on to cycle {} after the difference",
+            r.cycles
+        ));
+    }
+    let ok = run(unit, unit.model(), src(), horizon()).map_err(|e| e.to_string())?;
+    match ok.passed() {
+        true => Ok(()),
+        false => Err(format!("{name}: the real RTL fails too\n{}", ok.render())),
+    }
+}
