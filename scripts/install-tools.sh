@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Install the external tools warpforge drives when they are missing: Verilator, Yosys, Icarus
-# Verilog, nextpnr-ice40 and Chromium (the report's browser test) from Debian's packages; nextpnr-ecp5, which Debian does not package
-# here, from PyPI's YoWASP build (WebAssembly run by wasmtime, chip databases included). Yosys
-# stays Debian's: its ECP5 netlists place with that nextpnr, and `warpforge area` uses the same.
+# Verilog, nextpnr-ice40 and Chromium (the report's browser test) from Debian's packages;
+# nextpnr-ecp5, which Debian does not package here, from PyPI's YoWASP build (WebAssembly run
+# by wasmtime, chip databases included). Yosys stays Debian's: its ECP5 netlists place with
+# that nextpnr, and `warpforge area` uses the same.
 set -euo pipefail
 need=()
 for pair in verilator:verilator yosys:yosys iverilog:iverilog nextpnr-ice40:nextpnr-ice40 chromium:chromium; do
