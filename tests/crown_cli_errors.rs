@@ -1,26 +1,8 @@
 //! Bad parameters of `crown-lookup` and `crown-barrier` get exit status 2 and one line
 //! `error: …` naming the parameter and what is allowed — never a panic.
 
-use std::process::{Command, Output};
-
-fn warpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpforge"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
-
-fn assert_error(args: &[&str], needles: &[&str]) {
-    let out = warpforge(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{args:?}: one line, got: {stderr}");
-    assert!(lines[0].starts_with("error: "), "{stderr}");
-    for n in needles {
-        assert!(lines[0].contains(n), "`{n}` not in: {stderr}");
-    }
-}
+mod common;
+use common::assert_error;
 
 #[test]
 fn lookup_parameters() {
