@@ -26,8 +26,18 @@ const DRIVER_KEYS: &[(&str, u64, u64)] = &[
 pub fn crown_options(sets: &[String]) -> Result<(CrownOptions, Params), String> {
     let mut unit_sets = vec![];
     let mut driver: Vec<(&str, u64)> = vec![];
+    let mut cta_scope = false;
     for s in sets {
         let key = s.split('=').next().unwrap_or("");
+        if key == "merge_scope" {
+            // A14: the thesis's rule (merge across CTAs) or regrouping within a CTA.
+            cta_scope = match &s[key.len()..] {
+                "=any" => false,
+                "=cta" => true,
+                _ => return Err(format!("--set {s}: merge_scope must be any or cta")),
+            };
+            continue;
+        }
         match DRIVER_KEYS.iter().find(|k| k.0 == key) {
             Some(&(k, lo, hi)) => {
                 let v = s[k.len() + 1..]
@@ -45,6 +55,7 @@ pub fn crown_options(sets: &[String]) -> Result<(CrownOptions, Params), String> 
     let params = Params::resolve(NAME, PARAMS, None, &unit_sets).map_err(|e| e.0)?;
     let cfg = CrownConfig::from_params(&params).map_err(|e| e.0)?;
     let mut o = CrownOptions::new(cfg);
+    o.cta_scope = cta_scope;
     for (k, v) in driver {
         match k {
             "pipe_latency" => o.pipe_latency = v,
@@ -154,7 +165,7 @@ pub type MakeEngine<'a> = &'a dyn Fn(&CrownConfig) -> Result<Box<dyn Engine>, St
 pub fn run_crown(r: &RunArgs, rtl: Option<MakeEngine>) -> Result<(), IsaFail> {
     if r.mode.is_some() || r.warp_size.is_some() || r.stack_depth.is_some() || r.trace {
         return Err(
-            "--crown runs CROWN's own warps: configure it with --set (w, threads, n2, pool, rl_rows, wl_rows, sets, ways, pipe_latency, mem_latency, max_blocks), not --mode/--warp-size/--stack-depth/--trace"
+            "--crown runs CROWN's own warps: configure it with --set (w, threads, n2, pool, rl_rows, wl_rows, sets, ways, pipe_latency, mem_latency, max_blocks, merge_scope), not --mode/--warp-size/--stack-depth/--trace"
                 .into(),
         );
     }
@@ -211,6 +222,7 @@ pub fn run_crown(r: &RunArgs, rtl: Option<MakeEngine>) -> Result<(), IsaFail> {
             "pipe_latency": opts.pipe_latency,
             "mem_latency": opts.mem_latency,
             "max_blocks": opts.max_blocks,
+            "merge_scope": if opts.cta_scope { "cta" } else { "any" },
             "size": size_name(r),
             "seed": r.seed,
             "kernels": cases.iter().map(case_json).collect::<Vec<_>>(),
@@ -220,10 +232,11 @@ pub fn run_crown(r: &RunArgs, rtl: Option<MakeEngine>) -> Result<(), IsaFail> {
         }));
     } else {
         outln!(
-            "CROWN {} ({engine}; pipeline {} cycles, memory {} cycles)",
+            "CROWN {} ({engine}; pipeline {} cycles, memory {} cycles, merge scope {})",
             opts.cfg.module_name(),
             opts.pipe_latency,
-            opts.mem_latency
+            opts.mem_latency,
+            if opts.cta_scope { "cta" } else { "any" }
         );
         outln!("{HEADER}");
         for c in &cases {

@@ -105,7 +105,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub model_only: bool,
     /// With --rtl: an SM parameter; with --crown: a `crown` parameter or pipe_latency,
-    /// mem_latency, max_blocks (repeatable; see `warpforge units`).
+    /// mem_latency, max_blocks, merge_scope=any|cta (repeatable; see `warpforge units`).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// With --rtl: write a VCD waveform of the run (a tracing build) to this file.

@@ -2,14 +2,10 @@
 //! input (a table size out of range, an n2 smaller than the pool, a driver setting) as one
 //! line with exit 2.
 
-use std::process::{Command, Output};
+mod common;
 
-fn warpforge(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_warpforge"))
-        .args(args)
-        .output()
-        .expect("binary runs")
-}
+use common::{assert_error, warpforge};
+use std::process::Output;
 
 fn json(out: &Output) -> serde_json::Value {
     let s = String::from_utf8_lossy(&out.stdout);
@@ -21,17 +17,6 @@ fn json(out: &Output) -> serde_json::Value {
     );
     assert_eq!(s.trim().lines().count(), 1, "one line of JSON: {s}");
     serde_json::from_str(s.trim()).expect("valid JSON")
-}
-
-fn assert_error(out: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "status; stderr: {stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "one line: {stderr}");
-    assert!(
-        lines[0].starts_with("error: ") && lines[0].contains(needle),
-        "{stderr}"
-    );
 }
 
 #[test]
@@ -93,25 +78,23 @@ fn a_block_larger_than_the_sm_is_skipped() {
 #[test]
 fn bad_settings_are_one_line_exit_2() {
     assert_error(
-        &warpforge(&["run", "--suite", "--crown", "--set", "rl_rows=17"]),
-        "rl_rows",
+        &["run", "--suite", "--crown", "--set", "rl_rows=17"],
+        &["rl_rows"],
+    );
+    assert_error(&["run", "--suite", "--crown", "--set", "n2=4"], &["n2 = 4"]);
+    assert_error(
+        &["run", "--suite", "--crown", "--set", "mem_latency=0"],
+        &["mem_latency"],
     );
     assert_error(
-        &warpforge(&["run", "--suite", "--crown", "--set", "n2=4"]),
-        "n2 = 4",
+        &["run", "--suite", "--crown", "--set", "sets=3"],
+        &["sets = 3"],
     );
+    assert_error(&["run", "nosuch", "--crown"], &["not one"]);
+    assert_error(&["run", "--suite", "--model-only"], &["--model-only"]);
     assert_error(
-        &warpforge(&["run", "--suite", "--crown", "--set", "mem_latency=0"]),
-        "mem_latency",
-    );
-    assert_error(
-        &warpforge(&["run", "--suite", "--crown", "--set", "sets=3"]),
-        "sets = 3",
-    );
-    assert_error(&warpforge(&["run", "nosuch", "--crown"]), "not one");
-    assert_error(
-        &warpforge(&["run", "--suite", "--model-only"]),
-        "--model-only",
+        &["run", "--suite", "--crown", "--set", "merge_scope=warp"],
+        &["merge_scope", "any or cta"],
     );
 }
 
@@ -123,7 +106,7 @@ fn random_stimulus_commands_point_to_the_kernel_run() {
         &["cosim", "crown"][..],
         &["lint", "crown", "--replay", "nowhere.jsonl"][..],
     ] {
-        assert_error(&warpforge(args), "warpforge run --suite --crown");
+        assert_error(args, &["warpforge run --suite --crown"]);
     }
 }
 

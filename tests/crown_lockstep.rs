@@ -33,7 +33,7 @@ fn random_lockstep_over_configurations_and_seeds() {
         (
             "crown-lookup",
             &["kind=ready"],
-            &["merges", "bypasses", "drains"],
+            &["merges", "bypasses", "drains", "kept_apart"],
         ),
         (
             "crown-lookup",
@@ -43,7 +43,7 @@ fn random_lockstep_over_configurations_and_seeds() {
         (
             "crown-lookup",
             &["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"],
-            &["merges", "refused", "became_ready"],
+            &["merges", "refused", "became_ready", "kept_apart"],
         ),
         (
             "crown-barrier",
@@ -134,5 +134,26 @@ fn barrier_probe_blind_to_the_reservation_is_caught() {
     let mut bad = CrownBarrierModel::new(&cfg);
     bad.inject_fault(Some(BarrierFault::ProbeBeforeReserve));
     let design = planted(&unit, "& new_pc_eq__eq;", "& 1'b0;");
+    check_caught(&unit, &design, Box::new(bad));
+}
+
+/// A14: a Waiting Lookup whose CTA tags ignore `cta_mask` merges warps of two CTAs; caught
+/// where the CTA-blind model says it first shows.
+#[test]
+fn waiting_lookup_blind_to_the_cta_is_caught() {
+    let sets: Vec<String> = ["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let unit = Unit::resolve("crown-lookup", &sets).unwrap();
+    let cfg =
+        warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit)).unwrap();
+    let mut bad = CrownLookupModel::new(&cfg);
+    bad.inject_fault(Some(LookupFault::CtaBlind));
+    let design = planted(
+        &unit,
+        "_tag__mask__drv = cta_mask;",
+        "_tag__mask__drv = 3'd0;",
+    );
     check_caught(&unit, &design, Box::new(bad));
 }

@@ -170,7 +170,8 @@ pub fn random_options() -> RandomOptions {
     }
 }
 
-/// Runs random program `seed` in CROWN mode with `engine` deciding.
+/// Runs random program `seed` in CROWN mode with `engine` deciding; odd seeds regroup only
+/// within CTAs (A14 `merge_scope = cta`), even seeds across them (the thesis's rule).
 pub fn run_random(
     cfg: &CrownConfig,
     seed: u64,
@@ -178,8 +179,9 @@ pub fn run_random(
 ) -> Result<CrownStats, String> {
     let (p, launch) = random_program(seed, random_options());
     let mut m = Machine::new(&p, &launch).map_err(|e| format!("random program {seed}: {e}"))?;
-    run_crown(&mut m, &CrownOptions::new(cfg.clone()), engine)
-        .map_err(|e| format!("random program {seed}: {e}"))
+    let mut opts = CrownOptions::new(cfg.clone());
+    opts.cta_scope = seed % 2 == 1;
+    run_crown(&mut m, &opts, engine).map_err(|e| format!("random program {seed}: {e}"))
 }
 
 /// `bench crown`: random programs in CROWN mode with the RTL alone deciding, with the model

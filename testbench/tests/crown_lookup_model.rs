@@ -38,7 +38,11 @@ fn every_spec_vector_passes() {
 
 #[test]
 fn faulty_tables_fail_the_vectors() {
-    for fault in [LookupFault::HighestRow, LookupFault::MergeIntoDrained] {
+    for fault in [
+        LookupFault::HighestRow,
+        LookupFault::MergeIntoDrained,
+        LookupFault::CtaBlind,
+    ] {
         assert!(
             spec_vectors().iter().any(|v| run(v, Some(fault)).is_err()),
             "{fault:?} passes every vector"
@@ -126,6 +130,8 @@ fn random_runs_keep_the_invariants_and_reach_the_corners() {
                     "full_cycles",
                     "second_into_first",
                     "drain_with_same_pc",
+                    "cta_scoped_cycles",
+                    "kept_apart",
                 ]
             } else {
                 &[
@@ -137,6 +143,8 @@ fn random_runs_keep_the_invariants_and_reach_the_corners() {
                     "became_ready",
                     "drains",
                     "full_cycles",
+                    "cta_scoped_cycles",
+                    "kept_apart",
                 ]
             };
             for n in need {
@@ -152,6 +160,8 @@ fn a_wrong_table_breaks_lockstep_with_the_right_one() {
         (&["kind=ready"][..], LookupFault::HighestRow),
         (&["kind=ready"][..], LookupFault::MergeIntoDrained),
         (&["kind=waiting"][..], LookupFault::HighestRow),
+        (&["kind=ready"][..], LookupFault::CtaBlind),
+        (&["kind=waiting"][..], LookupFault::CtaBlind),
     ] {
         let cfg = config(sets);
         let layout = Layout::new(&cfg.ports());

@@ -230,3 +230,37 @@ fn port_level_model_agrees_with_the_struct_model() {
         assert!(r.passed(), "{name}: {:?}", r.error);
     }
 }
+
+/// A14: with a 4 × 2 barrier table, cross-CTA merging (the thesis's rule) deadlocks bitonic
+/// (docs/crown.md: a warp of two CTAs reserves a barrier one CTA's threads never reach, the
+/// other CTA waits at `bar.sync` for them); `merge_scope = cta` runs it to the right output,
+/// and on the thesis's tables it gives the suite the right outputs too.
+#[test]
+fn merge_scope_cta_removes_the_small_barrier_table_deadlock() {
+    let c = cfg(&["sets=4", "ways=2"]);
+    let k = SUITE.iter().find(|x| x.name == "bitonic").unwrap();
+    let mut o = CrownOptions::new(c.clone());
+    o.stall_limit = 20_000;
+    let mut e = ModelEngine::new(&c);
+    let any = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
+    let err = any.error.expect("cross-CTA merging should deadlock here");
+    assert!(err.contains("no issue and no commit"), "{err}");
+    o.cta_scope = true;
+    let mut e = ModelEngine::new(&c);
+    let cta = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
+    assert!(cta.passed(), "{:?}", cta.error);
+    let s = cta.crown.unwrap();
+    assert!(
+        s.engine.bar_alloc_fail > 0,
+        "the small table should still fail allocations"
+    );
+
+    let c = cfg(&[]);
+    for k in SUITE {
+        let mut o = CrownOptions::new(c.clone());
+        o.cta_scope = true;
+        let mut e = ModelEngine::new(&c);
+        let r = run_crown_case(k, k.sizes[0], 1, &o, &AsmOptions::default(), &mut e);
+        assert!(r.passed(), "{}: {:?} {:?}", k.name, r.skipped, r.error);
+    }
+}

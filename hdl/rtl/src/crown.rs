@@ -67,6 +67,7 @@ pub struct Crown {
     pub cmt_rpc: Wire<In>,
     pub cmt_rpc_valid: Signal<In, Bit>,
     pub iss_ready: Signal<In, Bit>,
+    pub cta_mask: Wire<In>,
     pub cmt_ready: Signal<Out, Bit>,
     pub cmt_tag_wl: Signal<Out, Bit>,
     pub cmt_tag_row: Wire<Out>,
@@ -171,6 +172,7 @@ impl Crown {
             cmt_rpc: Wire::new(p),
             cmt_rpc_valid: Default::default(),
             iss_ready: Default::default(),
+            cta_mask: Wire::new(c.thi_bits()),
             cmt_ready: Default::default(),
             cmt_tag_wl: Default::default(),
             cmt_tag_row: Wire::new(rb),
@@ -373,6 +375,7 @@ impl Logic for Crown {
         self.rl.ins1_lanes.next = self.taken.val() & !self.hit.val();
         self.rl.ins1_thi.next = self.thi_m.val();
         self.rl.drain.next = self.x_rl.val();
+        self.rl.cta_mask.next = self.cta_mask.val();
         self.ev_rl_merge.next = self.rl.ev_merge.val();
 
         // 5. Waiting Lookup: a load's insert, a completion, the drain.
@@ -384,6 +387,7 @@ impl Logic for Crown {
         self.wl.cpl_row.next = self.cmt_row.val();
         self.wl.cpl_lanes.next = self.cmt_taken.val();
         self.wl.drain.next = self.x_wl.val();
+        self.wl.cta_mask.next = self.cta_mask.val();
         self.ev_wl_merge.next = self.wl.ev_merge.val();
         self.cmt_tag_wl.next = self.acc.val() & self.k_load.val() & self.wl.ins_ok.val();
         self.cmt_tag_row.next = 0.into();

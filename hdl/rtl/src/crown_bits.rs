@@ -252,3 +252,65 @@ impl Logic for SetMasks {
         Verilog::Custom(code)
     }
 }
+
+/// CTA tags of `rows` warps (A14, `merge_scope = cta`): `tag[r]` = OR over the lanes `l` set
+/// in `lanes[r·w + l]` of `thi(r, l) & mask` (`f`-bit thread indices, field `(r, l)` at
+/// `(r·w + l)·f`). Every lane of a warp of one CTA gives the same value, so the OR is that
+/// CTA's tag without a priority pick; with `mask` 0 every tag is 0 (the thesis's match rule).
+#[derive(LogicBlock)]
+pub struct CtaTag {
+    pub thi: Wire<In>,
+    pub lanes: Wire<In>,
+    pub mask: Wire<In>,
+    pub tag: Wire<Out>,
+    _rows: usize,
+    _lanes: usize,
+}
+
+impl CtaTag {
+    pub fn new(rows: usize, lanes: usize, f: usize) -> CtaTag {
+        CtaTag {
+            thi: Wire::new(rows * lanes * f),
+            lanes: Wire::new(rows * lanes),
+            mask: Wire::new(f),
+            tag: Wire::new(rows * f),
+            _rows: rows,
+            _lanes: lanes,
+        }
+    }
+}
+
+impl Logic for CtaTag {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.tag.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (w, f) = (self._lanes, self.mask.width());
+        // A one-bit port has no bit select.
+        let lane = |i: usize| {
+            if self._rows * w == 1 {
+                "lanes".to_string()
+            } else {
+                format!("lanes[{i}]")
+            }
+        };
+        let mut code = String::from("always @(*) begin\n");
+        for r in 0..self._rows {
+            let terms: Vec<String> = (0..w)
+                .map(|l| {
+                    let i = r * w + l;
+                    format!("({} ? thi[{}:{}] : {f}'d0)", lane(i), i * f + f - 1, i * f)
+                })
+                .collect();
+            code += &format!(
+                "    tag[{}:{}] = ({}) & mask;\n",
+                r * f + f - 1,
+                r * f,
+                terms.join(" | ")
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}

@@ -12,13 +12,16 @@
 //! invalid row, or leave on the bypass port (A10). Insert 1 runs on the rows as insert 0 left
 //! them. Drain order is a rank per row: allocation appends at the count, a drain decrements.
 //!
+//! Both kinds compare CTA tags too (A14, `merge_scope = cta`): a [`CtaTag`] per table gives
+//! every row's and every insert's `thi & cta_mask`; with `cta_mask` 0 all tags are equal.
+//!
 //! The Waiting Lookup takes a partial warp into the first pending row at its PC with disjoint
 //! lanes, or the first invalid row; a completion clears pending bits; the row whose pending
 //! bits all clear gets pc + 1 and the next ready rank.
 //!
 //! The `crown` top instantiates [`ReadyLookup`] and [`WaitingLookup`] directly.
 
-use crate::crown_bits::{LaneMerge, PopCount};
+use crate::crown_bits::{CtaTag, LaneMerge, PopCount};
 use crate::primitives::{emit, Concat, Fixed, Split, Wire, WordReg};
 use crate::Design;
 use rust_hdl::prelude::*;
@@ -58,6 +61,7 @@ pub struct ReadyLookup {
     pub ins1_lanes: Wire<In>,
     pub ins1_thi: Wire<In>,
     pub drain: Signal<In, Bit>,
+    pub cta_mask: Wire<In>,
     pub byp0_valid: Signal<Out, Bit>,
     pub byp0_pc: Wire<Out>,
     pub byp0_lanes: Wire<Out>,
@@ -105,6 +109,11 @@ pub struct ReadyLookup {
     byp1_merge: LaneMerge,
     pop0: PopCount,
     pop1: PopCount,
+    // CTA tags (A14): of the start-of-cycle rows and of each insert.
+    row_tag: CtaTag,
+    s_tag: Split,
+    ins0_tag: CtaTag,
+    ins1_tag: CtaTag,
     rows: Fixed,
     one: Fixed,
     two: Fixed,
@@ -114,6 +123,7 @@ pub struct ReadyLookup {
     cur_pc: Vec<Wire<Local>>,
     cur_lanes: Vec<Wire<Local>>,
     cur_ord: Vec<Wire<Local>>,
+    cur_tag: Vec<Wire<Local>>,
     cur_a: Vec<Wire<Local>>,
     cur_b: Vec<Wire<Local>>,
     cnt: Wire<Local>,
@@ -150,6 +160,7 @@ impl ReadyLookup {
             ins1_lanes: Wire::new(w),
             ins1_thi: Wire::new(w * t),
             drain: Default::default(),
+            cta_mask: Wire::new(t),
             byp0_valid: Default::default(),
             byp0_pc: Wire::new(p),
             byp0_lanes: Wire::new(w),
@@ -194,6 +205,10 @@ impl ReadyLookup {
             byp1_merge: LaneMerge::new(1, w, t),
             pop0: PopCount::new(w),
             pop1: PopCount::new(w),
+            row_tag: CtaTag::new(r, w, t),
+            s_tag: Split::new(&vec![t; r]),
+            ins0_tag: CtaTag::new(1, w, t),
+            ins1_tag: CtaTag::new(1, w, t),
             rows: Fixed::new(r as u64),
             one: Fixed::new(1),
             two: Fixed::new(2),
@@ -201,6 +216,7 @@ impl ReadyLookup {
             cur_pc: locals(r, p),
             cur_lanes: locals(r, w),
             cur_ord: locals(r, ob),
+            cur_tag: locals(r, t),
             cur_a: locals(r, w),
             cur_b: locals(r, w),
             cnt: Wire::new(cfg.count_bits()),
@@ -234,6 +250,16 @@ impl Logic for ReadyLookup {
         self.s_lanes.whole.next = self.r_lanes.q.val();
         self.s_thi.whole.next = self.r_thi.q.val();
         self.s_ord.whole.next = self.r_ord.q.val();
+        self.row_tag.thi.next = self.r_thi.q.val();
+        self.row_tag.lanes.next = self.r_lanes.q.val();
+        self.row_tag.mask.next = self.cta_mask.val();
+        self.s_tag.whole.next = self.row_tag.tag.val();
+        self.ins0_tag.thi.next = self.ins0_thi.val();
+        self.ins0_tag.lanes.next = self.ins0_lanes.val();
+        self.ins0_tag.mask.next = self.cta_mask.val();
+        self.ins1_tag.thi.next = self.ins1_thi.val();
+        self.ins1_tag.lanes.next = self.ins1_lanes.val();
+        self.ins1_tag.mask.next = self.cta_mask.val();
 
         // Start of cycle: count and head (the valid row of rank 0).
         self.cnt.next = 0.into();
@@ -265,6 +291,7 @@ impl Logic for ReadyLookup {
             self.cur_pc[r].next = self.s_pc.parts[r].val();
             self.cur_lanes[r].next = self.s_lanes.parts[r].val();
             self.cur_ord[r].next = self.s_ord.parts[r].val();
+            self.cur_tag[r].next = self.s_tag.parts[r].val();
             self.cur_a[r].next = 0.into();
             self.cur_b[r].next = 0.into();
         }
@@ -279,6 +306,7 @@ impl Logic for ReadyLookup {
             self.take.next = 0.into();
             if self.cur_valid[r].val().any()
                 & (self.cur_pc[r].val() == self.ins0_pc.val())
+                & (self.cur_tag[r].val() == self.ins0_tag.tag.val())
                 & !(self.draining.val()
                     & self.s_valid.parts[r].val().any()
                     & !self.s_ord.parts[r].val().any())
@@ -296,6 +324,7 @@ impl Logic for ReadyLookup {
             if self.left.val().any() & !self.placed.val() & !self.cur_valid[r].val().any() {
                 self.cur_valid[r].next = true.into();
                 self.cur_pc[r].next = self.ins0_pc.val();
+                self.cur_tag[r].next = self.ins0_tag.tag.val();
                 self.cur_lanes[r].next = self.left.val();
                 self.cur_ord[r].next = self.rank.val();
                 self.cur_a[r].next = self.left.val();
@@ -325,6 +354,7 @@ impl Logic for ReadyLookup {
             self.take.next = 0.into();
             if self.cur_valid[r].val().any()
                 & (self.cur_pc[r].val() == self.ins1_pc.val())
+                & (self.cur_tag[r].val() == self.ins1_tag.tag.val())
                 & !(self.draining.val()
                     & self.s_valid.parts[r].val().any()
                     & !self.s_ord.parts[r].val().any())
@@ -341,6 +371,7 @@ impl Logic for ReadyLookup {
             if self.left.val().any() & !self.placed.val() & !self.cur_valid[r].val().any() {
                 self.cur_valid[r].next = true.into();
                 self.cur_pc[r].next = self.ins1_pc.val();
+                self.cur_tag[r].next = self.ins1_tag.tag.val();
                 self.cur_lanes[r].next = self.left.val();
                 self.cur_ord[r].next = self.rank.val();
                 self.cur_b[r].next = self.left.val();
@@ -430,6 +461,7 @@ pub struct WaitingLookup {
     pub cpl_row: Wire<In>,
     pub cpl_lanes: Wire<In>,
     pub drain: Signal<In, Bit>,
+    pub cta_mask: Wire<In>,
     pub ins_ok: Signal<Out, Bit>,
     pub ins_row: Wire<Out>,
     pub ev_merge: Wire<Out>,
@@ -469,6 +501,10 @@ pub struct WaitingLookup {
     c_a: Concat,
     merge: LaneMerge,
     pop: PopCount,
+    // CTA tags (A14): of the start-of-cycle rows and of the insert.
+    row_tag: CtaTag,
+    s_tag: Split,
+    ins0_tag: CtaTag,
     rows: Fixed,
     all: Fixed,
 
@@ -506,6 +542,7 @@ impl WaitingLookup {
             cpl_row: Wire::new(cfg.row_bits()),
             cpl_lanes: Wire::new(w),
             drain: Default::default(),
+            cta_mask: Wire::new(t),
             ins_ok: Default::default(),
             ins_row: Wire::new(cfg.row_bits()),
             ev_merge: Wire::new(cfg.merge_bits()),
@@ -544,6 +581,9 @@ impl WaitingLookup {
             c_a: a.2,
             merge: LaneMerge::new(r, w, t),
             pop: PopCount::new(w),
+            row_tag: CtaTag::new(r, w, t),
+            s_tag: Split::new(&vec![t; r]),
+            ins0_tag: CtaTag::new(1, w, t),
             rows: Fixed::new(r as u64),
             all: all_lanes(w),
             placed_in: locals(r, w),
@@ -580,6 +620,13 @@ impl Logic for WaitingLookup {
         self.s_thi.whole.next = self.r_thi.q.val();
         self.s_ord.whole.next = self.r_ord.q.val();
         self.s_pending.whole.next = self.r_pending.q.val();
+        self.row_tag.thi.next = self.r_thi.q.val();
+        self.row_tag.lanes.next = self.r_lanes.q.val();
+        self.row_tag.mask.next = self.cta_mask.val();
+        self.s_tag.whole.next = self.row_tag.tag.val();
+        self.ins0_tag.thi.next = self.ins0_thi.val();
+        self.ins0_tag.lanes.next = self.ins0_lanes.val();
+        self.ins0_tag.mask.next = self.cta_mask.val();
 
         // Start of cycle: count, ready rows, head (the ready row of rank 0).
         self.cnt.next = 0.into();
@@ -626,6 +673,7 @@ impl Logic for WaitingLookup {
                 & !self.placed.val()
                 & self.s_valid.parts[r].val().any()
                 & (self.s_pc.parts[r].val() == self.ins0_pc.val())
+                & (self.s_tag.parts[r].val() == self.ins0_tag.tag.val())
                 & self.s_pending.parts[r].val().any()
                 & !(self.s_lanes.parts[r].val() & self.ins0_lanes.val()).any()
             {

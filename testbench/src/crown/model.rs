@@ -53,6 +53,9 @@ impl CommitEvent {
 pub struct CrownIn {
     pub cmt: Option<CommitEvent>,
     pub iss_ready: bool,
+    /// The thread-index bits naming a CTA (A14 `merge_scope = cta`; 0: merge across CTAs),
+    /// set at kernel launch.
+    pub cta_mask: u64,
 }
 
 /// Transfer source of a cycle (`ev_transfer`).
@@ -244,6 +247,8 @@ impl Crown {
     /// One clock cycle (§3.9): every decision reads start-of-cycle state.
     pub fn cycle(&mut self, inp: &CrownIn) -> CrownOut {
         self.ctr.cycles += 1;
+        self.rl.set_cta_mask(inp.cta_mask);
+        self.wl.set_cta_mask(inp.cta_mask);
         let c = self.cfg.common().clone();
         let w = c.w;
         let mut out = CrownOut::default();

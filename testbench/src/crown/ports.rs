@@ -66,6 +66,7 @@ pub fn encode(cfg: &CrownConfig, p: &PortMap, inp: &CrownIn, reset: bool, out: &
     out.iter_mut().for_each(|x| *x = 0);
     out[p.i("reset")] = reset as u64;
     out[p.i("iss_ready")] = inp.iss_ready as u64;
+    out[p.i("cta_mask")] = inp.cta_mask;
     if let Some(e) = &inp.cmt {
         out[p.i("cmt_valid")] = 1;
         out[p.i("cmt_kind")] = e.kind;
@@ -113,6 +114,7 @@ pub fn decode(cfg: &CrownConfig, p: &PortMap, inputs: &[u64]) -> (bool, CrownIn)
         CrownIn {
             cmt,
             iss_ready: inputs[p.i("iss_ready")] & 1 == 1,
+            cta_mask: inputs[p.i("cta_mask")] & ((1u64 << c.thi_bits()) - 1),
         },
     )
 }

@@ -47,6 +47,7 @@ pub(crate) mod ports {
         pub cpl_row: usize,
         pub cpl_lanes: usize,
         pub drain: usize,
+        pub cta_mask: usize,
     }
 
     impl InPorts {
@@ -68,6 +69,7 @@ pub(crate) mod ports {
                 cpl_row: w("cpl_row"),
                 cpl_lanes: w("cpl_lanes"),
                 drain: b("drain"),
+                cta_mask: b("cta_mask"),
             }
         }
     }

@@ -15,6 +15,8 @@ pub enum LookupFault {
     HighestRow,
     /// The draining head is still a merge target.
     MergeIntoDrained,
+    /// Merges ignore the CTA tag (A14 `merge_scope = cta` not honoured).
+    CtaBlind,
 }
 
 /// One row. `seq` orders the rows eligible for draining (smaller = older); `None` for a row
@@ -52,6 +54,8 @@ struct Rows {
     /// Thread indices per lane (N / w).
     per_lane: usize,
     pc_mask: u64,
+    /// The thread-index bits naming a CTA (A14; 0 = merge across CTAs, the thesis's rule).
+    cta_mask: u64,
     rows: Vec<Row>,
     next_seq: u64,
 }
@@ -62,6 +66,7 @@ impl Rows {
             w: cfg.w(),
             per_lane: 1 << cfg.thi_bits(),
             pc_mask: (1u64 << cfg.pc_bits()) - 1,
+            cta_mask: 0,
             rows: vec![Row::empty(cfg.w()); cfg.rows],
             next_seq: 0,
         }
@@ -90,6 +95,28 @@ impl Rows {
                 .count(),
             _ => 0,
         }
+    }
+    /// A warp's CTA tag: `thi & cta_mask` of its lanes, ORed (one value when the warp is of one
+    /// CTA; 0 for every warp when the mask is 0).
+    fn tag(&self, thi: &[u64], lanes: u64) -> u64 {
+        let mut t = 0;
+        for (l, x) in thi.iter().enumerate().take(self.w) {
+            if lanes >> l & 1 == 1 {
+                t |= x;
+            }
+        }
+        t & self.cta_mask
+    }
+    /// A row at `v`'s PC with room for some of its lanes is of another CTA (coverage).
+    fn kept_apart(&self, v: &Warp) -> bool {
+        let vt = self.tag(&v.thi, v.lanes);
+        (0..self.rows.len()).any(|r| {
+            let row = &self.rows[r];
+            row.valid && row.pc == v.pc && v.lanes & !row.lanes != 0 && self.row_tag(r) != vt
+        })
+    }
+    fn row_tag(&self, r: usize) -> u64 {
+        self.tag(&self.rows[r].thi, self.rows[r].lanes)
     }
     fn free_row(&self) -> Option<usize> {
         self.rows.iter().position(|r| !r.valid)
@@ -156,6 +183,11 @@ impl Rows {
             }
             for l in 0..self.w {
                 let on = r.lanes >> l & 1 == 1;
+                if on && self.cta_mask != 0 && r.thi[l] & self.cta_mask != self.row_tag(i) {
+                    return Err(format!(
+                        "row {i}: lane {l} of another CTA than the row (merge_scope = cta)"
+                    ));
+                }
                 if !on && r.thi[l] != 0 {
                     return Err(format!("row {i}: lane {l} empty but thi != 0"));
                 }
@@ -226,6 +258,10 @@ impl ReadyLookup {
     pub fn reset(&mut self) {
         self.t.reset();
     }
+    /// The CTA mask of A14's `merge_scope = cta` (0: merge across CTAs).
+    pub fn set_cta_mask(&mut self, mask: u64) {
+        self.t.cta_mask = mask;
+    }
     /// The oldest row (start of cycle): what a drain this cycle removes.
     pub fn head(&self) -> Option<usize> {
         self.t.head()
@@ -256,9 +292,10 @@ impl ReadyLookup {
         for (k, v) in ins.iter().enumerate() {
             let Some(v) = v else { continue };
             let lanes = v.lanes & ((1u64 << w) - 1);
-            // Each lane goes to the lowest-index row at the PC with that lane empty (A9):
-            // visiting the rows lowest first, a row takes every lane still left that it has
-            // free.
+            let vtag = self.t.tag(&v.thi, lanes);
+            // Each lane goes to the lowest-index row at the PC (and of the warp's CTA, A14)
+            // with that lane empty (A9): visiting the rows lowest first, a row takes every
+            // lane still left that it has free.
             let mut left = lanes;
             let n = self.t.rows.len();
             for k in 0..n {
@@ -267,9 +304,12 @@ impl ReadyLookup {
                 } else {
                     k
                 };
+                let same_cta =
+                    self.t.row_tag(r) == vtag || self.fault == Some(LookupFault::CtaBlind);
                 let row = &mut self.t.rows[r];
                 let fits = row.valid
                     && row.pc == v.pc
+                    && same_cta
                     && (Some(r) != head || self.fault == Some(LookupFault::MergeIntoDrained));
                 let take = if fits { left & !row.lanes } else { 0 };
                 if take == 0 {
@@ -341,6 +381,10 @@ impl WaitingLookup {
     pub fn reset(&mut self) {
         self.t.reset();
     }
+    /// The CTA mask of A14's `merge_scope = cta` (0: merge across CTAs).
+    pub fn set_cta_mask(&mut self, mask: u64) {
+        self.t.cta_mask = mask;
+    }
     /// The oldest ready row (start of cycle).
     pub fn head(&self) -> Option<usize> {
         self.t.head()
@@ -368,7 +412,12 @@ impl WaitingLookup {
     fn merge_target(&self, v: &Warp) -> Option<usize> {
         let fits = |r: &usize| {
             let row = &self.t.rows[*r];
-            row.valid && row.pc == v.pc && row.pending != 0 && row.lanes & v.lanes == 0
+            row.valid
+                && row.pc == v.pc
+                && (self.t.row_tag(*r) == self.t.tag(&v.thi, v.lanes)
+                    || self.fault == Some(LookupFault::CtaBlind))
+                && row.pending != 0
+                && row.lanes & v.lanes == 0
         };
         let n = self.t.rows.len();
         if self.fault == Some(LookupFault::HighestRow) {
@@ -481,6 +530,10 @@ pub struct LookupCounters {
     pub second_into_first: u64,
     /// Cycles with a drain and an insert of the head's PC.
     pub drain_with_same_pc: u64,
+    /// Cycles with a non-zero `cta_mask` (A14's `merge_scope = cta`).
+    pub cta_scoped_cycles: u64,
+    /// Inserts that found a row at their PC with a free lane, but of another CTA.
+    pub kept_apart: u64,
 }
 
 /// The cycle model of `crown-lookup`.
@@ -626,6 +679,12 @@ impl Model for CrownLookupModel {
             return;
         }
         let drain = get(inputs, self.inp.drain, 1) == 1;
+        let mask = get(inputs, self.inp.cta_mask, self.cfg.thi_bits());
+        match &mut self.table {
+            Table::Ready(t) => t.set_cta_mask(mask),
+            Table::Waiting(t) => t.set_cta_mask(mask),
+        }
+        self.counters.cta_scoped_cycles += (mask != 0) as u64;
         let w = self.cfg.w();
         let c = &mut self.counters;
         c.full_cycles += (self.table.rows().count() == self.cfg.rows) as u64;
@@ -640,6 +699,8 @@ impl Model for CrownLookupModel {
                 let Table::Ready(t) = &mut self.table else {
                     unreachable!()
                 };
+                self.counters.kept_apart +=
+                    ins.iter().flatten().filter(|v| t.t.kept_apart(v)).count() as u64;
                 if let (Some(h), true) = (t.head(), drain) {
                     let same = ins.iter().flatten().any(|v| v.pc == t.t.rows[h].pc);
                     self.counters.drain_with_same_pc += same as u64;
@@ -689,6 +750,7 @@ impl Model for CrownLookupModel {
                 let Table::Waiting(t) = &mut self.table else {
                     unreachable!()
                 };
+                self.counters.kept_apart += ins.as_ref().is_some_and(|v| t.t.kept_apart(v)) as u64;
                 let r = t.cycle(ins.as_ref(), cpl, drain);
                 let c = &mut self.counters;
                 c.inserts += ins.is_some() as u64;
@@ -730,27 +792,51 @@ impl Model for CrownLookupModel {
         }
         let rows = self.table.rows();
         let w = self.cfg.w();
+        let mask = get(inputs, self.inp.cta_mask, self.cfg.thi_bits());
+        if mask != rows.cta_mask && rows.count() > 0 {
+            return Err(format!(
+                "port cta_mask: changed from {:#x} to {mask:#x} while the table holds rows",
+                rows.cta_mask
+            ));
+        }
         // Conservation: an inserted thread is not already in the table, nor in the other
-        // insert of the cycle.
-        let mut seen: std::collections::HashSet<(usize, u64)> = rows
-            .rows
-            .iter()
-            .filter(|r| r.valid)
-            .flat_map(|r| {
-                (0..w)
-                    .filter(move |&l| r.lanes >> l & 1 == 1)
-                    .map(move |l| (l, r.thi[l]))
-            })
-            .collect();
+        // insert of the cycle. Threads as bits of (lane, thi) (N ≤ 4096).
+        let mut seen = [0u64; 64];
+        let per_lane = rows.per_lane;
+        for r in rows.rows.iter().filter(|r| r.valid) {
+            for l in (0..w).filter(|&l| r.lanes >> l & 1 == 1) {
+                let t = l * per_lane + r.thi[l] as usize;
+                seen[t / 64] |= 1 << (t % 64);
+            }
+        }
+        let mut v = Warp {
+            pc: 0,
+            lanes: 0,
+            thi: Vec::with_capacity(w),
+        };
         for k in 0..self.cfg.inserts() {
-            if let Some(v) = self.warp_in(inputs, k) {
-                for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
-                    if !seen.insert((l, v.thi[l])) {
-                        return Err(format!(
-                            "port ins{k}_lanes: thread (lane {l}, thi {}) is already in the table",
-                            v.thi[l]
-                        ));
-                    }
+            if !self.read_in(inputs, k, &mut v) {
+                continue;
+            }
+            let tag = v.thi[0..w]
+                .iter()
+                .enumerate()
+                .find(|(l, _)| v.lanes >> l & 1 == 1)
+                .map_or(0, |(_, x)| x & mask);
+            for l in (0..w).filter(|&l| v.lanes >> l & 1 == 1) {
+                let t = l * per_lane + v.thi[l] as usize;
+                if seen[t / 64] >> (t % 64) & 1 == 1 {
+                    return Err(format!(
+                        "port ins{k}_lanes: thread (lane {l}, thi {}) is already in the table",
+                        v.thi[l]
+                    ));
+                }
+                seen[t / 64] |= 1 << (t % 64);
+                if v.thi[l] & mask != tag {
+                    return Err(format!(
+                        "port ins{k}_thi: lanes of two CTAs under cta_mask {mask:#x} (lane {l}, thi {})",
+                        v.thi[l]
+                    ));
                 }
             }
         }
@@ -803,6 +889,8 @@ impl Model for CrownLookupModel {
             ("full_cycles", c.full_cycles),
             ("second_into_first", c.second_into_first),
             ("drain_with_same_pc", c.drain_with_same_pc),
+            ("cta_scoped_cycles", c.cta_scoped_cycles),
+            ("kept_apart", c.kept_apart),
         ]
     }
 }

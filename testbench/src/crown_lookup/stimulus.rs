@@ -2,7 +2,9 @@
 //! stepped on the same inputs) keeps the stimulus legal: an inserted thread is never one the
 //! table already holds (thread conservation, §7.1.1), and a completion names pending lanes of
 //! a waiting row. PCs come from a small pool per phase so rows merge; drain and insert rates
-//! change by phase so the table fills, bypasses and empties.
+//! change by phase so the table fills, bypasses and empties. Half the runs between resets
+//! scope merging to CTAs (A14): a `cta_mask` of the high thread-index bits, every warp's
+//! threads of one CTA, a few CTAs at a time so rows at one PC meet warps of another CTA.
 
 use super::model::{ReadyLookup, WaitingLookup};
 use super::ports::InPorts;
@@ -34,6 +36,9 @@ pub struct CrownLookupStimulus {
     /// Lane density of generated warps (per mille).
     density: u64,
     taken: Taken,
+    /// `cta_mask` until the next reset, and its low bit's position (CTA = thi >> cta_shift).
+    cta_mask: u64,
+    cta_shift: usize,
 }
 
 /// A set of threads (lane, thi) as bits: lane · 2^thi_bits + thi.
@@ -79,6 +84,8 @@ impl CrownLookupStimulus {
             cpl_rate: 300,
             density: 500,
             taken: Taken::new(cfg),
+            cta_mask: 0,
+            cta_shift: 0,
             cfg: cfg.clone(),
         }
     }
@@ -129,14 +136,27 @@ impl CrownLookupStimulus {
             lanes: 0,
             thi: vec![0; w],
         };
+        // Under a CTA mask the warp's threads are of one CTA, one of the first four mostly.
+        let (low_bits, cta) = if self.cta_mask == 0 {
+            (tb, 0)
+        } else {
+            let ctas = 1u64 << (tb - self.cta_shift);
+            let c = if self.rng.chance(3, 4) {
+                self.rng.below(ctas.min(4))
+            } else {
+                self.rng.below(ctas)
+            };
+            (self.cta_shift, c << self.cta_shift)
+        };
         for l in (0..w).filter(|&l| lanes >> l & 1 == 1) {
             for _ in 0..4 {
                 // Small thread indices most of the time, so threads come back after a drain.
-                let thi = if self.rng.chance(3, 4) {
-                    self.rng.below(4.min(1 << tb))
-                } else {
-                    self.rng.below(1 << tb)
-                };
+                let thi = cta
+                    | if self.rng.chance(3, 4) {
+                        self.rng.below(4.min(1 << low_bits))
+                    } else {
+                        self.rng.below(1 << low_bits)
+                    };
                 if taken.insert(l, thi) {
                     v.lanes |= 1 << l;
                     v.thi[l] = thi;
@@ -170,7 +190,28 @@ impl Stimulus for CrownLookupStimulus {
         inputs.iter_mut().for_each(|x| *x = 0);
         let w = self.cfg.w();
         let all = (1u64 << w) - 1;
-        if cycle < 2 || self.rng.chance(1, 40_000) {
+        let tb = self.cfg.thi_bits();
+        let reset = cycle < 2 || self.rng.chance(1, 40_000);
+        let empty = match &self.shadow {
+            Shadow::Ready(t) => t.count() == 0,
+            Shadow::Waiting(t) => t.count() == 0,
+        };
+        // A new merge scope (a kernel launch) while the table is empty: half the time CTAs of
+        // 2^shift thread indices (shift 1 … thi_bits − 1), else merging across CTAs.
+        if reset || (empty && self.rng.chance(1, 64)) {
+            (self.cta_mask, self.cta_shift) = if self.rng.chance(1, 2) {
+                let shift = 1 + self.rng.below(tb as u64 - 1) as usize;
+                (((1u64 << tb) - 1) & !((1u64 << shift) - 1), shift)
+            } else {
+                (0, 0)
+            };
+        }
+        set(inputs, self.inp.cta_mask, tb, self.cta_mask);
+        match &mut self.shadow {
+            Shadow::Ready(t) => t.set_cta_mask(self.cta_mask),
+            Shadow::Waiting(t) => t.set_cta_mask(self.cta_mask),
+        }
+        if reset {
             set(inputs, self.inp.reset, 1, 1);
             match &mut self.shadow {
                 Shadow::Ready(t) => t.reset(),

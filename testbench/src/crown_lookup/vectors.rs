@@ -449,5 +449,123 @@ pub fn spec_vectors() -> Vec<SpecVector> {
         )
         .done(),
     );
+
+    // A14 `merge_scope = cta`: with cta_mask 0x7C a CTA is 4 thread indices (thi >> 2).
+    // Threads of CTA 1 at PC 0x40 do not join CTA 0's row there but take a row of their own;
+    // later warps of each CTA merge into their own CTA's row, the two inserts of one cycle
+    // each to theirs. The same inserts with cta_mask 0 (the thesis's rule) merge at once.
+    let mask = |m: u64| vec![("cta_mask", vec![m])];
+    let apart = img(8)
+        .row(0, 0x40, 0x0F, &[(0x0F, 0)], 0)
+        .row(1, 0x40, 0xF0, &[(0xF0, 4)], 1);
+    let joined = img(8).row(0, 0x40, 0xFF, &[(0x0F, 0), (0xF0, 1)], 0).row(
+        1,
+        0x40,
+        0xFF,
+        &[(0xF0, 4), (0x0F, 5)],
+        1,
+    );
+    v.push(
+        Vb::new(
+            "crown.md A14: merge_scope = cta, Ready Lookup rows merge only within a CTA",
+            NAME,
+            &["kind=ready"],
+        )
+        .reset()
+        .cycle_words(
+            &cat(mask(0x7C), ins(0, 0x40, 0x0F, 0)),
+            &[("ev_merge", vec![0]), ("ev_alloc", vec![1])],
+        )
+        .cycle_words(
+            &cat(mask(0x7C), ins(0, 0x40, 0xF0, 4)),
+            &[
+                ("ev_merge", vec![0]),
+                ("ev_alloc", vec![1]),
+                ("count", vec![1]),
+            ],
+        )
+        .cycle_words(
+            &cat(
+                mask(0x7C),
+                cat(ins(0, 0x40, 0xF0, 1), ins(1, 0x40, 0x0F, 5)),
+            ),
+            &cat(
+                apart.expect(false),
+                vec![("ev_merge", vec![8]), ("ev_alloc", vec![0])],
+            ),
+        )
+        .cycle_words(&mask(0x7C), &joined.expect(false))
+        .done(),
+    );
+    v.push(
+        Vb::new(
+            "crown.md A14: cta_mask 0 is the thesis's rule, the same inserts merge across CTAs",
+            NAME,
+            &["kind=ready"],
+        )
+        .reset()
+        .cycle_words(
+            &ins(0, 0x40, 0x0F, 0),
+            &[("ev_merge", vec![0]), ("ev_alloc", vec![1])],
+        )
+        .cycle_words(
+            &ins(0, 0x40, 0xF0, 4),
+            &[
+                ("ev_merge", vec![4]),
+                ("ev_alloc", vec![0]),
+                ("count", vec![1]),
+            ],
+        )
+        .cycle_words(
+            &[],
+            &img(8)
+                .row(0, 0x40, 0xFF, &[(0x0F, 0), (0xF0, 4)], 0)
+                .expect(false),
+        )
+        .done(),
+    );
+    let wait_apart = img(8)
+        .row(0, 0x40, 0x0F, &[(0x0F, 0)], 0)
+        .pending(0, 0x0F)
+        .row(1, 0x40, 0x30, &[(0x30, 4)], 0)
+        .pending(1, 0x30);
+    v.push(
+        Vb::new(
+            "crown.md A14: merge_scope = cta, a Waiting Lookup row takes only its CTA's warps",
+            NAME,
+            &["kind=waiting"],
+        )
+        .reset()
+        .cycle_words(
+            &cat(mask(0x7C), ins(0, 0x40, 0x0F, 0)),
+            &[
+                ("ins_ok", vec![1]),
+                ("ins_row", vec![0]),
+                ("ev_alloc", vec![1]),
+            ],
+        )
+        .cycle_words(
+            &cat(mask(0x7C), ins(0, 0x40, 0x30, 4)),
+            &[
+                ("ins_ok", vec![1]),
+                ("ins_row", vec![1]),
+                ("ev_alloc", vec![1]),
+                ("ev_merge", vec![0]),
+            ],
+        )
+        .cycle_words(
+            &cat(mask(0x7C), ins(0, 0x40, 0xC0, 2)),
+            &cat(
+                wait_apart.expect(true),
+                vec![
+                    ("ins_ok", vec![1]),
+                    ("ins_row", vec![0]),
+                    ("ev_alloc", vec![0]),
+                    ("ev_merge", vec![2]),
+                ],
+            ),
+        )
+        .done(),
+    );
     v
 }

@@ -48,8 +48,14 @@ pub struct IssuePool {
     cycles: u64,
     violation: Option<String>,
     fault: Option<PoolFault>,
+    /// The entry the last cycle refilled (and did not issue).
+    refilled: Option<usize>,
     pub ev: PoolEvents,
 }
+
+/// [`IssuePool::check`] checks the pool's contents in every cycle with a refill and every
+/// this many cycles besides.
+const FULL_CHECK_PERIOD: u64 = 256;
 
 impl IssuePool {
     pub fn new(cfg: &PoolConfig) -> IssuePool {
@@ -59,6 +65,7 @@ impl IssuePool {
             cycles: 0,
             violation: None,
             fault: None,
+            refilled: None,
             ev: PoolEvents::default(),
             cfg: cfg.clone(),
         }
@@ -72,6 +79,7 @@ impl IssuePool {
     pub fn reset(&mut self) {
         self.entries.iter_mut().for_each(|e| *e = None);
         self.last = self.cfg.pool - 1;
+        self.refilled = None;
     }
 
     pub fn entries(&self) -> &[Option<PoolEntry>] {
@@ -121,16 +129,14 @@ impl IssuePool {
         let selected = self.select().map(|(i, _)| i);
         let free = self.entries.iter().position(|e| e.is_none());
         let mut refilled = None;
-        if let Some(e) = refill {
+        if let Some(mut e) = refill {
             match free {
                 Some(f) => {
                     refilled = Some(f);
                     self.ev.refills += 1;
                     // Stored as tables store warps: thi zero outside the lanes.
-                    self.entries[f] = Some(PoolEntry {
-                        warp: e.warp.normalized(self.cfg.common.w),
-                        slot: e.slot,
-                    });
+                    e.warp.normalize(self.cfg.common.w);
+                    self.entries[f] = Some(e);
                 }
                 None => {
                     if self.violation.is_none() {
@@ -158,6 +164,8 @@ impl IssuePool {
             self.last = s;
             issued = Some(s);
         }
+        // An entry refilled and issued in one cycle is gone: nothing new to check.
+        self.refilled = refilled.filter(|&f| self.entries[f].is_some());
         (issued, refilled)
     }
 
@@ -171,20 +179,24 @@ impl IssuePool {
         if self.last >= self.cfg.pool {
             return Err(format!("last issued entry {} out of range", self.last));
         }
-        // Threads seen, as a bit set (N ≤ 4096).
+        // Only a refill adds to the pool (issues remove entries, a reset clears them): the
+        // distinctness checks run in cycles with a refill, and every FULL_CHECK_PERIOD-th.
+        if self.refilled.is_none() && !self.cycles.is_multiple_of(FULL_CHECK_PERIOD) {
+            return Ok(());
+        }
+        // Threads and second-level rows seen, as bit sets (N ≤ 4096, n2 ≤ N).
         let mut threads = [0u64; 64];
+        let mut slots = [0u64; 64];
         for (i, e) in self.entries.iter().enumerate() {
             let Some(e) = e else { continue };
             if e.slot >= self.cfg.n2 {
                 return Err(format!("entry {i}: slot {} is not a row", e.slot));
             }
-            if self.entries[i + 1..]
-                .iter()
-                .flatten()
-                .any(|o| o.slot == e.slot)
-            {
+            let s = e.slot % 4096;
+            if slots[s / 64] >> (s % 64) & 1 == 1 {
                 return Err(format!("entry {i}: slot {} is in the pool twice", e.slot));
             }
+            slots[s / 64] |= 1 << (s % 64);
             for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
                 if e.warp.lanes >> l & 1 == 0 {
                     if t != 0 {
@@ -368,8 +380,11 @@ impl Model for CrownPoolModel {
     }
 
     fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
-        let (reset, refill, _) = decode(&self.pool.cfg, &self.p, inputs);
-        if !reset && refill.is_some() && !self.pool.has_free() {
+        let (reset, refill) = (
+            inputs[self.p.reset] & 1 == 1,
+            inputs[self.p.ref_valid] & 1 == 1,
+        );
+        if !reset && refill && !self.pool.has_free() {
             return Err("port ref_valid: the pool has no free entry".into());
         }
         Ok(())

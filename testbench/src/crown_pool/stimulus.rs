@@ -148,8 +148,11 @@ impl Stimulus for CrownPoolStimulus {
                 inputs[p.ref_valid] = 1;
                 inputs[p.ref_pc] = e.warp.pc;
                 inputs[p.ref_lanes] = e.warp.lanes;
-                let (o, n) = p.ref_thi;
-                inputs[o..o + n].copy_from_slice(&pack_thi(&e.warp.thi, c.thi_bits())[..n]);
+                let (o, _) = p.ref_thi;
+                let tb = c.thi_bits();
+                for (l, &t) in e.warp.thi.iter().enumerate() {
+                    crate::words::set(&mut inputs[o..], l * tb, tb, t);
+                }
                 inputs[p.ref_slot] = e.slot as u64;
             }
             None if self.rng.chance(3, 4) => {

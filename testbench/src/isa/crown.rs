@@ -14,7 +14,8 @@
 //! - anything else: an advance to pc + 1.
 //!
 //! Thread slot `t` (lane `t mod w`, thread index `t / w`) is fixed for the thread's life.
-//! Resident blocks occupy regions of `ceil(B / w)·w` consecutive slots; a block is launched
+//! Resident blocks occupy regions of `ceil(B / w)·w` consecutive slots (with `cta_scope`,
+//! `ceil(B / w)` rounded up to a power of two, aligned); a block is launched
 //! (its warps enter the second level, T0) when a region is free, up to `max_blocks` at once.
 //! Commit events are one per cycle, memory completions first (A19), then commits in issue
 //! order, then releases, then launches.
@@ -39,6 +40,9 @@ pub struct CrownOptions {
     pub max_blocks: usize,
     /// Give up after this many cycles without an issue or a commit.
     pub stall_limit: u64,
+    /// A14 `merge_scope = cta`: warps regroup only within a CTA. Each block then occupies an
+    /// aligned power-of-two range of thread indices and the lookups get its `cta_mask`.
+    pub cta_scope: bool,
 }
 
 impl CrownOptions {
@@ -49,6 +53,7 @@ impl CrownOptions {
             mem_latency: 100,
             max_blocks: 8,
             stall_limit: 100_000,
+            cta_scope: false,
         }
     }
 }
@@ -136,7 +141,19 @@ pub fn run_crown(
     let c = opts.cfg.common().clone();
     let w = c.w;
     let b = m.threads_per_block();
-    let bpad = b.div_ceil(w) * w;
+    // Thread slots per block region: whole warps; under `merge_scope = cta` a power of two
+    // of thread indices, so that a thread's CTA is the high bits of its thread index.
+    let warps_per_block = if opts.cta_scope {
+        b.div_ceil(w).next_power_of_two()
+    } else {
+        b.div_ceil(w)
+    };
+    let bpad = warps_per_block * w;
+    let cta_mask = if opts.cta_scope {
+        (c.threads / w - 1) as u64 & !(warps_per_block as u64 - 1)
+    } else {
+        0
+    };
     if bpad > c.threads {
         return Err(CrownError::Skip(format!(
             "a block of {b} threads needs {bpad} thread slots; the SM has threads = {}",
@@ -190,6 +207,7 @@ pub fn run_crown(
         let inp = CrownIn {
             cmt: ev.clone(),
             iss_ready: true,
+            cta_mask,
         };
         let out = engine.cycle(&inp).map_err(|e| {
             CrownError::Engine(format!("cycle {cycle}: {e} [{}]", engine.state_line()))

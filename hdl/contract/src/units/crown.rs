@@ -124,6 +124,16 @@ impl Warp {
         }
     }
 
+    /// [`Warp::normalized`] in place (no allocation when `thi` already has `w` lanes).
+    pub fn normalize(&mut self, w: usize) {
+        self.thi.resize(w, 0);
+        for (l, t) in self.thi.iter_mut().enumerate() {
+            if self.lanes >> l & 1 == 0 {
+                *t = 0;
+            }
+        }
+    }
+
     /// The thread slots this warp holds, lane by lane.
     pub fn threads(&self, c: &CrownCommon) -> Vec<u64> {
         (0..c.w)
@@ -389,6 +399,11 @@ impl CrownConfig {
                 "R is not the kernel exit (reserve barriers)",
             ),
             Port::input("iss_ready", 1, "the pipeline takes the selected warp"),
+            Port::input(
+                "cta_mask",
+                c.thi_bits(),
+                "thread-index bits naming the CTA: the lookups merge only within one (A14 merge_scope = cta); 0 = any",
+            ),
             Port::output("cmt_ready", 1, true, "the commit event is taken this cycle"),
             Port::output(
                 "cmt_tag_wl",

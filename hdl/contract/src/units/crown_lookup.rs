@@ -27,14 +27,21 @@
 //! - waiting kind: `cpl_valid`, `cpl_row`, `cpl_lanes`: a memory completion for lanes of a row.
 //! - `drain`: remove the head row at the edge (the top raises it when the second level can
 //!   take the row). Ignored when `head_valid` is 0.
+//! - `cta_mask`: the thread-index bits that name a thread's CTA (A14's `merge_scope = cta`),
+//!   set at kernel launch and held while the table holds rows; 0 is the thesis's match rule.
+//!   The dispatcher places each CTA in an aligned power-of-two range of thread indices, so a
+//!   warp's CTA tag is `thi & cta_mask` of any of its lanes; the tag of a row or insert is the
+//!   OR of `thi[l] & cta_mask` over its lanes (a row stores 0 outside its lanes). Under a
+//!   non-zero mask an insert's lanes share one tag, and rows only merge within a tag.
 //!
 //! # One cycle, ready kind (§3.5 step 4, A9, A10)
 //!
 //! Every decision reads the start-of-cycle table, updated by the earlier insert of this cycle.
 //! The head row, when `drain` is high, is neither a merge target nor free this cycle (its slot
 //! is free next cycle). For insert `k` = 0 then 1 with `insk_valid` and warp `v`:
-//! 1. each lane `l` of `v.lanes` moves to the **lowest-index** valid row with `pc = v.pc` and
-//!    lane `l` empty (other than the draining head): its `lanes[l]` and `thi[l]` are set;
+//! 1. each lane `l` of `v.lanes` moves to the **lowest-index** valid row with `pc = v.pc`, the
+//!    same CTA tag and lane `l` empty (other than the draining head): its `lanes[l]` and
+//!    `thi[l]` are set;
 //! 2. the lanes left over, if any, allocate the **lowest-index** invalid row with `ord` = the
 //!    number of valid rows after this cycle's drain and earlier allocations;
 //! 3. if no row is invalid, the leftover warp appears on `bypk_*` (combinational, A10): the top
@@ -45,8 +52,8 @@
 //! # One cycle, waiting kind (§3.7, A11)
 //!
 //! - Insert (`ins0_*`) of a **partial** warp (`0 < popcount(lanes) < w`; any other warp is
-//!   refused): the lowest-index valid row with `pc = v.pc`, `pending ≠ 0` and lanes disjoint
-//!   from `v.lanes` takes the whole warp (`lanes`, `thi` and `pending` OR-ed in); otherwise the
+//!   refused): the lowest-index valid row with `pc = v.pc`, the same CTA tag, `pending ≠ 0`
+//!   and lanes disjoint from `v.lanes` takes the whole warp (`lanes`, `thi` and `pending` OR-ed in); otherwise the
 //!   lowest invalid row is allocated with `pending = lanes`; otherwise the warp is refused.
 //!   `ins_ok` and `ins_row` (combinational) say where it went (the load's tag).
 //! - Completion: `pending[cpl_row] ← pending & ¬cpl_lanes`, on the start-of-cycle pending (the
@@ -220,6 +227,11 @@ impl LookupConfig {
             "drain",
             1,
             "remove the head row at the edge (ignored without a head)",
+        ));
+        v.push(Port::input(
+            "cta_mask",
+            t,
+            "thread-index bits naming the CTA: rows merge only within one (A14); 0 = any",
         ));
         match self.kind {
             LookupKind::Ready => {
