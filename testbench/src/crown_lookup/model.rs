@@ -99,6 +99,9 @@ impl Rows {
     /// A warp's CTA tag: `thi & cta_mask` of its lanes, ORed (one value when the warp is of one
     /// CTA; 0 for every warp when the mask is 0).
     fn tag(&self, thi: &[u64], lanes: u64) -> u64 {
+        if self.cta_mask == 0 {
+            return 0;
+        }
         let mut t = 0;
         for (l, x) in thi.iter().enumerate().take(self.w) {
             if lanes >> l & 1 == 1 {
@@ -181,9 +184,10 @@ impl Rows {
                 }
                 _ => {}
             }
+            let tag = self.row_tag(i);
             for l in 0..self.w {
                 let on = r.lanes >> l & 1 == 1;
-                if on && self.cta_mask != 0 && r.thi[l] & self.cta_mask != self.row_tag(i) {
+                if on && r.thi[l] & self.cta_mask != tag {
                     return Err(format!(
                         "row {i}: lane {l} of another CTA than the row (merge_scope = cta)"
                     ));
@@ -410,12 +414,12 @@ impl WaitingLookup {
         n > 0 && n < self.t.w && (self.merge_target(v).is_some() || self.t.free_row().is_some())
     }
     fn merge_target(&self, v: &Warp) -> Option<usize> {
+        let vtag = self.t.tag(&v.thi, v.lanes);
         let fits = |r: &usize| {
             let row = &self.t.rows[*r];
             row.valid
                 && row.pc == v.pc
-                && (self.t.row_tag(*r) == self.t.tag(&v.thi, v.lanes)
-                    || self.fault == Some(LookupFault::CtaBlind))
+                && (self.t.row_tag(*r) == vtag || self.fault == Some(LookupFault::CtaBlind))
                 && row.pending != 0
                 && row.lanes & v.lanes == 0
         };
