@@ -186,9 +186,13 @@ enum Command {
         /// Lockstep cycles per unit (at least 1).
         #[arg(long, default_value_t = 1_000_000, value_parser = cycles_arg())]
         cycles: u64,
-        /// Directory for the generated Verilog and manifests.
+        /// Directory for the generated Verilog and manifests, and the area report.
         #[arg(long, default_value = "flow-out")]
         out: PathBuf,
+        /// Seconds of Yosys per unit for its area (past it the unit's area is reported as
+        /// not measured and the flow goes on).
+        #[arg(long, default_value_t = area::LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        area_limit: u64,
         #[arg(long)]
         json: bool,
     },
@@ -553,8 +557,15 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             targets,
             cycles,
             out,
+            area_limit,
             json,
-        } => flow(&targets, cycles, &out, json),
+        } => flow(
+            &targets,
+            cycles,
+            &out,
+            std::time::Duration::from_secs(area_limit),
+            json,
+        ),
         Command::Isa(c) => isa_cli::execute(c)
             .map(|_| 0)
             .map_err(|f| Fail(f.status, f.message)),
@@ -897,7 +908,44 @@ fn regress_cmd(
     Ok(if summary.failed == 0 { 0 } else { 1 })
 }
 
-fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, Fail> {
+/// A unit's area within the flow's Yosys time limit: `Err(why)` when it was not measured.
+fn flow_area(
+    d: &warpforge_hdl::Design,
+    m: &warpforge_contract::Manifest,
+    limit: std::time::Duration,
+) -> Result<Result<area::AreaReport, String>, Fail> {
+    match area::area_within(d, m, limit) {
+        Ok(a) => Ok(Ok(a)),
+        Err(warpforge_cosim::tools::FlowError::Timeout { .. }) => Ok(Err(format!(
+            "synthesis did not finish within the flow's --area-limit of {} s (`warpforge area {}` has no such limit)",
+            limit.as_secs(),
+            m.unit
+        ))),
+        Err(e) => Err(bad(e.to_string())),
+    }
+}
+
+fn area_json(a: &Result<area::AreaReport, String>) -> serde_json::Value {
+    match a {
+        Ok(a) => json!(a),
+        Err(why) => json!({ "not_measured": why }),
+    }
+}
+
+fn area_text(a: &Result<area::AreaReport, String>) -> String {
+    match a {
+        Ok(a) => a.to_string(),
+        Err(why) => format!("area: not measured: {why}\n"),
+    }
+}
+
+fn flow(
+    targets: &[String],
+    cycles: u64,
+    out: &Path,
+    area_limit: std::time::Duration,
+    json: bool,
+) -> Result<u8, Fail> {
     let units: Vec<Unit> = if targets.is_empty() {
         registry::all_defaults()
     } else {
@@ -907,8 +955,34 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             .collect::<Result<_, _>>()?
     };
     check_out_dir(out)?;
+    let (html_path, json_path) = (out.join("report.html"), out.join("report.json"));
+    check_outputs(&[("--out", Some(&html_path)), ("--out", Some(&json_path))])?;
     let mut ok = true;
     let mut reports = vec![];
+    // The area report of the run: every unit measured, and those that were not.
+    let mut summary = report::Report {
+        rows: vec![],
+        not_measured: vec![],
+    };
+    let mut add = |u: &Unit,
+                   m: &warpforge_contract::Manifest,
+                   a: &Result<area::AreaReport, String>| {
+        match a {
+            Ok(a) => summary.rows.push(report::Row {
+                label: u.name().to_string(),
+                unit: u.name().to_string(),
+                sets: vec![],
+                over: vec![],
+                area: a.clone(),
+                fpga: None,
+            }),
+            Err(why) => summary.not_measured.push(report::NotMeasured {
+                label: u.name().to_string(),
+                module: m.module.clone(),
+                why: why.clone(),
+            }),
+        }
+    };
     for u in &units {
         let files = write_design(u, out)?;
         let d = u.design();
@@ -917,7 +991,8 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             // Kernel-level: lint, random programs checked per instruction, area.
             let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
             let c = sm_run::random_cosim(cfg, &d, &m, cycles, 1);
-            let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+            let a = flow_area(&d, &m, area_limit)?;
+            add(u, &m, &a);
             ok &= l.passed && c.is_ok();
             let cosim = match &c {
                 Ok(s) => json!(s),
@@ -938,17 +1013,19 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
                     ),
                     Err((seed, f)) => outln!("FAIL random program seed {seed}: {f}"),
                 }
-                out!("{a}");
+                out!("{}", area_text(&a));
             }
             reports.push(
-                json!({ "unit": u.name(), "files": files, "lint": l, "cosim": cosim, "area": a }),
+                json!({ "unit": u.name(), "files": files, "lint": l, "cosim": cosim,
+                "area": area_json(&a) }),
             );
             continue;
         }
         if registry::kernel_level(u.name()) {
             // Lint and area here; its lockstep runs kernels (`kernel_checked_by`).
             let l = lint::lint(&d, &m).map_err(|e| bad(e.to_string()))?;
-            let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+            let a = flow_area(&d, &m, area_limit)?;
+            add(u, &m, &a);
             ok &= l.passed;
             let skipped = kernel_checked_by(u);
             if !json {
@@ -958,10 +1035,10 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
                 }
                 out!("{l}");
                 outln!("cosim: not run here; {skipped}");
-                out!("{a}");
+                out!("{}", area_text(&a));
             }
             reports.push(json!({ "unit": u.name(), "files": files, "lint": l,
-                "cosim": { "skipped": skipped }, "area": a }));
+                "cosim": { "skipped": skipped }, "area": area_json(&a) }));
             continue;
         }
         let trace = icarus::model_trace(u, icarus::LINT_CYCLES, icarus::LINT_SEED);
@@ -976,7 +1053,8 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
         };
         let c = lockstep::run(u, u.model(), Source::Random(u.stimulus(1)), opts)
             .map_err(|e| bad(e.to_string()))?;
-        let a = area::area(&d, &m).map_err(|e| bad(e.to_string()))?;
+        let a = flow_area(&d, &m, area_limit)?;
+        add(u, &m, &a);
         ok &= l.passed && c.passed();
         if !json {
             outln!("== {} ({})", u.name(), m.module);
@@ -985,14 +1063,31 @@ fn flow(targets: &[String], cycles: u64, out: &Path, json: bool) -> Result<u8, F
             }
             out!("{l}");
             out!("{}", c.render());
-            out!("{a}");
+            out!("{}", area_text(&a));
         }
-        reports.push(json!({ "unit": u.name(), "files": files, "lint": l, "cosim": c, "area": a }));
+        reports.push(
+            json!({ "unit": u.name(), "files": files, "lint": l, "cosim": c,
+            "area": area_json(&a) }),
+        );
     }
+    let write = |p: &Path, text: &str| {
+        std::fs::write(p, text).map_err(|e| bad(outpath::write_error("--out", p, &e)))
+    };
+    write(&html_path, &report::html(&summary))?;
+    write(
+        &json_path,
+        &serde_json::to_string_pretty(&serde_json::to_value(&summary).unwrap()).unwrap(),
+    )?;
     if json {
-        print_json(&json!({ "passed": ok, "units": reports }));
+        print_json(&json!({ "passed": ok, "units": reports, "report": html_path }));
     } else {
         outln!("{}", if ok { "flow passed" } else { "flow FAILED" });
+        outln!(
+            "report: {} ({} units measured, {} not)",
+            html_path.display(),
+            summary.rows.len(),
+            summary.not_measured.len()
+        );
     }
     Ok(if ok { 0 } else { 1 })
 }

@@ -257,3 +257,52 @@ fn the_shipped_report_file_names_real_configurations() {
         Unit::resolve(&e.target, &base).unwrap_or_else(|m| panic!("{} baseline: {m}", e.label));
     }
 }
+
+/// `flow` ends with its own area report: the units it measured as rows of the page, and a
+/// unit whose synthesis outlasts `--area-limit` listed as not measured (the flow goes on and
+/// passes).
+#[test]
+fn the_flow_ends_with_its_report_and_lists_units_past_the_area_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |unit: &str, limit: &str, out: &Path| {
+        let o = warpforge(&[
+            "flow",
+            unit,
+            "--cycles",
+            "1000",
+            "--area-limit",
+            limit,
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+        assert!(
+            o.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let last = stdout.trim_end().lines().last().unwrap().to_string();
+        let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+        (last, html)
+    };
+    let measured = dir.path().join("measured");
+    let (last, html) = run("l1d-bypass", "600", &measured);
+    let page = measured.join("report.html");
+    assert_eq!(
+        last,
+        format!("report: {} (1 units measured, 0 not)", page.display())
+    );
+    let module = "l1d_bypass_c8_e1024_f90_p60_ra_0b00";
+    let r = row(&html, "units", module);
+    assert!(cell(&r, "cells").parse::<u64>().unwrap() > 0);
+    assert!(!html.contains("not-measured"));
+
+    let late = dir.path().join("late");
+    let (last, html) = run("ram", "1", &late);
+    assert!(last.ends_with("(0 units measured, 1 not)"), "{last}");
+    let t = &html[html.find("<table id=\"not-measured\">").expect("the list")..];
+    assert!(
+        t.contains("ram_d512_w90_p2") && t.contains("--area-limit of 1 s"),
+        "{t}"
+    );
+}

@@ -19,8 +19,8 @@ use warpforge_contract::manifest::{split_storage, StorageSplit, SM_STORAGE_BASEL
 use warpforge_contract::Manifest;
 use warpforge_hdl::Design;
 
-/// Time limit of each Yosys run.
-const LIMIT: Duration = Duration::from_secs(1800);
+/// Time limit of a unit's Yosys runs together (each run gets what is left of it).
+pub const LIMIT: Duration = Duration::from_secs(1800);
 /// Yosys runs at once; the machine has two cores.
 const WORKERS: usize = 2;
 
@@ -363,7 +363,7 @@ pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowErro
 
 /// [`area`] with the per-block breakdown ([`AreaReport::blocks`]).
 pub fn area_with_blocks(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
-    area_run(design, manifest, &tools::search_path(), true)
+    area_run(design, manifest, &tools::search_path(), true, LIMIT)
 }
 
 /// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
@@ -372,7 +372,16 @@ pub fn area_in(
     manifest: &Manifest,
     search_path: &OsStr,
 ) -> Result<AreaReport, FlowError> {
-    area_run(design, manifest, search_path, false)
+    area_run(design, manifest, search_path, false, LIMIT)
+}
+
+/// [`area`] with its Yosys runs limited to `limit` in all: past it, `FlowError::Timeout`.
+pub fn area_within(
+    design: &Design,
+    manifest: &Manifest,
+    limit: Duration,
+) -> Result<AreaReport, FlowError> {
+    area_run(design, manifest, &tools::search_path(), false, limit)
 }
 
 fn area_run(
@@ -380,6 +389,7 @@ fn area_run(
     manifest: &Manifest,
     search_path: &OsStr,
     with_blocks: bool,
+    limit: Duration,
 ) -> Result<AreaReport, FlowError> {
     let m = design.module.as_str();
     // Every tool first: a missing CACTI stops the flow before the long Yosys runs.
@@ -391,7 +401,7 @@ fn area_run(
     if with_blocks {
         jobs.extend(block_jobs(m));
     }
-    let (dir, version) = run_flow(design, search_path, jobs)?;
+    let (dir, version) = run_flow(design, search_path, jobs, limit)?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
     let ff = read_stat(&dir.path().join("ff.json"), FF_MODULE)?
         .transistors
@@ -465,6 +475,7 @@ fn run_flow(
     design: &Design,
     search_path: &OsStr,
     jobs: Vec<Job>,
+    limit: Duration,
 ) -> Result<(tempfile::TempDir, String), FlowError> {
     tools::check_module_name(&design.module)?;
     let yosys = tools::require_in("yosys", search_path)?;
@@ -481,17 +492,16 @@ fn run_flow(
              \x20   always @(posedge clock) q <= d;\nendmodule\n"
         ),
     )?;
-    let failures = run_jobs(&yosys, dir.path(), &jobs);
+    let failures = run_jobs(&yosys, dir.path(), &jobs, limit);
     if let Some((job, failure)) = failures.into_iter().next() {
-        // Keep the directory so the log named in the message still exists.
-        let kept = dir.keep();
         return Err(match failure {
             RunFailure::Flow(e) => e,
             RunFailure::Exit(message) => FlowError::ToolFailed {
                 tool: "yosys".into(),
                 step: job.step.into(),
                 message,
-                log: Some(kept.join(format!("{}.log", job.name))),
+                // Kept so that the log named in the message still exists.
+                log: Some(dir.keep().join(format!("{}.log", job.name))),
             },
         });
     }
@@ -507,7 +517,7 @@ pub fn fpga(design: &Design) -> Result<FpgaArea, FlowError> {
         .into_iter()
         .filter(|j| j.name != "generic" && j.name != "ff")
         .collect();
-    let (dir, _) = run_flow(design, &tools::search_path(), jobs)?;
+    let (dir, _) = run_flow(design, &tools::search_path(), jobs, LIMIT)?;
     let stat = |name: &str| read_stat(&dir.path().join(format!("{name}.json")), m);
     Ok(FpgaArea {
         ice40: FpgaResources::from_stat(Family::Ice40, stat("ice40")?),
@@ -523,16 +533,32 @@ enum RunFailure {
     Exit(String),
 }
 
-/// Run the jobs on [`WORKERS`] threads; return the failed ones in job order.
-fn run_jobs<'a>(yosys: &Path, dir: &Path, jobs: &'a [Job]) -> Vec<(&'a Job, RunFailure)> {
+/// Run the jobs on [`WORKERS`] threads within `limit` in all (each job gets the time left;
+/// none starts after it); return the failed ones in job order.
+fn run_jobs<'a>(
+    yosys: &Path,
+    dir: &Path,
+    jobs: &'a [Job],
+    limit: Duration,
+) -> Vec<(&'a Job, RunFailure)> {
     let next = AtomicUsize::new(0);
     let failures = Mutex::new(Vec::new());
+    let start = std::time::Instant::now();
     std::thread::scope(|s| {
         for _ in 0..WORKERS.min(jobs.len()) {
             s.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(job) = jobs.get(i) else { break };
-                if let Err(f) = run_job(yosys, dir, job) {
+                let left = limit.saturating_sub(start.elapsed());
+                let result = if left.is_zero() {
+                    Err(RunFailure::Flow(FlowError::Timeout {
+                        tool: "yosys".into(),
+                        limit,
+                    }))
+                } else {
+                    run_job(yosys, dir, job, left)
+                };
+                if let Err(f) = result {
                     failures
                         .lock()
                         .unwrap_or_else(|p| p.into_inner())
@@ -546,7 +572,7 @@ fn run_jobs<'a>(yosys: &Path, dir: &Path, jobs: &'a [Job]) -> Vec<(&'a Job, RunF
     failures.into_iter().map(|(i, f)| (&jobs[i], f)).collect()
 }
 
-fn run_job(yosys: &Path, dir: &Path, job: &Job) -> Result<(), RunFailure> {
+fn run_job(yosys: &Path, dir: &Path, job: &Job, limit: Duration) -> Result<(), RunFailure> {
     let script = format!("{}.ys", job.name);
     let log = format!("{}.log", job.name);
     write(&dir.join(&script), &job.script).map_err(RunFailure::Flow)?;
@@ -554,7 +580,7 @@ fn run_job(yosys: &Path, dir: &Path, job: &Job) -> Result<(), RunFailure> {
         Command::new(yosys)
             .args(["-Q", "-T", "-q", "-l", &log, "-s", &script])
             .current_dir(dir),
-        LIMIT,
+        limit,
     )
     .map_err(RunFailure::Flow)?;
     if out.success() {

@@ -114,6 +114,15 @@ pub struct Row {
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub rows: Vec<Row>,
+    /// Units in the run whose area was not measured, and why (`flow --area-limit`).
+    pub not_measured: Vec<NotMeasured>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NotMeasured {
+    pub label: String,
+    pub module: String,
+    pub why: String,
 }
 
 /// Resolves every entry first (bad input is reported before any synthesis), then runs the
@@ -167,7 +176,10 @@ pub fn run(
             fpga: f,
         });
     }
-    Ok(Report { rows })
+    Ok(Report {
+        rows,
+        not_measured: vec![],
+    })
 }
 
 fn esc(s: &str) -> String {
@@ -434,6 +446,18 @@ pub fn html(r: &Report) -> String {
             &["storage bits", "cells", "ECP5 LUTs"],
             &chart,
         );
+    }
+    if !r.not_measured.is_empty() {
+        s += "<h2>Not measured</h2>\n<table id=\"not-measured\"><tr><th>unit</th><th>module</th><th>why</th></tr>\n";
+        for n in &r.not_measured {
+            s += &format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                esc(&n.label),
+                esc(&n.module),
+                esc(&n.why)
+            );
+        }
+        s += "</table>\n";
     }
     s + "</body></html>\n"
 }
