@@ -25,13 +25,60 @@ pub struct CrownPoolStimulus {
     density: u64,
     /// `ref_thi` with every bit a lane's index may have, for don't-care values.
     thi_words_mask: Vec<u64>,
-    /// Reused bit sets: threads (lane · N/w + index) and rows the pool holds.
-    used: Vec<u64>,
-    slots: Vec<u64>,
+    held: Held,
 }
 
 fn bit(set: &[u64], i: usize) -> bool {
     set[i / 64] >> (i % 64) & 1 == 1
+}
+
+/// The threads and rows the shadow pool holds, kept up to date on each refill, issue and reset
+/// (rebuilding them for every refill cost more than the unit's RTL cycle).
+#[derive(Clone, Debug)]
+struct Held {
+    /// Threads as bits `lane · N/w + thread index`.
+    used: Vec<u64>,
+    /// Second-level rows as bits.
+    slots: Vec<u64>,
+    /// Threads held per lane.
+    per_lane: Vec<usize>,
+}
+
+impl Held {
+    fn new(cfg: &PoolConfig) -> Held {
+        Held {
+            used: vec![0; cfg.common.threads.div_ceil(64)],
+            slots: vec![0; cfg.n2.div_ceil(64)],
+            per_lane: vec![0; cfg.common.w],
+        }
+    }
+    fn clear(&mut self) {
+        self.used.iter_mut().for_each(|x| *x = 0);
+        self.slots.iter_mut().for_each(|x| *x = 0);
+        self.per_lane.iter_mut().for_each(|x| *x = 0);
+    }
+    /// Adds (`on`) or removes an entry's threads and row.
+    fn track(&mut self, e: &PoolEntry, on: bool, threads_per_lane: usize) {
+        let flip = |set: &mut [u64], i: usize| {
+            if on {
+                set[i / 64] |= 1 << (i % 64);
+            } else {
+                set[i / 64] &= !(1 << (i % 64));
+            }
+        };
+        flip(&mut self.slots, e.slot);
+        for l in (0..self.per_lane.len()).filter(|&l| e.warp.lanes >> l & 1 == 1) {
+            flip(
+                &mut self.used,
+                l * threads_per_lane + e.warp.thi[l] as usize,
+            );
+            if on {
+                self.per_lane[l] += 1;
+            } else {
+                self.per_lane[l] -= 1;
+            }
+        }
+    }
 }
 
 impl CrownPoolStimulus {
@@ -45,8 +92,7 @@ impl CrownPoolStimulus {
             p_iss: 32,
             density: 8,
             thi_words_mask: pack_thi(&vec![u64::MAX; cfg.common.w], cfg.common.thi_bits()),
-            used: vec![0; cfg.common.threads.div_ceil(64)],
-            slots: vec![0; cfg.n2.div_ceil(64)],
+            held: Held::new(cfg),
             cfg: cfg.clone(),
         }
     }
@@ -68,25 +114,12 @@ impl CrownPoolStimulus {
     fn entry(&mut self) -> PoolEntry {
         let (w, threads) = (self.cfg.common.w, self.cfg.common.threads);
         let per_lane = threads / w;
-        self.used.iter_mut().for_each(|x| *x = 0);
-        self.slots.iter_mut().for_each(|x| *x = 0);
-        let mut held = [0usize; 64];
-        for e in self.shadow.entries().iter().flatten() {
-            self.slots[e.slot / 64] |= 1 << (e.slot % 64);
-            for (l, h) in held.iter_mut().enumerate().take(w) {
-                if e.warp.lanes >> l & 1 == 1 {
-                    let t = l * per_lane + e.warp.thi[l] as usize;
-                    self.used[t / 64] |= 1 << (t % 64);
-                    *h += 1;
-                }
-            }
-        }
         let mut want = self.rng.mask(w, self.density, 16);
         if want == 0 {
             want = 1 << self.rng.below(w as u64);
         }
         // A lane whose every thread index is held (N / w < pool) stays empty.
-        for (l, &h) in held.iter().enumerate().take(w) {
+        for (l, &h) in self.held.per_lane.iter().enumerate().take(w) {
             if h >= per_lane {
                 want &= !(1 << l);
             }
@@ -96,7 +129,7 @@ impl CrownPoolStimulus {
             if want >> l & 1 == 1 {
                 *t = loop {
                     let x = self.rng.below(per_lane as u64);
-                    if !bit(&self.used, l * per_lane + x as usize) {
+                    if !bit(&self.held.used, l * per_lane + x as usize) {
                         break x;
                     }
                 };
@@ -111,7 +144,7 @@ impl CrownPoolStimulus {
             } else {
                 self.rng.below(self.cfg.n2 as u64) as usize
             };
-            if !bit(&self.slots, s) {
+            if !bit(&self.held.slots, s) {
                 break s;
             }
         };
@@ -137,6 +170,7 @@ impl Stimulus for CrownPoolStimulus {
         if cycle < 2 || self.rng.chance(1, 20_000) {
             inputs[p.reset] = 1;
             self.shadow.reset();
+            self.held.clear();
             return;
         }
         let c = self.cfg.common.clone();
@@ -168,6 +202,16 @@ impl Stimulus for CrownPoolStimulus {
             None => {}
         }
         inputs[p.issue] = issue as u64;
-        self.shadow.cycle(refill, issue);
+        let per_lane = c.threads / c.w;
+        if let (true, Some((_, e))) = (issue, self.shadow.select()) {
+            self.held.track(e, false, per_lane);
+        }
+        let (_, filled) = self.shadow.cycle(refill, issue);
+        if let Some(f) = filled {
+            // The selection reads the start-of-cycle pool: a refilled entry is held now.
+            if let Some(e) = &self.shadow.entries()[f] {
+                self.held.track(e, true, per_lane);
+            }
+        }
     }
 }
