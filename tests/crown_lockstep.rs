@@ -103,23 +103,26 @@ fn params(unit: &Unit) -> Params {
     unit.params.clone()
 }
 
-#[test]
-fn ready_lookup_merging_into_the_draining_head_is_caught() {
-    let sets: Vec<String> = ["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+/// A crown-lookup configuration's RTL with `from` replaced by `to`, caught where the model
+/// with `fault` says the bug first shows.
+fn lookup_bug_is_caught(sets: &[&str], fault: LookupFault, from: &str, to: &str) {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let unit = Unit::resolve("crown-lookup", &sets).unwrap();
     let cfg =
         warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit)).unwrap();
     let mut bad = CrownLookupModel::new(&cfg);
-    bad.inject_fault(Some(LookupFault::MergeIntoDrained));
-    let design = planted(
-        &unit,
+    bad.inject_fault(Some(fault));
+    check_caught(&unit, &planted(&unit, from, to), Box::new(bad));
+}
+
+#[test]
+fn ready_lookup_merging_into_the_draining_head_is_caught() {
+    lookup_bug_is_caught(
+        &["kind=ready", "rows=4", "w=4", "threads=64", "pc_bits=8"],
+        LookupFault::MergeIntoDrained,
         "& ~(draining & |s_valid__parts__",
         "& ~(1'b0 & |s_valid__parts__",
     );
-    check_caught(&unit, &design, Box::new(bad));
 }
 
 #[test]
@@ -141,19 +144,10 @@ fn barrier_probe_blind_to_the_reservation_is_caught() {
 /// where the CTA-blind model says it first shows.
 #[test]
 fn waiting_lookup_blind_to_the_cta_is_caught() {
-    let sets: Vec<String> = ["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    let unit = Unit::resolve("crown-lookup", &sets).unwrap();
-    let cfg =
-        warpforge_contract::units::crown_lookup::LookupConfig::from_params(&params(&unit)).unwrap();
-    let mut bad = CrownLookupModel::new(&cfg);
-    bad.inject_fault(Some(LookupFault::CtaBlind));
-    let design = planted(
-        &unit,
+    lookup_bug_is_caught(
+        &["kind=waiting", "rows=4", "w=4", "threads=32", "pc_bits=8"],
+        LookupFault::CtaBlind,
         "_tag__mask__drv = cta_mask;",
         "_tag__mask__drv = 3'd0;",
     );
-    check_caught(&unit, &design, Box::new(bad));
 }
