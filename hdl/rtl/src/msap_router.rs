@@ -40,7 +40,11 @@ pub struct MsapRouter {
     // Per input.
     ins: Split,
     buf: Vec<Ram>,
-    front: Vec<Split>,
+    f_head: Vec<Signal<Local, Bit>>,
+    f_tail: Vec<Signal<Local, Bit>>,
+    f_dx: Vec<Wire<Local>>,
+    f_dy: Vec<Wire<Local>>,
+    f_pl: Vec<Wire<Local>>,
     cnt: Vec<WordReg>,
     wp: Vec<WordReg>,
     rp: Vec<WordReg>,
@@ -88,6 +92,9 @@ pub struct MsapRouter {
     vec_cret: Wire<Local>,
     unit: Wire<Local>,
     at_x: Fixed,
+    sh_dx: Fixed,
+    sh_dy: Fixed,
+    sh_pl: Fixed,
     at_y: Fixed,
     rc_in_va: Fixed,
     sa_in_va: Fixed,
@@ -102,7 +109,6 @@ impl MsapRouter {
         let regs = |w: usize| (0..n).map(|_| WordReg::new(w)).collect::<Vec<_>>();
         let wires = |w: usize| (0..n).map(|_| Wire::new(w)).collect::<Vec<_>>();
         let bits = || (0..n).map(|_| Default::default()).collect::<Vec<_>>();
-        let fields = [1, 1, cfg.xb(), cfg.yb(), pb, cfg.payload_bits];
         let ptr_w = a.ptrs() * a.idx_bits();
         let lost_w = (n * a.lost_bits()).max(1);
         MsapRouter {
@@ -127,7 +133,11 @@ impl MsapRouter {
             dbg_lost: Wire::new(n * lost_w),
             ins: Split::new(&vec![fb; n]),
             buf: (0..n).map(|_| Ram::new(&cfg.ram())).collect(),
-            front: (0..n).map(|_| Split::new(&fields)).collect(),
+            f_head: bits(),
+            f_tail: bits(),
+            f_dx: wires(cfg.xb()),
+            f_dy: wires(cfg.yb()),
+            f_pl: wires(pb),
             cnt: regs(cb),
             wp: regs(pw),
             rp: regs(pw),
@@ -173,6 +183,9 @@ impl MsapRouter {
             vec_cret: Wire::new(n),
             unit: Wire::new(n),
             at_x: Fixed::new(cfg.x as u64),
+            sh_dx: Fixed::new(cfg.dst_x_at() as u64),
+            sh_dy: Fixed::new(cfg.dst_y_at() as u64),
+            sh_pl: Fixed::new(cfg.pl_at() as u64),
             at_y: Fixed::new(cfg.y as u64),
             rc_in_va: Fixed::new((cfg.pipe_stages <= 3) as u64),
             sa_in_va: Fixed::new((cfg.pipe_stages == 2) as u64),
@@ -219,27 +232,32 @@ impl Logic for MsapRouter {
 
         // RC: XY route of the front flit (X first); the requests and their PLs.
         for p in 0..self.cnt.len() {
-            self.front[p].whole.next = self.buf[p].rdata.val();
+            // The front flit's fields (the wires' widths cut the shifted row).
+            self.f_head[p].next = self.buf[p].rdata.val().get_bit(0);
+            self.f_tail[p].next = self.buf[p].rdata.val().get_bit(1);
+            self.f_dx[p].next = self.buf[p].rdata.val() >> self.sh_dx.val();
+            self.f_dy[p].next = self.buf[p].rdata.val() >> self.sh_dy.val();
+            self.f_pl[p].next = self.buf[p].rdata.val() >> self.sh_pl.val();
             self.fr_route[p].next = 0.into();
-            if self.front[p].parts[3].val() < self.at_y.val() {
+            if self.f_dy[p].val() < self.at_y.val() {
                 self.fr_route[p].next = 1.into();
             }
-            if self.front[p].parts[3].val() > self.at_y.val() {
+            if self.f_dy[p].val() > self.at_y.val() {
                 self.fr_route[p].next = 3.into();
             }
-            if self.front[p].parts[2].val() < self.at_x.val() {
+            if self.f_dx[p].val() < self.at_x.val() {
                 self.fr_route[p].next = 4.into();
             }
-            if self.front[p].parts[2].val() > self.at_x.val() {
+            if self.f_dx[p].val() > self.at_x.val() {
                 self.fr_route[p].next = 2.into();
             }
             self.rc[p].next = (self.st[p].q.val() == 0)
                 & self.fv[p].q.val().any()
-                & self.front[p].parts[0].val().any();
+                & self.f_head[p].val();
             self.want[p].next =
                 (self.st[p].q.val() == 1) | (self.rc_in_va.val().any() & self.rc[p].val());
             self.wroute[p].next = self.fr_route[p].val();
-            self.wpl_pack.parts[p].next = self.front[p].parts[4].val();
+            self.wpl_pack.parts[p].next = self.f_pl[p].val();
             if self.st[p].q.val() != 0 {
                 self.wroute[p].next = self.rt[p].q.val();
                 self.wpl_pack.parts[p].next = self.vcpl[p].q.val();
@@ -288,12 +306,12 @@ impl Logic for MsapRouter {
             if self.rc[p].val() {
                 self.st[p].d.next = 1.into();
                 self.rt[p].d.next = self.fr_route[p].val();
-                self.vcpl[p].d.next = self.front[p].parts[4].val();
+                self.vcpl[p].d.next = self.f_pl[p].val();
             }
             if self.granted[p].val() {
                 self.st[p].d.next = 2.into();
             }
-            if self.go[p].val() & self.front[p].parts[1].val().any() {
+            if self.go[p].val() & self.f_tail[p].val() {
                 self.st[p].d.next = 0.into();
             }
 
@@ -342,7 +360,7 @@ impl Logic for MsapRouter {
                     self.dec[o].next = true;
                     self.of[o].d.next = self.buf[p].rdata.val();
                     // The tail releases the output (§2.5: no wait for its credit).
-                    if self.front[p].parts[1].val().any() {
+                    if self.f_tail[p].val() {
                         self.busy[o].d.next = 0.into();
                     }
                 }
@@ -400,8 +418,22 @@ impl Logic for MsapRouter {
     }
 }
 
+/// The first statement of the kernel's SA part, which reads the arbiters' grants.
+const SA_START: &str = "        granted__0 = 1'b0;\n";
+
 /// Verilog of one msap-router configuration.
+///
+/// rust-hdl writes the kernel as one `always @(*)` block. That block drives the arbiters'
+/// requests and reads their grants, and Verilator does not split a block this large by
+/// itself: it sees a combinational loop (`UNOPTFLAT`) and evaluates it iteratively. The
+/// block is cut in two where SA starts (everything before it — RC, the requests — reads no
+/// grant; nothing after it writes a variable the first part writes), which is the same logic.
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouter::new(cfg);
-    emit(&mut block, &cfg.module_name())
+    let mut d = emit(&mut block, &cfg.module_name());
+    assert_eq!(d.verilog.matches(SA_START).count(), 1, "the SA part starts once");
+    d.verilog = d
+        .verilog
+        .replace(SA_START, &format!("    end\n    always @(*) begin\n{SA_START}"));
+    d
 }

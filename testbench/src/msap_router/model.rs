@@ -297,6 +297,7 @@ impl Model for MsapRouterModel {
         // VA per output.
         let mut gnt = [0u32; PORTS];
         let mut granted = [false; PORTS];
+        let mut commits = vec![];
         for o in 0..PORTS {
             if self.out[o].busy {
                 continue;
@@ -332,13 +333,7 @@ impl Model for MsapRouterModel {
                     e.urgent_grants +=
                         (cfg.age_thresh > 0 && m as usize == cfg.arbiter().urgent_lvl()) as u64;
                     e.back_to_back += self.out[o].freed as u64;
-                    self.arb[o].commit(req, g, m);
-                    let bound = (cfg.age_thresh + PORTS - 1) as u32;
-                    if cfg.age_thresh > 0 {
-                        if let Some(l) = self.arb[o].lost().iter().find(|&&l| l > bound) {
-                            self.fail(format!("I-7: output {o}: a loss count of {l}"));
-                        }
-                    }
+                    commits.push((o, req, g, m));
                 }
             }
         }
@@ -347,6 +342,16 @@ impl Model for MsapRouterModel {
         if reset {
             self.reset();
             return;
+        }
+        // Every VA grant is used (V = 1): pointers and loss counters move at the edge.
+        let bound = (cfg.age_thresh + PORTS - 1) as u32;
+        for (o, req, g, m) in commits {
+            self.arb[o].commit(req, g, m);
+            if cfg.age_thresh > 0 {
+                if let Some(l) = self.arb[o].lost().iter().find(|&&l| l > bound) {
+                    self.fail(format!("I-7: output {o}: a loss count of {l}"));
+                }
+            }
         }
 
         // SA + ST.
