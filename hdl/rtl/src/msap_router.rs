@@ -251,9 +251,8 @@ impl Logic for MsapRouter {
             if self.f_dx[p].val() > self.at_x.val() {
                 self.fr_route[p].next = 2.into();
             }
-            self.rc[p].next = (self.st[p].q.val() == 0)
-                & self.fv[p].q.val().any()
-                & self.f_head[p].val();
+            self.rc[p].next =
+                (self.st[p].q.val() == 0) & self.fv[p].q.val().any() & self.f_head[p].val();
             self.want[p].next =
                 (self.st[p].q.val() == 1) | (self.rc_in_va.val().any() & self.rc[p].val());
             self.wroute[p].next = self.fr_route[p].val();
@@ -431,9 +430,14 @@ const SA_START: &str = "        granted__0 = 1'b0;\n";
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouter::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
-    assert_eq!(d.verilog.matches(SA_START).count(), 1, "the SA part starts once");
-    d.verilog = d
-        .verilog
-        .replace(SA_START, &format!("    end\n    always @(*) begin\n{SA_START}"));
+    assert_eq!(
+        d.verilog.matches(SA_START).count(),
+        1,
+        "the SA part starts once"
+    );
+    d.verilog = d.verilog.replace(
+        SA_START,
+        &format!("    end\n    always @(*) begin\n{SA_START}"),
+    );
     d
 }
