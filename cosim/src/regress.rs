@@ -709,7 +709,7 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
                 "x=7",
                 "y=9",
                 "pl_bits=4",
-                "age_thresh=40",
+                "age_thresh=6",
                 "payload_bits=32",
             ]),
         ],
