@@ -318,8 +318,8 @@ fn starved_head_leaves(age: usize, cycles: u64) -> Option<u64> {
         if cy == 0 {
             inp[at("reset")] = 1;
         } else {
-            for p in 0..PORTS {
-                credits[p] += (out[at("in_credit")] >> p & 1) as u32;
+            for (p, c) in credits.iter_mut().enumerate() {
+                *c += (out[at("in_credit")] >> p & 1) as u32;
             }
             // The sink returns each credit in the next cycle.
             inp[at("out_credit")] = out[at("out_valid")] & 1;

@@ -298,6 +298,7 @@ impl Model for MsapRouterModel {
         let mut gnt = [0u32; PORTS];
         let mut granted = [false; PORTS];
         let mut commits = vec![];
+        #[allow(clippy::needless_range_loop)] // o indexes outputs, grants and arbiters alike
         for o in 0..PORTS {
             if self.out[o].busy {
                 continue;
@@ -424,9 +425,8 @@ impl Model for MsapRouterModel {
         }
 
         // Outputs: registers, credits, ownership, I-11.
-        for o in 0..PORTS {
+        for (o, &s) in sent.iter().enumerate() {
             let ret = out_credit >> o & 1 == 1;
-            let s = sent[o];
             let out = &mut self.out[o];
             out.reg = s.map(|(_, f)| f);
             if let Some((p, f)) = s {
