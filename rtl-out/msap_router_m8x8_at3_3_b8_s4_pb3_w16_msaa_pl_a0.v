@@ -1623,13 +1623,13 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         f_dy__0 = buf__0__rdata >> sh_dy;
         f_pl__0 = buf__0__rdata >> sh_pl;
         fr_route__0 = 32'h0;
-        if (f_dy__0 < at_y) begin
+        if (f_dy__0 + 32'h1 <= at_y) begin
             fr_route__0 = 32'h1;
         end
         if (f_dy__0 > at_y) begin
             fr_route__0 = 32'h3;
         end
-        if (f_dx__0 < at_x) begin
+        if (f_dx__0 + 32'h1 <= at_x) begin
             fr_route__0 = 32'h4;
         end
         if (f_dx__0 > at_x) begin
@@ -1649,13 +1649,13 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         f_dy__1 = buf__1__rdata >> sh_dy;
         f_pl__1 = buf__1__rdata >> sh_pl;
         fr_route__1 = 32'h0;
-        if (f_dy__1 < at_y) begin
+        if (f_dy__1 + 32'h1 <= at_y) begin
             fr_route__1 = 32'h1;
         end
         if (f_dy__1 > at_y) begin
             fr_route__1 = 32'h3;
         end
-        if (f_dx__1 < at_x) begin
+        if (f_dx__1 + 32'h1 <= at_x) begin
             fr_route__1 = 32'h4;
         end
         if (f_dx__1 > at_x) begin
@@ -1675,13 +1675,13 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         f_dy__2 = buf__2__rdata >> sh_dy;
         f_pl__2 = buf__2__rdata >> sh_pl;
         fr_route__2 = 32'h0;
-        if (f_dy__2 < at_y) begin
+        if (f_dy__2 + 32'h1 <= at_y) begin
             fr_route__2 = 32'h1;
         end
         if (f_dy__2 > at_y) begin
             fr_route__2 = 32'h3;
         end
-        if (f_dx__2 < at_x) begin
+        if (f_dx__2 + 32'h1 <= at_x) begin
             fr_route__2 = 32'h4;
         end
         if (f_dx__2 > at_x) begin
@@ -1701,13 +1701,13 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         f_dy__3 = buf__3__rdata >> sh_dy;
         f_pl__3 = buf__3__rdata >> sh_pl;
         fr_route__3 = 32'h0;
-        if (f_dy__3 < at_y) begin
+        if (f_dy__3 + 32'h1 <= at_y) begin
             fr_route__3 = 32'h1;
         end
         if (f_dy__3 > at_y) begin
             fr_route__3 = 32'h3;
         end
-        if (f_dx__3 < at_x) begin
+        if (f_dx__3 + 32'h1 <= at_x) begin
             fr_route__3 = 32'h4;
         end
         if (f_dx__3 > at_x) begin
@@ -1727,13 +1727,13 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         f_dy__4 = buf__4__rdata >> sh_dy;
         f_pl__4 = buf__4__rdata >> sh_pl;
         fr_route__4 = 32'h0;
-        if (f_dy__4 < at_y) begin
+        if (f_dy__4 + 32'h1 <= at_y) begin
             fr_route__4 = 32'h1;
         end
         if (f_dy__4 > at_y) begin
             fr_route__4 = 32'h3;
         end
-        if (f_dx__4 < at_x) begin
+        if (f_dx__4 + 32'h1 <= at_x) begin
             fr_route__4 = 32'h4;
         end
         if (f_dx__4 > at_x) begin

@@ -239,13 +239,15 @@ impl Logic for MsapRouter {
             self.f_dy[p].next = self.buf[p].rdata.val() >> self.sh_dy.val();
             self.f_pl[p].next = self.buf[p].rdata.val() >> self.sh_pl.val();
             self.fr_route[p].next = 0.into();
-            if self.f_dy[p].val() < self.at_y.val() {
+            // `d + 1 <= at` rather than `d < at`: at the mesh edge (at = 0) the latter is a
+            // constant comparison Verilator's lint rejects.
+            if self.f_dy[p].val() + 1 <= self.at_y.val() {
                 self.fr_route[p].next = 1.into();
             }
             if self.f_dy[p].val() > self.at_y.val() {
                 self.fr_route[p].next = 3.into();
             }
-            if self.f_dx[p].val() < self.at_x.val() {
+            if self.f_dx[p].val() + 1 <= self.at_x.val() {
                 self.fr_route[p].next = 4.into();
             }
             if self.f_dx[p].val() > self.at_x.val() {
