@@ -67,3 +67,14 @@ fn arbiters_without_the_pl_are_caught() {
     lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 1_000_000)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+#[test]
+fn corner_routers_lint_clean() {
+    // At a mesh edge a coordinate compare against 0 or the last column must not turn into a
+    // constant comparison (Verilator -Wall rejects those).
+    for sets in [["x=0", "y=0"], ["x=7", "y=7"]] {
+        let unit = Unit::resolve(UNIT, &sets.map(String::from)).unwrap();
+        let r = warpforge_cosim::lint::lint(&unit.design(), &unit.manifest()).unwrap();
+        assert!(r.passed, "{sets:?}: {:?}", r.verilator.diagnostics);
+    }
+}
