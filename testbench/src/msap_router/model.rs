@@ -297,7 +297,7 @@ impl Model for MsapRouterModel {
         // VA per output.
         let mut gnt = [0u32; PORTS];
         let mut granted = [false; PORTS];
-        let mut commits = vec![];
+        let mut commits = [None; PORTS];
         #[allow(clippy::needless_range_loop)] // o indexes outputs, grants and arbiters alike
         for o in 0..PORTS {
             if self.out[o].busy {
@@ -334,7 +334,7 @@ impl Model for MsapRouterModel {
                     e.urgent_grants +=
                         (cfg.age_thresh > 0 && m as usize == cfg.arbiter().urgent_lvl()) as u64;
                     e.back_to_back += self.out[o].freed as u64;
-                    commits.push((o, req, g, m));
+                    commits[o] = Some((req, g, m));
                 }
             }
         }
@@ -346,7 +346,11 @@ impl Model for MsapRouterModel {
         }
         // Every VA grant is used (V = 1): pointers and loss counters move at the edge.
         let bound = (cfg.age_thresh + PORTS - 1) as u32;
-        for (o, req, g, m) in commits {
+        for (o, (req, g, m)) in commits
+            .iter()
+            .enumerate()
+            .filter_map(|(o, c)| c.map(|c| (o, c)))
+        {
             self.arb[o].commit(req, g, m);
             if cfg.age_thresh > 0 {
                 if let Some(l) = self.arb[o].lost().iter().find(|&&l| l > bound) {
