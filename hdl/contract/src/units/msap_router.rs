@@ -49,8 +49,8 @@
 //! `in_valid[p]` flit is written into the RAM at the edge (counted from the next cycle).
 //!
 //! Latency, uncontended: a head on `in_*` in cycle a is in the RAM from a+1, in the front from
-//! a+2, and on `out_*` in a + 1 + pipe_stages + … : RC a+2, VA a+3, SA a+4, on the output (ST,
-//! the link register) a+5 with 4 stages; 3 folds RC into VA, 2 also SA into VA. A released
+//! a+2, and on `out_*` in a + 1 + pipe_stages: with 4 stages RC a+2, VA a+3, SA a+4, on the
+//! output (ST, the link register) a+5; 3 folds RC into VA, 2 also SA into VA. A released
 //! output is granted again from the next cycle.
 //!
 //! # Inputs
