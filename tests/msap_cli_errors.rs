@@ -86,3 +86,42 @@ fn mc_parameters() {
         &["meta_bits=65", "from 1 to 64"],
     );
 }
+
+#[test]
+fn router_parameters() {
+    assert_error(
+        &["generate", "msap-router", "--set", "vcs=0"],
+        &["vcs=0", "from 1 to 1"],
+    );
+    assert_error(
+        &["cosim", "msap-router", "--set", "buf_depth=0"],
+        &["buf_depth=0", "from 2 to 16"],
+    );
+    assert_error(
+        &["area", "msap-router", "--set", "buf_depth=6"],
+        &["buf_depth = 6", "power of two"],
+    );
+    assert_error(
+        &["generate", "msap-router", "--set", "x=8"],
+        &["x = 8", "below mesh_x = 8", "inside the mesh"],
+    );
+    assert_error(
+        &["lint", "msap-router", "--set", "mesh_y=4", "--set", "y=5"],
+        &["y = 5", "below mesh_y = 4"],
+    );
+    assert_error(
+        &["generate", "msap-router", "--set", "pipe_stages=5"],
+        &["pipe_stages=5", "from 2 to 4"],
+    );
+    assert_error(
+        &[
+            "cosim",
+            "msap-router",
+            "--set",
+            "msaa_en=false",
+            "--set",
+            "age_thresh=8",
+        ],
+        &["age_thresh = 8", "msaa_en = false"],
+    );
+}

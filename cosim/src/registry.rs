@@ -87,6 +87,7 @@ pub const UNITS: &[Registration] = {
         register::<msap_arbiter::ArbiterConfig>(),
         register::<msap_pl::PlConfig>(),
         register::<msap_mc::McConfig>(),
+        register::<msap_router::RouterConfig>(),
         register::<dtm_mtg::MtgConfig>(),
     ]
 };

@@ -583,6 +583,28 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["mshr_entries=4", "pl_bits=2", "pl_shift=0"]),
             sets(&["mshr_entries=200", "pl_bits=4", "pl_shift=3"]),
         ],
+        // The default router (8x8, centre, 8-flit buffers, 4 stages, MSAA per-level); a corner
+        // router of a 4x4 mesh with 2 stages, 2-flit buffers, the RR baseline; 3 stages, a
+        // shared pointer, ageing and 2-bit PLs.
+        "msap-router" => vec![
+            sets(&[]),
+            sets(&[
+                "mesh_x=4",
+                "mesh_y=4",
+                "x=0",
+                "y=3",
+                "pipe_stages=2",
+                "buf_depth=2",
+                "msaa_en=false",
+            ]),
+            sets(&[
+                "pipe_stages=3",
+                "rr_ptr=shared",
+                "age_thresh=4",
+                "pl_bits=2",
+                "buf_depth=4",
+            ]),
+        ],
         // Depths 4, 8, 16; guard on and off; ageing; the FIFO baseline; narrow fields so the
         // stimulus's line pools collide.
         "msap-mc" => vec![
@@ -672,6 +694,25 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         "crown-l2" => vec![sets(&["n2=64", "pool=4", "w=32"])],
         "crown-pool" => vec![sets(&["pool=4", "n2=64", "w=32"])],
         "msap-mc" => vec![sets(&["depth=32", "age_thresh=20", "pl_bits=4"])],
+        "msap-router" => vec![
+            sets(&[
+                "mesh_x=16",
+                "mesh_y=2",
+                "x=15",
+                "y=0",
+                "buf_depth=16",
+                "age_thresh=1",
+            ]),
+            sets(&[
+                "mesh_x=16",
+                "mesh_y=16",
+                "x=7",
+                "y=9",
+                "pl_bits=4",
+                "age_thresh=6",
+                "payload_bits=32",
+            ]),
+        ],
         "msap-arbiter" => vec![sets(&[
             "n=16",
             "pl_bits=4",

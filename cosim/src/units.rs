@@ -179,6 +179,15 @@ cycle_unit!(
 );
 
 cycle_unit!(
+    msap_router::RouterConfig,
+    msap_router,
+    msap_router::generate,
+    msap_router,
+    MsapRouterModel,
+    MsapRouterStimulus
+);
+
+cycle_unit!(
     dtm_mtt::MttConfig,
     dtm_mtt,
     dtm_mtt::generate,

@@ -23,6 +23,7 @@ pub mod msap;
 pub mod msap_arbiter;
 pub mod msap_mc;
 pub mod msap_pl;
+pub mod msap_router;
 pub mod ram;
 pub mod simt_stack;
 pub mod sm;
@@ -129,6 +130,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: msap_mc::NAME,
         about: "MSAR memory-side request buffer: oldest eligible entry of the highest PL to L2, same-line guard, optional ageing; msar_en=false is the FIFO",
         params: msap_mc::PARAMS,
+    },
+    UnitInfo {
+        name: msap_router::NAME,
+        about: "MSAP mesh router: 5 ports, input-queued credit-based wormhole, XY routing, V = 1, PL latched per input from the head, MSAA priority VA per output (PrioArb); msaa_en=false is the RR baseline",
+        params: msap_router::PARAMS,
     },
     UnitInfo {
         name: dtm_mtt::NAME,

@@ -1,0 +1,589 @@
+//! The port-level model of `msap-router` ([`MsapRouterModel`]): the contract's cycle rules on
+//! plain Rust state, one [`PrioRr`] per output port for VA, and the router-level invariants of
+//! spec/msap.md §7.1 checked every cycle: I-3 … I-5 and I-7 on every VA round, I-9
+//! (conservation: arrived = left + held), I-10 (credits in 0 ..= buf_depth, no write into a
+//! full buffer, no credit beyond the depth), I-11 (wormhole: per output, flits of one packet
+//! contiguous, head first, from the owning input, the output owned from VA to the tail).
+
+use std::collections::VecDeque;
+
+use warpforge_contract::units::msap_router::{RouterConfig, ACTIVE, IDLE, PORTS, VA};
+use warpforge_contract::Layout;
+
+use crate::msap_arbiter::PrioRr;
+use crate::words;
+use crate::Model;
+
+/// A deliberate model bug, for tests that show the checks and lockstep catch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouterFault {
+    /// VA ignores the PL (every requester at PL 0).
+    PlIgnored,
+    /// A flit leaves without a downstream credit.
+    NoCreditCheck,
+    /// The output is released at the head, not the tail (packets interleave).
+    ReleaseAtHead,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RouterEvents {
+    /// Flits sent on any output.
+    pub flits: u64,
+    /// Packets (tails) sent.
+    pub packets: u64,
+    /// VA grants.
+    pub grants: u64,
+    /// VA grants with two or more requesters.
+    pub contended: u64,
+    /// VA grants while a requester of a lower level waited.
+    pub priority_wins: u64,
+    /// VA grants at the urgent level.
+    pub urgent_grants: u64,
+    /// Cycles an owning input had a flit but its output had no credit.
+    pub credit_stalls: u64,
+    /// Cycles an input buffer was full.
+    pub full_buffers: u64,
+    /// Flits ejected at the Local output.
+    pub ejected: u64,
+    /// A grant to an output in the cycle after its tail left (back-to-back packets).
+    pub back_to_back: u64,
+}
+
+/// Where each port lives in the flat vectors.
+#[derive(Clone, Debug)]
+pub(crate) struct Ports {
+    pub reset: usize,
+    pub in_valid: usize,
+    pub in_flit: usize,
+    pub out_credit: usize,
+    pub out_valid: usize,
+    pub out_flit: usize,
+    pub in_credit: usize,
+    pub dbg_count: usize,
+    pub dbg_front: usize,
+    pub dbg_state: usize,
+    pub dbg_route: usize,
+    pub dbg_vcpl: usize,
+    pub dbg_busy: usize,
+    pub dbg_owner: usize,
+    pub dbg_credit: usize,
+    pub dbg_gnt: usize,
+    pub dbg_ptr: usize,
+    pub dbg_lost: usize,
+}
+
+impl Ports {
+    pub fn new(cfg: &RouterConfig) -> Ports {
+        let l = Layout::new(&cfg.ports());
+        let i = |n: &str| l.input(n).unwrap().offset;
+        let o = |n: &str| l.output(n).unwrap().offset;
+        Ports {
+            reset: i("reset"),
+            in_valid: i("in_valid"),
+            in_flit: i("in_flit"),
+            out_credit: i("out_credit"),
+            out_valid: o("out_valid"),
+            out_flit: o("out_flit"),
+            in_credit: o("in_credit"),
+            dbg_count: o("dbg_count"),
+            dbg_front: o("dbg_front"),
+            dbg_state: o("dbg_state"),
+            dbg_route: o("dbg_route"),
+            dbg_vcpl: o("dbg_vcpl"),
+            dbg_busy: o("dbg_busy"),
+            dbg_owner: o("dbg_owner"),
+            dbg_credit: o("dbg_credit"),
+            dbg_gnt: o("dbg_gnt"),
+            dbg_ptr: o("dbg_ptr"),
+            dbg_lost: o("dbg_lost"),
+        }
+    }
+}
+
+/// Flit fields.
+#[derive(Clone, Copy, Debug)]
+pub struct Flit {
+    pub head: bool,
+    pub tail: bool,
+    pub dst_x: usize,
+    pub dst_y: usize,
+    pub pl: u32,
+}
+
+/// Decode a flit word.
+pub fn decode(cfg: &RouterConfig, f: u64) -> Flit {
+    let field = |at: usize, w: usize| ((f >> at) & ((1u64 << w) - 1)) as usize;
+    Flit {
+        head: f & 1 == 1,
+        tail: f >> 1 & 1 == 1,
+        dst_x: field(cfg.dst_x_at(), cfg.xb()),
+        dst_y: field(cfg.dst_y_at(), cfg.yb()),
+        pl: field(cfg.pl_at(), cfg.pl_bits) as u32,
+    }
+}
+
+/// The XY route (§2.5: X first) at router (x, y) to (dx, dy).
+pub fn xy_route(x: usize, y: usize, dx: usize, dy: usize) -> usize {
+    use warpforge_contract::units::msap_router::{EAST, LOCAL, NORTH, SOUTH, WEST};
+    if dx > x {
+        EAST
+    } else if dx < x {
+        WEST
+    } else if dy > y {
+        SOUTH
+    } else if dy < y {
+        NORTH
+    } else {
+        LOCAL
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+struct Input {
+    /// The RAM rows in FIFO order.
+    buf: VecDeque<u64>,
+    front: Option<u64>,
+    state: u64,
+    route: usize,
+    vcpl: u32,
+    cret: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Output {
+    busy: bool,
+    owner: usize,
+    credit: u32,
+    reg: Option<u64>,
+    /// I-11: the input whose packet is on the link (head seen, tail not yet).
+    stream: Option<usize>,
+    /// The tail left in the last cycle.
+    freed: bool,
+}
+
+/// The port-level model of `msap-router`.
+#[derive(Clone, Debug)]
+pub struct MsapRouterModel {
+    cfg: RouterConfig,
+    p: Ports,
+    pub arb: Vec<PrioRr>,
+    inp: Vec<Input>,
+    out: Vec<Output>,
+    /// I-9: flits that arrived and that left.
+    arrived: u64,
+    left: u64,
+    cycles: u64,
+    violation: Option<String>,
+    fault: Option<RouterFault>,
+    pub ev: RouterEvents,
+}
+
+impl MsapRouterModel {
+    pub fn new(cfg: &RouterConfig) -> MsapRouterModel {
+        let mut m = MsapRouterModel {
+            p: Ports::new(cfg),
+            arb: (0..PORTS).map(|_| PrioRr::new(&cfg.arbiter())).collect(),
+            inp: vec![Input::default(); PORTS],
+            out: vec![Output::default(); PORTS],
+            arrived: 0,
+            left: 0,
+            cycles: 0,
+            violation: None,
+            fault: None,
+            ev: RouterEvents::default(),
+            cfg: cfg.clone(),
+        };
+        m.reset();
+        m
+    }
+
+    pub fn inject_fault(&mut self, fault: Option<RouterFault>) {
+        self.fault = fault;
+    }
+
+    fn reset(&mut self) {
+        self.arb.iter_mut().for_each(|a| a.reset());
+        self.inp.iter_mut().for_each(|i| *i = Input::default());
+        for o in &mut self.out {
+            *o = Output {
+                credit: self.cfg.buf_depth as u32,
+                ..Output::default()
+            };
+        }
+        self.arrived = 0;
+        self.left = 0;
+    }
+
+    fn fail(&mut self, what: String) {
+        if self.violation.is_none() {
+            self.violation = Some(format!("cycle {}: {what}", self.cycles));
+        }
+    }
+
+    fn flit_in(&self, inputs: &[u64], p: usize) -> u64 {
+        let fb = self.cfg.flit_bits();
+        words::get(&inputs[self.p.in_flit..], p * fb, fb)
+    }
+
+    fn write_outputs(&self, gnt: &[u32; PORTS], out: &mut [u64]) {
+        let (p, c) = (&self.p, &self.cfg);
+        let (fb, cb, pb) = (c.flit_bits(), c.count_bits(), c.pl_bits);
+        out.iter_mut().for_each(|w| *w = 0);
+        for (k, o) in self.out.iter().enumerate() {
+            if let Some(f) = o.reg {
+                out[p.out_valid] |= 1 << k;
+                words::set(&mut out[p.out_flit..], k * fb, fb, f);
+            }
+            out[p.dbg_busy] |= (o.busy as u64) << k;
+            out[p.dbg_owner] |= (o.owner as u64) << (3 * k);
+            out[p.dbg_credit] |= (o.credit as u64) << (cb * k);
+            out[p.dbg_gnt] |= (gnt[k] as u64) << (PORTS * k);
+        }
+        for (k, i) in self.inp.iter().enumerate() {
+            out[p.in_credit] |= (i.cret as u64) << k;
+            out[p.dbg_count] |= (i.buf.len() as u64) << (cb * k);
+            out[p.dbg_front] |= (i.front.is_some() as u64) << k;
+            out[p.dbg_state] |= i.state << (2 * k);
+            out[p.dbg_route] |= (i.route as u64) << (3 * k);
+            out[p.dbg_vcpl] |= (i.vcpl as u64) << (pb * k);
+        }
+        let a = c.arbiter();
+        let (ib, lb) = (a.idx_bits(), a.lost_bits());
+        let ptr_w = a.ptrs() * ib;
+        let lost_w = (PORTS * lb).max(1);
+        for (k, arb) in self.arb.iter().enumerate() {
+            for (j, &v) in arb.ptrs().iter().enumerate() {
+                words::set(&mut out[p.dbg_ptr..], k * ptr_w + j * ib, ib, v as u64);
+            }
+            if lb > 0 {
+                for (j, &v) in arb.lost().iter().enumerate() {
+                    words::set(&mut out[p.dbg_lost..], k * lost_w + j * lb, lb, v as u64);
+                }
+            }
+        }
+    }
+}
+
+impl Model for MsapRouterModel {
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.cycles += 1;
+        let cfg = self.cfg.clone();
+        let reset = inputs[self.p.reset] & 1 == 1;
+        let in_valid = inputs[self.p.in_valid];
+        let out_credit = inputs[self.p.out_credit];
+        let depth = cfg.buf_depth;
+
+        // RC and the VA requests (from the state at the start of the cycle).
+        let mut rc = [false; PORTS];
+        let mut want = [false; PORTS];
+        let mut wroute = [0usize; PORTS];
+        let mut wpl = [0u32; PORTS];
+        for (p, i) in self.inp.iter().enumerate() {
+            wroute[p] = i.route;
+            wpl[p] = i.vcpl;
+            if let Some(f) = i.front.map(|f| decode(&cfg, f)) {
+                if i.state == IDLE && f.head {
+                    rc[p] = true;
+                    wroute[p] = xy_route(cfg.x, cfg.y, f.dst_x, f.dst_y);
+                    wpl[p] = f.pl;
+                }
+            }
+            want[p] = i.state == VA || (cfg.pipe_stages <= 3 && rc[p]);
+        }
+        if self.fault == Some(RouterFault::PlIgnored) {
+            wpl = [0; PORTS];
+        }
+
+        // VA per output.
+        let mut gnt = [0u32; PORTS];
+        let mut granted = [false; PORTS];
+        let mut commits = [None; PORTS];
+        #[allow(clippy::needless_range_loop)] // o indexes outputs, grants and arbiters alike
+        for o in 0..PORTS {
+            if self.out[o].busy {
+                continue;
+            }
+            let req = (0..PORTS)
+                .filter(|&p| want[p] && wroute[p] == o)
+                .fold(0u32, |r, p| r | 1 << p);
+            let lv = self.arb[o].levels(&wpl);
+            let win = self.arb[o].arbitrate_levels(req, &lv);
+            match win {
+                None if req != 0 => self.fail(format!("I-4: output {o}: requests but no grant")),
+                None => {}
+                Some((g, m)) => {
+                    if req >> g & 1 == 0 {
+                        self.fail(format!("I-3: output {o} granted to input {g}, no request"));
+                    }
+                    let reqs = (0..PORTS).filter(|&p| req >> p & 1 == 1);
+                    if let Some(r) = reqs.clone().find(|&r| lv[r] > m) {
+                        self.fail(format!(
+                            "I-5: output {o}: input {r} at level {} above winner {g} ({m})",
+                            lv[r]
+                        ));
+                    }
+                    if granted[g] {
+                        self.fail(format!("I-3: input {g} granted twice"));
+                    }
+                    gnt[o] = 1 << g;
+                    granted[g] = true;
+                    let e = &mut self.ev;
+                    e.grants += 1;
+                    e.contended += (req.count_ones() >= 2) as u64;
+                    e.priority_wins += reqs.clone().any(|r| lv[r] < m) as u64;
+                    e.urgent_grants +=
+                        (cfg.age_thresh > 0 && m as usize == cfg.arbiter().urgent_lvl()) as u64;
+                    e.back_to_back += self.out[o].freed as u64;
+                    commits[o] = Some((req, g, m));
+                }
+            }
+        }
+        // The outputs of this cycle: registered state plus this cycle's grants.
+        self.write_outputs(&gnt, outputs);
+        if reset {
+            self.reset();
+            return;
+        }
+        // Every VA grant is used (V = 1): pointers and loss counters move at the edge.
+        let bound = (cfg.age_thresh + PORTS - 1) as u32;
+        for (o, (req, g, m)) in commits
+            .iter()
+            .enumerate()
+            .filter_map(|(o, c)| c.map(|c| (o, c)))
+        {
+            self.arb[o].commit(req, g, m);
+            if cfg.age_thresh > 0 {
+                if let Some(l) = self.arb[o].lost().iter().find(|&&l| l > bound) {
+                    self.fail(format!("I-7: output {o}: a loss count of {l}"));
+                }
+            }
+        }
+
+        // SA + ST.
+        let mut sent = [None::<(usize, u64)>; PORTS];
+        for (p, &g) in granted.iter().enumerate() {
+            let i = &self.inp[p];
+            let owns = i.state == ACTIVE || (cfg.pipe_stages == 2 && g);
+            let Some(f) = i.front else { continue };
+            if !owns {
+                continue;
+            }
+            let o = wroute[p];
+            if self.out[o].credit == 0 && self.fault != Some(RouterFault::NoCreditCheck) {
+                self.ev.credit_stalls += 1;
+                continue;
+            }
+            if sent[o].is_some() {
+                self.fail(format!("I-3: two flits for output {o}"));
+            }
+            sent[o] = Some((p, f));
+        }
+        for o in &mut self.out {
+            o.freed = false;
+        }
+        for (o, g) in gnt.iter().enumerate() {
+            if *g != 0 {
+                self.out[o].busy = true;
+                self.out[o].owner = g.trailing_zeros() as usize;
+            }
+        }
+
+        // Inputs: state, buffer reads and writes.
+        for p in 0..PORTS {
+            let go = sent.iter().flatten().any(|&(q, _)| q == p);
+            let i = &mut self.inp[p];
+            let front = i.front.map(|f| decode(&cfg, f));
+            if rc[p] {
+                i.state = VA;
+                i.route = wroute[p];
+                i.vcpl = front.unwrap().pl;
+            }
+            if granted[p] {
+                i.state = ACTIVE;
+            }
+            if go && front.unwrap().tail {
+                i.state = IDLE;
+            }
+            let rd = !i.buf.is_empty() && (i.front.is_none() || go);
+            if go {
+                i.front = None;
+            }
+            if rd {
+                i.front = i.buf.pop_front();
+            }
+            i.cret = rd;
+            if in_valid >> p & 1 == 1 {
+                if i.buf.len() >= depth {
+                    self.violation.get_or_insert(format!(
+                        "cycle {}: I-10: input {p}: a flit into a full buffer",
+                        self.cycles
+                    ));
+                }
+                let f = self.flit_in(inputs, p);
+                self.inp[p].buf.push_back(f);
+                self.arrived += 1;
+            }
+            if self.inp[p].buf.len() == depth {
+                self.ev.full_buffers += 1;
+            }
+        }
+
+        // Outputs: registers, credits, ownership, I-11.
+        for (o, &s) in sent.iter().enumerate() {
+            let ret = out_credit >> o & 1 == 1;
+            let out = &mut self.out[o];
+            out.reg = s.map(|(_, f)| f);
+            if let Some((p, f)) = s {
+                let fl = decode(&cfg, f);
+                if !out.busy || out.owner != p {
+                    self.violation.get_or_insert(format!(
+                        "cycle {}: I-11: input {p} sends on output {o}, which it does not own",
+                        self.cycles
+                    ));
+                }
+                match out.stream {
+                    None if !fl.head => {
+                        self.violation.get_or_insert(format!(
+                            "cycle {}: I-11: output {o}: a body flit without its head",
+                            self.cycles
+                        ));
+                    }
+                    Some(q) if q != p || fl.head => {
+                        self.violation.get_or_insert(format!(
+                            "cycle {}: I-11: output {o}: input {p}'s flit inside input {q}'s packet",
+                            self.cycles
+                        ));
+                    }
+                    _ => {}
+                }
+                out.stream = (!fl.tail).then_some(p);
+                let release =
+                    fl.tail || (self.fault == Some(RouterFault::ReleaseAtHead) && fl.head);
+                if release {
+                    out.busy = false;
+                    out.freed = true;
+                }
+                if out.credit == 0 {
+                    self.violation.get_or_insert(format!(
+                        "cycle {}: I-10: output {o}: a flit without a credit",
+                        self.cycles
+                    ));
+                }
+                out.credit = out.credit.saturating_sub(1);
+                self.left += 1;
+                self.ev.flits += 1;
+                self.ev.packets += fl.tail as u64;
+                self.ev.ejected += (o == 0) as u64;
+            }
+            if ret {
+                out.credit += 1;
+                if out.credit as usize > depth {
+                    self.violation.get_or_insert(format!(
+                        "cycle {}: I-10: output {o}: {} credits, above buf_depth",
+                        self.cycles, out.credit
+                    ));
+                }
+            }
+        }
+    }
+
+    fn check_invariants(&self) -> Result<(), String> {
+        if let Some(v) = &self.violation {
+            return Err(v.clone());
+        }
+        let held: u64 = self
+            .inp
+            .iter()
+            .map(|i| (i.buf.len() + i.front.is_some() as usize) as u64)
+            .sum();
+        if self.arrived != self.left + held {
+            return Err(format!(
+                "I-9: {} flits arrived, {} left, {held} held",
+                self.arrived, self.left
+            ));
+        }
+        for (k, o) in self.out.iter().enumerate() {
+            if o.credit as usize > self.cfg.buf_depth {
+                return Err(format!("I-10: output {k}: {} credits", o.credit));
+            }
+            // I-11: an output is owned while a packet streams on it, and only by that input.
+            if let Some(p) = o.stream {
+                if !o.busy || o.owner != p {
+                    return Err(format!(
+                        "I-11: output {k} released inside input {p}'s packet"
+                    ));
+                }
+            }
+        }
+        for (k, i) in self.inp.iter().enumerate() {
+            if i.buf.len() > self.cfg.buf_depth {
+                return Err(format!("I-10: input {k} holds {} flits", i.buf.len()));
+            }
+            if i.state == ACTIVE && !(self.out[i.route].busy && self.out[i.route].owner == k) {
+                return Err(format!(
+                    "I-11: input {k} is ACTIVE without owning its output"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
+        if inputs[self.p.reset] & 1 == 1 {
+            return Ok(());
+        }
+        for p in 0..PORTS {
+            if inputs[self.p.in_valid] >> p & 1 == 1 && self.inp[p].buf.len() >= self.cfg.buf_depth
+            {
+                return Err(format!("port in_valid: input {p}'s buffer is full"));
+            }
+            if inputs[self.p.out_credit] >> p & 1 == 1
+                && self.out[p].credit as usize >= self.cfg.buf_depth
+            {
+                return Err(format!(
+                    "port out_credit: output {p} already has every credit"
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn state_line(&self) -> String {
+        let ins: Vec<String> = self
+            .inp
+            .iter()
+            .map(|i| {
+                format!(
+                    "{}{}s{}r{}pl{}",
+                    i.buf.len(),
+                    if i.front.is_some() { "+f" } else { "" },
+                    i.state,
+                    i.route,
+                    i.vcpl
+                )
+            })
+            .collect();
+        let outs: Vec<String> = self
+            .out
+            .iter()
+            .map(|o| format!("{}{}c{}", if o.busy { "b" } else { "-" }, o.owner, o.credit))
+            .collect();
+        format!("in=[{}] out=[{}]", ins.join(" "), outs.join(" "))
+    }
+
+    fn events(&self) -> Vec<(&'static str, u64)> {
+        let e = &self.ev;
+        vec![
+            ("flits", e.flits),
+            ("packets", e.packets),
+            ("grants", e.grants),
+            ("contended", e.contended),
+            ("priority_wins", e.priority_wins),
+            ("urgent_grants", e.urgent_grants),
+            ("credit_stalls", e.credit_stalls),
+            ("full_buffers", e.full_buffers),
+            ("ejected", e.ejected),
+            ("back_to_back", e.back_to_back),
+        ]
+    }
+}
