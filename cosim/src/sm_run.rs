@@ -67,6 +67,8 @@ pub struct SmStats {
     pub stall_memory: u64,
     pub stall_barrier: u64,
     pub stall_idle: u64,
+    /// Cycles with two or more warp-instructions in the back end (the RTL's count).
+    pub overlap_cycles: u64,
     pub mem_reads: u64,
     pub mem_writes: u64,
     pub mem_atomics: u64,
@@ -342,6 +344,7 @@ pub fn run(
         stall_memory: ports.get(&out, "cnt_stall_mem"),
         stall_barrier: ports.get(&out, "cnt_stall_bar"),
         stall_idle: ports.get(&out, "cnt_stall_idle"),
+        overlap_cycles: ports.get(&out, "cnt_overlap"),
         mem_reads: mem.reads,
         mem_writes: mem.writes,
         mem_atomics: mem.atomics,
