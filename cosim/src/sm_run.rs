@@ -9,7 +9,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use warpforge_contract::manifest::Slot;
-use warpforge_contract::units::sm::{SmConfig, BLOCK_WORDS, FAULT_PC_RANGE, FAULT_STACK_OVERFLOW};
+use warpforge_contract::units::sm::{
+    SmConfig, BLOCK_WORDS, FAULT_DIVERGENT_BARRIER, FAULT_PC_RANGE, FAULT_STACK_OVERFLOW,
+};
 use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 use warpforge_testbench::isa::launch::Launch;
@@ -116,6 +118,7 @@ impl fmt::Display for SmFailure {
                 let what = match *code {
                     FAULT_STACK_OVERFLOW => "a reconvergence stack overflowed (raise stack_depth)",
                     FAULT_PC_RANGE => "a warp ran to a PC outside the program",
+                    FAULT_DIVERGENT_BARRIER => "a divergent barrier (a warp reached bar.sync with lanes parked on its reconvergence stack)",
                     _ => "an undecodable instruction",
                 };
                 write!(f, "the SM faulted at cycle {cycle}: {what} (fault_code {code})")

@@ -121,6 +121,9 @@ pub const FAULT_NONE: u64 = 0;
 pub const FAULT_STACK_OVERFLOW: u64 = 1;
 pub const FAULT_PC_RANGE: u64 = 2;
 pub const FAULT_BAD_INSTRUCTION: u64 = 3;
+/// A warp reached `bar.sync` with some of its live lanes parked on its reconvergence stack
+/// (docs/isa.md: a divergent barrier, which could never complete).
+pub const FAULT_DIVERGENT_BARRIER: u64 = 4;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmConfig {
@@ -362,7 +365,7 @@ impl SmConfig {
                 false,
                 "the SM stopped on an error (sticky until reset)",
             ),
-            Port::output("fault_code", 2, false, "FAULT_* code"),
+            Port::output("fault_code", 3, false, "FAULT_* code"),
             // Retirement record.
             Port::output("ret_valid", 1, false, "a warp-instruction retires"),
             Port::output(

@@ -4,7 +4,7 @@
 const GLUE: &str = r#"
 reg done_q;
 reg fault_q;
-reg [1:0] code_q;
+reg [2:0] code_q;
 reg [31:0] cyc;
 reg [#CB#-1:0] opr_cta;
 reg [#CB#-1:0] lsu_cta;
@@ -70,6 +70,9 @@ always @(*) begin
     sb$retire = wb$retire;
     sb$retire_slot = wb$slot;
     sb$retire_bar = wb$retire_bar;
+    sb$retire_exit = wb$c_exit;
+    sb$retire_mask = wb$ret_lanes;
+    sb$launch_mask = disp$launch_mask;
     sb$w_cta = disp$w_cta;
     sb$c_live = disp$c_live;
 end
@@ -184,6 +187,7 @@ always @(*) begin
     wb$rbase = disp$w_rbase[wb$slot*#RWB# +: #RWB#];
     wb$cta_lin = disp$c_lin[wb_cta*32 +: 32];
     wb$wid = disp$w_wid[wb$slot*#WIB# +: #WIB#];
+    wb$live = sb$live[wb$slot*#T# +: #T#];
     wb$overflow = reconv$overflow;
     wb$issue_pop = dec$pop;
     wb$lsu_busy = lsu$busy;
@@ -298,7 +302,7 @@ always @(posedge clock) begin
     if (reset) begin
         done_q <= 1'b0;
         fault_q <= 1'b0;
-        code_q <= 2'd0;
+        code_q <= 3'd0;
         cyc <= 32'd0;
     end else begin
         cyc <= start ? 32'd0 : cyc + 1'b1;
@@ -307,13 +311,16 @@ always @(posedge clock) begin
         if (!fault_q) begin
             if (wb$ovf) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd1;
+                code_q <= 3'd1;
             end else if (fetch$pc_fault) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd2;
+                code_q <= 3'd2;
             end else if (dec$bad) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd3;
+                code_q <= 3'd3;
+            end else if (wb$dbar) begin
+                fault_q <= 1'b1;
+                code_q <= 3'd4;
             end
         end
     end

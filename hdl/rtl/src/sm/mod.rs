@@ -9,7 +9,7 @@
 //! | CTA dispatch | [`dispatch::Dispatch`] | CTAs into CTA slots, warps into warp slots, table initialisation |
 //! | warp select | [`schedule::Schedule`] | the `warp-sched` block + a 2-entry issue queue |
 //! | fetch | [`fetch::Fetch`] | instruction memory → per-warp one-entry instruction buffer |
-//! | decode | [`decode::Decode`] | instruction register, decoded fields, back-end sequencing |
+//! | decode | [`decode::Decode`] | the issued instruction's word, PC and mask: the packet |
 //! | operand read | [`operands::Operands`] | register file, predicates, special registers |
 //! | execute | [`execute::Execute`] | `simd_width` lanes, one lane group per cycle |
 //! | memory | [`memory::Memory`] | coalescing LSU, shared memory, atomics, parameters |
@@ -21,9 +21,19 @@
 //! - One instruction in flight per warp (crown.md §2.3 [D]): a warp is not eligible until its
 //!   instruction has written back; the scoreboard is per warp.
 //! - The front end (fetch into per-warp instruction buffers, warp select, issue queue) runs
-//!   ahead of the back end; the back end (operand read → execute | memory → writeback) holds
-//!   one warp-instruction at a time, each of its stages walking the warp's lane groups.
-//! - Register file: one RAM (single read port, one write port with byte enables), one row per
+//!   ahead of the back end. The back end is a pipeline of stages that each hold one
+//!   warp-instruction (a packet: word, slot, PC, mask, guard lanes, `%clock` sample) and hand
+//!   it on with valid/ready: decode → operand read → execute (ALU formats) | memory (LD/ST
+//!   formats) | straight to writeback (control). Writeback takes memory first, then execute,
+//!   then control instructions. Up to five warp-instructions (of five different warps) are in
+//!   flight; a load waiting for global memory holds only the memory stage, so other warps' ALU
+//!   instructions keep flowing past it. Each stage walks the warp's lane groups.
+//! - Ordering: each warp's instructions retire in program order (one in flight per warp);
+//!   memory instructions retire in the order they used memory (one memory stage, in order);
+//!   other instructions of different warps retire in any order — the retirement check steps
+//!   each record's threads only, so it needs no more.
+//! - Register file: one RAM (one read port for operand read, one write port with byte enables
+//!   for writeback and the dispatcher's zeroing), one row per
 //!   (warp-register, lane group): row = (register base of the warp + r) · groups + group. A
 //!   warp-instruction reads A, B and c for each group in turn (3 · groups reads).
 //! - Predicates: one RAM row per warp slot (warp_size × 8 bits, a byte per lane); special
@@ -370,7 +380,7 @@ impl Sm {
             busy: Default::default(),
             done: Default::default(),
             fault: Default::default(),
-            fault_code: Wire::new(2),
+            fault_code: Wire::new(3),
             ret_valid: Default::default(),
             ret_cta: Wire::new(32),
             ret_warp: Wire::new(d.wib),

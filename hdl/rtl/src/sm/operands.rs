@@ -1,11 +1,12 @@
 //! Operand read: the warp's sources from the register file, one RAM row (one lane group of
-//! one register) per cycle through the single read port — for each group A, B and c in that
-//! order (3 × groups reads, pipelined: each row is captured the cycle after it is read) — and
+//! one register) per cycle through the RAM's read port — for each group A, then B unless it is
+//! the immediate, then c for mad.lo / fma / cas (1 to 3 × groups reads, pipelined: each row is
+//! captured the cycle after it is read) — and
 //! its predicate row (one read per instruction). Operand A may instead be a special register:
 //! `%tid` from the dispatcher's table (read beside A's row), the launch dimensions, the CTA's
 //! id, `%laneid`, `%warpid` (the warp's index in its CTA), `%smid` = 0 and `%clock` (the SM's
-//! cycle counter since `start`, sampled when the instruction enters this stage and reported
-//! as `clk_read`). `bimm` substitutes the immediate for B (and for A of `mov d, imm`), so the
+//! cycle counter since `start`, sampled when the instruction enters this stage and carried in
+//! the packet to the retirement record). `bimm` substitutes the immediate for B (and for A of `mov d, imm`), so the
 //! execute stage sees final operands. `exec` = the issue mask ∧ the guard, per lane.
 //! The stage holds one warp-instruction: it takes decode's packet (`start`), reads, then
 //! offers the packet (with `exec` and the `%clock` sample filled in) and the whole warp's
@@ -117,9 +118,13 @@ reg [#T#*32-1:0] opb_q;
 reg [#T#*32-1:0] opc_q;
 reg [#T#-1:0] exec;
 reg [5:0] rsel;
+reg [1:0] last_rr;
 integer i;
 
 always @(*) begin
+    // Rows read per lane group: A; B unless it is the immediate; c only for the formats with a
+    // third source register (mad.lo, fma, cas).
+    last_rr = (op == 7'd7 || op == 7'd43 || op == 7'd76 || op == 7'd84) ? 2'd2 : (bimm ? 2'd0 : 2'd1);
     case (rr)
     2'd0: rsel = ra;
     2'd1: rsel = rb;
@@ -168,7 +173,7 @@ always @(posedge clock) begin
         opc_q <= 0;
     end else begin
         if (take) full <= 1'b0;
-        if (pv && (pg == #G# - 1) && (pr == 2'd2)) full <= 1'b1;
+        if (pv && (pg == #G# - 1) && (pr == last_rr)) full <= 1'b1;
         if (start) begin
             pk_q <= in_pk;
             pk_q[#O_CLK# +: 32] <= clock_cnt;
@@ -176,12 +181,12 @@ always @(posedge clock) begin
             rg <= 0;
             rr <= 2'd0;
         end else if (act) begin
-            if (rr == 2'd2) begin
+            if (rr == last_rr) begin
                 rr <= 2'd0;
                 rg <= rg + 1'b1;
                 if (rg == #G# - 1) act <= 1'b0;
             end else begin
-                rr <= rr + 1'b1;
+                rr <= (rr == 2'd0 && !bimm) ? 2'd1 : 2'd2;
             end
         end
         if (pv && pr == 2'd0 && pg == 0) preds_q <= pred_rdata;
@@ -190,8 +195,10 @@ always @(posedge clock) begin
         pr <= rr;
         if (pv) begin
             for (i = 0; i < #L#; i = i + 1) begin
-                if (pr == 2'd0) opa_q[(pg*#L# + i)*32 +: 32] <= av_of(i);
-                else if (pr == 2'd1) opb_q[(pg*#L# + i)*32 +: 32] <= bimm ? imm : rf_rdata[i*32 +: 32];
+                if (pr == 2'd0) begin
+                    opa_q[(pg*#L# + i)*32 +: 32] <= av_of(i);
+                    if (bimm) opb_q[(pg*#L# + i)*32 +: 32] <= imm;
+                end else if (pr == 2'd1) opb_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
                 else opc_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
             end
         end

@@ -17,7 +17,9 @@
 //!   itself with reconvergence at the virtual exit PC 2^pc_bits − 1 (never executed: the SM
 //!   needs programs shorter than 2^pc_bits for it), whose record names only the guard-false
 //!   lanes (`ret_exec` = 0); the exiting lanes then issue it again alone. A commit the stack
-//!   refuses (`overflow`) stops the SM (FAULT_STACK_OVERFLOW) without a record.
+//!   refuses (`overflow`) stops the SM (FAULT_STACK_OVERFLOW) without a record; so does a
+//!   `bar.sync` whose issue mask is not every live lane of the warp (`dbar`:
+//!   FAULT_DIVERGENT_BARRIER).
 //! - retire: `ret_valid` for one cycle with the record; the scoreboard frees the warp (and,
 //!   for `bar.sync`, makes it wait for its CTA); `mem_cpl` (one-hot slot) for memory
 //!   instructions (the Recency Register's completion event).
@@ -49,6 +51,7 @@ pub struct Writeback {
     pub rbase: Wire<In>,
     pub cta_lin: Wire<In>,
     pub wid: Wire<In>,
+    pub live: Wire<In>,
     pub overflow: Signal<In, Bit>,
     pub issue_pop: Signal<In, Bit>,
     pub lsu_busy: Signal<In, Bit>,
@@ -82,6 +85,8 @@ pub struct Writeback {
     pub retire_bar: Signal<Out, Bit>,
     pub mem_cpl: Wire<Out>,
     pub ovf: Signal<Out, Bit>,
+    pub dbar: Signal<Out, Bit>,
+    pub ret_lanes: Wire<Out>,
     pub ret_valid: Signal<Out, Bit>,
     pub ret_cta: Wire<Out>,
     pub ret_warp: Wire<Out>,
@@ -134,6 +139,7 @@ impl Writeback {
             rbase: Wire::new(d.rwb),
             cta_lin: Wire::new(32),
             wid: Wire::new(d.wib),
+            live: Wire::new(d.t),
             overflow: Default::default(),
             issue_pop: Default::default(),
             lsu_busy: Default::default(),
@@ -167,6 +173,8 @@ impl Writeback {
             retire_bar: Default::default(),
             mem_cpl: Wire::new(d.w),
             ovf: Default::default(),
+            dbar: Default::default(),
+            ret_lanes: Wire::new(d.t),
             ret_valid: Default::default(),
             ret_cta: Wire::new(32),
             ret_warp: Wire::new(d.wib),
@@ -247,8 +255,12 @@ end
 
 // Reads the stack's combinational `overflow`: a process of its own.
 always @(*) begin
-    retire = (st == 2'd3) && !overflow;
+    // A bar.sync issued to fewer than the warp's live lanes: the others are parked on the
+    // stack and can never arrive.
+    dbar = (st == 2'd3) && f_bar && (u_mask != live);
+    retire = (st == 2'd3) && !overflow && !dbar;
     retire_bar = f_bar;
+    ret_lanes = u_mask;
     ovf = (st == 2'd3) && overflow;
     mem_cpl = #W#'d0;
     if (retire && f_mem) mem_cpl[u_slot] = 1'b1;
@@ -309,7 +321,7 @@ always @(posedge clock) begin
             if (wg == #G# - 1) st <= 2'd3;
         end
         2'd2: st <= 2'd3;
-        2'd3: if (!overflow) begin
+        2'd3: if (retire) begin
             st <= 2'd0;
             ret_valid <= 1'b1;
             ret_cta <= cta_lin;
@@ -400,6 +412,8 @@ impl Logic for Writeback {
         self.retire_bar.connect();
         self.mem_cpl.connect();
         self.ovf.connect();
+        self.dbar.connect();
+        self.ret_lanes.connect();
         self.take_lsu.connect();
         self.take_exe.connect();
         self.take_opr.connect();
