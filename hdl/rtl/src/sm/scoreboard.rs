@@ -1,7 +1,8 @@
 //! The per-warp scoreboard. With one instruction in flight per warp (spec/crown.md §2.3 [D])
 //! there are no per-register hazards to track: a warp is `ready` when its previous
-//! instruction has written back (`inflight` clear) and it does not wait at a barrier. Per warp
-//! slot it holds:
+//! instruction has written back (`inflight` clear) and it does not wait at a barrier. Only
+//! that warp waits: the back end overlaps the in-flight instructions of the other warps. Per
+//! warp slot it holds:
 //! - `inflight`: issued, not yet retired;
 //! - the one-entry instruction buffer's state: `ibuf_v` (the next instruction is fetched; the
 //!   word itself is in the fetch stage's buffer RAM), its class bits `is_mem` (LD/ST pipe) and
