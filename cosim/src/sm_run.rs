@@ -9,7 +9,9 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 use warpforge_contract::manifest::Slot;
-use warpforge_contract::units::sm::{SmConfig, BLOCK_WORDS, FAULT_PC_RANGE, FAULT_STACK_OVERFLOW};
+use warpforge_contract::units::sm::{
+    SmConfig, BLOCK_WORDS, FAULT_DIVERGENT_BARRIER, FAULT_PC_RANGE, FAULT_STACK_OVERFLOW,
+};
 use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 use warpforge_testbench::isa::launch::Launch;
@@ -67,6 +69,8 @@ pub struct SmStats {
     pub stall_memory: u64,
     pub stall_barrier: u64,
     pub stall_idle: u64,
+    /// Cycles with two or more warp-instructions in the back end (the RTL's count).
+    pub overlap_cycles: u64,
     pub mem_reads: u64,
     pub mem_writes: u64,
     pub mem_atomics: u64,
@@ -114,6 +118,7 @@ impl fmt::Display for SmFailure {
                 let what = match *code {
                     FAULT_STACK_OVERFLOW => "a reconvergence stack overflowed (raise stack_depth)",
                     FAULT_PC_RANGE => "a warp ran to a PC outside the program",
+                    FAULT_DIVERGENT_BARRIER => "a divergent barrier (a warp reached bar.sync with lanes parked on its reconvergence stack)",
                     _ => "an undecodable instruction",
                 };
                 write!(f, "the SM faulted at cycle {cycle}: {what} (fault_code {code})")
@@ -342,6 +347,7 @@ pub fn run(
         stall_memory: ports.get(&out, "cnt_stall_mem"),
         stall_barrier: ports.get(&out, "cnt_stall_bar"),
         stall_idle: ports.get(&out, "cnt_stall_idle"),
+        overlap_cycles: ports.get(&out, "cnt_overlap"),
         mem_reads: mem.reads,
         mem_writes: mem.writes,
         mem_atomics: mem.atomics,

@@ -298,3 +298,95 @@ fn random_programs_under_every_other_scheduler_policy() {
         );
     }
 }
+
+/// The back end overlaps warp-instructions, by the RTL's own counters, on the small SM (one
+/// lane group, four warps):
+/// - an ALU loop (no memory instruction) retires more than one warp-instruction per
+///   5·groups + 6 cycles — the bound of a back end that holds one warp-instruction at a time
+///   (3·groups + 1 cycles of operand read, groups + 1 of execute, groups of writeback and the
+///   sequencing between them) — with cycles that hold two or more warp-instructions;
+/// - random programs (global and shared memory, barriers) also have such cycles.
+#[test]
+fn the_back_end_overlaps_warp_instructions_of_different_warps() {
+    let (cfg, design, manifest) = sm(SMALL);
+    let old_bound = 1.0 / (5 * cfg.groups() + 6) as f64;
+    let src = ".kernel alu_loop\n.regs 4\n mov.b32 %r0, 0\n mov.b32 %r1, %tid.x\nL: add.s32 %r1, %r1, 3\n mul.lo.s32 %r2, %r1, 5\n xor.b32 %r3, %r2, %r1\n mad.lo.s32 %r1, %r3, %r2, %r1\n add.s32 %r0, %r0, 1\n setp.lt.s32 %p0, %r0, 40\n @%p0 bra L\n exit\n";
+    let program =
+        warpforge_testbench::isa::assemble(src, "alu_loop.s", &AsmOptions::default()).unwrap();
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [32, 1, 1]);
+    let s = run(
+        &cfg,
+        &design,
+        &manifest,
+        &program,
+        &launch,
+        None,
+        &SmRunOptions::new(1),
+    )
+    .unwrap_or_else(|e| panic!("alu_loop: {e}"));
+    check_counters("alu_loop", &s);
+    assert_eq!(s.warp_instructions, 4 * (2 + 40 * 7 + 1), "{s:?}");
+    assert!(
+        s.ipc > old_bound,
+        "alu_loop: IPC {:.4} not above the one-at-a-time bound {old_bound:.4}",
+        s.ipc
+    );
+    assert!(
+        s.overlap_cycles > 0 && s.overlap_cycles <= s.cycles,
+        "alu_loop: {s:?}"
+    );
+    let opts = random_options(&cfg);
+    for seed in [1, 2] {
+        let (program, launch) = random_program(seed, opts);
+        let s = run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(seed),
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(
+            s.overlap_cycles > 0 && s.overlap_cycles <= s.cycles,
+            "seed {seed}: {} overlapped cycles of {}",
+            s.overlap_cycles,
+            s.cycles
+        );
+    }
+}
+
+/// docs/isa.md: a warp that reaches `bar.sync` with lanes parked on its reconvergence stack
+/// can never complete the barrier. Lanes 4–7 branch to one `bar.sync`, lanes 0–3 fall
+/// through to another: whichever side runs first reaches its barrier with the other side
+/// parked, and the SM stops with FAULT_DIVERGENT_BARRIER at once (not at the cycle limit),
+/// without retiring the barrier. With no lane taking the branch (guard 8) it passes.
+#[test]
+fn a_divergent_barrier_is_a_fault() {
+    let (cfg, design, manifest) = sm(SMALL);
+    let kernel = |guard: &str| {
+        format!(
+            ".kernel divbar\n.regs 1\n setp.ge.u32 %p0, %tid.x, {guard}\n @%p0 bra B\n bar.sync 0\n bra DONE\nB: bar.sync 0\nDONE: exit\n"
+        )
+    };
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
+    let mut opts = SmRunOptions::new(1);
+    opts.max_cycles = 20_000;
+    for (guard, divergent) in [(4, true), (8, false)] {
+        let program = warpforge_testbench::isa::assemble(
+            &kernel(&guard.to_string()),
+            "divbar.s",
+            &AsmOptions::default(),
+        )
+        .unwrap();
+        let r = run(&cfg, &design, &manifest, &program, &launch, None, &opts);
+        match (divergent, r) {
+            (true, Err(SmFailure::Fault { code, .. })) => {
+                assert_eq!(code, sm::FAULT_DIVERGENT_BARRIER)
+            }
+            (false, Ok(s)) => assert!(s.warp_instructions >= 4, "{s:?}"),
+            (d, other) => panic!("guard {guard} (divergent: {d}): {other:?}"),
+        }
+    }
+}

@@ -121,6 +121,9 @@ pub const FAULT_NONE: u64 = 0;
 pub const FAULT_STACK_OVERFLOW: u64 = 1;
 pub const FAULT_PC_RANGE: u64 = 2;
 pub const FAULT_BAD_INSTRUCTION: u64 = 3;
+/// A warp reached `bar.sync` with some of its live lanes parked on its reconvergence stack
+/// (docs/isa.md: a divergent barrier, which could never complete).
+pub const FAULT_DIVERGENT_BARRIER: u64 = 4;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmConfig {
@@ -286,18 +289,34 @@ impl SmConfig {
     pub fn ports(&self) -> Vec<Port> {
         let (t, p) = (self.warp_size, self.pc_bits);
         vec![
-            Port::input("reset", 1, "synchronous reset: no CTA resident, done and fault cleared"),
+            Port::input(
+                "reset",
+                1,
+                "synchronous reset: no CTA resident, done and fault cleared",
+            ),
             // Program and parameter load.
             Port::input("imem_we", 1, "write instruction imem_wdata at PC imem_addr"),
             Port::input("imem_addr", p, "PC of the instruction written"),
             Port::input("imem_wdata", 64, "the instruction's 64-bit encoding"),
             Port::input("param_we", 1, "write parameter word param_addr"),
-            Port::input("param_addr", crate::index_bits(PARAM_WORDS), "parameter word index (ld.param byte offset / 4)"),
+            Port::input(
+                "param_addr",
+                crate::index_bits(PARAM_WORDS),
+                "parameter word index (ld.param byte offset / 4)",
+            ),
             Port::input("param_wdata", 32, "the parameter word"),
             // Launch.
-            Port::input("start", 1, "launch the kernel described by k_* (held until done)"),
+            Port::input(
+                "start",
+                1,
+                "launch the kernel described by k_* (held until done)",
+            ),
             Port::input("k_regs", 7, "general registers per thread (.regs, 1..=64)"),
-            Port::input("k_shared_words", 15, "shared memory words per CTA (.shared / 4)"),
+            Port::input(
+                "k_shared_words",
+                15,
+                "shared memory words per CTA (.shared / 4)",
+            ),
             Port::input("k_grid_x", GRID_DIM_BITS, "grid size in x (blocks)"),
             Port::input("k_grid_y", GRID_DIM_BITS, "grid size in y"),
             Port::input("k_grid_z", GRID_DIM_BITS, "grid size in z"),
@@ -307,44 +326,149 @@ impl SmConfig {
             // Global memory.
             Port::input("mreq_ready", 1, "the memory accepts a request this cycle"),
             Port::input("mresp_valid", 1, "a response arrives (in request order)"),
-            Port::input("mresp_data", 32 * BLOCK_WORDS, "response data: a block's 16 words, or an atomic's old word in word 0"),
+            Port::input(
+                "mresp_data",
+                32 * BLOCK_WORDS,
+                "response data: a block's 16 words, or an atomic's old word in word 0",
+            ),
             Port::output("mreq_valid", 1, false, "a request is presented"),
             Port::output("mreq_op", 3, false, "MEM_READ, MEM_WRITE or MEM_ATOM_*"),
-            Port::output("mreq_addr", 32, false, "byte address: 64-byte aligned block for read/write, word for atomics"),
-            Port::output("mreq_wdata", 32 * BLOCK_WORDS, false, "write data (word i of the block), or atomic operands b (word 0) and c (word 1)"),
-            Port::output("mreq_wmask", BLOCK_WORDS, false, "words of the block a write writes"),
+            Port::output(
+                "mreq_addr",
+                32,
+                false,
+                "byte address: 64-byte aligned block for read/write, word for atomics",
+            ),
+            Port::output(
+                "mreq_wdata",
+                32 * BLOCK_WORDS,
+                false,
+                "write data (word i of the block), or atomic operands b (word 0) and c (word 1)",
+            ),
+            Port::output(
+                "mreq_wmask",
+                BLOCK_WORDS,
+                false,
+                "words of the block a write writes",
+            ),
             // Status.
             Port::output("busy", 1, false, "a kernel is running"),
-            Port::output("done", 1, false, "every CTA of the kernel has finished (sticky until start or reset)"),
-            Port::output("fault", 1, false, "the SM stopped on an error (sticky until reset)"),
-            Port::output("fault_code", 2, false, "FAULT_* code"),
+            Port::output(
+                "done",
+                1,
+                false,
+                "every CTA of the kernel has finished (sticky until start or reset)",
+            ),
+            Port::output(
+                "fault",
+                1,
+                false,
+                "the SM stopped on an error (sticky until reset)",
+            ),
+            Port::output("fault_code", 3, false, "FAULT_* code"),
             // Retirement record.
             Port::output("ret_valid", 1, false, "a warp-instruction retires"),
-            Port::output("ret_cta", CTA_ID_BITS, false, "its block's linear id in the grid"),
-            Port::output("ret_warp", self.warp_in_cta_bits(), false, "its warp's index within the block"),
+            Port::output(
+                "ret_cta",
+                CTA_ID_BITS,
+                false,
+                "its block's linear id in the grid",
+            ),
+            Port::output(
+                "ret_warp",
+                self.warp_in_cta_bits(),
+                false,
+                "its warp's index within the block",
+            ),
             Port::output("ret_slot", self.slot_bits(), false, "its warp slot"),
             Port::output("ret_pc", p, false, "its PC"),
-            Port::output("ret_mask", t, false, "lanes that retire it (the issue mask)"),
+            Port::output(
+                "ret_mask",
+                t,
+                false,
+                "lanes that retire it (the issue mask)",
+            ),
             Port::output("ret_exec", t, false, "lanes whose guard passed"),
             Port::output("ret_rd_we", 1, false, "it writes general register ret_rd"),
             Port::output("ret_rd", 6, false, "destination register"),
             Port::output("ret_pd_we", 1, false, "it writes predicate ret_pd"),
             Port::output("ret_pd", 3, false, "destination predicate"),
-            Port::output("ret_values", 32 * t, false, "per lane: the value written to ret_rd"),
-            Port::output("ret_pvalues", t, false, "per lane: the value written to ret_pd"),
+            Port::output(
+                "ret_values",
+                32 * t,
+                false,
+                "per lane: the value written to ret_rd",
+            ),
+            Port::output(
+                "ret_pvalues",
+                t,
+                false,
+                "per lane: the value written to ret_pd",
+            ),
             Port::output("ret_st_we", 1, false, "it writes memory (store or atomic)"),
-            Port::output("ret_st_shared", 1, false, "the memory written is shared memory"),
-            Port::output("ret_st_addr", 32 * t, false, "per lane: byte address written"),
-            Port::output("ret_st_data", 32 * t, false, "per lane: the word in memory after the write"),
-            Port::output("ret_clock", 32, false, "the %clock value the instruction read"),
+            Port::output(
+                "ret_st_shared",
+                1,
+                false,
+                "the memory written is shared memory",
+            ),
+            Port::output(
+                "ret_st_addr",
+                32 * t,
+                false,
+                "per lane: byte address written",
+            ),
+            Port::output(
+                "ret_st_data",
+                32 * t,
+                false,
+                "per lane: the word in memory after the write",
+            ),
+            Port::output(
+                "ret_clock",
+                32,
+                false,
+                "the %clock value the instruction read",
+            ),
             // Performance counters (cycles since start unless named otherwise).
             Port::output("cnt_cycles", 32, false, "cycles from start to done"),
             Port::output("cnt_issued", 32, false, "warp-instructions issued"),
-            Port::output("cnt_lanes", 32, false, "active lane slots issued (sum of ret_exec popcounts)"),
-            Port::output("cnt_stall_sb", 32, false, "cycles without issue while some warp waited on its in-flight instruction"),
-            Port::output("cnt_stall_mem", 32, false, "cycles without issue while the ready warps' next instruction waited for the memory unit"),
-            Port::output("cnt_stall_bar", 32, false, "cycles without issue while every live warp waited at a barrier"),
-            Port::output("cnt_stall_idle", 32, false, "cycles without issue for any other reason (no warp resident or fetched)"),
+            Port::output(
+                "cnt_lanes",
+                32,
+                false,
+                "active lane slots issued (sum of ret_exec popcounts)",
+            ),
+            Port::output(
+                "cnt_stall_sb",
+                32,
+                false,
+                "cycles without issue while some warp waited on its in-flight instruction",
+            ),
+            Port::output(
+                "cnt_stall_mem",
+                32,
+                false,
+                "cycles without issue while a warp-instruction was in the memory unit",
+            ),
+            Port::output(
+                "cnt_stall_bar",
+                32,
+                false,
+                "cycles without issue while every live warp waited at a barrier",
+            ),
+            Port::output(
+                "cnt_stall_idle",
+                32,
+                false,
+                "cycles without issue for any other reason (no warp resident or fetched)",
+            ),
+            Port::output(
+                "cnt_overlap",
+                32,
+                false,
+                "cycles with two or more warp-instructions in the back end (decode to writeback)",
+            ),
         ]
     }
 

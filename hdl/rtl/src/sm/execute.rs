@@ -4,11 +4,15 @@
 //! predicate bit per lane). Predicate operands per lane: `pa` = `%p[a]`, `pb` = `%p[b]`
 //! (predicate logic), `pc` = `%p[imm[2:0]]` (selp).
 //!
+//! The stage holds one warp-instruction: `start` latches operand read's packet and operands
+//! (so operand read can go on with the next instruction); the results are offered
+//! (`o_valid`) until writeback takes them (`take`).
+//!
 //! The lanes are the `sm-alu` block ([`super::alu::SmAlu`]: valid, op, a, b, c, pa, pb, pc →
 //! out_valid, result, pred, one cycle of latency): every Mov/Alu/Selp/Setp/Pred op incl. FP32.
 
 use super::alu::SmAlu;
-use super::{tpl, Dims};
+use super::{tpl, Dims, PK_UNPACK};
 use crate::primitives::Wire;
 use rust_hdl::prelude::*;
 use warpforge_contract::units::sm_alu::SmAluConfig;
@@ -18,17 +22,19 @@ pub struct Execute {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
-    pub op: Wire<In>,
-    pub ra: Wire<In>,
-    pub rb: Wire<In>,
-    pub imm: Wire<In>,
+    pub take: Signal<In, Bit>,
+    pub in_pk: Wire<In>,
     pub opa: Wire<In>,
     pub opb: Wire<In>,
     pub opc: Wire<In>,
     pub preds: Wire<In>,
     pub result: Wire<Out>,
     pub presult: Wire<Out>,
-    pub done: Signal<Out, Bit>,
+    pub pk: Wire<Out>,
+    pub preds_out: Wire<Out>,
+    pub ready: Signal<Out, Bit>,
+    pub o_valid: Signal<Out, Bit>,
+    pub busy: Signal<Out, Bit>,
     alu: SmAlu,
     _d: Dims,
 }
@@ -39,17 +45,19 @@ impl Execute {
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),
-            op: Wire::new(7),
-            ra: Wire::new(6),
-            rb: Wire::new(6),
-            imm: Wire::new(32),
+            take: Default::default(),
+            in_pk: Wire::new(d.pk()),
             opa: Wire::new(d.t * 32),
             opb: Wire::new(d.t * 32),
             opc: Wire::new(d.t * 32),
             preds: Wire::new(d.t * 8),
             result: Wire::new(d.t * 32),
             presult: Wire::new(d.t),
-            done: Default::default(),
+            pk: Wire::new(d.pk()),
+            preds_out: Wire::new(d.t * 8),
+            ready: Default::default(),
+            o_valid: Default::default(),
+            busy: Default::default(),
             alu: SmAlu::new(&SmAluConfig { lanes: d.l }),
             _d: d.clone(),
         }
@@ -57,11 +65,16 @@ impl Execute {
 }
 
 const BODY: &str = r#"
+reg [#PK#-1:0] pk_q;
+reg [#T#*32-1:0] a_q;
+reg [#T#*32-1:0] b_q;
+reg [#T#*32-1:0] c_q;
+reg [#T#*8-1:0] p_q;
 reg act;
 reg [#GB#:0] eg;
 reg pv;
 reg [#GB#:0] pg;
-reg done_q;
+reg full;
 reg [#T#*32-1:0] res_q;
 reg [#T#-1:0] pres_q;
 reg [#L#-1:0] pa_v;
@@ -71,36 +84,56 @@ integer i;
 
 always @(*) begin
     for (i = 0; i < #L#; i = i + 1) begin
-        pa_v[i] = preds[(eg*#L# + i)*8 + ra[2:0]];
-        pb_v[i] = preds[(eg*#L# + i)*8 + rb[2:0]];
-        pc_v[i] = preds[(eg*#L# + i)*8 + imm[2:0]];
+        pa_v[i] = p_q[(eg*#L# + i)*8 + ra[2:0]];
+        pb_v[i] = p_q[(eg*#L# + i)*8 + rb[2:0]];
+        pc_v[i] = p_q[(eg*#L# + i)*8 + imm[2:0]];
     end
     alu$clock = clock;
     alu$reset = reset;
     alu$valid = act;
     alu$op = op;
-    alu$a = opa[eg*#L#*32 +: #L#*32];
-    alu$b = opb[eg*#L#*32 +: #L#*32];
-    alu$c = opc[eg*#L#*32 +: #L#*32];
+    alu$a = a_q[eg*#L#*32 +: #L#*32];
+    alu$b = b_q[eg*#L#*32 +: #L#*32];
+    alu$c = c_q[eg*#L#*32 +: #L#*32];
     alu$pa = pa_v;
     alu$pb = pb_v;
     alu$pc = pc_v;
     result = res_q;
     presult = pres_q;
-    done = done_q;
+    pk = pk_q;
+    preds_out = p_q;
+    o_valid = full;
+    busy = act || pv || full;
+end
+
+// Depends on `take`: a process of its own.
+always @(*) begin
+    ready = !act && !pv && (!full || take);
 end
 
 always @(posedge clock) begin
     if (reset) begin
+        pk_q <= 0;
+        a_q <= 0;
+        b_q <= 0;
+        c_q <= 0;
+        p_q <= 0;
         act <= 1'b0;
         eg <= 0;
         pv <= 1'b0;
         pg <= 0;
-        done_q <= 1'b0;
+        full <= 1'b0;
         res_q <= 0;
         pres_q <= 0;
     end else begin
+        if (take) full <= 1'b0;
+        if (pv && (pg == #G# - 1)) full <= 1'b1;
         if (start) begin
+            pk_q <= in_pk;
+            a_q <= opa;
+            b_q <= opb;
+            c_q <= opc;
+            p_q <= preds;
             act <= 1'b1;
             eg <= 0;
         end else if (act) begin
@@ -109,7 +142,6 @@ always @(posedge clock) begin
         end
         pv <= act;
         pg <= eg;
-        done_q <= pv && (pg == #G# - 1);
         if (pv) begin
             res_q[pg*#L#*32 +: #L#*32] <= alu$result;
             pres_q[pg*#L# +: #L#] <= alu$pred;
@@ -123,7 +155,11 @@ impl Logic for Execute {
     fn connect(&mut self) {
         self.result.connect();
         self.presult.connect();
-        self.done.connect();
+        self.pk.connect();
+        self.preds_out.connect();
+        self.ready.connect();
+        self.o_valid.connect();
+        self.busy.connect();
         let a = &mut self.alu;
         a.clock.connect();
         a.reset.connect();
@@ -138,9 +174,8 @@ impl Logic for Execute {
     }
     fn hdl(&self) -> Verilog {
         let d = &self._d;
-        Verilog::Custom(tpl(
-            BODY,
-            &[("GB", d.gb), ("G", d.g), ("T", d.t), ("L", d.l)],
-        ))
+        let mut vars = d.pk_vars();
+        vars.extend([("GB", d.gb), ("G", d.g), ("L", d.l)]);
+        Verilog::Custom(tpl(&format!("{PK_UNPACK}{BODY}"), &vars))
     }
 }

@@ -4,13 +4,35 @@
 const GLUE: &str = r#"
 reg done_q;
 reg fault_q;
-reg [1:0] code_q;
+reg [2:0] code_q;
 reg [31:0] cyc;
-reg [#CB#-1:0] cur_cta;
+reg [#CB#-1:0] opr_cta;
+reg [#CB#-1:0] lsu_cta;
+reg [#CB#-1:0] wb_cta;
+reg h_id;
+reg h_ex;
+reg h_ls;
 
+// The CTA slot of each stage's warp, and the hand-overs between the stages: decode →
+// operand read → execute (ALU formats) | memory (LD/ST formats) | writeback (the rest);
+// writeback takes from memory, execute and operand read itself (`wb$take_*`).
 always @(*) begin
-    cur_cta = disp$w_cta[dec$slot*#CB# +: #CB#];
+    opr_cta = disp$w_cta[opr$slot*#CB# +: #CB#];
+    lsu_cta = disp$w_cta[lsu$slot*#CB# +: #CB#];
+    wb_cta = disp$w_cta[wb$slot*#CB# +: #CB#];
 end
+
+always @(*) h_ex = opr$o_valid && opr$o_alu && exe$ready;
+always @(*) h_ls = opr$o_valid && opr$o_mem && lsu$ready;
+always @(*) h_id = dec$o_valid && opr$ready;
+// Hand-over strobes, each a process of its own (they close paths through the stages' ready).
+always @(*) dec$take = h_id;
+always @(*) opr$start = h_id;
+always @(*) opr$take = h_ex || h_ls || wb$take_opr;
+always @(*) exe$start = h_ex;
+always @(*) exe$take = wb$take_exe;
+always @(*) lsu$start = h_ls;
+always @(*) lsu$take = wb$take_lsu;
 
 always @(*) begin
     // CTA dispatch.
@@ -46,8 +68,11 @@ always @(*) begin
     sb$done_mem = fetch$done_mem;
     sb$done_bar = fetch$done_bar;
     sb$retire = wb$retire;
-    sb$retire_slot = dec$slot;
+    sb$retire_slot = wb$slot;
     sb$retire_bar = wb$retire_bar;
+    sb$retire_exit = wb$c_exit;
+    sb$retire_mask = wb$ret_lanes;
+    sb$launch_mask = disp$launch_mask;
     sb$w_cta = disp$w_cta;
     sb$c_live = disp$c_live;
 end
@@ -90,31 +115,16 @@ always @(*) begin
     dec$ib_rdata = fetch$ib_rdata;
     dec$pcs = reconv$pc;
     dec$masks = reconv$mask;
-    dec$opr_done = opr$done;
-    dec$exe_done = exe$done;
-    dec$lsu_done = lsu$done;
-    dec$wb_done = wb$done;
 end
 
 always @(*) begin
     // Operand read.
     opr$clock = clock;
     opr$reset = reset;
-    opr$start = dec$opr_start;
-    opr$slot = dec$slot;
-    opr$op = dec$op;
-    opr$ra = dec$ra;
-    opr$rb = dec$rb;
-    opr$imm = dec$imm;
-    opr$asr = dec$asr;
-    opr$bimm = dec$bimm;
-    opr$gd = dec$gd;
-    opr$gn = dec$gn;
-    opr$gp = dec$gp;
-    opr$mask = dec$mask;
-    opr$rbase = disp$w_rbase[dec$slot*#RWB# +: #RWB#];
-    opr$warpid = disp$w_wid[dec$slot*#WIB# +: #WIB#];
-    opr$ctaid = disp$c_ctaid[cur_cta*48 +: 48];
+    opr$in_pk = dec$pk;
+    opr$rbase = disp$w_rbase[opr$slot*#RWB# +: #RWB#];
+    opr$warpid = disp$w_wid[opr$slot*#WIB# +: #WIB#];
+    opr$ctaid = disp$c_ctaid[opr_cta*48 +: 48];
     opr$k_block_x = k_block_x;
     opr$k_block_y = k_block_y;
     opr$k_block_z = k_block_z;
@@ -131,11 +141,7 @@ always @(*) begin
     // Execute.
     exe$clock = clock;
     exe$reset = reset;
-    exe$start = dec$exe_start;
-    exe$op = dec$op;
-    exe$ra = dec$ra;
-    exe$rb = dec$rb;
-    exe$imm = dec$imm;
+    exe$in_pk = opr$pk;
     exe$opa = opr$opa;
     exe$opb = opr$opb;
     exe$opc = opr$opc;
@@ -146,14 +152,11 @@ always @(*) begin
     // Memory.
     lsu$clock = clock;
     lsu$reset = reset;
-    lsu$start = dec$lsu_start;
-    lsu$op = dec$op;
-    lsu$imm = dec$imm;
+    lsu$in_pk = opr$pk;
     lsu$opa = opr$opa;
     lsu$opb = opr$opb;
     lsu$opc = opr$opc;
-    lsu$exec = opr$exec;
-    lsu$shbase = disp$c_shbase[cur_cta*#SHB# +: #SHB#];
+    lsu$shbase = disp$c_shbase[lsu_cta*#SHB# +: #SHB#];
     lsu$param_we = param_we;
     lsu$param_addr = param_addr;
     lsu$param_wdata = param_wdata;
@@ -167,34 +170,28 @@ always @(*) begin
     // Writeback.
     wb$clock = clock;
     wb$reset = reset;
-    wb$start = dec$wb_start;
     wb$k_start = start;
     wb$running = disp$running;
-    wb$slot = dec$slot;
-    wb$pc = dec$pc;
-    wb$mask = dec$mask;
-    wb$exec = opr$exec;
-    wb$op = dec$op;
-    wb$f_wrd = dec$f_wrd;
-    wb$f_wpd = dec$f_wpd;
-    wb$f_mem = dec$f_mem;
-    wb$f_bra = dec$f_bra;
-    wb$f_exit = dec$f_exit;
-    wb$f_bar = dec$f_bar;
-    wb$rd = dec$rd;
-    wb$imm = dec$imm;
-    wb$rbase = disp$w_rbase[dec$slot*#RWB# +: #RWB#];
-    wb$alu_res = exe$result;
-    wb$alu_pres = exe$presult;
+    wb$lsu_valid = lsu$o_valid;
+    wb$lsu_pk = lsu$pk;
     wb$lsu_res = lsu$result;
     wb$st_addr = lsu$st_addr;
     wb$st_data = lsu$st_data;
-    wb$preds = opr$preds;
-    wb$cta_lin = disp$c_lin[cur_cta*32 +: 32];
-    wb$wid = disp$w_wid[dec$slot*#WIB# +: #WIB#];
-    wb$clk_read = opr$clk_read;
+    wb$exe_valid = exe$o_valid;
+    wb$exe_pk = exe$pk;
+    wb$alu_res = exe$result;
+    wb$alu_pres = exe$presult;
+    wb$exe_preds = exe$preds_out;
+    wb$opr_valid = opr$o_valid && !opr$o_alu && !opr$o_mem;
+    wb$opr_pk = opr$pk;
+    wb$rbase = disp$w_rbase[wb$slot*#RWB# +: #RWB#];
+    wb$cta_lin = disp$c_lin[wb_cta*32 +: 32];
+    wb$wid = disp$w_wid[wb$slot*#WIB# +: #WIB#];
+    wb$live = sb$live[wb$slot*#T# +: #T#];
     wb$overflow = reconv$overflow;
     wb$issue_pop = dec$pop;
+    wb$lsu_busy = lsu$busy;
+    wb$stages_busy = {wb$busy, lsu$busy, exe$busy, opr$busy, dec$busy};
     wb$sched_issue = (sched$issued != #W#'d0);
     wb$resident = disp$resident;
     wb$inflight = sb$inflight;
@@ -209,7 +206,7 @@ always @(*) begin
     reconv$launch = disp$launch;
     reconv$launch_mask = disp$launch_mask;
     reconv$commit = wb$commit;
-    reconv$c_slot = dec$slot;
+    reconv$c_slot = wb$slot;
     reconv$c_next_pc = wb$c_next_pc;
     reconv$c_branch = wb$c_branch;
     reconv$c_taken = wb$c_taken;
@@ -298,13 +295,14 @@ always @(*) begin
     cnt_stall_mem = wb$cnt_stall_mem;
     cnt_stall_bar = wb$cnt_stall_bar;
     cnt_stall_idle = wb$cnt_stall_idle;
+    cnt_overlap = wb$cnt_overlap;
 end
 
 always @(posedge clock) begin
     if (reset) begin
         done_q <= 1'b0;
         fault_q <= 1'b0;
-        code_q <= 2'd0;
+        code_q <= 3'd0;
         cyc <= 32'd0;
     end else begin
         cyc <= start ? 32'd0 : cyc + 1'b1;
@@ -313,13 +311,16 @@ always @(posedge clock) begin
         if (!fault_q) begin
             if (wb$ovf) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd1;
+                code_q <= 3'd1;
             end else if (fetch$pc_fault) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd2;
+                code_q <= 3'd2;
             end else if (dec$bad) begin
                 fault_q <= 1'b1;
-                code_q <= 2'd3;
+                code_q <= 3'd3;
+            end else if (wb$dbar) begin
+                fault_q <= 1'b1;
+                code_q <= 3'd4;
             end
         end
     end

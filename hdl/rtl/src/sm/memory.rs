@@ -1,4 +1,8 @@
-//! Memory (LSU): one warp-instruction at a time, in order, over the whole warp.
+//! Memory (LSU): one warp-instruction at a time, in order, over the whole warp. `start`
+//! latches operand read's packet, addresses and data (so operand read and execute go on with
+//! other warps' instructions while this one waits for memory); the results are offered
+//! (`o_valid`) until writeback takes them (`take`), and the next one may start that cycle.
+//! Memory instructions therefore reach writeback in the order they used memory.
 //!
 //! - `ld.global` / `st.global`: coalesced into 64-byte blocks — take the lowest pending
 //!   lane's block, serve every pending lane in it with one request (`MEM_READ`, or
@@ -17,7 +21,7 @@
 //! memory ends with the highest lane's — an atomic's new word). All `mreq_*` outputs are
 //! registers.
 
-use super::{tpl, Dims};
+use super::{tpl, Dims, PK_UNPACK};
 use crate::primitives::Wire;
 use rust_hdl::prelude::*;
 
@@ -26,12 +30,11 @@ pub struct Memory {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
-    pub op: Wire<In>,
-    pub imm: Wire<In>,
+    pub take: Signal<In, Bit>,
+    pub in_pk: Wire<In>,
     pub opa: Wire<In>,
     pub opb: Wire<In>,
     pub opc: Wire<In>,
-    pub exec: Wire<In>,
     pub shbase: Wire<In>,
     pub param_we: Signal<In, Bit>,
     pub param_addr: Wire<In>,
@@ -43,7 +46,11 @@ pub struct Memory {
     pub result: Wire<Out>,
     pub st_addr: Wire<Out>,
     pub st_data: Wire<Out>,
-    pub done: Signal<Out, Bit>,
+    pub pk: Wire<Out>,
+    pub slot: Wire<Out>,
+    pub ready: Signal<Out, Bit>,
+    pub o_valid: Signal<Out, Bit>,
+    pub busy: Signal<Out, Bit>,
     pub mreq_valid: Signal<Out, Bit>,
     pub mreq_op: Wire<Out>,
     pub mreq_addr: Wire<Out>,
@@ -64,12 +71,11 @@ impl Memory {
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),
-            op: Wire::new(7),
-            imm: Wire::new(32),
+            take: Default::default(),
+            in_pk: Wire::new(d.pk()),
             opa: Wire::new(t32),
             opb: Wire::new(t32),
             opc: Wire::new(t32),
-            exec: Wire::new(d.t),
             shbase: Wire::new(d.shb),
             param_we: Default::default(),
             param_addr: Wire::new(4),
@@ -81,7 +87,11 @@ impl Memory {
             result: Wire::new(t32),
             st_addr: Wire::new(t32),
             st_data: Wire::new(t32),
-            done: Default::default(),
+            pk: Wire::new(d.pk()),
+            slot: Wire::new(d.sb),
+            ready: Default::default(),
+            o_valid: Default::default(),
+            busy: Default::default(),
             mreq_valid: Default::default(),
             mreq_op: Wire::new(3),
             mreq_addr: Wire::new(32),
@@ -98,6 +108,11 @@ impl Memory {
 }
 
 const BODY: &str = r#"
+reg [#PK#-1:0] pk_q;
+reg [#T#*32-1:0] b_q;
+reg [#T#*32-1:0] c_q;
+reg [6:0] n_op;
+reg n_cas;
 reg [3:0] st;
 reg [#T#-1:0] pending;
 reg [#T#-1:0] cur_sel;
@@ -150,8 +165,8 @@ always @(*) begin
         end
     end
     la = st_addr[low*32 +: 32];
-    lb = opb[low*32 +: 32];
-    lc = opc[low*32 +: 32];
+    lb = b_q[low*32 +: 32];
+    lc = c_q[low*32 +: 32];
     blk = la[31:6];
     sel = 0;
     bw = 512'd0;
@@ -159,7 +174,7 @@ always @(*) begin
     for (i = 0; i < #T#; i = i + 1) begin
         if (pending[i] && (st_addr[i*32 + 6 +: 26] == blk)) begin
             sel[i] = 1'b1;
-            bw[st_addr[i*32 + 2 +: 4]*32 +: 32] = opb[i*32 +: 32];
+            bw[st_addr[i*32 + 2 +: 4]*32 +: 32] = b_q[i*32 +: 32];
             bm[st_addr[i*32 + 2 +: 4]] = 1'b1;
         end
     end
@@ -177,6 +192,18 @@ always @(*) begin
     sh_we = ((st == 4'd6) && found && is_sts) || ((st == 4'd7) && is_ats);
     sh_waddr = shbase + la[#SHB#+1:2];
     sh_wdata = is_sts ? lb : nw;
+    // The instruction being started (decided from operand read's packet).
+    n_op = in_pk[6:0];
+    n_cas = (n_op == 7'd76) || (n_op == 7'd84);
+    pk = pk_q;
+    slot = u_slot;
+    o_valid = (st == 4'd10);
+    busy = (st != 4'd0);
+end
+
+// Depends on `take`: a process of its own.
+always @(*) begin
+    ready = (st == 4'd0) || (st == 4'd10 && take);
 end
 
 always @(posedge clock) begin
@@ -192,27 +219,31 @@ always @(posedge clock) begin
         result <= 0;
         st_addr <= 0;
         st_data <= 0;
-        done <= 1'b0;
+        pk_q <= 0;
+        b_q <= 0;
+        c_q <= 0;
         mreq_valid <= 1'b0;
         mreq_op <= 3'd0;
         mreq_addr <= 32'd0;
         mreq_wdata <= 512'd0;
         mreq_wmask <= 16'd0;
     end else begin
-        done <= 1'b0;
-        case (st)
-        4'd0: if (start) begin
-            pending <= exec;
+        if (start) begin
+            pk_q <= in_pk;
+            b_q <= opb;
+            c_q <= opc;
+            pending <= in_pk[#O_EXEC# +: #T#];
             for (i = 0; i < #T#; i = i + 1) begin
-                st_addr[i*32 +: 32] <= is_cas ? opa[i*32 +: 32] : (opa[i*32 +: 32] + imm);
+                st_addr[i*32 +: 32] <= n_cas ? opa[i*32 +: 32] : (opa[i*32 +: 32] + in_pk[63:32]);
                 st_data[i*32 +: 32] <= 32'd0;
-                result[i*32 +: 32] <= is_ldp ? params[imm[5:2]] : 32'd0;
+                result[i*32 +: 32] <= (n_op == 7'd68) ? params[in_pk[37:34]] : 32'd0;
             end
-            if (is_ldp) st <= 4'd9;
-            else if (is_ldg || is_stg) st <= 4'd1;
-            else if (is_atg) st <= 4'd4;
+            if (n_op == 7'd68) st <= 4'd9;
+            else if (n_op == 7'd64 || n_op == 7'd65) st <= 4'd1;
+            else if (n_op >= 7'd72 && n_op <= 7'd76) st <= 4'd4;
             else st <= 4'd6;
-        end
+        end else case (st)
+        4'd0: st <= 4'd0;
         4'd1: begin
             if (!found) begin
                 st <= 4'd9;
@@ -240,7 +271,7 @@ always @(posedge clock) begin
                 for (i = 0; i < #T#; i = i + 1) begin
                     if (cur_sel[i]) begin
                         if (is_ldg) result[i*32 +: 32] <= mresp_data[st_addr[i*32 + 2 +: 4]*32 +: 32];
-                        else st_data[i*32 +: 32] <= opb[i*32 +: 32];
+                        else st_data[i*32 +: 32] <= b_q[i*32 +: 32];
                     end
                 end
                 pending <= pending & ~cur_sel;
@@ -276,10 +307,8 @@ always @(posedge clock) begin
             pending[low] <= 1'b0;
             st <= 4'd6;
         end
-        default: begin
-            done <= 1'b1;
-            st <= 4'd0;
-        end
+        4'd10: if (take) st <= 4'd0;
+        default: st <= 4'd10;
         endcase
     end
 end
@@ -291,7 +320,11 @@ impl Logic for Memory {
         self.result.connect();
         self.st_addr.connect();
         self.st_data.connect();
-        self.done.connect();
+        self.pk.connect();
+        self.slot.connect();
+        self.ready.connect();
+        self.o_valid.connect();
+        self.busy.connect();
         self.mreq_valid.connect();
         self.mreq_op.connect();
         self.mreq_addr.connect();
@@ -305,6 +338,8 @@ impl Logic for Memory {
     }
     fn hdl(&self) -> Verilog {
         let d = &self._d;
-        Verilog::Custom(tpl(BODY, &[("T", d.t), ("SB6", 7), ("SHB", d.shb)]))
+        let mut vars = d.pk_vars();
+        vars.extend([("SB6", 7), ("SHB", d.shb)]);
+        Verilog::Custom(tpl(&format!("{PK_UNPACK}{BODY}"), &vars))
     }
 }

@@ -9,7 +9,7 @@
 //! | CTA dispatch | [`dispatch::Dispatch`] | CTAs into CTA slots, warps into warp slots, table initialisation |
 //! | warp select | [`schedule::Schedule`] | the `warp-sched` block + a 2-entry issue queue |
 //! | fetch | [`fetch::Fetch`] | instruction memory → per-warp one-entry instruction buffer |
-//! | decode | [`decode::Decode`] | instruction register, decoded fields, back-end sequencing |
+//! | decode | [`decode::Decode`] | the issued instruction's word, PC and mask: the packet |
 //! | operand read | [`operands::Operands`] | register file, predicates, special registers |
 //! | execute | [`execute::Execute`] | `simd_width` lanes, one lane group per cycle |
 //! | memory | [`memory::Memory`] | coalescing LSU, shared memory, atomics, parameters |
@@ -21,9 +21,19 @@
 //! - One instruction in flight per warp (crown.md §2.3 [D]): a warp is not eligible until its
 //!   instruction has written back; the scoreboard is per warp.
 //! - The front end (fetch into per-warp instruction buffers, warp select, issue queue) runs
-//!   ahead of the back end; the back end (operand read → execute | memory → writeback) holds
-//!   one warp-instruction at a time, each of its stages walking the warp's lane groups.
-//! - Register file: one RAM (single read port, one write port with byte enables), one row per
+//!   ahead of the back end. The back end is a pipeline of stages that each hold one
+//!   warp-instruction (a packet: word, slot, PC, mask, guard lanes, `%clock` sample) and hand
+//!   it on with valid/ready: decode → operand read → execute (ALU formats) | memory (LD/ST
+//!   formats) | straight to writeback (control). Writeback takes memory first, then execute,
+//!   then control instructions. Up to five warp-instructions (of five different warps) are in
+//!   flight; a load waiting for global memory holds only the memory stage, so other warps' ALU
+//!   instructions keep flowing past it. Each stage walks the warp's lane groups.
+//! - Ordering: each warp's instructions retire in program order (one in flight per warp);
+//!   memory instructions retire in the order they used memory (one memory stage, in order);
+//!   other instructions of different warps retire in any order — the retirement check steps
+//!   each record's threads only, so it needs no more.
+//! - Register file: one RAM (one read port for operand read, one write port with byte enables
+//!   for writeback and the dispatcher's zeroing), one row per
 //!   (warp-register, lane group): row = (register base of the warp + r) · groups + group. A
 //!   warp-instruction reads A, B and c for each group in turn (3 · groups reads).
 //! - Predicates: one RAM row per warp slot (warp_size × 8 bits, a byte per lane); special
@@ -130,6 +140,27 @@ impl Dims {
         }
     }
 
+    /// Width of the warp-instruction packet ([`PK_UNPACK`]).
+    pub fn pk(&self) -> usize {
+        64 + self.sb + self.p + 2 * self.t + 32
+    }
+
+    /// The packet's placeholders for [`tpl`].
+    pub fn pk_vars(&self) -> Vec<(&'static str, usize)> {
+        let o_pc = 64 + self.sb;
+        let o_mask = o_pc + self.p;
+        vec![
+            ("SB", self.sb),
+            ("P", self.p),
+            ("T", self.t),
+            ("PK", self.pk()),
+            ("O_PC", o_pc),
+            ("O_MASK", o_mask),
+            ("O_EXEC", o_mask + self.t),
+            ("O_CLK", o_mask + 2 * self.t),
+        ]
+    }
+
     /// The scheduler: the SM's policy and scheduler count, every other knob at its default,
     /// a barrier table with a power-of-two number of CTA slots covering the SM's.
     pub fn sched_cfg(&self) -> WarpSchedConfig {
@@ -139,6 +170,80 @@ impl Dims {
         cfg
     }
 }
+
+/// The warp-instruction packet every back-end stage holds and hands on: its instruction
+/// word, warp slot, PC, issue mask, guard-passing lanes (`exec`, known from operand read on)
+/// and the `%clock` sample (also from operand read on).
+pub(crate) const PK_UNPACK: &str = r#"
+reg [63:0] ir;
+reg [#SB#-1:0] u_slot;
+reg [#P#-1:0] u_pc;
+reg [#T#-1:0] u_mask;
+reg [#T#-1:0] u_exec;
+reg [31:0] u_clk;
+reg [6:0] op;
+reg asr;
+reg [2:0] gp;
+reg gn;
+reg gd;
+reg [5:0] rd;
+reg [5:0] ra;
+reg [5:0] rb;
+reg bimm;
+reg [31:0] imm;
+reg f_alu;
+reg f_wpd;
+reg f_mem;
+reg f_wrd;
+reg f_bra;
+reg f_exit;
+reg f_bar;
+reg valid_op;
+
+// The classes of an opcode: {valid, bar, exit, bra, wrd, mem, wpd, alu}.
+function [7:0] op_class;
+    input [6:0] o;
+    reg setp;
+    reg alu;
+    reg wpd;
+    reg mem;
+    begin
+        setp = (o >= 7'd24 && o <= 7'd33) || (o >= 7'd48 && o <= 7'd53);
+        alu = (o >= 7'd1 && o <= 7'd38) || (o >= 7'd40 && o <= 7'd58);
+        wpd = setp || (o >= 7'd34 && o <= 7'd38);
+        mem = (o >= 7'd64 && o <= 7'd68) || (o >= 7'd72 && o <= 7'd76) || (o >= 7'd80 && o <= 7'd84);
+        op_class[0] = alu;
+        op_class[1] = wpd;
+        op_class[2] = mem;
+        op_class[3] = (alu && !wpd) || o == 7'd64 || o == 7'd66 || o == 7'd68
+            || (o >= 7'd72 && o <= 7'd76) || (o >= 7'd80 && o <= 7'd84);
+        op_class[4] = (o == 7'd96);
+        op_class[5] = (o == 7'd97);
+        op_class[6] = (o == 7'd98);
+        op_class[7] = alu || mem || o == 7'd0 || (o >= 7'd96 && o <= 7'd99);
+    end
+endfunction
+
+always @(*) begin
+    ir = pk_q[63:0];
+    u_slot = pk_q[64 +: #SB#];
+    u_pc = pk_q[#O_PC# +: #P#];
+    u_mask = pk_q[#O_MASK# +: #T#];
+    u_exec = pk_q[#O_EXEC# +: #T#];
+    u_clk = pk_q[#O_CLK# +: 32];
+    op = ir[6:0];
+    asr = ir[7];
+    gp = ir[10:8];
+    gn = ir[11];
+    gd = ir[12];
+    rd = ir[18:13];
+    ra = ir[24:19];
+    rb = ir[30:25];
+    bimm = ir[31];
+    imm = ir[63:32];
+    {valid_op, f_bar, f_exit, f_bra, f_wrd, f_mem, f_wpd, f_alu} = op_class(op);
+end
+"#;
 
 /// `#NAME#` placeholders replaced by numbers.
 pub(crate) fn tpl(src: &str, vars: &[(&str, usize)]) -> String {
@@ -223,6 +328,7 @@ pub struct Sm {
     pub cnt_stall_mem: Wire<Out>,
     pub cnt_stall_bar: Wire<Out>,
     pub cnt_stall_idle: Wire<Out>,
+    pub cnt_overlap: Wire<Out>,
     disp: dispatch::Dispatch,
     sb: scoreboard::Scoreboard,
     sched: schedule::Schedule,
@@ -274,7 +380,7 @@ impl Sm {
             busy: Default::default(),
             done: Default::default(),
             fault: Default::default(),
-            fault_code: Wire::new(2),
+            fault_code: Wire::new(3),
             ret_valid: Default::default(),
             ret_cta: Wire::new(32),
             ret_warp: Wire::new(d.wib),
@@ -300,6 +406,7 @@ impl Sm {
             cnt_stall_mem: Wire::new(32),
             cnt_stall_bar: Wire::new(32),
             cnt_stall_idle: Wire::new(32),
+            cnt_overlap: Wire::new(32),
             disp: dispatch::Dispatch::new(&d),
             sb: scoreboard::Scoreboard::new(&d),
             sched: schedule::Schedule::new(&d),

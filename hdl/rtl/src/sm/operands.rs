@@ -1,15 +1,21 @@
 //! Operand read: the warp's sources from the register file, one RAM row (one lane group of
-//! one register) per cycle through the single read port — for each group A, B and c in that
-//! order (3 × groups reads, pipelined: each row is captured the cycle after it is read) — and
+//! one register) per cycle through the RAM's read port — for each group A, then B unless it is
+//! the immediate, then c for mad.lo / fma / cas (1 to 3 × groups reads, pipelined: each row is
+//! captured the cycle after it is read) — and
 //! its predicate row (one read per instruction). Operand A may instead be a special register:
 //! `%tid` from the dispatcher's table (read beside A's row), the launch dimensions, the CTA's
 //! id, `%laneid`, `%warpid` (the warp's index in its CTA), `%smid` = 0 and `%clock` (the SM's
-//! cycle counter since `start`, sampled when the instruction enters this stage and reported
-//! as `clk_read`). `bimm` substitutes the immediate for B (and for A of `mov d, imm`), so the
+//! cycle counter since `start`, sampled when the instruction enters this stage and carried in
+//! the packet to the retirement record). `bimm` substitutes the immediate for B (and for A of `mov d, imm`), so the
 //! execute stage sees final operands. `exec` = the issue mask ∧ the guard, per lane.
-//! Outputs hold the whole warp's operands until the next instruction starts.
+//! The stage holds one warp-instruction: it takes decode's packet (`start`), reads, then
+//! offers the packet (with `exec` and the `%clock` sample filled in) and the whole warp's
+//! operands (`o_valid`, routed by `o_alu` / `o_mem`) until execute, memory or (control
+//! instructions) writeback takes them (`take`). It may start the next instruction the cycle
+//! its operands are taken: each row is captured one cycle after it is read, so the taker has
+//! latched them by then.
 
-use super::{tpl, Dims};
+use super::{tpl, Dims, PK_UNPACK};
 use crate::primitives::Wire;
 use rust_hdl::prelude::*;
 
@@ -18,17 +24,8 @@ pub struct Operands {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
-    pub slot: Wire<In>,
-    pub op: Wire<In>,
-    pub ra: Wire<In>,
-    pub rb: Wire<In>,
-    pub imm: Wire<In>,
-    pub asr: Signal<In, Bit>,
-    pub bimm: Signal<In, Bit>,
-    pub gd: Signal<In, Bit>,
-    pub gn: Signal<In, Bit>,
-    pub gp: Wire<In>,
-    pub mask: Wire<In>,
+    pub in_pk: Wire<In>,
+    pub take: Signal<In, Bit>,
     pub rbase: Wire<In>,
     pub warpid: Wire<In>,
     pub ctaid: Wire<In>,
@@ -52,9 +49,13 @@ pub struct Operands {
     pub opb: Wire<Out>,
     pub opc: Wire<Out>,
     pub preds: Wire<Out>,
-    pub exec: Wire<Out>,
-    pub clk_read: Wire<Out>,
-    pub done: Signal<Out, Bit>,
+    pub slot: Wire<Out>,
+    pub pk: Wire<Out>,
+    pub ready: Signal<Out, Bit>,
+    pub o_valid: Signal<Out, Bit>,
+    pub o_alu: Signal<Out, Bit>,
+    pub o_mem: Signal<Out, Bit>,
+    pub busy: Signal<Out, Bit>,
     _d: Dims,
 }
 
@@ -65,17 +66,8 @@ impl Operands {
             clock: Default::default(),
             reset: Default::default(),
             start: Default::default(),
-            slot: Wire::new(d.sb),
-            op: Wire::new(7),
-            ra: Wire::new(6),
-            rb: Wire::new(6),
-            imm: Wire::new(32),
-            asr: Default::default(),
-            bimm: Default::default(),
-            gd: Default::default(),
-            gn: Default::default(),
-            gp: Wire::new(3),
-            mask: Wire::new(d.t),
+            in_pk: Wire::new(d.pk()),
+            take: Default::default(),
             rbase: Wire::new(d.rwb),
             warpid: Wire::new(d.wib),
             ctaid: Wire::new(48),
@@ -99,33 +91,40 @@ impl Operands {
             opb: Wire::new(t32),
             opc: Wire::new(t32),
             preds: Wire::new(d.t * 8),
-            exec: Wire::new(d.t),
-            clk_read: Wire::new(32),
-            done: Default::default(),
+            slot: Wire::new(d.sb),
+            pk: Wire::new(d.pk()),
+            ready: Default::default(),
+            o_valid: Default::default(),
+            o_alu: Default::default(),
+            o_mem: Default::default(),
+            busy: Default::default(),
             _d: d.clone(),
         }
     }
 }
 
 const BODY: &str = r#"
+reg [#PK#-1:0] pk_q;
 reg act;
 reg [#GB#:0] rg;
 reg [1:0] rr;
 reg pv;
 reg [#GB#:0] pg;
 reg [1:0] pr;
-reg done_q;
-reg [31:0] clk_q;
+reg full;
 reg [#T#*8-1:0] preds_q;
 reg [#T#*32-1:0] opa_q;
 reg [#T#*32-1:0] opb_q;
 reg [#T#*32-1:0] opc_q;
+reg [#T#-1:0] exec;
 reg [5:0] rsel;
-reg [31:0] sv;
-reg [31:0] av;
+reg [1:0] last_rr;
 integer i;
 
 always @(*) begin
+    // Rows read per lane group: A; B unless it is the immediate; c only for the formats with a
+    // third source register (mad.lo, fma, cas).
+    last_rr = (op == 7'd7 || op == 7'd43 || op == 7'd76 || op == 7'd84) ? 2'd2 : (bimm ? 2'd0 : 2'd1);
     case (rr)
     2'd0: rsel = ra;
     2'd1: rsel = rb;
@@ -134,48 +133,60 @@ always @(*) begin
     rf_re = act;
     rf_raddr = (rbase + rsel) * #G# + rg;
     tid_re = act && (rr == 2'd0);
-    tid_raddr = slot * #G# + rg;
+    tid_raddr = u_slot * #G# + rg;
     pred_re = start;
-    pred_raddr = slot;
+    pred_raddr = in_pk[64 +: #SB#];
     opa = opa_q;
     opb = opb_q;
     opc = opc_q;
     preds = preds_q;
-    clk_read = clk_q;
-    done = done_q;
     for (i = 0; i < #T#; i = i + 1) begin
-        exec[i] = mask[i] && (!gd || (preds_q[i*8 + gp] != gn));
+        exec[i] = u_mask[i] && (!gd || (preds_q[i*8 + gp] != gn));
     end
+    slot = u_slot;
+    pk = pk_q;
+    pk[#O_EXEC# +: #T#] = exec;
+    o_valid = full;
+    o_alu = f_alu;
+    o_mem = f_mem;
+    busy = act || pv || full;
+end
+
+// Depends on `take`: a process of its own.
+always @(*) begin
+    ready = !act && !pv && (!full || take);
 end
 
 always @(posedge clock) begin
     if (reset) begin
+        pk_q <= 0;
         act <= 1'b0;
         rg <= 0;
         rr <= 2'd0;
         pv <= 1'b0;
         pg <= 0;
         pr <= 2'd0;
-        done_q <= 1'b0;
-        clk_q <= 32'd0;
+        full <= 1'b0;
         preds_q <= 0;
         opa_q <= 0;
         opb_q <= 0;
         opc_q <= 0;
     end else begin
-        done_q <= pv && (pg == #G# - 1) && (pr == 2'd2);
+        if (take) full <= 1'b0;
+        if (pv && (pg == #G# - 1) && (pr == last_rr)) full <= 1'b1;
         if (start) begin
+            pk_q <= in_pk;
+            pk_q[#O_CLK# +: 32] <= clock_cnt;
             act <= 1'b1;
             rg <= 0;
             rr <= 2'd0;
-            clk_q <= clock_cnt;
         end else if (act) begin
-            if (rr == 2'd2) begin
+            if (rr == last_rr) begin
                 rr <= 2'd0;
                 rg <= rg + 1'b1;
                 if (rg == #G# - 1) act <= 1'b0;
             end else begin
-                rr <= rr + 1'b1;
+                rr <= (rr == 2'd0 && !bimm) ? 2'd1 : 2'd2;
             end
         end
         if (pv && pr == 2'd0 && pg == 0) preds_q <= pred_rdata;
@@ -184,8 +195,10 @@ always @(posedge clock) begin
         pr <= rr;
         if (pv) begin
             for (i = 0; i < #L#; i = i + 1) begin
-                if (pr == 2'd0) opa_q[(pg*#L# + i)*32 +: 32] <= av_of(i);
-                else if (pr == 2'd1) opb_q[(pg*#L# + i)*32 +: 32] <= bimm ? imm : rf_rdata[i*32 +: 32];
+                if (pr == 2'd0) begin
+                    opa_q[(pg*#L# + i)*32 +: 32] <= av_of(i);
+                    if (bimm) opb_q[(pg*#L# + i)*32 +: 32] <= imm;
+                end else if (pr == 2'd1) opb_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
                 else opc_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
             end
         end
@@ -214,7 +227,7 @@ function [31:0] av_of;
             4'd12: av_of = pg * #L# + lane;
             4'd13: av_of = warpid;
             4'd14: av_of = 32'd0;
-            default: av_of = clk_q;
+            default: av_of = u_clk;
             endcase
         end else if (op == 7'd1 && bimm) begin
             av_of = imm;
@@ -238,15 +251,18 @@ impl Logic for Operands {
         self.opb.connect();
         self.opc.connect();
         self.preds.connect();
-        self.exec.connect();
-        self.clk_read.connect();
-        self.done.connect();
+        self.slot.connect();
+        self.pk.connect();
+        self.ready.connect();
+        self.o_valid.connect();
+        self.o_alu.connect();
+        self.o_mem.connect();
+        self.busy.connect();
     }
     fn hdl(&self) -> Verilog {
         let d = &self._d;
-        Verilog::Custom(tpl(
-            BODY,
-            &[("GB", d.gb), ("G", d.g), ("T", d.t), ("L", d.l)],
-        ))
+        let mut vars = d.pk_vars();
+        vars.extend([("GB", d.gb), ("G", d.g), ("L", d.l)]);
+        Verilog::Custom(tpl(&format!("{PK_UNPACK}{BODY}"), &vars))
     }
 }

@@ -1,12 +1,15 @@
 //! The per-warp scoreboard. With one instruction in flight per warp (spec/crown.md §2.3 [D])
 //! there are no per-register hazards to track: a warp is `ready` when its previous
-//! instruction has written back (`inflight` clear) and it does not wait at a barrier. Per warp
-//! slot it holds:
+//! instruction has written back (`inflight` clear) and it does not wait at a barrier. Only
+//! that warp waits: the back end overlaps the in-flight instructions of the other warps. Per
+//! warp slot it holds:
 //! - `inflight`: issued, not yet retired;
 //! - the one-entry instruction buffer's state: `ibuf_v` (the next instruction is fetched; the
 //!   word itself is in the fetch stage's buffer RAM), its class bits `is_mem` (LD/ST pipe) and
 //!   `is_bar` (`bar.sync`), `fpend` (a fetch is under way);
-//! - `barwait`: retired a `bar.sync` and waits for its CTA.
+//! - `barwait`: retired a `bar.sync` and waits for its CTA;
+//! - `live`: the lanes that have not exited (the launch mask less every `exit` retired), which
+//!   writeback compares with a `bar.sync`'s issue mask (a divergent barrier when they differ).
 //!
 //! Per CTA slot: the barrier arrival count. A CTA's barrier releases when its arrivals equal
 //! its live warps (warps that have not finished; a finished warp counts as arrived by leaving
@@ -33,6 +36,9 @@ pub struct Scoreboard {
     pub retire: Signal<In, Bit>,
     pub retire_slot: Wire<In>,
     pub retire_bar: Signal<In, Bit>,
+    pub retire_exit: Signal<In, Bit>,
+    pub retire_mask: Wire<In>,
+    pub launch_mask: Wire<In>,
     pub w_cta: Wire<In>,
     pub c_live: Wire<In>,
     pub has_inst: Wire<Out>,
@@ -42,6 +48,7 @@ pub struct Scoreboard {
     pub fetch_need: Wire<Out>,
     pub inflight: Wire<Out>,
     pub barwait: Wire<Out>,
+    pub live: Wire<Out>,
     _d: Dims,
 }
 
@@ -63,6 +70,9 @@ impl Scoreboard {
             retire: Default::default(),
             retire_slot: Wire::new(d.sb),
             retire_bar: Default::default(),
+            retire_exit: Default::default(),
+            retire_mask: Wire::new(d.t),
+            launch_mask: Wire::new(d.t),
             w_cta: Wire::new(d.w * d.cb),
             c_live: Wire::new(d.c * d.lcb),
             has_inst: Wire::new(d.w),
@@ -72,6 +82,7 @@ impl Scoreboard {
             fetch_need: Wire::new(d.w),
             inflight: Wire::new(d.w),
             barwait: Wire::new(d.w),
+            live: Wire::new(d.w * d.t),
             _d: d.clone(),
         }
     }
@@ -86,6 +97,7 @@ reg [#W#-1:0] infl;
 reg [#W#-1:0] bwait;
 reg [#C#*#LCB#-1:0] bar_cnt;
 reg [#C#-1:0] rel;
+reg [#W#*#T#-1:0] live_q;
 integer k;
 integer j;
 
@@ -96,6 +108,7 @@ always @(*) begin
     is_bar = ibb;
     inflight = infl;
     barwait = bwait;
+    live = live_q;
     fetch_need = resident & ~empty & ~ibuf_v & ~infl & ~fpend;
     for (k = 0; k < #C#; k = k + 1) begin
         rel[k] = (bar_cnt[k*#LCB# +: #LCB#] != #LCB#'d0)
@@ -112,6 +125,7 @@ always @(posedge clock) begin
         infl <= #W#'d0;
         bwait <= #W#'d0;
         bar_cnt <= 0;
+        live_q <= 0;
     end else begin
         for (j = 0; j < #W#; j = j + 1) begin
             if (launch[j]) begin
@@ -119,6 +133,7 @@ always @(posedge clock) begin
                 fpend[j] <= 1'b0;
                 infl[j] <= 1'b0;
                 bwait[j] <= 1'b0;
+                live_q[j*#T# +: #T#] <= launch_mask;
             end else begin
                 if (fetch_start && fetch_slot == j) fpend[j] <= 1'b1;
                 if (fetch_done && done_slot == j) begin
@@ -134,6 +149,7 @@ always @(posedge clock) begin
                 if (retire && retire_slot == j) begin
                     infl[j] <= 1'b0;
                     if (retire_bar) bwait[j] <= 1'b1;
+                    if (retire_exit) live_q[j*#T# +: #T#] <= live_q[j*#T# +: #T#] & ~retire_mask;
                 end
                 if (rel[w_cta[j*#CB# +: #CB#]]) bwait[j] <= 1'b0;
             end
@@ -157,12 +173,19 @@ impl Logic for Scoreboard {
         self.fetch_need.connect();
         self.inflight.connect();
         self.barwait.connect();
+        self.live.connect();
     }
     fn hdl(&self) -> Verilog {
         let d = &self._d;
         Verilog::Custom(tpl(
             BODY,
-            &[("W", d.w), ("C", d.c), ("LCB", d.lcb), ("CB", d.cb)],
+            &[
+                ("W", d.w),
+                ("C", d.c),
+                ("LCB", d.lcb),
+                ("CB", d.cb),
+                ("T", d.t),
+            ],
         ))
     }
 }
