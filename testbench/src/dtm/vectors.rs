@@ -1,0 +1,2 @@
+use crate::SpecVector;
+pub fn spec_vectors() -> Vec<SpecVector> { vec![] }
