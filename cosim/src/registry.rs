@@ -88,6 +88,7 @@ pub const UNITS: &[Registration] = {
         register::<msap_pl::PlConfig>(),
         register::<msap_mc::McConfig>(),
         register::<dtm_mtg::MtgConfig>(),
+        register::<dtm_top::DtmConfig>(),
     ]
 };
 

@@ -654,6 +654,46 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["threads=8", "tb_pool=3", "k_in=8", "k_out=8", "val_bits=64"]),
             sets(&["threads=128", "tb_pool=16", "l_max=16"]),
         ],
+        // The top: MTG fully associative / banked / 2-way, MTT 2..16 ways, cand 1..3,
+        // warps of 4 and 8 lanes, both trace policies, byte and instruction PCs; the
+        // default 1024-entry tables in the full suite only.
+        "dtm" => vec![
+            sets(&[
+                "mtg_entries=16",
+                "mtg_ways=16",
+                "mtg_ports=1",
+                "mtt_entries=16",
+                "mtt_ways=4",
+                "warps=2",
+                "simd_width=4",
+            ]),
+            sets(&[
+                "mtg_entries=64",
+                "mtg_ways=4",
+                "mtg_ports=4",
+                "mtt_entries=32",
+                "mtt_ways=2",
+                "cand=1",
+                "warps=3",
+                "simd_width=8",
+            ]),
+            sets(&[
+                "mtg_entries=32",
+                "mtg_ways=2",
+                "mtg_ports=2",
+                "mtt_entries=16",
+                "mtt_ways=16",
+                "cand=3",
+                "k_in=2",
+                "k_out=2",
+                "l_max=4",
+                "simd_width=4",
+                "trace_policy=unanimous",
+                "isz=8",
+                "pc_shift=2",
+                "tb_pool=5",
+            ]),
+        ],
         _ => vec![],
     }
 }
@@ -681,6 +721,7 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ])],
         "dtm-mtt" => vec![vec![]],
         "dtm-tb" => vec![vec![]],
+        "dtm" => vec![vec![]],
         "dtm-mtg" => vec![
             vec![],
             vec![

@@ -72,17 +72,31 @@ impl DtmStimulus {
 
     fn new_kernel(&mut self) {
         let r = &mut self.rng;
+        // A pure program reads r0..r3 and writes r4..r7 only: every loop repeats its values
+        // (INTRA runs, traces); otherwise values drift (INTER, NR).
+        let pure = r.chance(1, 2);
+        let half = GPRS as u64 / 2;
         self.prog = (0..PROG)
             .map(|k| {
                 // The last instruction stands for the loop branch: ineligible (A5).
                 let elig = k + 1 < PROG && !r.chance(1, 6);
+                let mut src = || {
+                    (if pure {
+                        r.below(half)
+                    } else {
+                        r.below(GPRS as u64)
+                    }) as usize
+                };
+                let srcs = [src(), src()];
                 Ins {
                     elig,
-                    srcs: [r.below(GPRS as u64) as usize, r.below(GPRS as u64) as usize],
+                    srcs,
                     nsrc: 1 + r.below(2) as usize,
                     guarded: r.chance(1, 5),
-                    dst: if !elig && r.chance(1, 2) {
+                    dst: if !elig && !pure && r.chance(1, 2) {
                         GPRS
+                    } else if pure {
+                        (half + r.below(half)) as usize
                     } else {
                         r.below(GPRS as u64) as usize
                     },
