@@ -14,9 +14,40 @@ fn cfg(sets: &[&str]) -> DtmConfig {
 }
 
 pub const CONFIGS: &[&[&str]] = &[
-    &["mtg_entries=16", "mtg_ways=16", "mtg_ports=1", "mtt_entries=16", "mtt_ways=4", "warps=2", "simd_width=4"],
-    &["mtg_entries=64", "mtg_ways=4", "mtg_ports=4", "mtt_entries=32", "mtt_ways=2", "cand=1", "warps=3", "simd_width=8"],
-    &["mtg_entries=32", "mtg_ways=2", "mtg_ports=2", "mtt_entries=16", "mtt_ways=16", "cand=3", "k_in=2", "k_out=2", "l_max=4", "simd_width=4", "trace_policy=unanimous", "isz=8", "pc_shift=2"],
+    &[
+        "mtg_entries=16",
+        "mtg_ways=16",
+        "mtg_ports=1",
+        "mtt_entries=16",
+        "mtt_ways=4",
+        "warps=2",
+        "simd_width=4",
+    ],
+    &[
+        "mtg_entries=64",
+        "mtg_ways=4",
+        "mtg_ports=4",
+        "mtt_entries=32",
+        "mtt_ways=2",
+        "cand=1",
+        "warps=3",
+        "simd_width=8",
+    ],
+    &[
+        "mtg_entries=32",
+        "mtg_ways=2",
+        "mtg_ports=2",
+        "mtt_entries=16",
+        "mtt_ways=16",
+        "cand=3",
+        "k_in=2",
+        "k_out=2",
+        "l_max=4",
+        "simd_width=4",
+        "trace_policy=unanimous",
+        "isz=8",
+        "pc_shift=2",
+    ],
 ];
 
 #[test]

@@ -268,7 +268,12 @@ impl DtmModel {
             let tid = if st == TB_EV { s.warp * n + l } else { s.tid };
             b.set("ev_tid", 0, 64, tid as u64);
             b.set("ev_kid", 0, 64, if st == TB_EV { s.kid } else { s.ret_kid });
-            b.set("ev_close", 0, 1, (st == RET_TB || intra >> l & 1 == 0) as u64);
+            b.set(
+                "ev_close",
+                0,
+                1,
+                (st == RET_TB || intra >> l & 1 == 0) as u64,
+            );
             b.set("ev_pc", 0, 64, s.pc);
             b.set("ev_src_v", 0, 3, s.src_v);
             b.set("ev_src_rid", 0, 27, s.src_rid);
@@ -712,7 +717,9 @@ impl Model for DtmModel {
         self.mtt
             .check_invariants()
             .map_err(|e| format!("dtm-mtt: {e}"))?;
-        self.tb.check_invariants().map_err(|e| format!("dtm-tb: {e}"))?;
+        self.tb
+            .check_invariants()
+            .map_err(|e| format!("dtm-tb: {e}"))?;
         // Skip masks name lanes of the warp only; a warp in a skip region has a resume PC.
         if self.s.skip.iter().any(|m| m & !self.lanes() != 0) {
             return Err("A9: a skip mask outside the warp".into());

@@ -231,7 +231,11 @@ impl DtmStimulus {
                     if self.o.get("rsp_oc", at, 1) == 1 {
                         let rid = self.o.get("rsp_oc", at + 1, 9);
                         let val = self.o.get("rsp_oc", at + 10, v);
-                        let r = if rid & P0 != 0 { GPRS } else { rid as usize % GPRS };
+                        let r = if rid & P0 != 0 {
+                            GPRS
+                        } else {
+                            rid as usize % GPRS
+                        };
                         self.regs[t][r] = val;
                     }
                 }
@@ -254,7 +258,11 @@ impl DtmStimulus {
         }
         self.i.set("wb_valid", 0, 1, 1);
         let len = PROG as u64;
-        let next = if full { npc / self.isz() } else { pc as u64 + 1 };
+        let next = if full {
+            npc / self.isz()
+        } else {
+            pc as u64 + 1
+        };
         self.pc[w] = (next % len) as usize;
         self.phase = Phase::Ready { since: cycle };
     }

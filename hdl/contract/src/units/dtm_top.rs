@@ -138,7 +138,13 @@ pub const PARAMS: &[ParamSpec] = &[
     dtm_mtt::K_IN,
     dtm_mtt::K_OUT,
     dtm_mtt::L_MAX,
-    ParamSpec::int("warps", 1, 64, 4, "resident warps (threads = warps × simd_width)"),
+    ParamSpec::int(
+        "warps",
+        1,
+        64,
+        4,
+        "resident warps (threads = warps × simd_width)",
+    ),
     ParamSpec::int(
         "simd_width",
         1,
@@ -191,7 +197,12 @@ pub struct DtmConfig {
 
 /// A unit's parameters from the top's (`map`: the unit's name = value); a unit's own range
 /// error names the top's parameter (`prefix` + name).
-fn sub(specs: &[ParamSpec], unit: &str, map: &[(&str, String)], prefix: &str) -> Result<Params, ParamError> {
+fn sub(
+    specs: &[ParamSpec],
+    unit: &str,
+    map: &[(&str, String)],
+    prefix: &str,
+) -> Result<Params, ParamError> {
     let sets: Vec<String> = map.iter().map(|(k, v)| format!("{k}={v}")).collect();
     Params::resolve(unit, specs, None, &sets)
         .map_err(|e| ParamError(e.0.replace("--set ", &format!("--set {prefix}"))))
@@ -296,7 +307,11 @@ impl DtmConfig {
         );
         let (c, ki, lb) = (self.mtt.cand, self.mtt.k_in, self.mtt.len_bits());
         vec![
-            Port::input("reset", 1, "synchronous reset of the top and the three units"),
+            Port::input(
+                "reset",
+                1,
+                "synchronous reset of the top and the three units",
+            ),
             Port::input("rq_valid", 1, "a warp instruction at operand read"),
             Port::input("rq_warp", self.warp_bits(), "its warp"),
             Port::input("rq_kid", k, "its kernel tag"),
@@ -322,7 +337,12 @@ impl DtmConfig {
             Port::input("ret_all", 1, "flush every entry"),
             Port::input("ret_kid", k, "the retiring kernel's tag"),
             Port::output("rq_ready", 1, false, "a request or retire is accepted"),
-            Port::output("rf_valid", 1, false, "MTT candidates' input registers to read"),
+            Port::output(
+                "rf_valid",
+                1,
+                false,
+                "MTT candidates' input registers to read",
+            ),
             Port::output("rf_lane", self.lane_bits(), false, "for this lane"),
             Port::output("rf_cand", c, false, "candidate c exists"),
             Port::output(
@@ -357,11 +377,7 @@ impl DtmConfig {
             Port::output("wb_ready", 1, false, "waiting for writeback"),
             Port::debug("dbg_state", state::BITS, "sequencer state"),
             Port::debug("dbg_mtg_rsp", 2 + 2 * s, "MTG: {hit, lanes, op, valid}"),
-            Port::debug(
-                "dbg_mtg_way",
-                s * self.mtg.way_bits(),
-                "MTG: way per lane",
-            ),
+            Port::debug("dbg_mtg_way", s * self.mtg.way_bits(), "MTG: way per lane"),
             Port::debug(
                 "dbg_mtt",
                 4 + 2 * self.mtt.way_bits() + lb,
@@ -383,10 +399,18 @@ impl DtmConfig {
     }
     pub fn sequencer_bits(&self) -> usize {
         let (s, v, u) = (self.simd, self.val_bits(), self.mtg.uid_bits);
-        let req = self.warp_bits() + self.mtg.kid_bits + self.mtg.pc_bits + 3 * s + 1 + 3 * s * v
-            + s * u + 3 + 27 + 9;
-        let lanes = s * (1 + self.mtg.pc_bits + self.mtt.len_bits() + self.oc_bits())
-            + s * (2 + 2 * v + u);
+        let req = self.warp_bits()
+            + self.mtg.kid_bits
+            + self.mtg.pc_bits
+            + 3 * s
+            + 1
+            + 3 * s * v
+            + s * u
+            + 3
+            + 27
+            + 9;
+        let lanes =
+            s * (1 + self.mtg.pc_bits + self.mtt.len_bits() + self.oc_bits()) + s * (2 + 2 * v + u);
         req + lanes + state::BITS + index_bits(self.threads())
     }
 
@@ -446,7 +470,10 @@ mod tests {
     #[test]
     fn defaults_compose_the_three_units() {
         let c = cfg(&[]).unwrap();
-        assert_eq!((c.mtg.entries, c.mtt.entries, c.tb.threads), (1024, 1024, 32));
+        assert_eq!(
+            (c.mtg.entries, c.mtt.entries, c.tb.threads),
+            (1024, 1024, 32)
+        );
         assert_eq!((c.tb.isz, c.mtt.pc_shift), (1, 0));
         assert_port_names_ok(&c.ports());
         let names: Vec<String> = c.tables().iter().map(|t| t.name.clone()).collect();
@@ -462,8 +489,14 @@ mod tests {
             cfg(&["mtg_entries=100"]).unwrap_err().0,
             "mtg_entries = 100: must be a power of two from 16 to 8192"
         );
-        assert!(cfg(&["mtt_ways=3"]).unwrap_err().0.starts_with("mtt_ways = 3"));
-        assert!(cfg(&["mtg_ports=16"]).unwrap_err().0.starts_with("mtg_ports = 16"));
+        assert!(cfg(&["mtt_ways=3"])
+            .unwrap_err()
+            .0
+            .starts_with("mtt_ways = 3"));
+        assert!(cfg(&["mtg_ports=16"])
+            .unwrap_err()
+            .0
+            .starts_with("mtg_ports = 16"));
         assert!(cfg(&["warps=1", "simd_width=1"])
             .unwrap_err()
             .0
