@@ -52,9 +52,10 @@ fn a_group_ignoring_npc_in_the_rtl_is_caught() {
     let sets: Vec<String> = regress::configs(UNIT)[0].clone();
     let unit = Unit::resolve(UNIT, &sets).unwrap();
     let mut d: Design = unit.design();
-    let from = "] == ld_npc) g_grp[";
+    // `1'b1 | (a == b)` is 1: every hit lane joins the group.
+    let from = "] && tnpc[";
     assert_eq!(d.verilog.matches(from).count(), 4);
-    d.verilog = d.verilog.replace(from, "] == ld_npc || 1'b1) g_grp[");
+    d.verilog = d.verilog.replace(from, "] && 1'b1 | tnpc[");
     let c = {
         use warpforge_contract::units::dtm_top::{DtmConfig, PARAMS};
         let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &unit.params.as_sets())
