@@ -266,6 +266,23 @@ impl DtmConfig {
         })
     }
 
+    /// The same configuration with `warps` resident warps (the trace buffers follow: one per
+    /// thread, or the pool capped at the threads). The DTM execution mode sizes the SM to
+    /// the kernel's block this way.
+    pub fn with_warps(&self, warps: usize) -> DtmConfig {
+        let mut c = self.clone();
+        let threads = (warps * self.simd).max(2);
+        let per_thread = self.tb.per_thread();
+        c.warps = warps;
+        c.tb.threads = threads;
+        c.tb.pool = if per_thread {
+            threads
+        } else {
+            self.tb.pool.min(threads)
+        };
+        c
+    }
+
     pub fn threads(&self) -> usize {
         self.warps * self.simd
     }
@@ -288,9 +305,11 @@ impl DtmConfig {
 
     pub fn module_name(&self) -> String {
         format!(
-            "dtm_top_w{}_s{}_{}__{}__{}",
+            "dtm_top_w{}_s{}_b{}_i{}_{}__{}__{}",
             self.warps,
             self.simd,
+            self.tb.pool,
+            self.tb.isz,
             if self.unanimous { "u" } else { "p" },
             self.mtg.module_name(),
             self.mtt.module_name()
