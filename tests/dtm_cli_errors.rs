@@ -23,7 +23,14 @@ fn top_parameters() {
         &["mtg_ports = 16", "simd_width = 8"],
     );
     assert_error(
-        &["generate", "dtm", "--set", "warps=1", "--set", "simd_width=1"],
+        &[
+            "generate",
+            "dtm",
+            "--set",
+            "warps=1",
+            "--set",
+            "simd_width=1",
+        ],
         &["warps = 1", "at least 2 threads"],
     );
     assert_error(

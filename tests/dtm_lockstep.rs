@@ -67,3 +67,38 @@ fn a_group_ignoring_npc_in_the_rtl_is_caught() {
     lockstep::check_planted_bug(&unit, &d, Box::new(bad), 1, 400_000)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// DTM execution mode through the RTL: four suite kernels (blocks of 128 threads: one
+/// Verilator build) with the `dtm` RTL deciding reuse in lockstep with its model every
+/// cycle; outputs equal to the host reference (I1), every reuse equal to executing (I2),
+/// counts equal to warp mode's (I7). The other kernels and table sizes: `regress --suite
+/// full`.
+#[test]
+fn suite_kernels_run_with_the_rtl_deciding_reuse() {
+    use warpforge_contract::units::dtm_top::{DtmConfig, PARAMS};
+    use warpforge_cosim::dtm_run::RtlEngine;
+    use warpforge_testbench::isa::dtm::DtmEngine;
+    use warpforge_testbench::isa::kernels::find;
+    use warpforge_testbench::isa::suite::run_dtm_case;
+    use warpforge_testbench::isa::AsmOptions;
+    let sets: Vec<String> = vec!["mtg_entries=128".into(), "mtt_entries=128".into()];
+    let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &sets).unwrap();
+    let cfg = DtmConfig::from_params(&p).unwrap();
+    let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+        RtlEngine::new(c, &sets, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>)
+    };
+    let mut reused = 0;
+    for name in ["reduce", "histogram", "pathfinder", "strmatch"] {
+        let k = find(name).unwrap();
+        let r = run_dtm_case(k, k.sizes[0], 1, &cfg, &AsmOptions::default(), &mut make);
+        assert!(r.passed(), "{name}: {}", r.error.unwrap());
+        let s = r.stats.unwrap();
+        assert!(
+            s.engine_cycles > 10_000,
+            "{name}: {} cycles",
+            s.engine_cycles
+        );
+        reused += s.inter + s.intra + s.trace;
+    }
+    assert!(reused > 0);
+}

@@ -72,3 +72,33 @@ impl DtmEngine for RtlEngine {
         self.model.check_invariants()
     }
 }
+
+/// The table sizes (MTG = MTT entries, A19) `regress --suite full` runs every suite kernel
+/// at through the RTL (the model-only sweep 16..8192 is in docs/dtm.md).
+pub const FULL_SIZES: &[usize] = &[16, 128, 1024, 8192];
+
+/// Runs a DTM-mode program job (`kernel:NAME@SIZE`) through the `dtm` RTL in lockstep with
+/// its model: (passed, engine cycles, message).
+pub fn run_dtm_job(sets: &[String], program: &str) -> (bool, u64, String) {
+    use warpforge_testbench::isa::{kernels, suite, AsmOptions};
+    let spec = program.strip_prefix("kernel:").expect("kernel:NAME@SIZE");
+    let (name, size) = spec.split_once('@').expect("kernel:NAME@SIZE");
+    let k = kernels::find(name).expect("a suite kernel");
+    let size: u32 = size.parse().unwrap();
+    let cfg = match Params::resolve(NAME, PARAMS, None, sets)
+        .map_err(|e| e.0)
+        .and_then(|p| DtmConfig::from_params(&p).map_err(|e| e.0))
+    {
+        Ok(c) => c,
+        Err(e) => return (false, 0, e),
+    };
+    let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+        RtlEngine::new(c, sets, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>)
+    };
+    let r = suite::run_dtm_case(k, size, 1, &cfg, &AsmOptions::default(), &mut make);
+    let cycles = r.stats.as_ref().map_or(0, |s| s.engine_cycles);
+    match r.error {
+        None => (true, cycles, String::new()),
+        Some(e) => (false, cycles, e),
+    }
+}

@@ -196,6 +196,26 @@ fn crown_jobs() -> Vec<Job> {
     out
 }
 
+/// Every suite kernel at its small size in DTM execution mode through the `dtm` RTL, at
+/// table sizes 16 to 8192 (`dtm_run::FULL_SIZES`).
+fn dtm_jobs() -> Vec<Job> {
+    use warpforge_testbench::isa::kernels::SUITE;
+    let unit = warpforge_contract::units::dtm_top::NAME;
+    let mut out = vec![];
+    for n in crate::dtm_run::FULL_SIZES {
+        let sets = [format!("mtg_entries={n}"), format!("mtt_entries={n}")];
+        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+        for k in SUITE {
+            out.push(program_job(
+                unit,
+                &sets,
+                format!("kernel:{}@{}", k.name, k.sizes[0]),
+            ));
+        }
+    }
+    out
+}
+
 /// Runs a CROWN-mode program job through the `crown` RTL in lockstep with its model:
 /// (passed, CROWN cycles, message).
 pub fn run_crown_job(
@@ -807,6 +827,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
     if suite == "full" {
         out.extend(sm_jobs());
         out.extend(crown_jobs());
+        out.extend(dtm_jobs());
     }
     Ok(out)
 }
@@ -845,7 +866,9 @@ fn run_job(job: &Job) -> JobResult {
             Err(e) => (false, 0, e),
             Ok(unit) if job.program.is_some() => {
                 let program = job.program.as_deref().unwrap_or_default();
+                let dtm = job.unit == warpforge_contract::units::dtm_top::NAME;
                 match unit.crown() {
+                    _ if dtm => crate::dtm_run::run_dtm_job(&job.sets, program),
                     Some(cfg) => run_crown_job(cfg, program),
                     None => run_sm_job(&unit, program),
                 }

@@ -18,9 +18,8 @@ fn cfg(sets: &[&str]) -> DtmConfig {
 #[test]
 fn every_suite_kernel_passes_with_reuse_taken_from_the_model() {
     let c = cfg(&["mtg_entries=256", "mtt_entries=256"]);
-    let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
-        Ok(Box::new(ModelEngine::new(c)))
-    };
+    let mut make =
+        |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> { Ok(Box::new(ModelEngine::new(c))) };
     let (mut inter, mut intra, mut trace, mut bypassed) = (0, 0, 0, 0);
     for k in SUITE {
         let r = run_dtm_case(k, k.sizes[0], 1, &c, &AsmOptions::default(), &mut make);

@@ -187,7 +187,11 @@ fn read(regs: &[u32], preds: u8, rid: u64) -> u64 {
 fn write(regs: &mut [u32], preds: &mut u8, rid: u64, v: u64) {
     if rid & P_CLASS != 0 {
         let bit = 1u8 << (rid & 7);
-        *preds = if v & 1 == 1 { *preds | bit } else { *preds & !bit };
+        *preds = if v & 1 == 1 {
+            *preds | bit
+        } else {
+            *preds & !bit
+        };
     } else if let Some(r) = regs.get_mut(rid as usize) {
         *r = v as u32;
     }
@@ -319,7 +323,17 @@ fn run_block(
                 continue;
             }
             progress = true;
-            issue(m, &mut bs, &sregs, &mut warps[k], k, cfg, port, uid0, &mut st)?;
+            issue(
+                m,
+                &mut bs,
+                &sregs,
+                &mut warps[k],
+                k,
+                cfg,
+                port,
+                uid0,
+                &mut st,
+            )?;
         }
         if progress {
             continue;
@@ -356,7 +370,10 @@ fn issue(
     let (w, v) = (cfg.simd, cfg.val_bits());
     let first = k * w;
     let nregs = m.program.regs as usize;
-    let top = *warp.stack.top().expect("a warp with work has a stack entry");
+    let top = *warp
+        .stack
+        .top()
+        .expect("a warp with work has a stack entry");
     let (pc, mask) = (top.pc as u32, top.mask);
     let ins = *m
         .program
@@ -402,7 +419,12 @@ fn issue(
                 let name = ["rq_sv1", "rq_sv2", "rq_sv3"][j];
                 i.set(name, l * v, v, read(regs, bs.preds[t], *r));
             }
-            i.set("rq_uid", l * cfg.mtg.uid_bits, cfg.mtg.uid_bits, uid0 + t as u64);
+            i.set(
+                "rq_uid",
+                l * cfg.mtg.uid_bits,
+                cfg.mtg.uid_bits,
+                uid0 + t as u64,
+            );
         }
         i.set("rq_src_v", 0, 3, (1u64 << srcs.len()) - 1);
         for (j, r) in srcs.iter().enumerate() {
@@ -477,10 +499,7 @@ fn issue(
     let code = &m.program.code;
     for l in (0..w).filter(|l| (grp | hit | exec_m) >> l & 1 == 1) {
         let t = first + l;
-        let (regs, preds) = (
-            &mut bs.regs[t * nregs..(t + 1) * nregs],
-            &mut bs.preds[t],
-        );
+        let (regs, preds) = (&mut bs.regs[t * nregs..(t + 1) * nregs], &mut bs.preds[t]);
         if grp >> l & 1 == 1 {
             // I2: the trace run from the lane's registers gives its output context.
             let (mut sr, mut sp) = (regs.to_vec(), *preds);
@@ -521,7 +540,8 @@ fn issue(
                 m_fault_text(pc, t, format!("{:?} access at {:#x}", e.kind, e.addr))
             })?;
             if elig {
-                port.i.set("wb_res", l * v, v, read(regs, *preds, dest(&ins)));
+                port.i
+                    .set("wb_res", l * v, v, read(regs, *preds, dest(&ins)));
             }
         }
     }
@@ -584,7 +604,13 @@ fn m_fault_text(pc: u32, t: usize, what: String) -> String {
     format!("thread {t} at pc {pc}: {what}")
 }
 
-fn commit(warp: &mut Warp, next_pc: u64, kind: CommitKind, k: usize, pc: u32) -> Result<(), String> {
+fn commit(
+    warp: &mut Warp,
+    next_pc: u64,
+    kind: CommitKind,
+    k: usize,
+    pc: u32,
+) -> Result<(), String> {
     warp.stack
         .commit(&Commit { next_pc, kind })
         .map_err(|_| format!("warp {k} at pc {pc}: SIMT stack overflow"))
