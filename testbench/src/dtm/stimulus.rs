@@ -124,7 +124,7 @@ impl DtmStimulus {
 
     /// The eligible instruction's function: a fixed function of its PC and operands.
     fn exec(&self, pc: usize, sv: &[u64; 3]) -> u64 {
-        (sv[0].wrapping_mul(3) ^ sv[1].wrapping_add(pc as u64)) % 5 & self.val_mask()
+        ((sv[0].wrapping_mul(3) ^ sv[1].wrapping_add(pc as u64)) % 5) & self.val_mask()
     }
 
     fn rid_val(&self, t: usize, rid: u64) -> u64 {

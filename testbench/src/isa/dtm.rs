@@ -44,6 +44,9 @@ pub trait DtmEngine {
     fn cycle(&mut self, inputs: &[u64], outputs: &mut [u64]) -> Result<(), String>;
 }
 
+/// Makes the engine for a configuration (the execution mode sizes the top per kernel).
+pub type MakeEngine<'a> = dyn FnMut(&DtmConfig) -> Result<Box<dyn DtmEngine>, String> + 'a;
+
 /// The `dtm` model alone, its invariants checked every cycle.
 pub struct ModelEngine {
     pub model: DtmModel,
@@ -318,22 +321,12 @@ fn run_block(
     let uid0 = id * n as u64;
     loop {
         let mut progress = false;
-        for k in 0..nwarps {
-            if warps[k].at_barrier || warps[k].stack.is_empty() {
+        for (k, wp) in warps.iter_mut().enumerate() {
+            if wp.at_barrier || wp.stack.is_empty() {
                 continue;
             }
             progress = true;
-            issue(
-                m,
-                &mut bs,
-                &sregs,
-                &mut warps[k],
-                k,
-                cfg,
-                port,
-                uid0,
-                &mut st,
-            )?;
+            issue(m, &mut bs, &sregs, wp, k, cfg, port, uid0, &mut st)?;
         }
         if progress {
             continue;

@@ -278,9 +278,7 @@ pub fn run_dtm_case(
     seed: u64,
     cfg: &warpforge_contract::units::dtm_top::DtmConfig,
     asm: &AsmOptions,
-    make: &mut dyn FnMut(
-        &warpforge_contract::units::dtm_top::DtmConfig,
-    ) -> Result<Box<dyn super::dtm::DtmEngine>, String>,
+    make: &mut super::dtm::MakeEngine,
 ) -> DtmCase {
     use super::dtm::{check_counts, run_dtm, warps_needed};
     let mut r = DtmCase {
