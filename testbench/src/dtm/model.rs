@@ -413,11 +413,10 @@ impl DtmModel {
         o.set("dbg_state", 0, BITS, s.state);
         // The units' event records (I8).
         let g = &self.go;
-        let rsp = g.get("rsp_valid", 0, 1)
-            | g.get("rsp_op", 0, 1) << 1
-            | g.get("rsp_lanes", 0, n) << 2
-            | g.get("rsp_hit", 0, n) << (2 + n);
-        o.set("dbg_mtg_rsp", 0, 2 + 2 * n, rsp);
+        o.set("dbg_mtg_rsp", 0, 1, g.get("rsp_valid", 0, 1));
+        o.set("dbg_mtg_rsp", 1, 1, g.get("rsp_op", 0, 1));
+        o.set("dbg_mtg_rsp", 2, n, g.get("rsp_lanes", 0, n));
+        o.set("dbg_mtg_rsp", 2 + n, n, g.get("rsp_hit", 0, n));
         let wb = c.mtg.way_bits();
         for l in 0..n {
             o.set("dbg_mtg_way", l * wb, wb, g.get("rsp_way", l * wb, wb));
