@@ -352,11 +352,32 @@ fn partial(unanimous: bool) -> SpecVector {
             s.expect(*a, &[("rsp_skip", 0b1011), ("rsp_trace", 0)]);
         }
         s.expect(at[3], &[("rsp_skip", 0), ("rsp_exec", 0b1111)]);
+        // Lane 2 now owns the MTG entries of 0x100..0x118 (it alone upserted them): the
+        // next iteration is INTRA for it and commits X2 (r6 = 15); then all four lanes hit,
+        // X1 and X2 with the same npc: a full-warp hit, no skip region.
+        s.run(0, 0b1111, BODY[5]);
+        for ins in BODY {
+            s.run(0, 0b1111, ins);
+        }
+        let full = s.run(0, 0b1111, BODY[0]);
+        s.expect(
+            full,
+            &[
+                ("rsp_trace", 0b1111),
+                ("rsp_full", 1),
+                ("rsp_npc", 0x120),
+                ("rsp_len", 4),
+                ("rsp_skip", 0),
+                ("rsp_hit", 0),
+                ("rsp_exec", 0),
+                ("rsp_bypass", 1),
+            ],
+        );
     }
     let name = if unanimous {
         "dtm.md §4.5(b) unanimous: the partial hit is ignored"
     } else {
-        "dtm.md §4.5(b), S6: partial trace hit, skip mask 1011, resume 0x120"
+        "dtm.md §4.5(b), S6: partial trace hit, skip mask 1011, resume 0x120; with X2 a full hit"
     };
     let mut v = s.vector(name);
     if !unanimous {
