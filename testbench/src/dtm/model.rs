@@ -23,9 +23,32 @@ pub enum DtmFault {
     GroupIgnoresNpc,
 }
 
+/// FNV-1a: port names are looked up ~100 times a cycle; SipHash dominated the model's time.
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h = (h ^ *b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type Slots = HashMap<&'static str, (usize, usize), std::hash::BuildHasherDefault<Fnv>>;
+
 /// Port words of one unit, addressed by port name.
 pub struct Io {
-    slots: HashMap<&'static str, (usize, usize)>,
+    slots: Slots,
     pub w: Vec<u64>,
 }
 
@@ -128,6 +151,47 @@ struct Seq {
     ret_kid: u64,
 }
 
+impl Seq {
+    /// The state after reset: waiting for the MTG's reset flush.
+    fn new(cfg: &DtmConfig) -> Seq {
+        let s = cfg.simd;
+        let ocw = cfg.oc_bits().div_ceil(64);
+        Seq {
+            state: RET_WAIT,
+            lane: 0,
+            tid: 0,
+            cnt: 0,
+            warp: 0,
+            kid: 0,
+            pc: 0,
+            act: 0,
+            mttl: 0,
+            elig: false,
+            guard: 0,
+            sv: [vec![0; s], vec![0; s], vec![0; s]],
+            uid: vec![0; s],
+            src_v: 0,
+            src_rid: 0,
+            dst: 0,
+            thit: 0,
+            tnpc: vec![0; s],
+            tlen: vec![0; s],
+            toc: vec![vec![0; ocw]; s],
+            grp: 0,
+            full: false,
+            mlk: 0,
+            mhit: 0,
+            mres: vec![0; s],
+            muid: vec![0; s],
+            wres: vec![0; s],
+            skip: vec![0; cfg.warps],
+            resume: vec![0; cfg.warps],
+            ret_all: false,
+            ret_kid: 0,
+        }
+    }
+}
+
 pub struct DtmModel {
     cfg: DtmConfig,
     top_in: Io,
@@ -157,12 +221,10 @@ fn mask(b: usize) -> u64 {
 
 impl DtmModel {
     pub fn new(cfg: &DtmConfig) -> DtmModel {
-        let s = cfg.simd;
         let lay = Layout::new(&cfg.ports());
         let lg = Layout::new(&cfg.mtg.ports());
         let lt = Layout::new(&cfg.mtt.ports());
         let lb = Layout::new(&cfg.tb.ports());
-        let ocw = cfg.oc_bits().div_ceil(64);
         DtmModel {
             top_in: Io::new(&lay, true),
             top_out: Io::new(&lay, false),
@@ -175,39 +237,7 @@ impl DtmModel {
             to: Io::new(&lt, false),
             bi: Io::new(&lb, true),
             bo: Io::new(&lb, false),
-            s: Seq {
-                state: RET_WAIT,
-                lane: 0,
-                tid: 0,
-                cnt: 0,
-                warp: 0,
-                kid: 0,
-                pc: 0,
-                act: 0,
-                mttl: 0,
-                elig: false,
-                guard: 0,
-                sv: [vec![0; s], vec![0; s], vec![0; s]],
-                uid: vec![0; s],
-                src_v: 0,
-                src_rid: 0,
-                dst: 0,
-                thit: 0,
-                tnpc: vec![0; s],
-                tlen: vec![0; s],
-                toc: vec![vec![0; ocw]; s],
-                grp: 0,
-                full: false,
-                mlk: 0,
-                mhit: 0,
-                mres: vec![0; s],
-                muid: vec![0; s],
-                wres: vec![0; s],
-                skip: vec![0; cfg.warps],
-                resume: vec![0; cfg.warps],
-                ret_all: false,
-                ret_kid: 0,
-            },
+            s: Seq::new(cfg),
             ev: DtmEvents::default(),
             err: None,
             fault: None,
@@ -700,7 +730,7 @@ impl Model for DtmModel {
         outputs.copy_from_slice(&self.top_out.w);
         if reset {
             // The sequencer restarts; it waits for the MTG's reset flush.
-            self.s = DtmModel::new(&self.cfg).s;
+            self.s = Seq::new(&self.cfg);
         } else {
             self.advance();
         }
