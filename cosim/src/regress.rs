@@ -203,7 +203,13 @@ fn dtm_jobs() -> Vec<Job> {
     let unit = warpforge_contract::units::dtm_top::NAME;
     let mut out = vec![];
     for n in crate::dtm_run::FULL_SIZES {
-        let sets = [format!("mtg_entries={n}"), format!("mtt_entries={n}")];
+        // A bank per MTG set at most (16 entries: 2 sets).
+        let ports = (n / 8).min(8);
+        let sets = [
+            format!("mtg_entries={n}"),
+            format!("mtt_entries={n}"),
+            format!("mtg_ports={ports}"),
+        ];
         let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
         for k in SUITE {
             out.push(program_job(
