@@ -20,6 +20,8 @@ struct Ins {
     srcs: &'static [u64],
     dst: u64,
     f: Option<fn(&[u64; 3]) -> u64>,
+    /// Guard predicate rid (0x100 | p): a source too (A16).
+    guard: Option<u64>,
 }
 
 struct Script {
@@ -32,6 +34,7 @@ struct Script {
     regs: Vec<HashMap<u64, u64>>,
     inputs: Vec<Vec<u64>>,
     expect: HashMap<usize, Vec<(&'static str, Vec<u64>)>>,
+    kid: u64,
 }
 
 impl Script {
@@ -47,6 +50,7 @@ impl Script {
             regs: vec![HashMap::new(); cfg.threads()],
             inputs: vec![],
             expect: HashMap::new(),
+            kid: 0,
             sets,
             cfg,
             lay,
@@ -79,11 +83,20 @@ impl Script {
         i.set("rq_warp", 0, c.warp_bits(), warp as u64);
         i.set("rq_pc", 0, c.mtg.pc_bits, ins.pc);
         i.set("rq_act", 0, n, act);
-        i.set("rq_guard", 0, n, (1 << n) - 1);
+        i.set("rq_kid", 0, c.mtg.kid_bits, self.kid);
+        let mut guard = 0u64;
+        for l in 0..n {
+            let g = ins
+                .guard
+                .map_or(1, |p| *self.regs[t0 + l].get(&p).unwrap_or(&0));
+            guard |= (g & 1) << l;
+        }
+        let i = &mut self.i;
+        i.set("rq_guard", 0, n, guard);
         i.set("rq_elig", 0, 1, ins.f.is_some() as u64);
         let mut svs = vec![[0u64; 3]; n];
         for (l, sv) in svs.iter_mut().enumerate() {
-            for (k, r) in ins.srcs.iter().enumerate() {
+            for (k, r) in ins.srcs.iter().chain(ins.guard.iter()).enumerate() {
                 sv[k] = *self.regs[t0 + l].get(r).unwrap_or(&0);
             }
             let i = &mut self.i;
@@ -93,8 +106,9 @@ impl Script {
             i.set("rq_uid", l * 32, 32, 100 + (t0 + l) as u64);
         }
         let i = &mut self.i;
-        i.set("rq_src_v", 0, 3, (1 << ins.srcs.len()) - 1);
-        for (k, r) in ins.srcs.iter().enumerate() {
+        let nsrc = ins.srcs.len() + ins.guard.is_some() as usize;
+        i.set("rq_src_v", 0, 3, (1 << nsrc) - 1);
+        for (k, r) in ins.srcs.iter().chain(ins.guard.iter()).enumerate() {
             i.set("rq_src_rid", 9 * k, 9, *r);
         }
         i.set("rq_dst", 0, 9, ins.dst);
@@ -149,6 +163,18 @@ impl Script {
                 }
                 return at;
             }
+            self.tick();
+        }
+    }
+
+    /// Kernel retire of `kid`, or a flush.
+    fn retire(&mut self, kid: u64, all: bool) {
+        self.i.set("ret_valid", 0, 1, 1);
+        self.i.set("ret_all", 0, 1, all as u64);
+        self.i.set("ret_kid", 0, self.cfg.mtg.kid_bits, kid);
+        self.tick();
+        self.tick();
+        while self.o.get("rq_ready", 0, 1) == 0 {
             self.tick();
         }
     }
@@ -216,6 +242,7 @@ const ADD: Ins = Ins {
     srcs: &[1, 2],
     dst: 3,
     f: Some(|s| s[0] + s[1]),
+    guard: None,
 };
 
 /// §4.5(a) and S5: parallel lookups, upserts in lane order, the FU bypass; S10: a second
@@ -265,36 +292,42 @@ const BODY: [Ins; 6] = [
         srcs: &[1, 2],
         dst: 3,
         f: Some(|s| s[0] + s[1]),
+        guard: None,
     },
     Ins {
         pc: 0x108,
         srcs: &[3],
         dst: 4,
         f: Some(|s| s[0] << 2),
+        guard: None,
     },
     Ins {
         pc: 0x110,
         srcs: &[4, 6],
         dst: 5,
         f: Some(|s| s[0] & s[1]),
+        guard: None,
     },
     Ins {
         pc: 0x118,
         srcs: &[5, 1],
         dst: 7,
         f: Some(|s| s[0] ^ s[1]),
+        guard: None,
     },
     Ins {
         pc: 0x120,
         srcs: &[9],
         dst: 8,
         f: None,
+        guard: None,
     },
     Ins {
         pc: 0x128,
         srcs: &[],
         dst: 0,
         f: None,
+        guard: None,
     },
 ];
 
@@ -395,6 +428,77 @@ fn partial(unanimous: bool) -> SpecVector {
     v
 }
 
+/// S9: two kernels with equal PCs and values do not share entries; a retire removes only
+/// its kernel's; a flush removes every entry.
+fn kernels() -> SpecVector {
+    let mut s = Script::new(TOY);
+    lanes4([1, 1, 1, 9], &mut s, 0, 1);
+    lanes4([2, 2, 2, 2], &mut s, 0, 2);
+    s.kid = 1;
+    s.run(0, 0b1111, ADD);
+    let a = s.run(0, 0b1111, ADD);
+    s.expect(a, &[("rsp_hit", 0b1111)]);
+    s.kid = 2;
+    let b = s.run(0, 0b1111, ADD);
+    s.expect(b, &[("rsp_hit", 0), ("rsp_exec", 0b1111)]);
+    s.retire(1, false);
+    s.kid = 1;
+    let c = s.run(0, 0b1111, ADD);
+    s.expect(c, &[("rsp_hit", 0)]);
+    s.kid = 2;
+    let d = s.run(0, 0b1111, ADD);
+    s.expect(d, &[("rsp_hit", 0b1111)]);
+    s.retire(0, true);
+    let e = s.run(0, 0b1111, ADD);
+    s.expect(e, &[("rsp_hit", 0)]);
+    s.vector("dtm.md S9, A18: kernels by kid, retire, flush")
+}
+
+/// S11 (guard) and S14 (an FP op is never memoized).
+fn guard_and_fp() -> SpecVector {
+    let mut s = Script::new(TOY);
+    lanes4([1, 1, 1, 9], &mut s, 0, 1);
+    lanes4([2, 2, 2, 2], &mut s, 0, 2);
+    lanes4([1, 1, 0, 1], &mut s, 0, 0x100);
+    let gadd = Ins {
+        guard: Some(0x100),
+        ..ADD
+    };
+    let a = s.run(0, 0b1111, gadd);
+    s.expect(a, &[("rsp_hit", 0), ("rsp_exec", 0b1011)]);
+    // Guard-false lane 2 is neither looked up, inserted nor executed: the key (1, 2, p0=1)
+    // was upserted by lanes 0 then 1 (uid 101), so lane 0 is INTER, lane 1 INTRA; lane 3
+    // INTRA on (9, 2, 1).
+    let b = s.run(0, 0b1111, gadd);
+    s.expect(
+        b,
+        &[
+            ("rsp_hit", 0b1011),
+            ("rsp_inter", 0b0001),
+            ("rsp_exec", 0),
+            ("rsp_bypass", 1),
+        ],
+    );
+    let fadd = Ins {
+        pc: 0x300,
+        f: None,
+        ..ADD
+    };
+    s.run(0, 0b1111, fadd);
+    let c = s.run(0, 0b1111, fadd);
+    s.expect(
+        c,
+        &[("rsp_hit", 0), ("rsp_exec", 0b1111), ("rsp_bypass", 0)],
+    );
+    s.vector("dtm.md S11, S14: a guard-false lane is not looked up; add.f32 is never reused")
+}
+
 pub fn spec_vectors() -> Vec<SpecVector> {
-    vec![lane_order(), partial(false), partial(true)]
+    vec![
+        lane_order(),
+        partial(false),
+        partial(true),
+        kernels(),
+        guard_and_fp(),
+    ]
 }
