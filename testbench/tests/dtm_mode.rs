@@ -44,3 +44,26 @@ fn every_suite_kernel_passes_with_reuse_taken_from_the_model() {
     }
     assert!(inter > 0 && intra > 0 && trace > 0 && bypassed > 0);
 }
+
+/// The shadow check (I2) can fail: a model that delivers a wrong MTG result, or a wrong
+/// trace output, is caught by the execution mode at the first such reuse.
+#[test]
+fn a_wrong_reused_value_is_caught() {
+    use warpforge_testbench::dtm::DtmFault;
+    use warpforge_testbench::isa::kernels::find;
+    let c = cfg(&["mtg_entries=256", "mtt_entries=256"]);
+    for (fault, what) in [
+        (DtmFault::ResultOffByOne, "the MTG gave"),
+        (DtmFault::TraceValueOffByOne, "differs from executing it"),
+    ] {
+        let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+            let mut e = ModelEngine::new(c);
+            e.model.inject_fault(Some(fault));
+            Ok(Box::new(e))
+        };
+        let k = find("nqueens").unwrap();
+        let r = run_dtm_case(k, k.sizes[0], 1, &c, &AsmOptions::default(), &mut make);
+        let e = r.error.expect("a wrong reused value went unnoticed");
+        assert!(e.contains("I2") && e.contains(what), "{e}");
+    }
+}

@@ -21,6 +21,10 @@ use crate::Model;
 pub enum DtmFault {
     /// The group takes every hit lane, not only those with the leader's `npc` (A9 broken).
     GroupIgnoresNpc,
+    /// A reused MTG result is delivered one too high (the execution mode's I2 must catch it).
+    ResultOffByOne,
+    /// A trace's first output value is delivered one too high (I2 on traces).
+    TraceValueOffByOne,
 }
 
 /// FNV-1a: port names are looked up ~100 times a cycle; SipHash dominated the model's time.
@@ -426,7 +430,13 @@ impl DtmModel {
                     }
                 }
                 if hm >> l & 1 == 1 {
-                    o.set("rsp_res", l * v, v, s.mres[l]);
+                    let bad = self.fault == Some(DtmFault::ResultOffByOne);
+                    o.set("rsp_res", l * v, v, s.mres[l] + bad as u64);
+                }
+                if s.grp >> l & 1 == 1 && self.fault == Some(DtmFault::TraceValueOffByOne) {
+                    let at = l * ob + 10;
+                    let val = o.get("rsp_oc", at, v);
+                    o.set("rsp_oc", at, v, val + 1);
                 }
             }
             o.set("rsp_hit", 0, n, hm);
