@@ -100,8 +100,12 @@ pub struct RunArgs {
     /// kernel's output is checked and SBR-32 and SBR-8 run beside it (configure with --set).
     #[arg(long)]
     pub crown: bool,
-    /// With --crown: the `crown` model alone makes the decisions (default: the `crown` RTL
-    /// under Verilator, in lockstep with the model on every output).
+    /// Run in DTM mode (spec/dtm.md §3.5): the `dtm` top decides reuse per warp instruction;
+    /// the kernel's output is checked (configure with --set).
+    #[arg(long)]
+    pub dtm: bool,
+    /// With --crown or --dtm: the model alone makes the decisions (default: the RTL under
+    /// Verilator, in lockstep with the model on every output).
     #[arg(long)]
     pub model_only: bool,
     /// With --rtl: an SM parameter; with --crown: a `crown` parameter or pipe_latency,
@@ -278,6 +282,9 @@ fn run(r: RunArgs) -> Result<(), IsaFail> {
     if r.list {
         return Ok(list(r.json)?);
     }
+    if r.crown && r.dtm {
+        return Err("--crown and --dtm are two execution modes: give one".into());
+    }
     if r.crown {
         if r.rtl || r.bench {
             return Err("--crown runs CROWN mode: not with --rtl or --bench".into());
@@ -292,8 +299,14 @@ fn run(r: RunArgs) -> Result<(), IsaFail> {
         };
         return crate::crown_cli::run_crown(&r, Some(&make));
     }
+    if r.dtm {
+        if r.rtl || r.bench {
+            return Err("--dtm runs DTM mode: not with --rtl or --bench".into());
+        }
+        return crate::dtm_cli::run_dtm(&r);
+    }
     if r.model_only {
-        return Err("--model-only goes with --crown".into());
+        return Err("--model-only goes with --crown or --dtm".into());
     }
     if r.rtl {
         return crate::sm_cli::run_rtl(&r);

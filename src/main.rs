@@ -8,6 +8,7 @@
 #[macro_use]
 mod out;
 mod crown_cli;
+mod dtm_cli;
 mod isa_cli;
 mod sm_cli;
 

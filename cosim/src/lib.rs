@@ -5,6 +5,7 @@ pub mod area;
 pub mod bench;
 pub mod cacti;
 pub mod crown_run;
+pub mod dtm_run;
 pub mod fpga;
 pub mod fuzz;
 pub mod icarus;

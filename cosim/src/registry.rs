@@ -89,6 +89,7 @@ pub const UNITS: &[Registration] = {
         register::<msap_mc::McConfig>(),
         register::<msap_router::RouterConfig>(),
         register::<dtm_mtg::MtgConfig>(),
+        register::<dtm_top::DtmConfig>(),
     ]
 };
 

@@ -196,6 +196,32 @@ fn crown_jobs() -> Vec<Job> {
     out
 }
 
+/// Every suite kernel at its small size in DTM execution mode through the `dtm` RTL, at
+/// table sizes 16 to 8192 (`dtm_run::FULL_SIZES`).
+fn dtm_jobs() -> Vec<Job> {
+    use warpforge_testbench::isa::kernels::SUITE;
+    let unit = warpforge_contract::units::dtm_top::NAME;
+    let mut out = vec![];
+    for n in crate::dtm_run::FULL_SIZES {
+        // A bank per MTG set at most (16 entries: 2 sets).
+        let ports = (n / 8).min(8);
+        let sets = [
+            format!("mtg_entries={n}"),
+            format!("mtt_entries={n}"),
+            format!("mtg_ports={ports}"),
+        ];
+        let sets: Vec<&str> = sets.iter().map(|s| s.as_str()).collect();
+        for k in SUITE {
+            out.push(program_job(
+                unit,
+                &sets,
+                format!("kernel:{}@{}", k.name, k.sizes[0]),
+            ));
+        }
+    }
+    out
+}
+
 /// Runs a CROWN-mode program job through the `crown` RTL in lockstep with its model:
 /// (passed, CROWN cycles, message).
 pub fn run_crown_job(
@@ -676,6 +702,46 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["threads=8", "tb_pool=3", "k_in=8", "k_out=8", "val_bits=64"]),
             sets(&["threads=128", "tb_pool=16", "l_max=16"]),
         ],
+        // The top: MTG fully associative / banked / 2-way, MTT 2..16 ways, cand 1..3,
+        // warps of 4 and 8 lanes, both trace policies, byte and instruction PCs; the
+        // default 1024-entry tables in the full suite only.
+        "dtm" => vec![
+            sets(&[
+                "mtg_entries=16",
+                "mtg_ways=16",
+                "mtg_ports=1",
+                "mtt_entries=16",
+                "mtt_ways=4",
+                "warps=2",
+                "simd_width=4",
+            ]),
+            sets(&[
+                "mtg_entries=64",
+                "mtg_ways=4",
+                "mtg_ports=4",
+                "mtt_entries=32",
+                "mtt_ways=2",
+                "cand=1",
+                "warps=3",
+                "simd_width=8",
+            ]),
+            sets(&[
+                "mtg_entries=32",
+                "mtg_ways=2",
+                "mtg_ports=2",
+                "mtt_entries=16",
+                "mtt_ways=16",
+                "cand=3",
+                "k_in=2",
+                "k_out=2",
+                "l_max=4",
+                "simd_width=4",
+                "trace_policy=unanimous",
+                "isz=8",
+                "pc_shift=2",
+                "tb_pool=5",
+            ]),
+        ],
         _ => vec![],
     }
 }
@@ -722,6 +788,7 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ])],
         "dtm-mtt" => vec![vec![]],
         "dtm-tb" => vec![vec![]],
+        "dtm" => vec![vec![]],
         "dtm-mtg" => vec![
             vec![],
             vec![
@@ -807,6 +874,7 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
     if suite == "full" {
         out.extend(sm_jobs());
         out.extend(crown_jobs());
+        out.extend(dtm_jobs());
     }
     Ok(out)
 }
@@ -845,7 +913,9 @@ fn run_job(job: &Job) -> JobResult {
             Err(e) => (false, 0, e),
             Ok(unit) if job.program.is_some() => {
                 let program = job.program.as_deref().unwrap_or_default();
+                let dtm = job.unit == warpforge_contract::units::dtm_top::NAME;
                 match unit.crown() {
+                    _ if dtm => crate::dtm_run::run_dtm_job(&job.sets, program),
                     Some(cfg) => run_crown_job(cfg, program),
                     None => run_sm_job(&unit, program),
                 }

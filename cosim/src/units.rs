@@ -249,3 +249,11 @@ impl UnitDef for crown::CrownConfig {
         None
     }
 }
+cycle_unit!(
+    dtm_top::DtmConfig,
+    dtm_top,
+    dtm_top::generate,
+    dtm,
+    DtmModel,
+    DtmStimulus
+);

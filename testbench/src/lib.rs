@@ -10,6 +10,7 @@ pub mod crown_barrier;
 pub mod crown_l2;
 pub mod crown_lookup;
 pub mod crown_pool;
+pub mod dtm;
 pub mod dtm_mtg;
 pub mod dtm_mtt;
 pub mod dtm_tb;

@@ -12,6 +12,7 @@ pub mod crown_pool;
 pub mod dtm_mtg;
 pub mod dtm_mtt;
 pub mod dtm_tb;
+pub mod dtm_top;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;

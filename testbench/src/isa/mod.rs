@@ -10,6 +10,7 @@ pub mod asm;
 pub mod cfg;
 pub mod crown;
 pub mod disasm;
+pub mod dtm;
 pub mod fp;
 pub mod interp;
 pub mod kernels;

@@ -251,3 +251,73 @@ pub fn run_crown_case(
     }
     r
 }
+
+/// The outcome of one kernel in DTM mode.
+#[derive(Clone, Debug)]
+pub struct DtmCase {
+    pub kernel: &'static str,
+    pub size: u32,
+    /// None when the run completed, the host check passed and the counts equal warp mode's.
+    pub error: Option<String>,
+    pub stats: Option<super::dtm::DtmStats>,
+    pub seconds: f64,
+}
+
+impl DtmCase {
+    pub fn passed(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// Runs one kernel in DTM mode: the top sized for the kernel's block (`cfg.with_warps`),
+/// its engine from `make`; checks the outputs against the host reference (I1) and the
+/// counts against warp mode at the same warp size (I7).
+pub fn run_dtm_case(
+    k: &Kernel,
+    size: u32,
+    seed: u64,
+    cfg: &warpforge_contract::units::dtm_top::DtmConfig,
+    asm: &AsmOptions,
+    make: &mut super::dtm::MakeEngine,
+) -> DtmCase {
+    use super::dtm::{check_counts, run_dtm, warps_needed};
+    let mut r = DtmCase {
+        kernel: k.name,
+        size,
+        error: None,
+        stats: None,
+        seconds: 0.0,
+    };
+    let prepared = program(k, asm).and_then(|p| {
+        let launch = (k.make)(size, seed)?;
+        let m = Machine::new(&p, &launch).map_err(|f| f.to_string())?;
+        Ok((launch, m))
+    });
+    let (launch, mut m) = match prepared {
+        Ok(x) => x,
+        Err(e) => {
+            r.error = Some(e);
+            return r;
+        }
+    };
+    let start = Instant::now();
+    let c = cfg.with_warps(warps_needed(&m, cfg));
+    let run = make(&c).and_then(|mut e| run_dtm(&mut m, &c, e.as_mut()));
+    r.seconds = start.elapsed().as_secs_f64();
+    match run {
+        Err(e) => r.error = Some(e),
+        Ok(s) => {
+            r.error = (k.check)(&launch, &m).err().map(|e| format!("I1: {e}"));
+            if r.error.is_none() {
+                let base = run_case(k, size, seed, Mode::Warp(cfg.simd as u32), asm);
+                r.error = match (&base.error, &base.warp) {
+                    (Some(e), _) => Some(format!("warp mode: {e}")),
+                    (None, Some(w)) => check_counts(&s, w).err(),
+                    (None, None) => Some("warp mode gave no counts".into()),
+                };
+            }
+            r.stats = Some(s);
+        }
+    }
+    r
+}

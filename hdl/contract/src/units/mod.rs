@@ -14,6 +14,7 @@ pub mod dtm;
 pub mod dtm_mtg;
 pub mod dtm_mtt;
 pub mod dtm_tb;
+pub mod dtm_top;
 pub mod dwr;
 pub mod dwr_ilt;
 pub mod dwr_pst;
@@ -150,6 +151,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: dtm_mtg::NAME,
         about: "DTM@GPU memo table MTG: set-associative by the hash H, true LRU, upsert without duplicate keys, kid tags and kernel-retire sweep, banked SIMD-width lookups/upserts per cycle",
         params: dtm_mtg::PARAMS,
+    },
+    UnitInfo {
+        name: dtm_top::NAME,
+        about: "DTM@GPU top: dtm-mtt, dtm-mtg and dtm-tb sequenced per warp instruction (MTT first, partial trace hits with skip mask, FU bypass, kernel retire)",
+        params: dtm_top::PARAMS,
     },
 ];
 
