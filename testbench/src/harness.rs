@@ -96,6 +96,21 @@ pub fn run_vector(
     Ok(trace)
 }
 
+/// Whether `model` (fresh) misses one of `v`'s expected outputs — its invariants not checked,
+/// so a faulty model shows at the ports (fault-injection tests).
+pub fn misses_an_expectation(model: &mut dyn Model, layout: &Layout, v: &SpecVector) -> bool {
+    let inputs = vector_inputs(layout, v).expect("a spec vector's inputs");
+    let mut out = vec![0u64; layout.out_words];
+    v.cycles
+        .iter()
+        .zip(&inputs)
+        .enumerate()
+        .any(|(k, (cyc, inp))| {
+            model.step(inp, &mut out);
+            !in_reset(layout, inp) && check_expected(layout, v, k, cyc, &out, "model").is_err()
+        })
+}
+
 /// Run `stim` into `model` until the model's invariants fail: the message, or None after
 /// `cycles` cycles. (Fault-injection tests: a wrong model must be caught.)
 pub fn first_failure(
