@@ -6,6 +6,7 @@
 
 use crate::dwr::{pack_fields, Bits, Fields, Vb};
 use crate::rng::Rng;
+use crate::words::port_offset;
 use crate::{Model, SpecVector, Stimulus};
 use warpforge_contract::units::dwr_ilt::{self, IltConfig};
 use warpforge_contract::Layout;
@@ -260,14 +261,6 @@ impl Ilt {
 // ---------------------------------------------------------------------------------------
 // The standalone unit
 
-fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("dwr-ilt contract has no port `{name}`"))
-        .offset
-}
-
 #[derive(Clone, Copy, Debug)]
 struct InPorts {
     reset: usize,
@@ -289,7 +282,7 @@ struct OutPorts {
 
 impl InPorts {
     fn new(l: &Layout) -> InPorts {
-        let o = |n| offset(&l.inputs, n);
+        let o = |n| port_offset(&l.inputs, "dwr-ilt", n);
         InPorts {
             reset: o("reset"),
             flush: o("flush"),
@@ -302,7 +295,7 @@ impl InPorts {
 
 impl OutPorts {
     fn new(l: &Layout) -> OutPorts {
-        let o = |n| offset(&l.outputs, n);
+        let o = |n| port_offset(&l.outputs, "dwr-ilt", n);
         OutPorts {
             hit: o("hit"),
             ins_written: o("ins_written"),

@@ -7,6 +7,7 @@
 
 use crate::dwr::{group_all, group_any, pack_fields, spread_groups, Bits, Fields, Vb};
 use crate::rng::Rng;
+use crate::words::{low_bits, port_offset};
 use crate::{Model, SpecVector, Stimulus};
 use warpforge_contract::units::dwr::Geometry;
 use warpforge_contract::units::dwr_pst::{self, PstConfig};
@@ -288,17 +289,9 @@ struct OutPorts {
     dbg_lock: usize,
 }
 
-fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("dwr-pst contract has no port `{name}`"))
-        .offset
-}
-
 impl InPorts {
     fn new(l: &Layout) -> InPorts {
-        let o = |n| offset(&l.inputs, n);
+        let o = |n| port_offset(&l.inputs, "dwr-pst", n);
         InPorts {
             reset: o("reset"),
             arr_valid: o("arr_valid"),
@@ -313,7 +306,7 @@ impl InPorts {
 
 impl OutPorts {
     fn new(l: &Layout) -> OutPorts {
-        let o = |n| offset(&l.outputs, n);
+        let o = |n| port_offset(&l.outputs, "dwr-pst", n);
         OutPorts {
             arr_mismatch: o("arr_mismatch"),
             rel: o("rel"),
@@ -678,7 +671,7 @@ impl DwrPstStimulus {
             pc_bits: g.pc_bits,
             nw: g.subwarps().div_ceil(64),
             inp: InPorts::new(&layout),
-            out_released: offset(&layout.outputs, "released"),
+            out_released: port_offset(&layout.outputs, "dwr-pst", "released"),
             locked: Bits::ZERO,
             valid: Bits::ZERO,
             blockbar: Bits::ZERO,
@@ -699,7 +692,7 @@ impl DwrPstStimulus {
         self.arrive_rate = 1 + r.below(4);
         self.hit_rate = [0, 5, 10, 3][r.below(4) as usize];
         self.pool_size = 1 + r.below(4) as usize;
-        let mask = low_mask(self.pc_bits);
+        let mask = low_bits(self.pc_bits);
         for p in self.pool.iter_mut() {
             *p = r.next_u64() & mask;
         }
@@ -722,14 +715,6 @@ impl DwrPstStimulus {
             return None;
         }
         set.nth(self.rng.below(k as u64) as usize)
-    }
-}
-
-fn low_mask(bits: usize) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
     }
 }
 

@@ -6,6 +6,7 @@
 
 use crate::dwr::{pack_fields, Bits, Fields, Vb};
 use crate::rng::Rng;
+use crate::words::port_offset;
 use crate::{Model, SpecVector, Stimulus};
 use warpforge_contract::units::dwr_sco::{self, ScoConfig, ScoMatch};
 use warpforge_contract::Layout;
@@ -88,14 +89,6 @@ pub fn bundle_mask(grp_mask: &[u64], members: u64, lanes: &[[u64; 4]], out: &mut
 // ---------------------------------------------------------------------------------------
 // The standalone unit
 
-fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("dwr-sco contract has no port `{name}`"))
-        .offset
-}
-
 #[derive(Clone, Copy, Debug)]
 struct InPorts {
     sel_valid: usize,
@@ -169,8 +162,8 @@ impl DwrScoModel {
     pub fn new(cfg: &ScoConfig) -> Self {
         let g = &cfg.geometry;
         let layout = Layout::new(&cfg.ports());
-        let o = |n| offset(&layout.outputs, n);
-        let i = |n| offset(&layout.inputs, n);
+        let o = |n| port_offset(&layout.outputs, "dwr-sco", n);
+        let i = |n| port_offset(&layout.inputs, "dwr-sco", n);
         DwrScoModel {
             n: g.subwarps(),
             w: g.group_size,

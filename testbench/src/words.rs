@@ -82,3 +82,22 @@ mod tests {
         assert_eq!(super::get(&w, 0, 60), 0);
     }
 }
+
+/// A mask of the low `n` bits (all 64 for `n` ≥ 64).
+pub fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// Word offset of port `name` among `slots` of `unit`'s layout; the contract always lists
+/// the ports a model asks for, so a missing one is a bug in the model.
+pub fn port_offset(slots: &[warpforge_contract::manifest::Slot], unit: &str, name: &str) -> usize {
+    slots
+        .iter()
+        .find(|s| s.name == name)
+        .unwrap_or_else(|| panic!("{unit} contract has no port `{name}`"))
+        .offset
+}

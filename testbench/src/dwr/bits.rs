@@ -404,11 +404,7 @@ impl Vb {
 }
 
 pub(super) fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("dwr contract has no port `{name}`"))
-        .offset
+    crate::words::port_offset(slots, "dwr", name)
 }
 
 #[cfg(test)]

@@ -1,29 +1,12 @@
 //! Cycle model of `l1d-bypass`: the miss-rate monitor (A, M, mode) and the per-access
 //! decision of the §4.4 table, as the contract `units::l1d_bypass` states them.
 
+use crate::words::{low_bits, port_offset};
 use crate::Model;
 use warpforge_contract::units::l1d_bypass::{
     Decision, L1dBypassConfig, LaunchReset, Mode, Probe, StallWhy, Window, CUMULATIVE_BITS,
 };
 use warpforge_contract::Layout;
-
-/// Word offset of a port (every port of this unit fits in one 64-bit word).
-fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("l1d-bypass contract has no port `{name}`"))
-        .offset
-}
-
-/// A mask of the low `n` bits.
-fn low_bits(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InPorts {
@@ -41,7 +24,7 @@ pub(super) struct InPorts {
 
 impl InPorts {
     pub(super) fn new(l: &Layout) -> InPorts {
-        let o = |n| offset(&l.inputs, n);
+        let o = |n| port_offset(&l.inputs, "l1d-bypass", n);
         InPorts {
             reset: o("reset"),
             kernel_start: o("kernel_start"),
@@ -69,7 +52,7 @@ pub(super) struct OutPorts {
 
 impl OutPorts {
     pub(super) fn new(l: &Layout) -> OutPorts {
-        let o = |n| offset(&l.outputs, n);
+        let o = |n| port_offset(&l.outputs, "l1d-bypass", n);
         OutPorts {
             decision: o("decision"),
             stall_why: o("stall_why"),

@@ -29,11 +29,7 @@ use warpforge_contract::Layout;
 
 /// Offset (in words) of a port in its flat vector.
 pub(super) fn offset(slots: &[warpforge_contract::manifest::Slot], name: &str) -> usize {
-    slots
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("warp-sched contract has no port `{name}`"))
-        .offset
+    crate::words::port_offset(slots, "warp-sched", name)
 }
 
 /// Offset and word count of a port that only some configurations have.
@@ -47,14 +43,7 @@ pub(super) fn opt_port(
         .map(|s| (s.offset, s.words))
 }
 
-/// A mask of the low `n` bits.
-pub(super) fn low_bits(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
+pub(super) use crate::words::low_bits;
 
 /// Iterate the set bits of a mask, ascending.
 pub(super) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
