@@ -502,7 +502,8 @@ fn bad_module_name_is_an_error_not_a_panic() {
 
 /// The per-block breakdown on a real design: the `ram` unit is one RAM instance (`store`) in
 /// a wrapper, so the memory (a block RAM on iCE40; distributed RAM on ECP5 and Xilinx at this
-/// small size) must be counted in `store`, nowhere else, and agree with the flattened totals.
+/// small size) must be counted in `store`, nowhere else, and agree with the flattened totals;
+/// generic synthesis leaves the array one memory cell.
 #[test]
 fn area_blocks_put_the_memory_in_its_instance() {
     let u = warpforge_cosim::registry::Unit::resolve(
@@ -536,5 +537,8 @@ fn area_blocks_put_the_memory_in_its_instance() {
             "{name}: the flattened total agrees"
         );
     }
-    assert!(store.cells > 0 && store.flip_flops > 0);
+    assert!(store.cells > 0);
+    // Generic synthesis keeps the array a memory cell (its area is CACTI's), not 128 flip-flops.
+    assert_eq!(r.yosys.ram_arrays, 1, "{:?}", r.yosys.cells);
+    assert!(r.yosys.flip_flops < 16 * 8, "{:?}", r.yosys.cells);
 }
