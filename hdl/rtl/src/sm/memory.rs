@@ -7,8 +7,11 @@
 //! - `ld.global` / `st.global`: coalesced into 64-byte blocks — take the lowest pending
 //!   lane's block, serve every pending lane in it with one request (`MEM_READ`, or
 //!   `MEM_WRITE` with the words the lanes write: lanes writing the same word, the highest
-//!   lane wins, as the interpreter executes lanes in order), wait for its response, repeat.
-//!   One request outstanding at a time.
+//!   lane wins, as the interpreter executes lanes in order), and present the next block's
+//!   request at once, without waiting for the response: the port answers in request order,
+//!   so a queue of each outstanding request's lanes (`sel_q`, as deep as a warp has lanes —
+//!   the most blocks one instruction can touch) says which lanes each response serves. The
+//!   instruction is done when every lane was requested and every response has come back.
 //! - `atom.global.*`: one request per executing lane in ascending lane order (`MEM_ATOM_*`,
 //!   b in word 0, CAS's swap value c in word 1), each waited for; the old word is the result.
 //! - shared memory: one lane per cycle in ascending lane order in the SM's shared RAM, at the
@@ -115,8 +118,14 @@ reg [6:0] n_op;
 reg n_cas;
 reg [3:0] st;
 reg [#T#-1:0] pending;
-reg [#T#-1:0] cur_sel;
-reg [#SB6#-1:0] cur_lane;
+reg [#T#-1:0] sel_q [0:#T#-1];
+reg [#SB6#-1:0] q_head;
+reg [#SB6#-1:0] q_tail;
+reg [#SB6#:0] q_cnt;
+reg push;
+reg pop;
+reg [#T#-1:0] head_sel;
+reg [#T#-1:0] cur_oh;
 reg [31:0] params [0:15];
 reg is_ldg;
 reg is_stg;
@@ -128,7 +137,7 @@ reg is_ats;
 reg is_cas;
 reg [2:0] afn;
 reg found;
-reg [#SB6#-1:0] low;
+reg [#T#-1:0] low_oh;
 reg [25:0] blk;
 reg [#T#-1:0] sel;
 reg [511:0] bw;
@@ -140,6 +149,7 @@ reg [31:0] old;
 reg [31:0] nw;
 integer i;
 integer w;
+integer wd;
 
 initial begin
     for (w = 0; w < 16; w = w + 1) params[w] = 32'd0;
@@ -156,26 +166,35 @@ always @(*) begin
     is_cas = (op == 7'd76) || (op == 7'd84);
     afn = op[2:0];
     // The lowest pending lane and the lanes in its block.
-    found = 1'b0;
-    low = 0;
-    for (i = #T# - 1; i >= 0; i = i - 1) begin
-        if (pending[i]) begin
-            found = 1'b1;
-            low = i;
+    // Every lane is selected with constant indices (a one-hot OR), never with a variable
+    // part-select of a warp-wide vector: synthesis builds those as barrel shifters (this
+    // stage was ~48k ECP5 LUTs that way).
+    found = |pending;
+    low_oh = pending & ~(pending - 1'b1);
+    la = 32'd0;
+    lb = 32'd0;
+    lc = 32'd0;
+    for (i = 0; i < #T#; i = i + 1) begin
+        if (low_oh[i]) begin
+            la = la | st_addr[i*32 +: 32];
+            lb = lb | b_q[i*32 +: 32];
+            lc = lc | c_q[i*32 +: 32];
         end
     end
-    la = st_addr[low*32 +: 32];
-    lb = b_q[low*32 +: 32];
-    lc = c_q[low*32 +: 32];
     blk = la[31:6];
     sel = 0;
+    for (i = 0; i < #T#; i = i + 1) begin
+        sel[i] = pending[i] && (st_addr[i*32 + 6 +: 26] == blk);
+    end
+    // The block's words: per word, the highest selected lane writing it.
     bw = 512'd0;
     bm = 16'd0;
-    for (i = 0; i < #T#; i = i + 1) begin
-        if (pending[i] && (st_addr[i*32 + 6 +: 26] == blk)) begin
-            sel[i] = 1'b1;
-            bw[st_addr[i*32 + 2 +: 4]*32 +: 32] = b_q[i*32 +: 32];
-            bm[st_addr[i*32 + 2 +: 4]] = 1'b1;
+    for (wd = 0; wd < 16; wd = wd + 1) begin
+        for (i = 0; i < #T#; i = i + 1) begin
+            if (sel[i] && (st_addr[i*32 + 2 +: 4] == wd)) begin
+                bw[wd*32 +: 32] = b_q[i*32 +: 32];
+                bm[wd] = 1'b1;
+            end
         end
     end
     // Shared memory: the current lane's word; an atomic's new word from the old one read.
@@ -193,6 +212,11 @@ always @(*) begin
     sh_waddr = shbase + la[#SHB#+1:2];
     sh_wdata = is_sts ? lb : nw;
     // The instruction being started (decided from operand read's packet).
+    // A block request presented this cycle (the port is free or takes the previous one);
+    // a block response arrives.
+    push = (st == 4'd1) && found && (!mreq_valid || mreq_ready);
+    pop = (st == 4'd1) && mresp_valid;
+    head_sel = sel_q[q_head];
     n_op = in_pk[6:0];
     n_cas = (n_op == 7'd76) || (n_op == 7'd84);
     pk = pk_q;
@@ -214,8 +238,7 @@ always @(posedge clock) begin
     if (reset) begin
         st <= 4'd0;
         pending <= 0;
-        cur_sel <= 0;
-        cur_lane <= 0;
+        cur_oh <= 0;
         result <= 0;
         st_addr <= 0;
         st_data <= 0;
@@ -227,7 +250,24 @@ always @(posedge clock) begin
         mreq_addr <= 32'd0;
         mreq_wdata <= 512'd0;
         mreq_wmask <= 16'd0;
+        q_head <= 0;
+        q_tail <= 0;
+        q_cnt <= 0;
     end else begin
+        if (push) begin
+            sel_q[q_tail] <= sel;
+            q_tail <= (q_tail == #T# - 1) ? 0 : q_tail + 1'b1;
+        end
+        if (pop) begin
+            for (i = 0; i < #T#; i = i + 1) begin
+                if (head_sel[i]) begin
+                    if (is_ldg) result[i*32 +: 32] <= word_of(mresp_data, st_addr[i*32 + 2 +: 4]);
+                    else st_data[i*32 +: 32] <= b_q[i*32 +: 32];
+                end
+            end
+            q_head <= (q_head == #T# - 1) ? 0 : q_head + 1'b1;
+        end
+        q_cnt <= q_cnt + push - pop;
         if (start) begin
             pk_q <= in_pk;
             b_q <= opb;
@@ -245,38 +285,32 @@ always @(posedge clock) begin
         end else case (st)
         4'd0: st <= 4'd0;
         4'd1: begin
-            if (!found) begin
-                st <= 4'd9;
-            end else begin
+            if (push) begin
                 mreq_valid <= 1'b1;
                 mreq_op <= is_stg ? 3'd1 : 3'd0;
                 mreq_addr <= {blk, 6'd0};
                 mreq_wdata <= bw;
                 mreq_wmask <= is_stg ? bm : 16'd0;
-                cur_sel <= sel;
-                st <= 4'd2;
+                pending <= pending & ~sel;
+            end else begin
+                if (mreq_ready) mreq_valid <= 1'b0;
+                if (!found && !mreq_valid && q_cnt == 0) st <= 4'd9;
             end
         end
         4'd2: if (mreq_ready) begin
             mreq_valid <= 1'b0;
             st <= 4'd3;
         end
+        // Atomics: one request at a time.
         4'd3: if (mresp_valid) begin
-            if (is_atg) begin
-                result[cur_lane*32 +: 32] <= mresp_data[31:0];
-                st_data[cur_lane*32 +: 32] <= nw;
-                pending[cur_lane] <= 1'b0;
-                st <= 4'd4;
-            end else begin
-                for (i = 0; i < #T#; i = i + 1) begin
-                    if (cur_sel[i]) begin
-                        if (is_ldg) result[i*32 +: 32] <= mresp_data[st_addr[i*32 + 2 +: 4]*32 +: 32];
-                        else st_data[i*32 +: 32] <= b_q[i*32 +: 32];
-                    end
+            for (i = 0; i < #T#; i = i + 1) begin
+                if (cur_oh[i]) begin
+                    result[i*32 +: 32] <= mresp_data[31:0];
+                    st_data[i*32 +: 32] <= nw;
                 end
-                pending <= pending & ~cur_sel;
-                st <= 4'd1;
             end
+            pending <= pending & ~cur_oh;
+            st <= 4'd4;
         end
         4'd4: begin
             if (!found) begin
@@ -287,7 +321,7 @@ always @(posedge clock) begin
                 mreq_addr <= la;
                 mreq_wdata <= {448'd0, lc, lb};
                 mreq_wmask <= 16'd0;
-                cur_lane <= low;
+                cur_oh <= low_oh;
                 st <= 4'd2;
             end
         end
@@ -295,16 +329,22 @@ always @(posedge clock) begin
             if (!found) begin
                 st <= 4'd9;
             end else if (is_sts) begin
-                st_data[low*32 +: 32] <= lb;
-                pending[low] <= 1'b0;
+                for (i = 0; i < #T#; i = i + 1) begin
+                    if (low_oh[i]) st_data[i*32 +: 32] <= lb;
+                end
+                pending <= pending & ~low_oh;
             end else begin
                 st <= 4'd7;
             end
         end
         4'd7: begin
-            result[low*32 +: 32] <= sh_rdata;
-            if (is_ats) st_data[low*32 +: 32] <= nw;
-            pending[low] <= 1'b0;
+            for (i = 0; i < #T#; i = i + 1) begin
+                if (low_oh[i]) begin
+                    result[i*32 +: 32] <= sh_rdata;
+                    if (is_ats) st_data[i*32 +: 32] <= nw;
+                end
+            end
+            pending <= pending & ~low_oh;
             st <= 4'd6;
         end
         4'd10: if (take) st <= 4'd0;
@@ -312,6 +352,32 @@ always @(posedge clock) begin
         endcase
     end
 end
+
+// Word `idx` of a 64-byte block, as a case (a 16-way multiplexer).
+function [31:0] word_of;
+    input [511:0] block;
+    input [3:0] idx;
+    begin
+        case (idx)
+        4'd0: word_of = block[0 +: 32];
+        4'd1: word_of = block[32 +: 32];
+        4'd2: word_of = block[64 +: 32];
+        4'd3: word_of = block[96 +: 32];
+        4'd4: word_of = block[128 +: 32];
+        4'd5: word_of = block[160 +: 32];
+        4'd6: word_of = block[192 +: 32];
+        4'd7: word_of = block[224 +: 32];
+        4'd8: word_of = block[256 +: 32];
+        4'd9: word_of = block[288 +: 32];
+        4'd10: word_of = block[320 +: 32];
+        4'd11: word_of = block[352 +: 32];
+        4'd12: word_of = block[384 +: 32];
+        4'd13: word_of = block[416 +: 32];
+        4'd14: word_of = block[448 +: 32];
+        default: word_of = block[480 +: 32];
+        endcase
+    end
+endfunction
 "#;
 
 impl Logic for Memory {
