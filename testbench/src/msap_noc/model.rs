@@ -251,7 +251,10 @@ impl MsapNocModel {
     fn reply_flit(&self, rec: u64, k: u32, mc_node: usize) -> u64 {
         let c = &self.cfg;
         let (nb, pb, tb, lb) = (c.node_bits(), c.pl_bits, c.tag_bits, c.line_bits);
-        let pl = rec & mask(pb);
+        let pl = match self.fault {
+            Some(NocFault::ReplyPlZero) => 0,
+            _ => rec & mask(pb),
+        };
         let line = rec >> pb & mask(lb);
         let dst = rec >> (pb + lb) & mask(nb);
         let tag = rec >> (pb + lb + nb) & mask(tb);

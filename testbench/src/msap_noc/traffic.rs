@@ -175,6 +175,14 @@ impl Traffic {
         self.waiting.clear();
     }
 
+    /// Drop the source queues' packets, except a head offered in the last cycle (the NI may
+    /// have taken it).
+    pub fn drop_queued(&mut self) {
+        for (q, &o) in self.queues.iter_mut().zip(&self.offered) {
+            q.truncate(o as usize);
+        }
+    }
+
     /// Packets waiting in the source queues.
     pub fn queued(&self) -> usize {
         self.queues.iter().map(|q| q.len()).sum()
