@@ -87,19 +87,15 @@ fn random_traffic_keeps_every_invariant() {
         let mut m = MsapNocModel::new(&c);
         let mut s = MsapNocStimulus::new(&c, 7);
         let l = Layout::new(&c.ports());
-        if let Some(e) = first_failure(&mut m, &mut s, &l, 60_000) {
+        if let Some(e) = first_failure(&mut m, &mut s, &l, 25_000) {
             panic!("{sets:?}: {e}");
         }
         let ev = events(&m);
-        for e in [
-            "replies",
-            "injected",
-            "ni_full",
-            "req_contended",
-            "l2_stalls",
-        ] {
+        for e in ["replies", "injected", "ni_full", "req_contended"] {
             assert!(ev[e] > 0, "{sets:?}: no {e}: {ev:?}");
         }
+        // Multi-flit replies drain the reply queue slower than the buffer dequeues.
+        assert_eq!(ev["l2_stalls"] > 0, c.reply_flits > 1, "{sets:?}: {ev:?}");
         // Priority wins need MSAA (and three-way contention: on the 2×2 mesh two inputs
         // alternate, each reaching VA while the other holds the output); reorders need MSAR.
         if c.mesh_x >= 4 {
@@ -123,10 +119,10 @@ fn the_8x8_system_keeps_every_invariant() {
     assert_eq!((c.n_sm(), c.n_mc()), (56, 8));
     let mut m = MsapNocModel::new(&c);
     let mut s = MsapNocStimulus::new(&c, 3);
-    if let Some(e) = first_failure(&mut m, &mut s, &Layout::new(&c.ports()), 10_000) {
+    if let Some(e) = first_failure(&mut m, &mut s, &Layout::new(&c.ports()), 4_000) {
         panic!("{e}");
     }
-    assert!(events(&m)["replies"] > 500, "{:?}", events(&m));
+    assert!(events(&m)["replies"] > 200, "{:?}", events(&m));
 }
 
 #[test]
@@ -188,7 +184,7 @@ fn one_pl_everywhere_is_the_baseline() {
     // T-5 / T-9 (I-8) on the model: MSAA + MSAR with every request at PL 0 or 7 gives the
     // baseline build's trace; a mixed-PL run does not (the comparison can fail).
     for mesh in [&["mesh_x=4", "mesh_y=4", "mc_place=middle"][..], &[][..]] {
-        let cycles = if mesh.is_empty() { 6_000 } else { 12_000 };
+        let cycles = if mesh.is_empty() { 3_000 } else { 8_000 };
         let mut base: Vec<&str> = mesh.to_vec();
         base.extend(["msaa_en=false", "msar_en=false"]);
         for pl in [0, 7] {
@@ -202,7 +198,7 @@ fn one_pl_everywhere_is_the_baseline() {
         &mut MsapNocModel::new(&c),
         &mut MsapNocStimulus::new(&c, 5),
         &l,
-        20_000,
+        5_000,
     );
     let c2 = cfg(&[
         "mesh_x=4",
@@ -216,7 +212,7 @@ fn one_pl_everywhere_is_the_baseline() {
         &mut MsapNocModel::new(&c2),
         &mut MsapNocStimulus::new(&c2, 5),
         &l2,
-        20_000,
+        5_000,
     );
     assert!(mixed != base);
 }
@@ -231,14 +227,14 @@ fn everything_drains() {
         let mut s = MsapNocStimulus::new(&c, 9);
         s.resets = false;
         let (mut inp, mut out) = (vec![0u64; l.in_words], vec![0u64; l.out_words]);
-        for cy in 0..20_000u64 {
-            if cy == 10_000 {
+        for cy in 0..8_000u64 {
+            if cy == 4_000 {
                 s.traffic.generating = false;
                 s.traffic.drop_queued();
             }
             // Saturate first, then stop generating; the source queues empty into the NIs.
             s.traffic.rate = 1.0;
-            if cy < 10_000 {
+            if cy < 4_000 {
                 s.next(cy, &out, &mut inp);
             } else {
                 inp.iter_mut().for_each(|w| *w = 0);
