@@ -50,9 +50,9 @@ fn faults_fail_a_vector() {
 const SMALL: &[&[&str]] = &[
     &["mesh_x=2", "mesh_y=2", "mc_place=corner"],
     &[
-        "mesh_x=4",
-        "mesh_y=4",
-        "mc_place=middle",
+        "mesh_x=2",
+        "mesh_y=2",
+        "mc_mask=3",
         "pipe_stages=2",
         "buf_depth=4",
         "msaa_en=false",

@@ -94,8 +94,8 @@ pub struct Traffic {
     offered: Vec<bool>,
     next_tag: Vec<u64>,
     outstanding: Vec<usize>,
-    /// In flight: (SM, MC node address, tag, line) → packets.
-    waiting: HashMap<(usize, u64, u64, u64), VecDeque<Pkt>>,
+    /// In flight: (SM, MC node address, tag) → packets, oldest first.
+    waiting: HashMap<(usize, u64, u64), VecDeque<Pkt>>,
     pub stats: Stats,
     mc_addr: Vec<u64>,
 }
@@ -220,24 +220,20 @@ impl Traffic {
             if self.offered[k] && cycle > 0 && words::get(&prev[o_ready..], k, 1) == 1 {
                 let p = self.queues[k].pop_front().unwrap();
                 self.outstanding[k] += 1;
-                let key = (k, self.mc_addr[p.mc], p.tag, p.line);
+                let key = (k, self.mc_addr[p.mc], p.tag);
                 self.waiting.entry(key).or_default().push_back(p);
             }
             if cycle > 0 && words::get(&prev[o_rv..], k, 1) == 1 {
                 let src = words::get(&prev[o_rs..], k * nb, nb);
                 let tag = words::get(&prev[o_rt..], k * tb, tb);
-                // The line is not on the reply port; find the oldest waiting packet of that
-                // (MC, tag).
-                let key = self
-                    .waiting
-                    .iter()
-                    .filter(|((sk, a, t, _), q)| {
-                        *sk == k && *a == src && *t == tag && !q.is_empty()
-                    })
-                    .min_by_key(|(_, q)| q.front().unwrap().gen)
-                    .map(|(key, _)| *key);
-                if let Some(key) = key {
-                    let p = self.waiting.get_mut(&key).unwrap().pop_front().unwrap();
+                // The line is not on the reply port: the oldest waiting packet of that
+                // (MC, tag) (tags repeat only every 2^tag_bits requests of an SM).
+                let key = (k, src, tag);
+                let hit = self.waiting.get_mut(&key).and_then(|q| q.pop_front());
+                if self.waiting.get(&key).is_some_and(|q| q.is_empty()) {
+                    self.waiting.remove(&key);
+                }
+                if let Some(p) = hit {
                     self.outstanding[k] -= 1;
                     if self.measuring {
                         self.stats.window_replies += 1;
