@@ -21,7 +21,7 @@ use crate::words;
 pub enum Pattern {
     /// Every MC equally likely.
     Uniform,
-    /// MC 0 with probability 1/2, otherwise uniform.
+    /// Every request to MC 0 (T-6's single hot MC).
     Hotspot,
     /// The MC at index (id of the transposed node (y, x)) mod MCs.
     Transpose,
@@ -133,13 +133,7 @@ impl Traffic {
         let node = c.sms()[k];
         match self.pattern {
             Pattern::Uniform => self.rng.below(m as u64) as usize,
-            Pattern::Hotspot => {
-                if self.rng.chance(1, 2) {
-                    0
-                } else {
-                    self.rng.below(m as u64) as usize
-                }
-            }
+            Pattern::Hotspot => 0,
             Pattern::Transpose => {
                 let (x, y) = c.xy(node);
                 let t = (x % c.mesh_y) * c.mesh_x + (y % c.mesh_x);
