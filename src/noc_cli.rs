@@ -110,10 +110,6 @@ pub fn run(a: NocArgs) -> Result<u8, Fail> {
         }
     }
     let mut sets = vec![format!("mesh_x={mx}"), format!("mesh_y={my}")];
-    if mx < 8 || my < 8 {
-        // §2.1's placement needs 8x8; small meshes default to the middle column.
-        sets.push("mc_place=middle".into());
-    }
     sets.extend(a.sets.iter().cloned());
     let (cfg, _) = noc_run::config(&sets).map_err(bad)?;
     let pl = parse_pl(&a.pl, cfg.n_sm())?;

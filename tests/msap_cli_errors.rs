@@ -129,7 +129,16 @@ fn router_parameters() {
 #[test]
 fn noc_parameters() {
     assert_error(
-        &["generate", "msap-noc", "--set", "mesh_x=4"],
+        &[
+            "generate",
+            "msap-noc",
+            "--set",
+            "mesh_x=4",
+            "--set",
+            "mesh_y=8",
+            "--set",
+            "mc_place=spec",
+        ],
         &["mc_place = spec", "4x8 is too small"],
     );
     assert_error(
@@ -161,6 +170,10 @@ fn noc_parameters() {
         &[
             "generate",
             "msap-noc",
+            "--set",
+            "mesh_x=8",
+            "--set",
+            "mesh_y=8",
             "--set",
             "line_bits=20",
             "--set",

@@ -101,6 +101,12 @@ impl Engine {
             .map_err(|e| format!("cycle {}: model invariant: {e}", self.cycle))?;
         if let Some(r) = &mut self.rtl {
             r.run(&self.inputs, &mut self.out_rtl);
+            // In reset the RTL's outputs come from its random initial registers.
+            let reset = self.layout.input("reset").unwrap().offset;
+            if self.inputs[reset] & 1 == 1 {
+                self.cycle += 1;
+                return Ok(());
+            }
             for s in &self.layout.outputs {
                 for i in 0..s.words {
                     let m = s.word_mask(i);

@@ -95,7 +95,9 @@ fn random_traffic_keeps_every_invariant() {
             assert!(ev[e] > 0, "{sets:?}: no {e}: {ev:?}");
         }
         // Multi-flit replies drain the reply queue slower than the buffer dequeues.
-        assert_eq!(ev["l2_stalls"] > 0, c.reply_flits > 1, "{sets:?}: {ev:?}");
+        if c.reply_flits > 1 {
+            assert!(ev["l2_stalls"] > 0, "{sets:?}: {ev:?}");
+        }
         // Priority wins need MSAA (and three-way contention: on the 2×2 mesh two inputs
         // alternate, each reaching VA while the other holds the output); reorders need MSAR.
         if c.mesh_x >= 4 {
@@ -115,7 +117,7 @@ fn random_traffic_keeps_every_invariant() {
 
 #[test]
 fn the_8x8_system_keeps_every_invariant() {
-    let c = cfg(&[]);
+    let c = cfg(&["mesh_x=8", "mesh_y=8"]);
     assert_eq!((c.n_sm(), c.n_mc()), (56, 8));
     let mut m = MsapNocModel::new(&c);
     let mut s = MsapNocStimulus::new(&c, 3);
@@ -183,8 +185,11 @@ fn trace(sets: &[&str], pl: u64, cycles: u64) -> Vec<u64> {
 fn one_pl_everywhere_is_the_baseline() {
     // T-5 / T-9 (I-8) on the model: MSAA + MSAR with every request at PL 0 or 7 gives the
     // baseline build's trace; a mixed-PL run does not (the comparison can fail).
-    for mesh in [&["mesh_x=4", "mesh_y=4", "mc_place=middle"][..], &[][..]] {
-        let cycles = if mesh.is_empty() { 3_000 } else { 8_000 };
+    for mesh in [
+        &["mesh_x=4", "mesh_y=4", "mc_place=middle"][..],
+        &["mesh_x=8", "mesh_y=8"][..],
+    ] {
+        let cycles = if mesh[0] == "mesh_x=8" { 3_000 } else { 8_000 };
         let mut base: Vec<&str> = mesh.to_vec();
         base.extend(["msaa_en=false", "msar_en=false"]);
         for pl in [0, 7] {

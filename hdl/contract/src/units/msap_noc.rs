@@ -64,7 +64,7 @@
 use super::msap::{bits_for, PL_BITS};
 use super::msap_arbiter::{AGE_THRESH, MSAA_EN, RR_PTR};
 use super::msap_mc::{McConfig, LINE_GUARD, MSAR_EN};
-use super::msap_router::{RouterConfig, BUF_DEPTH, MESH_X, MESH_Y, PIPE_STAGES};
+use super::msap_router::{RouterConfig, BUF_DEPTH, PIPE_STAGES};
 use super::ram::RamConfig;
 use crate::index_bits;
 use crate::manifest::{Manifest, Port, Table};
@@ -84,11 +84,18 @@ pub const SPEC_MCS: [(usize, usize); 8] = [
     (5, 7),
 ];
 
+/// The unit's default mesh is the smallest (2×2): a default configuration is generated,
+/// linted and replayed under Icarus by every flow, and the 8×8 system's Verilog is 30 MB.
+/// `warpforge noc` and the full suite run the paper's 8×8.
+pub const MESH_X: ParamSpec =
+    ParamSpec::int("mesh_x", 2, 16, 2, "mesh columns (MESH_X; the paper's 8)");
+pub const MESH_Y: ParamSpec =
+    ParamSpec::int("mesh_y", 2, 16, 2, "mesh rows (MESH_Y; the paper's 8)");
 pub const MC_PLACE: ParamSpec = ParamSpec::choice(
     "mc_place",
-    &["spec", "middle", "corner"],
-    "spec",
-    "MC nodes: spec = §2.1's 8 (needs 8x8 or larger), middle = column mesh_x/2, corner = (mesh_x-1, 0)",
+    &["auto", "spec", "middle", "corner"],
+    "auto",
+    "MC nodes: spec = §2.1's 8 (needs 8x8 or larger), middle = column mesh_x/2, corner = (mesh_x-1, 0); auto = spec on 8x8 or larger, else middle",
 );
 pub const MC_MASK: ParamSpec = ParamSpec::int(
     "mc_mask",
@@ -204,7 +211,11 @@ impl NocConfig {
         let (mx, my) = (p.usize("mesh_x"), p.usize("mesh_y"));
         let n = mx * my;
         let mask = p.int("mc_mask") as u64;
-        let place = p.str("mc_place");
+        let place = match p.str("mc_place") {
+            "auto" if mx >= 8 && my >= 8 => "spec",
+            "auto" => "middle",
+            other => other,
+        };
         let mcs: Vec<usize> = if mask != 0 {
             if let Some(b) = (n..63).find(|&b| mask >> b & 1 == 1) {
                 return err(format!(
@@ -558,6 +569,8 @@ mod tests {
     #[test]
     fn defaults_and_placement() {
         let c = cfg(&[]).unwrap();
+        assert_eq!((c.mesh_x, c.mesh_y, c.mcs.clone()), (2, 2, vec![1, 3]));
+        let c = cfg(&["mesh_x=8", "mesh_y=8"]).unwrap();
         assert_eq!(c.mcs, vec![2, 5, 16, 23, 40, 47, 58, 61]);
         assert_eq!(
             (c.n_sm(), c.sms()[2], c.node_bits(), c.mc_bits()),
@@ -575,13 +588,15 @@ mod tests {
     #[test]
     fn validation() {
         let e = |s: &[&str]| cfg(s).unwrap_err().0;
-        assert!(e(&["mesh_x=4"]).starts_with("mc_place = spec: the mesh 4x8 is too small"));
+        assert!(e(&["mesh_x=4", "mesh_y=8", "mc_place=spec"])
+            .starts_with("mc_place = spec: the mesh 4x8 is too small"));
         assert!(e(&["mesh_x=2", "mesh_y=2", "mc_mask=32"]).starts_with("mc_mask bit 5: node 5"));
         assert!(e(&["mesh_x=2", "mesh_y=2", "mc_mask=15"]).contains("at least two SM"));
         assert!(e(&["vcs=0"]).starts_with("vcs = 0: only V = 1"));
         assert!(e(&["vcs=2"]).starts_with("vcs = 2"));
         assert!(e(&["ni_depth=6"]).starts_with("ni_depth = 6"));
-        assert!(e(&["line_bits=20", "tag_bits=8"]).starts_with("line_bits = 20"));
+        assert!(e(&["mesh_x=8", "mesh_y=8", "line_bits=20", "tag_bits=8"])
+            .starts_with("line_bits = 20"));
         assert!(e(&["msar_en=false", "msar_age_thresh=2"]).starts_with("msar_age_thresh = 2"));
     }
 }
