@@ -76,7 +76,7 @@ fn parse_pl(s: &str, n_sm: usize) -> Result<PlMode, Fail> {
         if p > 15 {
             return Err(err());
         }
-        v.extend(std::iter::repeat(p).take(k));
+        v.extend(std::iter::repeat_n(p, k));
     }
     if v.is_empty() {
         return Err(err());

@@ -263,6 +263,7 @@ impl MsapNoc {
                         cr.push(format!("{net}${i}$out_valid[0]"));
                     }
                 }
+                #[allow(clippy::needless_range_loop)] // p is the port, opp[p] its neighbour's
                 for p in 1..5 {
                     match nbr(p) {
                         Some(j) => {

@@ -309,6 +309,7 @@ impl MsapNocModel {
             iv |= 1;
             words::set(&mut rin[o_if..], 0, fb, f);
         }
+        #[allow(clippy::needless_range_loop)] // p is the port, OPP[p] its neighbour's
         for p in 1..PORTS {
             if let Some(j) = self.neighbour(i, p) {
                 let q = OPP[p];
@@ -466,6 +467,7 @@ impl Model for MsapNocModel {
             self.ml.i("l2_ready"),
         );
         let mo_v = self.ml.o("out_valid");
+        #[allow(clippy::needless_range_loop)] // m indexes MCs, their NIs and outputs alike
         for m in 0..c.n_mc() {
             let i = c.mcs[m];
             let l2 = (self.mcni[m].resv as usize) < c.rq_depth;
