@@ -10,6 +10,7 @@ mod out;
 mod crown_cli;
 mod dtm_cli;
 mod isa_cli;
+mod noc_cli;
 mod sm_cli;
 
 use clap::{Args, Parser, Subcommand};
@@ -160,6 +161,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// msap-noc traffic experiments (BookSim style): injection-rate sweep with warm-up,
+    /// measurement and drain; throughput, latency per PL class, saturation; JSON and SVG.
+    Noc(noc_cli::NocArgs),
     /// Run a regression: units × configs × seeds and every spec vector.
     Regress {
         /// quick (≥10^6 cycles per unit and per policy), full (≥10^7 each) or vectors.
@@ -247,9 +251,9 @@ struct CosimArgs {
 }
 
 /// A failure to report: exit status and message.
-struct Fail(u8, String);
+pub struct Fail(pub u8, pub String);
 
-fn bad(msg: impl Into<String>) -> Fail {
+pub fn bad(msg: impl Into<String>) -> Fail {
     Fail(2, msg.into())
 }
 
@@ -546,6 +550,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             seeds,
             json,
         } => report_cmd(&config, &out, fpga, &parts, seeds as u32, json),
+        Command::Noc(a) => noc_cli::run(a),
         Command::Regress {
             suite,
             jobs,

@@ -125,3 +125,71 @@ fn router_parameters() {
         &["age_thresh = 8", "msaa_en = false"],
     );
 }
+
+#[test]
+fn noc_parameters() {
+    assert_error(
+        &[
+            "generate",
+            "msap-noc",
+            "--set",
+            "mesh_x=4",
+            "--set",
+            "mesh_y=8",
+            "--set",
+            "mc_place=spec",
+        ],
+        &["mc_place = spec", "4x8 is too small"],
+    );
+    assert_error(
+        &[
+            "generate",
+            "msap-noc",
+            "--set",
+            "mesh_x=2",
+            "--set",
+            "mesh_y=2",
+            "--set",
+            "mc_mask=64",
+        ],
+        &["mc_mask bit 6", "outside the 2x2 mesh"],
+    );
+    assert_error(
+        &["lint", "msap-noc", "--set", "vcs=0"],
+        &["vcs = 0", "only V = 1"],
+    );
+    assert_error(
+        &["cosim", "msap-noc", "--set", "vcs=2"],
+        &["vcs = 2", "only V = 1"],
+    );
+    assert_error(
+        &["generate", "msap-noc", "--set", "ni_depth=3"],
+        &["ni_depth = 3", "power of two"],
+    );
+    assert_error(
+        &[
+            "generate",
+            "msap-noc",
+            "--set",
+            "mesh_x=8",
+            "--set",
+            "mesh_y=8",
+            "--set",
+            "line_bits=20",
+            "--set",
+            "tag_bits=8",
+        ],
+        &["line_bits = 20", "32 bits"],
+    );
+    assert_error(
+        &["noc", "--mesh", "2x2", "--pl", "forced:9x"],
+        &["--pl forced:9x", "forced:7x8,0"],
+    );
+    assert_error(&["noc", "--mesh", "8"], &["--mesh 8", "COLSxROWS"]);
+    assert_error(
+        &["noc", "--pattern", "tornado"],
+        &["--pattern tornado", "uniform, hotspot"],
+    );
+    assert_error(&["noc", "--rates", "0.1,2"], &["--rates 0.1,2", "(0, 1]"]);
+    assert_error(&["noc", "--mesh", "1x2"], &["mesh_x=1", "from 2 to 16"]);
+}

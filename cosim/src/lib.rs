@@ -11,6 +11,7 @@ pub mod fuzz;
 pub mod icarus;
 pub mod lint;
 pub mod lockstep;
+pub mod noc_run;
 pub mod outpath;
 pub mod registry;
 pub mod regress;

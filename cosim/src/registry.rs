@@ -88,6 +88,7 @@ pub const UNITS: &[Registration] = {
         register::<msap_pl::PlConfig>(),
         register::<msap_mc::McConfig>(),
         register::<msap_router::RouterConfig>(),
+        register::<msap_noc::NocConfig>(),
         register::<dtm_mtg::MtgConfig>(),
         register::<dtm_top::DtmConfig>(),
     ]

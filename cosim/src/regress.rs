@@ -631,6 +631,40 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
                 "buf_depth=4",
             ]),
         ],
+        // The whole network: the default 2x2 mesh with its MC in a corner (MSAA + MSAR, 5-flit
+        // replies); a 2x2 mesh with two MCs (nodes 0, 1), the baseline (RR, FIFO), 2 router
+        // stages, 1-flit replies; a 4x2 mesh with MCs at two corners, 3 stages, shared
+        // pointers, ageing in routers and MCs, 2-bit PLs, the smallest queues, narrow lines.
+        // The 4x4 and 8x8 meshes are in the full suite only: their Verilator builds take
+        // 4-10 and over 30 minutes on the shared 2-core machine.
+        "msap-noc" => vec![
+            sets(&["mc_place=corner"]),
+            sets(&[
+                "mesh_x=2",
+                "mesh_y=2",
+                "mc_mask=3",
+                "pipe_stages=2",
+                "buf_depth=4",
+                "msaa_en=false",
+                "msar_en=false",
+                "reply_flits=1",
+            ]),
+            sets(&[
+                "mesh_x=4",
+                "mesh_y=2",
+                "mc_mask=129",
+                "pipe_stages=3",
+                "rr_ptr=shared",
+                "age_thresh=4",
+                "msar_age_thresh=3",
+                "pl_bits=2",
+                "ni_depth=2",
+                "rq_depth=2",
+                "svc_lat=1",
+                "reply_flits=2",
+                "line_bits=3",
+            ]),
+        ],
         // Depths 4, 8, 16; guard on and off; ageing; the FIFO baseline; narrow fields so the
         // stimulus's line pools collide.
         "msap-mc" => vec![
@@ -760,6 +794,22 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         "crown-l2" => vec![sets(&["n2=64", "pool=4", "w=32"])],
         "crown-pool" => vec![sets(&["pool=4", "n2=64", "w=32"])],
         "msap-mc" => vec![sets(&["depth=32", "age_thresh=20", "pl_bits=4"])],
+        // A 4x4 mesh with a middle column of MCs (baseline, 2 stages, 1-flit replies) and
+        // §2.1's 8x8 system (56 SMs, 8 MCs) with MSAP and as the baseline.
+        "msap-noc" => vec![
+            sets(&[
+                "mesh_x=4",
+                "mesh_y=4",
+                "mc_place=middle",
+                "pipe_stages=2",
+                "buf_depth=4",
+                "msaa_en=false",
+                "msar_en=false",
+                "reply_flits=1",
+            ]),
+            sets(&["mesh_x=8", "mesh_y=8"]),
+            sets(&["mesh_x=8", "mesh_y=8", "msaa_en=false", "msar_en=false"]),
+        ],
         "msap-router" => vec![
             sets(&[
                 "mesh_x=16",
@@ -840,9 +890,10 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         if seeds == 0 || cfgs.is_empty() {
             continue;
         }
+        let unit_cycles = network_cycles(info.name, suite).unwrap_or(per_variant_cycles);
         for sets in &cfgs {
             let same_variant = cfgs.iter().filter(|c| variant(c) == variant(sets)).count();
-            let per_job = per_variant_cycles.div_ceil(seeds * same_variant as u64);
+            let per_job = unit_cycles.div_ceil(seeds * same_variant as u64);
             for s in 0..seeds {
                 let seed = 1 + s * 7919;
                 out.push(Job {
@@ -877,6 +928,17 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
         out.extend(dtm_jobs());
     }
     Ok(out)
+}
+
+/// A unit whose cycles are whole networks gets its own budget per suite: `msap-noc` steps
+/// up to 128 routers a cycle, so its quick lockstep is 1.2·10^5 cycles and its full one
+/// 2·10^6 (the 10^5 / 10^6 for the 8x8 system).
+pub fn network_cycles(unit: &str, suite: &str) -> Option<u64> {
+    match (unit, suite) {
+        ("msap-noc", "quick") => Some(120_000),
+        ("msap-noc", "full") => Some(2_000_000),
+        _ => None,
+    }
 }
 
 /// The `policy=…` of a configuration, if it sets one: configurations with the same value

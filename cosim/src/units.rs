@@ -188,6 +188,15 @@ cycle_unit!(
 );
 
 cycle_unit!(
+    msap_noc::NocConfig,
+    msap_noc,
+    msap_noc::generate,
+    msap_noc,
+    MsapNocModel,
+    MsapNocStimulus
+);
+
+cycle_unit!(
     dtm_mtt::MttConfig,
     dtm_mtt,
     dtm_mtt::generate,

@@ -23,6 +23,7 @@ pub mod isa;
 pub mod l1d_bypass;
 pub mod msap_arbiter;
 pub mod msap_mc;
+pub mod msap_noc;
 pub mod msap_pl;
 pub mod msap_router;
 pub mod ram;

@@ -20,6 +20,7 @@ pub mod dwr_sco;
 pub mod l1d_bypass;
 pub mod msap_arbiter;
 pub mod msap_mc;
+pub mod msap_noc;
 pub mod msap_pl;
 pub mod msap_router;
 pub mod primitives;

@@ -432,14 +432,20 @@ const SA_START: &str = "        granted__0 = 1'b0;\n";
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouter::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
+    d.verilog = split_kernels(&d.verilog, 1);
+    d
+}
+
+/// Cut the kernel of each of the `routers` router modules in `verilog` where SA starts (see
+/// [`generate`]); a design that instantiates routers (`msap-noc`) does the same.
+pub fn split_kernels(verilog: &str, routers: usize) -> String {
     assert_eq!(
-        d.verilog.matches(SA_START).count(),
-        1,
-        "the SA part starts once"
+        verilog.matches(SA_START).count(),
+        routers,
+        "the SA part starts once per router"
     );
-    d.verilog = d.verilog.replace(
+    verilog.replace(
         SA_START,
         &format!("    end\n    always @(*) begin\n{SA_START}"),
-    );
-    d
+    )
 }

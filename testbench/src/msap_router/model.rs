@@ -197,6 +197,16 @@ impl MsapRouterModel {
         m
     }
 
+    /// The registered link outputs of this cycle, before [`Model::step`]: per output port the
+    /// flit in its ST register, per input whether it returns a credit (`in_credit`). A mesh
+    /// model wires neighbours with these, as the links are registers.
+    pub fn links(&self) -> ([Option<u64>; PORTS], [bool; PORTS]) {
+        (
+            std::array::from_fn(|o| self.out[o].reg),
+            std::array::from_fn(|p| self.inp[p].cret),
+        )
+    }
+
     pub fn inject_fault(&mut self, fault: Option<RouterFault>) {
         self.fault = fault;
     }

@@ -23,6 +23,7 @@ pub mod l1d_bypass;
 pub mod msap;
 pub mod msap_arbiter;
 pub mod msap_mc;
+pub mod msap_noc;
 pub mod msap_pl;
 pub mod msap_router;
 pub mod ram;
@@ -136,6 +137,11 @@ pub const CATALOGUE: &[UnitInfo] = &[
         name: msap_router::NAME,
         about: "MSAP mesh router: 5 ports, input-queued credit-based wormhole, XY routing, V = 1, PL latched per input from the head, MSAA priority VA per output (PrioArb); msaa_en=false is the RR baseline",
         params: msap_router::PARAMS,
+    },
+    UnitInfo {
+        name: msap_noc::NAME,
+        about: "MSAP core-memory network: request and reply meshes of msap-routers, SM NI injection queues, MSAR (msap-mc) at every MC node, fixed-latency L2, replies inheriting the request's PL",
+        params: msap_noc::PARAMS,
     },
     UnitInfo {
         name: dtm_mtt::NAME,

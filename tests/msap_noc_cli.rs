@@ -1,0 +1,96 @@
+//! `warpforge noc` end to end on a 2×2 mesh: the RTL in lockstep with the model (the quick
+//! suite's 2×2 build), and the model alone with the baseline beside it; the JSON report and
+//! the SVG plot parsed.
+
+mod common;
+use common::warpforge;
+
+fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = warpforge(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn noc_sweep_in_lockstep_and_with_the_baseline() {
+    let dir = std::env::temp_dir().join(format!("wf-noc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("lat.svg");
+    let j = json_of(&[
+        "noc",
+        "--mesh",
+        "2x2",
+        "--set",
+        "mc_place=corner",
+        "--rates",
+        "0.02,0.3",
+        "--warmup",
+        "200",
+        "--measure",
+        "400",
+        "--drain",
+        "3000",
+        "--pl",
+        "forced:7x1,0",
+        "--json",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(j["lockstep"], true);
+    assert_eq!((j["sms"].as_u64(), j["mcs"].as_u64()), (Some(3), Some(1)));
+    let s = &j["sweeps"][0];
+    assert!(s["lockstep_cycles"].as_u64().unwrap() > 600);
+    let p = s["points"].as_array().unwrap();
+    assert_eq!(p.len(), 2);
+    // Light load drains and is accepted as offered (within the Bernoulli noise); the heavy
+    // load saturates the single MC.
+    assert_eq!(p[0]["drained"], true);
+    assert!(
+        (p[0]["accepted"].as_f64().unwrap() - 0.02).abs() < 0.015,
+        "{}",
+        p[0]
+    );
+    assert!(p[1]["accepted"].as_f64().unwrap() < 0.3);
+    assert_eq!(s["saturation"].as_f64(), Some(0.3));
+    let classes: Vec<u64> = p[0]["classes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["pl"].as_u64().unwrap())
+        .collect();
+    assert!(classes.iter().all(|&c| c == 0 || c == 7), "{classes:?}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.starts_with("<svg")
+            && text.contains("<polyline")
+            && text.trim_end().ends_with("</svg>")
+    );
+
+    let j = json_of(&[
+        "noc",
+        "--mesh",
+        "4x4",
+        "--model-only",
+        "--baseline",
+        "--rates",
+        "0.01,0.05",
+        "--warmup",
+        "300",
+        "--measure",
+        "600",
+        "--pattern",
+        "hotspot",
+        "--pl",
+        "forced:7x4,0",
+        "--json",
+    ]);
+    assert_eq!(j["lockstep"], false);
+    let sw = j["sweeps"].as_array().unwrap();
+    assert_eq!(sw.len(), 2);
+    assert_eq!(sw[1]["label"], "baseline");
+    assert!(sw[1]["module"].as_str().unwrap().contains("_rr_"));
+}

@@ -1,0 +1,77 @@
+//! msap-noc in lockstep. Its spec vectors (N-1 … N-3) run on model and RTL (Icarus) in
+//! tests/lockstep.rs with every unit's; its constrained-random jobs are the quick suite's
+//! (run by tests/lockstep.rs: two 2×2 meshes and a 4×2 one, 2 seeds, 1.2·10^5 cycles;
+//! the 4×4 and 8×8 meshes in the full suite). Here: what those jobs cover, and proof that lockstep
+//! catches a wrong network: replies that do not inherit their request's PL (the reply NI
+//! sends PL 0) reported at the first cycle and port the model with the same fault predicts.
+
+use warpforge_contract::units::msap_noc::{NocConfig, PARAMS};
+use warpforge_contract::Params;
+use warpforge_cosim::lockstep;
+use warpforge_cosim::registry::{self, Unit};
+use warpforge_cosim::regress;
+use warpforge_testbench::msap_noc::{MsapNocModel, NocFault};
+
+const UNIT: &str = "msap-noc";
+
+#[test]
+fn random_lockstep_covers_the_configurations() {
+    assert!(registry::spec_vectors(UNIT).len() >= 7);
+    let configs = regress::configs(UNIT);
+    assert!(configs.len() >= 3);
+    let jobs: Vec<_> = regress::jobs("quick")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.is_lockstep() && j.unit == UNIT)
+        .collect();
+    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
+    assert!(seeds.len() >= 2, "seeds {seeds:?}");
+    let cycles: u64 = jobs.iter().map(|j| j.cycles).sum();
+    assert!(cycles >= 100_000, "only {cycles} lockstep cycles");
+    let all = configs.concat().join(",");
+    for s in [
+        "mc_place=corner",
+        "mesh_x=4",
+        "msaa_en=false",
+        "msar_en=false",
+        "pipe_stages=2",
+        "pipe_stages=3",
+        "age_thresh=4",
+        "msar_age_thresh=3",
+        "rr_ptr=shared",
+        "reply_flits=1",
+    ] {
+        assert!(all.contains(s), "no quick configuration with {s}");
+    }
+    // The 4x4 mesh and the 8x8 system (with MSAP and as the baseline) in the full suite.
+    let full: Vec<_> = regress::jobs("full")
+        .unwrap()
+        .into_iter()
+        .filter(|j| j.is_lockstep() && j.unit == UNIT)
+        .collect();
+    let eight: Vec<_> = full
+        .iter()
+        .filter(|j| j.sets.contains(&"mesh_x=8".to_string()))
+        .collect();
+    assert!(eight.len() >= 8 && eight.iter().map(|j| j.cycles).sum::<u64>() >= 500_000);
+    assert!(full
+        .iter()
+        .any(|j| j.sets.contains(&"mesh_y=4".to_string())));
+}
+
+#[test]
+fn replies_without_the_request_pl_are_caught() {
+    // The 2x2 quick-suite configuration.
+    let sets = vec!["mc_place=corner".to_string()];
+    let unit = Unit::resolve(UNIT, &sets).unwrap();
+    let p = Params::resolve(unit.name(), PARAMS, None, &unit.params.as_sets()).unwrap();
+    let cfg = NocConfig::from_params(&p).unwrap();
+    let mut d = unit.design();
+    let from = format!("rqq__0__rdata[0 +: {}]", cfg.pl_bits);
+    assert_eq!(d.verilog.matches(&from).count(), 1, "`{from}`");
+    d.verilog = d.verilog.replace(&from, &format!("{}'d0", cfg.pl_bits));
+    let mut bad = MsapNocModel::new(&cfg);
+    bad.inject_fault(Some(NocFault::ReplyPlZero));
+    lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
