@@ -25,6 +25,9 @@ pub enum DtmFault {
     ResultOffByOne,
     /// A trace's first output value is delivered one too high (I2 on traces).
     TraceValueOffByOne,
+    /// Under `branch_eligible` an INTRA branch is appended to its thread's trace (a trace
+    /// then ends in a branch and resumes after it even where the branch was taken).
+    BranchEntersTrace,
 }
 
 /// FNV-1a: port names are looked up ~100 times a cycle; SipHash dominated the model's time.
@@ -296,7 +299,9 @@ impl DtmModel {
 
     /// The units' inputs for this cycle.
     fn drive_units(&mut self, reset: bool) {
-        let branch = self.branch_eligible && self.s.dst == BRANCH_DST;
+        let branch = self.branch_eligible
+            && self.s.dst == BRANCH_DST
+            && self.fault != Some(DtmFault::BranchEntersTrace);
         let intra = if branch {
             0
         } else {

@@ -106,8 +106,8 @@ pub struct DtmStats {
     /// A10 (`group_skip`): FU cycles saved by lane groups whose active lanes all reused, in
     /// warp instructions that still issued.
     pub saved_groups: u64,
-    /// Lane groups with no active lane in issued warp instructions (SIMT divergence, not
-    /// DTM: never credited).
+    /// Lane groups with no active lane in warp instructions that occupied the FU (SIMT
+    /// divergence, not DTM: never credited).
     pub idle_groups: u64,
     /// Cycle model (A20): issue cycles without DTM, saved, with DTM.
     pub cycles_without: u64,
