@@ -132,8 +132,7 @@ fn a_branch_is_reused_only_with_branch_eligible_and_never_enters_a_trace() {
         &["branch_eligible=1"],
         Some(DtmFault::BranchEntersTrace),
     )
-    .err()
-    .expect("a trace through a branch went unnoticed");
+    .expect_err("a trace through a branch went unnoticed");
     assert!(e.contains("I2"), "{e}");
 }
 
