@@ -23,10 +23,16 @@
 //!
 //! Cycle model (A20, saved cycles measured, not estimated): an in-order SM issuing one warp
 //! instruction per issue slot; each warp instruction occupies the functional unit for
-//! `ceil(warp / simd)` cycles (1 here: the top's warp is `simd_width` lanes). DTM saves the
-//! slots of the warp instructions no lane executes: FU-bypassed ones (every active lane
-//! reuses, §3.5 rule 3), the instructions a whole-warp trace hit jumps over, and those whose
-//! active lanes are all inside a skip region.
+//! `G = ceil(warp / fu_width)` cycles (1 by default: `fu_width` = the top's `simd_width`).
+//! DTM saves the G cycles of the warp instructions no lane executes: FU-bypassed ones
+//! (every active lane reuses, §3.5 rule 3), the instructions a whole-warp trace hit jumps
+//! over, and those whose active lanes are all inside a skip region; with `group_skip`
+//! (A10) also one cycle per `fu_width`-lane group that has a reused lane and no executed one.
+//!
+//! Analysis modes (model only, spec A1, A5, A7): with `lane_serial` or `table_scope = lane`
+//! each active lane is presented alone, in ascending order (§3.3's per-thread order; lane
+//! tables: one top per lane); with `branch_eligible` a branch is presented as eligible with
+//! its condition as input, "taken" as result and `BRANCH_DST` as destination.
 
 use warpforge_contract::isa::{Format, Instr, Op};
 use warpforge_contract::units::dtm_top::{DtmConfig, DtmModes, BRANCH_DST};

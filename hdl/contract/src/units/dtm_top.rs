@@ -74,6 +74,13 @@
 //! upsert outcome (`dbg_mtt`), the trace-buffer status and commit (`dbg_tb`), the skip
 //! masks (`dbg_skip`).
 //!
+//! # Analysis modes of the model (not the RTL)
+//!
+//! `DtmModel::set_branch_eligible` (A5's `BRANCH_ELIGIBLE`): a request whose `rq_dst` is
+//! `BRANCH_DST` is a branch; in phase 8 every lane of `act` closes its buffer, INTRA or
+//! not, so no trace covers a branch (I3, I4). The other modes (`MODE_PARAMS`) are the
+//! requester's: they change what is presented, not the top.
+//!
 //! # Storage
 //!
 //! The three units' tables (counted as theirs) plus the top's state: per warp the skip mask
