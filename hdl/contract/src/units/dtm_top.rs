@@ -676,4 +676,43 @@ mod tests {
             .contains("at least 2 threads"));
         assert!(cfg(&["tb_pool=40"]).unwrap_err().0.contains("tb_pool = 40"));
     }
+
+    #[test]
+    fn modes_are_split_from_the_top_and_checked() {
+        let sets: Vec<String> = [
+            "mtg_entries=64",
+            "lane_serial=1",
+            "simd_width=16",
+            "fu_width=4",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (top, m) = DtmModes::split(&sets, false).unwrap();
+        assert_eq!(
+            top,
+            vec!["mtg_entries=64".to_string(), "simd_width=16".to_string()]
+        );
+        assert!(m.lane_serial && !m.lane_tables && !m.branch_eligible && !m.group_skip);
+        assert_eq!(m.fu_width, 4);
+        assert!(m.per_lane());
+        // With the RTL answering the analysis modes are refused.
+        let e = DtmModes::split(&sets, true).unwrap_err().0;
+        assert!(e.starts_with("lane_serial = 1: analysis only"), "{e}");
+        let (_, none) = DtmModes::split(&[], true).unwrap();
+        assert_eq!(none, DtmModes::default());
+    }
+
+    #[test]
+    fn a_lane_table_is_a_one_lane_top_of_the_same_sizes() {
+        let c = cfg(&["warps=3"]).unwrap();
+        let l = c.lane_table();
+        assert_eq!((l.simd, l.mtg.simd, l.mtg.ports, l.warps), (1, 1, 1, 3));
+        assert_eq!(
+            (l.mtg.entries, l.mtt.entries),
+            (c.mtg.entries, c.mtt.entries)
+        );
+        assert_eq!((l.tb.threads, l.tb.pool), (3, 3));
+        assert_port_names_ok(&l.ports());
+    }
 }
