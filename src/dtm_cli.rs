@@ -5,11 +5,11 @@
 //! counts against warp mode.
 
 use serde_json::{json, Value};
-use warpforge_contract::units::dtm_top::{DtmConfig, NAME, PARAMS};
+use warpforge_contract::units::dtm_top::{DtmConfig, DtmModes, NAME, PARAMS};
 use warpforge_contract::Params;
 use warpforge_testbench::isa::dtm::{DtmEngine, ModelEngine};
 use warpforge_testbench::isa::kernels::{self, Kernel, SUITE};
-use warpforge_testbench::isa::suite::{run_dtm_case, DtmCase};
+use warpforge_testbench::isa::suite::{run_dtm_case_modes, DtmCase};
 use warpforge_testbench::isa::AsmOptions;
 
 use crate::isa_cli::{size_name, size_of, IsaFail, RunArgs};
@@ -38,6 +38,9 @@ fn case_json(c: &DtmCase) -> Value {
             "partial_trace_hits": s.partial_trace_hits,
             "jumped_warp_instructions": s.jumped,
             "skipped_warp_instructions": s.skipped,
+            "fu_width": s.fu_width,
+            "saved_groups": s.saved_groups,
+            "idle_groups": s.idle_groups,
             "cycles_without": s.cycles_without,
             "saved_cycles": s.saved_cycles,
             "cycles_dtm": s.cycles_dtm,
@@ -101,7 +104,8 @@ pub fn run_dtm(r: &RunArgs) -> Result<(), IsaFail> {
     if r.random.is_some() || r.wave.is_some() {
         return Err("--dtm runs suite kernels: --random and --wave are for --rtl".into());
     }
-    let params = Params::resolve(NAME, PARAMS, None, &r.set).map_err(|e| e.0)?;
+    let (top_sets, modes) = DtmModes::split(&r.set, !r.model_only).map_err(|e| e.0)?;
+    let params = Params::resolve(NAME, PARAMS, None, &top_sets).map_err(|e| e.0)?;
     let cfg = DtmConfig::from_params(&params).map_err(|e| e.0)?;
     let kernels: Vec<&Kernel> = if r.suite {
         if r.kernel.is_some() {
@@ -121,7 +125,7 @@ pub fn run_dtm(r: &RunArgs) -> Result<(), IsaFail> {
         }
     };
     let asm = AsmOptions { dwr_partner: r.dwr };
-    let (seed, sets, model_only) = (r.seed, r.set.clone(), r.model_only);
+    let (seed, sets, model_only) = (r.seed, top_sets, r.model_only);
     let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
         if model_only {
             Ok(Box::new(ModelEngine::new(c)))
@@ -133,7 +137,9 @@ pub fn run_dtm(r: &RunArgs) -> Result<(), IsaFail> {
     let mut cases = vec![];
     for k in kernels {
         let size = size_of(k, size_name(r))?;
-        cases.push(run_dtm_case(k, size, r.seed, &cfg, &asm, &mut make));
+        cases.push(run_dtm_case_modes(
+            k, size, r.seed, &cfg, &modes, &asm, &mut make,
+        ));
     }
     let passed = cases.iter().filter(|c| c.passed()).count();
     let failed = cases.len() - passed;
@@ -143,6 +149,13 @@ pub fn run_dtm(r: &RunArgs) -> Result<(), IsaFail> {
         print_json(&json!({
             "dtm": cfg.module_name(),
             "params": params,
+            "modes": {
+                "table_scope": if modes.lane_tables { "lane" } else { "sm" },
+                "lane_serial": modes.lane_serial as u8,
+                "branch_eligible": modes.branch_eligible as u8,
+                "fu_width": modes.fu_width,
+                "group_skip": modes.group_skip as u8,
+            },
             "engine": engine,
             "size": size_name(r),
             "seed": r.seed,
@@ -154,6 +167,16 @@ pub fn run_dtm(r: &RunArgs) -> Result<(), IsaFail> {
         }));
     } else {
         outln!("DTM {} ({engine})", cfg.module_name());
+        if modes != DtmModes::default() {
+            outln!(
+                "modes: table_scope {}, lane_serial {}, branch_eligible {}, fu_width {}, group_skip {}",
+                if modes.lane_tables { "lane" } else { "sm" },
+                modes.lane_serial as u8,
+                modes.branch_eligible as u8,
+                modes.fu_width,
+                modes.group_skip as u8
+            );
+        }
         outln!("{HEADER}");
         for c in &cases {
             outln!("{}", case_line(c));

@@ -102,3 +102,44 @@ fn suite_kernels_run_with_the_rtl_deciding_reuse() {
     }
     assert!(reused > 0);
 }
+
+/// A10 with the RTL answering: `group_skip` is the SM's issue rule over the top's per-lane
+/// `rsp_exec`, so the saved lane groups counted from the RTL's responses equal those from
+/// the model alone (the same build as above: 128 entries, blocks of 128 threads).
+#[test]
+fn group_skip_counts_from_the_rtl_equal_the_models() {
+    use warpforge_contract::units::dtm_top::{DtmConfig, DtmModes, PARAMS};
+    use warpforge_cosim::dtm_run::RtlEngine;
+    use warpforge_testbench::isa::dtm::{DtmEngine, ModelEngine};
+    use warpforge_testbench::isa::kernels::find;
+    use warpforge_testbench::isa::suite::run_dtm_case_modes;
+    use warpforge_testbench::isa::AsmOptions;
+    let all: Vec<String> = [
+        "mtg_entries=128",
+        "mtt_entries=128",
+        "fu_width=2",
+        "group_skip=1",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let (sets, modes) = DtmModes::split(&all, true).unwrap();
+    let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &sets).unwrap();
+    let cfg = DtmConfig::from_params(&p).unwrap();
+    let k = find("pathfinder").unwrap();
+    let mut rtl = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+        RtlEngine::new(c, &sets, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>)
+    };
+    let mut model =
+        |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> { Ok(Box::new(ModelEngine::new(c))) };
+    let asm = AsmOptions::default();
+    let a = run_dtm_case_modes(k, k.sizes[0], 1, &cfg, &modes, &asm, &mut rtl);
+    let b = run_dtm_case_modes(k, k.sizes[0], 1, &cfg, &modes, &asm, &mut model);
+    assert!(a.passed(), "{}", a.error.unwrap());
+    let (a, b) = (a.stats.unwrap(), b.stats.unwrap());
+    assert!(a.saved_groups > 0);
+    assert_eq!(
+        (a.saved_groups, a.saved_cycles, a.cycles_without),
+        (b.saved_groups, b.saved_cycles, b.cycles_without)
+    );
+}

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use warpforge_contract::units::dtm_mtg::MtgConfig;
-use warpforge_contract::units::dtm_top::{state::*, DtmConfig};
+use warpforge_contract::units::dtm_top::{state::*, DtmConfig, BRANCH_DST};
 use warpforge_contract::Layout;
 
 use crate::dtm_mtg::DtmMtgModel;
@@ -25,6 +25,9 @@ pub enum DtmFault {
     ResultOffByOne,
     /// A trace's first output value is delivered one too high (I2 on traces).
     TraceValueOffByOne,
+    /// Under `branch_eligible` an INTRA branch is appended to its thread's trace (a trace
+    /// then ends in a branch and resumes after it even where the branch was taken).
+    BranchEntersTrace,
 }
 
 /// FNV-1a: port names are looked up ~100 times a cycle; SipHash dominated the model's time.
@@ -213,6 +216,9 @@ pub struct DtmModel {
     ev: DtmEvents,
     err: Option<String>,
     fault: Option<DtmFault>,
+    /// Analysis mode A5 (`branch_eligible`, model only): a request with destination
+    /// `BRANCH_DST` is a branch; every lane's trace buffer closes on it.
+    branch_eligible: bool,
 }
 
 fn mask(b: usize) -> u64 {
@@ -245,12 +251,19 @@ impl DtmModel {
             ev: DtmEvents::default(),
             err: None,
             fault: None,
+            branch_eligible: false,
             cfg: cfg.clone(),
         }
     }
 
     pub fn inject_fault(&mut self, f: Option<DtmFault>) {
         self.fault = f;
+    }
+
+    /// A5's analysis mode: branches (destination `BRANCH_DST`) may hit the MTG but never
+    /// enter a trace, so every trace stays straight-line (`npc = pc + len·isz`, I4).
+    pub fn set_branch_eligible(&mut self, on: bool) {
+        self.branch_eligible = on;
     }
 
     pub fn config(&self) -> &DtmConfig {
@@ -286,7 +299,14 @@ impl DtmModel {
 
     /// The units' inputs for this cycle.
     fn drive_units(&mut self, reset: bool) {
-        let intra = self.hitm() & !self.inter();
+        let branch = self.branch_eligible
+            && self.s.dst == BRANCH_DST
+            && self.fault != Some(DtmFault::BranchEntersTrace);
+        let intra = if branch {
+            0
+        } else {
+            self.hitm() & !self.inter()
+        };
         let (c, s) = (&self.cfg, &self.s);
         let (v, u, n) = (c.val_bits(), c.mtg.uid_bits, c.simd);
         let st = s.state;

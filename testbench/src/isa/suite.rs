@@ -280,7 +280,23 @@ pub fn run_dtm_case(
     asm: &AsmOptions,
     make: &mut super::dtm::MakeEngine,
 ) -> DtmCase {
-    use super::dtm::{check_counts, run_dtm, warps_needed};
+    let modes = warpforge_contract::units::dtm_top::DtmModes::default();
+    run_dtm_case_modes(k, size, seed, cfg, &modes, asm, make)
+}
+
+/// [`run_dtm_case`] under the execution mode's analysis and cycle-model modes; with
+/// `table_scope = lane` `make` is called once per lane with the lane's table
+/// configuration (`DtmConfig::lane_table`).
+pub fn run_dtm_case_modes(
+    k: &Kernel,
+    size: u32,
+    seed: u64,
+    cfg: &warpforge_contract::units::dtm_top::DtmConfig,
+    modes: &warpforge_contract::units::dtm_top::DtmModes,
+    asm: &AsmOptions,
+    make: &mut super::dtm::MakeEngine,
+) -> DtmCase {
+    use super::dtm::{check_counts, run_dtm_modes, warps_needed};
     let mut r = DtmCase {
         kernel: k.name,
         size,
@@ -302,7 +318,19 @@ pub fn run_dtm_case(
     };
     let start = Instant::now();
     let c = cfg.with_warps(warps_needed(&m, cfg));
-    let run = make(&c).and_then(|mut e| run_dtm(&mut m, &c, e.as_mut()));
+    let (n, ec) = if modes.lane_tables {
+        (c.simd, c.lane_table())
+    } else {
+        (1, c.clone())
+    };
+    let run = (0..n)
+        .map(|_| make(&ec))
+        .collect::<Result<Vec<_>, String>>()
+        .and_then(|mut es| {
+            let engines: Vec<&mut dyn super::dtm::DtmEngine> =
+                es.iter_mut().map(|e| &mut **e as _).collect();
+            run_dtm_modes(&mut m, &c, modes, engines)
+        });
     r.seconds = start.elapsed().as_secs_f64();
     match run {
         Err(e) => r.error = Some(e),

@@ -74,6 +74,13 @@
 //! upsert outcome (`dbg_mtt`), the trace-buffer status and commit (`dbg_tb`), the skip
 //! masks (`dbg_skip`).
 //!
+//! # Analysis modes of the model (not the RTL)
+//!
+//! `DtmModel::set_branch_eligible` (A5's `BRANCH_ELIGIBLE`): a request whose `rq_dst` is
+//! `BRANCH_DST` is a branch; in phase 8 every lane of `act` closes its buffer, INTRA or
+//! not, so no trace covers a branch (I3, I4). The other modes (`MODE_PARAMS`) are the
+//! requester's: they change what is presented, not the top.
+//!
 //! # Storage
 //!
 //! The three units' tables (counted as theirs) plus the top's state: per warp the skip mask
@@ -475,6 +482,153 @@ impl DtmConfig {
     }
 }
 
+/// The destination rid a requester gives a branch under `branch_eligible` (analysis only):
+/// no register has it (a predicate index above the ISA's), and the model closes every
+/// lane's trace buffer on such a request, so traces stay straight-line (A5).
+pub const BRANCH_DST: u64 = 0x1FF;
+
+/// Parameters of the DTM execution mode that are not the top's hardware: analysis modes of
+/// the model (A1, A5, A7) and the cycle model's SIMD width (A10, A20). `run --suite --dtm`
+/// takes them with `--set` beside the top's.
+pub const MODE_PARAMS: &[ParamSpec] = &[
+    ParamSpec::choice(
+        "table_scope",
+        &["sm", "lane"],
+        "sm",
+        "A1: one MTG/MTT pair per SM, or one per lane (Table 1's reading; model only)",
+    ),
+    ParamSpec::int(
+        "lane_serial",
+        0,
+        1,
+        0,
+        "A7: 1 = lanes of one warp instruction see each other's upserts in lane order (the paper's serial analysis; model only)",
+    ),
+    ParamSpec::int(
+        "branch_eligible",
+        0,
+        1,
+        0,
+        "A5: 1 = branches are MTG-eligible (key: PC and condition; result: taken); model only",
+    ),
+    ParamSpec::int(
+        "fu_width",
+        0,
+        32,
+        0,
+        "cycle model: lanes the functional unit runs per cycle (0 = simd_width); a warp instruction takes ceil(simd_width / fu_width) cycles",
+    ),
+    ParamSpec::int(
+        "group_skip",
+        0,
+        1,
+        0,
+        "A10: 1 = fu_width-lane groups whose active lanes all reuse take no cycle",
+    ),
+];
+
+/// The analysis and cycle-model modes of the DTM execution mode (`MODE_PARAMS`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DtmModes {
+    /// A1 `TABLE_SCOPE = lane`: one table pair per lane.
+    pub lane_tables: bool,
+    /// A7 `LANE_SERIAL`.
+    pub lane_serial: bool,
+    /// A5 `BRANCH_ELIGIBLE`.
+    pub branch_eligible: bool,
+    /// Lanes per FU cycle (the SIMD width); 0: the top's `simd_width`.
+    pub fu_width: usize,
+    /// A10 `GROUP_SKIP`.
+    pub group_skip: bool,
+}
+
+impl DtmModes {
+    /// Splits `sets` into the top's and the modes'; checks the modes against the top
+    /// (`simd_width`) and the engine (`rtl`: the `dtm` RTL answers). Errors are one line
+    /// naming the parameter and what is allowed.
+    pub fn split(sets: &[String], rtl: bool) -> Result<(Vec<String>, DtmModes), ParamError> {
+        let is_mode = |s: &String| {
+            let key = s.split('=').next().unwrap_or("");
+            MODE_PARAMS.iter().any(|p| p.name == key)
+        };
+        let (mode_sets, top): (Vec<String>, Vec<String>) = sets.iter().cloned().partition(is_mode);
+        let p = Params::resolve("dtm (execution mode)", MODE_PARAMS, None, &mode_sets)?;
+        let simd = Params::resolve(NAME, PARAMS, None, &top)
+            .map(|t| t.usize("simd_width"))
+            .unwrap_or(8);
+        let fu = match p.usize("fu_width") {
+            0 => simd,
+            f => f,
+        };
+        let m = DtmModes {
+            lane_tables: p.str("table_scope") == "lane",
+            lane_serial: p.int("lane_serial") == 1,
+            branch_eligible: p.int("branch_eligible") == 1,
+            fu_width: p.usize("fu_width"),
+            group_skip: p.int("group_skip") == 1,
+        };
+        if fu > simd {
+            return Err(ParamError(format!(
+                "fu_width = {fu}: at most simd_width = {simd} (the warp's lanes), or 0 for simd_width"
+            )));
+        }
+        if m.group_skip && fu == simd {
+            return Err(ParamError(format!(
+                "group_skip = 1: needs a SIMD width below the warp size: fu_width < simd_width = {simd} (e.g. fu_width=8 with simd_width=32, the paper's core)"
+            )));
+        }
+        if rtl {
+            let model_only = [
+                (
+                    m.lane_tables,
+                    "table_scope = lane",
+                    "the dtm RTL has one table pair per SM",
+                ),
+                (
+                    m.lane_serial,
+                    "lane_serial = 1",
+                    "the dtm RTL looks up in parallel (A7)",
+                ),
+                (
+                    m.branch_eligible,
+                    "branch_eligible = 1",
+                    "branches are never eligible in the RTL (A5)",
+                ),
+            ];
+            if let Some((_, what, why)) = model_only.iter().find(|x| x.0) {
+                return Err(ParamError(format!(
+                    "{what}: analysis only, with --model-only ({why})"
+                )));
+            }
+        }
+        Ok((top, m))
+    }
+
+    /// The lanes are presented to the tables one at a time, each with its own trace (§3.3's
+    /// per-thread reference semantics): under `lane_serial` and with per-lane tables.
+    pub fn per_lane(&self) -> bool {
+        self.lane_tables || self.lane_serial
+    }
+}
+
+impl DtmConfig {
+    /// The top of one lane's tables under `table_scope = lane`: a one-lane warp (thread =
+    /// the warp), the same table sizes, one MTG bank.
+    pub fn lane_table(&self) -> DtmConfig {
+        let mut c = self.clone();
+        c.simd = 1;
+        c.mtg.simd = 1;
+        c.mtg.ports = 1;
+        c.tb.threads = self.warps.max(2);
+        c.tb.pool = if self.tb.per_thread() {
+            c.tb.threads
+        } else {
+            self.tb.pool.min(c.tb.threads)
+        };
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -521,5 +675,44 @@ mod tests {
             .0
             .contains("at least 2 threads"));
         assert!(cfg(&["tb_pool=40"]).unwrap_err().0.contains("tb_pool = 40"));
+    }
+
+    #[test]
+    fn modes_are_split_from_the_top_and_checked() {
+        let sets: Vec<String> = [
+            "mtg_entries=64",
+            "lane_serial=1",
+            "simd_width=16",
+            "fu_width=4",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let (top, m) = DtmModes::split(&sets, false).unwrap();
+        assert_eq!(
+            top,
+            vec!["mtg_entries=64".to_string(), "simd_width=16".to_string()]
+        );
+        assert!(m.lane_serial && !m.lane_tables && !m.branch_eligible && !m.group_skip);
+        assert_eq!(m.fu_width, 4);
+        assert!(m.per_lane());
+        // With the RTL answering the analysis modes are refused.
+        let e = DtmModes::split(&sets, true).unwrap_err().0;
+        assert!(e.starts_with("lane_serial = 1: analysis only"), "{e}");
+        let (_, none) = DtmModes::split(&[], true).unwrap();
+        assert_eq!(none, DtmModes::default());
+    }
+
+    #[test]
+    fn a_lane_table_is_a_one_lane_top_of_the_same_sizes() {
+        let c = cfg(&["warps=3"]).unwrap();
+        let l = c.lane_table();
+        assert_eq!((l.simd, l.mtg.simd, l.mtg.ports, l.warps), (1, 1, 1, 3));
+        assert_eq!(
+            (l.mtg.entries, l.mtt.entries),
+            (c.mtg.entries, c.mtt.entries)
+        );
+        assert_eq!((l.tb.threads, l.tb.pool), (3, 3));
+        assert_port_names_ok(&l.ports());
     }
 }
