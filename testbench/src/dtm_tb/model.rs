@@ -691,7 +691,12 @@ pub(crate) fn src_words(cfg: &TbConfig) -> (usize, usize) {
 
 /// [`pack_srcs`] into the port words (every word of the two ports rewritten); returns
 /// `ev_src_v`.
-pub(crate) fn put_srcs(cfg: &TbConfig, srcs: &[(u64, u64)], rid: &mut [u64], val: &mut [u64]) -> u64 {
+pub(crate) fn put_srcs(
+    cfg: &TbConfig,
+    srcs: &[(u64, u64)],
+    rid: &mut [u64],
+    val: &mut [u64],
+) -> u64 {
     let v = cfg.val_bits;
     let (nr, nv) = src_words(cfg);
     rid[..nr].iter_mut().for_each(|w| *w = 0);
