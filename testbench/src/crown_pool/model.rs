@@ -25,12 +25,17 @@ pub struct PoolEntry {
 }
 
 impl PoolEntry {
-    /// `self = e` reusing `thi`'s buffer (no allocation once it holds `w` lanes).
-    fn assign(&mut self, e: &PoolEntry) {
+    /// `self = e` with its warp [`Warp::normalized`] to `w` lanes, reusing `thi`'s buffer
+    /// (no allocation once it holds `w` lanes).
+    fn assign_normalized(&mut self, e: &PoolEntry, w: usize) {
+        let lanes = e.warp.lanes;
         self.warp.pc = e.warp.pc;
-        self.warp.lanes = e.warp.lanes;
+        self.warp.lanes = lanes;
         self.warp.thi.clear();
-        self.warp.thi.extend_from_slice(&e.warp.thi);
+        self.warp.thi.extend((0..w).map(|l| match lanes >> l & 1 {
+            1 => e.warp.thi.get(l).copied().unwrap_or(0),
+            _ => 0,
+        }));
         self.slot = e.slot;
     }
 }
@@ -56,8 +61,9 @@ pub struct IssuePool {
     entries: Vec<Option<PoolEntry>>,
     /// Freed entries' storage, reused by refills (no allocation per refill).
     spare: Vec<PoolEntry>,
-    /// Entry e valid at bit e (pool ≤ 16), kept with `entries`.
+    /// Entry e valid at bit e (pool ≤ 16), and how many, kept with `entries`.
     valid: u64,
+    count: usize,
     /// The entry issued most recently.
     last: usize,
     cycles: u64,
@@ -66,6 +72,7 @@ pub struct IssuePool {
     /// The entry the last cycle refilled (and did not issue).
     refilled: Option<usize>,
     held: Held,
+    track: bool,
     pub ev: PoolEvents,
 }
 
@@ -82,11 +89,12 @@ struct Held {
 }
 
 impl Held {
-    fn new() -> Held {
+    /// Empty sets; `track` false leaves them stale from the start (a pool nobody checks).
+    fn new(track: bool) -> Held {
         Held {
             threads: [0; 64],
             slots: [0; 64],
-            clash: false,
+            clash: !track,
         }
     }
 }
@@ -97,6 +105,16 @@ const FULL_CHECK_PERIOD: u64 = 256;
 
 impl IssuePool {
     pub fn new(cfg: &PoolConfig) -> IssuePool {
+        Self::with_tracking(cfg, true)
+    }
+
+    /// A pool without the held sets: for a stimulus's shadow pool, whose invariants nobody
+    /// checks ([`IssuePool::check`] still works: it rescans).
+    pub(crate) fn untracked(cfg: &PoolConfig) -> IssuePool {
+        Self::with_tracking(cfg, false)
+    }
+
+    fn with_tracking(cfg: &PoolConfig, track: bool) -> IssuePool {
         let empty = PoolEntry {
             warp: Warp {
                 pc: 0,
@@ -109,12 +127,14 @@ impl IssuePool {
             entries: vec![None; cfg.pool],
             spare: vec![empty; cfg.pool],
             valid: 0,
+            count: 0,
             last: cfg.pool - 1,
             cycles: 0,
             violation: None,
             fault: None,
             refilled: None,
-            held: Held::new(),
+            held: Held::new(track),
+            track,
             ev: PoolEvents::default(),
             cfg: cfg.clone(),
         }
@@ -132,9 +152,10 @@ impl IssuePool {
             }
         }
         self.valid = 0;
+        self.count = 0;
         self.last = self.cfg.pool - 1;
         self.refilled = None;
-        self.held = Held::new();
+        self.held = Held::new(self.track);
     }
 
     pub fn entries(&self) -> &[Option<PoolEntry>] {
@@ -145,7 +166,7 @@ impl IssuePool {
         self.entries[i].as_ref()
     }
     pub fn count(&self) -> usize {
-        self.valid.count_ones() as usize
+        self.count
     }
     pub fn has_free(&self) -> bool {
         self.count() < self.cfg.pool
@@ -164,7 +185,8 @@ impl IssuePool {
             Some(PoolFault::SearchFromLast) => self.last,
             Some(PoolFault::LowestFirst) => 0,
             None => self.last + 1,
-        } % n;
+        };
+        let start = if start >= n { start - n } else { start };
         // Entries start.. first, then 0..start.
         let v = self.valid;
         let i = match v >> start {
@@ -210,10 +232,10 @@ impl IssuePool {
                     self.ev.refills += 1;
                     // Stored as tables store warps: thi zero outside the lanes.
                     let mut x = self.spare.pop().unwrap_or_default();
-                    x.assign(e);
-                    x.warp.normalize(self.cfg.common.w);
+                    x.assign_normalized(e, self.cfg.common.w);
                     self.entries[f] = Some(x);
                     self.valid |= 1 << f;
+                    self.count += 1;
                     self.hold(f);
                 }
                 None => {
@@ -228,7 +250,9 @@ impl IssuePool {
         }
         let mut issued = None;
         if let (true, Some(s)) = (issue, selected) {
-            if s != (self.last + 1) % n {
+            // The entry after `last`, modulo n without a division.
+            let next = if self.last + 1 == n { 0 } else { self.last + 1 };
+            if s != next {
                 self.ev.lrr_skips += 1;
             }
             if s <= self.last {
@@ -243,6 +267,7 @@ impl IssuePool {
                 self.spare.push(x);
             }
             self.valid &= !(1 << s);
+            self.count -= 1;
             self.last = s;
             issued = Some(s);
         }

@@ -88,7 +88,7 @@ impl CrownPoolStimulus {
         CrownPoolStimulus {
             rng: Rng::new(seed),
             p: Ports::new(cfg),
-            shadow: IssuePool::new(cfg),
+            shadow: IssuePool::untracked(cfg),
             phase_left: 0,
             p_ref: 32,
             p_iss: 32,
