@@ -760,14 +760,13 @@ impl DtmMttModel {
 impl Model for DtmMttModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.outputs(outputs);
-        let mut inp = std::mem::take(&mut self.inp);
-        decode_into(&self.table.cfg, &self.p, inputs, &mut inp);
-        if inp.reset {
+        // Decoded in place: the inputs hold a whole row (moving them costs a copy).
+        decode_into(&self.table.cfg, &self.p, inputs, &mut self.inp);
+        if self.inp.reset {
             self.table.reset();
         } else {
-            self.table.cycle(&inp);
+            self.table.cycle(&self.inp);
         }
-        self.inp = inp;
     }
 
     fn check_invariants(&self) -> Result<(), String> {
