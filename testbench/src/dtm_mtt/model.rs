@@ -5,6 +5,7 @@ use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, MttConfig
 use warpforge_contract::Layout;
 
 use crate::Model;
+use std::cell::Cell;
 
 /// A deliberate model bug, for tests that show lockstep catches a wrong RTL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +157,10 @@ pub struct Mtt {
     /// Stage 2's matches as [`DtmMttModel`]'s outputs found them this cycle (the edge reads
     /// the same state).
     s2_matches: Option<(usize, [usize; 32])>,
+    /// Per set: its rows or valid bits changed since [`Mtt::check`] last found its I4 and I6
+    /// holding (a set's keys change only then, so a clean set needs no rescan; a cell, as
+    /// the check reads the state).
+    keys_changed: Vec<Cell<bool>>,
     /// A candidate buffer for the next lookup in stage 3 (reused, not reallocated).
     spare_cands: Vec<(usize, Trace, u64)>,
     fault: Option<MttFault>,
@@ -184,6 +189,7 @@ impl Mtt {
             rank_image: vec![0; (e * cfg.way_bits()).div_ceil(64)],
             last: LastCycle::default(),
             row_i4: vec![0; e],
+            keys_changed: vec![Cell::new(true); cfg.sets()],
             s2_matches: None,
             spare_cands: vec![],
             fault: None,
@@ -212,6 +218,7 @@ impl Mtt {
             self.valid[i] = false;
             self.set_rank(i, i % w);
         }
+        self.keys_changed.iter().for_each(|c| c.set(true));
         self.valid_image.iter_mut().for_each(|x| *x = 0);
         self.s2 = None;
         self.s3 = None;
@@ -252,6 +259,7 @@ impl Mtt {
 
     fn set_valid(&mut self, i: usize, v: bool) {
         self.valid[i] = v;
+        self.keys_changed[i / self.cfg.ways].set(true);
         let bit = 1u64 << (i % 64);
         if v {
             self.valid_image[i / 64] |= bit;
@@ -453,6 +461,7 @@ impl Mtt {
                 self.valid[i] = false;
             }
             self.valid_image.iter_mut().for_each(|x| *x = 0);
+            self.keys_changed.iter().for_each(|c| c.set(true));
         }
         // Stage 1.
         self.s2 = if let Some((kid, pc)) = inp.lookup {
@@ -492,6 +501,9 @@ impl Mtt {
                 }
                 seen |= 1 << r;
             }
+            if !self.keys_changed[set].get() {
+                continue;
+            }
             for k in 0..w {
                 if !self.valid[base + k] {
                     continue;
@@ -512,6 +524,8 @@ impl Mtt {
                     }
                 }
             }
+            // Until the set's keys change again, the scan above would pass again.
+            self.keys_changed[set].set(false);
         }
         for &(set, way) in &self.last.mru {
             if self.rank[set * w + way] != 0 {
