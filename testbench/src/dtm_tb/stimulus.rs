@@ -141,11 +141,12 @@ impl Stimulus for DtmTbStimulus {
         x[p.ev_pc] = self.rng.next_u64() & pm;
         x[p.ev_dst] = self.rng.below(512);
         x[p.ev_res] = self.rng.next_u64() & vm;
+        // Packed only where no instruction's sources replace them.
         let noise = [(self.rng.below(512), self.rng.next_u64() & vm); 3];
-        self.put_srcs(x, &noise);
         x[p.ev_src_v] = self.rng.below(8);
         if !self.rng.chance(self.p_event, 64) {
             x[p.ev_tid] = self.rng.below(c.threads as u64);
+            self.put_srcs(x, &noise);
             return;
         }
         if !self.rng.chance(self.p_same, 64) {
@@ -160,6 +161,7 @@ impl Stimulus for DtmTbStimulus {
             // A delimiter still moves the thread on.
             let th = &mut self.threads[k];
             th.pc = (th.pc + c.isz as u64) & pm;
+            self.put_srcs(x, &noise);
             return;
         }
         if self.rng.chance(1, 60) {
