@@ -20,7 +20,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
 /// Cycles per batch handed to the RTL.
-const CHUNK: usize = 4096;
+const CHUNK: usize = 256;
 /// Cycles of waveform kept before a failure when replaying with `--wave`.
 pub const WAVE_WINDOW: u64 = 2000;
 
@@ -419,11 +419,7 @@ pub fn run_design(
         coverage: Coverage::default(),
     };
     // Bit toggles per output word (summed per port at the end: ports are whole words).
-    let mut word_toggles = vec![0u64; ow];
-    // The previous cycle's outputs, when it was out of reset (one buffer, reused: this runs
-    // every cycle).
-    let mut last_out = vec![0u64; ow];
-    let mut have_last = false;
+    let mut toggles = Toggles::new(ow);
     let t0 = Instant::now();
     let mut last_progress = Instant::now();
     let mut done = 0u64;
@@ -433,24 +429,18 @@ pub fn run_design(
         for c in 0..n {
             let cycle = done + c as u64;
             let inp = &mut inputs[c * iw..(c + 1) * iw];
+            // The stimulus sees the previous cycle's outputs where the model wrote them.
+            let (before, rest) = expected.split_at_mut(c * ow);
+            let prev_out = match c {
+                0 => &prev[..],
+                _ => &before[(c - 1) * ow..],
+            };
             match &mut source {
-                Source::Random(stim) => stim.next(cycle, &prev, inp),
+                Source::Random(stim) => stim.next(cycle, prev_out, inp),
                 Source::Trace(t) => inp.copy_from_slice(&t[cycle as usize]),
             }
-            let exp = &mut expected[c * ow..(c + 1) * ow];
+            let exp = &mut rest[..ow];
             model.step(inp, exp);
-            prev.copy_from_slice(exp);
-            if reset.is_some_and(|r| inp[r] & 1 == 1) {
-                have_last = false;
-            } else {
-                if have_last {
-                    for ((t, a), b) in word_toggles.iter_mut().zip(exp.iter()).zip(&last_out) {
-                        *t += (a ^ b).count_ones() as u64;
-                    }
-                }
-                last_out.copy_from_slice(exp);
-                have_last = true;
-            }
             if let Some((log, _)) = &mut state_log {
                 if cycle >= wave_from {
                     let _ = writeln!(
@@ -471,6 +461,8 @@ pub fn run_design(
                 }
             }
         }
+        prev.copy_from_slice(&expected[(ran - 1) * ow..ran * ow]);
+        toggles.add(&expected[..ran * ow], &inputs[..ran * iw], iw, reset);
         rtl.run(&inputs[..ran * iw], &mut actual[..ran * ow]);
         for c in 0..ran {
             let cycle = done + c as u64;
@@ -491,11 +483,13 @@ pub fn run_design(
             if in_reset {
                 continue;
             }
+            // One test per cycle, not one branch per word.
             let differs = exp
                 .iter()
                 .zip(act)
                 .zip(&masks)
-                .any(|((e, a), m)| (e ^ a) & m != 0);
+                .fold(0, |d, ((e, a), m)| d | (e ^ a) & m)
+                != 0;
             if differs {
                 let (slot, e, a) = first_difference(&layout, exp, act)
                     .expect("a differing word belongs to a port");
@@ -543,10 +537,77 @@ pub fn run_design(
     let toggles: Vec<u64> = layout
         .outputs
         .iter()
-        .map(|s| word_toggles[s.offset..s.offset + s.words].iter().sum())
+        .map(|s| toggles.per_word[s.offset..s.offset + s.words].iter().sum())
         .collect();
     report.coverage = Coverage::new(&layout, &toggles, &model.events(), report.cycles);
     Ok(report)
+}
+
+/// Bit flips of the model's outputs between consecutive cycles out of reset, per word.
+struct Toggles {
+    per_word: Vec<u64>,
+    /// The last cycle's outputs before the current chunk, when it was out of reset.
+    last: Vec<u64>,
+    have_last: bool,
+}
+
+impl Toggles {
+    fn new(ow: usize) -> Toggles {
+        Toggles {
+            per_word: vec![0; ow],
+            last: vec![0; ow],
+            have_last: false,
+        }
+    }
+
+    /// Adds a chunk: `outs` and `ins` hold its cycles' outputs and inputs back to back.
+    fn add(&mut self, outs: &[u64], ins: &[u64], iw: usize, reset: Option<usize>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has the instruction the function is compiled for.
+            return unsafe { self.add_popcnt(outs, ins, iw, reset) };
+        }
+        self.add_any(outs, ins, iw, reset)
+    }
+
+    /// [`Toggles::add`] with the population count in one instruction (the generic one is
+    /// a dozen per word, and this runs on every output word of every cycle).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "popcnt")]
+    unsafe fn add_popcnt(&mut self, outs: &[u64], ins: &[u64], iw: usize, reset: Option<usize>) {
+        self.add_any(outs, ins, iw, reset)
+    }
+
+    #[inline(always)]
+    fn add_any(&mut self, outs: &[u64], ins: &[u64], iw: usize, reset: Option<usize>) {
+        let ow = self.per_word.len();
+        if ow == 0 {
+            return;
+        }
+        // Index of the previous out-of-reset cycle in this chunk (None: `self.last`).
+        let mut prev: Option<usize> = None;
+        for (c, out) in outs.chunks_exact(ow).enumerate() {
+            if reset.is_some_and(|r| ins[c * iw + r] & 1 == 1) {
+                self.have_last = false;
+                prev = None;
+                continue;
+            }
+            if self.have_last {
+                let last = match prev {
+                    Some(p) => &outs[p * ow..(p + 1) * ow],
+                    None => &self.last[..],
+                };
+                for ((t, a), b) in self.per_word.iter_mut().zip(out).zip(last) {
+                    *t += (a ^ b).count_ones() as u64;
+                }
+            }
+            self.have_last = true;
+            prev = Some(c);
+        }
+        if let Some(p) = prev {
+            self.last.copy_from_slice(&outs[p * ow..(p + 1) * ow]);
+        }
+    }
 }
 
 /// Check a recorded stimulus against the unit's input protocol before anything is built: a

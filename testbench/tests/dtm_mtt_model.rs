@@ -4,7 +4,9 @@
 
 use warpforge_contract::units::dtm_mtt::{self, MttConfig};
 use warpforge_contract::{Layout, Params};
-use warpforge_testbench::dtm_mtt::{spec_vectors, DtmMttModel, DtmMttStimulus, MttFault};
+use warpforge_testbench::dtm_mtt::{
+    ctx_words, spec_vectors, DtmMttModel, DtmMttStimulus, MttFault,
+};
 use warpforge_testbench::harness::{self, first_failure, io_trace, run_vector};
 use warpforge_testbench::Model;
 
@@ -107,4 +109,38 @@ fn stimulus_is_reproducible() {
     };
     assert_eq!(run(9), run(9));
     assert_ne!(run(9), run(10));
+}
+
+/// I4 is worked out when a row is written: an upsert of a row with a bad length or a rid
+/// twice in a context fails the check in the cycle its write lands, naming the set and way.
+#[test]
+fn a_bad_row_fails_i4_in_the_cycle_it_is_written() {
+    let c = cfg(&["entries=16", "ways=4"]);
+    let l = Layout::new(&c.ports());
+    let at = |n: &str| l.input(n).unwrap().offset;
+    let two = [Some((3, 1)), Some((3, 2)), None, None];
+    let one = [Some((3, 1)), None, None, None];
+    for (len, ic, want) in [(1, one, "len 1"), (2, two, "repeated rid")] {
+        let mut m = DtmMttModel::new(&c);
+        let mut out = vec![0u64; l.out_words];
+        let mut x = vec![0u64; l.in_words];
+        x[at("reset")] = 1;
+        m.step(&x, &mut out);
+        x[at("reset")] = 0;
+        x[at("up_valid")] = 1;
+        x[at("up_pc")] = 0x40;
+        x[at("up_npc")] = 0x40 + 8 * len;
+        x[at("up_len")] = len;
+        for (o, w) in [
+            (at("up_ic"), ctx_words(&c, &ic)),
+            (at("up_oc"), ctx_words(&c, &one)),
+        ] {
+            x[o..o + w.len()].copy_from_slice(&w);
+        }
+        m.step(&x, &mut out);
+        assert_eq!(m.check_invariants(), Ok(()));
+        m.step(&vec![0u64; l.in_words], &mut out);
+        let e = m.check_invariants().unwrap_err();
+        assert!(e.starts_with("I4: set ") && e.ends_with(want), "{e}");
+    }
 }

@@ -1,7 +1,7 @@
 //! The issue pool ([`IssuePool`]) as a plain struct the `crown` top model composes, and the
 //! port-level unit model ([`CrownPoolModel`]).
 
-use warpforge_contract::units::crown::{unpack_thi, Warp};
+use warpforge_contract::units::crown::Warp;
 use warpforge_contract::units::crown_pool::PoolConfig;
 use warpforge_contract::Layout;
 
@@ -18,10 +18,26 @@ pub enum PoolFault {
 }
 
 /// One pool entry: the warp and its second-level row (A6).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PoolEntry {
     pub warp: Warp,
     pub slot: usize,
+}
+
+impl PoolEntry {
+    /// `self = e` with its warp [`Warp::normalized`] to `w` lanes, reusing `thi`'s buffer
+    /// (no allocation once it holds `w` lanes).
+    fn assign_normalized(&mut self, e: &PoolEntry, w: usize) {
+        let lanes = e.warp.lanes;
+        self.warp.pc = e.warp.pc;
+        self.warp.lanes = lanes;
+        self.warp.thi.clear();
+        self.warp.thi.extend((0..w).map(|l| match lanes >> l & 1 {
+            1 => e.warp.thi.get(l).copied().unwrap_or(0),
+            _ => 0,
+        }));
+        self.slot = e.slot;
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,6 +59,11 @@ pub struct PoolEvents {
 pub struct IssuePool {
     cfg: PoolConfig,
     entries: Vec<Option<PoolEntry>>,
+    /// Freed entries' storage, reused by refills (no allocation per refill).
+    spare: Vec<PoolEntry>,
+    /// Entry e valid at bit e (pool ≤ 16), and how many, kept with `entries`.
+    valid: u64,
+    count: usize,
     /// The entry issued most recently.
     last: usize,
     cycles: u64,
@@ -50,7 +71,32 @@ pub struct IssuePool {
     fault: Option<PoolFault>,
     /// The entry the last cycle refilled (and did not issue).
     refilled: Option<usize>,
+    held: Held,
+    track: bool,
     pub ev: PoolEvents,
+}
+
+/// The threads (`c.thread(l, t)` as bits) and second-level rows the valid entries hold, kept
+/// with each refill, issue and reset, so that a refill's distinctness is checked against
+/// them (O(w)) rather than by rescanning the pool. `clash` records a refill that broke
+/// distinctness (or the lane rule): from then on the sets no longer mirror the pool and
+/// [`IssuePool::check`] rescans it.
+#[derive(Clone, Debug)]
+struct Held {
+    threads: [u64; 64],
+    slots: [u64; 64],
+    clash: bool,
+}
+
+impl Held {
+    /// Empty sets; `track` false leaves them stale from the start (a pool nobody checks).
+    fn new(track: bool) -> Held {
+        Held {
+            threads: [0; 64],
+            slots: [0; 64],
+            clash: !track,
+        }
+    }
 }
 
 /// [`IssuePool::check`] checks the pool's contents in every cycle with a refill and every
@@ -59,13 +105,36 @@ const FULL_CHECK_PERIOD: u64 = 256;
 
 impl IssuePool {
     pub fn new(cfg: &PoolConfig) -> IssuePool {
+        Self::with_tracking(cfg, true)
+    }
+
+    /// A pool without the held sets: for a stimulus's shadow pool, whose invariants nobody
+    /// checks ([`IssuePool::check`] still works: it rescans).
+    pub(crate) fn untracked(cfg: &PoolConfig) -> IssuePool {
+        Self::with_tracking(cfg, false)
+    }
+
+    fn with_tracking(cfg: &PoolConfig, track: bool) -> IssuePool {
+        let empty = PoolEntry {
+            warp: Warp {
+                pc: 0,
+                lanes: 0,
+                thi: vec![0; cfg.common.w],
+            },
+            slot: 0,
+        };
         IssuePool {
             entries: vec![None; cfg.pool],
+            spare: vec![empty; cfg.pool],
+            valid: 0,
+            count: 0,
             last: cfg.pool - 1,
             cycles: 0,
             violation: None,
             fault: None,
             refilled: None,
+            held: Held::new(track),
+            track,
             ev: PoolEvents::default(),
             cfg: cfg.clone(),
         }
@@ -77,16 +146,27 @@ impl IssuePool {
 
     /// Every entry invalid; the first selection searches from entry 0.
     pub fn reset(&mut self) {
-        self.entries.iter_mut().for_each(|e| *e = None);
+        for e in self.entries.iter_mut() {
+            if let Some(x) = e.take() {
+                self.spare.push(x);
+            }
+        }
+        self.valid = 0;
+        self.count = 0;
         self.last = self.cfg.pool - 1;
         self.refilled = None;
+        self.held = Held::new(self.track);
     }
 
     pub fn entries(&self) -> &[Option<PoolEntry>] {
         &self.entries
     }
+    /// Entry `i` if valid.
+    pub fn entry(&self, i: usize) -> Option<&PoolEntry> {
+        self.entries[i].as_ref()
+    }
     pub fn count(&self) -> usize {
-        self.entries.iter().filter(|e| e.is_some()).count()
+        self.count
     }
     pub fn has_free(&self) -> bool {
         self.count() < self.cfg.pool
@@ -106,9 +186,15 @@ impl IssuePool {
             Some(PoolFault::LowestFirst) => 0,
             None => self.last + 1,
         };
-        (0..n)
-            .map(|k| (start + k) % n)
-            .find_map(|i| self.entries[i].as_ref().map(|e| (i, e)))
+        let start = if start >= n { start - n } else { start };
+        // Entries start.. first, then 0..start.
+        let v = self.valid;
+        let i = match v >> start {
+            0 if v == 0 => return None,
+            0 => v.trailing_zeros() as usize,
+            hi => start + hi.trailing_zeros() as usize,
+        };
+        self.entries[i].as_ref().map(|e| (i, e))
     }
 
     /// One clock cycle from start-of-cycle state: `refill` goes to the lowest free entry,
@@ -119,6 +205,15 @@ impl IssuePool {
         refill: Option<PoolEntry>,
         issue: bool,
     ) -> (Option<usize>, Option<usize>) {
+        self.cycle_ref(refill.as_ref(), issue)
+    }
+
+    /// [`IssuePool::cycle`] copying the refill into the entry's storage.
+    pub fn cycle_ref(
+        &mut self,
+        refill: Option<&PoolEntry>,
+        issue: bool,
+    ) -> (Option<usize>, Option<usize>) {
         self.cycles += 1;
         let n = self.cfg.pool;
         match self.count() {
@@ -127,16 +222,21 @@ impl IssuePool {
             _ => {}
         }
         let selected = self.select().map(|(i, _)| i);
-        let free = self.entries.iter().position(|e| e.is_none());
+        let free = (!self.valid).trailing_zeros() as usize;
+        let free = (free < n).then_some(free);
         let mut refilled = None;
-        if let Some(mut e) = refill {
+        if let Some(e) = refill {
             match free {
                 Some(f) => {
                     refilled = Some(f);
                     self.ev.refills += 1;
                     // Stored as tables store warps: thi zero outside the lanes.
-                    e.warp.normalize(self.cfg.common.w);
-                    self.entries[f] = Some(e);
+                    let mut x = self.spare.pop().unwrap_or_default();
+                    x.assign_normalized(e, self.cfg.common.w);
+                    self.entries[f] = Some(x);
+                    self.valid |= 1 << f;
+                    self.count += 1;
+                    self.hold(f);
                 }
                 None => {
                     if self.violation.is_none() {
@@ -150,7 +250,9 @@ impl IssuePool {
         }
         let mut issued = None;
         if let (true, Some(s)) = (issue, selected) {
-            if s != (self.last + 1) % n {
+            // The entry after `last`, modulo n without a division.
+            let next = if self.last + 1 == n { 0 } else { self.last + 1 };
+            if s != next {
                 self.ev.lrr_skips += 1;
             }
             if s <= self.last {
@@ -160,13 +262,57 @@ impl IssuePool {
             if refilled.is_some() {
                 self.ev.refill_and_issue += 1;
             }
-            self.entries[s] = None;
+            self.release(s);
+            if let Some(x) = self.entries[s].take() {
+                self.spare.push(x);
+            }
+            self.valid &= !(1 << s);
+            self.count -= 1;
             self.last = s;
             issued = Some(s);
         }
         // An entry refilled and issued in one cycle is gone: nothing new to check.
-        self.refilled = refilled.filter(|&f| self.entries[f].is_some());
+        self.refilled = refilled.filter(|&f| self.valid >> f & 1 == 1);
         (issued, refilled)
+    }
+
+    /// Adds refilled entry `f`'s threads and row to the held sets; a clash with them (or a
+    /// row out of range, or a thread index outside the lanes) marks the sets stale.
+    fn hold(&mut self, f: usize) {
+        let (c, h) = (&self.cfg.common, &mut self.held);
+        let Some(e) = &self.entries[f] else { return };
+        if h.clash {
+            return;
+        }
+        let s = e.slot % 4096;
+        h.clash |= e.slot >= self.cfg.n2 || h.slots[s / 64] >> (s % 64) & 1 == 1;
+        h.slots[s / 64] |= 1 << (s % 64);
+        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
+            if e.warp.lanes >> l & 1 == 0 {
+                h.clash |= t != 0;
+                continue;
+            }
+            let x = c.thread(l, t) as usize % 4096;
+            h.clash |= h.threads[x / 64] >> (x % 64) & 1 == 1;
+            h.threads[x / 64] |= 1 << (x % 64);
+        }
+    }
+
+    /// Removes issued entry `s`'s threads and row from the held sets.
+    fn release(&mut self, s: usize) {
+        let (c, h) = (&self.cfg.common, &mut self.held);
+        let Some(e) = &self.entries[s] else { return };
+        if h.clash {
+            return;
+        }
+        let x = e.slot % 4096;
+        h.slots[x / 64] &= !(1 << (x % 64));
+        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
+            if e.warp.lanes >> l & 1 == 1 {
+                let x = c.thread(l, t) as usize % 4096;
+                h.threads[x / 64] &= !(1 << (x % 64));
+            }
+        }
     }
 
     /// §7.1 for the pool: capacity, distinct second-level rows, distinct threads in their
@@ -181,14 +327,20 @@ impl IssuePool {
         }
         // Only a refill adds to the pool (issues remove entries, a reset clears them): the
         // distinctness checks run in cycles with a refill, and every FULL_CHECK_PERIOD-th.
-        if self.refilled.is_none() && !self.cycles.is_multiple_of(FULL_CHECK_PERIOD) {
+        let periodic = self.cycles.is_multiple_of(FULL_CHECK_PERIOD);
+        if self.refilled.is_none() && !periodic {
+            return Ok(());
+        }
+        // A refill was checked against the held sets when it came; the scan below runs
+        // periodically, and for its message once they saw a clash.
+        if !periodic && !self.held.clash {
             return Ok(());
         }
         // Threads and second-level rows seen, as bit sets (N ≤ 4096, n2 ≤ N).
         let mut threads = [0u64; 64];
         let mut slots = [0u64; 64];
-        for (i, e) in self.entries.iter().enumerate() {
-            let Some(e) = e else { continue };
+        for i in 0..self.cfg.pool {
+            let Some(e) = self.entry(i) else { continue };
             if e.slot >= self.cfg.n2 {
                 return Err(format!("entry {i}: slot {} is not a row", e.slot));
             }
@@ -229,7 +381,7 @@ impl IssuePool {
 }
 
 /// Where each port lives in the flat vectors.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Ports {
     pub reset: usize,
     pub ref_valid: usize,
@@ -295,24 +447,27 @@ pub(crate) fn mask(bits: usize) -> u64 {
     }
 }
 
-/// Decode one cycle's input words: (reset, refill, issue).
+/// Decode one cycle's input words: (reset, refill, issue). The refill, when `ref_valid` is
+/// high, is written into `e` (its `thi` buffer reused).
 pub(crate) fn decode(
     cfg: &PoolConfig,
     p: &Ports,
     inputs: &[u64],
-) -> (bool, Option<PoolEntry>, bool) {
+    e: &mut PoolEntry,
+) -> (bool, bool, bool) {
     let c = &cfg.common;
-    let refill = (inputs[p.ref_valid] & 1 == 1).then(|| {
+    let refill = inputs[p.ref_valid] & 1 == 1;
+    if refill {
         let (o, n) = p.ref_thi;
-        PoolEntry {
-            warp: Warp {
-                pc: inputs[p.ref_pc] & mask(c.pc_bits),
-                lanes: inputs[p.ref_lanes] & c.all_lanes(),
-                thi: unpack_thi(&inputs[o..o + n], c.w, c.thi_bits()),
-            },
-            slot: (inputs[p.ref_slot] & mask(cfg.slot_bits())) as usize,
-        }
-    });
+        let (words, tb) = (&inputs[o..o + n], c.thi_bits());
+        e.warp.pc = inputs[p.ref_pc] & mask(c.pc_bits);
+        e.warp.lanes = inputs[p.ref_lanes] & c.all_lanes();
+        e.warp.thi.clear();
+        e.warp
+            .thi
+            .extend((0..c.w).map(|l| words::get(words, l * tb, tb)));
+        e.slot = (inputs[p.ref_slot] & mask(cfg.slot_bits())) as usize;
+    }
     (inputs[p.reset] & 1 == 1, refill, inputs[p.issue] & 1 == 1)
 }
 
@@ -321,6 +476,8 @@ pub(crate) fn decode(
 pub struct CrownPoolModel {
     pub pool: IssuePool,
     p: Ports,
+    /// The decoded refill, reused every cycle.
+    refill: PoolEntry,
 }
 
 impl CrownPoolModel {
@@ -328,6 +485,7 @@ impl CrownPoolModel {
         CrownPoolModel {
             pool: IssuePool::new(cfg),
             p: Ports::new(cfg),
+            refill: PoolEntry::default(),
         }
     }
 
@@ -347,16 +505,16 @@ impl CrownPoolModel {
             out[p.sel_pc] = e.warp.pc;
             out[p.sel_lanes] = e.warp.lanes;
             let (o, _) = p.sel_thi;
-            let tb = c.thi_bits();
-            for (l, &t) in e.warp.thi.iter().enumerate() {
-                words::set(&mut out[o..], l * tb, tb, t);
-            }
+            words::or_seq(&mut out[o..], 0, c.thi_bits(), e.warp.thi.iter().copied());
             out[p.sel_slot] = e.slot as u64;
         }
         let sb = q.cfg.slot_bits();
-        for (i, e) in q.entries.iter().enumerate() {
-            if let Some(e) = e {
-                out[p.dbg_valid] |= 1 << i;
+        out[p.dbg_valid] = q.valid;
+        let mut v = q.valid;
+        while v != 0 {
+            let i = v.trailing_zeros() as usize;
+            v &= v - 1;
+            if let Some(e) = &q.entries[i] {
                 words::set(&mut out[p.dbg_slot..], i * sb, sb, e.slot as u64);
             }
         }
@@ -367,11 +525,11 @@ impl CrownPoolModel {
 impl Model for CrownPoolModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.outputs(outputs);
-        let (reset, refill, issue) = decode(&self.pool.cfg, &self.p, inputs);
+        let (reset, refill, issue) = decode(&self.pool.cfg, &self.p, inputs, &mut self.refill);
         if reset {
             self.pool.reset();
         } else {
-            self.pool.cycle(refill, issue);
+            self.pool.cycle_ref(refill.then_some(&self.refill), issue);
         }
     }
 
@@ -392,10 +550,8 @@ impl Model for CrownPoolModel {
 
     fn state_line(&self) -> String {
         let q = &self.pool;
-        let e: Vec<String> = q
-            .entries
-            .iter()
-            .map(|e| match e {
+        let e: Vec<String> = (0..q.cfg.pool)
+            .map(|i| match q.entry(i) {
                 Some(e) => format!("{}@{:#x}/{:#x}", e.slot, e.warp.pc, e.warp.lanes),
                 None => "-".into(),
             })

@@ -26,6 +26,8 @@ pub struct CrownPoolStimulus {
     /// `ref_thi` with every bit a lane's index may have, for don't-care values.
     thi_words_mask: Vec<u64>,
     held: Held,
+    /// The refill being built, reused every cycle.
+    refill: PoolEntry,
 }
 
 fn bit(set: &[u64], i: usize) -> bool {
@@ -86,13 +88,21 @@ impl CrownPoolStimulus {
         CrownPoolStimulus {
             rng: Rng::new(seed),
             p: Ports::new(cfg),
-            shadow: IssuePool::new(cfg),
+            shadow: IssuePool::untracked(cfg),
             phase_left: 0,
             p_ref: 32,
             p_iss: 32,
             density: 8,
             thi_words_mask: pack_thi(&vec![u64::MAX; cfg.common.w], cfg.common.thi_bits()),
             held: Held::new(cfg),
+            refill: PoolEntry {
+                warp: Warp {
+                    pc: 0,
+                    lanes: 0,
+                    thi: vec![0; cfg.common.w],
+                },
+                slot: 0,
+            },
             cfg: cfg.clone(),
         }
     }
@@ -110,8 +120,8 @@ impl CrownPoolStimulus {
         self.density = [2, 8, 14, 16][r.below(4) as usize];
     }
 
-    /// A warp of threads and a row that no entry holds.
-    fn entry(&mut self) -> PoolEntry {
+    /// A warp of threads and a row that no entry holds, into `self.refill`.
+    fn entry(&mut self) {
         let (w, threads) = (self.cfg.common.w, self.cfg.common.threads);
         let per_lane = threads / w;
         let mut want = self.rng.mask(w, self.density, 16);
@@ -124,7 +134,9 @@ impl CrownPoolStimulus {
                 want &= !(1 << l);
             }
         }
-        let mut thi = vec![0u64; w];
+        let thi = &mut self.refill.warp.thi;
+        thi.clear();
+        thi.resize(w, 0);
         for (l, t) in thi.iter_mut().enumerate() {
             if want >> l & 1 == 1 {
                 *t = loop {
@@ -148,14 +160,9 @@ impl CrownPoolStimulus {
                 break s;
             }
         };
-        PoolEntry {
-            warp: Warp {
-                pc: self.rng.next_u64() & mask(self.cfg.common.pc_bits),
-                lanes: want,
-                thi,
-            },
-            slot,
-        }
+        self.refill.warp.pc = self.rng.next_u64() & mask(self.cfg.common.pc_bits);
+        self.refill.warp.lanes = want;
+        self.refill.slot = slot;
     }
 }
 
@@ -166,50 +173,51 @@ impl Stimulus for CrownPoolStimulus {
             self.new_phase();
         }
         self.phase_left -= 1;
-        let p = self.p.clone();
+        let p = self.p;
         if cycle < 2 || self.rng.chance(1, 20_000) {
             inputs[p.reset] = 1;
             self.shadow.reset();
             self.held.clear();
             return;
         }
-        let c = self.cfg.common.clone();
-        let refill =
-            (self.shadow.has_free() && self.rng.chance(self.p_ref, 64)).then(|| self.entry());
+        let refill = self.shadow.has_free() && self.rng.chance(self.p_ref, 64);
+        if refill {
+            self.entry();
+        }
         let issue = self.rng.chance(self.p_iss, 64);
-        match &refill {
-            Some(e) => {
-                inputs[p.ref_valid] = 1;
-                inputs[p.ref_pc] = e.warp.pc;
-                inputs[p.ref_lanes] = e.warp.lanes;
-                let (o, _) = p.ref_thi;
-                let tb = c.thi_bits();
-                for (l, &t) in e.warp.thi.iter().enumerate() {
-                    crate::words::set(&mut inputs[o..], l * tb, tb, t);
-                }
-                inputs[p.ref_slot] = e.slot as u64;
+        let c = &self.cfg.common;
+        if refill {
+            let e = &self.refill;
+            inputs[p.ref_valid] = 1;
+            inputs[p.ref_pc] = e.warp.pc;
+            inputs[p.ref_lanes] = e.warp.lanes;
+            let (o, _) = p.ref_thi;
+            crate::words::or_seq(
+                &mut inputs[o..],
+                0,
+                c.thi_bits(),
+                e.warp.thi.iter().copied(),
+            );
+            inputs[p.ref_slot] = e.slot as u64;
+        } else if self.rng.chance(3, 4) {
+            // Ignored without ref_valid.
+            inputs[p.ref_pc] = self.rng.next_u64() & mask(c.pc_bits);
+            inputs[p.ref_lanes] = self.rng.next_u64() & c.all_lanes();
+            inputs[p.ref_slot] = self.rng.below(self.cfg.n2 as u64);
+            let (o, n) = p.ref_thi;
+            for (x, m) in inputs[o..o + n].iter_mut().zip(&self.thi_words_mask) {
+                *x = self.rng.next_u64() & m;
             }
-            None if self.rng.chance(3, 4) => {
-                // Ignored without ref_valid.
-                inputs[p.ref_pc] = self.rng.next_u64() & mask(c.pc_bits);
-                inputs[p.ref_lanes] = self.rng.next_u64() & c.all_lanes();
-                inputs[p.ref_slot] = self.rng.below(self.cfg.n2 as u64);
-                let (o, n) = p.ref_thi;
-                for (x, m) in inputs[o..o + n].iter_mut().zip(&self.thi_words_mask) {
-                    *x = self.rng.next_u64() & m;
-                }
-            }
-            None => {}
         }
         inputs[p.issue] = issue as u64;
         let per_lane = c.threads / c.w;
         if let (true, Some((_, e))) = (issue, self.shadow.select()) {
             self.held.track(e, false, per_lane);
         }
-        let (_, filled) = self.shadow.cycle(refill, issue);
+        let (_, filled) = self.shadow.cycle_ref(refill.then_some(&self.refill), issue);
         if let Some(f) = filled {
             // The selection reads the start-of-cycle pool: a refilled entry is held now.
-            if let Some(e) = &self.shadow.entries()[f] {
+            if let Some(e) = self.shadow.entry(f) {
                 self.held.track(e, true, per_lane);
             }
         }

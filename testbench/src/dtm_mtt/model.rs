@@ -5,6 +5,7 @@ use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, MttConfig
 use warpforge_contract::Layout;
 
 use crate::Model;
+use std::cell::Cell;
 
 /// A deliberate model bug, for tests that show lockstep catches a wrong RTL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,9 +151,26 @@ pub struct Mtt {
     valid_image: Vec<u64>,
     rank_image: Vec<u64>,
     last: LastCycle,
+    /// I4 of each row, worked out when the row is written (rows change only then): 0 holds,
+    /// [`I4_LEN`] or [`I4_RID`].
+    row_i4: Vec<u8>,
+    /// Stage 2's matches as [`DtmMttModel`]'s outputs found them this cycle (the edge reads
+    /// the same state).
+    s2_matches: Option<(usize, [usize; 32])>,
+    /// Per set: its rows or valid bits changed since [`Mtt::check`] last found its I4 and I6
+    /// holding (a set's keys change only then, so a clean set needs no rescan; a cell, as
+    /// the check reads the state).
+    keys_changed: Vec<Cell<bool>>,
+    /// A candidate buffer for the next lookup in stage 3 (reused, not reallocated).
+    spare_cands: Vec<(usize, Trace, u64)>,
     fault: Option<MttFault>,
     pub ev: MttEvents,
 }
+
+/// A row whose length is outside 2..=l_max.
+const I4_LEN: u8 = 1;
+/// A row with a rid twice in a context.
+const I4_RID: u8 = 2;
 
 impl Mtt {
     pub fn new(cfg: &MttConfig) -> Mtt {
@@ -170,10 +188,17 @@ impl Mtt {
             valid_image: vec![0; e.div_ceil(64)],
             rank_image: vec![0; (e * cfg.way_bits()).div_ceil(64)],
             last: LastCycle::default(),
+            row_i4: vec![0; e],
+            keys_changed: vec![Cell::new(true); cfg.sets()],
+            s2_matches: None,
+            spare_cands: vec![],
             fault: None,
             ev: MttEvents::default(),
             cfg: cfg.clone(),
         };
+        for i in 0..e {
+            m.row_i4[i] = m.i4(&m.rows[i]);
+        }
         m.reset();
         m
     }
@@ -193,6 +218,7 @@ impl Mtt {
             self.valid[i] = false;
             self.set_rank(i, i % w);
         }
+        self.keys_changed.iter().for_each(|c| c.set(true));
         self.valid_image.iter_mut().for_each(|x| *x = 0);
         self.s2 = None;
         self.s3 = None;
@@ -200,6 +226,24 @@ impl Mtt {
         self.up = None;
         self.last_write = None;
         self.last = LastCycle::default();
+        self.s2_matches = None;
+    }
+
+    /// §7 I4 of one row, bar the set and way: its length, then a repeated rid in a context.
+    fn i4(&self, t: &Trace) -> u8 {
+        if t.len < 2 || t.len > self.cfg.l_max as u64 {
+            return I4_LEN;
+        }
+        for ctx in [&t.ic, &t.oc] {
+            let repeated = ctx
+                .iter()
+                .enumerate()
+                .any(|(a, x)| x.is_some_and(|x| ctx[a + 1..].iter().flatten().any(|y| y.0 == x.0)));
+            if repeated {
+                return I4_RID;
+            }
+        }
+        0
     }
 
     /// §2.5's hash without values: `((pc >> pc_shift) ^ kid) mod sets`.
@@ -215,6 +259,7 @@ impl Mtt {
 
     fn set_valid(&mut self, i: usize, v: bool) {
         self.valid[i] = v;
+        self.keys_changed[i / self.cfg.ways].set(true);
         let bit = 1u64 << (i % 64);
         if v {
             self.valid_image[i / 64] |= bit;
@@ -260,18 +305,21 @@ impl Mtt {
         (n, out)
     }
 
-    /// Stage 2 of the lookup now in it: its candidates' set and ways, MRU first.
-    fn candidate_ways(&self) -> (usize, usize, [usize; 32]) {
-        match &self.s2 {
+    /// Stage 2 of the lookup now in it: its candidates' set and ways, MRU first. The matches
+    /// are kept for this cycle's edge, which reads the same state.
+    fn candidate_ways(&mut self) -> (usize, usize, [usize; 32]) {
+        self.s2_matches = None;
+        match self.s2 {
             Some(Req::Lookup { kid, pc, set }) => {
-                let (n, m) = self.matches(*set, *kid, *pc);
-                (*set, n.min(self.cfg.cand), m)
+                let (n, m) = self.matches(set, kid, pc);
+                self.s2_matches = Some((n, m));
+                (set, n.min(self.cfg.cand), m)
             }
             _ => (0, 0, [0; 32]),
         }
     }
 
-    fn upsert(&mut self, kid: u64, set: usize, t: Trace) -> UpOut {
+    fn upsert(&mut self, kid: u64, set: usize, t: &Trace) -> UpOut {
         let (w, base) = (self.cfg.ways, set * self.cfg.ways);
         self.ev.upserts += 1;
         let found = (0..w).find(|&k| {
@@ -305,7 +353,8 @@ impl Mtt {
         if invalid.is_none() {
             self.ev.evictions += 1;
         }
-        self.rows[base + way] = t;
+        self.rows[base + way] = *t;
+        self.row_i4[base + way] = self.i4(t);
         self.kid[base + way] = kid;
         self.set_valid(base + way, true);
         self.last_write = Some((set, way));
@@ -330,12 +379,18 @@ impl Mtt {
         let mut new_up = None;
         match self.s2.take() {
             Some(Req::Lookup { kid, pc, set }) => {
-                let (n, ways) = self.matches(set, kid, pc);
+                let (n, ways) = match self.s2_matches.take() {
+                    Some(m) => m,
+                    None => self.matches(set, kid, pc),
+                };
                 let base = set * self.cfg.ways;
-                let cands = ways[..n.min(self.cfg.cand)]
-                    .iter()
-                    .map(|&k| (k, self.rows[base + k], self.kid[base + k]))
-                    .collect();
+                let mut cands = std::mem::take(&mut self.spare_cands);
+                cands.clear();
+                cands.extend(
+                    ways[..n.min(self.cfg.cand)]
+                        .iter()
+                        .map(|&k| (k, self.rows[base + k], self.kid[base + k])),
+                );
                 if wrote_before.is_some_and(|(s, _)| s == set) {
                     self.ev.bypassed_reads += 1;
                 }
@@ -353,7 +408,7 @@ impl Mtt {
                 if wrote_before.is_some_and(|(s, _)| s == set) {
                     self.ev.bypassed_reads += 1;
                 }
-                new_up = Some(self.upsert(kid, set, t));
+                new_up = Some(self.upsert(kid, set, &t));
             }
             None => {}
         }
@@ -388,6 +443,7 @@ impl Mtt {
             if best.is_none() && !s3.cands.is_empty() {
                 self.ev.misses_with_candidates += 1;
             }
+            self.spare_cands = s3.cands;
         }
         // Kernel retire and flush, after the insert.
         if let Some(k) = inp.inv {
@@ -405,6 +461,7 @@ impl Mtt {
                 self.valid[i] = false;
             }
             self.valid_image.iter_mut().for_each(|x| *x = 0);
+            self.keys_changed.iter().for_each(|c| c.set(true));
         }
         // Stage 1.
         self.s2 = if let Some((kid, pc)) = inp.lookup {
@@ -428,31 +485,34 @@ impl Mtt {
     /// The spec's invariants on the sets the last cycle changed (§7 I4, I6, I10, I11, I15).
     pub fn check(&self) -> Result<(), String> {
         let (w, c) = (self.cfg.ways, &self.cfg);
-        for &set in &self.last.touched_sets {
+        let touched = &self.last.touched_sets;
+        for (n, &set) in touched.iter().enumerate() {
+            // A set touched twice in the cycle is the same state: checked once.
+            if touched[..n].contains(&set) {
+                continue;
+            }
             let base = set * w;
-            let mut seen = vec![false; w];
+            // Ways ≤ 32: the ranks seen as bits.
+            let mut seen = 0u64;
             for k in 0..w {
                 let r = self.rank[base + k];
-                if r >= w || seen[r] {
+                if r >= w || seen >> r & 1 == 1 {
                     return Err(format!("I15: set {set}: ranks are not a permutation"));
                 }
-                seen[r] = true;
+                seen |= 1 << r;
+            }
+            if !self.keys_changed[set].get() {
+                continue;
             }
             for k in 0..w {
                 if !self.valid[base + k] {
                     continue;
                 }
                 let t = &self.rows[base + k];
-                if t.len < 2 || t.len > c.l_max as u64 {
-                    return Err(format!("I4: set {set} way {k}: len {}", t.len));
-                }
-                for ctx in [&t.ic, &t.oc] {
-                    let repeated = ctx.iter().enumerate().any(|(a, x)| {
-                        x.is_some_and(|x| ctx[a + 1..].iter().flatten().any(|y| y.0 == x.0))
-                    });
-                    if repeated {
-                        return Err(format!("I4: set {set} way {k}: repeated rid"));
-                    }
+                match self.row_i4[base + k] {
+                    I4_LEN => return Err(format!("I4: set {set} way {k}: len {}", t.len)),
+                    I4_RID => return Err(format!("I4: set {set} way {k}: repeated rid")),
+                    _ => {}
                 }
                 for j in k + 1..w {
                     let o = &self.rows[base + j];
@@ -464,6 +524,8 @@ impl Mtt {
                     }
                 }
             }
+            // Until the set's keys change again, the scan above would pass again.
+            self.keys_changed[set].set(false);
         }
         for &(set, way) in &self.last.mru {
             if self.rank[set * w + way] != 0 {
@@ -661,12 +723,12 @@ impl DtmMttModel {
 
     fn outputs(&mut self, out: &mut [u64]) {
         out.iter_mut().for_each(|w| *w = 0);
+        // Stage 2 candidates.
+        let (set, n, ways) = self.table.candidate_ways();
         let t = &self.table;
         let c = &t.cfg;
         let (wb, ki, v, sb) = (c.way_bits(), c.k_in, c.val_bits, c.slot_bits());
         let p = &self.p;
-        // Stage 2 candidates.
-        let (set, n, ways) = t.candidate_ways();
         for (ci, &way) in ways[..n].iter().enumerate() {
             let row = &t.rows[set * c.ways + way];
             out[p.o_cand_valid] |= 1 << ci;
@@ -712,14 +774,13 @@ impl DtmMttModel {
 impl Model for DtmMttModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.outputs(outputs);
-        let mut inp = std::mem::take(&mut self.inp);
-        decode_into(&self.table.cfg, &self.p, inputs, &mut inp);
-        if inp.reset {
+        // Decoded in place: the inputs hold a whole row (moving them costs a copy).
+        decode_into(&self.table.cfg, &self.p, inputs, &mut self.inp);
+        if self.inp.reset {
             self.table.reset();
         } else {
-            self.table.cycle(&inp);
+            self.table.cycle(&self.inp);
         }
-        self.inp = inp;
     }
 
     fn check_invariants(&self) -> Result<(), String> {

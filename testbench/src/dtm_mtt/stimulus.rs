@@ -109,41 +109,49 @@ impl DtmMttStimulus {
             .position(|&x| x == rid)
             .map(|k| self.regs[k])
     }
+}
 
-    /// `n` distinct rids (at most the pool's) with values; the rest of the 8 slots empty.
-    fn random_ctx(&mut self, n: usize, own_values: bool) -> [Option<(u64, u64)>; 8] {
-        let mut out = [None; 8];
-        let m = self.rids.len();
-        for (k, slot) in out.iter_mut().enumerate().take(n.min(m)) {
-            // A partial Fisher-Yates shuffle of the rids, in place.
-            let j = k + self.rng.below((m - k) as u64) as usize;
-            self.rids.swap(k, j);
-            self.regs.swap(k, j);
-            let rid = self.rids[k];
-            let val = if own_values && self.rng.chance(7, 8) {
-                self.regs[k]
-            } else {
-                self.rng.below(self.dom) & self.vmask()
-            };
-            *slot = Some((rid, val));
-        }
-        out
+/// `n` distinct rids (at most the pool's) with values, the rest of the 8 slots empty: the
+/// register's value (`own_values`, mostly) or a random one in `dom` masked by `vm`. A function of the fields it uses, so the caller can hold other
+/// fields borrowed.
+fn random_ctx(
+    rng: &mut Rng,
+    rids: &mut [u64],
+    regs: &mut [u64],
+    (dom, vm): (u64, u64),
+    n: usize,
+    own_values: bool,
+) -> [Option<(u64, u64)>; 8] {
+    let mut out = [None; 8];
+    let m = rids.len();
+    for (k, slot) in out.iter_mut().enumerate().take(n.min(m)) {
+        let j = k + rng.below((m - k) as u64) as usize;
+        rids.swap(k, j);
+        regs.swap(k, j);
+        let rid = rids[k];
+        let val = if own_values && rng.chance(7, 8) {
+            regs[k]
+        } else {
+            rng.below(dom) & vm
+        };
+        *slot = Some((rid, val));
     }
+    out
 }
 
 impl Stimulus for DtmMttStimulus {
     fn next(&mut self, cycle: u64, prev: &[u64], x: &mut [u64]) {
         x.iter_mut().for_each(|w| *w = 0);
-        let p = self.p.clone();
         if cycle == 0 || self.rng.chance(1, 60_000) {
-            x[p.reset] = 1;
+            x[self.p.reset] = 1;
             return;
         }
         if self.phase_left == 0 {
             self.new_phase();
         }
         self.phase_left -= 1;
-        let c = self.cfg.clone();
+        let p = &self.p;
+        let c = &self.cfg;
         let (ki, v, sb) = (c.k_in, c.val_bits, c.slot_bits());
         let vm = self.vmask();
         // Stage 3: answer the candidates shown last cycle.
@@ -182,8 +190,10 @@ impl Stimulus for DtmMttStimulus {
             };
             let nic = self.rng.below(ki as u64 + 1) as usize;
             let noc = 1 + self.rng.below(c.k_out as u64) as usize;
-            let ic = self.random_ctx(nic, true);
-            let oc = self.random_ctx(noc, false);
+            let d = (self.dom, vm);
+            let (rng, rids, regs) = (&mut self.rng, &mut self.rids, &mut self.regs);
+            let ic = random_ctx(rng, rids, regs, d, nic, true);
+            let oc = random_ctx(rng, rids, regs, d, noc, false);
             x[p.up_valid] = 1;
             x[p.up_kid] = kid;
             x[p.up_pc] = pc;

@@ -7,7 +7,7 @@ mod stimulus;
 mod vectors;
 
 pub use model::{
-    derive, pack_srcs, unpack_ctx, DtmTbModel, Event, Instr, TbEvents, TbFault, TraceBuffers,
+    derive, pack_srcs, unpack_ctx, DtmTbModel, Event, Instr, Op, TbEvents, TbFault, TraceBuffers,
 };
 pub use stimulus::DtmTbStimulus;
 pub use vectors::spec_vectors;

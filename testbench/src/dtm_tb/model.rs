@@ -2,7 +2,7 @@
 //! ([`DtmTbModel`]), written from the contract (`units/dtm_tb.rs`) and spec/dtm.md §2.4,
 //! §3.3 (`tb_append`, `tb_finalize`), §3.4 and §7.
 
-use crate::dtm_mtt::{Ctx, Slot, Trace};
+use crate::dtm_mtt::{Ctx, Slot, Trace, MAX_K};
 use crate::Model;
 use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, RID_BITS};
 use warpforge_contract::units::dtm_tb::{TbConfig, SRCS};
@@ -25,24 +25,59 @@ pub struct Instr {
     pub res: u64,
 }
 
+/// [`Instr`] with its sources held inline: the model keeps one per append and copies them
+/// into commits, so they must not allocate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Op {
+    pub pc: u64,
+    n: usize,
+    srcs: [(u64, u64); SRCS],
+    pub dst: u64,
+    pub res: u64,
+}
+
+impl Op {
+    /// At most [`SRCS`] sources.
+    pub fn new(pc: u64, srcs: &[(u64, u64)], dst: u64, res: u64) -> Op {
+        let mut o = Op {
+            pc,
+            n: srcs.len(),
+            srcs: [(0, 0); SRCS],
+            dst,
+            res,
+        };
+        o.srcs[..srcs.len()].copy_from_slice(srcs);
+        o
+    }
+    pub fn srcs(&self) -> &[(u64, u64)] {
+        &self.srcs[..self.n]
+    }
+    pub fn instr(&self) -> Instr {
+        Instr {
+            pc: self.pc,
+            srcs: self.srcs().to_vec(),
+            dst: self.dst,
+            res: self.res,
+        }
+    }
+}
+
 /// An event of one thread.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
     Close,
-    Append(Instr),
+    Append(Op),
 }
 
 /// A register and its value.
 pub type RidVal = (u64, u64);
 
-/// A committed trace with the instructions it covers.
-type Commit = (Trace, Vec<Instr>);
-
-/// A buffer (§2.4): the trace being built and, for the I2-style check, the instructions in it.
+/// A buffer (§2.4): the trace being built and, for the I2-style check, the instructions in it
+/// (the vector is reused: cleared, never dropped, when the buffer restarts).
 #[derive(Clone, Debug, Default)]
 struct Buffer {
     t: Trace,
-    instrs: Vec<Instr>,
+    ops: Vec<Op>,
 }
 
 /// Event counters (coverage), in [`TraceBuffers::events`] order.
@@ -81,9 +116,11 @@ pub struct TraceBuffers {
     cm: Option<(u64, Trace)>,
     st: Option<(usize, u64, bool)>,
     last_tid: Option<usize>,
-    /// What the last cycle did, for the checks: the thread, the committed trace with its
-    /// instructions.
-    last: Option<(usize, Option<Commit>)>,
+    /// What the last cycle did, for the checks: the thread, and whether it committed.
+    last: Option<(usize, bool)>,
+    /// The trace the last event committed and its instructions (swapped with the buffer's).
+    commit: Option<Trace>,
+    commit_ops: Vec<Op>,
     fault: Option<TbFault>,
     pub ev: TbEvents,
 }
@@ -103,6 +140,8 @@ impl TraceBuffers {
             st: None,
             last_tid: None,
             last: None,
+            commit: None,
+            commit_ops: vec![],
             fault: None,
             ev: TbEvents::default(),
             cfg: cfg.clone(),
@@ -146,107 +185,111 @@ impl TraceBuffers {
         self.own[tid] = b;
     }
 
-    fn empty(&self, pc: u64) -> Buffer {
-        Buffer {
-            t: Trace {
-                pc,
-                npc: pc,
-                len: 0,
-                ic: Ctx::empty(self.cfg.k_in),
-                oc: Ctx::empty(self.cfg.k_out),
-            },
-            instrs: vec![],
-        }
+    /// Buffer `b` starts an empty trace at `pc`.
+    fn restart(&mut self, b: usize, pc: u64) {
+        let buf = &mut self.bufs[b];
+        buf.t = Trace {
+            pc,
+            npc: pc,
+            len: 0,
+            ic: Ctx::empty(self.cfg.k_in),
+            oc: Ctx::empty(self.cfg.k_out),
+        };
+        buf.ops.clear();
     }
 
-    /// `tb_finalize`: the trace if it has two or more instructions.
-    fn finalize(&mut self, b: Buffer) -> Option<Commit> {
-        if b.t.len >= 2 {
+    /// `tb_finalize` of buffer `b`: the commit if it has two or more instructions (the
+    /// buffer's contents are stale afterwards until [`Self::restart`]).
+    fn finalize(&mut self, b: usize) {
+        let len = self.bufs[b].t.len;
+        if len >= 2 {
             self.ev.commits += 1;
-            Some((b.t, b.instrs))
+            self.commit = Some(self.bufs[b].t);
+            std::mem::swap(&mut self.bufs[b].ops, &mut self.commit_ops);
         } else {
-            self.ev.dropped_single += (b.t.len == 1) as u64;
-            None
+            self.ev.dropped_single += (len == 1) as u64;
+            self.commit = None;
         }
     }
 
     /// Step 3: the new inputs (first occurrence, not in ic or oc) and whether dst is new.
-    fn news(&self, b: &Buffer, i: &Instr) -> (Vec<(u64, u64)>, bool) {
+    fn news(&self, b: usize, i: &Op) -> (usize, [RidVal; SRCS], bool) {
+        let t = &self.bufs[b].t;
         let has = |ctx: &[Slot], r: u64| ctx.iter().flatten().any(|s| s.0 == r);
-        let mut new_ic: Vec<(u64, u64)> = vec![];
-        for &(r, v) in &i.srcs {
-            let in_oc = has(&b.t.oc, r) && self.fault != Some(TbFault::OutputsAreInputs);
-            if !new_ic.iter().any(|s| s.0 == r) && !has(&b.t.ic, r) && !in_oc {
-                new_ic.push((r, v));
+        let mut new_ic = [(0, 0); SRCS];
+        let mut n = 0;
+        for &(r, v) in i.srcs() {
+            let in_oc = has(&t.oc, r) && self.fault != Some(TbFault::OutputsAreInputs);
+            if !new_ic[..n].iter().any(|s| s.0 == r) && !has(&t.ic, r) && !in_oc {
+                new_ic[n] = (r, v);
+                n += 1;
             }
         }
-        (new_ic, !has(&b.t.oc, i.dst))
+        (n, new_ic, !has(&t.oc, i.dst))
     }
 
-    /// One event in stage 2; returns the commit, the buffer length after it, no-buffer.
-    fn apply(&mut self, tid: usize, e: Event) -> (Option<Commit>, u64, bool) {
+    /// One event in stage 2 (a commit goes to `self.commit`); returns the buffer length after
+    /// it, no-buffer.
+    fn apply(&mut self, tid: usize, e: Event) -> (u64, bool) {
         let (ki, ko) = (self.cfg.k_in, self.cfg.k_out);
         let cur = self.own[tid];
+        self.commit = None;
         let i = match e {
             Event::Close => {
                 self.ev.closes += 1;
-                let commit = cur.and_then(|b| {
-                    let buf = std::mem::take(&mut self.bufs[b]);
-                    self.finalize(buf)
-                });
+                if let Some(b) = cur {
+                    self.finalize(b);
+                }
                 self.set_own(tid, None);
-                return (commit, 0, false);
+                return (0, false);
             }
             Event::Append(i) => i,
         };
         self.ev.appends += 1;
-        let mut commit = None;
         // Step 1: a break in the PC sequence.
         let mut keep = cur;
         if let Some(b) = cur {
             if self.bufs[b].t.npc != i.pc {
                 self.ev.pc_breaks += 1;
-                let buf = std::mem::take(&mut self.bufs[b]);
-                commit = self.finalize(buf);
-                self.bufs[b] = self.empty(i.pc);
+                self.finalize(b);
+                self.restart(b, i.pc);
             }
         } else if self.cfg.per_thread() {
             keep = Some(tid);
-            self.bufs[tid] = self.empty(i.pc);
+            self.restart(tid, i.pc);
         } else if let Some(f) = (0..self.cfg.pool).find(|&k| self.free[k]) {
             keep = Some(f);
-            self.bufs[f] = self.empty(i.pc);
+            self.restart(f, i.pc);
         } else {
             self.ev.no_buffer += 1;
-            return (None, 0, true);
+            return (0, true);
         }
         let b = keep.expect("a buffer");
         // Steps 3-4.
-        let (mut new_ic, mut new_oc) = self.news(&self.bufs[b], &i);
+        let (mut n_new, mut new_ic, mut new_oc) = self.news(b, &i);
         let nic = self.bufs[b].t.ic.iter().flatten().count();
         let noc = self.bufs[b].t.oc.iter().flatten().count();
-        if self.bufs[b].t.len > 0 && (nic + new_ic.len() > ki || noc + new_oc as usize > ko) {
-            if nic + new_ic.len() > ki {
+        if self.bufs[b].t.len > 0 && (nic + n_new > ki || noc + new_oc as usize > ko) {
+            if nic + n_new > ki {
                 self.ev.k_in_splits += 1;
             } else {
                 self.ev.k_out_splits += 1;
             }
-            let buf = std::mem::take(&mut self.bufs[b]);
-            commit = self.finalize(buf);
-            self.bufs[b] = self.empty(i.pc);
-            (new_ic, new_oc) = self.news(&self.bufs[b], &i);
+            self.finalize(b);
+            self.restart(b, i.pc);
+            (n_new, new_ic, new_oc) = self.news(b, &i);
         }
         // The instruction alone overflows: it cannot be in a trace.
-        if new_ic.len() > ki {
+        if n_new > ki {
             self.ev.too_many_inputs += 1;
             self.set_own(tid, None);
-            return (commit, 0, false);
+            return (0, false);
         }
         // Step 5.
         let buf = &mut self.bufs[b];
         let first = nic_after(&buf.t.ic);
-        for (k, s) in new_ic.into_iter().enumerate() {
-            buf.t.ic[first + k] = Some(s);
+        for (k, s) in new_ic[..n_new].iter().enumerate() {
+            buf.t.ic[first + k] = Some(*s);
         }
         if new_oc {
             let k = nic_after(&buf.t.oc);
@@ -264,18 +307,17 @@ impl TraceBuffers {
         }
         buf.t.len += 1;
         buf.t.npc = (i.pc + self.cfg.isz as u64) & pc_mask(self.cfg.pc_bits);
-        buf.instrs.push(i);
+        buf.ops.push(i);
         // Step 6.
         if buf.t.len == self.cfg.l_max as u64 {
             self.ev.l_max_commits += 1;
-            let buf = std::mem::take(&mut self.bufs[b]);
-            commit = self.finalize(buf);
+            self.finalize(b);
             self.set_own(tid, None);
-            return (commit, 0, false);
+            return (0, false);
         }
         let len = self.bufs[b].t.len;
         self.set_own(tid, Some(b));
-        (commit, len, false)
+        (len, false)
     }
 
     pub fn cycle(&mut self, ev: Option<(usize, u64, Event)>) {
@@ -287,10 +329,10 @@ impl TraceBuffers {
             if self.last_tid == Some(tid) {
                 self.ev.back_to_back += 1;
             }
-            let (commit, len, nobuf) = self.apply(tid, e);
+            let (len, nobuf) = self.apply(tid, e);
             self.st = Some((tid, len, nobuf));
-            self.cm = commit.as_ref().map(|(t, _)| (kid, *t));
-            self.last = Some((tid, commit));
+            self.cm = self.commit.map(|t| (kid, t));
+            self.last = Some((tid, self.commit.is_some()));
             self.last_tid = Some(tid);
         } else {
             self.last_tid = None;
@@ -302,7 +344,7 @@ impl TraceBuffers {
     /// its instructions), and the pool's bookkeeping.
     pub fn check(&self) -> Result<(), String> {
         let c = &self.cfg;
-        let Some((tid, commit)) = &self.last else {
+        let Some((tid, committed)) = &self.last else {
             return Ok(());
         };
         if let Some(b) = self.own[*tid] {
@@ -330,12 +372,14 @@ impl TraceBuffers {
                 return Err("TB_POOL: free count does not match the held buffers".into());
             }
         }
-        if let Some((t, instrs)) = commit {
+        if let (true, Some(t)) = (committed, &self.commit) {
+            let instrs = &self.commit_ops;
             shape(c, t, 2).map_err(|e| format!("I4: commit: {e}"))?;
-            let (ic, oc) = derive(instrs);
-            let got_ic: Vec<(u64, u64)> = t.ic.iter().flatten().copied().collect();
-            let got_oc: Vec<(u64, u64)> = t.oc.iter().flatten().copied().collect();
-            if got_ic != ic || got_oc != oc {
+            if !derives(instrs, t) {
+                // The slow path only builds the message.
+                let (ic, oc) = derive(&instrs.iter().map(Op::instr).collect::<Vec<_>>());
+                let got_ic: Vec<(u64, u64)> = t.ic.iter().flatten().copied().collect();
+                let got_oc: Vec<(u64, u64)> = t.oc.iter().flatten().copied().collect();
                 return Err(format!(
                     "I2: commit at {:#x}: contexts {got_ic:?} / {got_oc:?}, instructions give {ic:?} / {oc:?}",
                     t.pc
@@ -393,14 +437,41 @@ fn shape(c: &TbConfig, t: &Trace, min_len: u64) -> Result<(), String> {
         if ctx.iter().flatten().count() != n {
             return Err("context slots are not a prefix".into());
         }
-        let mut r: Vec<u64> = ctx.iter().flatten().map(|s| s.0).collect();
-        r.sort();
-        r.dedup();
-        if r.len() != n {
+        // At most MAX_K slots: pairwise beats sorting a copy.
+        let repeated = (0..n).any(|a| (a + 1..n).any(|b| ctx[a].unwrap().0 == ctx[b].unwrap().0));
+        if repeated {
             return Err("repeated rid in a context".into());
         }
     }
     Ok(())
+}
+
+/// Whether [`derive`] of `ops` gives `t`'s contexts (their valid slots, in order), without
+/// allocating: a context has at most `MAX_K` slots, so a longer derived list differs.
+fn derives(ops: &[Op], t: &Trace) -> bool {
+    let (mut ic, mut oc) = ([(0u64, 0u64); MAX_K], [(0u64, 0u64); MAX_K]);
+    let (mut ni, mut no) = (0, 0);
+    for i in ops {
+        for &(r, v) in i.srcs() {
+            if !ic[..ni].iter().any(|s| s.0 == r) && !oc[..no].iter().any(|s| s.0 == r) {
+                if ni == MAX_K {
+                    return false;
+                }
+                ic[ni] = (r, v);
+                ni += 1;
+            }
+        }
+        match oc[..no].iter_mut().find(|s| s.0 == i.dst) {
+            Some(s) => s.1 = i.res,
+            None if no == MAX_K => return false,
+            None => {
+                oc[no] = (i.dst, i.res);
+                no += 1;
+            }
+        }
+    }
+    let same = |ctx: &[Slot], want: &[RidVal]| ctx.iter().flatten().eq(want.iter());
+    same(&t.ic, &ic[..ni]) && same(&t.oc, &oc[..no])
 }
 
 /// The contexts of a run of instructions, from §3.3's definition: registers read before any
@@ -497,21 +568,19 @@ pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usi
         return (false, Some((tid, kid, Event::Close)));
     }
     let v = cfg.val_bits;
-    let srcs = (0..SRCS)
-        .filter(|&s| x[p.ev_src_v] >> s & 1 == 1)
-        .map(|s| {
-            (
-                get(&x[p.ev_src_rid..], s * RID_BITS, RID_BITS),
-                get(&x[p.ev_src_val..], s * v, v),
-            )
-        })
-        .collect();
-    let i = Instr {
+    let mut i = Op {
         pc: x[p.ev_pc],
-        srcs,
         dst: x[p.ev_dst],
         res: x[p.ev_res],
+        ..Op::default()
     };
+    for s in (0..SRCS).filter(|&s| x[p.ev_src_v] >> s & 1 == 1) {
+        i.srcs[i.n] = (
+            get(&x[p.ev_src_rid..], s * RID_BITS, RID_BITS),
+            get(&x[p.ev_src_val..], s * v, v),
+        );
+        i.n += 1;
+    }
     (false, Some((tid, kid, Event::Append(i))))
 }
 
@@ -606,14 +675,37 @@ impl Model for DtmTbModel {
 
 /// Packs an instruction's sources into the `ev_src_*` words (for vectors and stimulus).
 pub fn pack_srcs(cfg: &TbConfig, srcs: &[(u64, u64)]) -> (u64, Vec<u64>, Vec<u64>) {
+    let (nr, nv) = src_words(cfg);
+    let (mut rid, mut val) = (vec![0u64; nr], vec![0u64; nv]);
+    let v = put_srcs(cfg, srcs, &mut rid, &mut val);
+    (v, rid, val)
+}
+
+/// The words of `ev_src_rid` and `ev_src_val`.
+pub(crate) fn src_words(cfg: &TbConfig) -> (usize, usize) {
+    (
+        (SRCS * RID_BITS).div_ceil(64),
+        (SRCS * cfg.val_bits).div_ceil(64),
+    )
+}
+
+/// [`pack_srcs`] into the port words (every word of the two ports rewritten); returns
+/// `ev_src_v`.
+pub(crate) fn put_srcs(
+    cfg: &TbConfig,
+    srcs: &[(u64, u64)],
+    rid: &mut [u64],
+    val: &mut [u64],
+) -> u64 {
     let v = cfg.val_bits;
-    let mut rid = vec![0u64; (SRCS * RID_BITS).div_ceil(64)];
-    let mut val = vec![0u64; (SRCS * v).div_ceil(64)];
+    let (nr, nv) = src_words(cfg);
+    rid[..nr].iter_mut().for_each(|w| *w = 0);
+    val[..nv].iter_mut().for_each(|w| *w = 0);
     for (s, (r, x)) in srcs.iter().enumerate() {
-        put(&mut rid, s * RID_BITS, RID_BITS, *r);
-        put(&mut val, s * v, v, *x);
+        put(rid, s * RID_BITS, RID_BITS, *r);
+        put(val, s * v, v, *x);
     }
-    ((1u64 << srcs.len()) - 1, rid, val)
+    (1u64 << srcs.len()) - 1
 }
 
 /// Unpacks a committed context (for tests).

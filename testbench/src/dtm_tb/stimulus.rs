@@ -7,7 +7,7 @@
 //! cycles (the write bypass); with a small pool more threads build than there are buffers.
 //! Fields that are not used carry random values; resets are rare.
 
-use super::model::{pack_srcs, pc_mask, Ports};
+use super::model::{pc_mask, put_srcs, Ports};
 use crate::rng::Rng;
 use crate::Stimulus;
 use warpforge_contract::units::dtm_tb::TbConfig;
@@ -56,6 +56,19 @@ impl DtmTbStimulus {
         };
         s.new_phase();
         s
+    }
+
+    /// Writes `srcs` into the `ev_src_rid` / `ev_src_val` words of `x`; returns `ev_src_v`.
+    fn put_srcs(&self, x: &mut [u64], srcs: &[(u64, u64)]) -> u64 {
+        let (r, v) = (self.p.ev_src_rid, self.p.ev_src_val);
+        let (lo, hi) = if r < v {
+            let (a, b) = x.split_at_mut(v);
+            (&mut a[r..], b)
+        } else {
+            let (a, b) = x.split_at_mut(r);
+            (b, &mut a[v..])
+        };
+        put_srcs(&self.cfg, srcs, lo, hi)
     }
 
     fn vmask(&self) -> u64 {
@@ -128,12 +141,12 @@ impl Stimulus for DtmTbStimulus {
         x[p.ev_pc] = self.rng.next_u64() & pm;
         x[p.ev_dst] = self.rng.below(512);
         x[p.ev_res] = self.rng.next_u64() & vm;
-        let (_, rid, val) = pack_srcs(&c, &[(self.rng.below(512), self.rng.next_u64() & vm); 3]);
+        // Packed only where no instruction's sources replace them.
+        let noise = [(self.rng.below(512), self.rng.next_u64() & vm); 3];
         x[p.ev_src_v] = self.rng.below(8);
-        x[p.ev_src_rid..p.ev_src_rid + rid.len()].copy_from_slice(&rid);
-        x[p.ev_src_val..p.ev_src_val + val.len()].copy_from_slice(&val);
         if !self.rng.chance(self.p_event, 64) {
             x[p.ev_tid] = self.rng.below(c.threads as u64);
+            self.put_srcs(x, &noise);
             return;
         }
         if !self.rng.chance(self.p_same, 64) {
@@ -148,6 +161,7 @@ impl Stimulus for DtmTbStimulus {
             // A delimiter still moves the thread on.
             let th = &mut self.threads[k];
             th.pc = (th.pc + c.isz as u64) & pm;
+            self.put_srcs(x, &noise);
             return;
         }
         if self.rng.chance(1, 60) {
@@ -155,15 +169,12 @@ impl Stimulus for DtmTbStimulus {
         }
         let nr = self.rids.len();
         let ns = self.rng.below(self.max_srcs + 1) as usize;
-        let mut srcs = vec![];
-        for _ in 0..ns {
+        let mut srcs = [(0, 0); 3];
+        for s in srcs.iter_mut().take(ns) {
             let j = self.rng.below(nr as u64) as usize;
-            srcs.push((self.rids[j], self.threads[k].regs[j] & vm));
+            *s = (self.rids[j], self.threads[k].regs[j] & vm);
         }
-        let (sv, rid, val) = pack_srcs(&c, &srcs);
-        x[p.ev_src_v] = sv;
-        x[p.ev_src_rid..p.ev_src_rid + rid.len()].copy_from_slice(&rid);
-        x[p.ev_src_val..p.ev_src_val + val.len()].copy_from_slice(&val);
+        x[p.ev_src_v] = self.put_srcs(x, &srcs[..ns]);
         let d = self.rng.below(nr as u64) as usize;
         let res = self.rng.below(self.dom) & vm;
         let th = &mut self.threads[k];
