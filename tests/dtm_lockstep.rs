@@ -37,14 +37,9 @@ fn random_lockstep_covers_the_configurations() {
     ] {
         assert!(has(kv), "no configuration with {kv}");
     }
-    let jobs: Vec<_> = regress::jobs("quick")
-        .unwrap()
-        .into_iter()
-        .filter(|j| j.is_lockstep() && j.unit == UNIT)
-        .collect();
-    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
-    assert!(seeds.len() >= 2, "seeds {seeds:?}");
-    assert!(jobs.len() >= 6);
+    let c = regress::coverage(UNIT, "quick").unwrap();
+    assert!(c.seeds >= 2, "{c:?}");
+    assert!(c.jobs >= 6, "{c:?}");
 }
 
 #[test]

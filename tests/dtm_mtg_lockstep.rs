@@ -39,17 +39,11 @@ fn random_lockstep_covers_the_configurations() {
     ] {
         assert!(has(kv), "no configuration with {kv}");
     }
-    let jobs: Vec<_> = regress::jobs("quick")
-        .unwrap()
-        .into_iter()
-        .filter(|j| j.is_lockstep() && j.unit == UNIT)
-        .collect();
     // tests/lockstep.rs runs every unit's quick jobs (and fails on any of them); here, what
     // they cover.
-    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
-    assert!(seeds.len() >= 2, "seeds {seeds:?}");
-    let cycles = jobs.iter().map(|j| j.cycles).sum::<u64>();
-    assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
+    let c = regress::coverage(UNIT, "quick").unwrap();
+    assert!(c.seeds >= 2, "{c:?}");
+    assert!(c.cycles >= 1_000_000, "{c:?}");
 }
 
 #[test]

@@ -41,18 +41,12 @@ fn random_lockstep_covers_the_configurations() {
     ] {
         assert!(has(kv), "no configuration with {kv}");
     }
-    let jobs: Vec<_> = regress::jobs("quick")
-        .unwrap()
-        .into_iter()
-        .filter(|j| j.is_lockstep() && j.unit == UNIT)
-        .collect();
     // tests/lockstep.rs runs every unit's quick jobs (and fails on any of them); here, what
     // they cover.
-    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
-    assert!(seeds.len() >= 2, "seeds {seeds:?}");
-    assert!(jobs.len() >= 6);
-    let cycles = jobs.iter().map(|j| j.cycles).sum::<u64>();
-    assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
+    let c = regress::coverage(UNIT, "quick").unwrap();
+    assert!(c.seeds >= 2, "{c:?}");
+    assert!(c.jobs >= 6, "{c:?}");
+    assert!(c.cycles >= 1_000_000, "{c:?}");
 }
 
 #[test]

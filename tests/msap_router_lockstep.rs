@@ -26,15 +26,9 @@ fn spec_vectors_pass_on_model_and_rtl() {
 fn random_lockstep_covers_the_configurations() {
     let configs = regress::configs(UNIT);
     assert!(configs.len() >= 3);
-    let jobs: Vec<_> = regress::jobs("quick")
-        .unwrap()
-        .into_iter()
-        .filter(|j| j.is_lockstep() && j.unit == UNIT)
-        .collect();
-    let seeds: std::collections::BTreeSet<_> = jobs.iter().map(|j| j.seed).collect();
-    assert!(seeds.len() >= 2, "seeds {seeds:?}");
-    let cycles: u64 = jobs.iter().map(|j| j.cycles).sum();
-    assert!(cycles >= 1_000_000, "only {cycles} lockstep cycles");
+    let c = regress::coverage(UNIT, "quick").unwrap();
+    assert!(c.seeds >= 2, "{c:?}");
+    assert!(c.cycles >= 1_000_000, "{c:?}");
     // Both arbitration modes, every pipeline depth, ageing, both pointer modes.
     let all = configs.concat().join(",");
     for s in [

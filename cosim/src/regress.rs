@@ -930,6 +930,28 @@ pub fn jobs(suite: &str) -> Result<Vec<Job>, String> {
     Ok(out)
 }
 
+/// What a suite's random lockstep jobs of `unit` cover: how many jobs, distinct seeds and
+/// cycles in all (the per-unit lockstep test files assert these against the floors).
+#[derive(Clone, Copy, Debug)]
+pub struct Coverage {
+    pub jobs: usize,
+    pub seeds: usize,
+    pub cycles: u64,
+}
+
+pub fn coverage(unit: &str, suite: &str) -> Result<Coverage, String> {
+    let jobs: Vec<Job> = jobs(suite)?
+        .into_iter()
+        .filter(|j| j.is_lockstep() && j.unit == unit)
+        .collect();
+    let seeds: std::collections::BTreeSet<u64> = jobs.iter().map(|j| j.seed).collect();
+    Ok(Coverage {
+        jobs: jobs.len(),
+        seeds: seeds.len(),
+        cycles: jobs.iter().map(|j| j.cycles).sum(),
+    })
+}
+
 /// A unit whose cycles are whole networks gets its own budget per suite: `msap-noc` steps
 /// up to 128 routers a cycle, so its quick lockstep is 1.2·10^5 cycles and its full one
 /// 2·10^6 (the 10^5 / 10^6 for the 8x8 system).

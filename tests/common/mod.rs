@@ -10,6 +10,7 @@ pub fn warpforge(args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+#[allow(dead_code)] // not every test file that runs the binary checks an error
 pub fn assert_error(args: &[&str], needles: &[&str]) {
     let out = warpforge(args);
     let stderr = String::from_utf8_lossy(&out.stderr);

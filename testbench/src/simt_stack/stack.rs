@@ -259,3 +259,76 @@ impl Stack {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod stack_tests {
+    use super::*;
+
+    fn br(next_pc: u64, taken: u64, target: u64, rpc: u64) -> Commit {
+        Commit {
+            next_pc,
+            kind: CommitKind::Branch { taken, target, rpc },
+        }
+    }
+
+    #[test]
+    fn divergent_push_order_and_pop_at_rpc() {
+        let mut s = Stack::new(4);
+        s.launch(1, 0xff);
+        s.commit(&br(2, 0x1f, 4, 5)).unwrap();
+        let e = s.entries();
+        assert_eq!(e.len(), 3);
+        assert_eq!(
+            e[0],
+            Entry {
+                pc: 5,
+                mask: 0xff,
+                rpc: None
+            }
+        );
+        assert_eq!(
+            e[1],
+            Entry {
+                pc: 2,
+                mask: 0xe0,
+                rpc: Some(5)
+            }
+        );
+        assert_eq!(
+            e[2],
+            Entry {
+                pc: 4,
+                mask: 0x1f,
+                rpc: Some(5)
+            }
+        );
+        s.check().unwrap();
+        s.commit(&Commit {
+            next_pc: 5,
+            kind: CommitKind::Advance,
+        })
+        .unwrap();
+        assert_eq!(s.depth(), 2);
+        assert_eq!(s.last_pops(), 1);
+    }
+
+    #[test]
+    fn refused_commit_changes_only_the_flag() {
+        let mut s = Stack::new(2);
+        s.launch(0, 0xf);
+        let before = s.entries().to_vec();
+        assert_eq!(s.commit(&br(1, 0x3, 2, 3)), Err(Overflow));
+        assert_eq!(s.entries(), &before[..]);
+        assert!(s.overflowed());
+        s.launch(0, 0xf);
+        assert!(!s.overflowed());
+    }
+
+    #[test]
+    fn empty_stack_ignores_commits_and_zero_mask_launch_is_empty() {
+        let mut s = Stack::new(2);
+        assert_eq!(s.commit(&br(1, 1, 2, 3)), Ok(()));
+        s.launch(7, 0);
+        assert!(s.is_empty());
+    }
+}
