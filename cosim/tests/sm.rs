@@ -94,7 +94,8 @@ const B: &[&str] = &[
     "mem_latency=40",
     "mem_stall_pct=30",
 ];
-/// The small SM (configs/sm-small.toml's shape) for random programs and the planted bug.
+/// A small SM (configs/sm-small.toml's warps and memories, with 8 SIMD lanes) for random
+/// programs and the planted bug.
 const SMALL: &[&str] = &[
     "warps=4",
     "warp_size=8",
