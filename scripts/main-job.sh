@@ -7,7 +7,8 @@
 # Units: every unit's default configuration whose flow has been run to the end here. Not yet
 # in the list, each because one of its Yosys runs takes longer than a main job should: `sm`
 # (the thesis SM: its lint check alone took 7 min 41 s and 3.7 GB), `crown` and
-# `crown-barrier` (the 16 × 8 barrier table), `dtm-mtg` and `dtm` (the 1024-entry, 8-port MTG).
+# `crown-barrier` (the 16 × 8 barrier table), `dtm-mtg` and `dtm` (the 1024-entry, 8-port MTG);
+# and `msap-noc`, the newest unit, whose flow has not yet been run to the end here.
 # `warpforge flow` with no unit runs every default, those included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
