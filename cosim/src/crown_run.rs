@@ -82,23 +82,16 @@ impl RtlEngine {
     }
 
     fn compare(&self) -> Result<(), String> {
-        for s in &self.layout.outputs {
-            if !self.compare_debug && s.name.contains("dbg_") {
-                continue;
-            }
-            for i in 0..s.words {
-                let m = s.word_mask(i);
-                let (a, b) = (
-                    self.out_rtl[s.offset + i] & m,
-                    self.out_model[s.offset + i] & m,
-                );
-                if a != b {
-                    return Err(format!(
-                        "lockstep cycle {}: output {} word {i}: rtl {a:#x}, model {b:#x}",
-                        self.cycle, s.name
-                    ));
-                }
-            }
+        let debug = self.compare_debug;
+        if let Some((name, i, a, b)) =
+            crate::lockstep::output_difference(&self.layout, &self.out_rtl, &self.out_model, |s| {
+                debug || !s.name.contains("dbg_")
+            })
+        {
+            return Err(format!(
+                "lockstep cycle {}: output {name} word {i}: rtl {a:#x}, model {b:#x}",
+                self.cycle
+            ));
         }
         Ok(())
     }

@@ -54,19 +54,14 @@ impl DtmEngine for RtlEngine {
             .input("reset")
             .is_some_and(|s| inputs[s.offset] & 1 == 1);
         if !reset {
-            for s in &self.layout.outputs {
-                for i in 0..s.words {
-                    let m = s.word_mask(i);
-                    let (a, b) = (outputs[s.offset + i] & m, self.out_model[s.offset + i] & m);
-                    if a != b {
-                        return Err(format!(
-                            "lockstep cycle {}: output {} word {i}: rtl {a:#x}, model {b:#x} [{}]",
-                            self.cycle,
-                            s.name,
-                            self.model.state_line()
-                        ));
-                    }
-                }
+            if let Some((name, i, a, b)) =
+                crate::lockstep::output_difference(&self.layout, outputs, &self.out_model, |_| true)
+            {
+                return Err(format!(
+                    "lockstep cycle {}: output {name} word {i}: rtl {a:#x}, model {b:#x} [{}]",
+                    self.cycle,
+                    self.model.state_line()
+                ));
             }
         }
         self.model.check_invariants()

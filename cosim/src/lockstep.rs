@@ -681,6 +681,27 @@ pub fn run_spec_vector(v: &SpecVector) -> Result<(), String> {
     Ok(())
 }
 
+/// The first output word where `rtl` and `model` differ (each masked to its port's width),
+/// among the output ports `check` accepts: (port name, word index, RTL word, model word). The
+/// kernel-level runs (CROWN, DTM, the network) compare with it every cycle.
+pub fn output_difference<'a>(
+    layout: &'a Layout,
+    rtl: &[u64],
+    model: &[u64],
+    check: impl Fn(&Slot) -> bool,
+) -> Option<(&'a str, usize, u64, u64)> {
+    for s in layout.outputs.iter().filter(|s| check(s)) {
+        for i in 0..s.words {
+            let m = s.word_mask(i);
+            let (a, b) = (rtl[s.offset + i] & m, model[s.offset + i] & m);
+            if a != b {
+                return Some((s.name.as_str(), i, a, b));
+            }
+        }
+    }
+    None
+}
+
 /// Where two models first differ at the ports on `seed`'s stimulus of `unit` — the cycle and
 /// port at which a planted bug must surface: (cycle, port, `good`'s value, `bad`'s value), or
 /// None when they agree for `cycles` cycles. Reset cycles and bits outside a port are not

@@ -107,20 +107,16 @@ impl Engine {
                 self.cycle += 1;
                 return Ok(());
             }
-            for s in &self.layout.outputs {
-                for i in 0..s.words {
-                    let m = s.word_mask(i);
-                    let (a, b) = (
-                        self.out_rtl[s.offset + i] & m,
-                        self.out_model[s.offset + i] & m,
-                    );
-                    if a != b {
-                        return Err(format!(
-                            "lockstep cycle {}: output {} word {i}: rtl {a:#x}, model {b:#x}",
-                            self.cycle, s.name
-                        ));
-                    }
-                }
+            if let Some((name, i, a, b)) = crate::lockstep::output_difference(
+                &self.layout,
+                &self.out_rtl,
+                &self.out_model,
+                |_| true,
+            ) {
+                return Err(format!(
+                    "lockstep cycle {}: output {name} word {i}: rtl {a:#x}, model {b:#x}",
+                    self.cycle
+                ));
             }
         }
         self.cycle += 1;
