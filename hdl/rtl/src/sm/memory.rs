@@ -12,6 +12,9 @@
 //!   so a queue of each outstanding request's lanes (`sel_q`, as deep as a warp has lanes —
 //!   the most blocks one instruction can touch) says which lanes each response serves. The
 //!   instruction is done when every lane was requested and every response has come back.
+//!   The queue is flip-flops, not the RAM primitive: its head row is needed in the cycle a
+//!   response arrives (a synchronous-read RAM would answer a cycle late), and it is at most
+//!   warp_size² bits (1 kbit on the thesis SM, 64 bits on the small one).
 //! - `atom.global.*`: one request per executing lane in ascending lane order (`MEM_ATOM_*`,
 //!   b in word 0, CAS's swap value c in word 1), each waited for; the old word is the result.
 //! - shared memory: one lane per cycle in ascending lane order in the SM's shared RAM, at the
