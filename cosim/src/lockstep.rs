@@ -4,7 +4,8 @@
 //! that replays it with a waveform.
 //!
 //! The model runs a chunk of cycles ahead (the stimulus reacts to the model's outputs), then
-//! the RTL runs the same chunk in one call, then the chunk is compared. Cycles whose `reset`
+//! the RTL runs the same chunk in one call, then the chunk is compared. The model side runs on
+//! a thread of its own, a chunk ahead of the RTL side. Cycles whose `reset`
 //! input is high are not compared: registers start from random values until reset.
 
 use crate::icarus;
@@ -370,14 +371,13 @@ pub fn run_design(
     let compiled = verilator::build(design, &manifest, opts.wave.is_some())?;
     let layout = manifest.layout();
     let mut rtl = Rtl::load(&compiled, &layout, opts.seed)?;
-    let mut model = model;
     let total = match &source {
         Source::Trace(t) => opts.cycles.min(t.len() as u64),
         Source::Random(_) => opts.cycles,
     };
     let wave_from = total.saturating_sub(WAVE_WINDOW);
     // The state log is staged like the VCD and reaches its path only after the VCD did.
-    let mut state_log = match &opts.wave {
+    let state_log = match &opts.wave {
         Some(w) => {
             rtl.trace(w, wave_from)?;
             let staged = Staged::new("--wave", &state_log_path(w)).map_err(RunError::Input)?;
@@ -398,11 +398,6 @@ pub fn run_design(
     let reset = layout.input("reset").map(|s| s.offset);
     let masks = output_masks(&layout);
     let (iw, ow) = (layout.in_words, layout.out_words);
-    let mut inputs = vec![0u64; CHUNK * iw];
-    let mut expected = vec![0u64; CHUNK * ow];
-    let mut actual = vec![0u64; CHUNK * ow];
-    let mut prev = vec![0u64; ow];
-    let mut source = source;
     let mut report = Report {
         unit: unit.name().into(),
         module: manifest.module.clone(),
@@ -423,104 +418,164 @@ pub fn run_design(
     let t0 = Instant::now();
     let mut last_progress = Instant::now();
     let mut done = 0u64;
-    'outer: while done < total {
-        let n = ((total - done) as usize).min(CHUNK);
-        let mut ran = n;
-        for c in 0..n {
-            let cycle = done + c as u64;
-            let inp = &mut inputs[c * iw..(c + 1) * iw];
-            // The stimulus sees the previous cycle's outputs where the model wrote them.
-            let (before, rest) = expected.split_at_mut(c * ow);
-            let prev_out = match c {
-                0 => &prev[..],
-                _ => &before[(c - 1) * ow..],
-            };
-            match &mut source {
-                Source::Random(stim) => stim.next(cycle, prev_out, inp),
-                Source::Trace(t) => inp.copy_from_slice(&t[cycle as usize]),
-            }
-            let exp = &mut rest[..ow];
-            model.step(inp, exp);
-            if let Some((log, _)) = &mut state_log {
-                if cycle >= wave_from {
-                    let _ = writeln!(
-                        log,
-                        "t={} cycle={} {}",
-                        10 * cycle,
-                        cycle,
-                        model.state_line()
-                    );
+    let check_invariants = opts.check_invariants;
+    // The model side (stimulus, model, invariants, state log) fills chunks on a thread of its
+    // own while this thread runs the RTL on the previous chunk and compares: on two cores a run
+    // takes about as long as its slower side instead of the sum of both. Two chunk buffers
+    // circulate; the results are those of one thread (the stimulus reads the model's outputs,
+    // which equal the RTL's up to the first difference, where the run stops).
+    let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<ModelChunk>(2);
+    let (free_tx, free_rx) = std::sync::mpsc::channel::<ModelChunk>();
+    for _ in 0..2 {
+        free_tx
+            .send(ModelChunk {
+                inputs: vec![0u64; CHUNK * iw],
+                expected: vec![0u64; CHUNK * ow],
+                ran: 0,
+                invariant: None,
+            })
+            .expect("the receiver is alive");
+    }
+    let (model, state_log) = std::thread::scope(|scope| -> Result<_, RunError> {
+        let producer = scope.spawn(move || {
+            let mut model = model;
+            let mut source = source;
+            let mut state_log = state_log;
+            let mut prev = vec![0u64; ow];
+            let mut done = 0u64;
+            while done < total {
+                // The checker stopped (a mismatch): it no longer returns buffers.
+                let Ok(mut chunk) = free_rx.recv() else { break };
+                let n = ((total - done) as usize).min(CHUNK);
+                let ModelChunk {
+                    inputs, expected, ..
+                } = &mut chunk;
+                let mut ran = n;
+                for c in 0..n {
+                    let cycle = done + c as u64;
+                    let inp = &mut inputs[c * iw..(c + 1) * iw];
+                    // The stimulus sees the previous cycle's outputs where the model wrote them.
+                    let (before, rest) = expected.split_at_mut(c * ow);
+                    let prev_out = match c {
+                        0 => &prev[..],
+                        _ => &before[(c - 1) * ow..],
+                    };
+                    match &mut source {
+                        Source::Random(stim) => stim.next(cycle, prev_out, inp),
+                        Source::Trace(t) => inp.copy_from_slice(&t[cycle as usize]),
+                    }
+                    let exp = &mut rest[..ow];
+                    model.step(inp, exp);
+                    if let Some((log, _)) = &mut state_log {
+                        if cycle >= wave_from {
+                            let _ = writeln!(
+                                log,
+                                "t={} cycle={} {}",
+                                10 * cycle,
+                                cycle,
+                                model.state_line()
+                            );
+                        }
+                    }
+                    if check_invariants {
+                        if let Err(message) = model.check_invariants() {
+                            chunk.invariant =
+                                Some((InvariantFailure { cycle, message }, model.state_line()));
+                            ran = c + 1;
+                            break;
+                        }
+                    }
                 }
+                prev.copy_from_slice(&chunk.expected[(ran - 1) * ow..ran * ow]);
+                chunk.ran = ran;
+                let stop = chunk.invariant.is_some();
+                if full_tx.send(chunk).is_err() || stop {
+                    break;
+                }
+                done += ran as u64;
             }
-            if opts.check_invariants {
-                if let Err(message) = model.check_invariants() {
-                    report.invariant = Some(InvariantFailure { cycle, message });
-                    report.model_state = Some(model.state_line());
-                    ran = c + 1;
+            (model, state_log)
+        });
+        let mut actual = vec![0u64; CHUNK * ow];
+        for mut chunk in full_rx.iter() {
+            let ran = chunk.ran;
+            let (inputs, expected) = (&chunk.inputs, &chunk.expected);
+            toggles.add(&expected[..ran * ow], &inputs[..ran * iw], iw, reset);
+            rtl.run(&inputs[..ran * iw], &mut actual[..ran * ow]);
+            let mut mismatch = false;
+            for c in 0..ran {
+                let cycle = done + c as u64;
+                let (exp, act) = (
+                    &expected[c * ow..(c + 1) * ow],
+                    &actual[c * ow..(c + 1) * ow],
+                );
+                if let Some((d, p)) = &mut dump {
+                    let line = serde_json::json!({
+                        "cycle": cycle,
+                        "inputs": ports_json(&layout.inputs, &inputs[c * iw..(c + 1) * iw]),
+                        "model": ports_json(&layout.outputs, exp),
+                        "rtl": ports_json(&layout.outputs, act),
+                    });
+                    writeln!(d, "{line}").map_err(|e| dump_err(p, e))?;
+                }
+                let in_reset = reset.is_some_and(|r| inputs[c * iw + r] & 1 == 1);
+                if in_reset {
+                    continue;
+                }
+                // One test per cycle, not one branch per word.
+                let differs = exp
+                    .iter()
+                    .zip(act)
+                    .zip(&masks)
+                    .fold(0, |d, ((e, a), m)| d | (e ^ a) & m)
+                    != 0;
+                if differs {
+                    let (slot, e, a) = first_difference(&layout, exp, act)
+                        .expect("a differing word belongs to a port");
+                    report.mismatches = 1;
+                    report.mismatch = Some(Mismatch {
+                        cycle,
+                        port: slot.name.clone(),
+                        expected: e,
+                        actual: a,
+                    });
+                    report.cycles = cycle + 1;
+                    report.replay = Some(replay_command(unit, &opts, cycle));
+                    mismatch = true;
                     break;
                 }
             }
-        }
-        prev.copy_from_slice(&expected[(ran - 1) * ow..ran * ow]);
-        toggles.add(&expected[..ran * ow], &inputs[..ran * iw], iw, reset);
-        rtl.run(&inputs[..ran * iw], &mut actual[..ran * ow]);
-        for c in 0..ran {
-            let cycle = done + c as u64;
-            let (exp, act) = (
-                &expected[c * ow..(c + 1) * ow],
-                &actual[c * ow..(c + 1) * ow],
-            );
-            if let Some((d, p)) = &mut dump {
-                let line = serde_json::json!({
-                    "cycle": cycle,
-                    "inputs": ports_json(&layout.inputs, &inputs[c * iw..(c + 1) * iw]),
-                    "model": ports_json(&layout.outputs, exp),
-                    "rtl": ports_json(&layout.outputs, act),
-                });
-                writeln!(d, "{line}").map_err(|e| dump_err(p, e))?;
+            if let Some((failure, state)) = chunk.invariant.take() {
+                report.invariant = Some(failure);
+                // The model stopped at the failing cycle: its state line is exact.
+                report.model_state = Some(state);
             }
-            let in_reset = reset.is_some_and(|r| inputs[c * iw + r] & 1 == 1);
-            if in_reset {
-                continue;
-            }
-            // One test per cycle, not one branch per word.
-            let differs = exp
-                .iter()
-                .zip(act)
-                .zip(&masks)
-                .fold(0, |d, ((e, a), m)| d | (e ^ a) & m)
-                != 0;
-            if differs {
-                let (slot, e, a) = first_difference(&layout, exp, act)
-                    .expect("a differing word belongs to a port");
-                report.mismatches = 1;
-                report.mismatch = Some(Mismatch {
-                    cycle,
-                    port: slot.name.clone(),
-                    expected: e,
-                    actual: a,
-                });
-                report.cycles = cycle + 1;
-                report.replay = Some(replay_command(unit, &opts, cycle));
+            if mismatch {
                 // The model has run ahead to the end of the chunk; its state line is only
                 // exact for the last cycle of the chunk, so point to the replay's log instead.
                 report.model_state = None;
-                break 'outer;
+                break;
             }
-        }
-        done += ran as u64;
-        report.cycles = done;
-        if report.invariant.is_some() {
-            report.replay = Some(replay_command(unit, &opts, done - 1));
-            break;
-        }
-        if let Some(p) = &mut opts.progress {
-            if last_progress.elapsed().as_secs_f64() >= 1.0 {
-                p(done, total);
-                last_progress = Instant::now();
+            done += ran as u64;
+            report.cycles = done;
+            if report.invariant.is_some() {
+                report.replay = Some(replay_command(unit, &opts, done - 1));
+                break;
             }
+            if let Some(p) = &mut opts.progress {
+                if last_progress.elapsed().as_secs_f64() >= 1.0 {
+                    p(done, total);
+                    last_progress = Instant::now();
+                }
+            }
+            // The model side may have finished already: then nobody takes the buffer back.
+            let _ = free_tx.send(chunk);
         }
-    }
+        // Stop the model side if it is still producing (the checker stopped early).
+        drop(full_rx);
+        drop(free_tx);
+        Ok(producer.join().expect("the model thread does not panic"))
+    })?;
     let secs = t0.elapsed().as_secs_f64().max(1e-9);
     report.cycles_per_sec = report.cycles as f64 / secs;
     // Every output is complete and checked before the run reports.
@@ -541,6 +596,16 @@ pub fn run_design(
         .collect();
     report.coverage = Coverage::new(&layout, &toggles, &model.events(), report.cycles);
     Ok(report)
+}
+
+/// One chunk of the model side's work: the inputs it drove, the outputs it expects, how many
+/// cycles it ran (fewer than the chunk when an invariant failed, with the failure and the
+/// model's state line at it).
+struct ModelChunk {
+    inputs: Vec<u64>,
+    expected: Vec<u64>,
+    ran: usize,
+    invariant: Option<(InvariantFailure, String)>,
 }
 
 /// Bit flips of the model's outputs between consecutive cycles out of reset, per word.

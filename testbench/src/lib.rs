@@ -36,7 +36,7 @@ pub mod words;
 
 /// A cycle-exact reference model of one unit. Port values are packed as in
 /// [`warpforge_contract::Layout`].
-pub trait Model {
+pub trait Model: Send {
     /// One clock cycle: write this cycle's outputs (all output ports, including debug ports)
     /// from the current state and `inputs`, then commit the state for the next cycle.
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]);
@@ -61,7 +61,7 @@ pub trait Model {
 
 /// A generator of legal input vectors. It sees the model's outputs of the previous cycle, so
 /// it can react to what the unit did (zero on the first cycle).
-pub trait Stimulus {
+pub trait Stimulus: Send {
     fn next(&mut self, cycle: u64, prev_outputs: &[u64], inputs: &mut [u64]);
 }
 
