@@ -31,11 +31,16 @@ impl PoolEntry {
         let lanes = e.warp.lanes;
         self.warp.pc = e.warp.pc;
         self.warp.lanes = lanes;
-        self.warp.thi.clear();
-        self.warp.thi.extend((0..w).map(|l| match lanes >> l & 1 {
-            1 => e.warp.thi.get(l).copied().unwrap_or(0),
-            _ => 0,
-        }));
+        let thi = &mut self.warp.thi;
+        if thi.len() != w {
+            thi.resize(w, 0);
+        }
+        // One pass, no per-lane bounds check on the source: lanes past its end read 0.
+        let src = &e.warp.thi[..e.warp.thi.len().min(w)];
+        thi.fill(0);
+        for (l, (d, &t)) in thi.iter_mut().zip(src).enumerate() {
+            *d = t & 0u64.wrapping_sub(lanes >> l & 1);
+        }
         self.slot = e.slot;
     }
 }
@@ -287,11 +292,22 @@ impl IssuePool {
         let s = e.slot % 4096;
         h.clash |= e.slot >= self.cfg.n2 || h.slots[s / 64] >> (s % 64) & 1 == 1;
         h.slots[s / 64] |= 1 << (s % 64);
-        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
-            if e.warp.lanes >> l & 1 == 0 {
-                h.clash |= t != 0;
-                continue;
+        let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
+        // Lanes outside the warp: their thread index must be 0.
+        let mut outside = !e.warp.lanes;
+        while outside != 0 {
+            let l = outside.trailing_zeros() as usize;
+            outside &= outside - 1;
+            match thi.get(l) {
+                Some(&t) => h.clash |= t != 0,
+                None => break,
             }
+        }
+        let mut lanes = e.warp.lanes & c.all_lanes();
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let Some(&t) = thi.get(l) else { break };
             let x = c.thread(l, t) as usize % 4096;
             h.clash |= h.threads[x / 64] >> (x % 64) & 1 == 1;
             h.threads[x / 64] |= 1 << (x % 64);
@@ -307,11 +323,14 @@ impl IssuePool {
         }
         let x = e.slot % 4096;
         h.slots[x / 64] &= !(1 << (x % 64));
-        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
-            if e.warp.lanes >> l & 1 == 1 {
-                let x = c.thread(l, t) as usize % 4096;
-                h.threads[x / 64] &= !(1 << (x % 64));
-            }
+        let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
+        let mut lanes = e.warp.lanes & c.all_lanes();
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let Some(&t) = thi.get(l) else { break };
+            let x = c.thread(l, t) as usize % 4096;
+            h.threads[x / 64] &= !(1 << (x % 64));
         }
     }
 
@@ -462,10 +481,13 @@ pub(crate) fn decode(
         let (words, tb) = (&inputs[o..o + n], c.thi_bits());
         e.warp.pc = inputs[p.ref_pc] & mask(c.pc_bits);
         e.warp.lanes = inputs[p.ref_lanes] & c.all_lanes();
-        e.warp.thi.clear();
-        e.warp
-            .thi
-            .extend((0..c.w).map(|l| words::get(words, l * tb, tb)));
+        let thi = &mut e.warp.thi;
+        if thi.len() != c.w {
+            thi.resize(c.w, 0);
+        }
+        for (l, t) in thi.iter_mut().enumerate() {
+            *t = words::get(words, l * tb, tb);
+        }
         e.slot = (inputs[p.ref_slot] & mask(cfg.slot_bits())) as usize;
     }
     (inputs[p.reset] & 1 == 1, refill, inputs[p.issue] & 1 == 1)

@@ -69,7 +69,16 @@ impl Held {
             }
         };
         flip(&mut self.slots, e.slot);
-        for l in (0..self.per_lane.len()).filter(|&l| e.warp.lanes >> l & 1 == 1) {
+        // The set lanes only (w ≤ 64).
+        let w = self.per_lane.len();
+        let mut lanes = if w >= 64 {
+            e.warp.lanes
+        } else {
+            e.warp.lanes & ((1 << w) - 1)
+        };
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
             flip(
                 &mut self.used,
                 l * threads_per_lane + e.warp.thi[l] as usize,
@@ -135,8 +144,10 @@ impl CrownPoolStimulus {
             }
         }
         let thi = &mut self.refill.warp.thi;
-        thi.clear();
-        thi.resize(w, 0);
+        if thi.len() != w {
+            thi.resize(w, 0);
+        }
+        thi.fill(0);
         for (l, t) in thi.iter_mut().enumerate() {
             if want >> l & 1 == 1 {
                 *t = loop {
