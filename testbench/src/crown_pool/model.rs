@@ -466,6 +466,29 @@ pub(crate) fn mask(bits: usize) -> u64 {
     }
 }
 
+/// OR `values`, `width` (≤ 64) bits each, into consecutive fields from bit 0 of `out` (zero
+/// there), gathering each word in a register: one store per word, where ORing field by field
+/// into memory makes every field wait for the last one's store.
+pub(crate) fn or_packed(out: &mut [u64], width: usize, values: impl IntoIterator<Item = u64>) {
+    let m = mask(width);
+    let (mut acc, mut b, mut w) = (0u64, 0usize, 0usize);
+    for v in values {
+        let v = v & m;
+        acc |= v << b;
+        b += width;
+        if b >= 64 {
+            out[w] |= acc;
+            w += 1;
+            b -= 64;
+            // The field's bits that did not fit (none when it ended on the word boundary).
+            acc = if b == 0 { 0 } else { v >> (width - b) };
+        }
+    }
+    if b > 0 {
+        out[w] |= acc;
+    }
+}
+
 /// Decode one cycle's input words: (reset, refill, issue). The refill, when `ref_valid` is
 /// high, is written into `e` (its `thi` buffer reused).
 pub(crate) fn decode(
@@ -527,19 +550,17 @@ impl CrownPoolModel {
             out[p.sel_pc] = e.warp.pc;
             out[p.sel_lanes] = e.warp.lanes;
             let (o, _) = p.sel_thi;
-            words::or_seq(&mut out[o..], 0, c.thi_bits(), e.warp.thi.iter().copied());
+            or_packed(&mut out[o..], c.thi_bits(), e.warp.thi.iter().copied());
             out[p.sel_slot] = e.slot as u64;
         }
         let sb = q.cfg.slot_bits();
         out[p.dbg_valid] = q.valid;
-        let mut v = q.valid;
-        while v != 0 {
-            let i = v.trailing_zeros() as usize;
-            v &= v - 1;
-            if let Some(e) = &q.entries[i] {
-                words::set(&mut out[p.dbg_slot..], i * sb, sb, e.slot as u64);
-            }
-        }
+        // Every entry's row in index order, 0 for an invalid entry.
+        let slots = q
+            .entries
+            .iter()
+            .map(|e| e.as_ref().map_or(0, |e| e.slot as u64));
+        or_packed(&mut out[p.dbg_slot..], sb, slots);
         out[p.dbg_last] = q.last as u64;
     }
 }
@@ -583,5 +604,23 @@ impl Model for CrownPoolModel {
 
     fn events(&self) -> Vec<(&'static str, u64)> {
         self.pool.events()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn or_packed_matches_words_set_field_by_field() {
+        for width in [1, 3, 7, 9, 13, 32, 63, 64] {
+            let vals: Vec<u64> = (1..=20u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let (mut a, mut b) = ([0u64; 24], [0u64; 24]);
+            super::or_packed(&mut a, width, vals.iter().copied());
+            for (i, &v) in vals.iter().enumerate() {
+                crate::words::set(&mut b, i * width, width, v);
+            }
+            assert_eq!(a, b, "width {width}");
+        }
     }
 }

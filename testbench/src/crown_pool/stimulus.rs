@@ -5,7 +5,7 @@
 //! an empty one, refills and issues in the same cycle, bursts); don't-care inputs carry
 //! random values; rare resets in the middle of traffic.
 
-use super::model::{mask, IssuePool, PoolEntry, Ports};
+use super::model::{mask, or_packed, IssuePool, PoolEntry, Ports};
 use crate::rng::Rng;
 use crate::Stimulus;
 use warpforge_contract::units::crown::{pack_thi, Warp};
@@ -203,12 +203,7 @@ impl Stimulus for CrownPoolStimulus {
             inputs[p.ref_pc] = e.warp.pc;
             inputs[p.ref_lanes] = e.warp.lanes;
             let (o, _) = p.ref_thi;
-            crate::words::or_seq(
-                &mut inputs[o..],
-                0,
-                c.thi_bits(),
-                e.warp.thi.iter().copied(),
-            );
+            or_packed(&mut inputs[o..], c.thi_bits(), e.warp.thi.iter().copied());
             inputs[p.ref_slot] = e.slot as u64;
         } else if self.rng.chance(3, 4) {
             // Ignored without ref_valid.
