@@ -26856,6 +26856,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     output reg  [8:0] dbg_head;
     
     // Constant declarations
+    localparam  odd = 64'h1;
     localparam  rows = 64'h200;
     
     // Stub signals
@@ -26875,6 +26876,22 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  thi_ram__re;
     reg  [8:0] thi_ram__raddr;
     wire  [55:0] thi_ram__rdata;
+    reg  ring_even__clock;
+    reg  ring_even__we;
+    reg  ring_even__wbe;
+    reg  [7:0] ring_even__waddr;
+    reg  [8:0] ring_even__wdata;
+    reg  ring_even__re;
+    reg  [7:0] ring_even__raddr;
+    wire  [8:0] ring_even__rdata;
+    reg  ring_odd__clock;
+    reg  ring_odd__we;
+    reg  ring_odd__wbe;
+    reg  [7:0] ring_odd__waddr;
+    reg  [8:0] ring_odd__wdata;
+    reg  ring_odd__re;
+    reg  [7:0] ring_odd__raddr;
+    wire  [8:0] ring_odd__rdata;
     reg  state__clock;
     reg  state__reset;
     reg  state__we__0;
@@ -26903,17 +26920,18 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  [8:0] in_pool__raddr;
     wire  in_pool__rdata;
     wire  [511:0] in_pool__q;
-    reg  ring__clock;
-    reg  ring__reset;
-    reg  ring__we__0;
-    reg  ring__we__1;
-    reg  [8:0] ring__waddr__0;
-    reg  [8:0] ring__waddr__1;
-    reg  [8:0] ring__wdata__0;
-    reg  [8:0] ring__wdata__1;
-    reg  [8:0] ring__raddr;
-    wire  [8:0] ring__rdata;
-    wire  [4607:0] ring__q;
+    reg  h0__clock;
+    reg  h0__reset;
+    reg  [8:0] h0__d;
+    wire  [8:0] h0__q;
+    reg  h1__clock;
+    reg  h1__reset;
+    reg  [8:0] h1__d;
+    wire  [8:0] h1__q;
+    reg  h1_ram__clock;
+    reg  h1_ram__reset;
+    reg  h1_ram__d;
+    wire  h1_ram__q;
     reg  head__clock;
     reg  head__reset;
     reg  [8:0] head__d;
@@ -26971,6 +26989,20 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  [55:0] thi_ram__wdata__drv;
     reg  thi_ram__re__drv;
     reg  [8:0] thi_ram__raddr__drv;
+    reg  ring_even__clock__drv;
+    reg  ring_even__we__drv;
+    reg  ring_even__wbe__drv;
+    reg  [7:0] ring_even__waddr__drv;
+    reg  [8:0] ring_even__wdata__drv;
+    reg  ring_even__re__drv;
+    reg  [7:0] ring_even__raddr__drv;
+    reg  ring_odd__clock__drv;
+    reg  ring_odd__we__drv;
+    reg  ring_odd__wbe__drv;
+    reg  [7:0] ring_odd__waddr__drv;
+    reg  [8:0] ring_odd__wdata__drv;
+    reg  ring_odd__re__drv;
+    reg  [7:0] ring_odd__raddr__drv;
     reg  state__clock__drv;
     reg  state__reset__drv;
     reg  state__we__0__drv;
@@ -26995,15 +27027,15 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  in_pool__wdata__1__drv;
     reg  in_pool__wdata__2__drv;
     reg  [8:0] in_pool__raddr__drv;
-    reg  ring__clock__drv;
-    reg  ring__reset__drv;
-    reg  ring__we__0__drv;
-    reg  ring__we__1__drv;
-    reg  [8:0] ring__waddr__0__drv;
-    reg  [8:0] ring__waddr__1__drv;
-    reg  [8:0] ring__wdata__0__drv;
-    reg  [8:0] ring__wdata__1__drv;
-    reg  [8:0] ring__raddr__drv;
+    reg  h0__clock__drv;
+    reg  h0__reset__drv;
+    reg  [8:0] h0__d__drv;
+    reg  h1__clock__drv;
+    reg  h1__reset__drv;
+    reg  [8:0] h1__d__drv;
+    reg  h1_ram__clock__drv;
+    reg  h1_ram__reset__drv;
+    reg  h1_ram__d__drv;
     reg  head__clock__drv;
     reg  head__reset__drv;
     reg  [8:0] head__d__drv;
@@ -27040,6 +27072,10 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     reg  [8:0] first;
     reg  [8:0] second;
     reg  [1:0] npush;
+    reg  [8:0] h1_now;
+    reg  [8:0] tail_next;
+    reg  [8:0] head_after;
+    reg  [9:0] kept;
     
     // Sub module instances
     crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram pl_ram(
@@ -27061,6 +27097,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .re(thi_ram__re),
         .raddr(thi_ram__raddr),
         .rdata(thi_ram__rdata)
+    );
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even ring_even(
+        .clock(ring_even__clock),
+        .we(ring_even__we),
+        .wbe(ring_even__wbe),
+        .waddr(ring_even__waddr),
+        .wdata(ring_even__wdata),
+        .re(ring_even__re),
+        .raddr(ring_even__raddr),
+        .rdata(ring_even__rdata)
+    );
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd ring_odd(
+        .clock(ring_odd__clock),
+        .we(ring_odd__we),
+        .wbe(ring_odd__wbe),
+        .waddr(ring_odd__waddr),
+        .wdata(ring_odd__wdata),
+        .re(ring_odd__re),
+        .raddr(ring_odd__raddr),
+        .rdata(ring_odd__rdata)
     );
     crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state state(
         .clock(state__clock),
@@ -27094,18 +27150,23 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .rdata(in_pool__rdata),
         .q(in_pool__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring ring(
-        .clock(ring__clock),
-        .reset(ring__reset),
-        .we__0(ring__we__0),
-        .we__1(ring__we__1),
-        .waddr__0(ring__waddr__0),
-        .waddr__1(ring__waddr__1),
-        .wdata__0(ring__wdata__0),
-        .wdata__1(ring__wdata__1),
-        .raddr(ring__raddr),
-        .rdata(ring__rdata),
-        .q(ring__q)
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 h0(
+        .clock(h0__clock),
+        .reset(h0__reset),
+        .d(h0__d),
+        .q(h0__q)
+    );
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1 h1(
+        .clock(h1__clock),
+        .reset(h1__reset),
+        .d(h1__d),
+        .q(h1__q)
+    );
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram h1_ram(
+        .clock(h1_ram__clock),
+        .reset(h1_ram__reset),
+        .d(h1_ram__d),
+        .q(h1_ram__q)
     );
     crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head head(
         .clock(head__clock),
@@ -27183,8 +27244,14 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         state__reset__drv = reset;
         in_pool__clock__drv = clock;
         in_pool__reset__drv = reset;
-        ring__clock__drv = clock;
-        ring__reset__drv = 1'b0;
+        ring_even__clock__drv = clock;
+        ring_odd__clock__drv = clock;
+        h0__clock__drv = clock;
+        h0__reset__drv = reset;
+        h1__clock__drv = clock;
+        h1__reset__drv = reset;
+        h1_ram__clock__drv = clock;
+        h1_ram__reset__drv = reset;
         head__clock__drv = clock;
         head__reset__drv = reset;
         tail__clock__drv = clock;
@@ -27201,7 +27268,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         thi_ram__clock__drv = clock;
         state_planes__whole__drv = state__q;
         lowest_free__x__drv = state_planes__parts__0 | state_planes__parts__1;
-        ring__raddr__drv = head__q;
         popping = pop & |count__q;
         inserting = ins_valid & |nfree__q;
         upd_ready = upd_valid & (upd_state == 32'h1);
@@ -27220,7 +27286,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         in_pool__waddr__0__drv = lowest_free__idx;
         in_pool__wdata__0__drv = 32'h0;
         in_pool__we__1__drv = popping;
-        in_pool__waddr__1__drv = ring__rdata;
+        in_pool__waddr__1__drv = h0__q;
         in_pool__wdata__1__drv = 32'h1;
         in_pool__we__2__drv = iss_valid;
         in_pool__waddr__2__drv = iss_row;
@@ -27242,12 +27308,71 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         else if (inserting | upd_ready) begin
             npush = 32'h1;
         end
-        ring__we__0__drv = |npush;
-        ring__waddr__0__drv = tail__q;
-        ring__wdata__0__drv = first;
-        ring__we__1__drv = npush == 32'h2;
-        ring__waddr__1__drv = tail__q + 32'h1;
-        ring__wdata__1__drv = second;
+        tail_next = tail__q + 32'h1;
+        ring_even__we__drv = 1'b0;
+        ring_odd__we__drv = 1'b0;
+        ring_even__waddr__drv = tail__q >> 32'h1;
+        ring_odd__waddr__drv = tail__q >> 32'h1;
+        ring_even__wdata__drv = first;
+        ring_odd__wdata__drv = first;
+        ring_even__wbe__drv = 32'h1;
+        ring_odd__wbe__drv = 32'h1;
+        if (|(tail__q & odd)) begin
+            ring_odd__we__drv = |npush;
+            ring_even__we__drv = npush == 32'h2;
+            ring_even__waddr__drv = tail_next >> 32'h1;
+            ring_even__wdata__drv = second;
+        end
+        else begin
+            ring_even__we__drv = |npush;
+            ring_odd__we__drv = npush == 32'h2;
+            ring_odd__wdata__drv = second;
+        end
+        h1_now = h1__q;
+        if (|h1_ram__q) begin
+            if (|(head__q & odd)) begin
+                h1_now = ring_even__rdata;
+            end
+            else begin
+                h1_now = ring_odd__rdata;
+            end
+        end
+        kept = count__q;
+        if (popping) begin
+            kept = count__q - 32'h1;
+        end
+        h0__d__drv = first;
+        if (|kept) begin
+            h0__d__drv = h0__q;
+            if (popping) begin
+                h0__d__drv = h1_now;
+            end
+        end
+        h1__d__drv = second;
+        h1_ram__d__drv = 32'h0;
+        if (kept == 32'h1) begin
+            h1__d__drv = first;
+        end
+        if (kept >= 32'h2) begin
+            h1__d__drv = h1_now;
+            if (popping) begin
+                h1__d__drv = h1__q;
+                h1_ram__d__drv = 32'h1;
+            end
+        end
+        head_after = head__q + 32'h2;
+        ring_even__raddr__drv = head_after >> 32'h1;
+        ring_odd__raddr__drv = head_after >> 32'h1;
+        ring_even__re__drv = 1'b0;
+        ring_odd__re__drv = 1'b0;
+        if (popping & (kept >= 32'h2)) begin
+            if (|(head__q & odd)) begin
+                ring_odd__re__drv = 1'b1;
+            end
+            else begin
+                ring_even__re__drv = 1'b1;
+            end
+        end
         tail__d__drv = tail__q + npush;
         head__d__drv = head__q;
         count__d__drv = count__q + npush;
@@ -27265,7 +27390,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         rd_valid__d__drv = popping;
         rd_row__d__drv = rd_row__q;
         if (popping) begin
-            rd_row__d__drv = ring__rdata;
+            rd_row__d__drv = h0__q;
         end
         ins_word__parts__0__drv = ins_pc;
         ins_word__parts__1__drv = ins_lanes;
@@ -27281,13 +27406,13 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         end
         pl_ram__wbe__drv = 32'h1;
         pl_ram__re__drv = popping;
-        pl_ram__raddr__drv = ring__rdata;
+        pl_ram__raddr__drv = h0__q;
         thi_ram__we__drv = inserting;
         thi_ram__waddr__drv = lowest_free__idx;
         thi_ram__wdata__drv = ins_thi & ins_mask__mask;
         thi_ram__wbe__drv = 32'h1;
         thi_ram__re__drv = popping;
-        thi_ram__raddr__drv = ring__rdata;
+        thi_ram__raddr__drv = h0__q;
         rd_word__whole__drv = pl_ram__rdata;
         out_mask__lanes__drv = rd_word__parts__1;
         out_valid = |rd_valid__q;
@@ -27310,7 +27435,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         dbg_in_pool = in_pool__q;
         dbg_head = 32'h0;
         if (|count__q) begin
-            dbg_head = ring__rdata;
+            dbg_head = h0__q;
         end
     end
     
@@ -27330,6 +27455,20 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         thi_ram__wdata = thi_ram__wdata__drv;
         thi_ram__re = thi_ram__re__drv;
         thi_ram__raddr = thi_ram__raddr__drv;
+        ring_even__clock = ring_even__clock__drv;
+        ring_even__we = ring_even__we__drv;
+        ring_even__wbe = ring_even__wbe__drv;
+        ring_even__waddr = ring_even__waddr__drv;
+        ring_even__wdata = ring_even__wdata__drv;
+        ring_even__re = ring_even__re__drv;
+        ring_even__raddr = ring_even__raddr__drv;
+        ring_odd__clock = ring_odd__clock__drv;
+        ring_odd__we = ring_odd__we__drv;
+        ring_odd__wbe = ring_odd__wbe__drv;
+        ring_odd__waddr = ring_odd__waddr__drv;
+        ring_odd__wdata = ring_odd__wdata__drv;
+        ring_odd__re = ring_odd__re__drv;
+        ring_odd__raddr = ring_odd__raddr__drv;
         state__clock = state__clock__drv;
         state__reset = state__reset__drv;
         state__we__0 = state__we__0__drv;
@@ -27354,15 +27493,15 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         in_pool__wdata__1 = in_pool__wdata__1__drv;
         in_pool__wdata__2 = in_pool__wdata__2__drv;
         in_pool__raddr = in_pool__raddr__drv;
-        ring__clock = ring__clock__drv;
-        ring__reset = ring__reset__drv;
-        ring__we__0 = ring__we__0__drv;
-        ring__we__1 = ring__we__1__drv;
-        ring__waddr__0 = ring__waddr__0__drv;
-        ring__waddr__1 = ring__waddr__1__drv;
-        ring__wdata__0 = ring__wdata__0__drv;
-        ring__wdata__1 = ring__wdata__1__drv;
-        ring__raddr = ring__raddr__drv;
+        h0__clock = h0__clock__drv;
+        h0__reset = h0__reset__drv;
+        h0__d = h0__d__drv;
+        h1__clock = h1__clock__drv;
+        h1__reset = h1__reset__drv;
+        h1__d = h1__d__drv;
+        h1_ram__clock = h1_ram__clock__drv;
+        h1_ram__reset = h1_ram__reset__drv;
+        h1_ram__d = h1_ram__d__drv;
         head__clock = head__clock__drv;
         head__reset = head__reset__drv;
         head__d = head__d__drv;
@@ -27408,6 +27547,54 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__count(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__count
+
+
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0(clock,reset,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    
+    // Update code (custom)
+    always @(posedge clock) begin
+        if (reset) q <= 9'd0;
+        else q <= d;
+    end
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0
+
+
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1(clock,reset,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [8:0] d;
+    output reg  [8:0] q;
+    
+    // Update code (custom)
+    always @(posedge clock) begin
+        if (reset) q <= 9'd0;
+        else q <= d;
+    end
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1
+
+
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram(clock,reset,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  d;
+    output reg  q;
+    
+    // Update code (custom)
+    always @(posedge clock) begin
+        if (reset) q <= 1'd0;
+        else q <= d;
+    end
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head(clock,reset,d,q);
@@ -27613,71 +27800,54 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_word(whole,parts__0,parts_
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_word
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring(clock,reset,we__0,we__1,waddr__0,waddr__1,wdata__0,wdata__1,raddr,rdata,q);
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
     input wire  clock;
-    input wire  reset;
-    input wire  we__0;
-    input wire  we__1;
-    input wire  [8:0] waddr__0;
-    input wire  [8:0] waddr__1;
-    input wire  [8:0] wdata__0;
-    input wire  [8:0] wdata__1;
-    input wire  [8:0] raddr;
+    input wire  we;
+    input wire  wbe;
+    input wire  [7:0] waddr;
+    input wire  [8:0] wdata;
+    input wire  re;
+    input wire  [7:0] raddr;
     output reg  [8:0] rdata;
-    output reg  [4607:0] q;
     
     // Update code (custom)
-    wire [511:0] sel0 = we__0 ? (512'd1 << waddr__0) : 512'd0;
-    wire [511:0] sel1 = we__1 ? (512'd1 << waddr__1) : 512'd0;
-    reg [4607:0] planes_next;
-    always @(*) begin
-        planes_next = q;
-        planes_next[511:0] = (planes_next[511:0] & ~sel0) | (sel0 & {512{wdata__0[0]}});
-        planes_next[1023:512] = (planes_next[1023:512] & ~sel0) | (sel0 & {512{wdata__0[1]}});
-        planes_next[1535:1024] = (planes_next[1535:1024] & ~sel0) | (sel0 & {512{wdata__0[2]}});
-        planes_next[2047:1536] = (planes_next[2047:1536] & ~sel0) | (sel0 & {512{wdata__0[3]}});
-        planes_next[2559:2048] = (planes_next[2559:2048] & ~sel0) | (sel0 & {512{wdata__0[4]}});
-        planes_next[3071:2560] = (planes_next[3071:2560] & ~sel0) | (sel0 & {512{wdata__0[5]}});
-        planes_next[3583:3072] = (planes_next[3583:3072] & ~sel0) | (sel0 & {512{wdata__0[6]}});
-        planes_next[4095:3584] = (planes_next[4095:3584] & ~sel0) | (sel0 & {512{wdata__0[7]}});
-        planes_next[4607:4096] = (planes_next[4607:4096] & ~sel0) | (sel0 & {512{wdata__0[8]}});
-        planes_next[511:0] = (planes_next[511:0] & ~sel1) | (sel1 & {512{wdata__1[0]}});
-        planes_next[1023:512] = (planes_next[1023:512] & ~sel1) | (sel1 & {512{wdata__1[1]}});
-        planes_next[1535:1024] = (planes_next[1535:1024] & ~sel1) | (sel1 & {512{wdata__1[2]}});
-        planes_next[2047:1536] = (planes_next[2047:1536] & ~sel1) | (sel1 & {512{wdata__1[3]}});
-        planes_next[2559:2048] = (planes_next[2559:2048] & ~sel1) | (sel1 & {512{wdata__1[4]}});
-        planes_next[3071:2560] = (planes_next[3071:2560] & ~sel1) | (sel1 & {512{wdata__1[5]}});
-        planes_next[3583:3072] = (planes_next[3583:3072] & ~sel1) | (sel1 & {512{wdata__1[6]}});
-        planes_next[4095:3584] = (planes_next[4095:3584] & ~sel1) | (sel1 & {512{wdata__1[7]}});
-        planes_next[4607:4096] = (planes_next[4607:4096] & ~sel1) | (sel1 & {512{wdata__1[8]}});
+    // Block RAM: read-first, registered read, no reset (contents start at zero).
+    reg [8:0] mem_rows [0:255];
+    integer mem_init;
+    initial begin
+        for (mem_init = 0; mem_init < 256; mem_init = mem_init + 1) mem_rows[mem_init] = 9'd0;
+        rdata = 9'd0;
     end
-    always @(posedge clock) begin
-        if (reset) q <= 4608'd0;
-        else q <= planes_next;
+    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
+    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even
+
+
+module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd(clock,we,wbe,waddr,wdata,re,raddr,rdata);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  we;
+    input wire  wbe;
+    input wire  [7:0] waddr;
+    input wire  [8:0] wdata;
+    input wire  re;
+    input wire  [7:0] raddr;
+    output reg  [8:0] rdata;
+    
+    // Update code (custom)
+    // Block RAM: read-first, registered read, no reset (contents start at zero).
+    reg [8:0] mem_rows [0:255];
+    integer mem_init;
+    initial begin
+        for (mem_init = 0; mem_init < 256; mem_init = mem_init + 1) mem_rows[mem_init] = 9'd0;
+        rdata = 9'd0;
     end
-    wire [511:0] plane0 = q[511:0];
-    wire [511:0] plane1 = q[1023:512];
-    wire [511:0] plane2 = q[1535:1024];
-    wire [511:0] plane3 = q[2047:1536];
-    wire [511:0] plane4 = q[2559:2048];
-    wire [511:0] plane5 = q[3071:2560];
-    wire [511:0] plane6 = q[3583:3072];
-    wire [511:0] plane7 = q[4095:3584];
-    wire [511:0] plane8 = q[4607:4096];
-    always @(*) begin
-        rdata[0] = plane0[raddr];
-        rdata[1] = plane1[raddr];
-        rdata[2] = plane2[raddr];
-        rdata[3] = plane3[raddr];
-        rdata[4] = plane4[raddr];
-        rdata[5] = plane5[raddr];
-        rdata[6] = plane6[raddr];
-        rdata[7] = plane7[raddr];
-        rdata[8] = plane8[raddr];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring
+    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
+    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
+endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state(clock,reset,we__0,we__1,we__2,waddr__0,waddr__1,waddr__2,wdata__0,wdata__1,wdata__2,raddr,rdata,q);

@@ -6,7 +6,7 @@
 //! cycle and port where it differs, which this test predicts from the model with the same
 //! fault.
 
-use warpforge_cosim::lockstep;
+use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
 use warpforge_hdl::Design;
@@ -103,6 +103,64 @@ fn fixed_priority_selection_in_the_rtl_is_caught() {
     let mut bad = CrownPoolModel::new(&cfg);
     bad.inject_fault(Some(PoolFault::LowestFirst));
     check_caught(&unit, &d, Box::new(bad));
+}
+
+/// The ready FIFO's ring is two RAM banks with its first two entries in registers, filled
+/// from this cycle's pushes when the FIFO is short and from a bank read when it is long. A
+/// 2-row table (banks at the RAM's smallest depth, the ring wrapping every other push) in
+/// random lockstep reaches the short-FIFO corners: pops that also push with one or two rows
+/// on the FIFO, two pushes at once. (Pops on consecutive cycles with a long FIFO need more
+/// rows: the quick suite's `n2=16` runs count thousands of `pop_streaks`.)
+#[test]
+fn a_two_row_table_reaches_the_ring_corners() {
+    let sets: Vec<String> = ["n2=2", "pool=2", "w=4", "threads=64"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let u = Unit::resolve("crown-l2", &sets).unwrap();
+    for seed in [1, 2] {
+        let r = lockstep::run(
+            &u,
+            u.model(),
+            Source::Random(u.stimulus(seed)),
+            Options::new(100_000, seed),
+        )
+        .unwrap();
+        assert!(r.passed(), "{}", r.render());
+        for e in ["short_pop_pushes", "double_pushes"] {
+            let n = r.coverage.events.get(e).and_then(|v| v.as_u64());
+            assert!(n.unwrap_or(0) > 100, "seed {seed}: {e} {n:?}");
+        }
+    }
+}
+
+/// An RTL whose ring registers take the wrong row is caught by random lockstep of a 4-row
+/// table: the entry after the head bypassed from the second push instead of the first; the
+/// head bypassed from the second push; the bank read behind the entry after the head
+/// ignored (a stale register).
+#[test]
+fn wrong_ring_bypasses_in_the_rtl_are_caught() {
+    let sets: Vec<String> = ["n2=4", "pool=2", "w=8", "threads=64"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let unit = Unit::resolve("crown-l2", &sets).unwrap();
+    for (from, to) in [
+        ("h1__d__drv = first;", "h1__d__drv = second;"),
+        ("h0__d__drv = first;", "h0__d__drv = second;"),
+        ("h1_ram__d__drv = 32'h1;", "h1_ram__d__drv = 32'h0;"),
+    ] {
+        let d = planted(&unit, from, to, 1);
+        let r = lockstep::run_design(
+            &unit,
+            &d,
+            unit.model(),
+            Source::Random(unit.stimulus(1)),
+            Options::new(100_000, 1),
+        )
+        .unwrap();
+        assert!(r.mismatch.is_some(), "`{to}` not caught: {}", r.render());
+    }
 }
 
 fn unit_cfg_l2(unit: &Unit) -> warpforge_contract::units::crown_l2::L2Config {

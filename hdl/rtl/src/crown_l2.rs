@@ -9,13 +9,17 @@
 //!   write address enough;
 //! - per-row state (2 bits) and in-pool bit in flip-flops ([`RegPlanes`] written at the
 //!   insert, update, pop and issue rows);
-//! - the ready FIFO as a ring of `n2` row indices in flip-flops ([`RegPlanes`] with two write
-//!   ports: it takes two pushes in a cycle, which a one-write-port RAM could not) with head,
-//!   tail and count;
+//! - the ready FIFO as a ring of `n2` row indices in two RAM primitives, even and odd slots:
+//!   a cycle pushes at most two rows, at slots `tail` and `tail + 1`, which fall in different
+//!   banks, so each bank takes at most one write. Head, tail and count are flip-flops, and so
+//!   are the first two entries (`h0` = slot `head`, `h1` = slot `head + 1`): the head is used
+//!   in the cycle of a pop, and a RAM answers a cycle late. A pop reads slot `head + 2` (the
+//!   entry after the new `h1`) from its bank; until it is copied, `h1` is that bank's read
+//!   register (`h1_ram`). Pushes into the slots `h0` / `h1` stand for are bypassed into them;
 //! - a free-row counter (so `free_count` / `full` need no population count).
 //!
 //! Per cycle, from the registered state: the lowest free row ([`LowestZero`] over the OR of
-//! the two state planes), the FIFO head (the ring's read port), the two pushes in ascending row order. A
+//! the two state planes), the FIFO head (`h0`), the two pushes in ascending row order. A
 //! pop reads the head row from both RAMs; `out_*` show the RAM outputs the next cycle, masked
 //! by `out_valid` and by the row's lanes.
 //!
@@ -65,11 +69,16 @@ pub struct L2 {
     // Payload RAMs.
     pl_ram: Ram,
     thi_ram: Ram,
+    // The ready FIFO's ring: even and odd slots.
+    ring_even: Ram,
+    ring_odd: Ram,
     // Flip-flop state: per-row state (ports: insert, update, issue), in-pool bit (insert,
-    // pop, issue), the ring (first push, second push), pointers and counters.
+    // pop, issue), the ring's first two entries, pointers and counters.
     state: RegPlanes,
     in_pool: RegPlanes,
-    ring: RegPlanes,
+    h0: WordReg,
+    h1: WordReg,
+    h1_ram: WordReg,
     head: WordReg,
     tail: WordReg,
     count: WordReg,
@@ -93,6 +102,14 @@ pub struct L2 {
     first: Wire<Local>,
     second: Wire<Local>,
     npush: Wire<Local>,
+    // Slot `head + 1`'s row (`h1` or the bank read register), slots `tail + 1` and
+    // `head + 2`, and the entries kept from the start of the cycle (count − pop).
+    h1_now: Wire<Local>,
+    tail_next: Wire<Local>,
+    head_after: Wire<Local>,
+    kept: Wire<Local>,
+    // Bit 0 of a slot (its bank) as a mask: a 1-bit slot (n2 = 2) has no bit select.
+    odd: Fixed,
     rows: Fixed,
 }
 
@@ -111,6 +128,16 @@ impl L2 {
             Ram::new(&RamConfig {
                 depth: n,
                 width,
+                ports: 2,
+                byte_write: false,
+            })
+        };
+        // Banks of n2 / 2 rows (two for n2 = 2: the primitive's smallest depth; the address
+        // is then always 0).
+        let bank = || {
+            Ram::new(&RamConfig {
+                depth: (n / 2).max(2),
+                width: rb,
                 ports: 2,
                 byte_write: false,
             })
@@ -146,9 +173,13 @@ impl L2 {
             dbg_head: Wire::new(rb),
             pl_ram: ram(p + w),
             thi_ram: ram(tv),
+            ring_even: bank(),
+            ring_odd: bank(),
             state: RegPlanes::new(n, 2, 3),
             in_pool: RegPlanes::new(n, 1, 3),
-            ring: RegPlanes::new(n, rb, 2),
+            h0: WordReg::new(rb),
+            h1: WordReg::new(rb),
+            h1_ram: WordReg::new(1),
             head: WordReg::new(rb),
             tail: WordReg::new(rb),
             count: WordReg::new(cb),
@@ -169,6 +200,11 @@ impl L2 {
             first: Wire::new(rb),
             second: Wire::new(rb),
             npush: Wire::new(2),
+            h1_now: Wire::new(rb),
+            tail_next: Wire::new(rb),
+            head_after: Wire::new(rb),
+            kept: Wire::new(cb),
+            odd: Fixed::new(1),
             rows: Fixed::new(n as u64),
         }
     }
@@ -181,9 +217,15 @@ impl Logic for L2 {
         self.state.reset.next = self.reset.val();
         self.in_pool.clock.next = self.clock.val();
         self.in_pool.reset.next = self.reset.val();
-        self.ring.clock.next = self.clock.val();
-        // The ring's contents need no reset: head, tail and count say which slots count.
-        self.ring.reset.next = false;
+        // The ring's RAMs need no reset: head, tail and count say which slots count.
+        self.ring_even.clock.next = self.clock.val();
+        self.ring_odd.clock.next = self.clock.val();
+        self.h0.clock.next = self.clock.val();
+        self.h0.reset.next = self.reset.val();
+        self.h1.clock.next = self.clock.val();
+        self.h1.reset.next = self.reset.val();
+        self.h1_ram.clock.next = self.clock.val();
+        self.h1_ram.reset.next = self.reset.val();
         self.head.clock.next = self.clock.val();
         self.head.reset.next = self.reset.val();
         self.tail.clock.next = self.clock.val();
@@ -204,7 +246,6 @@ impl Logic for L2 {
         self.state_planes.whole.next = self.state.q.val();
         self.lowest_free.x.next =
             self.state_planes.parts[0].val() | self.state_planes.parts[1].val();
-        self.ring.raddr.next = self.head.q.val();
         self.popping.next = self.pop.val() & self.count.q.val().any();
         self.inserting.next = self.ins_valid.val() & self.nfree.q.val().any();
         self.upd_ready.next = self.upd_valid.val() & (self.upd_state.val() == 1);
@@ -226,7 +267,7 @@ impl Logic for L2 {
         self.in_pool.waddr[0].next = self.lowest_free.idx.val();
         self.in_pool.wdata[0].next = 0.into();
         self.in_pool.we[1].next = self.popping.val();
-        self.in_pool.waddr[1].next = self.ring.rdata.val();
+        self.in_pool.waddr[1].next = self.h0.q.val();
         self.in_pool.wdata[1].next = 1.into();
         self.in_pool.we[2].next = self.iss_valid.val();
         self.in_pool.waddr[2].next = self.iss_row.val();
@@ -249,12 +290,74 @@ impl Logic for L2 {
         } else if self.inserting.val() | self.upd_ready.val() {
             self.npush.next = 1.into();
         }
-        self.ring.we[0].next = self.npush.val().any();
-        self.ring.waddr[0].next = self.tail.q.val();
-        self.ring.wdata[0].next = self.first.val();
-        self.ring.we[1].next = self.npush.val() == 2;
-        self.ring.waddr[1].next = self.tail.q.val() + 1;
-        self.ring.wdata[1].next = self.second.val();
+        // Pushes: slot tail (first) and tail + 1 (second), always in different banks.
+        self.tail_next.next = self.tail.q.val() + 1;
+        self.ring_even.we.next = false;
+        self.ring_odd.we.next = false;
+        self.ring_even.waddr.next = self.tail.q.val() >> 1;
+        self.ring_odd.waddr.next = self.tail.q.val() >> 1;
+        self.ring_even.wdata.next = self.first.val();
+        self.ring_odd.wdata.next = self.first.val();
+        self.ring_even.wbe.next = 1.into();
+        self.ring_odd.wbe.next = 1.into();
+        if (self.tail.q.val() & self.odd.val()).any() {
+            self.ring_odd.we.next = self.npush.val().any();
+            self.ring_even.we.next = self.npush.val() == 2;
+            self.ring_even.waddr.next = self.tail_next.val() >> 1;
+            self.ring_even.wdata.next = self.second.val();
+        } else {
+            self.ring_even.we.next = self.npush.val().any();
+            self.ring_odd.we.next = self.npush.val() == 2;
+            self.ring_odd.wdata.next = self.second.val();
+        }
+        // The entries after this cycle: the new head is slot head + pop, the next one
+        // slot head + pop + 1. Each is an entry kept from the start of the cycle (a
+        // register, or for slot head + 2 a read of its bank now) or this cycle's push.
+        self.h1_now.next = self.h1.q.val();
+        if self.h1_ram.q.val().any() {
+            // Slot head + 1 is in the bank head is not in.
+            if (self.head.q.val() & self.odd.val()).any() {
+                self.h1_now.next = self.ring_even.rdata.val();
+            } else {
+                self.h1_now.next = self.ring_odd.rdata.val();
+            }
+        }
+        self.kept.next = self.count.q.val();
+        if self.popping.val() {
+            self.kept.next = self.count.q.val() - 1;
+        }
+        self.h0.d.next = self.first.val();
+        if self.kept.val().any() {
+            self.h0.d.next = self.h0.q.val();
+            if self.popping.val() {
+                self.h0.d.next = self.h1_now.val();
+            }
+        }
+        self.h1.d.next = self.second.val();
+        self.h1_ram.d.next = 0.into();
+        if self.kept.val() == 1 {
+            self.h1.d.next = self.first.val();
+        }
+        if self.kept.val() >= 2 {
+            self.h1.d.next = self.h1_now.val();
+            if self.popping.val() {
+                self.h1.d.next = self.h1.q.val();
+                self.h1_ram.d.next = 1.into();
+            }
+        }
+        // Slot head + 2 is in head's bank; read only when it becomes h1.
+        self.head_after.next = self.head.q.val() + 2;
+        self.ring_even.raddr.next = self.head_after.val() >> 1;
+        self.ring_odd.raddr.next = self.head_after.val() >> 1;
+        self.ring_even.re.next = false;
+        self.ring_odd.re.next = false;
+        if self.popping.val() & (self.kept.val() >= 2) {
+            if (self.head.q.val() & self.odd.val()).any() {
+                self.ring_odd.re.next = true;
+            } else {
+                self.ring_even.re.next = true;
+            }
+        }
         self.tail.d.next = self.tail.q.val() + self.npush.val();
         self.head.d.next = self.head.q.val();
         self.count.d.next = self.count.q.val() + self.npush.val();
@@ -272,7 +375,7 @@ impl Logic for L2 {
         self.rd_valid.d.next = self.popping.val().into();
         self.rd_row.d.next = self.rd_row.q.val();
         if self.popping.val() {
-            self.rd_row.d.next = self.ring.rdata.val();
+            self.rd_row.d.next = self.h0.q.val();
         }
 
         // The payload: one write address (an insert, else the commit's), one read (a pop).
@@ -290,13 +393,13 @@ impl Logic for L2 {
         }
         self.pl_ram.wbe.next = 1.into();
         self.pl_ram.re.next = self.popping.val();
-        self.pl_ram.raddr.next = self.ring.rdata.val();
+        self.pl_ram.raddr.next = self.h0.q.val();
         self.thi_ram.we.next = self.inserting.val();
         self.thi_ram.waddr.next = self.lowest_free.idx.val();
         self.thi_ram.wdata.next = self.ins_thi.val() & self.ins_mask.mask.val();
         self.thi_ram.wbe.next = 1.into();
         self.thi_ram.re.next = self.popping.val();
-        self.thi_ram.raddr.next = self.ring.rdata.val();
+        self.thi_ram.raddr.next = self.h0.q.val();
 
         // Outputs.
         self.rd_word.whole.next = self.pl_ram.rdata.val();
@@ -321,7 +424,7 @@ impl Logic for L2 {
         self.dbg_in_pool.next = self.in_pool.q.val();
         self.dbg_head.next = 0.into();
         if self.count.q.val().any() {
-            self.dbg_head.next = self.ring.rdata.val();
+            self.dbg_head.next = self.h0.q.val();
         }
     }
 }

@@ -62,6 +62,11 @@ pub struct L2Events {
     pub double_pushes: u64,
     pub pops_on_empty: u64,
     pub full_cycles: u64,
+    /// Pops in a cycle that also pushes, the FIFO holding one or two rows: the new head or the
+    /// entry after it is a row pushed this cycle.
+    pub short_pop_pushes: u64,
+    /// Pops right after a pop that left two or more rows: the head moves on every cycle.
+    pub pop_streaks: u64,
 }
 
 /// CROWN's second-level warp table (§3.4.2): per-row state and in-pool bit, payload, ready
@@ -91,6 +96,8 @@ pub struct SecondLevel {
     /// Rows whose state or payload changed in the last cycle (checked every cycle).
     touched: Vec<usize>,
     cycles: u64,
+    /// The last cycle popped and left two or more rows (for `pop_streaks`).
+    popped_long: bool,
     violation: Option<String>,
     fault: Option<L2Fault>,
     pub ev: L2Events,
@@ -115,6 +122,7 @@ impl SecondLevel {
             owner: vec![None; cfg.common.threads],
             touched: vec![],
             cycles: 0,
+            popped_long: false,
             violation: None,
             fault: None,
             ev: L2Events::default(),
@@ -144,6 +152,7 @@ impl SecondLevel {
         self.out = None;
         self.owner.iter_mut().for_each(|o| *o = None);
         self.touched.clear();
+        self.popped_long = false;
     }
 
     pub fn rows(&self) -> usize {
@@ -356,6 +365,8 @@ impl SecondLevel {
         }
         // 3. Refill read: the head leaves the FIFO and goes to the pool; payload next cycle.
         self.out = None;
+        let (popped_long, before) = (self.popped_long, self.fifo.len());
+        self.popped_long = false;
         if ops.pop {
             match head {
                 Some(h) => {
@@ -369,6 +380,9 @@ impl SecondLevel {
                         warp: self.warp(h),
                     });
                     self.ev.pops += 1;
+                    self.ev.pop_streaks += popped_long as u64;
+                    self.ev.short_pop_pushes += (!pushes.is_empty() && before <= 2) as u64;
+                    self.popped_long = before >= 3;
                     self.touched.push(h);
                 }
                 None => self.ev.pops_on_empty += 1,
@@ -534,6 +548,8 @@ impl SecondLevel {
             ("double_pushes", e.double_pushes),
             ("pops_on_empty", e.pops_on_empty),
             ("full_cycles", e.full_cycles),
+            ("short_pop_pushes", e.short_pop_pushes),
+            ("pop_streaks", e.pop_streaks),
         ]
     }
 }

@@ -31,11 +31,16 @@ impl PoolEntry {
         let lanes = e.warp.lanes;
         self.warp.pc = e.warp.pc;
         self.warp.lanes = lanes;
-        self.warp.thi.clear();
-        self.warp.thi.extend((0..w).map(|l| match lanes >> l & 1 {
-            1 => e.warp.thi.get(l).copied().unwrap_or(0),
-            _ => 0,
-        }));
+        let thi = &mut self.warp.thi;
+        if thi.len() != w {
+            thi.resize(w, 0);
+        }
+        // One pass, no per-lane bounds check on the source: lanes past its end read 0.
+        let src = &e.warp.thi[..e.warp.thi.len().min(w)];
+        thi.fill(0);
+        for (l, (d, &t)) in thi.iter_mut().zip(src).enumerate() {
+            *d = t & 0u64.wrapping_sub(lanes >> l & 1);
+        }
         self.slot = e.slot;
     }
 }
@@ -287,11 +292,22 @@ impl IssuePool {
         let s = e.slot % 4096;
         h.clash |= e.slot >= self.cfg.n2 || h.slots[s / 64] >> (s % 64) & 1 == 1;
         h.slots[s / 64] |= 1 << (s % 64);
-        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
-            if e.warp.lanes >> l & 1 == 0 {
-                h.clash |= t != 0;
-                continue;
+        let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
+        // Lanes outside the warp: their thread index must be 0.
+        let mut outside = !e.warp.lanes;
+        while outside != 0 {
+            let l = outside.trailing_zeros() as usize;
+            outside &= outside - 1;
+            match thi.get(l) {
+                Some(&t) => h.clash |= t != 0,
+                None => break,
             }
+        }
+        let mut lanes = e.warp.lanes & c.all_lanes();
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let Some(&t) = thi.get(l) else { break };
             let x = c.thread(l, t) as usize % 4096;
             h.clash |= h.threads[x / 64] >> (x % 64) & 1 == 1;
             h.threads[x / 64] |= 1 << (x % 64);
@@ -307,11 +323,14 @@ impl IssuePool {
         }
         let x = e.slot % 4096;
         h.slots[x / 64] &= !(1 << (x % 64));
-        for (l, &t) in e.warp.thi.iter().enumerate().take(c.w) {
-            if e.warp.lanes >> l & 1 == 1 {
-                let x = c.thread(l, t) as usize % 4096;
-                h.threads[x / 64] &= !(1 << (x % 64));
-            }
+        let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
+        let mut lanes = e.warp.lanes & c.all_lanes();
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
+            let Some(&t) = thi.get(l) else { break };
+            let x = c.thread(l, t) as usize % 4096;
+            h.threads[x / 64] &= !(1 << (x % 64));
         }
     }
 
@@ -447,6 +466,29 @@ pub(crate) fn mask(bits: usize) -> u64 {
     }
 }
 
+/// OR `values`, `width` (≤ 64) bits each, into consecutive fields from bit 0 of `out` (zero
+/// there), gathering each word in a register: one store per word, where ORing field by field
+/// into memory makes every field wait for the last one's store.
+pub(crate) fn or_packed(out: &mut [u64], width: usize, values: impl IntoIterator<Item = u64>) {
+    let m = mask(width);
+    let (mut acc, mut b, mut w) = (0u64, 0usize, 0usize);
+    for v in values {
+        let v = v & m;
+        acc |= v << b;
+        b += width;
+        if b >= 64 {
+            out[w] |= acc;
+            w += 1;
+            b -= 64;
+            // The field's bits that did not fit (none when it ended on the word boundary).
+            acc = if b == 0 { 0 } else { v >> (width - b) };
+        }
+    }
+    if b > 0 {
+        out[w] |= acc;
+    }
+}
+
 /// Decode one cycle's input words: (reset, refill, issue). The refill, when `ref_valid` is
 /// high, is written into `e` (its `thi` buffer reused).
 pub(crate) fn decode(
@@ -462,10 +504,13 @@ pub(crate) fn decode(
         let (words, tb) = (&inputs[o..o + n], c.thi_bits());
         e.warp.pc = inputs[p.ref_pc] & mask(c.pc_bits);
         e.warp.lanes = inputs[p.ref_lanes] & c.all_lanes();
-        e.warp.thi.clear();
-        e.warp
-            .thi
-            .extend((0..c.w).map(|l| words::get(words, l * tb, tb)));
+        let thi = &mut e.warp.thi;
+        if thi.len() != c.w {
+            thi.resize(c.w, 0);
+        }
+        for (l, t) in thi.iter_mut().enumerate() {
+            *t = words::get(words, l * tb, tb);
+        }
         e.slot = (inputs[p.ref_slot] & mask(cfg.slot_bits())) as usize;
     }
     (inputs[p.reset] & 1 == 1, refill, inputs[p.issue] & 1 == 1)
@@ -505,19 +550,17 @@ impl CrownPoolModel {
             out[p.sel_pc] = e.warp.pc;
             out[p.sel_lanes] = e.warp.lanes;
             let (o, _) = p.sel_thi;
-            words::or_seq(&mut out[o..], 0, c.thi_bits(), e.warp.thi.iter().copied());
+            or_packed(&mut out[o..], c.thi_bits(), e.warp.thi.iter().copied());
             out[p.sel_slot] = e.slot as u64;
         }
         let sb = q.cfg.slot_bits();
         out[p.dbg_valid] = q.valid;
-        let mut v = q.valid;
-        while v != 0 {
-            let i = v.trailing_zeros() as usize;
-            v &= v - 1;
-            if let Some(e) = &q.entries[i] {
-                words::set(&mut out[p.dbg_slot..], i * sb, sb, e.slot as u64);
-            }
-        }
+        // Every entry's row in index order, 0 for an invalid entry.
+        let slots = q
+            .entries
+            .iter()
+            .map(|e| e.as_ref().map_or(0, |e| e.slot as u64));
+        or_packed(&mut out[p.dbg_slot..], sb, slots);
         out[p.dbg_last] = q.last as u64;
     }
 }
@@ -561,5 +604,23 @@ impl Model for CrownPoolModel {
 
     fn events(&self) -> Vec<(&'static str, u64)> {
         self.pool.events()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn or_packed_matches_words_set_field_by_field() {
+        for width in [1, 3, 7, 9, 13, 32, 63, 64] {
+            let vals: Vec<u64> = (1..=20u64)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+                .collect();
+            let (mut a, mut b) = ([0u64; 24], [0u64; 24]);
+            super::or_packed(&mut a, width, vals.iter().copied());
+            for (i, &v) in vals.iter().enumerate() {
+                crate::words::set(&mut b, i * width, width, v);
+            }
+            assert_eq!(a, b, "width {width}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 //! an empty one, refills and issues in the same cycle, bursts); don't-care inputs carry
 //! random values; rare resets in the middle of traffic.
 
-use super::model::{mask, IssuePool, PoolEntry, Ports};
+use super::model::{mask, or_packed, IssuePool, PoolEntry, Ports};
 use crate::rng::Rng;
 use crate::Stimulus;
 use warpforge_contract::units::crown::{pack_thi, Warp};
@@ -69,7 +69,16 @@ impl Held {
             }
         };
         flip(&mut self.slots, e.slot);
-        for l in (0..self.per_lane.len()).filter(|&l| e.warp.lanes >> l & 1 == 1) {
+        // The set lanes only (w ≤ 64).
+        let w = self.per_lane.len();
+        let mut lanes = if w >= 64 {
+            e.warp.lanes
+        } else {
+            e.warp.lanes & ((1 << w) - 1)
+        };
+        while lanes != 0 {
+            let l = lanes.trailing_zeros() as usize;
+            lanes &= lanes - 1;
             flip(
                 &mut self.used,
                 l * threads_per_lane + e.warp.thi[l] as usize,
@@ -135,8 +144,10 @@ impl CrownPoolStimulus {
             }
         }
         let thi = &mut self.refill.warp.thi;
-        thi.clear();
-        thi.resize(w, 0);
+        if thi.len() != w {
+            thi.resize(w, 0);
+        }
+        thi.fill(0);
         for (l, t) in thi.iter_mut().enumerate() {
             if want >> l & 1 == 1 {
                 *t = loop {
@@ -192,12 +203,7 @@ impl Stimulus for CrownPoolStimulus {
             inputs[p.ref_pc] = e.warp.pc;
             inputs[p.ref_lanes] = e.warp.lanes;
             let (o, _) = p.ref_thi;
-            crate::words::or_seq(
-                &mut inputs[o..],
-                0,
-                c.thi_bits(),
-                e.warp.thi.iter().copied(),
-            );
+            or_packed(&mut inputs[o..], c.thi_bits(), e.warp.thi.iter().copied());
             inputs[p.ref_slot] = e.slot as u64;
         } else if self.rng.chance(3, 4) {
             // Ignored without ref_valid.
