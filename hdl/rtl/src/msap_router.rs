@@ -436,13 +436,14 @@ pub fn generate(cfg: &RouterConfig) -> Design {
     d
 }
 
-/// Cut the kernel of each of the `routers` router modules in `verilog` where SA starts (see
-/// [`generate`]); a design that instantiates routers (`msap-noc`) does the same.
+/// Cut the kernel of each router module in `verilog` where SA starts (see [`generate`]); a
+/// design that instantiates `routers` routers (`msap-noc`) does the same. Identical router
+/// modules are merged by the emitter, so there are between one and `routers` of them.
 pub fn split_kernels(verilog: &str, routers: usize) -> String {
-    assert_eq!(
-        verilog.matches(SA_START).count(),
-        routers,
-        "the SA part starts once per router"
+    let found = verilog.matches(SA_START).count();
+    assert!(
+        (1..=routers).contains(&found),
+        "the SA part starts once per router module ({found} for {routers} routers)"
     );
     verilog.replace(
         SA_START,
