@@ -144,7 +144,11 @@ pub fn merge_identical_modules(verilog: &str) -> String {
         return verilog.to_string();
     }
     let tail: String = lines[start..].concat();
-    let index: HashMap<&str, usize> = modules.iter().enumerate().map(|(k, m)| (m.name, k)).collect();
+    let index: HashMap<&str, usize> = modules
+        .iter()
+        .enumerate()
+        .map(|(k, m)| (m.name, k))
+        .collect();
     for m in modules.iter_mut() {
         // An instantiation: `    <module> <instance>(` with `<module>` defined in the text.
         for (k, l) in m.lines.iter().enumerate() {
@@ -179,7 +183,11 @@ pub fn merge_identical_modules(verilog: &str) -> String {
         let mut body = String::new();
         let mut next = m.instances.iter().peekable();
         // The blank lines before the module are not part of its body.
-        let at = m.lines.iter().position(|l| l.starts_with("module ")).unwrap_or(0);
+        let at = m
+            .lines
+            .iter()
+            .position(|l| l.starts_with("module "))
+            .unwrap_or(0);
         for (j, l) in m.lines.iter().enumerate().skip(at) {
             if l.starts_with("module ") || l.starts_with("endmodule") {
                 body += &l.replacen(m.name, "", 1);

@@ -22,7 +22,14 @@ fn parent(name: &str, children: &[(&str, &str)]) -> String {
     for (ty, inst) in children {
         s += &format!("    {ty} {inst}(\n        .clock(clock),\n        .d(d),\n        .q({inst}__q)\n    );\n");
     }
-    s += &format!("    assign q = {};\nendmodule // {name}\n", children.iter().map(|(_, i)| format!("{i}__q")).collect::<Vec<_>>().join(" ^ "));
+    s += &format!(
+        "    assign q = {};\nendmodule // {name}\n",
+        children
+            .iter()
+            .map(|(_, i)| format!("{i}__q"))
+            .collect::<Vec<_>>()
+            .join(" ^ ")
+    );
     s
 }
 
@@ -46,7 +53,9 @@ fn type_of(v: &str, inst: &str) -> String {
 
 #[test]
 fn two_identical_leaves_become_one_module() {
-    let v = parent("top", &[("top__a", "a"), ("top__b", "b")]) + &leaf("top__a", "5") + &leaf("top__b", "5");
+    let v = parent("top", &[("top__a", "a"), ("top__b", "b")])
+        + &leaf("top__a", "5")
+        + &leaf("top__b", "5");
     let m = merge_identical_modules(&v);
     assert_eq!(modules(&m), ["top", "top__a"]);
     assert_eq!(type_of(&m, "a"), "top__a");
@@ -94,7 +103,9 @@ fn the_top_keeps_its_name_and_a_lone_module_is_unchanged() {
     assert_eq!(merge_identical_modules(&v), v);
     // A child identical to another module that comes first keeps that one's name; the top,
     // whatever the others look like, stays first.
-    let v = parent("top", &[("top__b", "b"), ("top__a", "a")]) + &leaf("top__a", "2") + &leaf("top__b", "2");
+    let v = parent("top", &[("top__b", "b"), ("top__a", "a")])
+        + &leaf("top__a", "2")
+        + &leaf("top__b", "2");
     let m = merge_identical_modules(&v);
     assert_eq!(modules(&m), ["top", "top__b"]);
     assert_eq!(type_of(&m, "a"), "top__b");
