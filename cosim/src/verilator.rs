@@ -869,6 +869,17 @@ impl Drop for Rtl {
 mod tests {
     use super::*;
 
+    /// A 4-line leaf instantiated three times and a 2-line one once: inlining would copy the
+    /// leaf twice more (8 lines); the top and the single instance add nothing.
+    #[test]
+    fn inlining_copies_count_lines_times_extra_instances() {
+        let v = "module top(a);\n    leaf u0(\n    );\n    leaf u1(\n    );\n    leaf u2(\n    );\n    \
+                 one u3(\n    );\nendmodule // top\n\nmodule leaf(a);\n    input a;\n    wire b;\n\
+                 endmodule // leaf\nmodule one(a);\nendmodule // one\n";
+        assert_eq!(inlining_copies(v), 8);
+        assert_eq!(inlining_copies(&v.replace("leaf u2", "one u2")), 4 + 2);
+    }
+
     /// A fabricated entry: a "library" and its record, as a build leaves them.
     fn entry(key: u64, lib: &[u8]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
