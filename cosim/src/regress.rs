@@ -636,7 +636,7 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
         // stages, 1-flit replies; a 4x2 mesh with MCs at two corners, 3 stages, shared
         // pointers, ageing in routers and MCs, 2-bit PLs, the smallest queues, narrow lines.
         // The 4x4 and 8x8 meshes are in the full suite only: their Verilator builds take
-        // 4-10 and over 30 minutes on the shared 2-core machine.
+        // 4-10 and ~45 minutes (8x8, measured at load 12-14) on the shared 2-core machine.
         "msap-noc" => vec![
             sets(&["mesh_x=2", "mesh_y=2", "mc_place=corner"]),
             sets(&[
