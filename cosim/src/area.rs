@@ -980,6 +980,18 @@ mod tests {
         assert!(block_cells(cyclic, "top").is_err());
     }
 
+    /// Merged identical instances: `top__r` stands for its 3 instances (one entry, cells x3).
+    #[test]
+    fn a_module_shared_by_identical_instances_is_one_block_with_their_cells() {
+        let text = r#"{"modules": {
+            "\\top": {"num_cells_by_type": {"top__r": 3, "top__m": 1}},
+            "\\top__r": {"num_cells_by_type": {"SB_LUT4": 5}},
+            "\\top__m": {"num_cells_by_type": {"SB_LUT4": 2}}}}"#;
+        let b = block_cells(text, "top").unwrap();
+        assert_eq!(b.keys().collect::<Vec<_>>(), ["(top)", "m", "r (x3)"]);
+        assert_eq!((b["r (x3)"]["SB_LUT4"], b["m"]["SB_LUT4"]), (15, 2));
+    }
+
     #[test]
     fn stat_prefers_design_totals_and_reads_string_transistors() {
         let text = r#"{"modules": {"\\m": {"num_cells": 1, "num_cells_by_type": {"$_NOT_": 1}}},
