@@ -352,7 +352,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .d(head__d),
         .q(head__q)
     );
-    crown_l2_n512_w8_t1024_p32__tail tail(
+    crown_l2_n512_w8_t1024_p32__head tail(
         .clock(tail__clock),
         .reset(tail__reset),
         .d(tail__d),
@@ -376,7 +376,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .d(rd_valid__d),
         .q(rd_valid__q)
     );
-    crown_l2_n512_w8_t1024_p32__rd_row rd_row(
+    crown_l2_n512_w8_t1024_p32__head rd_row(
         .clock(rd_row__clock),
         .reset(rd_row__reset),
         .d(rd_row__d),
@@ -397,7 +397,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .parts__1(ins_word__parts__1),
         .whole(ins_word__whole)
     );
-    crown_l2_n512_w8_t1024_p32__upd_word upd_word(
+    crown_l2_n512_w8_t1024_p32__ins_word upd_word(
         .parts__0(upd_word__parts__0),
         .parts__1(upd_word__parts__1),
         .whole(upd_word__whole)
@@ -411,7 +411,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .lanes(ins_mask__lanes),
         .mask(ins_mask__mask)
     );
-    crown_l2_n512_w8_t1024_p32__out_mask out_mask(
+    crown_l2_n512_w8_t1024_p32__ins_mask out_mask(
         .lanes(out_mask__lanes),
         .mask(out_mask__mask)
     );
@@ -895,17 +895,6 @@ module crown_l2_n512_w8_t1024_p32__nfree(clock,reset,d,q);
 endmodule // crown_l2_n512_w8_t1024_p32__nfree
 
 
-module crown_l2_n512_w8_t1024_p32__out_mask(lanes,mask);
-    
-    // Module arguments
-    input wire  [7:0] lanes;
-    output reg  [55:0] mask;
-    
-    // Update code (custom)
-    always @(*) mask = {{7{lanes[7]}}, {7{lanes[6]}}, {7{lanes[5]}}, {7{lanes[4]}}, {7{lanes[3]}}, {7{lanes[2]}}, {7{lanes[1]}}, {7{lanes[0]}}};
-endmodule // crown_l2_n512_w8_t1024_p32__out_mask
-
-
 module crown_l2_n512_w8_t1024_p32__pl_ram(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -929,22 +918,6 @@ module crown_l2_n512_w8_t1024_p32__pl_ram(clock,we,wbe,waddr,wdata,re,raddr,rdat
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_l2_n512_w8_t1024_p32__pl_ram
-
-
-module crown_l2_n512_w8_t1024_p32__rd_row(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_l2_n512_w8_t1024_p32__rd_row
 
 
 module crown_l2_n512_w8_t1024_p32__rd_valid(clock,reset,d,q);
@@ -1088,22 +1061,6 @@ module crown_l2_n512_w8_t1024_p32__state_planes(whole,parts__0,parts__1);
 endmodule // crown_l2_n512_w8_t1024_p32__state_planes
 
 
-module crown_l2_n512_w8_t1024_p32__tail(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_l2_n512_w8_t1024_p32__tail
-
-
 module crown_l2_n512_w8_t1024_p32__thi_ram(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -1127,15 +1084,3 @@ module crown_l2_n512_w8_t1024_p32__thi_ram(clock,we,wbe,waddr,wdata,re,raddr,rda
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_l2_n512_w8_t1024_p32__thi_ram
-
-
-module crown_l2_n512_w8_t1024_p32__upd_word(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  [31:0] parts__0;
-    input wire  [7:0] parts__1;
-    output reg  [39:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // crown_l2_n512_w8_t1024_p32__upd_word

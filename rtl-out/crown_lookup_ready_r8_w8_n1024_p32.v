@@ -523,7 +523,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .parts__7(c_ord__parts__7),
         .whole(c_ord__whole)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__c_keep c_keep(
+    crown_lookup_ready_r8_w8_n1024_p32__c_lanes c_keep(
         .parts__0(c_keep__parts__0),
         .parts__1(c_keep__parts__1),
         .parts__2(c_keep__parts__2),
@@ -534,7 +534,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .parts__7(c_keep__parts__7),
         .whole(c_keep__whole)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__c_a c_a(
+    crown_lookup_ready_r8_w8_n1024_p32__c_lanes c_a(
         .parts__0(c_a__parts__0),
         .parts__1(c_a__parts__1),
         .parts__2(c_a__parts__2),
@@ -545,7 +545,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .parts__7(c_a__parts__7),
         .whole(c_a__whole)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__c_b c_b(
+    crown_lookup_ready_r8_w8_n1024_p32__c_lanes c_b(
         .parts__0(c_b__parts__0),
         .parts__1(c_b__parts__1),
         .parts__2(c_b__parts__2),
@@ -574,7 +574,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .b_lanes(byp0_merge__b_lanes),
         .merged(byp0_merge__merged)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__byp1_merge byp1_merge(
+    crown_lookup_ready_r8_w8_n1024_p32__byp0_merge byp1_merge(
         .base(byp1_merge__base),
         .keep(byp1_merge__keep),
         .a(byp1_merge__a),
@@ -587,7 +587,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .x(pop0__x),
         .count(pop0__count)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__pop1 pop1(
+    crown_lookup_ready_r8_w8_n1024_p32__pop0 pop1(
         .x(pop1__x),
         .count(pop1__count)
     );
@@ -614,7 +614,7 @@ module crown_lookup_ready_r8_w8_n1024_p32(clock,reset,ins0_valid,ins0_pc,ins0_la
         .mask(ins0_tag__mask),
         .tag(ins0_tag__tag)
     );
-    crown_lookup_ready_r8_w8_n1024_p32__ins1_tag ins1_tag(
+    crown_lookup_ready_r8_w8_n1024_p32__ins0_tag ins1_tag(
         .thi(ins1_tag__thi),
         .lanes(ins1_tag__lanes),
         .mask(ins1_tag__mask),
@@ -1390,85 +1390,6 @@ module crown_lookup_ready_r8_w8_n1024_p32__byp0_merge(base,keep,a,a_lanes,b,b_la
 endmodule // crown_lookup_ready_r8_w8_n1024_p32__byp0_merge
 
 
-module crown_lookup_ready_r8_w8_n1024_p32__byp1_merge(base,keep,a,a_lanes,b,b_lanes,merged);
-    
-    // Module arguments
-    input wire  [55:0] base;
-    input wire  [7:0] keep;
-    input wire  [55:0] a;
-    input wire  [7:0] a_lanes;
-    input wire  [55:0] b;
-    input wire  [7:0] b_lanes;
-    output reg  [55:0] merged;
-    
-    // Update code (custom)
-    always @(*) begin
-        merged[6:0] = (keep[0] ? base[6:0] : 7'd0) | (a_lanes[0] ? a[6:0] : 7'd0) | (b_lanes[0] ? b[6:0] : 7'd0);
-        merged[13:7] = (keep[1] ? base[13:7] : 7'd0) | (a_lanes[1] ? a[13:7] : 7'd0) | (b_lanes[1] ? b[13:7] : 7'd0);
-        merged[20:14] = (keep[2] ? base[20:14] : 7'd0) | (a_lanes[2] ? a[20:14] : 7'd0) | (b_lanes[2] ? b[20:14] : 7'd0);
-        merged[27:21] = (keep[3] ? base[27:21] : 7'd0) | (a_lanes[3] ? a[27:21] : 7'd0) | (b_lanes[3] ? b[27:21] : 7'd0);
-        merged[34:28] = (keep[4] ? base[34:28] : 7'd0) | (a_lanes[4] ? a[34:28] : 7'd0) | (b_lanes[4] ? b[34:28] : 7'd0);
-        merged[41:35] = (keep[5] ? base[41:35] : 7'd0) | (a_lanes[5] ? a[41:35] : 7'd0) | (b_lanes[5] ? b[41:35] : 7'd0);
-        merged[48:42] = (keep[6] ? base[48:42] : 7'd0) | (a_lanes[6] ? a[48:42] : 7'd0) | (b_lanes[6] ? b[48:42] : 7'd0);
-        merged[55:49] = (keep[7] ? base[55:49] : 7'd0) | (a_lanes[7] ? a[55:49] : 7'd0) | (b_lanes[7] ? b[55:49] : 7'd0);
-    end
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__byp1_merge
-
-
-module crown_lookup_ready_r8_w8_n1024_p32__c_a(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__c_a
-
-
-module crown_lookup_ready_r8_w8_n1024_p32__c_b(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__c_b
-
-
-module crown_lookup_ready_r8_w8_n1024_p32__c_keep(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__c_keep
-
-
 module crown_lookup_ready_r8_w8_n1024_p32__c_lanes(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
     
     // Module arguments
@@ -1554,21 +1475,6 @@ module crown_lookup_ready_r8_w8_n1024_p32__ins0_tag(thi,lanes,mask,tag);
         tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
     end
 endmodule // crown_lookup_ready_r8_w8_n1024_p32__ins0_tag
-
-
-module crown_lookup_ready_r8_w8_n1024_p32__ins1_tag(thi,lanes,mask,tag);
-    
-    // Module arguments
-    input wire  [55:0] thi;
-    input wire  [7:0] lanes;
-    input wire  [6:0] mask;
-    output reg  [6:0] tag;
-    
-    // Update code (custom)
-    always @(*) begin
-        tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
-    end
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__ins1_tag
 
 
 module crown_lookup_ready_r8_w8_n1024_p32__merge(base,keep,a,a_lanes,b,b_lanes,merged);
@@ -1661,17 +1567,6 @@ module crown_lookup_ready_r8_w8_n1024_p32__pop0(x,count);
     // Update code (custom)
     always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
 endmodule // crown_lookup_ready_r8_w8_n1024_p32__pop0
-
-
-module crown_lookup_ready_r8_w8_n1024_p32__pop1(x,count);
-    
-    // Module arguments
-    input wire  [7:0] x;
-    output reg  [3:0] count;
-    
-    // Update code (custom)
-    always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
-endmodule // crown_lookup_ready_r8_w8_n1024_p32__pop1
 
 
 module crown_lookup_ready_r8_w8_n1024_p32__r_lanes(clock,reset,d,q);

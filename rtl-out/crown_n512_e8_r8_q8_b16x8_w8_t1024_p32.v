@@ -477,25 +477,25 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
         .dbg_thi(bar__dbg_thi),
         .dbg_ord(bar__dbg_ord)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_valid h_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid h_valid(
         .clock(h_valid__clock),
         .reset(h_valid__reset),
         .d(h_valid__d),
         .q(h_valid__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_pc h_pc(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 h_pc(
         .clock(h_pc__clock),
         .reset(h_pc__reset),
         .d(h_pc__d),
         .q(h_pc__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_lanes h_lanes(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 h_lanes(
         .clock(h_lanes__clock),
         .reset(h_lanes__reset),
         .d(h_lanes__d),
         .q(h_lanes__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_thi h_thi(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 h_thi(
         .clock(h_thi__clock),
         .reset(h_thi__reset),
         .d(h_thi__d),
@@ -508,7 +508,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
         .parts__3(hold_pack__parts__3),
         .whole(hold_pack__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__cmt_mask cmt_mask(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_mask cmt_mask(
         .lanes(cmt_mask__lanes),
         .mask(cmt_mask__mask)
     );
@@ -4737,7 +4737,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .d(r_valid__d),
         .q(r_valid__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_complete r_complete(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_valid r_complete(
         .clock(r_complete__clock),
         .reset(r_complete__reset),
         .d(r_complete__d),
@@ -4755,7 +4755,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .d(r_exp__d),
         .q(r_exp__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_arr r_arr(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_exp r_arr(
         .clock(r_arr__clock),
         .reset(r_arr__reset),
         .d(r_arr__d),
@@ -4904,7 +4904,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_valid__parts__126),
         .parts__127(s_valid__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_complete s_complete(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_valid s_complete(
         .whole(s_complete__whole),
         .parts__0(s_complete__parts__0),
         .parts__1(s_complete__parts__1),
@@ -5297,7 +5297,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_exp__parts__126),
         .parts__127(s_exp__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_arr s_arr(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp s_arr(
         .whole(s_arr__whole),
         .parts__0(s_arr__parts__0),
         .parts__1(s_arr__parts__1),
@@ -5821,7 +5821,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__127(c_valid__parts__127),
         .whole(c_valid__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_complete c_complete(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_valid c_complete(
         .parts__0(c_complete__parts__0),
         .parts__1(c_complete__parts__1),
         .parts__2(c_complete__parts__2),
@@ -6214,7 +6214,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__127(c_exp__parts__127),
         .whole(c_exp__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_arr c_arr(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp c_arr(
         .parts__0(c_arr__parts__0),
         .parts__1(c_arr__parts__1),
         .parts__2(c_arr__parts__2),
@@ -6476,7 +6476,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__127(c_ord__parts__127),
         .whole(c_ord__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_keep c_keep(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp c_keep(
         .parts__0(c_keep__parts__0),
         .parts__1(c_keep__parts__1),
         .parts__2(c_keep__parts__2),
@@ -6607,7 +6607,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__127(c_keep__parts__127),
         .whole(c_keep__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_new c_new(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp c_new(
         .parts__0(c_new__parts__0),
         .parts__1(c_new__parts__1),
         .parts__2(c_new__parts__2),
@@ -6752,7 +6752,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .v(rsv_thi_eq__v),
         .eq(rsv_thi_eq__eq)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__prb_thi_eq prb_thi_eq(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__rsv_thi_eq prb_thi_eq(
         .fields(prb_thi_eq__fields),
         .v(prb_thi_eq__v),
         .eq(prb_thi_eq__eq)
@@ -6776,7 +6776,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .thi(sets__thi),
         .masks(sets__masks)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_rsv_thi_eq s_rsv_thi_eq(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp s_rsv_thi_eq(
         .whole(s_rsv_thi_eq__whole),
         .parts__0(s_rsv_thi_eq__parts__0),
         .parts__1(s_rsv_thi_eq__parts__1),
@@ -6907,7 +6907,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_rsv_thi_eq__parts__126),
         .parts__127(s_rsv_thi_eq__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_thi_eq s_prb_thi_eq(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp s_prb_thi_eq(
         .whole(s_prb_thi_eq__whole),
         .parts__0(s_prb_thi_eq__parts__0),
         .parts__1(s_prb_thi_eq__parts__1),
@@ -7038,7 +7038,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_prb_thi_eq__parts__126),
         .parts__127(s_prb_thi_eq__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_pc_eq s_prb_pc_eq(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp s_prb_pc_eq(
         .whole(s_prb_pc_eq__whole),
         .parts__0(s_prb_pc_eq__parts__0),
         .parts__1(s_prb_pc_eq__parts__1),
@@ -7169,7 +7169,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_prb_pc_eq__parts__126),
         .parts__127(s_prb_pc_eq__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_sets s_sets(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp s_sets(
         .whole(s_sets__whole),
         .parts__0(s_sets__parts__0),
         .parts__1(s_sets__parts__1),
@@ -7300,7 +7300,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .parts__126(s_sets__parts__126),
         .parts__127(s_sets__parts__127)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__dedup_pop dedup_pop(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop0 dedup_pop(
         .x(dedup_pop__x),
         .count(dedup_pop__count)
     );
@@ -7308,7 +7308,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         .x(new_pop__x),
         .count(new_pop__count)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__fail_pop fail_pop(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__new_pop fail_pop(
         .x(fail_pop__x),
         .count(fail_pop__count)
     );
@@ -17318,282 +17318,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_arr(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    input wire  [7:0] parts__16;
-    input wire  [7:0] parts__17;
-    input wire  [7:0] parts__18;
-    input wire  [7:0] parts__19;
-    input wire  [7:0] parts__20;
-    input wire  [7:0] parts__21;
-    input wire  [7:0] parts__22;
-    input wire  [7:0] parts__23;
-    input wire  [7:0] parts__24;
-    input wire  [7:0] parts__25;
-    input wire  [7:0] parts__26;
-    input wire  [7:0] parts__27;
-    input wire  [7:0] parts__28;
-    input wire  [7:0] parts__29;
-    input wire  [7:0] parts__30;
-    input wire  [7:0] parts__31;
-    input wire  [7:0] parts__32;
-    input wire  [7:0] parts__33;
-    input wire  [7:0] parts__34;
-    input wire  [7:0] parts__35;
-    input wire  [7:0] parts__36;
-    input wire  [7:0] parts__37;
-    input wire  [7:0] parts__38;
-    input wire  [7:0] parts__39;
-    input wire  [7:0] parts__40;
-    input wire  [7:0] parts__41;
-    input wire  [7:0] parts__42;
-    input wire  [7:0] parts__43;
-    input wire  [7:0] parts__44;
-    input wire  [7:0] parts__45;
-    input wire  [7:0] parts__46;
-    input wire  [7:0] parts__47;
-    input wire  [7:0] parts__48;
-    input wire  [7:0] parts__49;
-    input wire  [7:0] parts__50;
-    input wire  [7:0] parts__51;
-    input wire  [7:0] parts__52;
-    input wire  [7:0] parts__53;
-    input wire  [7:0] parts__54;
-    input wire  [7:0] parts__55;
-    input wire  [7:0] parts__56;
-    input wire  [7:0] parts__57;
-    input wire  [7:0] parts__58;
-    input wire  [7:0] parts__59;
-    input wire  [7:0] parts__60;
-    input wire  [7:0] parts__61;
-    input wire  [7:0] parts__62;
-    input wire  [7:0] parts__63;
-    input wire  [7:0] parts__64;
-    input wire  [7:0] parts__65;
-    input wire  [7:0] parts__66;
-    input wire  [7:0] parts__67;
-    input wire  [7:0] parts__68;
-    input wire  [7:0] parts__69;
-    input wire  [7:0] parts__70;
-    input wire  [7:0] parts__71;
-    input wire  [7:0] parts__72;
-    input wire  [7:0] parts__73;
-    input wire  [7:0] parts__74;
-    input wire  [7:0] parts__75;
-    input wire  [7:0] parts__76;
-    input wire  [7:0] parts__77;
-    input wire  [7:0] parts__78;
-    input wire  [7:0] parts__79;
-    input wire  [7:0] parts__80;
-    input wire  [7:0] parts__81;
-    input wire  [7:0] parts__82;
-    input wire  [7:0] parts__83;
-    input wire  [7:0] parts__84;
-    input wire  [7:0] parts__85;
-    input wire  [7:0] parts__86;
-    input wire  [7:0] parts__87;
-    input wire  [7:0] parts__88;
-    input wire  [7:0] parts__89;
-    input wire  [7:0] parts__90;
-    input wire  [7:0] parts__91;
-    input wire  [7:0] parts__92;
-    input wire  [7:0] parts__93;
-    input wire  [7:0] parts__94;
-    input wire  [7:0] parts__95;
-    input wire  [7:0] parts__96;
-    input wire  [7:0] parts__97;
-    input wire  [7:0] parts__98;
-    input wire  [7:0] parts__99;
-    input wire  [7:0] parts__100;
-    input wire  [7:0] parts__101;
-    input wire  [7:0] parts__102;
-    input wire  [7:0] parts__103;
-    input wire  [7:0] parts__104;
-    input wire  [7:0] parts__105;
-    input wire  [7:0] parts__106;
-    input wire  [7:0] parts__107;
-    input wire  [7:0] parts__108;
-    input wire  [7:0] parts__109;
-    input wire  [7:0] parts__110;
-    input wire  [7:0] parts__111;
-    input wire  [7:0] parts__112;
-    input wire  [7:0] parts__113;
-    input wire  [7:0] parts__114;
-    input wire  [7:0] parts__115;
-    input wire  [7:0] parts__116;
-    input wire  [7:0] parts__117;
-    input wire  [7:0] parts__118;
-    input wire  [7:0] parts__119;
-    input wire  [7:0] parts__120;
-    input wire  [7:0] parts__121;
-    input wire  [7:0] parts__122;
-    input wire  [7:0] parts__123;
-    input wire  [7:0] parts__124;
-    input wire  [7:0] parts__125;
-    input wire  [7:0] parts__126;
-    input wire  [7:0] parts__127;
-    output reg  [1023:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_arr
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_complete(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_complete
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
     
     // Module arguments
@@ -17730,282 +17454,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp(parts__0,parts__1,part
     // Update code (custom)
     always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_exp
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_keep(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    input wire  [7:0] parts__16;
-    input wire  [7:0] parts__17;
-    input wire  [7:0] parts__18;
-    input wire  [7:0] parts__19;
-    input wire  [7:0] parts__20;
-    input wire  [7:0] parts__21;
-    input wire  [7:0] parts__22;
-    input wire  [7:0] parts__23;
-    input wire  [7:0] parts__24;
-    input wire  [7:0] parts__25;
-    input wire  [7:0] parts__26;
-    input wire  [7:0] parts__27;
-    input wire  [7:0] parts__28;
-    input wire  [7:0] parts__29;
-    input wire  [7:0] parts__30;
-    input wire  [7:0] parts__31;
-    input wire  [7:0] parts__32;
-    input wire  [7:0] parts__33;
-    input wire  [7:0] parts__34;
-    input wire  [7:0] parts__35;
-    input wire  [7:0] parts__36;
-    input wire  [7:0] parts__37;
-    input wire  [7:0] parts__38;
-    input wire  [7:0] parts__39;
-    input wire  [7:0] parts__40;
-    input wire  [7:0] parts__41;
-    input wire  [7:0] parts__42;
-    input wire  [7:0] parts__43;
-    input wire  [7:0] parts__44;
-    input wire  [7:0] parts__45;
-    input wire  [7:0] parts__46;
-    input wire  [7:0] parts__47;
-    input wire  [7:0] parts__48;
-    input wire  [7:0] parts__49;
-    input wire  [7:0] parts__50;
-    input wire  [7:0] parts__51;
-    input wire  [7:0] parts__52;
-    input wire  [7:0] parts__53;
-    input wire  [7:0] parts__54;
-    input wire  [7:0] parts__55;
-    input wire  [7:0] parts__56;
-    input wire  [7:0] parts__57;
-    input wire  [7:0] parts__58;
-    input wire  [7:0] parts__59;
-    input wire  [7:0] parts__60;
-    input wire  [7:0] parts__61;
-    input wire  [7:0] parts__62;
-    input wire  [7:0] parts__63;
-    input wire  [7:0] parts__64;
-    input wire  [7:0] parts__65;
-    input wire  [7:0] parts__66;
-    input wire  [7:0] parts__67;
-    input wire  [7:0] parts__68;
-    input wire  [7:0] parts__69;
-    input wire  [7:0] parts__70;
-    input wire  [7:0] parts__71;
-    input wire  [7:0] parts__72;
-    input wire  [7:0] parts__73;
-    input wire  [7:0] parts__74;
-    input wire  [7:0] parts__75;
-    input wire  [7:0] parts__76;
-    input wire  [7:0] parts__77;
-    input wire  [7:0] parts__78;
-    input wire  [7:0] parts__79;
-    input wire  [7:0] parts__80;
-    input wire  [7:0] parts__81;
-    input wire  [7:0] parts__82;
-    input wire  [7:0] parts__83;
-    input wire  [7:0] parts__84;
-    input wire  [7:0] parts__85;
-    input wire  [7:0] parts__86;
-    input wire  [7:0] parts__87;
-    input wire  [7:0] parts__88;
-    input wire  [7:0] parts__89;
-    input wire  [7:0] parts__90;
-    input wire  [7:0] parts__91;
-    input wire  [7:0] parts__92;
-    input wire  [7:0] parts__93;
-    input wire  [7:0] parts__94;
-    input wire  [7:0] parts__95;
-    input wire  [7:0] parts__96;
-    input wire  [7:0] parts__97;
-    input wire  [7:0] parts__98;
-    input wire  [7:0] parts__99;
-    input wire  [7:0] parts__100;
-    input wire  [7:0] parts__101;
-    input wire  [7:0] parts__102;
-    input wire  [7:0] parts__103;
-    input wire  [7:0] parts__104;
-    input wire  [7:0] parts__105;
-    input wire  [7:0] parts__106;
-    input wire  [7:0] parts__107;
-    input wire  [7:0] parts__108;
-    input wire  [7:0] parts__109;
-    input wire  [7:0] parts__110;
-    input wire  [7:0] parts__111;
-    input wire  [7:0] parts__112;
-    input wire  [7:0] parts__113;
-    input wire  [7:0] parts__114;
-    input wire  [7:0] parts__115;
-    input wire  [7:0] parts__116;
-    input wire  [7:0] parts__117;
-    input wire  [7:0] parts__118;
-    input wire  [7:0] parts__119;
-    input wire  [7:0] parts__120;
-    input wire  [7:0] parts__121;
-    input wire  [7:0] parts__122;
-    input wire  [7:0] parts__123;
-    input wire  [7:0] parts__124;
-    input wire  [7:0] parts__125;
-    input wire  [7:0] parts__126;
-    input wire  [7:0] parts__127;
-    output reg  [1023:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_keep
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_new(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    input wire  [7:0] parts__16;
-    input wire  [7:0] parts__17;
-    input wire  [7:0] parts__18;
-    input wire  [7:0] parts__19;
-    input wire  [7:0] parts__20;
-    input wire  [7:0] parts__21;
-    input wire  [7:0] parts__22;
-    input wire  [7:0] parts__23;
-    input wire  [7:0] parts__24;
-    input wire  [7:0] parts__25;
-    input wire  [7:0] parts__26;
-    input wire  [7:0] parts__27;
-    input wire  [7:0] parts__28;
-    input wire  [7:0] parts__29;
-    input wire  [7:0] parts__30;
-    input wire  [7:0] parts__31;
-    input wire  [7:0] parts__32;
-    input wire  [7:0] parts__33;
-    input wire  [7:0] parts__34;
-    input wire  [7:0] parts__35;
-    input wire  [7:0] parts__36;
-    input wire  [7:0] parts__37;
-    input wire  [7:0] parts__38;
-    input wire  [7:0] parts__39;
-    input wire  [7:0] parts__40;
-    input wire  [7:0] parts__41;
-    input wire  [7:0] parts__42;
-    input wire  [7:0] parts__43;
-    input wire  [7:0] parts__44;
-    input wire  [7:0] parts__45;
-    input wire  [7:0] parts__46;
-    input wire  [7:0] parts__47;
-    input wire  [7:0] parts__48;
-    input wire  [7:0] parts__49;
-    input wire  [7:0] parts__50;
-    input wire  [7:0] parts__51;
-    input wire  [7:0] parts__52;
-    input wire  [7:0] parts__53;
-    input wire  [7:0] parts__54;
-    input wire  [7:0] parts__55;
-    input wire  [7:0] parts__56;
-    input wire  [7:0] parts__57;
-    input wire  [7:0] parts__58;
-    input wire  [7:0] parts__59;
-    input wire  [7:0] parts__60;
-    input wire  [7:0] parts__61;
-    input wire  [7:0] parts__62;
-    input wire  [7:0] parts__63;
-    input wire  [7:0] parts__64;
-    input wire  [7:0] parts__65;
-    input wire  [7:0] parts__66;
-    input wire  [7:0] parts__67;
-    input wire  [7:0] parts__68;
-    input wire  [7:0] parts__69;
-    input wire  [7:0] parts__70;
-    input wire  [7:0] parts__71;
-    input wire  [7:0] parts__72;
-    input wire  [7:0] parts__73;
-    input wire  [7:0] parts__74;
-    input wire  [7:0] parts__75;
-    input wire  [7:0] parts__76;
-    input wire  [7:0] parts__77;
-    input wire  [7:0] parts__78;
-    input wire  [7:0] parts__79;
-    input wire  [7:0] parts__80;
-    input wire  [7:0] parts__81;
-    input wire  [7:0] parts__82;
-    input wire  [7:0] parts__83;
-    input wire  [7:0] parts__84;
-    input wire  [7:0] parts__85;
-    input wire  [7:0] parts__86;
-    input wire  [7:0] parts__87;
-    input wire  [7:0] parts__88;
-    input wire  [7:0] parts__89;
-    input wire  [7:0] parts__90;
-    input wire  [7:0] parts__91;
-    input wire  [7:0] parts__92;
-    input wire  [7:0] parts__93;
-    input wire  [7:0] parts__94;
-    input wire  [7:0] parts__95;
-    input wire  [7:0] parts__96;
-    input wire  [7:0] parts__97;
-    input wire  [7:0] parts__98;
-    input wire  [7:0] parts__99;
-    input wire  [7:0] parts__100;
-    input wire  [7:0] parts__101;
-    input wire  [7:0] parts__102;
-    input wire  [7:0] parts__103;
-    input wire  [7:0] parts__104;
-    input wire  [7:0] parts__105;
-    input wire  [7:0] parts__106;
-    input wire  [7:0] parts__107;
-    input wire  [7:0] parts__108;
-    input wire  [7:0] parts__109;
-    input wire  [7:0] parts__110;
-    input wire  [7:0] parts__111;
-    input wire  [7:0] parts__112;
-    input wire  [7:0] parts__113;
-    input wire  [7:0] parts__114;
-    input wire  [7:0] parts__115;
-    input wire  [7:0] parts__116;
-    input wire  [7:0] parts__117;
-    input wire  [7:0] parts__118;
-    input wire  [7:0] parts__119;
-    input wire  [7:0] parts__120;
-    input wire  [7:0] parts__121;
-    input wire  [7:0] parts__122;
-    input wire  [7:0] parts__123;
-    input wire  [7:0] parts__124;
-    input wire  [7:0] parts__125;
-    input wire  [7:0] parts__126;
-    input wire  [7:0] parts__127;
-    output reg  [1023:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_new
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_ord(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
@@ -18420,28 +17868,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_valid(parts__0,parts__1,pa
     // Update code (custom)
     always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__c_valid
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__dedup_pop(x,count);
-    
-    // Module arguments
-    input wire  [7:0] x;
-    output reg  [3:0] count;
-    
-    // Update code (custom)
-    always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__dedup_pop
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__fail_pop(x,count);
-    
-    // Module arguments
-    input wire  [15:0] x;
-    output reg  [4:0] count;
-    
-    // Update code (custom)
-    always @(*) count = 5'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7] + x[8] + x[9] + x[10] + x[11] + x[12] + x[13] + x[14] + x[15];
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__fail_pop
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__merge(base,keep,a,a_lanes,b,b_lanes,merged);
@@ -20575,1075 +20001,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__prb_pc_eq(rows,v,eq);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__prb_pc_eq
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__prb_thi_eq(fields,v,eq);
-    
-    // Module arguments
-    input wire  [7167:0] fields;
-    input wire  [55:0] v;
-    output reg  [1023:0] eq;
-    
-    // Update code (custom)
-    always @(*) begin
-        eq[0] = fields[6:0] == v[6:0];
-        eq[1] = fields[13:7] == v[13:7];
-        eq[2] = fields[20:14] == v[20:14];
-        eq[3] = fields[27:21] == v[27:21];
-        eq[4] = fields[34:28] == v[34:28];
-        eq[5] = fields[41:35] == v[41:35];
-        eq[6] = fields[48:42] == v[48:42];
-        eq[7] = fields[55:49] == v[55:49];
-        eq[8] = fields[62:56] == v[6:0];
-        eq[9] = fields[69:63] == v[13:7];
-        eq[10] = fields[76:70] == v[20:14];
-        eq[11] = fields[83:77] == v[27:21];
-        eq[12] = fields[90:84] == v[34:28];
-        eq[13] = fields[97:91] == v[41:35];
-        eq[14] = fields[104:98] == v[48:42];
-        eq[15] = fields[111:105] == v[55:49];
-        eq[16] = fields[118:112] == v[6:0];
-        eq[17] = fields[125:119] == v[13:7];
-        eq[18] = fields[132:126] == v[20:14];
-        eq[19] = fields[139:133] == v[27:21];
-        eq[20] = fields[146:140] == v[34:28];
-        eq[21] = fields[153:147] == v[41:35];
-        eq[22] = fields[160:154] == v[48:42];
-        eq[23] = fields[167:161] == v[55:49];
-        eq[24] = fields[174:168] == v[6:0];
-        eq[25] = fields[181:175] == v[13:7];
-        eq[26] = fields[188:182] == v[20:14];
-        eq[27] = fields[195:189] == v[27:21];
-        eq[28] = fields[202:196] == v[34:28];
-        eq[29] = fields[209:203] == v[41:35];
-        eq[30] = fields[216:210] == v[48:42];
-        eq[31] = fields[223:217] == v[55:49];
-        eq[32] = fields[230:224] == v[6:0];
-        eq[33] = fields[237:231] == v[13:7];
-        eq[34] = fields[244:238] == v[20:14];
-        eq[35] = fields[251:245] == v[27:21];
-        eq[36] = fields[258:252] == v[34:28];
-        eq[37] = fields[265:259] == v[41:35];
-        eq[38] = fields[272:266] == v[48:42];
-        eq[39] = fields[279:273] == v[55:49];
-        eq[40] = fields[286:280] == v[6:0];
-        eq[41] = fields[293:287] == v[13:7];
-        eq[42] = fields[300:294] == v[20:14];
-        eq[43] = fields[307:301] == v[27:21];
-        eq[44] = fields[314:308] == v[34:28];
-        eq[45] = fields[321:315] == v[41:35];
-        eq[46] = fields[328:322] == v[48:42];
-        eq[47] = fields[335:329] == v[55:49];
-        eq[48] = fields[342:336] == v[6:0];
-        eq[49] = fields[349:343] == v[13:7];
-        eq[50] = fields[356:350] == v[20:14];
-        eq[51] = fields[363:357] == v[27:21];
-        eq[52] = fields[370:364] == v[34:28];
-        eq[53] = fields[377:371] == v[41:35];
-        eq[54] = fields[384:378] == v[48:42];
-        eq[55] = fields[391:385] == v[55:49];
-        eq[56] = fields[398:392] == v[6:0];
-        eq[57] = fields[405:399] == v[13:7];
-        eq[58] = fields[412:406] == v[20:14];
-        eq[59] = fields[419:413] == v[27:21];
-        eq[60] = fields[426:420] == v[34:28];
-        eq[61] = fields[433:427] == v[41:35];
-        eq[62] = fields[440:434] == v[48:42];
-        eq[63] = fields[447:441] == v[55:49];
-        eq[64] = fields[454:448] == v[6:0];
-        eq[65] = fields[461:455] == v[13:7];
-        eq[66] = fields[468:462] == v[20:14];
-        eq[67] = fields[475:469] == v[27:21];
-        eq[68] = fields[482:476] == v[34:28];
-        eq[69] = fields[489:483] == v[41:35];
-        eq[70] = fields[496:490] == v[48:42];
-        eq[71] = fields[503:497] == v[55:49];
-        eq[72] = fields[510:504] == v[6:0];
-        eq[73] = fields[517:511] == v[13:7];
-        eq[74] = fields[524:518] == v[20:14];
-        eq[75] = fields[531:525] == v[27:21];
-        eq[76] = fields[538:532] == v[34:28];
-        eq[77] = fields[545:539] == v[41:35];
-        eq[78] = fields[552:546] == v[48:42];
-        eq[79] = fields[559:553] == v[55:49];
-        eq[80] = fields[566:560] == v[6:0];
-        eq[81] = fields[573:567] == v[13:7];
-        eq[82] = fields[580:574] == v[20:14];
-        eq[83] = fields[587:581] == v[27:21];
-        eq[84] = fields[594:588] == v[34:28];
-        eq[85] = fields[601:595] == v[41:35];
-        eq[86] = fields[608:602] == v[48:42];
-        eq[87] = fields[615:609] == v[55:49];
-        eq[88] = fields[622:616] == v[6:0];
-        eq[89] = fields[629:623] == v[13:7];
-        eq[90] = fields[636:630] == v[20:14];
-        eq[91] = fields[643:637] == v[27:21];
-        eq[92] = fields[650:644] == v[34:28];
-        eq[93] = fields[657:651] == v[41:35];
-        eq[94] = fields[664:658] == v[48:42];
-        eq[95] = fields[671:665] == v[55:49];
-        eq[96] = fields[678:672] == v[6:0];
-        eq[97] = fields[685:679] == v[13:7];
-        eq[98] = fields[692:686] == v[20:14];
-        eq[99] = fields[699:693] == v[27:21];
-        eq[100] = fields[706:700] == v[34:28];
-        eq[101] = fields[713:707] == v[41:35];
-        eq[102] = fields[720:714] == v[48:42];
-        eq[103] = fields[727:721] == v[55:49];
-        eq[104] = fields[734:728] == v[6:0];
-        eq[105] = fields[741:735] == v[13:7];
-        eq[106] = fields[748:742] == v[20:14];
-        eq[107] = fields[755:749] == v[27:21];
-        eq[108] = fields[762:756] == v[34:28];
-        eq[109] = fields[769:763] == v[41:35];
-        eq[110] = fields[776:770] == v[48:42];
-        eq[111] = fields[783:777] == v[55:49];
-        eq[112] = fields[790:784] == v[6:0];
-        eq[113] = fields[797:791] == v[13:7];
-        eq[114] = fields[804:798] == v[20:14];
-        eq[115] = fields[811:805] == v[27:21];
-        eq[116] = fields[818:812] == v[34:28];
-        eq[117] = fields[825:819] == v[41:35];
-        eq[118] = fields[832:826] == v[48:42];
-        eq[119] = fields[839:833] == v[55:49];
-        eq[120] = fields[846:840] == v[6:0];
-        eq[121] = fields[853:847] == v[13:7];
-        eq[122] = fields[860:854] == v[20:14];
-        eq[123] = fields[867:861] == v[27:21];
-        eq[124] = fields[874:868] == v[34:28];
-        eq[125] = fields[881:875] == v[41:35];
-        eq[126] = fields[888:882] == v[48:42];
-        eq[127] = fields[895:889] == v[55:49];
-        eq[128] = fields[902:896] == v[6:0];
-        eq[129] = fields[909:903] == v[13:7];
-        eq[130] = fields[916:910] == v[20:14];
-        eq[131] = fields[923:917] == v[27:21];
-        eq[132] = fields[930:924] == v[34:28];
-        eq[133] = fields[937:931] == v[41:35];
-        eq[134] = fields[944:938] == v[48:42];
-        eq[135] = fields[951:945] == v[55:49];
-        eq[136] = fields[958:952] == v[6:0];
-        eq[137] = fields[965:959] == v[13:7];
-        eq[138] = fields[972:966] == v[20:14];
-        eq[139] = fields[979:973] == v[27:21];
-        eq[140] = fields[986:980] == v[34:28];
-        eq[141] = fields[993:987] == v[41:35];
-        eq[142] = fields[1000:994] == v[48:42];
-        eq[143] = fields[1007:1001] == v[55:49];
-        eq[144] = fields[1014:1008] == v[6:0];
-        eq[145] = fields[1021:1015] == v[13:7];
-        eq[146] = fields[1028:1022] == v[20:14];
-        eq[147] = fields[1035:1029] == v[27:21];
-        eq[148] = fields[1042:1036] == v[34:28];
-        eq[149] = fields[1049:1043] == v[41:35];
-        eq[150] = fields[1056:1050] == v[48:42];
-        eq[151] = fields[1063:1057] == v[55:49];
-        eq[152] = fields[1070:1064] == v[6:0];
-        eq[153] = fields[1077:1071] == v[13:7];
-        eq[154] = fields[1084:1078] == v[20:14];
-        eq[155] = fields[1091:1085] == v[27:21];
-        eq[156] = fields[1098:1092] == v[34:28];
-        eq[157] = fields[1105:1099] == v[41:35];
-        eq[158] = fields[1112:1106] == v[48:42];
-        eq[159] = fields[1119:1113] == v[55:49];
-        eq[160] = fields[1126:1120] == v[6:0];
-        eq[161] = fields[1133:1127] == v[13:7];
-        eq[162] = fields[1140:1134] == v[20:14];
-        eq[163] = fields[1147:1141] == v[27:21];
-        eq[164] = fields[1154:1148] == v[34:28];
-        eq[165] = fields[1161:1155] == v[41:35];
-        eq[166] = fields[1168:1162] == v[48:42];
-        eq[167] = fields[1175:1169] == v[55:49];
-        eq[168] = fields[1182:1176] == v[6:0];
-        eq[169] = fields[1189:1183] == v[13:7];
-        eq[170] = fields[1196:1190] == v[20:14];
-        eq[171] = fields[1203:1197] == v[27:21];
-        eq[172] = fields[1210:1204] == v[34:28];
-        eq[173] = fields[1217:1211] == v[41:35];
-        eq[174] = fields[1224:1218] == v[48:42];
-        eq[175] = fields[1231:1225] == v[55:49];
-        eq[176] = fields[1238:1232] == v[6:0];
-        eq[177] = fields[1245:1239] == v[13:7];
-        eq[178] = fields[1252:1246] == v[20:14];
-        eq[179] = fields[1259:1253] == v[27:21];
-        eq[180] = fields[1266:1260] == v[34:28];
-        eq[181] = fields[1273:1267] == v[41:35];
-        eq[182] = fields[1280:1274] == v[48:42];
-        eq[183] = fields[1287:1281] == v[55:49];
-        eq[184] = fields[1294:1288] == v[6:0];
-        eq[185] = fields[1301:1295] == v[13:7];
-        eq[186] = fields[1308:1302] == v[20:14];
-        eq[187] = fields[1315:1309] == v[27:21];
-        eq[188] = fields[1322:1316] == v[34:28];
-        eq[189] = fields[1329:1323] == v[41:35];
-        eq[190] = fields[1336:1330] == v[48:42];
-        eq[191] = fields[1343:1337] == v[55:49];
-        eq[192] = fields[1350:1344] == v[6:0];
-        eq[193] = fields[1357:1351] == v[13:7];
-        eq[194] = fields[1364:1358] == v[20:14];
-        eq[195] = fields[1371:1365] == v[27:21];
-        eq[196] = fields[1378:1372] == v[34:28];
-        eq[197] = fields[1385:1379] == v[41:35];
-        eq[198] = fields[1392:1386] == v[48:42];
-        eq[199] = fields[1399:1393] == v[55:49];
-        eq[200] = fields[1406:1400] == v[6:0];
-        eq[201] = fields[1413:1407] == v[13:7];
-        eq[202] = fields[1420:1414] == v[20:14];
-        eq[203] = fields[1427:1421] == v[27:21];
-        eq[204] = fields[1434:1428] == v[34:28];
-        eq[205] = fields[1441:1435] == v[41:35];
-        eq[206] = fields[1448:1442] == v[48:42];
-        eq[207] = fields[1455:1449] == v[55:49];
-        eq[208] = fields[1462:1456] == v[6:0];
-        eq[209] = fields[1469:1463] == v[13:7];
-        eq[210] = fields[1476:1470] == v[20:14];
-        eq[211] = fields[1483:1477] == v[27:21];
-        eq[212] = fields[1490:1484] == v[34:28];
-        eq[213] = fields[1497:1491] == v[41:35];
-        eq[214] = fields[1504:1498] == v[48:42];
-        eq[215] = fields[1511:1505] == v[55:49];
-        eq[216] = fields[1518:1512] == v[6:0];
-        eq[217] = fields[1525:1519] == v[13:7];
-        eq[218] = fields[1532:1526] == v[20:14];
-        eq[219] = fields[1539:1533] == v[27:21];
-        eq[220] = fields[1546:1540] == v[34:28];
-        eq[221] = fields[1553:1547] == v[41:35];
-        eq[222] = fields[1560:1554] == v[48:42];
-        eq[223] = fields[1567:1561] == v[55:49];
-        eq[224] = fields[1574:1568] == v[6:0];
-        eq[225] = fields[1581:1575] == v[13:7];
-        eq[226] = fields[1588:1582] == v[20:14];
-        eq[227] = fields[1595:1589] == v[27:21];
-        eq[228] = fields[1602:1596] == v[34:28];
-        eq[229] = fields[1609:1603] == v[41:35];
-        eq[230] = fields[1616:1610] == v[48:42];
-        eq[231] = fields[1623:1617] == v[55:49];
-        eq[232] = fields[1630:1624] == v[6:0];
-        eq[233] = fields[1637:1631] == v[13:7];
-        eq[234] = fields[1644:1638] == v[20:14];
-        eq[235] = fields[1651:1645] == v[27:21];
-        eq[236] = fields[1658:1652] == v[34:28];
-        eq[237] = fields[1665:1659] == v[41:35];
-        eq[238] = fields[1672:1666] == v[48:42];
-        eq[239] = fields[1679:1673] == v[55:49];
-        eq[240] = fields[1686:1680] == v[6:0];
-        eq[241] = fields[1693:1687] == v[13:7];
-        eq[242] = fields[1700:1694] == v[20:14];
-        eq[243] = fields[1707:1701] == v[27:21];
-        eq[244] = fields[1714:1708] == v[34:28];
-        eq[245] = fields[1721:1715] == v[41:35];
-        eq[246] = fields[1728:1722] == v[48:42];
-        eq[247] = fields[1735:1729] == v[55:49];
-        eq[248] = fields[1742:1736] == v[6:0];
-        eq[249] = fields[1749:1743] == v[13:7];
-        eq[250] = fields[1756:1750] == v[20:14];
-        eq[251] = fields[1763:1757] == v[27:21];
-        eq[252] = fields[1770:1764] == v[34:28];
-        eq[253] = fields[1777:1771] == v[41:35];
-        eq[254] = fields[1784:1778] == v[48:42];
-        eq[255] = fields[1791:1785] == v[55:49];
-        eq[256] = fields[1798:1792] == v[6:0];
-        eq[257] = fields[1805:1799] == v[13:7];
-        eq[258] = fields[1812:1806] == v[20:14];
-        eq[259] = fields[1819:1813] == v[27:21];
-        eq[260] = fields[1826:1820] == v[34:28];
-        eq[261] = fields[1833:1827] == v[41:35];
-        eq[262] = fields[1840:1834] == v[48:42];
-        eq[263] = fields[1847:1841] == v[55:49];
-        eq[264] = fields[1854:1848] == v[6:0];
-        eq[265] = fields[1861:1855] == v[13:7];
-        eq[266] = fields[1868:1862] == v[20:14];
-        eq[267] = fields[1875:1869] == v[27:21];
-        eq[268] = fields[1882:1876] == v[34:28];
-        eq[269] = fields[1889:1883] == v[41:35];
-        eq[270] = fields[1896:1890] == v[48:42];
-        eq[271] = fields[1903:1897] == v[55:49];
-        eq[272] = fields[1910:1904] == v[6:0];
-        eq[273] = fields[1917:1911] == v[13:7];
-        eq[274] = fields[1924:1918] == v[20:14];
-        eq[275] = fields[1931:1925] == v[27:21];
-        eq[276] = fields[1938:1932] == v[34:28];
-        eq[277] = fields[1945:1939] == v[41:35];
-        eq[278] = fields[1952:1946] == v[48:42];
-        eq[279] = fields[1959:1953] == v[55:49];
-        eq[280] = fields[1966:1960] == v[6:0];
-        eq[281] = fields[1973:1967] == v[13:7];
-        eq[282] = fields[1980:1974] == v[20:14];
-        eq[283] = fields[1987:1981] == v[27:21];
-        eq[284] = fields[1994:1988] == v[34:28];
-        eq[285] = fields[2001:1995] == v[41:35];
-        eq[286] = fields[2008:2002] == v[48:42];
-        eq[287] = fields[2015:2009] == v[55:49];
-        eq[288] = fields[2022:2016] == v[6:0];
-        eq[289] = fields[2029:2023] == v[13:7];
-        eq[290] = fields[2036:2030] == v[20:14];
-        eq[291] = fields[2043:2037] == v[27:21];
-        eq[292] = fields[2050:2044] == v[34:28];
-        eq[293] = fields[2057:2051] == v[41:35];
-        eq[294] = fields[2064:2058] == v[48:42];
-        eq[295] = fields[2071:2065] == v[55:49];
-        eq[296] = fields[2078:2072] == v[6:0];
-        eq[297] = fields[2085:2079] == v[13:7];
-        eq[298] = fields[2092:2086] == v[20:14];
-        eq[299] = fields[2099:2093] == v[27:21];
-        eq[300] = fields[2106:2100] == v[34:28];
-        eq[301] = fields[2113:2107] == v[41:35];
-        eq[302] = fields[2120:2114] == v[48:42];
-        eq[303] = fields[2127:2121] == v[55:49];
-        eq[304] = fields[2134:2128] == v[6:0];
-        eq[305] = fields[2141:2135] == v[13:7];
-        eq[306] = fields[2148:2142] == v[20:14];
-        eq[307] = fields[2155:2149] == v[27:21];
-        eq[308] = fields[2162:2156] == v[34:28];
-        eq[309] = fields[2169:2163] == v[41:35];
-        eq[310] = fields[2176:2170] == v[48:42];
-        eq[311] = fields[2183:2177] == v[55:49];
-        eq[312] = fields[2190:2184] == v[6:0];
-        eq[313] = fields[2197:2191] == v[13:7];
-        eq[314] = fields[2204:2198] == v[20:14];
-        eq[315] = fields[2211:2205] == v[27:21];
-        eq[316] = fields[2218:2212] == v[34:28];
-        eq[317] = fields[2225:2219] == v[41:35];
-        eq[318] = fields[2232:2226] == v[48:42];
-        eq[319] = fields[2239:2233] == v[55:49];
-        eq[320] = fields[2246:2240] == v[6:0];
-        eq[321] = fields[2253:2247] == v[13:7];
-        eq[322] = fields[2260:2254] == v[20:14];
-        eq[323] = fields[2267:2261] == v[27:21];
-        eq[324] = fields[2274:2268] == v[34:28];
-        eq[325] = fields[2281:2275] == v[41:35];
-        eq[326] = fields[2288:2282] == v[48:42];
-        eq[327] = fields[2295:2289] == v[55:49];
-        eq[328] = fields[2302:2296] == v[6:0];
-        eq[329] = fields[2309:2303] == v[13:7];
-        eq[330] = fields[2316:2310] == v[20:14];
-        eq[331] = fields[2323:2317] == v[27:21];
-        eq[332] = fields[2330:2324] == v[34:28];
-        eq[333] = fields[2337:2331] == v[41:35];
-        eq[334] = fields[2344:2338] == v[48:42];
-        eq[335] = fields[2351:2345] == v[55:49];
-        eq[336] = fields[2358:2352] == v[6:0];
-        eq[337] = fields[2365:2359] == v[13:7];
-        eq[338] = fields[2372:2366] == v[20:14];
-        eq[339] = fields[2379:2373] == v[27:21];
-        eq[340] = fields[2386:2380] == v[34:28];
-        eq[341] = fields[2393:2387] == v[41:35];
-        eq[342] = fields[2400:2394] == v[48:42];
-        eq[343] = fields[2407:2401] == v[55:49];
-        eq[344] = fields[2414:2408] == v[6:0];
-        eq[345] = fields[2421:2415] == v[13:7];
-        eq[346] = fields[2428:2422] == v[20:14];
-        eq[347] = fields[2435:2429] == v[27:21];
-        eq[348] = fields[2442:2436] == v[34:28];
-        eq[349] = fields[2449:2443] == v[41:35];
-        eq[350] = fields[2456:2450] == v[48:42];
-        eq[351] = fields[2463:2457] == v[55:49];
-        eq[352] = fields[2470:2464] == v[6:0];
-        eq[353] = fields[2477:2471] == v[13:7];
-        eq[354] = fields[2484:2478] == v[20:14];
-        eq[355] = fields[2491:2485] == v[27:21];
-        eq[356] = fields[2498:2492] == v[34:28];
-        eq[357] = fields[2505:2499] == v[41:35];
-        eq[358] = fields[2512:2506] == v[48:42];
-        eq[359] = fields[2519:2513] == v[55:49];
-        eq[360] = fields[2526:2520] == v[6:0];
-        eq[361] = fields[2533:2527] == v[13:7];
-        eq[362] = fields[2540:2534] == v[20:14];
-        eq[363] = fields[2547:2541] == v[27:21];
-        eq[364] = fields[2554:2548] == v[34:28];
-        eq[365] = fields[2561:2555] == v[41:35];
-        eq[366] = fields[2568:2562] == v[48:42];
-        eq[367] = fields[2575:2569] == v[55:49];
-        eq[368] = fields[2582:2576] == v[6:0];
-        eq[369] = fields[2589:2583] == v[13:7];
-        eq[370] = fields[2596:2590] == v[20:14];
-        eq[371] = fields[2603:2597] == v[27:21];
-        eq[372] = fields[2610:2604] == v[34:28];
-        eq[373] = fields[2617:2611] == v[41:35];
-        eq[374] = fields[2624:2618] == v[48:42];
-        eq[375] = fields[2631:2625] == v[55:49];
-        eq[376] = fields[2638:2632] == v[6:0];
-        eq[377] = fields[2645:2639] == v[13:7];
-        eq[378] = fields[2652:2646] == v[20:14];
-        eq[379] = fields[2659:2653] == v[27:21];
-        eq[380] = fields[2666:2660] == v[34:28];
-        eq[381] = fields[2673:2667] == v[41:35];
-        eq[382] = fields[2680:2674] == v[48:42];
-        eq[383] = fields[2687:2681] == v[55:49];
-        eq[384] = fields[2694:2688] == v[6:0];
-        eq[385] = fields[2701:2695] == v[13:7];
-        eq[386] = fields[2708:2702] == v[20:14];
-        eq[387] = fields[2715:2709] == v[27:21];
-        eq[388] = fields[2722:2716] == v[34:28];
-        eq[389] = fields[2729:2723] == v[41:35];
-        eq[390] = fields[2736:2730] == v[48:42];
-        eq[391] = fields[2743:2737] == v[55:49];
-        eq[392] = fields[2750:2744] == v[6:0];
-        eq[393] = fields[2757:2751] == v[13:7];
-        eq[394] = fields[2764:2758] == v[20:14];
-        eq[395] = fields[2771:2765] == v[27:21];
-        eq[396] = fields[2778:2772] == v[34:28];
-        eq[397] = fields[2785:2779] == v[41:35];
-        eq[398] = fields[2792:2786] == v[48:42];
-        eq[399] = fields[2799:2793] == v[55:49];
-        eq[400] = fields[2806:2800] == v[6:0];
-        eq[401] = fields[2813:2807] == v[13:7];
-        eq[402] = fields[2820:2814] == v[20:14];
-        eq[403] = fields[2827:2821] == v[27:21];
-        eq[404] = fields[2834:2828] == v[34:28];
-        eq[405] = fields[2841:2835] == v[41:35];
-        eq[406] = fields[2848:2842] == v[48:42];
-        eq[407] = fields[2855:2849] == v[55:49];
-        eq[408] = fields[2862:2856] == v[6:0];
-        eq[409] = fields[2869:2863] == v[13:7];
-        eq[410] = fields[2876:2870] == v[20:14];
-        eq[411] = fields[2883:2877] == v[27:21];
-        eq[412] = fields[2890:2884] == v[34:28];
-        eq[413] = fields[2897:2891] == v[41:35];
-        eq[414] = fields[2904:2898] == v[48:42];
-        eq[415] = fields[2911:2905] == v[55:49];
-        eq[416] = fields[2918:2912] == v[6:0];
-        eq[417] = fields[2925:2919] == v[13:7];
-        eq[418] = fields[2932:2926] == v[20:14];
-        eq[419] = fields[2939:2933] == v[27:21];
-        eq[420] = fields[2946:2940] == v[34:28];
-        eq[421] = fields[2953:2947] == v[41:35];
-        eq[422] = fields[2960:2954] == v[48:42];
-        eq[423] = fields[2967:2961] == v[55:49];
-        eq[424] = fields[2974:2968] == v[6:0];
-        eq[425] = fields[2981:2975] == v[13:7];
-        eq[426] = fields[2988:2982] == v[20:14];
-        eq[427] = fields[2995:2989] == v[27:21];
-        eq[428] = fields[3002:2996] == v[34:28];
-        eq[429] = fields[3009:3003] == v[41:35];
-        eq[430] = fields[3016:3010] == v[48:42];
-        eq[431] = fields[3023:3017] == v[55:49];
-        eq[432] = fields[3030:3024] == v[6:0];
-        eq[433] = fields[3037:3031] == v[13:7];
-        eq[434] = fields[3044:3038] == v[20:14];
-        eq[435] = fields[3051:3045] == v[27:21];
-        eq[436] = fields[3058:3052] == v[34:28];
-        eq[437] = fields[3065:3059] == v[41:35];
-        eq[438] = fields[3072:3066] == v[48:42];
-        eq[439] = fields[3079:3073] == v[55:49];
-        eq[440] = fields[3086:3080] == v[6:0];
-        eq[441] = fields[3093:3087] == v[13:7];
-        eq[442] = fields[3100:3094] == v[20:14];
-        eq[443] = fields[3107:3101] == v[27:21];
-        eq[444] = fields[3114:3108] == v[34:28];
-        eq[445] = fields[3121:3115] == v[41:35];
-        eq[446] = fields[3128:3122] == v[48:42];
-        eq[447] = fields[3135:3129] == v[55:49];
-        eq[448] = fields[3142:3136] == v[6:0];
-        eq[449] = fields[3149:3143] == v[13:7];
-        eq[450] = fields[3156:3150] == v[20:14];
-        eq[451] = fields[3163:3157] == v[27:21];
-        eq[452] = fields[3170:3164] == v[34:28];
-        eq[453] = fields[3177:3171] == v[41:35];
-        eq[454] = fields[3184:3178] == v[48:42];
-        eq[455] = fields[3191:3185] == v[55:49];
-        eq[456] = fields[3198:3192] == v[6:0];
-        eq[457] = fields[3205:3199] == v[13:7];
-        eq[458] = fields[3212:3206] == v[20:14];
-        eq[459] = fields[3219:3213] == v[27:21];
-        eq[460] = fields[3226:3220] == v[34:28];
-        eq[461] = fields[3233:3227] == v[41:35];
-        eq[462] = fields[3240:3234] == v[48:42];
-        eq[463] = fields[3247:3241] == v[55:49];
-        eq[464] = fields[3254:3248] == v[6:0];
-        eq[465] = fields[3261:3255] == v[13:7];
-        eq[466] = fields[3268:3262] == v[20:14];
-        eq[467] = fields[3275:3269] == v[27:21];
-        eq[468] = fields[3282:3276] == v[34:28];
-        eq[469] = fields[3289:3283] == v[41:35];
-        eq[470] = fields[3296:3290] == v[48:42];
-        eq[471] = fields[3303:3297] == v[55:49];
-        eq[472] = fields[3310:3304] == v[6:0];
-        eq[473] = fields[3317:3311] == v[13:7];
-        eq[474] = fields[3324:3318] == v[20:14];
-        eq[475] = fields[3331:3325] == v[27:21];
-        eq[476] = fields[3338:3332] == v[34:28];
-        eq[477] = fields[3345:3339] == v[41:35];
-        eq[478] = fields[3352:3346] == v[48:42];
-        eq[479] = fields[3359:3353] == v[55:49];
-        eq[480] = fields[3366:3360] == v[6:0];
-        eq[481] = fields[3373:3367] == v[13:7];
-        eq[482] = fields[3380:3374] == v[20:14];
-        eq[483] = fields[3387:3381] == v[27:21];
-        eq[484] = fields[3394:3388] == v[34:28];
-        eq[485] = fields[3401:3395] == v[41:35];
-        eq[486] = fields[3408:3402] == v[48:42];
-        eq[487] = fields[3415:3409] == v[55:49];
-        eq[488] = fields[3422:3416] == v[6:0];
-        eq[489] = fields[3429:3423] == v[13:7];
-        eq[490] = fields[3436:3430] == v[20:14];
-        eq[491] = fields[3443:3437] == v[27:21];
-        eq[492] = fields[3450:3444] == v[34:28];
-        eq[493] = fields[3457:3451] == v[41:35];
-        eq[494] = fields[3464:3458] == v[48:42];
-        eq[495] = fields[3471:3465] == v[55:49];
-        eq[496] = fields[3478:3472] == v[6:0];
-        eq[497] = fields[3485:3479] == v[13:7];
-        eq[498] = fields[3492:3486] == v[20:14];
-        eq[499] = fields[3499:3493] == v[27:21];
-        eq[500] = fields[3506:3500] == v[34:28];
-        eq[501] = fields[3513:3507] == v[41:35];
-        eq[502] = fields[3520:3514] == v[48:42];
-        eq[503] = fields[3527:3521] == v[55:49];
-        eq[504] = fields[3534:3528] == v[6:0];
-        eq[505] = fields[3541:3535] == v[13:7];
-        eq[506] = fields[3548:3542] == v[20:14];
-        eq[507] = fields[3555:3549] == v[27:21];
-        eq[508] = fields[3562:3556] == v[34:28];
-        eq[509] = fields[3569:3563] == v[41:35];
-        eq[510] = fields[3576:3570] == v[48:42];
-        eq[511] = fields[3583:3577] == v[55:49];
-        eq[512] = fields[3590:3584] == v[6:0];
-        eq[513] = fields[3597:3591] == v[13:7];
-        eq[514] = fields[3604:3598] == v[20:14];
-        eq[515] = fields[3611:3605] == v[27:21];
-        eq[516] = fields[3618:3612] == v[34:28];
-        eq[517] = fields[3625:3619] == v[41:35];
-        eq[518] = fields[3632:3626] == v[48:42];
-        eq[519] = fields[3639:3633] == v[55:49];
-        eq[520] = fields[3646:3640] == v[6:0];
-        eq[521] = fields[3653:3647] == v[13:7];
-        eq[522] = fields[3660:3654] == v[20:14];
-        eq[523] = fields[3667:3661] == v[27:21];
-        eq[524] = fields[3674:3668] == v[34:28];
-        eq[525] = fields[3681:3675] == v[41:35];
-        eq[526] = fields[3688:3682] == v[48:42];
-        eq[527] = fields[3695:3689] == v[55:49];
-        eq[528] = fields[3702:3696] == v[6:0];
-        eq[529] = fields[3709:3703] == v[13:7];
-        eq[530] = fields[3716:3710] == v[20:14];
-        eq[531] = fields[3723:3717] == v[27:21];
-        eq[532] = fields[3730:3724] == v[34:28];
-        eq[533] = fields[3737:3731] == v[41:35];
-        eq[534] = fields[3744:3738] == v[48:42];
-        eq[535] = fields[3751:3745] == v[55:49];
-        eq[536] = fields[3758:3752] == v[6:0];
-        eq[537] = fields[3765:3759] == v[13:7];
-        eq[538] = fields[3772:3766] == v[20:14];
-        eq[539] = fields[3779:3773] == v[27:21];
-        eq[540] = fields[3786:3780] == v[34:28];
-        eq[541] = fields[3793:3787] == v[41:35];
-        eq[542] = fields[3800:3794] == v[48:42];
-        eq[543] = fields[3807:3801] == v[55:49];
-        eq[544] = fields[3814:3808] == v[6:0];
-        eq[545] = fields[3821:3815] == v[13:7];
-        eq[546] = fields[3828:3822] == v[20:14];
-        eq[547] = fields[3835:3829] == v[27:21];
-        eq[548] = fields[3842:3836] == v[34:28];
-        eq[549] = fields[3849:3843] == v[41:35];
-        eq[550] = fields[3856:3850] == v[48:42];
-        eq[551] = fields[3863:3857] == v[55:49];
-        eq[552] = fields[3870:3864] == v[6:0];
-        eq[553] = fields[3877:3871] == v[13:7];
-        eq[554] = fields[3884:3878] == v[20:14];
-        eq[555] = fields[3891:3885] == v[27:21];
-        eq[556] = fields[3898:3892] == v[34:28];
-        eq[557] = fields[3905:3899] == v[41:35];
-        eq[558] = fields[3912:3906] == v[48:42];
-        eq[559] = fields[3919:3913] == v[55:49];
-        eq[560] = fields[3926:3920] == v[6:0];
-        eq[561] = fields[3933:3927] == v[13:7];
-        eq[562] = fields[3940:3934] == v[20:14];
-        eq[563] = fields[3947:3941] == v[27:21];
-        eq[564] = fields[3954:3948] == v[34:28];
-        eq[565] = fields[3961:3955] == v[41:35];
-        eq[566] = fields[3968:3962] == v[48:42];
-        eq[567] = fields[3975:3969] == v[55:49];
-        eq[568] = fields[3982:3976] == v[6:0];
-        eq[569] = fields[3989:3983] == v[13:7];
-        eq[570] = fields[3996:3990] == v[20:14];
-        eq[571] = fields[4003:3997] == v[27:21];
-        eq[572] = fields[4010:4004] == v[34:28];
-        eq[573] = fields[4017:4011] == v[41:35];
-        eq[574] = fields[4024:4018] == v[48:42];
-        eq[575] = fields[4031:4025] == v[55:49];
-        eq[576] = fields[4038:4032] == v[6:0];
-        eq[577] = fields[4045:4039] == v[13:7];
-        eq[578] = fields[4052:4046] == v[20:14];
-        eq[579] = fields[4059:4053] == v[27:21];
-        eq[580] = fields[4066:4060] == v[34:28];
-        eq[581] = fields[4073:4067] == v[41:35];
-        eq[582] = fields[4080:4074] == v[48:42];
-        eq[583] = fields[4087:4081] == v[55:49];
-        eq[584] = fields[4094:4088] == v[6:0];
-        eq[585] = fields[4101:4095] == v[13:7];
-        eq[586] = fields[4108:4102] == v[20:14];
-        eq[587] = fields[4115:4109] == v[27:21];
-        eq[588] = fields[4122:4116] == v[34:28];
-        eq[589] = fields[4129:4123] == v[41:35];
-        eq[590] = fields[4136:4130] == v[48:42];
-        eq[591] = fields[4143:4137] == v[55:49];
-        eq[592] = fields[4150:4144] == v[6:0];
-        eq[593] = fields[4157:4151] == v[13:7];
-        eq[594] = fields[4164:4158] == v[20:14];
-        eq[595] = fields[4171:4165] == v[27:21];
-        eq[596] = fields[4178:4172] == v[34:28];
-        eq[597] = fields[4185:4179] == v[41:35];
-        eq[598] = fields[4192:4186] == v[48:42];
-        eq[599] = fields[4199:4193] == v[55:49];
-        eq[600] = fields[4206:4200] == v[6:0];
-        eq[601] = fields[4213:4207] == v[13:7];
-        eq[602] = fields[4220:4214] == v[20:14];
-        eq[603] = fields[4227:4221] == v[27:21];
-        eq[604] = fields[4234:4228] == v[34:28];
-        eq[605] = fields[4241:4235] == v[41:35];
-        eq[606] = fields[4248:4242] == v[48:42];
-        eq[607] = fields[4255:4249] == v[55:49];
-        eq[608] = fields[4262:4256] == v[6:0];
-        eq[609] = fields[4269:4263] == v[13:7];
-        eq[610] = fields[4276:4270] == v[20:14];
-        eq[611] = fields[4283:4277] == v[27:21];
-        eq[612] = fields[4290:4284] == v[34:28];
-        eq[613] = fields[4297:4291] == v[41:35];
-        eq[614] = fields[4304:4298] == v[48:42];
-        eq[615] = fields[4311:4305] == v[55:49];
-        eq[616] = fields[4318:4312] == v[6:0];
-        eq[617] = fields[4325:4319] == v[13:7];
-        eq[618] = fields[4332:4326] == v[20:14];
-        eq[619] = fields[4339:4333] == v[27:21];
-        eq[620] = fields[4346:4340] == v[34:28];
-        eq[621] = fields[4353:4347] == v[41:35];
-        eq[622] = fields[4360:4354] == v[48:42];
-        eq[623] = fields[4367:4361] == v[55:49];
-        eq[624] = fields[4374:4368] == v[6:0];
-        eq[625] = fields[4381:4375] == v[13:7];
-        eq[626] = fields[4388:4382] == v[20:14];
-        eq[627] = fields[4395:4389] == v[27:21];
-        eq[628] = fields[4402:4396] == v[34:28];
-        eq[629] = fields[4409:4403] == v[41:35];
-        eq[630] = fields[4416:4410] == v[48:42];
-        eq[631] = fields[4423:4417] == v[55:49];
-        eq[632] = fields[4430:4424] == v[6:0];
-        eq[633] = fields[4437:4431] == v[13:7];
-        eq[634] = fields[4444:4438] == v[20:14];
-        eq[635] = fields[4451:4445] == v[27:21];
-        eq[636] = fields[4458:4452] == v[34:28];
-        eq[637] = fields[4465:4459] == v[41:35];
-        eq[638] = fields[4472:4466] == v[48:42];
-        eq[639] = fields[4479:4473] == v[55:49];
-        eq[640] = fields[4486:4480] == v[6:0];
-        eq[641] = fields[4493:4487] == v[13:7];
-        eq[642] = fields[4500:4494] == v[20:14];
-        eq[643] = fields[4507:4501] == v[27:21];
-        eq[644] = fields[4514:4508] == v[34:28];
-        eq[645] = fields[4521:4515] == v[41:35];
-        eq[646] = fields[4528:4522] == v[48:42];
-        eq[647] = fields[4535:4529] == v[55:49];
-        eq[648] = fields[4542:4536] == v[6:0];
-        eq[649] = fields[4549:4543] == v[13:7];
-        eq[650] = fields[4556:4550] == v[20:14];
-        eq[651] = fields[4563:4557] == v[27:21];
-        eq[652] = fields[4570:4564] == v[34:28];
-        eq[653] = fields[4577:4571] == v[41:35];
-        eq[654] = fields[4584:4578] == v[48:42];
-        eq[655] = fields[4591:4585] == v[55:49];
-        eq[656] = fields[4598:4592] == v[6:0];
-        eq[657] = fields[4605:4599] == v[13:7];
-        eq[658] = fields[4612:4606] == v[20:14];
-        eq[659] = fields[4619:4613] == v[27:21];
-        eq[660] = fields[4626:4620] == v[34:28];
-        eq[661] = fields[4633:4627] == v[41:35];
-        eq[662] = fields[4640:4634] == v[48:42];
-        eq[663] = fields[4647:4641] == v[55:49];
-        eq[664] = fields[4654:4648] == v[6:0];
-        eq[665] = fields[4661:4655] == v[13:7];
-        eq[666] = fields[4668:4662] == v[20:14];
-        eq[667] = fields[4675:4669] == v[27:21];
-        eq[668] = fields[4682:4676] == v[34:28];
-        eq[669] = fields[4689:4683] == v[41:35];
-        eq[670] = fields[4696:4690] == v[48:42];
-        eq[671] = fields[4703:4697] == v[55:49];
-        eq[672] = fields[4710:4704] == v[6:0];
-        eq[673] = fields[4717:4711] == v[13:7];
-        eq[674] = fields[4724:4718] == v[20:14];
-        eq[675] = fields[4731:4725] == v[27:21];
-        eq[676] = fields[4738:4732] == v[34:28];
-        eq[677] = fields[4745:4739] == v[41:35];
-        eq[678] = fields[4752:4746] == v[48:42];
-        eq[679] = fields[4759:4753] == v[55:49];
-        eq[680] = fields[4766:4760] == v[6:0];
-        eq[681] = fields[4773:4767] == v[13:7];
-        eq[682] = fields[4780:4774] == v[20:14];
-        eq[683] = fields[4787:4781] == v[27:21];
-        eq[684] = fields[4794:4788] == v[34:28];
-        eq[685] = fields[4801:4795] == v[41:35];
-        eq[686] = fields[4808:4802] == v[48:42];
-        eq[687] = fields[4815:4809] == v[55:49];
-        eq[688] = fields[4822:4816] == v[6:0];
-        eq[689] = fields[4829:4823] == v[13:7];
-        eq[690] = fields[4836:4830] == v[20:14];
-        eq[691] = fields[4843:4837] == v[27:21];
-        eq[692] = fields[4850:4844] == v[34:28];
-        eq[693] = fields[4857:4851] == v[41:35];
-        eq[694] = fields[4864:4858] == v[48:42];
-        eq[695] = fields[4871:4865] == v[55:49];
-        eq[696] = fields[4878:4872] == v[6:0];
-        eq[697] = fields[4885:4879] == v[13:7];
-        eq[698] = fields[4892:4886] == v[20:14];
-        eq[699] = fields[4899:4893] == v[27:21];
-        eq[700] = fields[4906:4900] == v[34:28];
-        eq[701] = fields[4913:4907] == v[41:35];
-        eq[702] = fields[4920:4914] == v[48:42];
-        eq[703] = fields[4927:4921] == v[55:49];
-        eq[704] = fields[4934:4928] == v[6:0];
-        eq[705] = fields[4941:4935] == v[13:7];
-        eq[706] = fields[4948:4942] == v[20:14];
-        eq[707] = fields[4955:4949] == v[27:21];
-        eq[708] = fields[4962:4956] == v[34:28];
-        eq[709] = fields[4969:4963] == v[41:35];
-        eq[710] = fields[4976:4970] == v[48:42];
-        eq[711] = fields[4983:4977] == v[55:49];
-        eq[712] = fields[4990:4984] == v[6:0];
-        eq[713] = fields[4997:4991] == v[13:7];
-        eq[714] = fields[5004:4998] == v[20:14];
-        eq[715] = fields[5011:5005] == v[27:21];
-        eq[716] = fields[5018:5012] == v[34:28];
-        eq[717] = fields[5025:5019] == v[41:35];
-        eq[718] = fields[5032:5026] == v[48:42];
-        eq[719] = fields[5039:5033] == v[55:49];
-        eq[720] = fields[5046:5040] == v[6:0];
-        eq[721] = fields[5053:5047] == v[13:7];
-        eq[722] = fields[5060:5054] == v[20:14];
-        eq[723] = fields[5067:5061] == v[27:21];
-        eq[724] = fields[5074:5068] == v[34:28];
-        eq[725] = fields[5081:5075] == v[41:35];
-        eq[726] = fields[5088:5082] == v[48:42];
-        eq[727] = fields[5095:5089] == v[55:49];
-        eq[728] = fields[5102:5096] == v[6:0];
-        eq[729] = fields[5109:5103] == v[13:7];
-        eq[730] = fields[5116:5110] == v[20:14];
-        eq[731] = fields[5123:5117] == v[27:21];
-        eq[732] = fields[5130:5124] == v[34:28];
-        eq[733] = fields[5137:5131] == v[41:35];
-        eq[734] = fields[5144:5138] == v[48:42];
-        eq[735] = fields[5151:5145] == v[55:49];
-        eq[736] = fields[5158:5152] == v[6:0];
-        eq[737] = fields[5165:5159] == v[13:7];
-        eq[738] = fields[5172:5166] == v[20:14];
-        eq[739] = fields[5179:5173] == v[27:21];
-        eq[740] = fields[5186:5180] == v[34:28];
-        eq[741] = fields[5193:5187] == v[41:35];
-        eq[742] = fields[5200:5194] == v[48:42];
-        eq[743] = fields[5207:5201] == v[55:49];
-        eq[744] = fields[5214:5208] == v[6:0];
-        eq[745] = fields[5221:5215] == v[13:7];
-        eq[746] = fields[5228:5222] == v[20:14];
-        eq[747] = fields[5235:5229] == v[27:21];
-        eq[748] = fields[5242:5236] == v[34:28];
-        eq[749] = fields[5249:5243] == v[41:35];
-        eq[750] = fields[5256:5250] == v[48:42];
-        eq[751] = fields[5263:5257] == v[55:49];
-        eq[752] = fields[5270:5264] == v[6:0];
-        eq[753] = fields[5277:5271] == v[13:7];
-        eq[754] = fields[5284:5278] == v[20:14];
-        eq[755] = fields[5291:5285] == v[27:21];
-        eq[756] = fields[5298:5292] == v[34:28];
-        eq[757] = fields[5305:5299] == v[41:35];
-        eq[758] = fields[5312:5306] == v[48:42];
-        eq[759] = fields[5319:5313] == v[55:49];
-        eq[760] = fields[5326:5320] == v[6:0];
-        eq[761] = fields[5333:5327] == v[13:7];
-        eq[762] = fields[5340:5334] == v[20:14];
-        eq[763] = fields[5347:5341] == v[27:21];
-        eq[764] = fields[5354:5348] == v[34:28];
-        eq[765] = fields[5361:5355] == v[41:35];
-        eq[766] = fields[5368:5362] == v[48:42];
-        eq[767] = fields[5375:5369] == v[55:49];
-        eq[768] = fields[5382:5376] == v[6:0];
-        eq[769] = fields[5389:5383] == v[13:7];
-        eq[770] = fields[5396:5390] == v[20:14];
-        eq[771] = fields[5403:5397] == v[27:21];
-        eq[772] = fields[5410:5404] == v[34:28];
-        eq[773] = fields[5417:5411] == v[41:35];
-        eq[774] = fields[5424:5418] == v[48:42];
-        eq[775] = fields[5431:5425] == v[55:49];
-        eq[776] = fields[5438:5432] == v[6:0];
-        eq[777] = fields[5445:5439] == v[13:7];
-        eq[778] = fields[5452:5446] == v[20:14];
-        eq[779] = fields[5459:5453] == v[27:21];
-        eq[780] = fields[5466:5460] == v[34:28];
-        eq[781] = fields[5473:5467] == v[41:35];
-        eq[782] = fields[5480:5474] == v[48:42];
-        eq[783] = fields[5487:5481] == v[55:49];
-        eq[784] = fields[5494:5488] == v[6:0];
-        eq[785] = fields[5501:5495] == v[13:7];
-        eq[786] = fields[5508:5502] == v[20:14];
-        eq[787] = fields[5515:5509] == v[27:21];
-        eq[788] = fields[5522:5516] == v[34:28];
-        eq[789] = fields[5529:5523] == v[41:35];
-        eq[790] = fields[5536:5530] == v[48:42];
-        eq[791] = fields[5543:5537] == v[55:49];
-        eq[792] = fields[5550:5544] == v[6:0];
-        eq[793] = fields[5557:5551] == v[13:7];
-        eq[794] = fields[5564:5558] == v[20:14];
-        eq[795] = fields[5571:5565] == v[27:21];
-        eq[796] = fields[5578:5572] == v[34:28];
-        eq[797] = fields[5585:5579] == v[41:35];
-        eq[798] = fields[5592:5586] == v[48:42];
-        eq[799] = fields[5599:5593] == v[55:49];
-        eq[800] = fields[5606:5600] == v[6:0];
-        eq[801] = fields[5613:5607] == v[13:7];
-        eq[802] = fields[5620:5614] == v[20:14];
-        eq[803] = fields[5627:5621] == v[27:21];
-        eq[804] = fields[5634:5628] == v[34:28];
-        eq[805] = fields[5641:5635] == v[41:35];
-        eq[806] = fields[5648:5642] == v[48:42];
-        eq[807] = fields[5655:5649] == v[55:49];
-        eq[808] = fields[5662:5656] == v[6:0];
-        eq[809] = fields[5669:5663] == v[13:7];
-        eq[810] = fields[5676:5670] == v[20:14];
-        eq[811] = fields[5683:5677] == v[27:21];
-        eq[812] = fields[5690:5684] == v[34:28];
-        eq[813] = fields[5697:5691] == v[41:35];
-        eq[814] = fields[5704:5698] == v[48:42];
-        eq[815] = fields[5711:5705] == v[55:49];
-        eq[816] = fields[5718:5712] == v[6:0];
-        eq[817] = fields[5725:5719] == v[13:7];
-        eq[818] = fields[5732:5726] == v[20:14];
-        eq[819] = fields[5739:5733] == v[27:21];
-        eq[820] = fields[5746:5740] == v[34:28];
-        eq[821] = fields[5753:5747] == v[41:35];
-        eq[822] = fields[5760:5754] == v[48:42];
-        eq[823] = fields[5767:5761] == v[55:49];
-        eq[824] = fields[5774:5768] == v[6:0];
-        eq[825] = fields[5781:5775] == v[13:7];
-        eq[826] = fields[5788:5782] == v[20:14];
-        eq[827] = fields[5795:5789] == v[27:21];
-        eq[828] = fields[5802:5796] == v[34:28];
-        eq[829] = fields[5809:5803] == v[41:35];
-        eq[830] = fields[5816:5810] == v[48:42];
-        eq[831] = fields[5823:5817] == v[55:49];
-        eq[832] = fields[5830:5824] == v[6:0];
-        eq[833] = fields[5837:5831] == v[13:7];
-        eq[834] = fields[5844:5838] == v[20:14];
-        eq[835] = fields[5851:5845] == v[27:21];
-        eq[836] = fields[5858:5852] == v[34:28];
-        eq[837] = fields[5865:5859] == v[41:35];
-        eq[838] = fields[5872:5866] == v[48:42];
-        eq[839] = fields[5879:5873] == v[55:49];
-        eq[840] = fields[5886:5880] == v[6:0];
-        eq[841] = fields[5893:5887] == v[13:7];
-        eq[842] = fields[5900:5894] == v[20:14];
-        eq[843] = fields[5907:5901] == v[27:21];
-        eq[844] = fields[5914:5908] == v[34:28];
-        eq[845] = fields[5921:5915] == v[41:35];
-        eq[846] = fields[5928:5922] == v[48:42];
-        eq[847] = fields[5935:5929] == v[55:49];
-        eq[848] = fields[5942:5936] == v[6:0];
-        eq[849] = fields[5949:5943] == v[13:7];
-        eq[850] = fields[5956:5950] == v[20:14];
-        eq[851] = fields[5963:5957] == v[27:21];
-        eq[852] = fields[5970:5964] == v[34:28];
-        eq[853] = fields[5977:5971] == v[41:35];
-        eq[854] = fields[5984:5978] == v[48:42];
-        eq[855] = fields[5991:5985] == v[55:49];
-        eq[856] = fields[5998:5992] == v[6:0];
-        eq[857] = fields[6005:5999] == v[13:7];
-        eq[858] = fields[6012:6006] == v[20:14];
-        eq[859] = fields[6019:6013] == v[27:21];
-        eq[860] = fields[6026:6020] == v[34:28];
-        eq[861] = fields[6033:6027] == v[41:35];
-        eq[862] = fields[6040:6034] == v[48:42];
-        eq[863] = fields[6047:6041] == v[55:49];
-        eq[864] = fields[6054:6048] == v[6:0];
-        eq[865] = fields[6061:6055] == v[13:7];
-        eq[866] = fields[6068:6062] == v[20:14];
-        eq[867] = fields[6075:6069] == v[27:21];
-        eq[868] = fields[6082:6076] == v[34:28];
-        eq[869] = fields[6089:6083] == v[41:35];
-        eq[870] = fields[6096:6090] == v[48:42];
-        eq[871] = fields[6103:6097] == v[55:49];
-        eq[872] = fields[6110:6104] == v[6:0];
-        eq[873] = fields[6117:6111] == v[13:7];
-        eq[874] = fields[6124:6118] == v[20:14];
-        eq[875] = fields[6131:6125] == v[27:21];
-        eq[876] = fields[6138:6132] == v[34:28];
-        eq[877] = fields[6145:6139] == v[41:35];
-        eq[878] = fields[6152:6146] == v[48:42];
-        eq[879] = fields[6159:6153] == v[55:49];
-        eq[880] = fields[6166:6160] == v[6:0];
-        eq[881] = fields[6173:6167] == v[13:7];
-        eq[882] = fields[6180:6174] == v[20:14];
-        eq[883] = fields[6187:6181] == v[27:21];
-        eq[884] = fields[6194:6188] == v[34:28];
-        eq[885] = fields[6201:6195] == v[41:35];
-        eq[886] = fields[6208:6202] == v[48:42];
-        eq[887] = fields[6215:6209] == v[55:49];
-        eq[888] = fields[6222:6216] == v[6:0];
-        eq[889] = fields[6229:6223] == v[13:7];
-        eq[890] = fields[6236:6230] == v[20:14];
-        eq[891] = fields[6243:6237] == v[27:21];
-        eq[892] = fields[6250:6244] == v[34:28];
-        eq[893] = fields[6257:6251] == v[41:35];
-        eq[894] = fields[6264:6258] == v[48:42];
-        eq[895] = fields[6271:6265] == v[55:49];
-        eq[896] = fields[6278:6272] == v[6:0];
-        eq[897] = fields[6285:6279] == v[13:7];
-        eq[898] = fields[6292:6286] == v[20:14];
-        eq[899] = fields[6299:6293] == v[27:21];
-        eq[900] = fields[6306:6300] == v[34:28];
-        eq[901] = fields[6313:6307] == v[41:35];
-        eq[902] = fields[6320:6314] == v[48:42];
-        eq[903] = fields[6327:6321] == v[55:49];
-        eq[904] = fields[6334:6328] == v[6:0];
-        eq[905] = fields[6341:6335] == v[13:7];
-        eq[906] = fields[6348:6342] == v[20:14];
-        eq[907] = fields[6355:6349] == v[27:21];
-        eq[908] = fields[6362:6356] == v[34:28];
-        eq[909] = fields[6369:6363] == v[41:35];
-        eq[910] = fields[6376:6370] == v[48:42];
-        eq[911] = fields[6383:6377] == v[55:49];
-        eq[912] = fields[6390:6384] == v[6:0];
-        eq[913] = fields[6397:6391] == v[13:7];
-        eq[914] = fields[6404:6398] == v[20:14];
-        eq[915] = fields[6411:6405] == v[27:21];
-        eq[916] = fields[6418:6412] == v[34:28];
-        eq[917] = fields[6425:6419] == v[41:35];
-        eq[918] = fields[6432:6426] == v[48:42];
-        eq[919] = fields[6439:6433] == v[55:49];
-        eq[920] = fields[6446:6440] == v[6:0];
-        eq[921] = fields[6453:6447] == v[13:7];
-        eq[922] = fields[6460:6454] == v[20:14];
-        eq[923] = fields[6467:6461] == v[27:21];
-        eq[924] = fields[6474:6468] == v[34:28];
-        eq[925] = fields[6481:6475] == v[41:35];
-        eq[926] = fields[6488:6482] == v[48:42];
-        eq[927] = fields[6495:6489] == v[55:49];
-        eq[928] = fields[6502:6496] == v[6:0];
-        eq[929] = fields[6509:6503] == v[13:7];
-        eq[930] = fields[6516:6510] == v[20:14];
-        eq[931] = fields[6523:6517] == v[27:21];
-        eq[932] = fields[6530:6524] == v[34:28];
-        eq[933] = fields[6537:6531] == v[41:35];
-        eq[934] = fields[6544:6538] == v[48:42];
-        eq[935] = fields[6551:6545] == v[55:49];
-        eq[936] = fields[6558:6552] == v[6:0];
-        eq[937] = fields[6565:6559] == v[13:7];
-        eq[938] = fields[6572:6566] == v[20:14];
-        eq[939] = fields[6579:6573] == v[27:21];
-        eq[940] = fields[6586:6580] == v[34:28];
-        eq[941] = fields[6593:6587] == v[41:35];
-        eq[942] = fields[6600:6594] == v[48:42];
-        eq[943] = fields[6607:6601] == v[55:49];
-        eq[944] = fields[6614:6608] == v[6:0];
-        eq[945] = fields[6621:6615] == v[13:7];
-        eq[946] = fields[6628:6622] == v[20:14];
-        eq[947] = fields[6635:6629] == v[27:21];
-        eq[948] = fields[6642:6636] == v[34:28];
-        eq[949] = fields[6649:6643] == v[41:35];
-        eq[950] = fields[6656:6650] == v[48:42];
-        eq[951] = fields[6663:6657] == v[55:49];
-        eq[952] = fields[6670:6664] == v[6:0];
-        eq[953] = fields[6677:6671] == v[13:7];
-        eq[954] = fields[6684:6678] == v[20:14];
-        eq[955] = fields[6691:6685] == v[27:21];
-        eq[956] = fields[6698:6692] == v[34:28];
-        eq[957] = fields[6705:6699] == v[41:35];
-        eq[958] = fields[6712:6706] == v[48:42];
-        eq[959] = fields[6719:6713] == v[55:49];
-        eq[960] = fields[6726:6720] == v[6:0];
-        eq[961] = fields[6733:6727] == v[13:7];
-        eq[962] = fields[6740:6734] == v[20:14];
-        eq[963] = fields[6747:6741] == v[27:21];
-        eq[964] = fields[6754:6748] == v[34:28];
-        eq[965] = fields[6761:6755] == v[41:35];
-        eq[966] = fields[6768:6762] == v[48:42];
-        eq[967] = fields[6775:6769] == v[55:49];
-        eq[968] = fields[6782:6776] == v[6:0];
-        eq[969] = fields[6789:6783] == v[13:7];
-        eq[970] = fields[6796:6790] == v[20:14];
-        eq[971] = fields[6803:6797] == v[27:21];
-        eq[972] = fields[6810:6804] == v[34:28];
-        eq[973] = fields[6817:6811] == v[41:35];
-        eq[974] = fields[6824:6818] == v[48:42];
-        eq[975] = fields[6831:6825] == v[55:49];
-        eq[976] = fields[6838:6832] == v[6:0];
-        eq[977] = fields[6845:6839] == v[13:7];
-        eq[978] = fields[6852:6846] == v[20:14];
-        eq[979] = fields[6859:6853] == v[27:21];
-        eq[980] = fields[6866:6860] == v[34:28];
-        eq[981] = fields[6873:6867] == v[41:35];
-        eq[982] = fields[6880:6874] == v[48:42];
-        eq[983] = fields[6887:6881] == v[55:49];
-        eq[984] = fields[6894:6888] == v[6:0];
-        eq[985] = fields[6901:6895] == v[13:7];
-        eq[986] = fields[6908:6902] == v[20:14];
-        eq[987] = fields[6915:6909] == v[27:21];
-        eq[988] = fields[6922:6916] == v[34:28];
-        eq[989] = fields[6929:6923] == v[41:35];
-        eq[990] = fields[6936:6930] == v[48:42];
-        eq[991] = fields[6943:6937] == v[55:49];
-        eq[992] = fields[6950:6944] == v[6:0];
-        eq[993] = fields[6957:6951] == v[13:7];
-        eq[994] = fields[6964:6958] == v[20:14];
-        eq[995] = fields[6971:6965] == v[27:21];
-        eq[996] = fields[6978:6972] == v[34:28];
-        eq[997] = fields[6985:6979] == v[41:35];
-        eq[998] = fields[6992:6986] == v[48:42];
-        eq[999] = fields[6999:6993] == v[55:49];
-        eq[1000] = fields[7006:7000] == v[6:0];
-        eq[1001] = fields[7013:7007] == v[13:7];
-        eq[1002] = fields[7020:7014] == v[20:14];
-        eq[1003] = fields[7027:7021] == v[27:21];
-        eq[1004] = fields[7034:7028] == v[34:28];
-        eq[1005] = fields[7041:7035] == v[41:35];
-        eq[1006] = fields[7048:7042] == v[48:42];
-        eq[1007] = fields[7055:7049] == v[55:49];
-        eq[1008] = fields[7062:7056] == v[6:0];
-        eq[1009] = fields[7069:7063] == v[13:7];
-        eq[1010] = fields[7076:7070] == v[20:14];
-        eq[1011] = fields[7083:7077] == v[27:21];
-        eq[1012] = fields[7090:7084] == v[34:28];
-        eq[1013] = fields[7097:7091] == v[41:35];
-        eq[1014] = fields[7104:7098] == v[48:42];
-        eq[1015] = fields[7111:7105] == v[55:49];
-        eq[1016] = fields[7118:7112] == v[6:0];
-        eq[1017] = fields[7125:7119] == v[13:7];
-        eq[1018] = fields[7132:7126] == v[20:14];
-        eq[1019] = fields[7139:7133] == v[27:21];
-        eq[1020] = fields[7146:7140] == v[34:28];
-        eq[1021] = fields[7153:7147] == v[41:35];
-        eq[1022] = fields[7160:7154] == v[48:42];
-        eq[1023] = fields[7167:7161] == v[55:49];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__prb_thi_eq
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_arr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1024'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_arr
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_complete(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 128'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_complete
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__r_exp(clock,reset,d,q);
     
     // Module arguments
@@ -22761,540 +21118,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__rsv_thi_eq(fields,v,eq);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__rsv_thi_eq
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_arr(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [1023:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    output reg  [7:0] parts__16;
-    output reg  [7:0] parts__17;
-    output reg  [7:0] parts__18;
-    output reg  [7:0] parts__19;
-    output reg  [7:0] parts__20;
-    output reg  [7:0] parts__21;
-    output reg  [7:0] parts__22;
-    output reg  [7:0] parts__23;
-    output reg  [7:0] parts__24;
-    output reg  [7:0] parts__25;
-    output reg  [7:0] parts__26;
-    output reg  [7:0] parts__27;
-    output reg  [7:0] parts__28;
-    output reg  [7:0] parts__29;
-    output reg  [7:0] parts__30;
-    output reg  [7:0] parts__31;
-    output reg  [7:0] parts__32;
-    output reg  [7:0] parts__33;
-    output reg  [7:0] parts__34;
-    output reg  [7:0] parts__35;
-    output reg  [7:0] parts__36;
-    output reg  [7:0] parts__37;
-    output reg  [7:0] parts__38;
-    output reg  [7:0] parts__39;
-    output reg  [7:0] parts__40;
-    output reg  [7:0] parts__41;
-    output reg  [7:0] parts__42;
-    output reg  [7:0] parts__43;
-    output reg  [7:0] parts__44;
-    output reg  [7:0] parts__45;
-    output reg  [7:0] parts__46;
-    output reg  [7:0] parts__47;
-    output reg  [7:0] parts__48;
-    output reg  [7:0] parts__49;
-    output reg  [7:0] parts__50;
-    output reg  [7:0] parts__51;
-    output reg  [7:0] parts__52;
-    output reg  [7:0] parts__53;
-    output reg  [7:0] parts__54;
-    output reg  [7:0] parts__55;
-    output reg  [7:0] parts__56;
-    output reg  [7:0] parts__57;
-    output reg  [7:0] parts__58;
-    output reg  [7:0] parts__59;
-    output reg  [7:0] parts__60;
-    output reg  [7:0] parts__61;
-    output reg  [7:0] parts__62;
-    output reg  [7:0] parts__63;
-    output reg  [7:0] parts__64;
-    output reg  [7:0] parts__65;
-    output reg  [7:0] parts__66;
-    output reg  [7:0] parts__67;
-    output reg  [7:0] parts__68;
-    output reg  [7:0] parts__69;
-    output reg  [7:0] parts__70;
-    output reg  [7:0] parts__71;
-    output reg  [7:0] parts__72;
-    output reg  [7:0] parts__73;
-    output reg  [7:0] parts__74;
-    output reg  [7:0] parts__75;
-    output reg  [7:0] parts__76;
-    output reg  [7:0] parts__77;
-    output reg  [7:0] parts__78;
-    output reg  [7:0] parts__79;
-    output reg  [7:0] parts__80;
-    output reg  [7:0] parts__81;
-    output reg  [7:0] parts__82;
-    output reg  [7:0] parts__83;
-    output reg  [7:0] parts__84;
-    output reg  [7:0] parts__85;
-    output reg  [7:0] parts__86;
-    output reg  [7:0] parts__87;
-    output reg  [7:0] parts__88;
-    output reg  [7:0] parts__89;
-    output reg  [7:0] parts__90;
-    output reg  [7:0] parts__91;
-    output reg  [7:0] parts__92;
-    output reg  [7:0] parts__93;
-    output reg  [7:0] parts__94;
-    output reg  [7:0] parts__95;
-    output reg  [7:0] parts__96;
-    output reg  [7:0] parts__97;
-    output reg  [7:0] parts__98;
-    output reg  [7:0] parts__99;
-    output reg  [7:0] parts__100;
-    output reg  [7:0] parts__101;
-    output reg  [7:0] parts__102;
-    output reg  [7:0] parts__103;
-    output reg  [7:0] parts__104;
-    output reg  [7:0] parts__105;
-    output reg  [7:0] parts__106;
-    output reg  [7:0] parts__107;
-    output reg  [7:0] parts__108;
-    output reg  [7:0] parts__109;
-    output reg  [7:0] parts__110;
-    output reg  [7:0] parts__111;
-    output reg  [7:0] parts__112;
-    output reg  [7:0] parts__113;
-    output reg  [7:0] parts__114;
-    output reg  [7:0] parts__115;
-    output reg  [7:0] parts__116;
-    output reg  [7:0] parts__117;
-    output reg  [7:0] parts__118;
-    output reg  [7:0] parts__119;
-    output reg  [7:0] parts__120;
-    output reg  [7:0] parts__121;
-    output reg  [7:0] parts__122;
-    output reg  [7:0] parts__123;
-    output reg  [7:0] parts__124;
-    output reg  [7:0] parts__125;
-    output reg  [7:0] parts__126;
-    output reg  [7:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-        parts__16 = whole[135:128];
-        parts__17 = whole[143:136];
-        parts__18 = whole[151:144];
-        parts__19 = whole[159:152];
-        parts__20 = whole[167:160];
-        parts__21 = whole[175:168];
-        parts__22 = whole[183:176];
-        parts__23 = whole[191:184];
-        parts__24 = whole[199:192];
-        parts__25 = whole[207:200];
-        parts__26 = whole[215:208];
-        parts__27 = whole[223:216];
-        parts__28 = whole[231:224];
-        parts__29 = whole[239:232];
-        parts__30 = whole[247:240];
-        parts__31 = whole[255:248];
-        parts__32 = whole[263:256];
-        parts__33 = whole[271:264];
-        parts__34 = whole[279:272];
-        parts__35 = whole[287:280];
-        parts__36 = whole[295:288];
-        parts__37 = whole[303:296];
-        parts__38 = whole[311:304];
-        parts__39 = whole[319:312];
-        parts__40 = whole[327:320];
-        parts__41 = whole[335:328];
-        parts__42 = whole[343:336];
-        parts__43 = whole[351:344];
-        parts__44 = whole[359:352];
-        parts__45 = whole[367:360];
-        parts__46 = whole[375:368];
-        parts__47 = whole[383:376];
-        parts__48 = whole[391:384];
-        parts__49 = whole[399:392];
-        parts__50 = whole[407:400];
-        parts__51 = whole[415:408];
-        parts__52 = whole[423:416];
-        parts__53 = whole[431:424];
-        parts__54 = whole[439:432];
-        parts__55 = whole[447:440];
-        parts__56 = whole[455:448];
-        parts__57 = whole[463:456];
-        parts__58 = whole[471:464];
-        parts__59 = whole[479:472];
-        parts__60 = whole[487:480];
-        parts__61 = whole[495:488];
-        parts__62 = whole[503:496];
-        parts__63 = whole[511:504];
-        parts__64 = whole[519:512];
-        parts__65 = whole[527:520];
-        parts__66 = whole[535:528];
-        parts__67 = whole[543:536];
-        parts__68 = whole[551:544];
-        parts__69 = whole[559:552];
-        parts__70 = whole[567:560];
-        parts__71 = whole[575:568];
-        parts__72 = whole[583:576];
-        parts__73 = whole[591:584];
-        parts__74 = whole[599:592];
-        parts__75 = whole[607:600];
-        parts__76 = whole[615:608];
-        parts__77 = whole[623:616];
-        parts__78 = whole[631:624];
-        parts__79 = whole[639:632];
-        parts__80 = whole[647:640];
-        parts__81 = whole[655:648];
-        parts__82 = whole[663:656];
-        parts__83 = whole[671:664];
-        parts__84 = whole[679:672];
-        parts__85 = whole[687:680];
-        parts__86 = whole[695:688];
-        parts__87 = whole[703:696];
-        parts__88 = whole[711:704];
-        parts__89 = whole[719:712];
-        parts__90 = whole[727:720];
-        parts__91 = whole[735:728];
-        parts__92 = whole[743:736];
-        parts__93 = whole[751:744];
-        parts__94 = whole[759:752];
-        parts__95 = whole[767:760];
-        parts__96 = whole[775:768];
-        parts__97 = whole[783:776];
-        parts__98 = whole[791:784];
-        parts__99 = whole[799:792];
-        parts__100 = whole[807:800];
-        parts__101 = whole[815:808];
-        parts__102 = whole[823:816];
-        parts__103 = whole[831:824];
-        parts__104 = whole[839:832];
-        parts__105 = whole[847:840];
-        parts__106 = whole[855:848];
-        parts__107 = whole[863:856];
-        parts__108 = whole[871:864];
-        parts__109 = whole[879:872];
-        parts__110 = whole[887:880];
-        parts__111 = whole[895:888];
-        parts__112 = whole[903:896];
-        parts__113 = whole[911:904];
-        parts__114 = whole[919:912];
-        parts__115 = whole[927:920];
-        parts__116 = whole[935:928];
-        parts__117 = whole[943:936];
-        parts__118 = whole[951:944];
-        parts__119 = whole[959:952];
-        parts__120 = whole[967:960];
-        parts__121 = whole[975:968];
-        parts__122 = whole[983:976];
-        parts__123 = whole[991:984];
-        parts__124 = whole[999:992];
-        parts__125 = whole[1007:1000];
-        parts__126 = whole[1015:1008];
-        parts__127 = whole[1023:1016];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_arr
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_complete(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    output reg  parts__3;
-    output reg  parts__4;
-    output reg  parts__5;
-    output reg  parts__6;
-    output reg  parts__7;
-    output reg  parts__8;
-    output reg  parts__9;
-    output reg  parts__10;
-    output reg  parts__11;
-    output reg  parts__12;
-    output reg  parts__13;
-    output reg  parts__14;
-    output reg  parts__15;
-    output reg  parts__16;
-    output reg  parts__17;
-    output reg  parts__18;
-    output reg  parts__19;
-    output reg  parts__20;
-    output reg  parts__21;
-    output reg  parts__22;
-    output reg  parts__23;
-    output reg  parts__24;
-    output reg  parts__25;
-    output reg  parts__26;
-    output reg  parts__27;
-    output reg  parts__28;
-    output reg  parts__29;
-    output reg  parts__30;
-    output reg  parts__31;
-    output reg  parts__32;
-    output reg  parts__33;
-    output reg  parts__34;
-    output reg  parts__35;
-    output reg  parts__36;
-    output reg  parts__37;
-    output reg  parts__38;
-    output reg  parts__39;
-    output reg  parts__40;
-    output reg  parts__41;
-    output reg  parts__42;
-    output reg  parts__43;
-    output reg  parts__44;
-    output reg  parts__45;
-    output reg  parts__46;
-    output reg  parts__47;
-    output reg  parts__48;
-    output reg  parts__49;
-    output reg  parts__50;
-    output reg  parts__51;
-    output reg  parts__52;
-    output reg  parts__53;
-    output reg  parts__54;
-    output reg  parts__55;
-    output reg  parts__56;
-    output reg  parts__57;
-    output reg  parts__58;
-    output reg  parts__59;
-    output reg  parts__60;
-    output reg  parts__61;
-    output reg  parts__62;
-    output reg  parts__63;
-    output reg  parts__64;
-    output reg  parts__65;
-    output reg  parts__66;
-    output reg  parts__67;
-    output reg  parts__68;
-    output reg  parts__69;
-    output reg  parts__70;
-    output reg  parts__71;
-    output reg  parts__72;
-    output reg  parts__73;
-    output reg  parts__74;
-    output reg  parts__75;
-    output reg  parts__76;
-    output reg  parts__77;
-    output reg  parts__78;
-    output reg  parts__79;
-    output reg  parts__80;
-    output reg  parts__81;
-    output reg  parts__82;
-    output reg  parts__83;
-    output reg  parts__84;
-    output reg  parts__85;
-    output reg  parts__86;
-    output reg  parts__87;
-    output reg  parts__88;
-    output reg  parts__89;
-    output reg  parts__90;
-    output reg  parts__91;
-    output reg  parts__92;
-    output reg  parts__93;
-    output reg  parts__94;
-    output reg  parts__95;
-    output reg  parts__96;
-    output reg  parts__97;
-    output reg  parts__98;
-    output reg  parts__99;
-    output reg  parts__100;
-    output reg  parts__101;
-    output reg  parts__102;
-    output reg  parts__103;
-    output reg  parts__104;
-    output reg  parts__105;
-    output reg  parts__106;
-    output reg  parts__107;
-    output reg  parts__108;
-    output reg  parts__109;
-    output reg  parts__110;
-    output reg  parts__111;
-    output reg  parts__112;
-    output reg  parts__113;
-    output reg  parts__114;
-    output reg  parts__115;
-    output reg  parts__116;
-    output reg  parts__117;
-    output reg  parts__118;
-    output reg  parts__119;
-    output reg  parts__120;
-    output reg  parts__121;
-    output reg  parts__122;
-    output reg  parts__123;
-    output reg  parts__124;
-    output reg  parts__125;
-    output reg  parts__126;
-    output reg  parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-        parts__3 = whole[3:3];
-        parts__4 = whole[4:4];
-        parts__5 = whole[5:5];
-        parts__6 = whole[6:6];
-        parts__7 = whole[7:7];
-        parts__8 = whole[8:8];
-        parts__9 = whole[9:9];
-        parts__10 = whole[10:10];
-        parts__11 = whole[11:11];
-        parts__12 = whole[12:12];
-        parts__13 = whole[13:13];
-        parts__14 = whole[14:14];
-        parts__15 = whole[15:15];
-        parts__16 = whole[16:16];
-        parts__17 = whole[17:17];
-        parts__18 = whole[18:18];
-        parts__19 = whole[19:19];
-        parts__20 = whole[20:20];
-        parts__21 = whole[21:21];
-        parts__22 = whole[22:22];
-        parts__23 = whole[23:23];
-        parts__24 = whole[24:24];
-        parts__25 = whole[25:25];
-        parts__26 = whole[26:26];
-        parts__27 = whole[27:27];
-        parts__28 = whole[28:28];
-        parts__29 = whole[29:29];
-        parts__30 = whole[30:30];
-        parts__31 = whole[31:31];
-        parts__32 = whole[32:32];
-        parts__33 = whole[33:33];
-        parts__34 = whole[34:34];
-        parts__35 = whole[35:35];
-        parts__36 = whole[36:36];
-        parts__37 = whole[37:37];
-        parts__38 = whole[38:38];
-        parts__39 = whole[39:39];
-        parts__40 = whole[40:40];
-        parts__41 = whole[41:41];
-        parts__42 = whole[42:42];
-        parts__43 = whole[43:43];
-        parts__44 = whole[44:44];
-        parts__45 = whole[45:45];
-        parts__46 = whole[46:46];
-        parts__47 = whole[47:47];
-        parts__48 = whole[48:48];
-        parts__49 = whole[49:49];
-        parts__50 = whole[50:50];
-        parts__51 = whole[51:51];
-        parts__52 = whole[52:52];
-        parts__53 = whole[53:53];
-        parts__54 = whole[54:54];
-        parts__55 = whole[55:55];
-        parts__56 = whole[56:56];
-        parts__57 = whole[57:57];
-        parts__58 = whole[58:58];
-        parts__59 = whole[59:59];
-        parts__60 = whole[60:60];
-        parts__61 = whole[61:61];
-        parts__62 = whole[62:62];
-        parts__63 = whole[63:63];
-        parts__64 = whole[64:64];
-        parts__65 = whole[65:65];
-        parts__66 = whole[66:66];
-        parts__67 = whole[67:67];
-        parts__68 = whole[68:68];
-        parts__69 = whole[69:69];
-        parts__70 = whole[70:70];
-        parts__71 = whole[71:71];
-        parts__72 = whole[72:72];
-        parts__73 = whole[73:73];
-        parts__74 = whole[74:74];
-        parts__75 = whole[75:75];
-        parts__76 = whole[76:76];
-        parts__77 = whole[77:77];
-        parts__78 = whole[78:78];
-        parts__79 = whole[79:79];
-        parts__80 = whole[80:80];
-        parts__81 = whole[81:81];
-        parts__82 = whole[82:82];
-        parts__83 = whole[83:83];
-        parts__84 = whole[84:84];
-        parts__85 = whole[85:85];
-        parts__86 = whole[86:86];
-        parts__87 = whole[87:87];
-        parts__88 = whole[88:88];
-        parts__89 = whole[89:89];
-        parts__90 = whole[90:90];
-        parts__91 = whole[91:91];
-        parts__92 = whole[92:92];
-        parts__93 = whole[93:93];
-        parts__94 = whole[94:94];
-        parts__95 = whole[95:95];
-        parts__96 = whole[96:96];
-        parts__97 = whole[97:97];
-        parts__98 = whole[98:98];
-        parts__99 = whole[99:99];
-        parts__100 = whole[100:100];
-        parts__101 = whole[101:101];
-        parts__102 = whole[102:102];
-        parts__103 = whole[103:103];
-        parts__104 = whole[104:104];
-        parts__105 = whole[105:105];
-        parts__106 = whole[106:106];
-        parts__107 = whole[107:107];
-        parts__108 = whole[108:108];
-        parts__109 = whole[109:109];
-        parts__110 = whole[110:110];
-        parts__111 = whole[111:111];
-        parts__112 = whole[112:112];
-        parts__113 = whole[113:113];
-        parts__114 = whole[114:114];
-        parts__115 = whole[115:115];
-        parts__116 = whole[116:116];
-        parts__117 = whole[117:117];
-        parts__118 = whole[118:118];
-        parts__119 = whole[119:119];
-        parts__120 = whole[120:120];
-        parts__121 = whole[121:121];
-        parts__122 = whole[122:122];
-        parts__123 = whole[123:123];
-        parts__124 = whole[124:124];
-        parts__125 = whole[125:125];
-        parts__126 = whole[126:126];
-        parts__127 = whole[127:127];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_complete
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
     
     // Module arguments
@@ -24094,1074 +21917,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_pc(whole,parts__0,parts__1
         parts__127 = whole[4095:4064];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_pc
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_pc_eq(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [1023:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    output reg  [7:0] parts__16;
-    output reg  [7:0] parts__17;
-    output reg  [7:0] parts__18;
-    output reg  [7:0] parts__19;
-    output reg  [7:0] parts__20;
-    output reg  [7:0] parts__21;
-    output reg  [7:0] parts__22;
-    output reg  [7:0] parts__23;
-    output reg  [7:0] parts__24;
-    output reg  [7:0] parts__25;
-    output reg  [7:0] parts__26;
-    output reg  [7:0] parts__27;
-    output reg  [7:0] parts__28;
-    output reg  [7:0] parts__29;
-    output reg  [7:0] parts__30;
-    output reg  [7:0] parts__31;
-    output reg  [7:0] parts__32;
-    output reg  [7:0] parts__33;
-    output reg  [7:0] parts__34;
-    output reg  [7:0] parts__35;
-    output reg  [7:0] parts__36;
-    output reg  [7:0] parts__37;
-    output reg  [7:0] parts__38;
-    output reg  [7:0] parts__39;
-    output reg  [7:0] parts__40;
-    output reg  [7:0] parts__41;
-    output reg  [7:0] parts__42;
-    output reg  [7:0] parts__43;
-    output reg  [7:0] parts__44;
-    output reg  [7:0] parts__45;
-    output reg  [7:0] parts__46;
-    output reg  [7:0] parts__47;
-    output reg  [7:0] parts__48;
-    output reg  [7:0] parts__49;
-    output reg  [7:0] parts__50;
-    output reg  [7:0] parts__51;
-    output reg  [7:0] parts__52;
-    output reg  [7:0] parts__53;
-    output reg  [7:0] parts__54;
-    output reg  [7:0] parts__55;
-    output reg  [7:0] parts__56;
-    output reg  [7:0] parts__57;
-    output reg  [7:0] parts__58;
-    output reg  [7:0] parts__59;
-    output reg  [7:0] parts__60;
-    output reg  [7:0] parts__61;
-    output reg  [7:0] parts__62;
-    output reg  [7:0] parts__63;
-    output reg  [7:0] parts__64;
-    output reg  [7:0] parts__65;
-    output reg  [7:0] parts__66;
-    output reg  [7:0] parts__67;
-    output reg  [7:0] parts__68;
-    output reg  [7:0] parts__69;
-    output reg  [7:0] parts__70;
-    output reg  [7:0] parts__71;
-    output reg  [7:0] parts__72;
-    output reg  [7:0] parts__73;
-    output reg  [7:0] parts__74;
-    output reg  [7:0] parts__75;
-    output reg  [7:0] parts__76;
-    output reg  [7:0] parts__77;
-    output reg  [7:0] parts__78;
-    output reg  [7:0] parts__79;
-    output reg  [7:0] parts__80;
-    output reg  [7:0] parts__81;
-    output reg  [7:0] parts__82;
-    output reg  [7:0] parts__83;
-    output reg  [7:0] parts__84;
-    output reg  [7:0] parts__85;
-    output reg  [7:0] parts__86;
-    output reg  [7:0] parts__87;
-    output reg  [7:0] parts__88;
-    output reg  [7:0] parts__89;
-    output reg  [7:0] parts__90;
-    output reg  [7:0] parts__91;
-    output reg  [7:0] parts__92;
-    output reg  [7:0] parts__93;
-    output reg  [7:0] parts__94;
-    output reg  [7:0] parts__95;
-    output reg  [7:0] parts__96;
-    output reg  [7:0] parts__97;
-    output reg  [7:0] parts__98;
-    output reg  [7:0] parts__99;
-    output reg  [7:0] parts__100;
-    output reg  [7:0] parts__101;
-    output reg  [7:0] parts__102;
-    output reg  [7:0] parts__103;
-    output reg  [7:0] parts__104;
-    output reg  [7:0] parts__105;
-    output reg  [7:0] parts__106;
-    output reg  [7:0] parts__107;
-    output reg  [7:0] parts__108;
-    output reg  [7:0] parts__109;
-    output reg  [7:0] parts__110;
-    output reg  [7:0] parts__111;
-    output reg  [7:0] parts__112;
-    output reg  [7:0] parts__113;
-    output reg  [7:0] parts__114;
-    output reg  [7:0] parts__115;
-    output reg  [7:0] parts__116;
-    output reg  [7:0] parts__117;
-    output reg  [7:0] parts__118;
-    output reg  [7:0] parts__119;
-    output reg  [7:0] parts__120;
-    output reg  [7:0] parts__121;
-    output reg  [7:0] parts__122;
-    output reg  [7:0] parts__123;
-    output reg  [7:0] parts__124;
-    output reg  [7:0] parts__125;
-    output reg  [7:0] parts__126;
-    output reg  [7:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-        parts__16 = whole[135:128];
-        parts__17 = whole[143:136];
-        parts__18 = whole[151:144];
-        parts__19 = whole[159:152];
-        parts__20 = whole[167:160];
-        parts__21 = whole[175:168];
-        parts__22 = whole[183:176];
-        parts__23 = whole[191:184];
-        parts__24 = whole[199:192];
-        parts__25 = whole[207:200];
-        parts__26 = whole[215:208];
-        parts__27 = whole[223:216];
-        parts__28 = whole[231:224];
-        parts__29 = whole[239:232];
-        parts__30 = whole[247:240];
-        parts__31 = whole[255:248];
-        parts__32 = whole[263:256];
-        parts__33 = whole[271:264];
-        parts__34 = whole[279:272];
-        parts__35 = whole[287:280];
-        parts__36 = whole[295:288];
-        parts__37 = whole[303:296];
-        parts__38 = whole[311:304];
-        parts__39 = whole[319:312];
-        parts__40 = whole[327:320];
-        parts__41 = whole[335:328];
-        parts__42 = whole[343:336];
-        parts__43 = whole[351:344];
-        parts__44 = whole[359:352];
-        parts__45 = whole[367:360];
-        parts__46 = whole[375:368];
-        parts__47 = whole[383:376];
-        parts__48 = whole[391:384];
-        parts__49 = whole[399:392];
-        parts__50 = whole[407:400];
-        parts__51 = whole[415:408];
-        parts__52 = whole[423:416];
-        parts__53 = whole[431:424];
-        parts__54 = whole[439:432];
-        parts__55 = whole[447:440];
-        parts__56 = whole[455:448];
-        parts__57 = whole[463:456];
-        parts__58 = whole[471:464];
-        parts__59 = whole[479:472];
-        parts__60 = whole[487:480];
-        parts__61 = whole[495:488];
-        parts__62 = whole[503:496];
-        parts__63 = whole[511:504];
-        parts__64 = whole[519:512];
-        parts__65 = whole[527:520];
-        parts__66 = whole[535:528];
-        parts__67 = whole[543:536];
-        parts__68 = whole[551:544];
-        parts__69 = whole[559:552];
-        parts__70 = whole[567:560];
-        parts__71 = whole[575:568];
-        parts__72 = whole[583:576];
-        parts__73 = whole[591:584];
-        parts__74 = whole[599:592];
-        parts__75 = whole[607:600];
-        parts__76 = whole[615:608];
-        parts__77 = whole[623:616];
-        parts__78 = whole[631:624];
-        parts__79 = whole[639:632];
-        parts__80 = whole[647:640];
-        parts__81 = whole[655:648];
-        parts__82 = whole[663:656];
-        parts__83 = whole[671:664];
-        parts__84 = whole[679:672];
-        parts__85 = whole[687:680];
-        parts__86 = whole[695:688];
-        parts__87 = whole[703:696];
-        parts__88 = whole[711:704];
-        parts__89 = whole[719:712];
-        parts__90 = whole[727:720];
-        parts__91 = whole[735:728];
-        parts__92 = whole[743:736];
-        parts__93 = whole[751:744];
-        parts__94 = whole[759:752];
-        parts__95 = whole[767:760];
-        parts__96 = whole[775:768];
-        parts__97 = whole[783:776];
-        parts__98 = whole[791:784];
-        parts__99 = whole[799:792];
-        parts__100 = whole[807:800];
-        parts__101 = whole[815:808];
-        parts__102 = whole[823:816];
-        parts__103 = whole[831:824];
-        parts__104 = whole[839:832];
-        parts__105 = whole[847:840];
-        parts__106 = whole[855:848];
-        parts__107 = whole[863:856];
-        parts__108 = whole[871:864];
-        parts__109 = whole[879:872];
-        parts__110 = whole[887:880];
-        parts__111 = whole[895:888];
-        parts__112 = whole[903:896];
-        parts__113 = whole[911:904];
-        parts__114 = whole[919:912];
-        parts__115 = whole[927:920];
-        parts__116 = whole[935:928];
-        parts__117 = whole[943:936];
-        parts__118 = whole[951:944];
-        parts__119 = whole[959:952];
-        parts__120 = whole[967:960];
-        parts__121 = whole[975:968];
-        parts__122 = whole[983:976];
-        parts__123 = whole[991:984];
-        parts__124 = whole[999:992];
-        parts__125 = whole[1007:1000];
-        parts__126 = whole[1015:1008];
-        parts__127 = whole[1023:1016];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_pc_eq
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_thi_eq(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [1023:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    output reg  [7:0] parts__16;
-    output reg  [7:0] parts__17;
-    output reg  [7:0] parts__18;
-    output reg  [7:0] parts__19;
-    output reg  [7:0] parts__20;
-    output reg  [7:0] parts__21;
-    output reg  [7:0] parts__22;
-    output reg  [7:0] parts__23;
-    output reg  [7:0] parts__24;
-    output reg  [7:0] parts__25;
-    output reg  [7:0] parts__26;
-    output reg  [7:0] parts__27;
-    output reg  [7:0] parts__28;
-    output reg  [7:0] parts__29;
-    output reg  [7:0] parts__30;
-    output reg  [7:0] parts__31;
-    output reg  [7:0] parts__32;
-    output reg  [7:0] parts__33;
-    output reg  [7:0] parts__34;
-    output reg  [7:0] parts__35;
-    output reg  [7:0] parts__36;
-    output reg  [7:0] parts__37;
-    output reg  [7:0] parts__38;
-    output reg  [7:0] parts__39;
-    output reg  [7:0] parts__40;
-    output reg  [7:0] parts__41;
-    output reg  [7:0] parts__42;
-    output reg  [7:0] parts__43;
-    output reg  [7:0] parts__44;
-    output reg  [7:0] parts__45;
-    output reg  [7:0] parts__46;
-    output reg  [7:0] parts__47;
-    output reg  [7:0] parts__48;
-    output reg  [7:0] parts__49;
-    output reg  [7:0] parts__50;
-    output reg  [7:0] parts__51;
-    output reg  [7:0] parts__52;
-    output reg  [7:0] parts__53;
-    output reg  [7:0] parts__54;
-    output reg  [7:0] parts__55;
-    output reg  [7:0] parts__56;
-    output reg  [7:0] parts__57;
-    output reg  [7:0] parts__58;
-    output reg  [7:0] parts__59;
-    output reg  [7:0] parts__60;
-    output reg  [7:0] parts__61;
-    output reg  [7:0] parts__62;
-    output reg  [7:0] parts__63;
-    output reg  [7:0] parts__64;
-    output reg  [7:0] parts__65;
-    output reg  [7:0] parts__66;
-    output reg  [7:0] parts__67;
-    output reg  [7:0] parts__68;
-    output reg  [7:0] parts__69;
-    output reg  [7:0] parts__70;
-    output reg  [7:0] parts__71;
-    output reg  [7:0] parts__72;
-    output reg  [7:0] parts__73;
-    output reg  [7:0] parts__74;
-    output reg  [7:0] parts__75;
-    output reg  [7:0] parts__76;
-    output reg  [7:0] parts__77;
-    output reg  [7:0] parts__78;
-    output reg  [7:0] parts__79;
-    output reg  [7:0] parts__80;
-    output reg  [7:0] parts__81;
-    output reg  [7:0] parts__82;
-    output reg  [7:0] parts__83;
-    output reg  [7:0] parts__84;
-    output reg  [7:0] parts__85;
-    output reg  [7:0] parts__86;
-    output reg  [7:0] parts__87;
-    output reg  [7:0] parts__88;
-    output reg  [7:0] parts__89;
-    output reg  [7:0] parts__90;
-    output reg  [7:0] parts__91;
-    output reg  [7:0] parts__92;
-    output reg  [7:0] parts__93;
-    output reg  [7:0] parts__94;
-    output reg  [7:0] parts__95;
-    output reg  [7:0] parts__96;
-    output reg  [7:0] parts__97;
-    output reg  [7:0] parts__98;
-    output reg  [7:0] parts__99;
-    output reg  [7:0] parts__100;
-    output reg  [7:0] parts__101;
-    output reg  [7:0] parts__102;
-    output reg  [7:0] parts__103;
-    output reg  [7:0] parts__104;
-    output reg  [7:0] parts__105;
-    output reg  [7:0] parts__106;
-    output reg  [7:0] parts__107;
-    output reg  [7:0] parts__108;
-    output reg  [7:0] parts__109;
-    output reg  [7:0] parts__110;
-    output reg  [7:0] parts__111;
-    output reg  [7:0] parts__112;
-    output reg  [7:0] parts__113;
-    output reg  [7:0] parts__114;
-    output reg  [7:0] parts__115;
-    output reg  [7:0] parts__116;
-    output reg  [7:0] parts__117;
-    output reg  [7:0] parts__118;
-    output reg  [7:0] parts__119;
-    output reg  [7:0] parts__120;
-    output reg  [7:0] parts__121;
-    output reg  [7:0] parts__122;
-    output reg  [7:0] parts__123;
-    output reg  [7:0] parts__124;
-    output reg  [7:0] parts__125;
-    output reg  [7:0] parts__126;
-    output reg  [7:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-        parts__16 = whole[135:128];
-        parts__17 = whole[143:136];
-        parts__18 = whole[151:144];
-        parts__19 = whole[159:152];
-        parts__20 = whole[167:160];
-        parts__21 = whole[175:168];
-        parts__22 = whole[183:176];
-        parts__23 = whole[191:184];
-        parts__24 = whole[199:192];
-        parts__25 = whole[207:200];
-        parts__26 = whole[215:208];
-        parts__27 = whole[223:216];
-        parts__28 = whole[231:224];
-        parts__29 = whole[239:232];
-        parts__30 = whole[247:240];
-        parts__31 = whole[255:248];
-        parts__32 = whole[263:256];
-        parts__33 = whole[271:264];
-        parts__34 = whole[279:272];
-        parts__35 = whole[287:280];
-        parts__36 = whole[295:288];
-        parts__37 = whole[303:296];
-        parts__38 = whole[311:304];
-        parts__39 = whole[319:312];
-        parts__40 = whole[327:320];
-        parts__41 = whole[335:328];
-        parts__42 = whole[343:336];
-        parts__43 = whole[351:344];
-        parts__44 = whole[359:352];
-        parts__45 = whole[367:360];
-        parts__46 = whole[375:368];
-        parts__47 = whole[383:376];
-        parts__48 = whole[391:384];
-        parts__49 = whole[399:392];
-        parts__50 = whole[407:400];
-        parts__51 = whole[415:408];
-        parts__52 = whole[423:416];
-        parts__53 = whole[431:424];
-        parts__54 = whole[439:432];
-        parts__55 = whole[447:440];
-        parts__56 = whole[455:448];
-        parts__57 = whole[463:456];
-        parts__58 = whole[471:464];
-        parts__59 = whole[479:472];
-        parts__60 = whole[487:480];
-        parts__61 = whole[495:488];
-        parts__62 = whole[503:496];
-        parts__63 = whole[511:504];
-        parts__64 = whole[519:512];
-        parts__65 = whole[527:520];
-        parts__66 = whole[535:528];
-        parts__67 = whole[543:536];
-        parts__68 = whole[551:544];
-        parts__69 = whole[559:552];
-        parts__70 = whole[567:560];
-        parts__71 = whole[575:568];
-        parts__72 = whole[583:576];
-        parts__73 = whole[591:584];
-        parts__74 = whole[599:592];
-        parts__75 = whole[607:600];
-        parts__76 = whole[615:608];
-        parts__77 = whole[623:616];
-        parts__78 = whole[631:624];
-        parts__79 = whole[639:632];
-        parts__80 = whole[647:640];
-        parts__81 = whole[655:648];
-        parts__82 = whole[663:656];
-        parts__83 = whole[671:664];
-        parts__84 = whole[679:672];
-        parts__85 = whole[687:680];
-        parts__86 = whole[695:688];
-        parts__87 = whole[703:696];
-        parts__88 = whole[711:704];
-        parts__89 = whole[719:712];
-        parts__90 = whole[727:720];
-        parts__91 = whole[735:728];
-        parts__92 = whole[743:736];
-        parts__93 = whole[751:744];
-        parts__94 = whole[759:752];
-        parts__95 = whole[767:760];
-        parts__96 = whole[775:768];
-        parts__97 = whole[783:776];
-        parts__98 = whole[791:784];
-        parts__99 = whole[799:792];
-        parts__100 = whole[807:800];
-        parts__101 = whole[815:808];
-        parts__102 = whole[823:816];
-        parts__103 = whole[831:824];
-        parts__104 = whole[839:832];
-        parts__105 = whole[847:840];
-        parts__106 = whole[855:848];
-        parts__107 = whole[863:856];
-        parts__108 = whole[871:864];
-        parts__109 = whole[879:872];
-        parts__110 = whole[887:880];
-        parts__111 = whole[895:888];
-        parts__112 = whole[903:896];
-        parts__113 = whole[911:904];
-        parts__114 = whole[919:912];
-        parts__115 = whole[927:920];
-        parts__116 = whole[935:928];
-        parts__117 = whole[943:936];
-        parts__118 = whole[951:944];
-        parts__119 = whole[959:952];
-        parts__120 = whole[967:960];
-        parts__121 = whole[975:968];
-        parts__122 = whole[983:976];
-        parts__123 = whole[991:984];
-        parts__124 = whole[999:992];
-        parts__125 = whole[1007:1000];
-        parts__126 = whole[1015:1008];
-        parts__127 = whole[1023:1016];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_prb_thi_eq
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_rsv_thi_eq(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [1023:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    output reg  [7:0] parts__16;
-    output reg  [7:0] parts__17;
-    output reg  [7:0] parts__18;
-    output reg  [7:0] parts__19;
-    output reg  [7:0] parts__20;
-    output reg  [7:0] parts__21;
-    output reg  [7:0] parts__22;
-    output reg  [7:0] parts__23;
-    output reg  [7:0] parts__24;
-    output reg  [7:0] parts__25;
-    output reg  [7:0] parts__26;
-    output reg  [7:0] parts__27;
-    output reg  [7:0] parts__28;
-    output reg  [7:0] parts__29;
-    output reg  [7:0] parts__30;
-    output reg  [7:0] parts__31;
-    output reg  [7:0] parts__32;
-    output reg  [7:0] parts__33;
-    output reg  [7:0] parts__34;
-    output reg  [7:0] parts__35;
-    output reg  [7:0] parts__36;
-    output reg  [7:0] parts__37;
-    output reg  [7:0] parts__38;
-    output reg  [7:0] parts__39;
-    output reg  [7:0] parts__40;
-    output reg  [7:0] parts__41;
-    output reg  [7:0] parts__42;
-    output reg  [7:0] parts__43;
-    output reg  [7:0] parts__44;
-    output reg  [7:0] parts__45;
-    output reg  [7:0] parts__46;
-    output reg  [7:0] parts__47;
-    output reg  [7:0] parts__48;
-    output reg  [7:0] parts__49;
-    output reg  [7:0] parts__50;
-    output reg  [7:0] parts__51;
-    output reg  [7:0] parts__52;
-    output reg  [7:0] parts__53;
-    output reg  [7:0] parts__54;
-    output reg  [7:0] parts__55;
-    output reg  [7:0] parts__56;
-    output reg  [7:0] parts__57;
-    output reg  [7:0] parts__58;
-    output reg  [7:0] parts__59;
-    output reg  [7:0] parts__60;
-    output reg  [7:0] parts__61;
-    output reg  [7:0] parts__62;
-    output reg  [7:0] parts__63;
-    output reg  [7:0] parts__64;
-    output reg  [7:0] parts__65;
-    output reg  [7:0] parts__66;
-    output reg  [7:0] parts__67;
-    output reg  [7:0] parts__68;
-    output reg  [7:0] parts__69;
-    output reg  [7:0] parts__70;
-    output reg  [7:0] parts__71;
-    output reg  [7:0] parts__72;
-    output reg  [7:0] parts__73;
-    output reg  [7:0] parts__74;
-    output reg  [7:0] parts__75;
-    output reg  [7:0] parts__76;
-    output reg  [7:0] parts__77;
-    output reg  [7:0] parts__78;
-    output reg  [7:0] parts__79;
-    output reg  [7:0] parts__80;
-    output reg  [7:0] parts__81;
-    output reg  [7:0] parts__82;
-    output reg  [7:0] parts__83;
-    output reg  [7:0] parts__84;
-    output reg  [7:0] parts__85;
-    output reg  [7:0] parts__86;
-    output reg  [7:0] parts__87;
-    output reg  [7:0] parts__88;
-    output reg  [7:0] parts__89;
-    output reg  [7:0] parts__90;
-    output reg  [7:0] parts__91;
-    output reg  [7:0] parts__92;
-    output reg  [7:0] parts__93;
-    output reg  [7:0] parts__94;
-    output reg  [7:0] parts__95;
-    output reg  [7:0] parts__96;
-    output reg  [7:0] parts__97;
-    output reg  [7:0] parts__98;
-    output reg  [7:0] parts__99;
-    output reg  [7:0] parts__100;
-    output reg  [7:0] parts__101;
-    output reg  [7:0] parts__102;
-    output reg  [7:0] parts__103;
-    output reg  [7:0] parts__104;
-    output reg  [7:0] parts__105;
-    output reg  [7:0] parts__106;
-    output reg  [7:0] parts__107;
-    output reg  [7:0] parts__108;
-    output reg  [7:0] parts__109;
-    output reg  [7:0] parts__110;
-    output reg  [7:0] parts__111;
-    output reg  [7:0] parts__112;
-    output reg  [7:0] parts__113;
-    output reg  [7:0] parts__114;
-    output reg  [7:0] parts__115;
-    output reg  [7:0] parts__116;
-    output reg  [7:0] parts__117;
-    output reg  [7:0] parts__118;
-    output reg  [7:0] parts__119;
-    output reg  [7:0] parts__120;
-    output reg  [7:0] parts__121;
-    output reg  [7:0] parts__122;
-    output reg  [7:0] parts__123;
-    output reg  [7:0] parts__124;
-    output reg  [7:0] parts__125;
-    output reg  [7:0] parts__126;
-    output reg  [7:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-        parts__16 = whole[135:128];
-        parts__17 = whole[143:136];
-        parts__18 = whole[151:144];
-        parts__19 = whole[159:152];
-        parts__20 = whole[167:160];
-        parts__21 = whole[175:168];
-        parts__22 = whole[183:176];
-        parts__23 = whole[191:184];
-        parts__24 = whole[199:192];
-        parts__25 = whole[207:200];
-        parts__26 = whole[215:208];
-        parts__27 = whole[223:216];
-        parts__28 = whole[231:224];
-        parts__29 = whole[239:232];
-        parts__30 = whole[247:240];
-        parts__31 = whole[255:248];
-        parts__32 = whole[263:256];
-        parts__33 = whole[271:264];
-        parts__34 = whole[279:272];
-        parts__35 = whole[287:280];
-        parts__36 = whole[295:288];
-        parts__37 = whole[303:296];
-        parts__38 = whole[311:304];
-        parts__39 = whole[319:312];
-        parts__40 = whole[327:320];
-        parts__41 = whole[335:328];
-        parts__42 = whole[343:336];
-        parts__43 = whole[351:344];
-        parts__44 = whole[359:352];
-        parts__45 = whole[367:360];
-        parts__46 = whole[375:368];
-        parts__47 = whole[383:376];
-        parts__48 = whole[391:384];
-        parts__49 = whole[399:392];
-        parts__50 = whole[407:400];
-        parts__51 = whole[415:408];
-        parts__52 = whole[423:416];
-        parts__53 = whole[431:424];
-        parts__54 = whole[439:432];
-        parts__55 = whole[447:440];
-        parts__56 = whole[455:448];
-        parts__57 = whole[463:456];
-        parts__58 = whole[471:464];
-        parts__59 = whole[479:472];
-        parts__60 = whole[487:480];
-        parts__61 = whole[495:488];
-        parts__62 = whole[503:496];
-        parts__63 = whole[511:504];
-        parts__64 = whole[519:512];
-        parts__65 = whole[527:520];
-        parts__66 = whole[535:528];
-        parts__67 = whole[543:536];
-        parts__68 = whole[551:544];
-        parts__69 = whole[559:552];
-        parts__70 = whole[567:560];
-        parts__71 = whole[575:568];
-        parts__72 = whole[583:576];
-        parts__73 = whole[591:584];
-        parts__74 = whole[599:592];
-        parts__75 = whole[607:600];
-        parts__76 = whole[615:608];
-        parts__77 = whole[623:616];
-        parts__78 = whole[631:624];
-        parts__79 = whole[639:632];
-        parts__80 = whole[647:640];
-        parts__81 = whole[655:648];
-        parts__82 = whole[663:656];
-        parts__83 = whole[671:664];
-        parts__84 = whole[679:672];
-        parts__85 = whole[687:680];
-        parts__86 = whole[695:688];
-        parts__87 = whole[703:696];
-        parts__88 = whole[711:704];
-        parts__89 = whole[719:712];
-        parts__90 = whole[727:720];
-        parts__91 = whole[735:728];
-        parts__92 = whole[743:736];
-        parts__93 = whole[751:744];
-        parts__94 = whole[759:752];
-        parts__95 = whole[767:760];
-        parts__96 = whole[775:768];
-        parts__97 = whole[783:776];
-        parts__98 = whole[791:784];
-        parts__99 = whole[799:792];
-        parts__100 = whole[807:800];
-        parts__101 = whole[815:808];
-        parts__102 = whole[823:816];
-        parts__103 = whole[831:824];
-        parts__104 = whole[839:832];
-        parts__105 = whole[847:840];
-        parts__106 = whole[855:848];
-        parts__107 = whole[863:856];
-        parts__108 = whole[871:864];
-        parts__109 = whole[879:872];
-        parts__110 = whole[887:880];
-        parts__111 = whole[895:888];
-        parts__112 = whole[903:896];
-        parts__113 = whole[911:904];
-        parts__114 = whole[919:912];
-        parts__115 = whole[927:920];
-        parts__116 = whole[935:928];
-        parts__117 = whole[943:936];
-        parts__118 = whole[951:944];
-        parts__119 = whole[959:952];
-        parts__120 = whole[967:960];
-        parts__121 = whole[975:968];
-        parts__122 = whole[983:976];
-        parts__123 = whole[991:984];
-        parts__124 = whole[999:992];
-        parts__125 = whole[1007:1000];
-        parts__126 = whole[1015:1008];
-        parts__127 = whole[1023:1016];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_rsv_thi_eq
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_sets(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [1023:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    output reg  [7:0] parts__16;
-    output reg  [7:0] parts__17;
-    output reg  [7:0] parts__18;
-    output reg  [7:0] parts__19;
-    output reg  [7:0] parts__20;
-    output reg  [7:0] parts__21;
-    output reg  [7:0] parts__22;
-    output reg  [7:0] parts__23;
-    output reg  [7:0] parts__24;
-    output reg  [7:0] parts__25;
-    output reg  [7:0] parts__26;
-    output reg  [7:0] parts__27;
-    output reg  [7:0] parts__28;
-    output reg  [7:0] parts__29;
-    output reg  [7:0] parts__30;
-    output reg  [7:0] parts__31;
-    output reg  [7:0] parts__32;
-    output reg  [7:0] parts__33;
-    output reg  [7:0] parts__34;
-    output reg  [7:0] parts__35;
-    output reg  [7:0] parts__36;
-    output reg  [7:0] parts__37;
-    output reg  [7:0] parts__38;
-    output reg  [7:0] parts__39;
-    output reg  [7:0] parts__40;
-    output reg  [7:0] parts__41;
-    output reg  [7:0] parts__42;
-    output reg  [7:0] parts__43;
-    output reg  [7:0] parts__44;
-    output reg  [7:0] parts__45;
-    output reg  [7:0] parts__46;
-    output reg  [7:0] parts__47;
-    output reg  [7:0] parts__48;
-    output reg  [7:0] parts__49;
-    output reg  [7:0] parts__50;
-    output reg  [7:0] parts__51;
-    output reg  [7:0] parts__52;
-    output reg  [7:0] parts__53;
-    output reg  [7:0] parts__54;
-    output reg  [7:0] parts__55;
-    output reg  [7:0] parts__56;
-    output reg  [7:0] parts__57;
-    output reg  [7:0] parts__58;
-    output reg  [7:0] parts__59;
-    output reg  [7:0] parts__60;
-    output reg  [7:0] parts__61;
-    output reg  [7:0] parts__62;
-    output reg  [7:0] parts__63;
-    output reg  [7:0] parts__64;
-    output reg  [7:0] parts__65;
-    output reg  [7:0] parts__66;
-    output reg  [7:0] parts__67;
-    output reg  [7:0] parts__68;
-    output reg  [7:0] parts__69;
-    output reg  [7:0] parts__70;
-    output reg  [7:0] parts__71;
-    output reg  [7:0] parts__72;
-    output reg  [7:0] parts__73;
-    output reg  [7:0] parts__74;
-    output reg  [7:0] parts__75;
-    output reg  [7:0] parts__76;
-    output reg  [7:0] parts__77;
-    output reg  [7:0] parts__78;
-    output reg  [7:0] parts__79;
-    output reg  [7:0] parts__80;
-    output reg  [7:0] parts__81;
-    output reg  [7:0] parts__82;
-    output reg  [7:0] parts__83;
-    output reg  [7:0] parts__84;
-    output reg  [7:0] parts__85;
-    output reg  [7:0] parts__86;
-    output reg  [7:0] parts__87;
-    output reg  [7:0] parts__88;
-    output reg  [7:0] parts__89;
-    output reg  [7:0] parts__90;
-    output reg  [7:0] parts__91;
-    output reg  [7:0] parts__92;
-    output reg  [7:0] parts__93;
-    output reg  [7:0] parts__94;
-    output reg  [7:0] parts__95;
-    output reg  [7:0] parts__96;
-    output reg  [7:0] parts__97;
-    output reg  [7:0] parts__98;
-    output reg  [7:0] parts__99;
-    output reg  [7:0] parts__100;
-    output reg  [7:0] parts__101;
-    output reg  [7:0] parts__102;
-    output reg  [7:0] parts__103;
-    output reg  [7:0] parts__104;
-    output reg  [7:0] parts__105;
-    output reg  [7:0] parts__106;
-    output reg  [7:0] parts__107;
-    output reg  [7:0] parts__108;
-    output reg  [7:0] parts__109;
-    output reg  [7:0] parts__110;
-    output reg  [7:0] parts__111;
-    output reg  [7:0] parts__112;
-    output reg  [7:0] parts__113;
-    output reg  [7:0] parts__114;
-    output reg  [7:0] parts__115;
-    output reg  [7:0] parts__116;
-    output reg  [7:0] parts__117;
-    output reg  [7:0] parts__118;
-    output reg  [7:0] parts__119;
-    output reg  [7:0] parts__120;
-    output reg  [7:0] parts__121;
-    output reg  [7:0] parts__122;
-    output reg  [7:0] parts__123;
-    output reg  [7:0] parts__124;
-    output reg  [7:0] parts__125;
-    output reg  [7:0] parts__126;
-    output reg  [7:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-        parts__16 = whole[135:128];
-        parts__17 = whole[143:136];
-        parts__18 = whole[151:144];
-        parts__19 = whole[159:152];
-        parts__20 = whole[167:160];
-        parts__21 = whole[175:168];
-        parts__22 = whole[183:176];
-        parts__23 = whole[191:184];
-        parts__24 = whole[199:192];
-        parts__25 = whole[207:200];
-        parts__26 = whole[215:208];
-        parts__27 = whole[223:216];
-        parts__28 = whole[231:224];
-        parts__29 = whole[239:232];
-        parts__30 = whole[247:240];
-        parts__31 = whole[255:248];
-        parts__32 = whole[263:256];
-        parts__33 = whole[271:264];
-        parts__34 = whole[279:272];
-        parts__35 = whole[287:280];
-        parts__36 = whole[295:288];
-        parts__37 = whole[303:296];
-        parts__38 = whole[311:304];
-        parts__39 = whole[319:312];
-        parts__40 = whole[327:320];
-        parts__41 = whole[335:328];
-        parts__42 = whole[343:336];
-        parts__43 = whole[351:344];
-        parts__44 = whole[359:352];
-        parts__45 = whole[367:360];
-        parts__46 = whole[375:368];
-        parts__47 = whole[383:376];
-        parts__48 = whole[391:384];
-        parts__49 = whole[399:392];
-        parts__50 = whole[407:400];
-        parts__51 = whole[415:408];
-        parts__52 = whole[423:416];
-        parts__53 = whole[431:424];
-        parts__54 = whole[439:432];
-        parts__55 = whole[447:440];
-        parts__56 = whole[455:448];
-        parts__57 = whole[463:456];
-        parts__58 = whole[471:464];
-        parts__59 = whole[479:472];
-        parts__60 = whole[487:480];
-        parts__61 = whole[495:488];
-        parts__62 = whole[503:496];
-        parts__63 = whole[511:504];
-        parts__64 = whole[519:512];
-        parts__65 = whole[527:520];
-        parts__66 = whole[535:528];
-        parts__67 = whole[543:536];
-        parts__68 = whole[551:544];
-        parts__69 = whole[559:552];
-        parts__70 = whole[567:560];
-        parts__71 = whole[575:568];
-        parts__72 = whole[583:576];
-        parts__73 = whole[591:584];
-        parts__74 = whole[599:592];
-        parts__75 = whole[607:600];
-        parts__76 = whole[615:608];
-        parts__77 = whole[623:616];
-        parts__78 = whole[631:624];
-        parts__79 = whole[639:632];
-        parts__80 = whole[647:640];
-        parts__81 = whole[655:648];
-        parts__82 = whole[663:656];
-        parts__83 = whole[671:664];
-        parts__84 = whole[679:672];
-        parts__85 = whole[687:680];
-        parts__86 = whole[695:688];
-        parts__87 = whole[703:696];
-        parts__88 = whole[711:704];
-        parts__89 = whole[719:712];
-        parts__90 = whole[727:720];
-        parts__91 = whole[735:728];
-        parts__92 = whole[743:736];
-        parts__93 = whole[751:744];
-        parts__94 = whole[759:752];
-        parts__95 = whole[767:760];
-        parts__96 = whole[775:768];
-        parts__97 = whole[783:776];
-        parts__98 = whole[791:784];
-        parts__99 = whole[799:792];
-        parts__100 = whole[807:800];
-        parts__101 = whole[815:808];
-        parts__102 = whole[823:816];
-        parts__103 = whole[831:824];
-        parts__104 = whole[839:832];
-        parts__105 = whole[847:840];
-        parts__106 = whole[855:848];
-        parts__107 = whole[863:856];
-        parts__108 = whole[871:864];
-        parts__109 = whole[879:872];
-        parts__110 = whole[887:880];
-        parts__111 = whole[895:888];
-        parts__112 = whole[903:896];
-        parts__113 = whole[911:904];
-        parts__114 = whole[919:912];
-        parts__115 = whole[927:920];
-        parts__116 = whole[935:928];
-        parts__117 = whole[943:936];
-        parts__118 = whole[951:944];
-        parts__119 = whole[959:952];
-        parts__120 = whole[967:960];
-        parts__121 = whole[975:968];
-        parts__122 = whole[983:976];
-        parts__123 = whole[991:984];
-        parts__124 = whole[999:992];
-        parts__125 = whole[1007:1000];
-        parts__126 = whole[1015:1008];
-        parts__127 = whole[1023:1016];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_sets
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_thi(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
@@ -26734,81 +23489,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__sets(thi,masks);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__sets
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__cmt_mask(lanes,mask);
-    
-    // Module arguments
-    input wire  [7:0] lanes;
-    output reg  [55:0] mask;
-    
-    // Update code (custom)
-    always @(*) mask = {{7{lanes[7]}}, {7{lanes[6]}}, {7{lanes[5]}}, {7{lanes[4]}}, {7{lanes[3]}}, {7{lanes[2]}}, {7{lanes[1]}}, {7{lanes[0]}}};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__cmt_mask
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_lanes(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_lanes
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_pc(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_pc
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_thi(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_thi
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__h_valid
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__hold_pack(parts__0,parts__1,parts__2,parts__3,whole);
     
     // Module arguments
@@ -27174,7 +23854,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .d(head__d),
         .q(head__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__tail tail(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head tail(
         .clock(tail__clock),
         .reset(tail__reset),
         .d(tail__d),
@@ -27198,7 +23878,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .d(rd_valid__d),
         .q(rd_valid__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_row rd_row(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head rd_row(
         .clock(rd_row__clock),
         .reset(rd_row__reset),
         .d(rd_row__d),
@@ -27219,7 +23899,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .parts__1(ins_word__parts__1),
         .whole(ins_word__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__upd_word upd_word(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_word upd_word(
         .parts__0(upd_word__parts__0),
         .parts__1(upd_word__parts__1),
         .whole(upd_word__whole)
@@ -27233,7 +23913,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .lanes(ins_mask__lanes),
         .mask(ins_mask__mask)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__out_mask out_mask(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_mask out_mask(
         .lanes(out_mask__lanes),
         .mask(out_mask__mask)
     );
@@ -27717,17 +24397,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__nfree(clock,reset,d,q);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__nfree
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__out_mask(lanes,mask);
-    
-    // Module arguments
-    input wire  [7:0] lanes;
-    output reg  [55:0] mask;
-    
-    // Update code (custom)
-    always @(*) mask = {{7{lanes[7]}}, {7{lanes[6]}}, {7{lanes[5]}}, {7{lanes[4]}}, {7{lanes[3]}}, {7{lanes[2]}}, {7{lanes[1]}}, {7{lanes[0]}}};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__out_mask
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -27751,22 +24420,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram(clock,we,wbe,waddr,wda
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_row(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_row
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid(clock,reset,d,q);
@@ -27910,22 +24563,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes(whole,parts__0,p
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__tail(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__tail
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__thi_ram(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -27949,18 +24586,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__thi_ram(clock,we,wbe,waddr,wd
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__thi_ram
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__upd_word(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  [31:0] parts__0;
-    input wire  [7:0] parts__1;
-    output reg  [39:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__upd_word
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc,ref_lanes,ref_thi,ref_slot,issue,has_free,sel_valid,sel_idx,sel_pc,sel_lanes,sel_thi,sel_slot,count,dbg_valid,dbg_last,dbg_slot);
@@ -28325,49 +24950,49 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
     reg  [3:0] cnt;
     
     // Sub module instances
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__0 ent_valid__0(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__0(
         .clock(ent_valid__0__clock),
         .reset(ent_valid__0__reset),
         .d(ent_valid__0__d),
         .q(ent_valid__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__1 ent_valid__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__1(
         .clock(ent_valid__1__clock),
         .reset(ent_valid__1__reset),
         .d(ent_valid__1__d),
         .q(ent_valid__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__2 ent_valid__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__2(
         .clock(ent_valid__2__clock),
         .reset(ent_valid__2__reset),
         .d(ent_valid__2__d),
         .q(ent_valid__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__3 ent_valid__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__3(
         .clock(ent_valid__3__clock),
         .reset(ent_valid__3__reset),
         .d(ent_valid__3__d),
         .q(ent_valid__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__4 ent_valid__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__4(
         .clock(ent_valid__4__clock),
         .reset(ent_valid__4__reset),
         .d(ent_valid__4__d),
         .q(ent_valid__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__5 ent_valid__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__5(
         .clock(ent_valid__5__clock),
         .reset(ent_valid__5__reset),
         .d(ent_valid__5__d),
         .q(ent_valid__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__6 ent_valid__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__6(
         .clock(ent_valid__6__clock),
         .reset(ent_valid__6__reset),
         .d(ent_valid__6__d),
         .q(ent_valid__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__7 ent_valid__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__7(
         .clock(ent_valid__7__clock),
         .reset(ent_valid__7__reset),
         .d(ent_valid__7__d),
@@ -28379,43 +25004,43 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         .d(ent_pc__0__d),
         .q(ent_pc__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__1 ent_pc__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__1(
         .clock(ent_pc__1__clock),
         .reset(ent_pc__1__reset),
         .d(ent_pc__1__d),
         .q(ent_pc__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__2 ent_pc__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__2(
         .clock(ent_pc__2__clock),
         .reset(ent_pc__2__reset),
         .d(ent_pc__2__d),
         .q(ent_pc__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__3 ent_pc__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__3(
         .clock(ent_pc__3__clock),
         .reset(ent_pc__3__reset),
         .d(ent_pc__3__d),
         .q(ent_pc__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__4 ent_pc__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__4(
         .clock(ent_pc__4__clock),
         .reset(ent_pc__4__reset),
         .d(ent_pc__4__d),
         .q(ent_pc__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__5 ent_pc__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__5(
         .clock(ent_pc__5__clock),
         .reset(ent_pc__5__reset),
         .d(ent_pc__5__d),
         .q(ent_pc__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__6 ent_pc__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__6(
         .clock(ent_pc__6__clock),
         .reset(ent_pc__6__reset),
         .d(ent_pc__6__d),
         .q(ent_pc__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__7 ent_pc__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0 ent_pc__7(
         .clock(ent_pc__7__clock),
         .reset(ent_pc__7__reset),
         .d(ent_pc__7__d),
@@ -28427,43 +25052,43 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         .d(ent_lanes__0__d),
         .q(ent_lanes__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__1 ent_lanes__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__1(
         .clock(ent_lanes__1__clock),
         .reset(ent_lanes__1__reset),
         .d(ent_lanes__1__d),
         .q(ent_lanes__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__2 ent_lanes__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__2(
         .clock(ent_lanes__2__clock),
         .reset(ent_lanes__2__reset),
         .d(ent_lanes__2__d),
         .q(ent_lanes__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__3 ent_lanes__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__3(
         .clock(ent_lanes__3__clock),
         .reset(ent_lanes__3__reset),
         .d(ent_lanes__3__d),
         .q(ent_lanes__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__4 ent_lanes__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__4(
         .clock(ent_lanes__4__clock),
         .reset(ent_lanes__4__reset),
         .d(ent_lanes__4__d),
         .q(ent_lanes__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__5 ent_lanes__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__5(
         .clock(ent_lanes__5__clock),
         .reset(ent_lanes__5__reset),
         .d(ent_lanes__5__d),
         .q(ent_lanes__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__6 ent_lanes__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__6(
         .clock(ent_lanes__6__clock),
         .reset(ent_lanes__6__reset),
         .d(ent_lanes__6__d),
         .q(ent_lanes__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__7 ent_lanes__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 ent_lanes__7(
         .clock(ent_lanes__7__clock),
         .reset(ent_lanes__7__reset),
         .d(ent_lanes__7__d),
@@ -28475,91 +25100,91 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         .d(ent_thi__0__d),
         .q(ent_thi__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__1 ent_thi__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__1(
         .clock(ent_thi__1__clock),
         .reset(ent_thi__1__reset),
         .d(ent_thi__1__d),
         .q(ent_thi__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__2 ent_thi__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__2(
         .clock(ent_thi__2__clock),
         .reset(ent_thi__2__reset),
         .d(ent_thi__2__d),
         .q(ent_thi__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__3 ent_thi__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__3(
         .clock(ent_thi__3__clock),
         .reset(ent_thi__3__reset),
         .d(ent_thi__3__d),
         .q(ent_thi__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__4 ent_thi__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__4(
         .clock(ent_thi__4__clock),
         .reset(ent_thi__4__reset),
         .d(ent_thi__4__d),
         .q(ent_thi__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__5 ent_thi__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__5(
         .clock(ent_thi__5__clock),
         .reset(ent_thi__5__reset),
         .d(ent_thi__5__d),
         .q(ent_thi__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__6 ent_thi__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__6(
         .clock(ent_thi__6__clock),
         .reset(ent_thi__6__reset),
         .d(ent_thi__6__d),
         .q(ent_thi__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__7 ent_thi__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0 ent_thi__7(
         .clock(ent_thi__7__clock),
         .reset(ent_thi__7__reset),
         .d(ent_thi__7__d),
         .q(ent_thi__7__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__0 ent_slot__0(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__0(
         .clock(ent_slot__0__clock),
         .reset(ent_slot__0__reset),
         .d(ent_slot__0__d),
         .q(ent_slot__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__1 ent_slot__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__1(
         .clock(ent_slot__1__clock),
         .reset(ent_slot__1__reset),
         .d(ent_slot__1__d),
         .q(ent_slot__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__2 ent_slot__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__2(
         .clock(ent_slot__2__clock),
         .reset(ent_slot__2__reset),
         .d(ent_slot__2__d),
         .q(ent_slot__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__3 ent_slot__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__3(
         .clock(ent_slot__3__clock),
         .reset(ent_slot__3__reset),
         .d(ent_slot__3__d),
         .q(ent_slot__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__4 ent_slot__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__4(
         .clock(ent_slot__4__clock),
         .reset(ent_slot__4__reset),
         .d(ent_slot__4__d),
         .q(ent_slot__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__5 ent_slot__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__5(
         .clock(ent_slot__5__clock),
         .reset(ent_slot__5__reset),
         .d(ent_slot__5__d),
         .q(ent_slot__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__6 ent_slot__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__6(
         .clock(ent_slot__6__clock),
         .reset(ent_slot__6__reset),
         .d(ent_slot__6__d),
         .q(ent_slot__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__7 ent_slot__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__7(
         .clock(ent_slot__7__clock),
         .reset(ent_slot__7__reset),
         .d(ent_slot__7__d),
@@ -28571,7 +25196,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         .d(last__d),
         .q(last__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ref_mask ref_mask(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ins_mask ref_mask(
         .lanes(ref_mask__lanes),
         .mask(ref_mask__mask)
     );
@@ -29205,118 +25830,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0(clock,reset,d,
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__1
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__2
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__3
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__4
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__5
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__6
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__7
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0(clock,reset,d,q);
     
     // Module arguments
@@ -29331,246 +25844,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__0
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__1
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__2
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__3
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__4
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__5
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__6
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_pc__7
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__0
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__1
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__2
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__3
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__4
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__5
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__6
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_slot__7
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0(clock,reset,d,q);
@@ -29589,246 +25862,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0(clock,reset,d,q)
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__0
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__1
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__2
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__3
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__4
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__5
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__6
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_thi__7
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__0
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__1
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__2
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__3
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__4
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__5
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__6
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_valid__7
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__last(clock,reset,d,q);
     
     // Module arguments
@@ -29843,17 +25876,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__last(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__last
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ref_mask(lanes,mask);
-    
-    // Module arguments
-    input wire  [7:0] lanes;
-    output reg  [55:0] mask;
-    
-    // Update code (custom)
-    always @(*) mask = {{7{lanes[7]}}, {7{lanes[6]}}, {7{lanes[5]}}, {7{lanes[4]}}, {7{lanes[3]}}, {7{lanes[2]}}, {7{lanes[1]}}, {7{lanes[0]}}};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ref_mask
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__slot_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
@@ -30298,7 +26320,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
     reg  [1:0] ev;
     
     // Sub module instances
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_valid r_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 r_valid(
         .clock(r_valid__clock),
         .reset(r_valid__reset),
         .d(r_valid__d),
@@ -30383,7 +26405,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_ord__parts__6),
         .parts__7(s_ord__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_valid c_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__valid_pack c_valid(
         .parts__0(c_valid__parts__0),
         .parts__1(c_valid__parts__1),
         .parts__2(c_valid__parts__2),
@@ -30427,7 +26449,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_ord__parts__7),
         .whole(c_ord__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_keep c_keep(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_keep(
         .parts__0(c_keep__parts__0),
         .parts__1(c_keep__parts__1),
         .parts__2(c_keep__parts__2),
@@ -30438,7 +26460,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_keep__parts__7),
         .whole(c_keep__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_a c_a(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_a(
         .parts__0(c_a__parts__0),
         .parts__1(c_a__parts__1),
         .parts__2(c_a__parts__2),
@@ -30449,7 +26471,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_a__parts__7),
         .whole(c_a__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_b c_b(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_b(
         .parts__0(c_b__parts__0),
         .parts__1(c_b__parts__1),
         .parts__2(c_b__parts__2),
@@ -30478,7 +26500,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .b_lanes(byp0_merge__b_lanes),
         .merged(byp0_merge__merged)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp1_merge byp1_merge(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp0_merge byp1_merge(
         .base(byp1_merge__base),
         .keep(byp1_merge__keep),
         .a(byp1_merge__a),
@@ -30491,7 +26513,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .x(pop0__x),
         .count(pop0__count)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop1 pop1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop0 pop1(
         .x(pop1__x),
         .count(pop1__count)
     );
@@ -30518,7 +26540,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
         .mask(ins0_tag__mask),
         .tag(ins0_tag__tag)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins1_tag ins1_tag(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins0_tag ins1_tag(
         .thi(ins1_tag__thi),
         .lanes(ins1_tag__lanes),
         .mask(ins1_tag__mask),
@@ -31294,85 +27316,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp0_merge(base,keep,a,a_lane
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp0_merge
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp1_merge(base,keep,a,a_lanes,b,b_lanes,merged);
-    
-    // Module arguments
-    input wire  [55:0] base;
-    input wire  [7:0] keep;
-    input wire  [55:0] a;
-    input wire  [7:0] a_lanes;
-    input wire  [55:0] b;
-    input wire  [7:0] b_lanes;
-    output reg  [55:0] merged;
-    
-    // Update code (custom)
-    always @(*) begin
-        merged[6:0] = (keep[0] ? base[6:0] : 7'd0) | (a_lanes[0] ? a[6:0] : 7'd0) | (b_lanes[0] ? b[6:0] : 7'd0);
-        merged[13:7] = (keep[1] ? base[13:7] : 7'd0) | (a_lanes[1] ? a[13:7] : 7'd0) | (b_lanes[1] ? b[13:7] : 7'd0);
-        merged[20:14] = (keep[2] ? base[20:14] : 7'd0) | (a_lanes[2] ? a[20:14] : 7'd0) | (b_lanes[2] ? b[20:14] : 7'd0);
-        merged[27:21] = (keep[3] ? base[27:21] : 7'd0) | (a_lanes[3] ? a[27:21] : 7'd0) | (b_lanes[3] ? b[27:21] : 7'd0);
-        merged[34:28] = (keep[4] ? base[34:28] : 7'd0) | (a_lanes[4] ? a[34:28] : 7'd0) | (b_lanes[4] ? b[34:28] : 7'd0);
-        merged[41:35] = (keep[5] ? base[41:35] : 7'd0) | (a_lanes[5] ? a[41:35] : 7'd0) | (b_lanes[5] ? b[41:35] : 7'd0);
-        merged[48:42] = (keep[6] ? base[48:42] : 7'd0) | (a_lanes[6] ? a[48:42] : 7'd0) | (b_lanes[6] ? b[48:42] : 7'd0);
-        merged[55:49] = (keep[7] ? base[55:49] : 7'd0) | (a_lanes[7] ? a[55:49] : 7'd0) | (b_lanes[7] ? b[55:49] : 7'd0);
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__byp1_merge
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_a(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_a
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_b(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_b
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_keep(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_keep
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
     
     // Module arguments
@@ -31427,24 +27370,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_pc(parts__0,parts__1,parts_
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_pc
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_valid(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_valid
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins0_tag(thi,lanes,mask,tag);
     
     // Module arguments
@@ -31458,21 +27383,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins0_tag(thi,lanes,mask,tag);
         tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins0_tag
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins1_tag(thi,lanes,mask,tag);
-    
-    // Module arguments
-    input wire  [55:0] thi;
-    input wire  [7:0] lanes;
-    input wire  [6:0] mask;
-    output reg  [6:0] tag;
-    
-    // Update code (custom)
-    always @(*) begin
-        tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins1_tag
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__merge(base,keep,a,a_lanes,b,b_lanes,merged);
@@ -31567,17 +27477,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop0(x,count);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop0
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop1(x,count);
-    
-    // Module arguments
-    input wire  [7:0] x;
-    output reg  [3:0] count;
-    
-    // Update code (custom)
-    always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop1
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_lanes(clock,reset,d,q);
     
     // Module arguments
@@ -31640,22 +27539,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_thi(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_thi
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_valid
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__row_tag(thi,lanes,mask,tag);
@@ -32160,43 +28043,43 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
     reg  [7:0] pend;
     
     // Sub module instances
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_valid r_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__ent_lanes__0 r_valid(
         .clock(r_valid__clock),
         .reset(r_valid__reset),
         .d(r_valid__d),
         .q(r_valid__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pc r_pc(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_pc r_pc(
         .clock(r_pc__clock),
         .reset(r_pc__reset),
         .d(r_pc__d),
         .q(r_pc__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_lanes r_lanes(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_lanes r_lanes(
         .clock(r_lanes__clock),
         .reset(r_lanes__reset),
         .d(r_lanes__d),
         .q(r_lanes__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_thi r_thi(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_thi r_thi(
         .clock(r_thi__clock),
         .reset(r_thi__reset),
         .d(r_thi__d),
         .q(r_thi__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_ord r_ord(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_ord r_ord(
         .clock(r_ord__clock),
         .reset(r_ord__reset),
         .d(r_ord__d),
         .q(r_ord__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pending r_pending(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__r_lanes r_pending(
         .clock(r_pending__clock),
         .reset(r_pending__reset),
         .d(r_pending__d),
         .q(r_pending__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_valid s_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_valid s_valid(
         .whole(s_valid__whole),
         .parts__0(s_valid__parts__0),
         .parts__1(s_valid__parts__1),
@@ -32207,7 +28090,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_valid__parts__6),
         .parts__7(s_valid__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pc s_pc(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_pc s_pc(
         .whole(s_pc__whole),
         .parts__0(s_pc__parts__0),
         .parts__1(s_pc__parts__1),
@@ -32218,7 +28101,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_pc__parts__6),
         .parts__7(s_pc__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_lanes s_lanes(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_lanes s_lanes(
         .whole(s_lanes__whole),
         .parts__0(s_lanes__parts__0),
         .parts__1(s_lanes__parts__1),
@@ -32229,7 +28112,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_lanes__parts__6),
         .parts__7(s_lanes__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_thi s_thi(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_thi s_thi(
         .whole(s_thi__whole),
         .parts__0(s_thi__parts__0),
         .parts__1(s_thi__parts__1),
@@ -32240,7 +28123,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_thi__parts__6),
         .parts__7(s_thi__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_ord s_ord(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_ord s_ord(
         .whole(s_ord__whole),
         .parts__0(s_ord__parts__0),
         .parts__1(s_ord__parts__1),
@@ -32251,7 +28134,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_ord__parts__6),
         .parts__7(s_ord__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pending s_pending(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_lanes s_pending(
         .whole(s_pending__whole),
         .parts__0(s_pending__parts__0),
         .parts__1(s_pending__parts__1),
@@ -32262,7 +28145,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_pending__parts__6),
         .parts__7(s_pending__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_valid c_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool__valid_pack c_valid(
         .parts__0(c_valid__parts__0),
         .parts__1(c_valid__parts__1),
         .parts__2(c_valid__parts__2),
@@ -32273,7 +28156,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_valid__parts__7),
         .whole(c_valid__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pc c_pc(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_pc c_pc(
         .parts__0(c_pc__parts__0),
         .parts__1(c_pc__parts__1),
         .parts__2(c_pc__parts__2),
@@ -32284,7 +28167,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_pc__parts__7),
         .whole(c_pc__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_lanes c_lanes(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_lanes(
         .parts__0(c_lanes__parts__0),
         .parts__1(c_lanes__parts__1),
         .parts__2(c_lanes__parts__2),
@@ -32295,7 +28178,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_lanes__parts__7),
         .whole(c_lanes__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_ord c_ord(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_ord c_ord(
         .parts__0(c_ord__parts__0),
         .parts__1(c_ord__parts__1),
         .parts__2(c_ord__parts__2),
@@ -32306,7 +28189,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_ord__parts__7),
         .whole(c_ord__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pending c_pending(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_pending(
         .parts__0(c_pending__parts__0),
         .parts__1(c_pending__parts__1),
         .parts__2(c_pending__parts__2),
@@ -32317,7 +28200,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_pending__parts__7),
         .whole(c_pending__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_keep c_keep(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_keep(
         .parts__0(c_keep__parts__0),
         .parts__1(c_keep__parts__1),
         .parts__2(c_keep__parts__2),
@@ -32328,7 +28211,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_keep__parts__7),
         .whole(c_keep__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_a c_a(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__c_lanes c_a(
         .parts__0(c_a__parts__0),
         .parts__1(c_a__parts__1),
         .parts__2(c_a__parts__2),
@@ -32339,7 +28222,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__7(c_a__parts__7),
         .whole(c_a__whole)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__merge merge(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__merge merge(
         .base(merge__base),
         .keep(merge__keep),
         .a(merge__a),
@@ -32348,17 +28231,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .b_lanes(merge__b_lanes),
         .merged(merge__merged)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__pop pop(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__pop0 pop(
         .x(pop__x),
         .count(pop__count)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__row_tag row_tag(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__row_tag row_tag(
         .thi(row_tag__thi),
         .lanes(row_tag__lanes),
         .mask(row_tag__mask),
         .tag(row_tag__tag)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_tag s_tag(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_tag s_tag(
         .whole(s_tag__whole),
         .parts__0(s_tag__parts__0),
         .parts__1(s_tag__parts__1),
@@ -32369,7 +28252,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         .parts__6(s_tag__parts__6),
         .parts__7(s_tag__parts__7)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__ins0_tag ins0_tag(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__ins0_tag ins0_tag(
         .thi(ins0_tag__thi),
         .lanes(ins0_tag__lanes),
         .mask(ins0_tag__mask),
@@ -32986,543 +28869,3 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         ins0_tag__mask = ins0_tag__mask__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_a(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_a
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_keep(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_keep
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_lanes(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_lanes
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_ord(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    output reg  [23:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_ord
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pc(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [31:0] parts__0;
-    input wire  [31:0] parts__1;
-    input wire  [31:0] parts__2;
-    input wire  [31:0] parts__3;
-    input wire  [31:0] parts__4;
-    input wire  [31:0] parts__5;
-    input wire  [31:0] parts__6;
-    input wire  [31:0] parts__7;
-    output reg  [255:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pc
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pending(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    output reg  [63:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_pending
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_valid(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__c_valid
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__ins0_tag(thi,lanes,mask,tag);
-    
-    // Module arguments
-    input wire  [55:0] thi;
-    input wire  [7:0] lanes;
-    input wire  [6:0] mask;
-    output reg  [6:0] tag;
-    
-    // Update code (custom)
-    always @(*) begin
-        tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__ins0_tag
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__merge(base,keep,a,a_lanes,b,b_lanes,merged);
-    
-    // Module arguments
-    input wire  [447:0] base;
-    input wire  [63:0] keep;
-    input wire  [55:0] a;
-    input wire  [63:0] a_lanes;
-    input wire  [55:0] b;
-    input wire  [63:0] b_lanes;
-    output reg  [447:0] merged;
-    
-    // Update code (custom)
-    always @(*) begin
-        merged[6:0] = (keep[0] ? base[6:0] : 7'd0) | (a_lanes[0] ? a[6:0] : 7'd0) | (b_lanes[0] ? b[6:0] : 7'd0);
-        merged[13:7] = (keep[1] ? base[13:7] : 7'd0) | (a_lanes[1] ? a[13:7] : 7'd0) | (b_lanes[1] ? b[13:7] : 7'd0);
-        merged[20:14] = (keep[2] ? base[20:14] : 7'd0) | (a_lanes[2] ? a[20:14] : 7'd0) | (b_lanes[2] ? b[20:14] : 7'd0);
-        merged[27:21] = (keep[3] ? base[27:21] : 7'd0) | (a_lanes[3] ? a[27:21] : 7'd0) | (b_lanes[3] ? b[27:21] : 7'd0);
-        merged[34:28] = (keep[4] ? base[34:28] : 7'd0) | (a_lanes[4] ? a[34:28] : 7'd0) | (b_lanes[4] ? b[34:28] : 7'd0);
-        merged[41:35] = (keep[5] ? base[41:35] : 7'd0) | (a_lanes[5] ? a[41:35] : 7'd0) | (b_lanes[5] ? b[41:35] : 7'd0);
-        merged[48:42] = (keep[6] ? base[48:42] : 7'd0) | (a_lanes[6] ? a[48:42] : 7'd0) | (b_lanes[6] ? b[48:42] : 7'd0);
-        merged[55:49] = (keep[7] ? base[55:49] : 7'd0) | (a_lanes[7] ? a[55:49] : 7'd0) | (b_lanes[7] ? b[55:49] : 7'd0);
-        merged[62:56] = (keep[8] ? base[62:56] : 7'd0) | (a_lanes[8] ? a[6:0] : 7'd0) | (b_lanes[8] ? b[6:0] : 7'd0);
-        merged[69:63] = (keep[9] ? base[69:63] : 7'd0) | (a_lanes[9] ? a[13:7] : 7'd0) | (b_lanes[9] ? b[13:7] : 7'd0);
-        merged[76:70] = (keep[10] ? base[76:70] : 7'd0) | (a_lanes[10] ? a[20:14] : 7'd0) | (b_lanes[10] ? b[20:14] : 7'd0);
-        merged[83:77] = (keep[11] ? base[83:77] : 7'd0) | (a_lanes[11] ? a[27:21] : 7'd0) | (b_lanes[11] ? b[27:21] : 7'd0);
-        merged[90:84] = (keep[12] ? base[90:84] : 7'd0) | (a_lanes[12] ? a[34:28] : 7'd0) | (b_lanes[12] ? b[34:28] : 7'd0);
-        merged[97:91] = (keep[13] ? base[97:91] : 7'd0) | (a_lanes[13] ? a[41:35] : 7'd0) | (b_lanes[13] ? b[41:35] : 7'd0);
-        merged[104:98] = (keep[14] ? base[104:98] : 7'd0) | (a_lanes[14] ? a[48:42] : 7'd0) | (b_lanes[14] ? b[48:42] : 7'd0);
-        merged[111:105] = (keep[15] ? base[111:105] : 7'd0) | (a_lanes[15] ? a[55:49] : 7'd0) | (b_lanes[15] ? b[55:49] : 7'd0);
-        merged[118:112] = (keep[16] ? base[118:112] : 7'd0) | (a_lanes[16] ? a[6:0] : 7'd0) | (b_lanes[16] ? b[6:0] : 7'd0);
-        merged[125:119] = (keep[17] ? base[125:119] : 7'd0) | (a_lanes[17] ? a[13:7] : 7'd0) | (b_lanes[17] ? b[13:7] : 7'd0);
-        merged[132:126] = (keep[18] ? base[132:126] : 7'd0) | (a_lanes[18] ? a[20:14] : 7'd0) | (b_lanes[18] ? b[20:14] : 7'd0);
-        merged[139:133] = (keep[19] ? base[139:133] : 7'd0) | (a_lanes[19] ? a[27:21] : 7'd0) | (b_lanes[19] ? b[27:21] : 7'd0);
-        merged[146:140] = (keep[20] ? base[146:140] : 7'd0) | (a_lanes[20] ? a[34:28] : 7'd0) | (b_lanes[20] ? b[34:28] : 7'd0);
-        merged[153:147] = (keep[21] ? base[153:147] : 7'd0) | (a_lanes[21] ? a[41:35] : 7'd0) | (b_lanes[21] ? b[41:35] : 7'd0);
-        merged[160:154] = (keep[22] ? base[160:154] : 7'd0) | (a_lanes[22] ? a[48:42] : 7'd0) | (b_lanes[22] ? b[48:42] : 7'd0);
-        merged[167:161] = (keep[23] ? base[167:161] : 7'd0) | (a_lanes[23] ? a[55:49] : 7'd0) | (b_lanes[23] ? b[55:49] : 7'd0);
-        merged[174:168] = (keep[24] ? base[174:168] : 7'd0) | (a_lanes[24] ? a[6:0] : 7'd0) | (b_lanes[24] ? b[6:0] : 7'd0);
-        merged[181:175] = (keep[25] ? base[181:175] : 7'd0) | (a_lanes[25] ? a[13:7] : 7'd0) | (b_lanes[25] ? b[13:7] : 7'd0);
-        merged[188:182] = (keep[26] ? base[188:182] : 7'd0) | (a_lanes[26] ? a[20:14] : 7'd0) | (b_lanes[26] ? b[20:14] : 7'd0);
-        merged[195:189] = (keep[27] ? base[195:189] : 7'd0) | (a_lanes[27] ? a[27:21] : 7'd0) | (b_lanes[27] ? b[27:21] : 7'd0);
-        merged[202:196] = (keep[28] ? base[202:196] : 7'd0) | (a_lanes[28] ? a[34:28] : 7'd0) | (b_lanes[28] ? b[34:28] : 7'd0);
-        merged[209:203] = (keep[29] ? base[209:203] : 7'd0) | (a_lanes[29] ? a[41:35] : 7'd0) | (b_lanes[29] ? b[41:35] : 7'd0);
-        merged[216:210] = (keep[30] ? base[216:210] : 7'd0) | (a_lanes[30] ? a[48:42] : 7'd0) | (b_lanes[30] ? b[48:42] : 7'd0);
-        merged[223:217] = (keep[31] ? base[223:217] : 7'd0) | (a_lanes[31] ? a[55:49] : 7'd0) | (b_lanes[31] ? b[55:49] : 7'd0);
-        merged[230:224] = (keep[32] ? base[230:224] : 7'd0) | (a_lanes[32] ? a[6:0] : 7'd0) | (b_lanes[32] ? b[6:0] : 7'd0);
-        merged[237:231] = (keep[33] ? base[237:231] : 7'd0) | (a_lanes[33] ? a[13:7] : 7'd0) | (b_lanes[33] ? b[13:7] : 7'd0);
-        merged[244:238] = (keep[34] ? base[244:238] : 7'd0) | (a_lanes[34] ? a[20:14] : 7'd0) | (b_lanes[34] ? b[20:14] : 7'd0);
-        merged[251:245] = (keep[35] ? base[251:245] : 7'd0) | (a_lanes[35] ? a[27:21] : 7'd0) | (b_lanes[35] ? b[27:21] : 7'd0);
-        merged[258:252] = (keep[36] ? base[258:252] : 7'd0) | (a_lanes[36] ? a[34:28] : 7'd0) | (b_lanes[36] ? b[34:28] : 7'd0);
-        merged[265:259] = (keep[37] ? base[265:259] : 7'd0) | (a_lanes[37] ? a[41:35] : 7'd0) | (b_lanes[37] ? b[41:35] : 7'd0);
-        merged[272:266] = (keep[38] ? base[272:266] : 7'd0) | (a_lanes[38] ? a[48:42] : 7'd0) | (b_lanes[38] ? b[48:42] : 7'd0);
-        merged[279:273] = (keep[39] ? base[279:273] : 7'd0) | (a_lanes[39] ? a[55:49] : 7'd0) | (b_lanes[39] ? b[55:49] : 7'd0);
-        merged[286:280] = (keep[40] ? base[286:280] : 7'd0) | (a_lanes[40] ? a[6:0] : 7'd0) | (b_lanes[40] ? b[6:0] : 7'd0);
-        merged[293:287] = (keep[41] ? base[293:287] : 7'd0) | (a_lanes[41] ? a[13:7] : 7'd0) | (b_lanes[41] ? b[13:7] : 7'd0);
-        merged[300:294] = (keep[42] ? base[300:294] : 7'd0) | (a_lanes[42] ? a[20:14] : 7'd0) | (b_lanes[42] ? b[20:14] : 7'd0);
-        merged[307:301] = (keep[43] ? base[307:301] : 7'd0) | (a_lanes[43] ? a[27:21] : 7'd0) | (b_lanes[43] ? b[27:21] : 7'd0);
-        merged[314:308] = (keep[44] ? base[314:308] : 7'd0) | (a_lanes[44] ? a[34:28] : 7'd0) | (b_lanes[44] ? b[34:28] : 7'd0);
-        merged[321:315] = (keep[45] ? base[321:315] : 7'd0) | (a_lanes[45] ? a[41:35] : 7'd0) | (b_lanes[45] ? b[41:35] : 7'd0);
-        merged[328:322] = (keep[46] ? base[328:322] : 7'd0) | (a_lanes[46] ? a[48:42] : 7'd0) | (b_lanes[46] ? b[48:42] : 7'd0);
-        merged[335:329] = (keep[47] ? base[335:329] : 7'd0) | (a_lanes[47] ? a[55:49] : 7'd0) | (b_lanes[47] ? b[55:49] : 7'd0);
-        merged[342:336] = (keep[48] ? base[342:336] : 7'd0) | (a_lanes[48] ? a[6:0] : 7'd0) | (b_lanes[48] ? b[6:0] : 7'd0);
-        merged[349:343] = (keep[49] ? base[349:343] : 7'd0) | (a_lanes[49] ? a[13:7] : 7'd0) | (b_lanes[49] ? b[13:7] : 7'd0);
-        merged[356:350] = (keep[50] ? base[356:350] : 7'd0) | (a_lanes[50] ? a[20:14] : 7'd0) | (b_lanes[50] ? b[20:14] : 7'd0);
-        merged[363:357] = (keep[51] ? base[363:357] : 7'd0) | (a_lanes[51] ? a[27:21] : 7'd0) | (b_lanes[51] ? b[27:21] : 7'd0);
-        merged[370:364] = (keep[52] ? base[370:364] : 7'd0) | (a_lanes[52] ? a[34:28] : 7'd0) | (b_lanes[52] ? b[34:28] : 7'd0);
-        merged[377:371] = (keep[53] ? base[377:371] : 7'd0) | (a_lanes[53] ? a[41:35] : 7'd0) | (b_lanes[53] ? b[41:35] : 7'd0);
-        merged[384:378] = (keep[54] ? base[384:378] : 7'd0) | (a_lanes[54] ? a[48:42] : 7'd0) | (b_lanes[54] ? b[48:42] : 7'd0);
-        merged[391:385] = (keep[55] ? base[391:385] : 7'd0) | (a_lanes[55] ? a[55:49] : 7'd0) | (b_lanes[55] ? b[55:49] : 7'd0);
-        merged[398:392] = (keep[56] ? base[398:392] : 7'd0) | (a_lanes[56] ? a[6:0] : 7'd0) | (b_lanes[56] ? b[6:0] : 7'd0);
-        merged[405:399] = (keep[57] ? base[405:399] : 7'd0) | (a_lanes[57] ? a[13:7] : 7'd0) | (b_lanes[57] ? b[13:7] : 7'd0);
-        merged[412:406] = (keep[58] ? base[412:406] : 7'd0) | (a_lanes[58] ? a[20:14] : 7'd0) | (b_lanes[58] ? b[20:14] : 7'd0);
-        merged[419:413] = (keep[59] ? base[419:413] : 7'd0) | (a_lanes[59] ? a[27:21] : 7'd0) | (b_lanes[59] ? b[27:21] : 7'd0);
-        merged[426:420] = (keep[60] ? base[426:420] : 7'd0) | (a_lanes[60] ? a[34:28] : 7'd0) | (b_lanes[60] ? b[34:28] : 7'd0);
-        merged[433:427] = (keep[61] ? base[433:427] : 7'd0) | (a_lanes[61] ? a[41:35] : 7'd0) | (b_lanes[61] ? b[41:35] : 7'd0);
-        merged[440:434] = (keep[62] ? base[440:434] : 7'd0) | (a_lanes[62] ? a[48:42] : 7'd0) | (b_lanes[62] ? b[48:42] : 7'd0);
-        merged[447:441] = (keep[63] ? base[447:441] : 7'd0) | (a_lanes[63] ? a[55:49] : 7'd0) | (b_lanes[63] ? b[55:49] : 7'd0);
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__merge
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__pop(x,count);
-    
-    // Module arguments
-    input wire  [7:0] x;
-    output reg  [3:0] count;
-    
-    // Update code (custom)
-    always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__pop
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_lanes(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 64'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_lanes
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_ord(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [23:0] d;
-    output reg  [23:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 24'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_ord
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pc(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 256'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pc
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pending(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 64'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_pending
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_thi(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [447:0] d;
-    output reg  [447:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 448'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_thi
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__r_valid
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__row_tag(thi,lanes,mask,tag);
-    
-    // Module arguments
-    input wire  [447:0] thi;
-    input wire  [63:0] lanes;
-    input wire  [6:0] mask;
-    output reg  [55:0] tag;
-    
-    // Update code (custom)
-    always @(*) begin
-        tag[6:0] = ((lanes[0] ? thi[6:0] : 7'd0) | (lanes[1] ? thi[13:7] : 7'd0) | (lanes[2] ? thi[20:14] : 7'd0) | (lanes[3] ? thi[27:21] : 7'd0) | (lanes[4] ? thi[34:28] : 7'd0) | (lanes[5] ? thi[41:35] : 7'd0) | (lanes[6] ? thi[48:42] : 7'd0) | (lanes[7] ? thi[55:49] : 7'd0)) & mask;
-        tag[13:7] = ((lanes[8] ? thi[62:56] : 7'd0) | (lanes[9] ? thi[69:63] : 7'd0) | (lanes[10] ? thi[76:70] : 7'd0) | (lanes[11] ? thi[83:77] : 7'd0) | (lanes[12] ? thi[90:84] : 7'd0) | (lanes[13] ? thi[97:91] : 7'd0) | (lanes[14] ? thi[104:98] : 7'd0) | (lanes[15] ? thi[111:105] : 7'd0)) & mask;
-        tag[20:14] = ((lanes[16] ? thi[118:112] : 7'd0) | (lanes[17] ? thi[125:119] : 7'd0) | (lanes[18] ? thi[132:126] : 7'd0) | (lanes[19] ? thi[139:133] : 7'd0) | (lanes[20] ? thi[146:140] : 7'd0) | (lanes[21] ? thi[153:147] : 7'd0) | (lanes[22] ? thi[160:154] : 7'd0) | (lanes[23] ? thi[167:161] : 7'd0)) & mask;
-        tag[27:21] = ((lanes[24] ? thi[174:168] : 7'd0) | (lanes[25] ? thi[181:175] : 7'd0) | (lanes[26] ? thi[188:182] : 7'd0) | (lanes[27] ? thi[195:189] : 7'd0) | (lanes[28] ? thi[202:196] : 7'd0) | (lanes[29] ? thi[209:203] : 7'd0) | (lanes[30] ? thi[216:210] : 7'd0) | (lanes[31] ? thi[223:217] : 7'd0)) & mask;
-        tag[34:28] = ((lanes[32] ? thi[230:224] : 7'd0) | (lanes[33] ? thi[237:231] : 7'd0) | (lanes[34] ? thi[244:238] : 7'd0) | (lanes[35] ? thi[251:245] : 7'd0) | (lanes[36] ? thi[258:252] : 7'd0) | (lanes[37] ? thi[265:259] : 7'd0) | (lanes[38] ? thi[272:266] : 7'd0) | (lanes[39] ? thi[279:273] : 7'd0)) & mask;
-        tag[41:35] = ((lanes[40] ? thi[286:280] : 7'd0) | (lanes[41] ? thi[293:287] : 7'd0) | (lanes[42] ? thi[300:294] : 7'd0) | (lanes[43] ? thi[307:301] : 7'd0) | (lanes[44] ? thi[314:308] : 7'd0) | (lanes[45] ? thi[321:315] : 7'd0) | (lanes[46] ? thi[328:322] : 7'd0) | (lanes[47] ? thi[335:329] : 7'd0)) & mask;
-        tag[48:42] = ((lanes[48] ? thi[342:336] : 7'd0) | (lanes[49] ? thi[349:343] : 7'd0) | (lanes[50] ? thi[356:350] : 7'd0) | (lanes[51] ? thi[363:357] : 7'd0) | (lanes[52] ? thi[370:364] : 7'd0) | (lanes[53] ? thi[377:371] : 7'd0) | (lanes[54] ? thi[384:378] : 7'd0) | (lanes[55] ? thi[391:385] : 7'd0)) & mask;
-        tag[55:49] = ((lanes[56] ? thi[398:392] : 7'd0) | (lanes[57] ? thi[405:399] : 7'd0) | (lanes[58] ? thi[412:406] : 7'd0) | (lanes[59] ? thi[419:413] : 7'd0) | (lanes[60] ? thi[426:420] : 7'd0) | (lanes[61] ? thi[433:427] : 7'd0) | (lanes[62] ? thi[440:434] : 7'd0) | (lanes[63] ? thi[447:441] : 7'd0)) & mask;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__row_tag
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_lanes(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [63:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_lanes
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_ord(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [23:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    output reg  [2:0] parts__5;
-    output reg  [2:0] parts__6;
-    output reg  [2:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-        parts__5 = whole[17:15];
-        parts__6 = whole[20:18];
-        parts__7 = whole[23:21];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_ord
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pc(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [255:0] whole;
-    output reg  [31:0] parts__0;
-    output reg  [31:0] parts__1;
-    output reg  [31:0] parts__2;
-    output reg  [31:0] parts__3;
-    output reg  [31:0] parts__4;
-    output reg  [31:0] parts__5;
-    output reg  [31:0] parts__6;
-    output reg  [31:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[31:0];
-        parts__1 = whole[63:32];
-        parts__2 = whole[95:64];
-        parts__3 = whole[127:96];
-        parts__4 = whole[159:128];
-        parts__5 = whole[191:160];
-        parts__6 = whole[223:192];
-        parts__7 = whole[255:224];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pc
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pending(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [63:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_pending
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_tag(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [55:0] whole;
-    output reg  [6:0] parts__0;
-    output reg  [6:0] parts__1;
-    output reg  [6:0] parts__2;
-    output reg  [6:0] parts__3;
-    output reg  [6:0] parts__4;
-    output reg  [6:0] parts__5;
-    output reg  [6:0] parts__6;
-    output reg  [6:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[6:0];
-        parts__1 = whole[13:7];
-        parts__2 = whole[20:14];
-        parts__3 = whole[27:21];
-        parts__4 = whole[34:28];
-        parts__5 = whole[41:35];
-        parts__6 = whole[48:42];
-        parts__7 = whole[55:49];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_tag
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_thi(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [447:0] whole;
-    output reg  [55:0] parts__0;
-    output reg  [55:0] parts__1;
-    output reg  [55:0] parts__2;
-    output reg  [55:0] parts__3;
-    output reg  [55:0] parts__4;
-    output reg  [55:0] parts__5;
-    output reg  [55:0] parts__6;
-    output reg  [55:0] parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[55:0];
-        parts__1 = whole[111:56];
-        parts__2 = whole[167:112];
-        parts__3 = whole[223:168];
-        parts__4 = whole[279:224];
-        parts__5 = whole[335:280];
-        parts__6 = whole[391:336];
-        parts__7 = whole[447:392];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_thi
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_valid(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
-    
-    // Module arguments
-    input wire  [7:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    output reg  parts__3;
-    output reg  parts__4;
-    output reg  parts__5;
-    output reg  parts__6;
-    output reg  parts__7;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-        parts__3 = whole[3:3];
-        parts__4 = whole[4:4];
-        parts__5 = whole[5:5];
-        parts__6 = whole[6:6];
-        parts__7 = whole[7:7];
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl__s_valid

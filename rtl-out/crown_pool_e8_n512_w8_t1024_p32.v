@@ -369,43 +369,43 @@ module crown_pool_e8_n512_w8_t1024_p32(clock,reset,ref_valid,ref_pc,ref_lanes,re
         .d(ent_valid__0__d),
         .q(ent_valid__0__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__1 ent_valid__1(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__1(
         .clock(ent_valid__1__clock),
         .reset(ent_valid__1__reset),
         .d(ent_valid__1__d),
         .q(ent_valid__1__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__2 ent_valid__2(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__2(
         .clock(ent_valid__2__clock),
         .reset(ent_valid__2__reset),
         .d(ent_valid__2__d),
         .q(ent_valid__2__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__3 ent_valid__3(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__3(
         .clock(ent_valid__3__clock),
         .reset(ent_valid__3__reset),
         .d(ent_valid__3__d),
         .q(ent_valid__3__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__4 ent_valid__4(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__4(
         .clock(ent_valid__4__clock),
         .reset(ent_valid__4__reset),
         .d(ent_valid__4__d),
         .q(ent_valid__4__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__5 ent_valid__5(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__5(
         .clock(ent_valid__5__clock),
         .reset(ent_valid__5__reset),
         .d(ent_valid__5__d),
         .q(ent_valid__5__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__6 ent_valid__6(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__6(
         .clock(ent_valid__6__clock),
         .reset(ent_valid__6__reset),
         .d(ent_valid__6__d),
         .q(ent_valid__6__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_valid__7 ent_valid__7(
+    crown_pool_e8_n512_w8_t1024_p32__ent_valid__0 ent_valid__7(
         .clock(ent_valid__7__clock),
         .reset(ent_valid__7__reset),
         .d(ent_valid__7__d),
@@ -417,43 +417,43 @@ module crown_pool_e8_n512_w8_t1024_p32(clock,reset,ref_valid,ref_pc,ref_lanes,re
         .d(ent_pc__0__d),
         .q(ent_pc__0__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__1 ent_pc__1(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__1(
         .clock(ent_pc__1__clock),
         .reset(ent_pc__1__reset),
         .d(ent_pc__1__d),
         .q(ent_pc__1__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__2 ent_pc__2(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__2(
         .clock(ent_pc__2__clock),
         .reset(ent_pc__2__reset),
         .d(ent_pc__2__d),
         .q(ent_pc__2__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__3 ent_pc__3(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__3(
         .clock(ent_pc__3__clock),
         .reset(ent_pc__3__reset),
         .d(ent_pc__3__d),
         .q(ent_pc__3__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__4 ent_pc__4(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__4(
         .clock(ent_pc__4__clock),
         .reset(ent_pc__4__reset),
         .d(ent_pc__4__d),
         .q(ent_pc__4__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__5 ent_pc__5(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__5(
         .clock(ent_pc__5__clock),
         .reset(ent_pc__5__reset),
         .d(ent_pc__5__d),
         .q(ent_pc__5__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__6 ent_pc__6(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__6(
         .clock(ent_pc__6__clock),
         .reset(ent_pc__6__reset),
         .d(ent_pc__6__d),
         .q(ent_pc__6__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_pc__7 ent_pc__7(
+    crown_pool_e8_n512_w8_t1024_p32__ent_pc__0 ent_pc__7(
         .clock(ent_pc__7__clock),
         .reset(ent_pc__7__reset),
         .d(ent_pc__7__d),
@@ -465,43 +465,43 @@ module crown_pool_e8_n512_w8_t1024_p32(clock,reset,ref_valid,ref_pc,ref_lanes,re
         .d(ent_lanes__0__d),
         .q(ent_lanes__0__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__1 ent_lanes__1(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__1(
         .clock(ent_lanes__1__clock),
         .reset(ent_lanes__1__reset),
         .d(ent_lanes__1__d),
         .q(ent_lanes__1__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__2 ent_lanes__2(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__2(
         .clock(ent_lanes__2__clock),
         .reset(ent_lanes__2__reset),
         .d(ent_lanes__2__d),
         .q(ent_lanes__2__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__3 ent_lanes__3(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__3(
         .clock(ent_lanes__3__clock),
         .reset(ent_lanes__3__reset),
         .d(ent_lanes__3__d),
         .q(ent_lanes__3__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__4 ent_lanes__4(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__4(
         .clock(ent_lanes__4__clock),
         .reset(ent_lanes__4__reset),
         .d(ent_lanes__4__d),
         .q(ent_lanes__4__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__5 ent_lanes__5(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__5(
         .clock(ent_lanes__5__clock),
         .reset(ent_lanes__5__reset),
         .d(ent_lanes__5__d),
         .q(ent_lanes__5__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__6 ent_lanes__6(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__6(
         .clock(ent_lanes__6__clock),
         .reset(ent_lanes__6__reset),
         .d(ent_lanes__6__d),
         .q(ent_lanes__6__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__7 ent_lanes__7(
+    crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0 ent_lanes__7(
         .clock(ent_lanes__7__clock),
         .reset(ent_lanes__7__reset),
         .d(ent_lanes__7__d),
@@ -513,43 +513,43 @@ module crown_pool_e8_n512_w8_t1024_p32(clock,reset,ref_valid,ref_pc,ref_lanes,re
         .d(ent_thi__0__d),
         .q(ent_thi__0__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__1 ent_thi__1(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__1(
         .clock(ent_thi__1__clock),
         .reset(ent_thi__1__reset),
         .d(ent_thi__1__d),
         .q(ent_thi__1__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__2 ent_thi__2(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__2(
         .clock(ent_thi__2__clock),
         .reset(ent_thi__2__reset),
         .d(ent_thi__2__d),
         .q(ent_thi__2__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__3 ent_thi__3(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__3(
         .clock(ent_thi__3__clock),
         .reset(ent_thi__3__reset),
         .d(ent_thi__3__d),
         .q(ent_thi__3__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__4 ent_thi__4(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__4(
         .clock(ent_thi__4__clock),
         .reset(ent_thi__4__reset),
         .d(ent_thi__4__d),
         .q(ent_thi__4__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__5 ent_thi__5(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__5(
         .clock(ent_thi__5__clock),
         .reset(ent_thi__5__reset),
         .d(ent_thi__5__d),
         .q(ent_thi__5__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__6 ent_thi__6(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__6(
         .clock(ent_thi__6__clock),
         .reset(ent_thi__6__reset),
         .d(ent_thi__6__d),
         .q(ent_thi__6__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_thi__7 ent_thi__7(
+    crown_pool_e8_n512_w8_t1024_p32__ent_thi__0 ent_thi__7(
         .clock(ent_thi__7__clock),
         .reset(ent_thi__7__reset),
         .d(ent_thi__7__d),
@@ -561,43 +561,43 @@ module crown_pool_e8_n512_w8_t1024_p32(clock,reset,ref_valid,ref_pc,ref_lanes,re
         .d(ent_slot__0__d),
         .q(ent_slot__0__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__1 ent_slot__1(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__1(
         .clock(ent_slot__1__clock),
         .reset(ent_slot__1__reset),
         .d(ent_slot__1__d),
         .q(ent_slot__1__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__2 ent_slot__2(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__2(
         .clock(ent_slot__2__clock),
         .reset(ent_slot__2__reset),
         .d(ent_slot__2__d),
         .q(ent_slot__2__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__3 ent_slot__3(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__3(
         .clock(ent_slot__3__clock),
         .reset(ent_slot__3__reset),
         .d(ent_slot__3__d),
         .q(ent_slot__3__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__4 ent_slot__4(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__4(
         .clock(ent_slot__4__clock),
         .reset(ent_slot__4__reset),
         .d(ent_slot__4__d),
         .q(ent_slot__4__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__5 ent_slot__5(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__5(
         .clock(ent_slot__5__clock),
         .reset(ent_slot__5__reset),
         .d(ent_slot__5__d),
         .q(ent_slot__5__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__6 ent_slot__6(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__6(
         .clock(ent_slot__6__clock),
         .reset(ent_slot__6__reset),
         .d(ent_slot__6__d),
         .q(ent_slot__6__q)
     );
-    crown_pool_e8_n512_w8_t1024_p32__ent_slot__7 ent_slot__7(
+    crown_pool_e8_n512_w8_t1024_p32__ent_slot__0 ent_slot__7(
         .clock(ent_slot__7__clock),
         .reset(ent_slot__7__reset),
         .d(ent_slot__7__d),
@@ -1243,118 +1243,6 @@ module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0(clock,reset,d,q);
 endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__0
 
 
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__1
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__2
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__3
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__4
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__5
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__6
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_lanes__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_lanes__7
-
-
 module crown_pool_e8_n512_w8_t1024_p32__ent_pc__0(clock,reset,d,q);
     
     // Module arguments
@@ -1369,118 +1257,6 @@ module crown_pool_e8_n512_w8_t1024_p32__ent_pc__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__0
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__1
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__2
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__3
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__4
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__5
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__6
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_pc__7
 
 
 module crown_pool_e8_n512_w8_t1024_p32__ent_slot__0(clock,reset,d,q);
@@ -1499,118 +1275,6 @@ module crown_pool_e8_n512_w8_t1024_p32__ent_slot__0(clock,reset,d,q);
 endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__0
 
 
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__1
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__2
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__3
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__4
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__5
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__6
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_slot__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_slot__7
-
-
 module crown_pool_e8_n512_w8_t1024_p32__ent_thi__0(clock,reset,d,q);
     
     // Module arguments
@@ -1627,118 +1291,6 @@ module crown_pool_e8_n512_w8_t1024_p32__ent_thi__0(clock,reset,d,q);
 endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__0
 
 
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__1
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__2
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__3
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__4
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__5
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__6
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_thi__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [55:0] d;
-    output reg  [55:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 56'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_thi__7
-
-
 module crown_pool_e8_n512_w8_t1024_p32__ent_valid__0(clock,reset,d,q);
     
     // Module arguments
@@ -1753,118 +1305,6 @@ module crown_pool_e8_n512_w8_t1024_p32__ent_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__0
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__1
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__2
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__3
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__4
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__5
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__6
-
-
-module crown_pool_e8_n512_w8_t1024_p32__ent_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_pool_e8_n512_w8_t1024_p32__ent_valid__7
 
 
 module crown_pool_e8_n512_w8_t1024_p32__last(clock,reset,d,q);

@@ -1126,7 +1126,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__0__raddr),
         .rdata(way_ram__0__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__1 way_ram__1(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__1(
         .clock(way_ram__1__clock),
         .we(way_ram__1__we),
         .wbe(way_ram__1__wbe),
@@ -1136,7 +1136,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__1__raddr),
         .rdata(way_ram__1__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__2 way_ram__2(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__2(
         .clock(way_ram__2__clock),
         .we(way_ram__2__we),
         .wbe(way_ram__2__wbe),
@@ -1146,7 +1146,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__2__raddr),
         .rdata(way_ram__2__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__3 way_ram__3(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__3(
         .clock(way_ram__3__clock),
         .we(way_ram__3__we),
         .wbe(way_ram__3__wbe),
@@ -1156,7 +1156,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__3__raddr),
         .rdata(way_ram__3__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__4 way_ram__4(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__4(
         .clock(way_ram__4__clock),
         .we(way_ram__4__we),
         .wbe(way_ram__4__wbe),
@@ -1166,7 +1166,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__4__raddr),
         .rdata(way_ram__4__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__5 way_ram__5(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__5(
         .clock(way_ram__5__clock),
         .we(way_ram__5__we),
         .wbe(way_ram__5__wbe),
@@ -1176,7 +1176,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__5__raddr),
         .rdata(way_ram__5__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__6 way_ram__6(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__6(
         .clock(way_ram__6__clock),
         .we(way_ram__6__we),
         .wbe(way_ram__6__wbe),
@@ -1186,7 +1186,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__6__raddr),
         .rdata(way_ram__6__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__7 way_ram__7(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__7(
         .clock(way_ram__7__clock),
         .we(way_ram__7__we),
         .wbe(way_ram__7__wbe),
@@ -1196,7 +1196,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__7__raddr),
         .rdata(way_ram__7__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__8 way_ram__8(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__8(
         .clock(way_ram__8__clock),
         .we(way_ram__8__we),
         .wbe(way_ram__8__wbe),
@@ -1206,7 +1206,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__8__raddr),
         .rdata(way_ram__8__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__9 way_ram__9(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__9(
         .clock(way_ram__9__clock),
         .we(way_ram__9__we),
         .wbe(way_ram__9__wbe),
@@ -1216,7 +1216,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__9__raddr),
         .rdata(way_ram__9__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__10 way_ram__10(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__10(
         .clock(way_ram__10__clock),
         .we(way_ram__10__we),
         .wbe(way_ram__10__wbe),
@@ -1226,7 +1226,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__10__raddr),
         .rdata(way_ram__10__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__11 way_ram__11(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__11(
         .clock(way_ram__11__clock),
         .we(way_ram__11__we),
         .wbe(way_ram__11__wbe),
@@ -1236,7 +1236,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__11__raddr),
         .rdata(way_ram__11__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__12 way_ram__12(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__12(
         .clock(way_ram__12__clock),
         .we(way_ram__12__we),
         .wbe(way_ram__12__wbe),
@@ -1246,7 +1246,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__12__raddr),
         .rdata(way_ram__12__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__13 way_ram__13(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__13(
         .clock(way_ram__13__clock),
         .we(way_ram__13__we),
         .wbe(way_ram__13__wbe),
@@ -1256,7 +1256,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__13__raddr),
         .rdata(way_ram__13__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__14 way_ram__14(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__14(
         .clock(way_ram__14__clock),
         .we(way_ram__14__we),
         .wbe(way_ram__14__wbe),
@@ -1266,7 +1266,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__14__raddr),
         .rdata(way_ram__14__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__15 way_ram__15(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__15(
         .clock(way_ram__15__clock),
         .we(way_ram__15__we),
         .wbe(way_ram__15__wbe),
@@ -1276,7 +1276,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__15__raddr),
         .rdata(way_ram__15__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__16 way_ram__16(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__16(
         .clock(way_ram__16__clock),
         .we(way_ram__16__we),
         .wbe(way_ram__16__wbe),
@@ -1286,7 +1286,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__16__raddr),
         .rdata(way_ram__16__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__17 way_ram__17(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__17(
         .clock(way_ram__17__clock),
         .we(way_ram__17__we),
         .wbe(way_ram__17__wbe),
@@ -1296,7 +1296,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__17__raddr),
         .rdata(way_ram__17__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__18 way_ram__18(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__18(
         .clock(way_ram__18__clock),
         .we(way_ram__18__we),
         .wbe(way_ram__18__wbe),
@@ -1306,7 +1306,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__18__raddr),
         .rdata(way_ram__18__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__19 way_ram__19(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__19(
         .clock(way_ram__19__clock),
         .we(way_ram__19__we),
         .wbe(way_ram__19__wbe),
@@ -1316,7 +1316,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__19__raddr),
         .rdata(way_ram__19__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__20 way_ram__20(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__20(
         .clock(way_ram__20__clock),
         .we(way_ram__20__we),
         .wbe(way_ram__20__wbe),
@@ -1326,7 +1326,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__20__raddr),
         .rdata(way_ram__20__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__21 way_ram__21(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__21(
         .clock(way_ram__21__clock),
         .we(way_ram__21__we),
         .wbe(way_ram__21__wbe),
@@ -1336,7 +1336,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__21__raddr),
         .rdata(way_ram__21__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__22 way_ram__22(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__22(
         .clock(way_ram__22__clock),
         .we(way_ram__22__we),
         .wbe(way_ram__22__wbe),
@@ -1346,7 +1346,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__22__raddr),
         .rdata(way_ram__22__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__23 way_ram__23(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__23(
         .clock(way_ram__23__clock),
         .we(way_ram__23__we),
         .wbe(way_ram__23__wbe),
@@ -1356,7 +1356,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__23__raddr),
         .rdata(way_ram__23__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__24 way_ram__24(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__24(
         .clock(way_ram__24__clock),
         .we(way_ram__24__we),
         .wbe(way_ram__24__wbe),
@@ -1366,7 +1366,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__24__raddr),
         .rdata(way_ram__24__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__25 way_ram__25(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__25(
         .clock(way_ram__25__clock),
         .we(way_ram__25__we),
         .wbe(way_ram__25__wbe),
@@ -1376,7 +1376,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__25__raddr),
         .rdata(way_ram__25__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__26 way_ram__26(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__26(
         .clock(way_ram__26__clock),
         .we(way_ram__26__we),
         .wbe(way_ram__26__wbe),
@@ -1386,7 +1386,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__26__raddr),
         .rdata(way_ram__26__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__27 way_ram__27(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__27(
         .clock(way_ram__27__clock),
         .we(way_ram__27__we),
         .wbe(way_ram__27__wbe),
@@ -1396,7 +1396,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__27__raddr),
         .rdata(way_ram__27__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__28 way_ram__28(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__28(
         .clock(way_ram__28__clock),
         .we(way_ram__28__we),
         .wbe(way_ram__28__wbe),
@@ -1406,7 +1406,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__28__raddr),
         .rdata(way_ram__28__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__29 way_ram__29(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__29(
         .clock(way_ram__29__clock),
         .we(way_ram__29__we),
         .wbe(way_ram__29__wbe),
@@ -1416,7 +1416,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__29__raddr),
         .rdata(way_ram__29__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__30 way_ram__30(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__30(
         .clock(way_ram__30__clock),
         .we(way_ram__30__we),
         .wbe(way_ram__30__wbe),
@@ -1426,7 +1426,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__30__raddr),
         .rdata(way_ram__30__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__31 way_ram__31(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__31(
         .clock(way_ram__31__clock),
         .we(way_ram__31__we),
         .wbe(way_ram__31__wbe),
@@ -1436,7 +1436,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__31__raddr),
         .rdata(way_ram__31__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__32 way_ram__32(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__32(
         .clock(way_ram__32__clock),
         .we(way_ram__32__we),
         .wbe(way_ram__32__wbe),
@@ -1446,7 +1446,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__32__raddr),
         .rdata(way_ram__32__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__33 way_ram__33(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__33(
         .clock(way_ram__33__clock),
         .we(way_ram__33__we),
         .wbe(way_ram__33__wbe),
@@ -1456,7 +1456,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__33__raddr),
         .rdata(way_ram__33__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__34 way_ram__34(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__34(
         .clock(way_ram__34__clock),
         .we(way_ram__34__we),
         .wbe(way_ram__34__wbe),
@@ -1466,7 +1466,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__34__raddr),
         .rdata(way_ram__34__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__35 way_ram__35(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__35(
         .clock(way_ram__35__clock),
         .we(way_ram__35__we),
         .wbe(way_ram__35__wbe),
@@ -1476,7 +1476,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__35__raddr),
         .rdata(way_ram__35__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__36 way_ram__36(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__36(
         .clock(way_ram__36__clock),
         .we(way_ram__36__we),
         .wbe(way_ram__36__wbe),
@@ -1486,7 +1486,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__36__raddr),
         .rdata(way_ram__36__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__37 way_ram__37(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__37(
         .clock(way_ram__37__clock),
         .we(way_ram__37__we),
         .wbe(way_ram__37__wbe),
@@ -1496,7 +1496,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__37__raddr),
         .rdata(way_ram__37__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__38 way_ram__38(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__38(
         .clock(way_ram__38__clock),
         .we(way_ram__38__we),
         .wbe(way_ram__38__wbe),
@@ -1506,7 +1506,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__38__raddr),
         .rdata(way_ram__38__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__39 way_ram__39(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__39(
         .clock(way_ram__39__clock),
         .we(way_ram__39__we),
         .wbe(way_ram__39__wbe),
@@ -1516,7 +1516,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__39__raddr),
         .rdata(way_ram__39__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__40 way_ram__40(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__40(
         .clock(way_ram__40__clock),
         .we(way_ram__40__we),
         .wbe(way_ram__40__wbe),
@@ -1526,7 +1526,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__40__raddr),
         .rdata(way_ram__40__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__41 way_ram__41(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__41(
         .clock(way_ram__41__clock),
         .we(way_ram__41__we),
         .wbe(way_ram__41__wbe),
@@ -1536,7 +1536,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__41__raddr),
         .rdata(way_ram__41__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__42 way_ram__42(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__42(
         .clock(way_ram__42__clock),
         .we(way_ram__42__we),
         .wbe(way_ram__42__wbe),
@@ -1546,7 +1546,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__42__raddr),
         .rdata(way_ram__42__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__43 way_ram__43(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__43(
         .clock(way_ram__43__clock),
         .we(way_ram__43__we),
         .wbe(way_ram__43__wbe),
@@ -1556,7 +1556,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__43__raddr),
         .rdata(way_ram__43__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__44 way_ram__44(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__44(
         .clock(way_ram__44__clock),
         .we(way_ram__44__we),
         .wbe(way_ram__44__wbe),
@@ -1566,7 +1566,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__44__raddr),
         .rdata(way_ram__44__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__45 way_ram__45(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__45(
         .clock(way_ram__45__clock),
         .we(way_ram__45__we),
         .wbe(way_ram__45__wbe),
@@ -1576,7 +1576,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__45__raddr),
         .rdata(way_ram__45__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__46 way_ram__46(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__46(
         .clock(way_ram__46__clock),
         .we(way_ram__46__we),
         .wbe(way_ram__46__wbe),
@@ -1586,7 +1586,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__46__raddr),
         .rdata(way_ram__46__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__47 way_ram__47(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__47(
         .clock(way_ram__47__clock),
         .we(way_ram__47__we),
         .wbe(way_ram__47__wbe),
@@ -1596,7 +1596,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__47__raddr),
         .rdata(way_ram__47__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__48 way_ram__48(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__48(
         .clock(way_ram__48__clock),
         .we(way_ram__48__we),
         .wbe(way_ram__48__wbe),
@@ -1606,7 +1606,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__48__raddr),
         .rdata(way_ram__48__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__49 way_ram__49(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__49(
         .clock(way_ram__49__clock),
         .we(way_ram__49__we),
         .wbe(way_ram__49__wbe),
@@ -1616,7 +1616,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__49__raddr),
         .rdata(way_ram__49__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__50 way_ram__50(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__50(
         .clock(way_ram__50__clock),
         .we(way_ram__50__we),
         .wbe(way_ram__50__wbe),
@@ -1626,7 +1626,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__50__raddr),
         .rdata(way_ram__50__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__51 way_ram__51(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__51(
         .clock(way_ram__51__clock),
         .we(way_ram__51__we),
         .wbe(way_ram__51__wbe),
@@ -1636,7 +1636,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__51__raddr),
         .rdata(way_ram__51__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__52 way_ram__52(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__52(
         .clock(way_ram__52__clock),
         .we(way_ram__52__we),
         .wbe(way_ram__52__wbe),
@@ -1646,7 +1646,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__52__raddr),
         .rdata(way_ram__52__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__53 way_ram__53(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__53(
         .clock(way_ram__53__clock),
         .we(way_ram__53__we),
         .wbe(way_ram__53__wbe),
@@ -1656,7 +1656,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__53__raddr),
         .rdata(way_ram__53__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__54 way_ram__54(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__54(
         .clock(way_ram__54__clock),
         .we(way_ram__54__we),
         .wbe(way_ram__54__wbe),
@@ -1666,7 +1666,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__54__raddr),
         .rdata(way_ram__54__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__55 way_ram__55(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__55(
         .clock(way_ram__55__clock),
         .we(way_ram__55__we),
         .wbe(way_ram__55__wbe),
@@ -1676,7 +1676,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__55__raddr),
         .rdata(way_ram__55__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__56 way_ram__56(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__56(
         .clock(way_ram__56__clock),
         .we(way_ram__56__we),
         .wbe(way_ram__56__wbe),
@@ -1686,7 +1686,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__56__raddr),
         .rdata(way_ram__56__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__57 way_ram__57(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__57(
         .clock(way_ram__57__clock),
         .we(way_ram__57__we),
         .wbe(way_ram__57__wbe),
@@ -1696,7 +1696,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__57__raddr),
         .rdata(way_ram__57__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__58 way_ram__58(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__58(
         .clock(way_ram__58__clock),
         .we(way_ram__58__we),
         .wbe(way_ram__58__wbe),
@@ -1706,7 +1706,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__58__raddr),
         .rdata(way_ram__58__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__59 way_ram__59(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__59(
         .clock(way_ram__59__clock),
         .we(way_ram__59__we),
         .wbe(way_ram__59__wbe),
@@ -1716,7 +1716,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__59__raddr),
         .rdata(way_ram__59__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__60 way_ram__60(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__60(
         .clock(way_ram__60__clock),
         .we(way_ram__60__we),
         .wbe(way_ram__60__wbe),
@@ -1726,7 +1726,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__60__raddr),
         .rdata(way_ram__60__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__61 way_ram__61(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__61(
         .clock(way_ram__61__clock),
         .we(way_ram__61__we),
         .wbe(way_ram__61__wbe),
@@ -1736,7 +1736,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__61__raddr),
         .rdata(way_ram__61__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__62 way_ram__62(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__62(
         .clock(way_ram__62__clock),
         .we(way_ram__62__we),
         .wbe(way_ram__62__wbe),
@@ -1746,7 +1746,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(way_ram__62__raddr),
         .rdata(way_ram__62__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__63 way_ram__63(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__63(
         .clock(way_ram__63__clock),
         .we(way_ram__63__we),
         .wbe(way_ram__63__wbe),
@@ -1766,7 +1766,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__0__raddr),
         .rdata(meta_ram__0__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__1 meta_ram__1(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__1(
         .clock(meta_ram__1__clock),
         .we(meta_ram__1__we),
         .wbe(meta_ram__1__wbe),
@@ -1776,7 +1776,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__1__raddr),
         .rdata(meta_ram__1__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__2 meta_ram__2(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__2(
         .clock(meta_ram__2__clock),
         .we(meta_ram__2__we),
         .wbe(meta_ram__2__wbe),
@@ -1786,7 +1786,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__2__raddr),
         .rdata(meta_ram__2__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__3 meta_ram__3(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__3(
         .clock(meta_ram__3__clock),
         .we(meta_ram__3__we),
         .wbe(meta_ram__3__wbe),
@@ -1796,7 +1796,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__3__raddr),
         .rdata(meta_ram__3__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__4 meta_ram__4(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__4(
         .clock(meta_ram__4__clock),
         .we(meta_ram__4__we),
         .wbe(meta_ram__4__wbe),
@@ -1806,7 +1806,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__4__raddr),
         .rdata(meta_ram__4__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__5 meta_ram__5(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__5(
         .clock(meta_ram__5__clock),
         .we(meta_ram__5__we),
         .wbe(meta_ram__5__wbe),
@@ -1816,7 +1816,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__5__raddr),
         .rdata(meta_ram__5__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__6 meta_ram__6(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__6(
         .clock(meta_ram__6__clock),
         .we(meta_ram__6__we),
         .wbe(meta_ram__6__wbe),
@@ -1826,7 +1826,7 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         .raddr(meta_ram__6__raddr),
         .rdata(meta_ram__6__rdata)
     );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__7 meta_ram__7(
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__7(
         .clock(meta_ram__7__clock),
         .we(meta_ram__7__we),
         .wbe(meta_ram__7__wbe),
@@ -4016,181 +4016,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0(clock,we,wbe,waddr,wd
 endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0
 
 
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__1
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__2
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__3
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__4
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__5
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__6
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__7
-
-
 module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -4214,1578 +4039,3 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0(clock,we,wbe,waddr,wda
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__1
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__10(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__10
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__11(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__11
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__12(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__12
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__13(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__13
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__14(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__14
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__15(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__15
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__16(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__16
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__17(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__17
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__18(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__18
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__19(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__19
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__2
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__20(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__20
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__21(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__21
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__22(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__22
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__23(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__23
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__24(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__24
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__25(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__25
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__26(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__26
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__27(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__27
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__28(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__28
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__29(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__29
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__3
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__30(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__30
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__31(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__31
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__32(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__32
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__33(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__33
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__34(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__34
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__35(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__35
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__36(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__36
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__37(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__37
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__38(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__38
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__39(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__39
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__4
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__40(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__40
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__41(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__41
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__42(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__42
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__43(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__43
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__44(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__44
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__45(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__45
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__46(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__46
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__47(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__47
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__48(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__48
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__49(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__49
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__5
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__50(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__50
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__51(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__51
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__52(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__52
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__53(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__53
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__54(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__54
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__55(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__55
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__56(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__56
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__57(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__57
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__58(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__58
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__59(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__59
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__6
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__60(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__60
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__61(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__61
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__62(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__62
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__63(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__63
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__7
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__8(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__8
-
-
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__9(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__9

@@ -170,7 +170,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__0__raddr),
         .rdata(rows__0__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__1 rows__1(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__1(
         .clock(rows__1__clock),
         .we(rows__1__we),
         .wbe(rows__1__wbe),
@@ -180,7 +180,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__1__raddr),
         .rdata(rows__1__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__2 rows__2(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__2(
         .clock(rows__2__clock),
         .we(rows__2__we),
         .wbe(rows__2__wbe),
@@ -190,7 +190,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__2__raddr),
         .rdata(rows__2__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__3 rows__3(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__3(
         .clock(rows__3__clock),
         .we(rows__3__we),
         .wbe(rows__3__wbe),
@@ -200,7 +200,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__3__raddr),
         .rdata(rows__3__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__4 rows__4(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__4(
         .clock(rows__4__clock),
         .we(rows__4__we),
         .wbe(rows__4__wbe),
@@ -210,7 +210,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__4__raddr),
         .rdata(rows__4__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__5 rows__5(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__5(
         .clock(rows__5__clock),
         .we(rows__5__we),
         .wbe(rows__5__wbe),
@@ -220,7 +220,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__5__raddr),
         .rdata(rows__5__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__6 rows__6(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__6(
         .clock(rows__6__clock),
         .we(rows__6__we),
         .wbe(rows__6__wbe),
@@ -230,7 +230,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         .raddr(rows__6__raddr),
         .rdata(rows__6__rdata)
     );
-    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__7 rows__7(
+    dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0 rows__7(
         .clock(rows__7__clock),
         .we(rows__7__we),
         .wbe(rows__7__wbe),
@@ -706,178 +706,3 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0(clock,we,wbe,waddr,w
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__0
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__1
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__2
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__3
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__4
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__5
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__6
-
-
-module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2__rows__7

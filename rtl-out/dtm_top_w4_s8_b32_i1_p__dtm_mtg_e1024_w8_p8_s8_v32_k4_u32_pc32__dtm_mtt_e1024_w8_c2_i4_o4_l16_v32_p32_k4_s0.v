@@ -1790,7 +1790,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__0__raddr),
         .rdata(way_ram__0__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__1 way_ram__1(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__1(
         .clock(way_ram__1__clock),
         .we(way_ram__1__we),
         .wbe(way_ram__1__wbe),
@@ -1800,7 +1800,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__1__raddr),
         .rdata(way_ram__1__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__2 way_ram__2(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__2(
         .clock(way_ram__2__clock),
         .we(way_ram__2__we),
         .wbe(way_ram__2__wbe),
@@ -1810,7 +1810,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__2__raddr),
         .rdata(way_ram__2__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__3 way_ram__3(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__3(
         .clock(way_ram__3__clock),
         .we(way_ram__3__we),
         .wbe(way_ram__3__wbe),
@@ -1820,7 +1820,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__3__raddr),
         .rdata(way_ram__3__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__4 way_ram__4(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__4(
         .clock(way_ram__4__clock),
         .we(way_ram__4__we),
         .wbe(way_ram__4__wbe),
@@ -1830,7 +1830,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__4__raddr),
         .rdata(way_ram__4__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__5 way_ram__5(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__5(
         .clock(way_ram__5__clock),
         .we(way_ram__5__we),
         .wbe(way_ram__5__wbe),
@@ -1840,7 +1840,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__5__raddr),
         .rdata(way_ram__5__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__6 way_ram__6(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__6(
         .clock(way_ram__6__clock),
         .we(way_ram__6__we),
         .wbe(way_ram__6__wbe),
@@ -1850,7 +1850,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__6__raddr),
         .rdata(way_ram__6__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__7 way_ram__7(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__7(
         .clock(way_ram__7__clock),
         .we(way_ram__7__we),
         .wbe(way_ram__7__wbe),
@@ -1860,7 +1860,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__7__raddr),
         .rdata(way_ram__7__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__8 way_ram__8(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__8(
         .clock(way_ram__8__clock),
         .we(way_ram__8__we),
         .wbe(way_ram__8__wbe),
@@ -1870,7 +1870,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__8__raddr),
         .rdata(way_ram__8__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__9 way_ram__9(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__9(
         .clock(way_ram__9__clock),
         .we(way_ram__9__we),
         .wbe(way_ram__9__wbe),
@@ -1880,7 +1880,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__9__raddr),
         .rdata(way_ram__9__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__10 way_ram__10(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__10(
         .clock(way_ram__10__clock),
         .we(way_ram__10__we),
         .wbe(way_ram__10__wbe),
@@ -1890,7 +1890,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__10__raddr),
         .rdata(way_ram__10__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__11 way_ram__11(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__11(
         .clock(way_ram__11__clock),
         .we(way_ram__11__we),
         .wbe(way_ram__11__wbe),
@@ -1900,7 +1900,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__11__raddr),
         .rdata(way_ram__11__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__12 way_ram__12(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__12(
         .clock(way_ram__12__clock),
         .we(way_ram__12__we),
         .wbe(way_ram__12__wbe),
@@ -1910,7 +1910,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__12__raddr),
         .rdata(way_ram__12__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__13 way_ram__13(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__13(
         .clock(way_ram__13__clock),
         .we(way_ram__13__we),
         .wbe(way_ram__13__wbe),
@@ -1920,7 +1920,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__13__raddr),
         .rdata(way_ram__13__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__14 way_ram__14(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__14(
         .clock(way_ram__14__clock),
         .we(way_ram__14__we),
         .wbe(way_ram__14__wbe),
@@ -1930,7 +1930,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__14__raddr),
         .rdata(way_ram__14__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__15 way_ram__15(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__15(
         .clock(way_ram__15__clock),
         .we(way_ram__15__we),
         .wbe(way_ram__15__wbe),
@@ -1940,7 +1940,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__15__raddr),
         .rdata(way_ram__15__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__16 way_ram__16(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__16(
         .clock(way_ram__16__clock),
         .we(way_ram__16__we),
         .wbe(way_ram__16__wbe),
@@ -1950,7 +1950,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__16__raddr),
         .rdata(way_ram__16__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__17 way_ram__17(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__17(
         .clock(way_ram__17__clock),
         .we(way_ram__17__we),
         .wbe(way_ram__17__wbe),
@@ -1960,7 +1960,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__17__raddr),
         .rdata(way_ram__17__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__18 way_ram__18(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__18(
         .clock(way_ram__18__clock),
         .we(way_ram__18__we),
         .wbe(way_ram__18__wbe),
@@ -1970,7 +1970,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__18__raddr),
         .rdata(way_ram__18__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__19 way_ram__19(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__19(
         .clock(way_ram__19__clock),
         .we(way_ram__19__we),
         .wbe(way_ram__19__wbe),
@@ -1980,7 +1980,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__19__raddr),
         .rdata(way_ram__19__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__20 way_ram__20(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__20(
         .clock(way_ram__20__clock),
         .we(way_ram__20__we),
         .wbe(way_ram__20__wbe),
@@ -1990,7 +1990,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__20__raddr),
         .rdata(way_ram__20__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__21 way_ram__21(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__21(
         .clock(way_ram__21__clock),
         .we(way_ram__21__we),
         .wbe(way_ram__21__wbe),
@@ -2000,7 +2000,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__21__raddr),
         .rdata(way_ram__21__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__22 way_ram__22(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__22(
         .clock(way_ram__22__clock),
         .we(way_ram__22__we),
         .wbe(way_ram__22__wbe),
@@ -2010,7 +2010,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__22__raddr),
         .rdata(way_ram__22__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__23 way_ram__23(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__23(
         .clock(way_ram__23__clock),
         .we(way_ram__23__we),
         .wbe(way_ram__23__wbe),
@@ -2020,7 +2020,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__23__raddr),
         .rdata(way_ram__23__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__24 way_ram__24(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__24(
         .clock(way_ram__24__clock),
         .we(way_ram__24__we),
         .wbe(way_ram__24__wbe),
@@ -2030,7 +2030,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__24__raddr),
         .rdata(way_ram__24__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__25 way_ram__25(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__25(
         .clock(way_ram__25__clock),
         .we(way_ram__25__we),
         .wbe(way_ram__25__wbe),
@@ -2040,7 +2040,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__25__raddr),
         .rdata(way_ram__25__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__26 way_ram__26(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__26(
         .clock(way_ram__26__clock),
         .we(way_ram__26__we),
         .wbe(way_ram__26__wbe),
@@ -2050,7 +2050,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__26__raddr),
         .rdata(way_ram__26__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__27 way_ram__27(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__27(
         .clock(way_ram__27__clock),
         .we(way_ram__27__we),
         .wbe(way_ram__27__wbe),
@@ -2060,7 +2060,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__27__raddr),
         .rdata(way_ram__27__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__28 way_ram__28(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__28(
         .clock(way_ram__28__clock),
         .we(way_ram__28__we),
         .wbe(way_ram__28__wbe),
@@ -2070,7 +2070,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__28__raddr),
         .rdata(way_ram__28__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__29 way_ram__29(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__29(
         .clock(way_ram__29__clock),
         .we(way_ram__29__we),
         .wbe(way_ram__29__wbe),
@@ -2080,7 +2080,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__29__raddr),
         .rdata(way_ram__29__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__30 way_ram__30(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__30(
         .clock(way_ram__30__clock),
         .we(way_ram__30__we),
         .wbe(way_ram__30__wbe),
@@ -2090,7 +2090,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__30__raddr),
         .rdata(way_ram__30__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__31 way_ram__31(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__31(
         .clock(way_ram__31__clock),
         .we(way_ram__31__we),
         .wbe(way_ram__31__wbe),
@@ -2100,7 +2100,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__31__raddr),
         .rdata(way_ram__31__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__32 way_ram__32(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__32(
         .clock(way_ram__32__clock),
         .we(way_ram__32__we),
         .wbe(way_ram__32__wbe),
@@ -2110,7 +2110,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__32__raddr),
         .rdata(way_ram__32__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__33 way_ram__33(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__33(
         .clock(way_ram__33__clock),
         .we(way_ram__33__we),
         .wbe(way_ram__33__wbe),
@@ -2120,7 +2120,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__33__raddr),
         .rdata(way_ram__33__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__34 way_ram__34(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__34(
         .clock(way_ram__34__clock),
         .we(way_ram__34__we),
         .wbe(way_ram__34__wbe),
@@ -2130,7 +2130,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__34__raddr),
         .rdata(way_ram__34__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__35 way_ram__35(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__35(
         .clock(way_ram__35__clock),
         .we(way_ram__35__we),
         .wbe(way_ram__35__wbe),
@@ -2140,7 +2140,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__35__raddr),
         .rdata(way_ram__35__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__36 way_ram__36(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__36(
         .clock(way_ram__36__clock),
         .we(way_ram__36__we),
         .wbe(way_ram__36__wbe),
@@ -2150,7 +2150,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__36__raddr),
         .rdata(way_ram__36__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__37 way_ram__37(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__37(
         .clock(way_ram__37__clock),
         .we(way_ram__37__we),
         .wbe(way_ram__37__wbe),
@@ -2160,7 +2160,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__37__raddr),
         .rdata(way_ram__37__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__38 way_ram__38(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__38(
         .clock(way_ram__38__clock),
         .we(way_ram__38__we),
         .wbe(way_ram__38__wbe),
@@ -2170,7 +2170,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__38__raddr),
         .rdata(way_ram__38__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__39 way_ram__39(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__39(
         .clock(way_ram__39__clock),
         .we(way_ram__39__we),
         .wbe(way_ram__39__wbe),
@@ -2180,7 +2180,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__39__raddr),
         .rdata(way_ram__39__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__40 way_ram__40(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__40(
         .clock(way_ram__40__clock),
         .we(way_ram__40__we),
         .wbe(way_ram__40__wbe),
@@ -2190,7 +2190,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__40__raddr),
         .rdata(way_ram__40__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__41 way_ram__41(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__41(
         .clock(way_ram__41__clock),
         .we(way_ram__41__we),
         .wbe(way_ram__41__wbe),
@@ -2200,7 +2200,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__41__raddr),
         .rdata(way_ram__41__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__42 way_ram__42(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__42(
         .clock(way_ram__42__clock),
         .we(way_ram__42__we),
         .wbe(way_ram__42__wbe),
@@ -2210,7 +2210,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__42__raddr),
         .rdata(way_ram__42__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__43 way_ram__43(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__43(
         .clock(way_ram__43__clock),
         .we(way_ram__43__we),
         .wbe(way_ram__43__wbe),
@@ -2220,7 +2220,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__43__raddr),
         .rdata(way_ram__43__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__44 way_ram__44(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__44(
         .clock(way_ram__44__clock),
         .we(way_ram__44__we),
         .wbe(way_ram__44__wbe),
@@ -2230,7 +2230,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__44__raddr),
         .rdata(way_ram__44__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__45 way_ram__45(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__45(
         .clock(way_ram__45__clock),
         .we(way_ram__45__we),
         .wbe(way_ram__45__wbe),
@@ -2240,7 +2240,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__45__raddr),
         .rdata(way_ram__45__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__46 way_ram__46(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__46(
         .clock(way_ram__46__clock),
         .we(way_ram__46__we),
         .wbe(way_ram__46__wbe),
@@ -2250,7 +2250,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__46__raddr),
         .rdata(way_ram__46__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__47 way_ram__47(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__47(
         .clock(way_ram__47__clock),
         .we(way_ram__47__we),
         .wbe(way_ram__47__wbe),
@@ -2260,7 +2260,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__47__raddr),
         .rdata(way_ram__47__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__48 way_ram__48(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__48(
         .clock(way_ram__48__clock),
         .we(way_ram__48__we),
         .wbe(way_ram__48__wbe),
@@ -2270,7 +2270,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__48__raddr),
         .rdata(way_ram__48__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__49 way_ram__49(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__49(
         .clock(way_ram__49__clock),
         .we(way_ram__49__we),
         .wbe(way_ram__49__wbe),
@@ -2280,7 +2280,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__49__raddr),
         .rdata(way_ram__49__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__50 way_ram__50(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__50(
         .clock(way_ram__50__clock),
         .we(way_ram__50__we),
         .wbe(way_ram__50__wbe),
@@ -2290,7 +2290,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__50__raddr),
         .rdata(way_ram__50__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__51 way_ram__51(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__51(
         .clock(way_ram__51__clock),
         .we(way_ram__51__we),
         .wbe(way_ram__51__wbe),
@@ -2300,7 +2300,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__51__raddr),
         .rdata(way_ram__51__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__52 way_ram__52(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__52(
         .clock(way_ram__52__clock),
         .we(way_ram__52__we),
         .wbe(way_ram__52__wbe),
@@ -2310,7 +2310,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__52__raddr),
         .rdata(way_ram__52__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__53 way_ram__53(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__53(
         .clock(way_ram__53__clock),
         .we(way_ram__53__we),
         .wbe(way_ram__53__wbe),
@@ -2320,7 +2320,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__53__raddr),
         .rdata(way_ram__53__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__54 way_ram__54(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__54(
         .clock(way_ram__54__clock),
         .we(way_ram__54__we),
         .wbe(way_ram__54__wbe),
@@ -2330,7 +2330,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__54__raddr),
         .rdata(way_ram__54__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__55 way_ram__55(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__55(
         .clock(way_ram__55__clock),
         .we(way_ram__55__we),
         .wbe(way_ram__55__wbe),
@@ -2340,7 +2340,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__55__raddr),
         .rdata(way_ram__55__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__56 way_ram__56(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__56(
         .clock(way_ram__56__clock),
         .we(way_ram__56__we),
         .wbe(way_ram__56__wbe),
@@ -2350,7 +2350,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__56__raddr),
         .rdata(way_ram__56__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__57 way_ram__57(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__57(
         .clock(way_ram__57__clock),
         .we(way_ram__57__we),
         .wbe(way_ram__57__wbe),
@@ -2360,7 +2360,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__57__raddr),
         .rdata(way_ram__57__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__58 way_ram__58(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__58(
         .clock(way_ram__58__clock),
         .we(way_ram__58__we),
         .wbe(way_ram__58__wbe),
@@ -2370,7 +2370,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__58__raddr),
         .rdata(way_ram__58__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__59 way_ram__59(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__59(
         .clock(way_ram__59__clock),
         .we(way_ram__59__we),
         .wbe(way_ram__59__wbe),
@@ -2380,7 +2380,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__59__raddr),
         .rdata(way_ram__59__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__60 way_ram__60(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__60(
         .clock(way_ram__60__clock),
         .we(way_ram__60__we),
         .wbe(way_ram__60__wbe),
@@ -2390,7 +2390,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__60__raddr),
         .rdata(way_ram__60__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__61 way_ram__61(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__61(
         .clock(way_ram__61__clock),
         .we(way_ram__61__we),
         .wbe(way_ram__61__wbe),
@@ -2400,7 +2400,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__61__raddr),
         .rdata(way_ram__61__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__62 way_ram__62(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__62(
         .clock(way_ram__62__clock),
         .we(way_ram__62__we),
         .wbe(way_ram__62__wbe),
@@ -2410,7 +2410,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(way_ram__62__raddr),
         .rdata(way_ram__62__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__63 way_ram__63(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0 way_ram__63(
         .clock(way_ram__63__clock),
         .we(way_ram__63__we),
         .wbe(way_ram__63__wbe),
@@ -2430,7 +2430,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__0__raddr),
         .rdata(meta_ram__0__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__1 meta_ram__1(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__1(
         .clock(meta_ram__1__clock),
         .we(meta_ram__1__we),
         .wbe(meta_ram__1__wbe),
@@ -2440,7 +2440,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__1__raddr),
         .rdata(meta_ram__1__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__2 meta_ram__2(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__2(
         .clock(meta_ram__2__clock),
         .we(meta_ram__2__we),
         .wbe(meta_ram__2__wbe),
@@ -2450,7 +2450,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__2__raddr),
         .rdata(meta_ram__2__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__3 meta_ram__3(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__3(
         .clock(meta_ram__3__clock),
         .we(meta_ram__3__we),
         .wbe(meta_ram__3__wbe),
@@ -2460,7 +2460,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__3__raddr),
         .rdata(meta_ram__3__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__4 meta_ram__4(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__4(
         .clock(meta_ram__4__clock),
         .we(meta_ram__4__we),
         .wbe(meta_ram__4__wbe),
@@ -2470,7 +2470,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__4__raddr),
         .rdata(meta_ram__4__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__5 meta_ram__5(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__5(
         .clock(meta_ram__5__clock),
         .we(meta_ram__5__we),
         .wbe(meta_ram__5__wbe),
@@ -2480,7 +2480,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__5__raddr),
         .rdata(meta_ram__5__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__6 meta_ram__6(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__6(
         .clock(meta_ram__6__clock),
         .we(meta_ram__6__we),
         .wbe(meta_ram__6__wbe),
@@ -2490,7 +2490,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(meta_ram__6__raddr),
         .rdata(meta_ram__6__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__7 meta_ram__7(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0 meta_ram__7(
         .clock(meta_ram__7__clock),
         .we(meta_ram__7__we),
         .wbe(meta_ram__7__wbe),
@@ -4680,181 +4680,6 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
 endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__0
 
 
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__1
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__2
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__3
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__4
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__5
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__6
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [31:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [31:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [31:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 32'd0;
-        rdata = 32'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__meta_ram__7
-
-
 module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
@@ -4878,1581 +4703,6 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__0
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__1
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__10(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__10
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__11(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__11
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__12(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__12
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__13(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__13
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__14(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__14
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__15(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__15
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__16(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__16
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__17(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__17
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__18(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__18
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__19(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__19
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__2
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__20(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__20
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__21(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__21
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__22(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__22
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__23(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__23
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__24(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__24
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__25(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__25
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__26(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__26
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__27(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__27
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__28(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__28
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__29(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__29
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__3
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__30(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__30
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__31(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__31
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__32(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__32
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__33(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__33
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__34(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__34
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__35(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__35
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__36(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__36
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__37(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__37
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__38(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__38
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__39(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__39
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__4
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__40(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__40
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__41(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__41
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__42(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__42
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__43(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__43
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__44(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__44
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__45(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__45
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__46(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__46
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__47(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__47
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__48(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__48
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__49(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__49
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__5
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__50(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__50
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__51(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__51
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__52(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__52
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__53(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__53
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__54(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__54
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__55(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__55
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__56(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__56
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__57(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__57
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__58(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__58
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__59(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__59
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__6
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__60(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__60
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__61(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__61
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__62(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__62
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__63(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__63
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__7
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__8(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__8
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__9(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [3:0] waddr;
-    input wire  [195:0] wdata;
-    input wire  re;
-    input wire  [3:0] raddr;
-    output reg  [195:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [195:0] mem_rows [0:15];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 16; mem_init = mem_init + 1) mem_rows[mem_init] = 196'd0;
-        rdata = 196'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtg__way_ram__9
 
 
 module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt(clock,reset,lk_valid,lk_kid,lk_pc,cv_val,up_valid,up_kid,up_pc,up_npc,up_len,up_ic,up_oc,inv_valid,inv_kid,flush,cand_valid,cand_way,cand_ic,res_valid,res_hit,res_way,res_len,res_npc,res_oc,up_done,up_found,up_evict,up_set,up_way,dbg_valid,dbg_rank);
@@ -6624,7 +4874,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__0__raddr),
         .rdata(rows__0__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__1 rows__1(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__1(
         .clock(rows__1__clock),
         .we(rows__1__we),
         .wbe(rows__1__wbe),
@@ -6634,7 +4884,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__1__raddr),
         .rdata(rows__1__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__2 rows__2(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__2(
         .clock(rows__2__clock),
         .we(rows__2__we),
         .wbe(rows__2__wbe),
@@ -6644,7 +4894,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__2__raddr),
         .rdata(rows__2__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__3 rows__3(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__3(
         .clock(rows__3__clock),
         .we(rows__3__we),
         .wbe(rows__3__wbe),
@@ -6654,7 +4904,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__3__raddr),
         .rdata(rows__3__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__4 rows__4(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__4(
         .clock(rows__4__clock),
         .we(rows__4__we),
         .wbe(rows__4__wbe),
@@ -6664,7 +4914,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__4__raddr),
         .rdata(rows__4__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__5 rows__5(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__5(
         .clock(rows__5__clock),
         .we(rows__5__we),
         .wbe(rows__5__wbe),
@@ -6674,7 +4924,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__5__raddr),
         .rdata(rows__5__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__6 rows__6(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__6(
         .clock(rows__6__clock),
         .we(rows__6__we),
         .wbe(rows__6__wbe),
@@ -6684,7 +4934,7 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
         .raddr(rows__6__raddr),
         .rdata(rows__6__rdata)
     );
-    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__7 rows__7(
+    dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0 rows__7(
         .clock(rows__7__clock),
         .we(rows__7__we),
         .wbe(rows__7__wbe),
@@ -7160,181 +5410,6 @@ module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__0
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__1
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__2
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__3
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__4
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__5(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__5
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__6(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__6
-
-
-module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__7(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [6:0] waddr;
-    input wire  [404:0] wdata;
-    input wire  re;
-    input wire  [6:0] raddr;
-    output reg  [404:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [404:0] mem_rows [0:127];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 128; mem_init = mem_init + 1) mem_rows[mem_init] = 405'd0;
-        rdata = 405'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__mtt__rows__7
 
 
 module dtm_top_w4_s8_b32_i1_p__dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s0__tb(clock,reset,ev_valid,ev_tid,ev_kid,ev_close,ev_pc,ev_src_v,ev_src_rid,ev_src_val,ev_dst,ev_res,cm_valid,cm_kid,cm_pc,cm_npc,cm_len,cm_ic,cm_oc,st_valid,st_tid,st_len,st_nobuf,free_count,dbg_active);

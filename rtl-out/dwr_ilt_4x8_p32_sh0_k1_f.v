@@ -655,43 +655,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__1 way_valid__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__2 way_valid__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__3 way_valid__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__4 way_valid__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__5 way_valid__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__6 way_valid__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__7 way_valid__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
@@ -703,43 +703,43 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__1 way_tag__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__2 way_tag__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__3 way_tag__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__4 way_tag__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__5 way_tag__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__6 way_tag__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__7 way_tag__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
@@ -767,7 +767,7 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
         .parts__0(written_pack__parts__0),
         .whole(written_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__evict_pack evict_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .whole(evict_pack__whole)
     );
@@ -1141,17 +1141,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0(clock,reset,flush,lookup_set,lookup_tag
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0
 
 
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__evict_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__evict_pack
-
-
 module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__ptr(clock,reset,d,q);
     
     // Module arguments
@@ -1257,118 +1246,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0(clock,reset,d,q);
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0
 
 
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__7
-
-
 module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0(clock,reset,d,q);
     
     // Module arguments
@@ -1383,118 +1260,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__7
 
 
 module dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack(parts__0,whole);
@@ -1724,129 +1489,129 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
     reg  found;
     
     // Sub module instances
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__0 way_valid__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__1 way_valid__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__2 way_valid__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__3 way_valid__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__4 way_valid__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__5 way_valid__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__6 way_valid__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__7 way_valid__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__0 way_tag__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__1 way_tag__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__2 way_tag__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__3 way_tag__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__4 way_tag__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__5 way_tag__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__6 way_tag__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__7 way_tag__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__ptr ptr(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__ptr ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_valid req_valid(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_sets req_sets(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tags tags(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__written_pack written_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .whole(written_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__evict_pack evict_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .whole(evict_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__valid_pack valid_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__valid_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -1857,7 +1622,7 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tag_pack tag_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -2216,373 +1981,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__1(clock,reset,flush,lookup_set,lookup_tag
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1
 
 
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__evict_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__evict_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__ptr
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_sets(whole,parts__0);
-    
-    // Module arguments
-    input wire  [1:0] whole;
-    output reg  [1:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_sets
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_valid(whole,parts__0);
-    
-    // Module arguments
-    input wire  whole;
-    output reg  parts__0;
-    
-    // Update code (custom)
-    always @(*) parts__0 = whole;
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__req_valid
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tag_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tags(whole,parts__0);
-    
-    // Module arguments
-    input wire  [29:0] whole;
-    output reg  [29:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__tags
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__valid_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_tag__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__way_valid__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__1__written_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__1__written_pack
-
-
 module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag,ins_valid,ins_set,ins_tag,hit,written,evict,dbg_valid,dbg_tag,dbg_ptr);
     
     // Module arguments
@@ -2799,129 +2197,129 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
     reg  found;
     
     // Sub module instances
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__0 way_valid__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__1 way_valid__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__2 way_valid__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__3 way_valid__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__4 way_valid__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__5 way_valid__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__6 way_valid__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__7 way_valid__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__0 way_tag__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__1 way_tag__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__2 way_tag__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__3 way_tag__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__4 way_tag__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__5 way_tag__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__6 way_tag__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__7 way_tag__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__ptr ptr(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__ptr ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_valid req_valid(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_sets req_sets(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tags tags(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__written_pack written_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .whole(written_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__evict_pack evict_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .whole(evict_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__valid_pack valid_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__valid_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -2932,7 +2330,7 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tag_pack tag_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -3291,373 +2689,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__2(clock,reset,flush,lookup_set,lookup_tag
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2
 
 
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__evict_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__evict_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__ptr
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_sets(whole,parts__0);
-    
-    // Module arguments
-    input wire  [1:0] whole;
-    output reg  [1:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_sets
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_valid(whole,parts__0);
-    
-    // Module arguments
-    input wire  whole;
-    output reg  parts__0;
-    
-    // Update code (custom)
-    always @(*) parts__0 = whole;
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__req_valid
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tag_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tags(whole,parts__0);
-    
-    // Module arguments
-    input wire  [29:0] whole;
-    output reg  [29:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__tags
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__valid_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_tag__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__way_valid__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__2__written_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__2__written_pack
-
-
 module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag,ins_valid,ins_set,ins_tag,hit,written,evict,dbg_valid,dbg_tag,dbg_ptr);
     
     // Module arguments
@@ -3874,129 +2905,129 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
     reg  found;
     
     // Sub module instances
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__0 way_valid__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__1 way_valid__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__2 way_valid__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__3 way_valid__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__4 way_valid__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__5 way_valid__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__6 way_valid__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__7 way_valid__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__0 way_tag__0(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__1 way_tag__1(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__2 way_tag__2(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__3 way_tag__3(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__4 way_tag__4(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__5 way_tag__5(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__6 way_tag__6(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__7 way_tag__7(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__ptr ptr(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__ptr ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_valid req_valid(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_sets req_sets(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tags tags(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__written_pack written_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .whole(written_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__evict_pack evict_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .whole(evict_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__valid_pack valid_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__valid_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -4007,7 +3038,7 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tag_pack tag_pack(
+    dwr_ilt_4x8_p32_sh0_k1_f__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -4364,373 +3395,6 @@ module dwr_ilt_4x8_p32_sh0_k1_f__sets__3(clock,reset,flush,lookup_set,lookup_tag
         tag_pack__parts__7 = tag_pack__parts__7__drv;
     end
 endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__evict_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__evict_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__ptr
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_sets(whole,parts__0);
-    
-    // Module arguments
-    input wire  [1:0] whole;
-    output reg  [1:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_sets
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_valid(whole,parts__0);
-    
-    // Module arguments
-    input wire  whole;
-    output reg  parts__0;
-    
-    // Update code (custom)
-    always @(*) parts__0 = whole;
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__req_valid
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tag_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tags(whole,parts__0);
-    
-    // Module arguments
-    input wire  [29:0] whole;
-    output reg  [29:0] parts__0;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__tags
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__valid_pack
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_tag__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__0
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__1
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__2
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__3
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__4
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__5
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__6
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__way_valid__7
-
-
-module dwr_ilt_4x8_p32_sh0_k1_f__sets__3__written_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // dwr_ilt_4x8_p32_sh0_k1_f__sets__3__written_pack
 
 
 module dwr_ilt_4x8_p32_sh0_k1_f__tag_pack(parts__0,parts__1,parts__2,parts__3,whole);

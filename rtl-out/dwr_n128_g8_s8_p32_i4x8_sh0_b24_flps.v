@@ -3042,763 +3042,763 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .d(state__0__d),
         .q(state__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__1 state__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__1(
         .clock(state__1__clock),
         .reset(state__1__reset),
         .d(state__1__d),
         .q(state__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__2 state__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__2(
         .clock(state__2__clock),
         .reset(state__2__reset),
         .d(state__2__d),
         .q(state__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__3 state__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__3(
         .clock(state__3__clock),
         .reset(state__3__reset),
         .d(state__3__d),
         .q(state__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__4 state__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__4(
         .clock(state__4__clock),
         .reset(state__4__reset),
         .d(state__4__d),
         .q(state__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__5 state__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__5(
         .clock(state__5__clock),
         .reset(state__5__reset),
         .d(state__5__d),
         .q(state__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__6 state__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__6(
         .clock(state__6__clock),
         .reset(state__6__reset),
         .d(state__6__d),
         .q(state__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__7 state__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__7(
         .clock(state__7__clock),
         .reset(state__7__reset),
         .d(state__7__d),
         .q(state__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__8 state__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__8(
         .clock(state__8__clock),
         .reset(state__8__reset),
         .d(state__8__d),
         .q(state__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__9 state__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__9(
         .clock(state__9__clock),
         .reset(state__9__reset),
         .d(state__9__d),
         .q(state__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__10 state__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__10(
         .clock(state__10__clock),
         .reset(state__10__reset),
         .d(state__10__d),
         .q(state__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__11 state__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__11(
         .clock(state__11__clock),
         .reset(state__11__reset),
         .d(state__11__d),
         .q(state__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__12 state__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__12(
         .clock(state__12__clock),
         .reset(state__12__reset),
         .d(state__12__d),
         .q(state__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__13 state__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__13(
         .clock(state__13__clock),
         .reset(state__13__reset),
         .d(state__13__d),
         .q(state__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__14 state__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__14(
         .clock(state__14__clock),
         .reset(state__14__reset),
         .d(state__14__d),
         .q(state__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__15 state__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__15(
         .clock(state__15__clock),
         .reset(state__15__reset),
         .d(state__15__d),
         .q(state__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__16 state__16(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__16(
         .clock(state__16__clock),
         .reset(state__16__reset),
         .d(state__16__d),
         .q(state__16__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__17 state__17(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__17(
         .clock(state__17__clock),
         .reset(state__17__reset),
         .d(state__17__d),
         .q(state__17__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__18 state__18(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__18(
         .clock(state__18__clock),
         .reset(state__18__reset),
         .d(state__18__d),
         .q(state__18__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__19 state__19(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__19(
         .clock(state__19__clock),
         .reset(state__19__reset),
         .d(state__19__d),
         .q(state__19__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__20 state__20(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__20(
         .clock(state__20__clock),
         .reset(state__20__reset),
         .d(state__20__d),
         .q(state__20__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__21 state__21(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__21(
         .clock(state__21__clock),
         .reset(state__21__reset),
         .d(state__21__d),
         .q(state__21__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__22 state__22(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__22(
         .clock(state__22__clock),
         .reset(state__22__reset),
         .d(state__22__d),
         .q(state__22__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__23 state__23(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__23(
         .clock(state__23__clock),
         .reset(state__23__reset),
         .d(state__23__d),
         .q(state__23__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__24 state__24(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__24(
         .clock(state__24__clock),
         .reset(state__24__reset),
         .d(state__24__d),
         .q(state__24__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__25 state__25(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__25(
         .clock(state__25__clock),
         .reset(state__25__reset),
         .d(state__25__d),
         .q(state__25__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__26 state__26(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__26(
         .clock(state__26__clock),
         .reset(state__26__reset),
         .d(state__26__d),
         .q(state__26__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__27 state__27(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__27(
         .clock(state__27__clock),
         .reset(state__27__reset),
         .d(state__27__d),
         .q(state__27__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__28 state__28(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__28(
         .clock(state__28__clock),
         .reset(state__28__reset),
         .d(state__28__d),
         .q(state__28__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__29 state__29(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__29(
         .clock(state__29__clock),
         .reset(state__29__reset),
         .d(state__29__d),
         .q(state__29__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__30 state__30(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__30(
         .clock(state__30__clock),
         .reset(state__30__reset),
         .d(state__30__d),
         .q(state__30__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__31 state__31(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__31(
         .clock(state__31__clock),
         .reset(state__31__reset),
         .d(state__31__d),
         .q(state__31__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__32 state__32(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__32(
         .clock(state__32__clock),
         .reset(state__32__reset),
         .d(state__32__d),
         .q(state__32__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__33 state__33(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__33(
         .clock(state__33__clock),
         .reset(state__33__reset),
         .d(state__33__d),
         .q(state__33__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__34 state__34(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__34(
         .clock(state__34__clock),
         .reset(state__34__reset),
         .d(state__34__d),
         .q(state__34__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__35 state__35(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__35(
         .clock(state__35__clock),
         .reset(state__35__reset),
         .d(state__35__d),
         .q(state__35__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__36 state__36(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__36(
         .clock(state__36__clock),
         .reset(state__36__reset),
         .d(state__36__d),
         .q(state__36__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__37 state__37(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__37(
         .clock(state__37__clock),
         .reset(state__37__reset),
         .d(state__37__d),
         .q(state__37__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__38 state__38(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__38(
         .clock(state__38__clock),
         .reset(state__38__reset),
         .d(state__38__d),
         .q(state__38__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__39 state__39(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__39(
         .clock(state__39__clock),
         .reset(state__39__reset),
         .d(state__39__d),
         .q(state__39__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__40 state__40(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__40(
         .clock(state__40__clock),
         .reset(state__40__reset),
         .d(state__40__d),
         .q(state__40__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__41 state__41(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__41(
         .clock(state__41__clock),
         .reset(state__41__reset),
         .d(state__41__d),
         .q(state__41__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__42 state__42(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__42(
         .clock(state__42__clock),
         .reset(state__42__reset),
         .d(state__42__d),
         .q(state__42__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__43 state__43(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__43(
         .clock(state__43__clock),
         .reset(state__43__reset),
         .d(state__43__d),
         .q(state__43__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__44 state__44(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__44(
         .clock(state__44__clock),
         .reset(state__44__reset),
         .d(state__44__d),
         .q(state__44__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__45 state__45(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__45(
         .clock(state__45__clock),
         .reset(state__45__reset),
         .d(state__45__d),
         .q(state__45__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__46 state__46(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__46(
         .clock(state__46__clock),
         .reset(state__46__reset),
         .d(state__46__d),
         .q(state__46__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__47 state__47(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__47(
         .clock(state__47__clock),
         .reset(state__47__reset),
         .d(state__47__d),
         .q(state__47__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__48 state__48(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__48(
         .clock(state__48__clock),
         .reset(state__48__reset),
         .d(state__48__d),
         .q(state__48__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__49 state__49(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__49(
         .clock(state__49__clock),
         .reset(state__49__reset),
         .d(state__49__d),
         .q(state__49__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__50 state__50(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__50(
         .clock(state__50__clock),
         .reset(state__50__reset),
         .d(state__50__d),
         .q(state__50__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__51 state__51(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__51(
         .clock(state__51__clock),
         .reset(state__51__reset),
         .d(state__51__d),
         .q(state__51__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__52 state__52(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__52(
         .clock(state__52__clock),
         .reset(state__52__reset),
         .d(state__52__d),
         .q(state__52__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__53 state__53(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__53(
         .clock(state__53__clock),
         .reset(state__53__reset),
         .d(state__53__d),
         .q(state__53__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__54 state__54(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__54(
         .clock(state__54__clock),
         .reset(state__54__reset),
         .d(state__54__d),
         .q(state__54__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__55 state__55(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__55(
         .clock(state__55__clock),
         .reset(state__55__reset),
         .d(state__55__d),
         .q(state__55__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__56 state__56(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__56(
         .clock(state__56__clock),
         .reset(state__56__reset),
         .d(state__56__d),
         .q(state__56__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__57 state__57(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__57(
         .clock(state__57__clock),
         .reset(state__57__reset),
         .d(state__57__d),
         .q(state__57__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__58 state__58(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__58(
         .clock(state__58__clock),
         .reset(state__58__reset),
         .d(state__58__d),
         .q(state__58__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__59 state__59(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__59(
         .clock(state__59__clock),
         .reset(state__59__reset),
         .d(state__59__d),
         .q(state__59__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__60 state__60(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__60(
         .clock(state__60__clock),
         .reset(state__60__reset),
         .d(state__60__d),
         .q(state__60__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__61 state__61(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__61(
         .clock(state__61__clock),
         .reset(state__61__reset),
         .d(state__61__d),
         .q(state__61__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__62 state__62(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__62(
         .clock(state__62__clock),
         .reset(state__62__reset),
         .d(state__62__d),
         .q(state__62__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__63 state__63(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__63(
         .clock(state__63__clock),
         .reset(state__63__reset),
         .d(state__63__d),
         .q(state__63__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__64 state__64(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__64(
         .clock(state__64__clock),
         .reset(state__64__reset),
         .d(state__64__d),
         .q(state__64__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__65 state__65(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__65(
         .clock(state__65__clock),
         .reset(state__65__reset),
         .d(state__65__d),
         .q(state__65__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__66 state__66(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__66(
         .clock(state__66__clock),
         .reset(state__66__reset),
         .d(state__66__d),
         .q(state__66__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__67 state__67(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__67(
         .clock(state__67__clock),
         .reset(state__67__reset),
         .d(state__67__d),
         .q(state__67__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__68 state__68(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__68(
         .clock(state__68__clock),
         .reset(state__68__reset),
         .d(state__68__d),
         .q(state__68__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__69 state__69(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__69(
         .clock(state__69__clock),
         .reset(state__69__reset),
         .d(state__69__d),
         .q(state__69__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__70 state__70(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__70(
         .clock(state__70__clock),
         .reset(state__70__reset),
         .d(state__70__d),
         .q(state__70__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__71 state__71(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__71(
         .clock(state__71__clock),
         .reset(state__71__reset),
         .d(state__71__d),
         .q(state__71__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__72 state__72(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__72(
         .clock(state__72__clock),
         .reset(state__72__reset),
         .d(state__72__d),
         .q(state__72__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__73 state__73(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__73(
         .clock(state__73__clock),
         .reset(state__73__reset),
         .d(state__73__d),
         .q(state__73__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__74 state__74(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__74(
         .clock(state__74__clock),
         .reset(state__74__reset),
         .d(state__74__d),
         .q(state__74__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__75 state__75(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__75(
         .clock(state__75__clock),
         .reset(state__75__reset),
         .d(state__75__d),
         .q(state__75__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__76 state__76(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__76(
         .clock(state__76__clock),
         .reset(state__76__reset),
         .d(state__76__d),
         .q(state__76__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__77 state__77(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__77(
         .clock(state__77__clock),
         .reset(state__77__reset),
         .d(state__77__d),
         .q(state__77__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__78 state__78(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__78(
         .clock(state__78__clock),
         .reset(state__78__reset),
         .d(state__78__d),
         .q(state__78__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__79 state__79(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__79(
         .clock(state__79__clock),
         .reset(state__79__reset),
         .d(state__79__d),
         .q(state__79__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__80 state__80(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__80(
         .clock(state__80__clock),
         .reset(state__80__reset),
         .d(state__80__d),
         .q(state__80__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__81 state__81(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__81(
         .clock(state__81__clock),
         .reset(state__81__reset),
         .d(state__81__d),
         .q(state__81__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__82 state__82(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__82(
         .clock(state__82__clock),
         .reset(state__82__reset),
         .d(state__82__d),
         .q(state__82__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__83 state__83(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__83(
         .clock(state__83__clock),
         .reset(state__83__reset),
         .d(state__83__d),
         .q(state__83__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__84 state__84(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__84(
         .clock(state__84__clock),
         .reset(state__84__reset),
         .d(state__84__d),
         .q(state__84__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__85 state__85(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__85(
         .clock(state__85__clock),
         .reset(state__85__reset),
         .d(state__85__d),
         .q(state__85__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__86 state__86(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__86(
         .clock(state__86__clock),
         .reset(state__86__reset),
         .d(state__86__d),
         .q(state__86__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__87 state__87(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__87(
         .clock(state__87__clock),
         .reset(state__87__reset),
         .d(state__87__d),
         .q(state__87__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__88 state__88(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__88(
         .clock(state__88__clock),
         .reset(state__88__reset),
         .d(state__88__d),
         .q(state__88__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__89 state__89(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__89(
         .clock(state__89__clock),
         .reset(state__89__reset),
         .d(state__89__d),
         .q(state__89__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__90 state__90(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__90(
         .clock(state__90__clock),
         .reset(state__90__reset),
         .d(state__90__d),
         .q(state__90__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__91 state__91(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__91(
         .clock(state__91__clock),
         .reset(state__91__reset),
         .d(state__91__d),
         .q(state__91__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__92 state__92(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__92(
         .clock(state__92__clock),
         .reset(state__92__reset),
         .d(state__92__d),
         .q(state__92__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__93 state__93(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__93(
         .clock(state__93__clock),
         .reset(state__93__reset),
         .d(state__93__d),
         .q(state__93__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__94 state__94(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__94(
         .clock(state__94__clock),
         .reset(state__94__reset),
         .d(state__94__d),
         .q(state__94__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__95 state__95(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__95(
         .clock(state__95__clock),
         .reset(state__95__reset),
         .d(state__95__d),
         .q(state__95__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__96 state__96(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__96(
         .clock(state__96__clock),
         .reset(state__96__reset),
         .d(state__96__d),
         .q(state__96__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__97 state__97(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__97(
         .clock(state__97__clock),
         .reset(state__97__reset),
         .d(state__97__d),
         .q(state__97__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__98 state__98(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__98(
         .clock(state__98__clock),
         .reset(state__98__reset),
         .d(state__98__d),
         .q(state__98__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__99 state__99(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__99(
         .clock(state__99__clock),
         .reset(state__99__reset),
         .d(state__99__d),
         .q(state__99__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__100 state__100(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__100(
         .clock(state__100__clock),
         .reset(state__100__reset),
         .d(state__100__d),
         .q(state__100__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__101 state__101(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__101(
         .clock(state__101__clock),
         .reset(state__101__reset),
         .d(state__101__d),
         .q(state__101__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__102 state__102(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__102(
         .clock(state__102__clock),
         .reset(state__102__reset),
         .d(state__102__d),
         .q(state__102__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__103 state__103(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__103(
         .clock(state__103__clock),
         .reset(state__103__reset),
         .d(state__103__d),
         .q(state__103__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__104 state__104(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__104(
         .clock(state__104__clock),
         .reset(state__104__reset),
         .d(state__104__d),
         .q(state__104__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__105 state__105(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__105(
         .clock(state__105__clock),
         .reset(state__105__reset),
         .d(state__105__d),
         .q(state__105__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__106 state__106(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__106(
         .clock(state__106__clock),
         .reset(state__106__reset),
         .d(state__106__d),
         .q(state__106__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__107 state__107(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__107(
         .clock(state__107__clock),
         .reset(state__107__reset),
         .d(state__107__d),
         .q(state__107__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__108 state__108(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__108(
         .clock(state__108__clock),
         .reset(state__108__reset),
         .d(state__108__d),
         .q(state__108__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__109 state__109(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__109(
         .clock(state__109__clock),
         .reset(state__109__reset),
         .d(state__109__d),
         .q(state__109__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__110 state__110(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__110(
         .clock(state__110__clock),
         .reset(state__110__reset),
         .d(state__110__d),
         .q(state__110__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__111 state__111(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__111(
         .clock(state__111__clock),
         .reset(state__111__reset),
         .d(state__111__d),
         .q(state__111__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__112 state__112(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__112(
         .clock(state__112__clock),
         .reset(state__112__reset),
         .d(state__112__d),
         .q(state__112__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__113 state__113(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__113(
         .clock(state__113__clock),
         .reset(state__113__reset),
         .d(state__113__d),
         .q(state__113__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__114 state__114(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__114(
         .clock(state__114__clock),
         .reset(state__114__reset),
         .d(state__114__d),
         .q(state__114__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__115 state__115(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__115(
         .clock(state__115__clock),
         .reset(state__115__reset),
         .d(state__115__d),
         .q(state__115__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__116 state__116(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__116(
         .clock(state__116__clock),
         .reset(state__116__reset),
         .d(state__116__d),
         .q(state__116__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__117 state__117(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__117(
         .clock(state__117__clock),
         .reset(state__117__reset),
         .d(state__117__d),
         .q(state__117__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__118 state__118(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__118(
         .clock(state__118__clock),
         .reset(state__118__reset),
         .d(state__118__d),
         .q(state__118__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__119 state__119(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__119(
         .clock(state__119__clock),
         .reset(state__119__reset),
         .d(state__119__d),
         .q(state__119__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__120 state__120(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__120(
         .clock(state__120__clock),
         .reset(state__120__reset),
         .d(state__120__d),
         .q(state__120__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__121 state__121(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__121(
         .clock(state__121__clock),
         .reset(state__121__reset),
         .d(state__121__d),
         .q(state__121__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__122 state__122(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__122(
         .clock(state__122__clock),
         .reset(state__122__reset),
         .d(state__122__d),
         .q(state__122__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__123 state__123(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__123(
         .clock(state__123__clock),
         .reset(state__123__reset),
         .d(state__123__d),
         .q(state__123__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__124 state__124(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__124(
         .clock(state__124__clock),
         .reset(state__124__reset),
         .d(state__124__d),
         .q(state__124__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__125 state__125(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__125(
         .clock(state__125__clock),
         .reset(state__125__reset),
         .d(state__125__d),
         .q(state__125__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__126 state__126(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__126(
         .clock(state__126__clock),
         .reset(state__126__reset),
         .d(state__126__d),
         .q(state__126__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__127 state__127(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 state__127(
         .clock(state__127__clock),
         .reset(state__127__reset),
         .d(state__127__d),
@@ -3810,133 +3810,133 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .d(pipe_valid__0__d),
         .q(pipe_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__1 pipe_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__1(
         .clock(pipe_valid__1__clock),
         .reset(pipe_valid__1__reset),
         .d(pipe_valid__1__d),
         .q(pipe_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__2 pipe_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__2(
         .clock(pipe_valid__2__clock),
         .reset(pipe_valid__2__reset),
         .d(pipe_valid__2__d),
         .q(pipe_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__3 pipe_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__3(
         .clock(pipe_valid__3__clock),
         .reset(pipe_valid__3__reset),
         .d(pipe_valid__3__d),
         .q(pipe_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__4 pipe_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__4(
         .clock(pipe_valid__4__clock),
         .reset(pipe_valid__4__reset),
         .d(pipe_valid__4__d),
         .q(pipe_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__5 pipe_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__5(
         .clock(pipe_valid__5__clock),
         .reset(pipe_valid__5__reset),
         .d(pipe_valid__5__d),
         .q(pipe_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__6 pipe_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__6(
         .clock(pipe_valid__6__clock),
         .reset(pipe_valid__6__reset),
         .d(pipe_valid__6__d),
         .q(pipe_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__7 pipe_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__7(
         .clock(pipe_valid__7__clock),
         .reset(pipe_valid__7__reset),
         .d(pipe_valid__7__d),
         .q(pipe_valid__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__8 pipe_valid__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__8(
         .clock(pipe_valid__8__clock),
         .reset(pipe_valid__8__reset),
         .d(pipe_valid__8__d),
         .q(pipe_valid__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__9 pipe_valid__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__9(
         .clock(pipe_valid__9__clock),
         .reset(pipe_valid__9__reset),
         .d(pipe_valid__9__d),
         .q(pipe_valid__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__10 pipe_valid__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__10(
         .clock(pipe_valid__10__clock),
         .reset(pipe_valid__10__reset),
         .d(pipe_valid__10__d),
         .q(pipe_valid__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__11 pipe_valid__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__11(
         .clock(pipe_valid__11__clock),
         .reset(pipe_valid__11__reset),
         .d(pipe_valid__11__d),
         .q(pipe_valid__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__12 pipe_valid__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__12(
         .clock(pipe_valid__12__clock),
         .reset(pipe_valid__12__reset),
         .d(pipe_valid__12__d),
         .q(pipe_valid__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__13 pipe_valid__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__13(
         .clock(pipe_valid__13__clock),
         .reset(pipe_valid__13__reset),
         .d(pipe_valid__13__d),
         .q(pipe_valid__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__14 pipe_valid__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__14(
         .clock(pipe_valid__14__clock),
         .reset(pipe_valid__14__reset),
         .d(pipe_valid__14__d),
         .q(pipe_valid__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__15 pipe_valid__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__15(
         .clock(pipe_valid__15__clock),
         .reset(pipe_valid__15__reset),
         .d(pipe_valid__15__d),
         .q(pipe_valid__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__16 pipe_valid__16(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__16(
         .clock(pipe_valid__16__clock),
         .reset(pipe_valid__16__reset),
         .d(pipe_valid__16__d),
         .q(pipe_valid__16__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__17 pipe_valid__17(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__17(
         .clock(pipe_valid__17__clock),
         .reset(pipe_valid__17__reset),
         .d(pipe_valid__17__d),
         .q(pipe_valid__17__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__18 pipe_valid__18(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__18(
         .clock(pipe_valid__18__clock),
         .reset(pipe_valid__18__reset),
         .d(pipe_valid__18__d),
         .q(pipe_valid__18__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__19 pipe_valid__19(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__19(
         .clock(pipe_valid__19__clock),
         .reset(pipe_valid__19__reset),
         .d(pipe_valid__19__d),
         .q(pipe_valid__19__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__20 pipe_valid__20(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__20(
         .clock(pipe_valid__20__clock),
         .reset(pipe_valid__20__reset),
         .d(pipe_valid__20__d),
         .q(pipe_valid__20__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__21 pipe_valid__21(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__21(
         .clock(pipe_valid__21__clock),
         .reset(pipe_valid__21__reset),
         .d(pipe_valid__21__d),
         .q(pipe_valid__21__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__22 pipe_valid__22(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 pipe_valid__22(
         .clock(pipe_valid__22__clock),
         .reset(pipe_valid__22__reset),
         .d(pipe_valid__22__d),
@@ -3948,133 +3948,133 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .d(pipe_sw__0__d),
         .q(pipe_sw__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__1 pipe_sw__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__1(
         .clock(pipe_sw__1__clock),
         .reset(pipe_sw__1__reset),
         .d(pipe_sw__1__d),
         .q(pipe_sw__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__2 pipe_sw__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__2(
         .clock(pipe_sw__2__clock),
         .reset(pipe_sw__2__reset),
         .d(pipe_sw__2__d),
         .q(pipe_sw__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__3 pipe_sw__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__3(
         .clock(pipe_sw__3__clock),
         .reset(pipe_sw__3__reset),
         .d(pipe_sw__3__d),
         .q(pipe_sw__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__4 pipe_sw__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__4(
         .clock(pipe_sw__4__clock),
         .reset(pipe_sw__4__reset),
         .d(pipe_sw__4__d),
         .q(pipe_sw__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__5 pipe_sw__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__5(
         .clock(pipe_sw__5__clock),
         .reset(pipe_sw__5__reset),
         .d(pipe_sw__5__d),
         .q(pipe_sw__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__6 pipe_sw__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__6(
         .clock(pipe_sw__6__clock),
         .reset(pipe_sw__6__reset),
         .d(pipe_sw__6__d),
         .q(pipe_sw__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__7 pipe_sw__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__7(
         .clock(pipe_sw__7__clock),
         .reset(pipe_sw__7__reset),
         .d(pipe_sw__7__d),
         .q(pipe_sw__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__8 pipe_sw__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__8(
         .clock(pipe_sw__8__clock),
         .reset(pipe_sw__8__reset),
         .d(pipe_sw__8__d),
         .q(pipe_sw__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__9 pipe_sw__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__9(
         .clock(pipe_sw__9__clock),
         .reset(pipe_sw__9__reset),
         .d(pipe_sw__9__d),
         .q(pipe_sw__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__10 pipe_sw__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__10(
         .clock(pipe_sw__10__clock),
         .reset(pipe_sw__10__reset),
         .d(pipe_sw__10__d),
         .q(pipe_sw__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__11 pipe_sw__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__11(
         .clock(pipe_sw__11__clock),
         .reset(pipe_sw__11__reset),
         .d(pipe_sw__11__d),
         .q(pipe_sw__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__12 pipe_sw__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__12(
         .clock(pipe_sw__12__clock),
         .reset(pipe_sw__12__reset),
         .d(pipe_sw__12__d),
         .q(pipe_sw__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__13 pipe_sw__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__13(
         .clock(pipe_sw__13__clock),
         .reset(pipe_sw__13__reset),
         .d(pipe_sw__13__d),
         .q(pipe_sw__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__14 pipe_sw__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__14(
         .clock(pipe_sw__14__clock),
         .reset(pipe_sw__14__reset),
         .d(pipe_sw__14__d),
         .q(pipe_sw__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__15 pipe_sw__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__15(
         .clock(pipe_sw__15__clock),
         .reset(pipe_sw__15__reset),
         .d(pipe_sw__15__d),
         .q(pipe_sw__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__16 pipe_sw__16(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__16(
         .clock(pipe_sw__16__clock),
         .reset(pipe_sw__16__reset),
         .d(pipe_sw__16__d),
         .q(pipe_sw__16__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__17 pipe_sw__17(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__17(
         .clock(pipe_sw__17__clock),
         .reset(pipe_sw__17__reset),
         .d(pipe_sw__17__d),
         .q(pipe_sw__17__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__18 pipe_sw__18(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__18(
         .clock(pipe_sw__18__clock),
         .reset(pipe_sw__18__reset),
         .d(pipe_sw__18__d),
         .q(pipe_sw__18__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__19 pipe_sw__19(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__19(
         .clock(pipe_sw__19__clock),
         .reset(pipe_sw__19__reset),
         .d(pipe_sw__19__d),
         .q(pipe_sw__19__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__20 pipe_sw__20(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__20(
         .clock(pipe_sw__20__clock),
         .reset(pipe_sw__20__reset),
         .d(pipe_sw__20__d),
         .q(pipe_sw__20__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__21 pipe_sw__21(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__21(
         .clock(pipe_sw__21__clock),
         .reset(pipe_sw__21__reset),
         .d(pipe_sw__21__d),
         .q(pipe_sw__21__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__22 pipe_sw__22(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 pipe_sw__22(
         .clock(pipe_sw__22__clock),
         .reset(pipe_sw__22__reset),
         .d(pipe_sw__22__d),
@@ -4086,133 +4086,133 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .d(pipe_pc__0__d),
         .q(pipe_pc__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__1 pipe_pc__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__1(
         .clock(pipe_pc__1__clock),
         .reset(pipe_pc__1__reset),
         .d(pipe_pc__1__d),
         .q(pipe_pc__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__2 pipe_pc__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__2(
         .clock(pipe_pc__2__clock),
         .reset(pipe_pc__2__reset),
         .d(pipe_pc__2__d),
         .q(pipe_pc__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__3 pipe_pc__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__3(
         .clock(pipe_pc__3__clock),
         .reset(pipe_pc__3__reset),
         .d(pipe_pc__3__d),
         .q(pipe_pc__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__4 pipe_pc__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__4(
         .clock(pipe_pc__4__clock),
         .reset(pipe_pc__4__reset),
         .d(pipe_pc__4__d),
         .q(pipe_pc__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__5 pipe_pc__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__5(
         .clock(pipe_pc__5__clock),
         .reset(pipe_pc__5__reset),
         .d(pipe_pc__5__d),
         .q(pipe_pc__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__6 pipe_pc__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__6(
         .clock(pipe_pc__6__clock),
         .reset(pipe_pc__6__reset),
         .d(pipe_pc__6__d),
         .q(pipe_pc__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__7 pipe_pc__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__7(
         .clock(pipe_pc__7__clock),
         .reset(pipe_pc__7__reset),
         .d(pipe_pc__7__d),
         .q(pipe_pc__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__8 pipe_pc__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__8(
         .clock(pipe_pc__8__clock),
         .reset(pipe_pc__8__reset),
         .d(pipe_pc__8__d),
         .q(pipe_pc__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__9 pipe_pc__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__9(
         .clock(pipe_pc__9__clock),
         .reset(pipe_pc__9__reset),
         .d(pipe_pc__9__d),
         .q(pipe_pc__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__10 pipe_pc__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__10(
         .clock(pipe_pc__10__clock),
         .reset(pipe_pc__10__reset),
         .d(pipe_pc__10__d),
         .q(pipe_pc__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__11 pipe_pc__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__11(
         .clock(pipe_pc__11__clock),
         .reset(pipe_pc__11__reset),
         .d(pipe_pc__11__d),
         .q(pipe_pc__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__12 pipe_pc__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__12(
         .clock(pipe_pc__12__clock),
         .reset(pipe_pc__12__reset),
         .d(pipe_pc__12__d),
         .q(pipe_pc__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__13 pipe_pc__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__13(
         .clock(pipe_pc__13__clock),
         .reset(pipe_pc__13__reset),
         .d(pipe_pc__13__d),
         .q(pipe_pc__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__14 pipe_pc__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__14(
         .clock(pipe_pc__14__clock),
         .reset(pipe_pc__14__reset),
         .d(pipe_pc__14__d),
         .q(pipe_pc__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__15 pipe_pc__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__15(
         .clock(pipe_pc__15__clock),
         .reset(pipe_pc__15__reset),
         .d(pipe_pc__15__d),
         .q(pipe_pc__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__16 pipe_pc__16(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__16(
         .clock(pipe_pc__16__clock),
         .reset(pipe_pc__16__reset),
         .d(pipe_pc__16__d),
         .q(pipe_pc__16__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__17 pipe_pc__17(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__17(
         .clock(pipe_pc__17__clock),
         .reset(pipe_pc__17__reset),
         .d(pipe_pc__17__d),
         .q(pipe_pc__17__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__18 pipe_pc__18(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__18(
         .clock(pipe_pc__18__clock),
         .reset(pipe_pc__18__reset),
         .d(pipe_pc__18__d),
         .q(pipe_pc__18__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__19 pipe_pc__19(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__19(
         .clock(pipe_pc__19__clock),
         .reset(pipe_pc__19__reset),
         .d(pipe_pc__19__d),
         .q(pipe_pc__19__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__20 pipe_pc__20(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__20(
         .clock(pipe_pc__20__clock),
         .reset(pipe_pc__20__reset),
         .d(pipe_pc__20__d),
         .q(pipe_pc__20__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__21 pipe_pc__21(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__21(
         .clock(pipe_pc__21__clock),
         .reset(pipe_pc__21__reset),
         .d(pipe_pc__21__d),
         .q(pipe_pc__21__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__22 pipe_pc__22(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 pipe_pc__22(
         .clock(pipe_pc__22__clock),
         .reset(pipe_pc__22__reset),
         .d(pipe_pc__22__d),
@@ -4224,19 +4224,19 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_valid sel_valid(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 sel_valid(
         .clock(sel_valid__clock),
         .reset(sel_valid__reset),
         .d(sel_valid__d),
         .q(sel_valid__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_sw sel_sw(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0 sel_sw(
         .clock(sel_sw__clock),
         .reset(sel_sw__reset),
         .d(sel_sw__d),
         .q(sel_sw__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__hold hold(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 hold(
         .clock(hold__clock),
         .reset(hold__reset),
         .d(hold__d),
@@ -4347,7 +4347,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .found(pick__found),
         .slot(pick__slot)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state_pack state_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__st4_pack state_pack(
         .parts__0(state_pack__parts__0),
         .parts__1(state_pack__parts__1),
         .parts__2(state_pack__parts__2),
@@ -4478,7 +4478,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .parts__127(state_pack__parts__127),
         .whole(state_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__cr_pack cr_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack cr_pack(
         .parts__0(cr_pack__parts__0),
         .parts__1(cr_pack__parts__1),
         .parts__2(cr_pack__parts__2),
@@ -4609,7 +4609,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .parts__127(cr_pack__parts__127),
         .whole(cr_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__matched_pack matched_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack matched_pack(
         .parts__0(matched_pack__parts__0),
         .parts__1(matched_pack__parts__1),
         .parts__2(matched_pack__parts__2),
@@ -4740,7 +4740,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .parts__127(matched_pack__parts__127),
         .whole(matched_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dbg_matched_pack dbg_matched_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack dbg_matched_pack(
         .parts__0(dbg_matched_pack__parts__0),
         .parts__1(dbg_matched_pack__parts__1),
         .parts__2(dbg_matched_pack__parts__2),
@@ -4949,7 +4949,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
         .parts__22(pipe_pc_pack__parts__22),
         .whole(pipe_pc_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__fin fin(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__states fin(
         .whole(fin__whole),
         .parts__0(fin__parts__0),
         .parts__1(fin__parts__1),
@@ -7806,282 +7806,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps(clock,reset,grid_start,launch,ready,
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__cr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__cr_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dbg_matched_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dbg_matched_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hold,ptr,pipe_valid,pipe_sw,pipe_pc,inst_kind,writeback,blockbar_release,launch,bundle_valid,bundle_fused,bundle_group,bundle_members,bundle_size,bundle_pc,st4,sw_valid,sw_blockbar,bar_issue,bar_sw,bar_pc,act_valid,act_sw,act_pc,ptr1,hold1);
     
     // Module arguments
@@ -9642,7 +9366,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
         .parts__127(valid_pack__parts__127),
         .whole(valid_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__blockbar_pack blockbar_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack blockbar_pack(
         .parts__0(blockbar_pack__parts__0),
         .parts__1(blockbar_pack__parts__1),
         .parts__2(blockbar_pack__parts__2),
@@ -13465,144 +13189,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch(state,sel_valid,sel_sw,hol
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__blockbar_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__blockbar_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__issue_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
     
     // Module arguments
@@ -14343,289 +13929,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack(parts__0,parts
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__fin(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [383:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    output reg  [2:0] parts__5;
-    output reg  [2:0] parts__6;
-    output reg  [2:0] parts__7;
-    output reg  [2:0] parts__8;
-    output reg  [2:0] parts__9;
-    output reg  [2:0] parts__10;
-    output reg  [2:0] parts__11;
-    output reg  [2:0] parts__12;
-    output reg  [2:0] parts__13;
-    output reg  [2:0] parts__14;
-    output reg  [2:0] parts__15;
-    output reg  [2:0] parts__16;
-    output reg  [2:0] parts__17;
-    output reg  [2:0] parts__18;
-    output reg  [2:0] parts__19;
-    output reg  [2:0] parts__20;
-    output reg  [2:0] parts__21;
-    output reg  [2:0] parts__22;
-    output reg  [2:0] parts__23;
-    output reg  [2:0] parts__24;
-    output reg  [2:0] parts__25;
-    output reg  [2:0] parts__26;
-    output reg  [2:0] parts__27;
-    output reg  [2:0] parts__28;
-    output reg  [2:0] parts__29;
-    output reg  [2:0] parts__30;
-    output reg  [2:0] parts__31;
-    output reg  [2:0] parts__32;
-    output reg  [2:0] parts__33;
-    output reg  [2:0] parts__34;
-    output reg  [2:0] parts__35;
-    output reg  [2:0] parts__36;
-    output reg  [2:0] parts__37;
-    output reg  [2:0] parts__38;
-    output reg  [2:0] parts__39;
-    output reg  [2:0] parts__40;
-    output reg  [2:0] parts__41;
-    output reg  [2:0] parts__42;
-    output reg  [2:0] parts__43;
-    output reg  [2:0] parts__44;
-    output reg  [2:0] parts__45;
-    output reg  [2:0] parts__46;
-    output reg  [2:0] parts__47;
-    output reg  [2:0] parts__48;
-    output reg  [2:0] parts__49;
-    output reg  [2:0] parts__50;
-    output reg  [2:0] parts__51;
-    output reg  [2:0] parts__52;
-    output reg  [2:0] parts__53;
-    output reg  [2:0] parts__54;
-    output reg  [2:0] parts__55;
-    output reg  [2:0] parts__56;
-    output reg  [2:0] parts__57;
-    output reg  [2:0] parts__58;
-    output reg  [2:0] parts__59;
-    output reg  [2:0] parts__60;
-    output reg  [2:0] parts__61;
-    output reg  [2:0] parts__62;
-    output reg  [2:0] parts__63;
-    output reg  [2:0] parts__64;
-    output reg  [2:0] parts__65;
-    output reg  [2:0] parts__66;
-    output reg  [2:0] parts__67;
-    output reg  [2:0] parts__68;
-    output reg  [2:0] parts__69;
-    output reg  [2:0] parts__70;
-    output reg  [2:0] parts__71;
-    output reg  [2:0] parts__72;
-    output reg  [2:0] parts__73;
-    output reg  [2:0] parts__74;
-    output reg  [2:0] parts__75;
-    output reg  [2:0] parts__76;
-    output reg  [2:0] parts__77;
-    output reg  [2:0] parts__78;
-    output reg  [2:0] parts__79;
-    output reg  [2:0] parts__80;
-    output reg  [2:0] parts__81;
-    output reg  [2:0] parts__82;
-    output reg  [2:0] parts__83;
-    output reg  [2:0] parts__84;
-    output reg  [2:0] parts__85;
-    output reg  [2:0] parts__86;
-    output reg  [2:0] parts__87;
-    output reg  [2:0] parts__88;
-    output reg  [2:0] parts__89;
-    output reg  [2:0] parts__90;
-    output reg  [2:0] parts__91;
-    output reg  [2:0] parts__92;
-    output reg  [2:0] parts__93;
-    output reg  [2:0] parts__94;
-    output reg  [2:0] parts__95;
-    output reg  [2:0] parts__96;
-    output reg  [2:0] parts__97;
-    output reg  [2:0] parts__98;
-    output reg  [2:0] parts__99;
-    output reg  [2:0] parts__100;
-    output reg  [2:0] parts__101;
-    output reg  [2:0] parts__102;
-    output reg  [2:0] parts__103;
-    output reg  [2:0] parts__104;
-    output reg  [2:0] parts__105;
-    output reg  [2:0] parts__106;
-    output reg  [2:0] parts__107;
-    output reg  [2:0] parts__108;
-    output reg  [2:0] parts__109;
-    output reg  [2:0] parts__110;
-    output reg  [2:0] parts__111;
-    output reg  [2:0] parts__112;
-    output reg  [2:0] parts__113;
-    output reg  [2:0] parts__114;
-    output reg  [2:0] parts__115;
-    output reg  [2:0] parts__116;
-    output reg  [2:0] parts__117;
-    output reg  [2:0] parts__118;
-    output reg  [2:0] parts__119;
-    output reg  [2:0] parts__120;
-    output reg  [2:0] parts__121;
-    output reg  [2:0] parts__122;
-    output reg  [2:0] parts__123;
-    output reg  [2:0] parts__124;
-    output reg  [2:0] parts__125;
-    output reg  [2:0] parts__126;
-    output reg  [2:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-        parts__5 = whole[17:15];
-        parts__6 = whole[20:18];
-        parts__7 = whole[23:21];
-        parts__8 = whole[26:24];
-        parts__9 = whole[29:27];
-        parts__10 = whole[32:30];
-        parts__11 = whole[35:33];
-        parts__12 = whole[38:36];
-        parts__13 = whole[41:39];
-        parts__14 = whole[44:42];
-        parts__15 = whole[47:45];
-        parts__16 = whole[50:48];
-        parts__17 = whole[53:51];
-        parts__18 = whole[56:54];
-        parts__19 = whole[59:57];
-        parts__20 = whole[62:60];
-        parts__21 = whole[65:63];
-        parts__22 = whole[68:66];
-        parts__23 = whole[71:69];
-        parts__24 = whole[74:72];
-        parts__25 = whole[77:75];
-        parts__26 = whole[80:78];
-        parts__27 = whole[83:81];
-        parts__28 = whole[86:84];
-        parts__29 = whole[89:87];
-        parts__30 = whole[92:90];
-        parts__31 = whole[95:93];
-        parts__32 = whole[98:96];
-        parts__33 = whole[101:99];
-        parts__34 = whole[104:102];
-        parts__35 = whole[107:105];
-        parts__36 = whole[110:108];
-        parts__37 = whole[113:111];
-        parts__38 = whole[116:114];
-        parts__39 = whole[119:117];
-        parts__40 = whole[122:120];
-        parts__41 = whole[125:123];
-        parts__42 = whole[128:126];
-        parts__43 = whole[131:129];
-        parts__44 = whole[134:132];
-        parts__45 = whole[137:135];
-        parts__46 = whole[140:138];
-        parts__47 = whole[143:141];
-        parts__48 = whole[146:144];
-        parts__49 = whole[149:147];
-        parts__50 = whole[152:150];
-        parts__51 = whole[155:153];
-        parts__52 = whole[158:156];
-        parts__53 = whole[161:159];
-        parts__54 = whole[164:162];
-        parts__55 = whole[167:165];
-        parts__56 = whole[170:168];
-        parts__57 = whole[173:171];
-        parts__58 = whole[176:174];
-        parts__59 = whole[179:177];
-        parts__60 = whole[182:180];
-        parts__61 = whole[185:183];
-        parts__62 = whole[188:186];
-        parts__63 = whole[191:189];
-        parts__64 = whole[194:192];
-        parts__65 = whole[197:195];
-        parts__66 = whole[200:198];
-        parts__67 = whole[203:201];
-        parts__68 = whole[206:204];
-        parts__69 = whole[209:207];
-        parts__70 = whole[212:210];
-        parts__71 = whole[215:213];
-        parts__72 = whole[218:216];
-        parts__73 = whole[221:219];
-        parts__74 = whole[224:222];
-        parts__75 = whole[227:225];
-        parts__76 = whole[230:228];
-        parts__77 = whole[233:231];
-        parts__78 = whole[236:234];
-        parts__79 = whole[239:237];
-        parts__80 = whole[242:240];
-        parts__81 = whole[245:243];
-        parts__82 = whole[248:246];
-        parts__83 = whole[251:249];
-        parts__84 = whole[254:252];
-        parts__85 = whole[257:255];
-        parts__86 = whole[260:258];
-        parts__87 = whole[263:261];
-        parts__88 = whole[266:264];
-        parts__89 = whole[269:267];
-        parts__90 = whole[272:270];
-        parts__91 = whole[275:273];
-        parts__92 = whole[278:276];
-        parts__93 = whole[281:279];
-        parts__94 = whole[284:282];
-        parts__95 = whole[287:285];
-        parts__96 = whole[290:288];
-        parts__97 = whole[293:291];
-        parts__98 = whole[296:294];
-        parts__99 = whole[299:297];
-        parts__100 = whole[302:300];
-        parts__101 = whole[305:303];
-        parts__102 = whole[308:306];
-        parts__103 = whole[311:309];
-        parts__104 = whole[314:312];
-        parts__105 = whole[317:315];
-        parts__106 = whole[320:318];
-        parts__107 = whole[323:321];
-        parts__108 = whole[326:324];
-        parts__109 = whole[329:327];
-        parts__110 = whole[332:330];
-        parts__111 = whole[335:333];
-        parts__112 = whole[338:336];
-        parts__113 = whole[341:339];
-        parts__114 = whole[344:342];
-        parts__115 = whole[347:345];
-        parts__116 = whole[350:348];
-        parts__117 = whole[353:351];
-        parts__118 = whole[356:354];
-        parts__119 = whole[359:357];
-        parts__120 = whole[362:360];
-        parts__121 = whole[365:363];
-        parts__122 = whole[368:366];
-        parts__123 = whole[371:369];
-        parts__124 = whole[374:372];
-        parts__125 = whole[377:375];
-        parts__126 = whole[380:378];
-        parts__127 = whole[383:381];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__fin
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__hold(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__hold
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt(clock,reset,flush,lookup_pc,ins_valid,ins_pc,hit,ins_written,ins_evict,dbg_valid,dbg_tag,dbg_ptr);
     
     // Module arguments
@@ -15320,49 +14623,49 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
     reg  found;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__0 way_valid__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__1 way_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__2 way_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__3 way_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__4 way_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__5 way_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__6 way_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__7 way_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
@@ -15374,49 +14677,49 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__1 way_tag__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__2 way_tag__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__3 way_tag__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__4 way_tag__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__5 way_tag__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__6 way_tag__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__7 way_tag__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__ptr ptr(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
@@ -15446,13 +14749,13 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
         .parts__2(written_pack__parts__2),
         .whole(written_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__evict_pack evict_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .parts__1(evict_pack__parts__1),
         .parts__2(evict_pack__parts__2),
         .whole(evict_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__valid_pack valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -16012,35 +15315,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0(clock,reset,flush,look
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__evict_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__evict_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__ptr
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_sets(whole,parts__0,parts__1,parts__2);
     
     // Module arguments
@@ -16110,24 +15384,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tags(whole,parts__0,p
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tags
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__valid_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0(clock,reset,d,q);
     
     // Module arguments
@@ -16142,246 +15398,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0(clock,rese
         else q <= d;
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_valid__7
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack(parts__0,parts__1,parts__2,whole);
@@ -16627,139 +15643,139 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
     reg  found;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__0 way_valid__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__1 way_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__2 way_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__3 way_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__4 way_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__5 way_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__6 way_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__7 way_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__0 way_tag__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__1 way_tag__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__2 way_tag__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__3 way_tag__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__4 way_tag__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__5 way_tag__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__6 way_tag__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__7 way_tag__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__ptr ptr(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_valid req_valid(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0),
         .parts__1(req_valid__parts__1),
         .parts__2(req_valid__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_sets req_sets(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0),
         .parts__1(req_sets__parts__1),
         .parts__2(req_sets__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tags tags(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0),
         .parts__1(tags__parts__1),
         .parts__2(tags__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__written_pack written_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .parts__1(written_pack__parts__1),
         .parts__2(written_pack__parts__2),
         .whole(written_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__evict_pack evict_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .parts__1(evict_pack__parts__1),
         .parts__2(evict_pack__parts__2),
         .whole(evict_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__valid_pack valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -16770,7 +15786,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tag_pack tag_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -17319,391 +16335,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1(clock,reset,flush,look
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__evict_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__evict_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__ptr
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_sets(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [5:0] whole;
-    output reg  [1:0] parts__0;
-    output reg  [1:0] parts__1;
-    output reg  [1:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-        parts__1 = whole[3:2];
-        parts__2 = whole[5:4];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_sets
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_valid(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [2:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__req_valid
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tag_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tags(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [89:0] whole;
-    output reg  [29:0] parts__0;
-    output reg  [29:0] parts__1;
-    output reg  [29:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-        parts__1 = whole[59:30];
-        parts__2 = whole[89:60];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__tags
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__valid_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_tag__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__way_valid__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__written_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__1__written_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,lookup_set,lookup_tag,ins_valid,ins_set,ins_tag,hit,written,evict,dbg_valid,dbg_tag,dbg_ptr);
     
     // Module arguments
@@ -17934,139 +16565,139 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
     reg  found;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__0 way_valid__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__1 way_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__2 way_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__3 way_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__4 way_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__5 way_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__6 way_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__7 way_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__0 way_tag__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__1 way_tag__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__2 way_tag__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__3 way_tag__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__4 way_tag__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__5 way_tag__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__6 way_tag__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__7 way_tag__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__ptr ptr(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_valid req_valid(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0),
         .parts__1(req_valid__parts__1),
         .parts__2(req_valid__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_sets req_sets(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0),
         .parts__1(req_sets__parts__1),
         .parts__2(req_sets__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tags tags(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0),
         .parts__1(tags__parts__1),
         .parts__2(tags__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__written_pack written_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .parts__1(written_pack__parts__1),
         .parts__2(written_pack__parts__2),
         .whole(written_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__evict_pack evict_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .parts__1(evict_pack__parts__1),
         .parts__2(evict_pack__parts__2),
         .whole(evict_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__valid_pack valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -18077,7 +16708,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tag_pack tag_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -18626,391 +17257,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2(clock,reset,flush,look
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__evict_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__evict_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__ptr
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_sets(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [5:0] whole;
-    output reg  [1:0] parts__0;
-    output reg  [1:0] parts__1;
-    output reg  [1:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-        parts__1 = whole[3:2];
-        parts__2 = whole[5:4];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_sets
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_valid(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [2:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__req_valid
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tag_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tags(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [89:0] whole;
-    output reg  [29:0] parts__0;
-    output reg  [29:0] parts__1;
-    output reg  [29:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-        parts__1 = whole[59:30];
-        parts__2 = whole[89:60];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__tags
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__valid_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_tag__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__way_valid__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__written_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__2__written_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,lookup_set,lookup_tag,ins_valid,ins_set,ins_tag,hit,written,evict,dbg_valid,dbg_tag,dbg_ptr);
     
     // Module arguments
@@ -19241,139 +17487,139 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
     reg  found;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__0 way_valid__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__0(
         .clock(way_valid__0__clock),
         .reset(way_valid__0__reset),
         .d(way_valid__0__d),
         .q(way_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__1 way_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__1(
         .clock(way_valid__1__clock),
         .reset(way_valid__1__reset),
         .d(way_valid__1__d),
         .q(way_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__2 way_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__2(
         .clock(way_valid__2__clock),
         .reset(way_valid__2__reset),
         .d(way_valid__2__d),
         .q(way_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__3 way_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__3(
         .clock(way_valid__3__clock),
         .reset(way_valid__3__reset),
         .d(way_valid__3__d),
         .q(way_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__4 way_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__4(
         .clock(way_valid__4__clock),
         .reset(way_valid__4__reset),
         .d(way_valid__4__d),
         .q(way_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__5 way_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__5(
         .clock(way_valid__5__clock),
         .reset(way_valid__5__reset),
         .d(way_valid__5__d),
         .q(way_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__6 way_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__6(
         .clock(way_valid__6__clock),
         .reset(way_valid__6__reset),
         .d(way_valid__6__d),
         .q(way_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__7 way_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 way_valid__7(
         .clock(way_valid__7__clock),
         .reset(way_valid__7__reset),
         .d(way_valid__7__d),
         .q(way_valid__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__0 way_tag__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__0(
         .clock(way_tag__0__clock),
         .reset(way_tag__0__reset),
         .d(way_tag__0__d),
         .q(way_tag__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__1 way_tag__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__1(
         .clock(way_tag__1__clock),
         .reset(way_tag__1__reset),
         .d(way_tag__1__d),
         .q(way_tag__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__2 way_tag__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__2(
         .clock(way_tag__2__clock),
         .reset(way_tag__2__reset),
         .d(way_tag__2__d),
         .q(way_tag__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__3 way_tag__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__3(
         .clock(way_tag__3__clock),
         .reset(way_tag__3__reset),
         .d(way_tag__3__d),
         .q(way_tag__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__4 way_tag__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__4(
         .clock(way_tag__4__clock),
         .reset(way_tag__4__reset),
         .d(way_tag__4__d),
         .q(way_tag__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__5 way_tag__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__5(
         .clock(way_tag__5__clock),
         .reset(way_tag__5__reset),
         .d(way_tag__5__d),
         .q(way_tag__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__6 way_tag__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__6(
         .clock(way_tag__6__clock),
         .reset(way_tag__6__reset),
         .d(way_tag__6__d),
         .q(way_tag__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__7 way_tag__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__way_tag__0 way_tag__7(
         .clock(way_tag__7__clock),
         .reset(way_tag__7__reset),
         .d(way_tag__7__d),
         .q(way_tag__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__ptr ptr(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0 ptr(
         .clock(ptr__clock),
         .reset(ptr__reset),
         .d(ptr__d),
         .q(ptr__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_valid req_valid(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_valid req_valid(
         .whole(req_valid__whole),
         .parts__0(req_valid__parts__0),
         .parts__1(req_valid__parts__1),
         .parts__2(req_valid__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_sets req_sets(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__req_sets req_sets(
         .whole(req_sets__whole),
         .parts__0(req_sets__parts__0),
         .parts__1(req_sets__parts__1),
         .parts__2(req_sets__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tags tags(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tags tags(
         .whole(tags__whole),
         .parts__0(tags__parts__0),
         .parts__1(tags__parts__1),
         .parts__2(tags__parts__2)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__written_pack written_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack written_pack(
         .parts__0(written_pack__parts__0),
         .parts__1(written_pack__parts__1),
         .parts__2(written_pack__parts__2),
         .whole(written_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__evict_pack evict_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack evict_pack(
         .parts__0(evict_pack__parts__0),
         .parts__1(evict_pack__parts__1),
         .parts__2(evict_pack__parts__2),
         .whole(evict_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__valid_pack valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pack valid_pack(
         .parts__0(valid_pack__parts__0),
         .parts__1(valid_pack__parts__1),
         .parts__2(valid_pack__parts__2),
@@ -19384,7 +17630,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tag_pack tag_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__tag_pack tag_pack(
         .parts__0(tag_pack__parts__0),
         .parts__1(tag_pack__parts__1),
         .parts__2(tag_pack__parts__2),
@@ -19933,391 +18179,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3(clock,reset,flush,look
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__evict_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__evict_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__ptr(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__ptr
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_sets(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [5:0] whole;
-    output reg  [1:0] parts__0;
-    output reg  [1:0] parts__1;
-    output reg  [1:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[1:0];
-        parts__1 = whole[3:2];
-        parts__2 = whole[5:4];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_sets
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_valid(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [2:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__req_valid
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tag_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [29:0] parts__0;
-    input wire  [29:0] parts__1;
-    input wire  [29:0] parts__2;
-    input wire  [29:0] parts__3;
-    input wire  [29:0] parts__4;
-    input wire  [29:0] parts__5;
-    input wire  [29:0] parts__6;
-    input wire  [29:0] parts__7;
-    output reg  [239:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tag_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tags(whole,parts__0,parts__1,parts__2);
-    
-    // Module arguments
-    input wire  [89:0] whole;
-    output reg  [29:0] parts__0;
-    output reg  [29:0] parts__1;
-    output reg  [29:0] parts__2;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[29:0];
-        parts__1 = whole[59:30];
-        parts__2 = whole[89:60];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__tags
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__valid_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [29:0] d;
-    output reg  [29:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 30'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_tag__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__way_valid__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__written_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__3__written_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__tag_pack(parts__0,parts__1,parts__2,parts__3,whole);
     
     // Module arguments
@@ -20611,144 +18472,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__matched_next(whole,parts__0,parts__
         parts__127 = whole[127:127];
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__matched_next
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__matched_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__matched_pack
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pick(candidates,last,last_valid,found,slot);
@@ -21820,358 +19543,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0(clock,reset,d,q);
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__16
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__17
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__18
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__19
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__20
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__21
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__22
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__9
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,whole);
     
     // Module arguments
@@ -22221,358 +19592,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0(clock,reset,d,q);
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__0
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__16
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__17
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__18
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__19
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__20
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__21
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__22
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw__9
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_sw_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,whole);
     
     // Module arguments
@@ -22620,358 +19639,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__16
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__17
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__18
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__19
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__20
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__21
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__22
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__9
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,whole);
@@ -23617,193 +20284,193 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
     reg  releasing;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__0 row_valid__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__0(
         .clock(row_valid__0__clock),
         .reset(row_valid__0__reset),
         .d(row_valid__0__d),
         .q(row_valid__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__1 row_valid__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__1(
         .clock(row_valid__1__clock),
         .reset(row_valid__1__reset),
         .d(row_valid__1__d),
         .q(row_valid__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__2 row_valid__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__2(
         .clock(row_valid__2__clock),
         .reset(row_valid__2__reset),
         .d(row_valid__2__d),
         .q(row_valid__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__3 row_valid__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__3(
         .clock(row_valid__3__clock),
         .reset(row_valid__3__reset),
         .d(row_valid__3__d),
         .q(row_valid__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__4 row_valid__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__4(
         .clock(row_valid__4__clock),
         .reset(row_valid__4__reset),
         .d(row_valid__4__d),
         .q(row_valid__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__5 row_valid__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__5(
         .clock(row_valid__5__clock),
         .reset(row_valid__5__reset),
         .d(row_valid__5__d),
         .q(row_valid__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__6 row_valid__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__6(
         .clock(row_valid__6__clock),
         .reset(row_valid__6__reset),
         .d(row_valid__6__d),
         .q(row_valid__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__7 row_valid__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__7(
         .clock(row_valid__7__clock),
         .reset(row_valid__7__reset),
         .d(row_valid__7__d),
         .q(row_valid__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__8 row_valid__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__8(
         .clock(row_valid__8__clock),
         .reset(row_valid__8__reset),
         .d(row_valid__8__d),
         .q(row_valid__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__9 row_valid__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__9(
         .clock(row_valid__9__clock),
         .reset(row_valid__9__reset),
         .d(row_valid__9__d),
         .q(row_valid__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__10 row_valid__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__10(
         .clock(row_valid__10__clock),
         .reset(row_valid__10__reset),
         .d(row_valid__10__d),
         .q(row_valid__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__11 row_valid__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__11(
         .clock(row_valid__11__clock),
         .reset(row_valid__11__reset),
         .d(row_valid__11__d),
         .q(row_valid__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__12 row_valid__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__12(
         .clock(row_valid__12__clock),
         .reset(row_valid__12__reset),
         .d(row_valid__12__d),
         .q(row_valid__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__13 row_valid__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__13(
         .clock(row_valid__13__clock),
         .reset(row_valid__13__reset),
         .d(row_valid__13__d),
         .q(row_valid__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__14 row_valid__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__14(
         .clock(row_valid__14__clock),
         .reset(row_valid__14__reset),
         .d(row_valid__14__d),
         .q(row_valid__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__15 row_valid__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_valid__0 row_valid__15(
         .clock(row_valid__15__clock),
         .reset(row_valid__15__reset),
         .d(row_valid__15__d),
         .q(row_valid__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__0 row_pc__0(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__0(
         .clock(row_pc__0__clock),
         .reset(row_pc__0__reset),
         .d(row_pc__0__d),
         .q(row_pc__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__1 row_pc__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__1(
         .clock(row_pc__1__clock),
         .reset(row_pc__1__reset),
         .d(row_pc__1__d),
         .q(row_pc__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__2 row_pc__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__2(
         .clock(row_pc__2__clock),
         .reset(row_pc__2__reset),
         .d(row_pc__2__d),
         .q(row_pc__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__3 row_pc__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__3(
         .clock(row_pc__3__clock),
         .reset(row_pc__3__reset),
         .d(row_pc__3__d),
         .q(row_pc__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__4 row_pc__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__4(
         .clock(row_pc__4__clock),
         .reset(row_pc__4__reset),
         .d(row_pc__4__d),
         .q(row_pc__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__5 row_pc__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__5(
         .clock(row_pc__5__clock),
         .reset(row_pc__5__reset),
         .d(row_pc__5__d),
         .q(row_pc__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__6 row_pc__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__6(
         .clock(row_pc__6__clock),
         .reset(row_pc__6__reset),
         .d(row_pc__6__d),
         .q(row_pc__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__7 row_pc__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__7(
         .clock(row_pc__7__clock),
         .reset(row_pc__7__reset),
         .d(row_pc__7__d),
         .q(row_pc__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__8 row_pc__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__8(
         .clock(row_pc__8__clock),
         .reset(row_pc__8__reset),
         .d(row_pc__8__d),
         .q(row_pc__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__9 row_pc__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__9(
         .clock(row_pc__9__clock),
         .reset(row_pc__9__reset),
         .d(row_pc__9__d),
         .q(row_pc__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__10 row_pc__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__10(
         .clock(row_pc__10__clock),
         .reset(row_pc__10__reset),
         .d(row_pc__10__d),
         .q(row_pc__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__11 row_pc__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__11(
         .clock(row_pc__11__clock),
         .reset(row_pc__11__reset),
         .d(row_pc__11__d),
         .q(row_pc__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__12 row_pc__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__12(
         .clock(row_pc__12__clock),
         .reset(row_pc__12__reset),
         .d(row_pc__12__d),
         .q(row_pc__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__13 row_pc__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__13(
         .clock(row_pc__13__clock),
         .reset(row_pc__13__reset),
         .d(row_pc__13__d),
         .q(row_pc__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__14 row_pc__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__14(
         .clock(row_pc__14__clock),
         .reset(row_pc__14__reset),
         .d(row_pc__14__d),
         .q(row_pc__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__15 row_pc__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pipe_pc__0 row_pc__15(
         .clock(row_pc__15__clock),
         .reset(row_pc__15__reset),
         .d(row_pc__15__d),
@@ -23815,97 +20482,97 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .d(row_lock__0__d),
         .q(row_lock__0__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__1 row_lock__1(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__1(
         .clock(row_lock__1__clock),
         .reset(row_lock__1__reset),
         .d(row_lock__1__d),
         .q(row_lock__1__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__2 row_lock__2(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__2(
         .clock(row_lock__2__clock),
         .reset(row_lock__2__reset),
         .d(row_lock__2__d),
         .q(row_lock__2__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__3 row_lock__3(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__3(
         .clock(row_lock__3__clock),
         .reset(row_lock__3__reset),
         .d(row_lock__3__d),
         .q(row_lock__3__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__4 row_lock__4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__4(
         .clock(row_lock__4__clock),
         .reset(row_lock__4__reset),
         .d(row_lock__4__d),
         .q(row_lock__4__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__5 row_lock__5(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__5(
         .clock(row_lock__5__clock),
         .reset(row_lock__5__reset),
         .d(row_lock__5__d),
         .q(row_lock__5__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__6 row_lock__6(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__6(
         .clock(row_lock__6__clock),
         .reset(row_lock__6__reset),
         .d(row_lock__6__d),
         .q(row_lock__6__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__7 row_lock__7(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__7(
         .clock(row_lock__7__clock),
         .reset(row_lock__7__reset),
         .d(row_lock__7__d),
         .q(row_lock__7__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__8 row_lock__8(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__8(
         .clock(row_lock__8__clock),
         .reset(row_lock__8__reset),
         .d(row_lock__8__d),
         .q(row_lock__8__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__9 row_lock__9(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__9(
         .clock(row_lock__9__clock),
         .reset(row_lock__9__reset),
         .d(row_lock__9__d),
         .q(row_lock__9__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__10 row_lock__10(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__10(
         .clock(row_lock__10__clock),
         .reset(row_lock__10__reset),
         .d(row_lock__10__d),
         .q(row_lock__10__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__11 row_lock__11(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__11(
         .clock(row_lock__11__clock),
         .reset(row_lock__11__reset),
         .d(row_lock__11__d),
         .q(row_lock__11__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__12 row_lock__12(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__12(
         .clock(row_lock__12__clock),
         .reset(row_lock__12__reset),
         .d(row_lock__12__d),
         .q(row_lock__12__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__13 row_lock__13(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__13(
         .clock(row_lock__13__clock),
         .reset(row_lock__13__reset),
         .d(row_lock__13__d),
         .q(row_lock__13__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__14 row_lock__14(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__14(
         .clock(row_lock__14__clock),
         .reset(row_lock__14__reset),
         .d(row_lock__14__d),
         .q(row_lock__14__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__15 row_lock__15(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0 row_lock__15(
         .clock(row_lock__15__clock),
         .reset(row_lock__15__reset),
         .d(row_lock__15__d),
         .q(row_lock__15__q)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__valid_rows valid_rows(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__cr_rows valid_rows(
         .whole(valid_rows__whole),
         .parts__0(valid_rows__parts__0),
         .parts__1(valid_rows__parts__1),
@@ -23924,7 +20591,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .parts__14(valid_rows__parts__14),
         .parts__15(valid_rows__parts__15)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__blockbar_rows blockbar_rows(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__cr_rows blockbar_rows(
         .whole(blockbar_rows__whole),
         .parts__0(blockbar_rows__parts__0),
         .parts__1(blockbar_rows__parts__1),
@@ -23962,7 +20629,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .parts__15(rel_pack__parts__15),
         .whole(rel_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_d4_pack rel_d4_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_pack rel_d4_pack(
         .parts__0(rel_d4_pack__parts__0),
         .parts__1(rel_d4_pack__parts__1),
         .parts__2(rel_d4_pack__parts__2),
@@ -23981,7 +20648,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .parts__15(rel_d4_pack__parts__15),
         .whole(rel_d4_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__released_pack released_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__issue_pack released_pack(
         .parts__0(released_pack__parts__0),
         .parts__1(released_pack__parts__1),
         .parts__2(released_pack__parts__2),
@@ -24000,7 +20667,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .parts__15(released_pack__parts__15),
         .whole(released_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_valid_pack dbg_valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_pack dbg_valid_pack(
         .parts__0(dbg_valid_pack__parts__0),
         .parts__1(dbg_valid_pack__parts__1),
         .parts__2(dbg_valid_pack__parts__2),
@@ -24038,7 +20705,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
         .parts__15(dbg_pc_pack__parts__15),
         .whole(dbg_pc_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_lock_pack dbg_lock_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__issue_pack dbg_lock_pack(
         .parts__0(dbg_lock_pack__parts__0),
         .parts__1(dbg_lock_pack__parts__1),
         .parts__2(dbg_lock_pack__parts__2),
@@ -24985,75 +21652,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst(clock,reset,arr_valid,arr_sw,ar
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__blockbar_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__blockbar_rows
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_lock_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_lock_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_pc_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
     
     // Module arguments
@@ -25078,58 +21676,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_pc_pack(parts__0,parts__1,
     // Update code (custom)
     always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_pc_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    output reg  [15:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__dbg_valid_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_d4_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    output reg  [15:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_d4_pack
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
@@ -25158,32 +21704,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_pack(parts__0,parts__1,par
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__rel_pack
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__released_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__released_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0(clock,reset,d,q);
     
     // Module arguments
@@ -25198,801 +21718,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_lock__9
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_pc__9
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__row_valid__9
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__valid_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__pst__valid_rows
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ptr(clock,reset,d,q);
@@ -26158,7 +21883,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco(clock,sel_valid,sel_sw,cr,match
         .parts__14(cr_rows__parts__14),
         .parts__15(cr_rows__parts__15)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__matched_rows matched_rows(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__cr_rows matched_rows(
         .whole(matched_rows__whole),
         .parts__0(matched_rows__parts__0),
         .parts__1(matched_rows__parts__1),
@@ -26577,49 +22302,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__mask_pack(parts__0,parts__1,pa
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__mask_pack
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__matched_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__matched_rows
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_masks(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);
     
     // Module arguments
@@ -26690,38 +22372,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pcs(whole,parts__0,part
         parts__7 = whole[255:224];
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sco__member_pcs
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_sw(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [6:0] d;
-    output reg  [6:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 7'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_sw
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__sel_valid
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,hit,released,mismatch,rel_d4,row_valid,row_pc,ready,matched,fin,candidates,final_cr,matched_next,ins_valid,ins_pc);
@@ -27989,7 +23639,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
     reg  [31:0] d4_pc__1;
     
     // Sub module instances
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__states states(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__states states(
         .whole(states__whole),
         .parts__0(states__parts__0),
         .parts__1(states__parts__1),
@@ -28139,7 +23789,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__14(row_valids__parts__14),
         .parts__15(row_valids__parts__15)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_d4 row_d4(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_valids row_d4(
         .whole(row_d4__whole),
         .parts__0(row_d4__parts__0),
         .parts__1(row_d4__parts__1),
@@ -28177,7 +23827,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__14(row_pcs__parts__14),
         .parts__15(row_pcs__parts__15)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__fin_pack fin_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__st4_pack fin_pack(
         .parts__0(fin_pack__parts__0),
         .parts__1(fin_pack__parts__1),
         .parts__2(fin_pack__parts__2),
@@ -28308,7 +23958,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__127(fin_pack__parts__127),
         .whole(fin_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__candidate_pack candidate_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack candidate_pack(
         .parts__0(candidate_pack__parts__0),
         .parts__1(candidate_pack__parts__1),
         .parts__2(candidate_pack__parts__2),
@@ -28439,7 +24089,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__127(candidate_pack__parts__127),
         .whole(candidate_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__final_cr_pack final_cr_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack final_cr_pack(
         .parts__0(final_cr_pack__parts__0),
         .parts__1(final_cr_pack__parts__1),
         .parts__2(final_cr_pack__parts__2),
@@ -28570,7 +24220,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__127(final_cr_pack__parts__127),
         .whole(final_cr_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__matched_pack matched_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__dispatch__valid_pack matched_pack(
         .parts__0(matched_pack__parts__0),
         .parts__1(matched_pack__parts__1),
         .parts__2(matched_pack__parts__2),
@@ -28701,7 +24351,7 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
         .parts__127(matched_pack__parts__127),
         .whole(matched_pack__whole)
     );
-    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_valid_pack ins_valid_pack(
+    dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__ilt__sets__0__written_pack ins_valid_pack(
         .parts__0(ins_valid_pack__parts__0),
         .parts__1(ins_valid_pack__parts__1),
         .parts__2(ins_valid_pack__parts__2),
@@ -31941,420 +27591,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle(st4,act_valid,act_sw,act_pc,
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__candidate_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__candidate_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__fin_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    input wire  [2:0] parts__8;
-    input wire  [2:0] parts__9;
-    input wire  [2:0] parts__10;
-    input wire  [2:0] parts__11;
-    input wire  [2:0] parts__12;
-    input wire  [2:0] parts__13;
-    input wire  [2:0] parts__14;
-    input wire  [2:0] parts__15;
-    input wire  [2:0] parts__16;
-    input wire  [2:0] parts__17;
-    input wire  [2:0] parts__18;
-    input wire  [2:0] parts__19;
-    input wire  [2:0] parts__20;
-    input wire  [2:0] parts__21;
-    input wire  [2:0] parts__22;
-    input wire  [2:0] parts__23;
-    input wire  [2:0] parts__24;
-    input wire  [2:0] parts__25;
-    input wire  [2:0] parts__26;
-    input wire  [2:0] parts__27;
-    input wire  [2:0] parts__28;
-    input wire  [2:0] parts__29;
-    input wire  [2:0] parts__30;
-    input wire  [2:0] parts__31;
-    input wire  [2:0] parts__32;
-    input wire  [2:0] parts__33;
-    input wire  [2:0] parts__34;
-    input wire  [2:0] parts__35;
-    input wire  [2:0] parts__36;
-    input wire  [2:0] parts__37;
-    input wire  [2:0] parts__38;
-    input wire  [2:0] parts__39;
-    input wire  [2:0] parts__40;
-    input wire  [2:0] parts__41;
-    input wire  [2:0] parts__42;
-    input wire  [2:0] parts__43;
-    input wire  [2:0] parts__44;
-    input wire  [2:0] parts__45;
-    input wire  [2:0] parts__46;
-    input wire  [2:0] parts__47;
-    input wire  [2:0] parts__48;
-    input wire  [2:0] parts__49;
-    input wire  [2:0] parts__50;
-    input wire  [2:0] parts__51;
-    input wire  [2:0] parts__52;
-    input wire  [2:0] parts__53;
-    input wire  [2:0] parts__54;
-    input wire  [2:0] parts__55;
-    input wire  [2:0] parts__56;
-    input wire  [2:0] parts__57;
-    input wire  [2:0] parts__58;
-    input wire  [2:0] parts__59;
-    input wire  [2:0] parts__60;
-    input wire  [2:0] parts__61;
-    input wire  [2:0] parts__62;
-    input wire  [2:0] parts__63;
-    input wire  [2:0] parts__64;
-    input wire  [2:0] parts__65;
-    input wire  [2:0] parts__66;
-    input wire  [2:0] parts__67;
-    input wire  [2:0] parts__68;
-    input wire  [2:0] parts__69;
-    input wire  [2:0] parts__70;
-    input wire  [2:0] parts__71;
-    input wire  [2:0] parts__72;
-    input wire  [2:0] parts__73;
-    input wire  [2:0] parts__74;
-    input wire  [2:0] parts__75;
-    input wire  [2:0] parts__76;
-    input wire  [2:0] parts__77;
-    input wire  [2:0] parts__78;
-    input wire  [2:0] parts__79;
-    input wire  [2:0] parts__80;
-    input wire  [2:0] parts__81;
-    input wire  [2:0] parts__82;
-    input wire  [2:0] parts__83;
-    input wire  [2:0] parts__84;
-    input wire  [2:0] parts__85;
-    input wire  [2:0] parts__86;
-    input wire  [2:0] parts__87;
-    input wire  [2:0] parts__88;
-    input wire  [2:0] parts__89;
-    input wire  [2:0] parts__90;
-    input wire  [2:0] parts__91;
-    input wire  [2:0] parts__92;
-    input wire  [2:0] parts__93;
-    input wire  [2:0] parts__94;
-    input wire  [2:0] parts__95;
-    input wire  [2:0] parts__96;
-    input wire  [2:0] parts__97;
-    input wire  [2:0] parts__98;
-    input wire  [2:0] parts__99;
-    input wire  [2:0] parts__100;
-    input wire  [2:0] parts__101;
-    input wire  [2:0] parts__102;
-    input wire  [2:0] parts__103;
-    input wire  [2:0] parts__104;
-    input wire  [2:0] parts__105;
-    input wire  [2:0] parts__106;
-    input wire  [2:0] parts__107;
-    input wire  [2:0] parts__108;
-    input wire  [2:0] parts__109;
-    input wire  [2:0] parts__110;
-    input wire  [2:0] parts__111;
-    input wire  [2:0] parts__112;
-    input wire  [2:0] parts__113;
-    input wire  [2:0] parts__114;
-    input wire  [2:0] parts__115;
-    input wire  [2:0] parts__116;
-    input wire  [2:0] parts__117;
-    input wire  [2:0] parts__118;
-    input wire  [2:0] parts__119;
-    input wire  [2:0] parts__120;
-    input wire  [2:0] parts__121;
-    input wire  [2:0] parts__122;
-    input wire  [2:0] parts__123;
-    input wire  [2:0] parts__124;
-    input wire  [2:0] parts__125;
-    input wire  [2:0] parts__126;
-    input wire  [2:0] parts__127;
-    output reg  [383:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__fin_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__final_cr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__final_cr_pack
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_pc_pack(parts__0,parts__1,parts__2,whole);
     
     // Module arguments
@@ -32366,200 +27602,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_pc_pack(parts__0,parts_
     // Update code (custom)
     always @(*) whole = {parts__2, parts__1, parts__0};
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_pc_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_valid_pack(parts__0,parts__1,parts__2,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    output reg  [2:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__ins_valid_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__matched_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    input wire  parts__16;
-    input wire  parts__17;
-    input wire  parts__18;
-    input wire  parts__19;
-    input wire  parts__20;
-    input wire  parts__21;
-    input wire  parts__22;
-    input wire  parts__23;
-    input wire  parts__24;
-    input wire  parts__25;
-    input wire  parts__26;
-    input wire  parts__27;
-    input wire  parts__28;
-    input wire  parts__29;
-    input wire  parts__30;
-    input wire  parts__31;
-    input wire  parts__32;
-    input wire  parts__33;
-    input wire  parts__34;
-    input wire  parts__35;
-    input wire  parts__36;
-    input wire  parts__37;
-    input wire  parts__38;
-    input wire  parts__39;
-    input wire  parts__40;
-    input wire  parts__41;
-    input wire  parts__42;
-    input wire  parts__43;
-    input wire  parts__44;
-    input wire  parts__45;
-    input wire  parts__46;
-    input wire  parts__47;
-    input wire  parts__48;
-    input wire  parts__49;
-    input wire  parts__50;
-    input wire  parts__51;
-    input wire  parts__52;
-    input wire  parts__53;
-    input wire  parts__54;
-    input wire  parts__55;
-    input wire  parts__56;
-    input wire  parts__57;
-    input wire  parts__58;
-    input wire  parts__59;
-    input wire  parts__60;
-    input wire  parts__61;
-    input wire  parts__62;
-    input wire  parts__63;
-    input wire  parts__64;
-    input wire  parts__65;
-    input wire  parts__66;
-    input wire  parts__67;
-    input wire  parts__68;
-    input wire  parts__69;
-    input wire  parts__70;
-    input wire  parts__71;
-    input wire  parts__72;
-    input wire  parts__73;
-    input wire  parts__74;
-    input wire  parts__75;
-    input wire  parts__76;
-    input wire  parts__77;
-    input wire  parts__78;
-    input wire  parts__79;
-    input wire  parts__80;
-    input wire  parts__81;
-    input wire  parts__82;
-    input wire  parts__83;
-    input wire  parts__84;
-    input wire  parts__85;
-    input wire  parts__86;
-    input wire  parts__87;
-    input wire  parts__88;
-    input wire  parts__89;
-    input wire  parts__90;
-    input wire  parts__91;
-    input wire  parts__92;
-    input wire  parts__93;
-    input wire  parts__94;
-    input wire  parts__95;
-    input wire  parts__96;
-    input wire  parts__97;
-    input wire  parts__98;
-    input wire  parts__99;
-    input wire  parts__100;
-    input wire  parts__101;
-    input wire  parts__102;
-    input wire  parts__103;
-    input wire  parts__104;
-    input wire  parts__105;
-    input wire  parts__106;
-    input wire  parts__107;
-    input wire  parts__108;
-    input wire  parts__109;
-    input wire  parts__110;
-    input wire  parts__111;
-    input wire  parts__112;
-    input wire  parts__113;
-    input wire  parts__114;
-    input wire  parts__115;
-    input wire  parts__116;
-    input wire  parts__117;
-    input wire  parts__118;
-    input wire  parts__119;
-    input wire  parts__120;
-    input wire  parts__121;
-    input wire  parts__122;
-    input wire  parts__123;
-    input wire  parts__124;
-    input wire  parts__125;
-    input wire  parts__126;
-    input wire  parts__127;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__matched_pack
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_d4(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [15:0] whole;
-    output reg  parts__0;
-    output reg  parts__1;
-    output reg  parts__2;
-    output reg  parts__3;
-    output reg  parts__4;
-    output reg  parts__5;
-    output reg  parts__6;
-    output reg  parts__7;
-    output reg  parts__8;
-    output reg  parts__9;
-    output reg  parts__10;
-    output reg  parts__11;
-    output reg  parts__12;
-    output reg  parts__13;
-    output reg  parts__14;
-    output reg  parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[0:0];
-        parts__1 = whole[1:1];
-        parts__2 = whole[2:2];
-        parts__3 = whole[3:3];
-        parts__4 = whole[4:4];
-        parts__5 = whole[5:5];
-        parts__6 = whole[6:6];
-        parts__7 = whole[7:7];
-        parts__8 = whole[8:8];
-        parts__9 = whole[9:9];
-        parts__10 = whole[10:10];
-        parts__11 = whole[11:11];
-        parts__12 = whole[12:12];
-        parts__13 = whole[13:13];
-        parts__14 = whole[14:14];
-        parts__15 = whole[15:15];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_d4
 
 
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_pcs(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
@@ -32648,273 +27690,6 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_valids(whole,parts__0,p
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__row_valids
 
 
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__states(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
-    
-    // Module arguments
-    input wire  [383:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    output reg  [2:0] parts__5;
-    output reg  [2:0] parts__6;
-    output reg  [2:0] parts__7;
-    output reg  [2:0] parts__8;
-    output reg  [2:0] parts__9;
-    output reg  [2:0] parts__10;
-    output reg  [2:0] parts__11;
-    output reg  [2:0] parts__12;
-    output reg  [2:0] parts__13;
-    output reg  [2:0] parts__14;
-    output reg  [2:0] parts__15;
-    output reg  [2:0] parts__16;
-    output reg  [2:0] parts__17;
-    output reg  [2:0] parts__18;
-    output reg  [2:0] parts__19;
-    output reg  [2:0] parts__20;
-    output reg  [2:0] parts__21;
-    output reg  [2:0] parts__22;
-    output reg  [2:0] parts__23;
-    output reg  [2:0] parts__24;
-    output reg  [2:0] parts__25;
-    output reg  [2:0] parts__26;
-    output reg  [2:0] parts__27;
-    output reg  [2:0] parts__28;
-    output reg  [2:0] parts__29;
-    output reg  [2:0] parts__30;
-    output reg  [2:0] parts__31;
-    output reg  [2:0] parts__32;
-    output reg  [2:0] parts__33;
-    output reg  [2:0] parts__34;
-    output reg  [2:0] parts__35;
-    output reg  [2:0] parts__36;
-    output reg  [2:0] parts__37;
-    output reg  [2:0] parts__38;
-    output reg  [2:0] parts__39;
-    output reg  [2:0] parts__40;
-    output reg  [2:0] parts__41;
-    output reg  [2:0] parts__42;
-    output reg  [2:0] parts__43;
-    output reg  [2:0] parts__44;
-    output reg  [2:0] parts__45;
-    output reg  [2:0] parts__46;
-    output reg  [2:0] parts__47;
-    output reg  [2:0] parts__48;
-    output reg  [2:0] parts__49;
-    output reg  [2:0] parts__50;
-    output reg  [2:0] parts__51;
-    output reg  [2:0] parts__52;
-    output reg  [2:0] parts__53;
-    output reg  [2:0] parts__54;
-    output reg  [2:0] parts__55;
-    output reg  [2:0] parts__56;
-    output reg  [2:0] parts__57;
-    output reg  [2:0] parts__58;
-    output reg  [2:0] parts__59;
-    output reg  [2:0] parts__60;
-    output reg  [2:0] parts__61;
-    output reg  [2:0] parts__62;
-    output reg  [2:0] parts__63;
-    output reg  [2:0] parts__64;
-    output reg  [2:0] parts__65;
-    output reg  [2:0] parts__66;
-    output reg  [2:0] parts__67;
-    output reg  [2:0] parts__68;
-    output reg  [2:0] parts__69;
-    output reg  [2:0] parts__70;
-    output reg  [2:0] parts__71;
-    output reg  [2:0] parts__72;
-    output reg  [2:0] parts__73;
-    output reg  [2:0] parts__74;
-    output reg  [2:0] parts__75;
-    output reg  [2:0] parts__76;
-    output reg  [2:0] parts__77;
-    output reg  [2:0] parts__78;
-    output reg  [2:0] parts__79;
-    output reg  [2:0] parts__80;
-    output reg  [2:0] parts__81;
-    output reg  [2:0] parts__82;
-    output reg  [2:0] parts__83;
-    output reg  [2:0] parts__84;
-    output reg  [2:0] parts__85;
-    output reg  [2:0] parts__86;
-    output reg  [2:0] parts__87;
-    output reg  [2:0] parts__88;
-    output reg  [2:0] parts__89;
-    output reg  [2:0] parts__90;
-    output reg  [2:0] parts__91;
-    output reg  [2:0] parts__92;
-    output reg  [2:0] parts__93;
-    output reg  [2:0] parts__94;
-    output reg  [2:0] parts__95;
-    output reg  [2:0] parts__96;
-    output reg  [2:0] parts__97;
-    output reg  [2:0] parts__98;
-    output reg  [2:0] parts__99;
-    output reg  [2:0] parts__100;
-    output reg  [2:0] parts__101;
-    output reg  [2:0] parts__102;
-    output reg  [2:0] parts__103;
-    output reg  [2:0] parts__104;
-    output reg  [2:0] parts__105;
-    output reg  [2:0] parts__106;
-    output reg  [2:0] parts__107;
-    output reg  [2:0] parts__108;
-    output reg  [2:0] parts__109;
-    output reg  [2:0] parts__110;
-    output reg  [2:0] parts__111;
-    output reg  [2:0] parts__112;
-    output reg  [2:0] parts__113;
-    output reg  [2:0] parts__114;
-    output reg  [2:0] parts__115;
-    output reg  [2:0] parts__116;
-    output reg  [2:0] parts__117;
-    output reg  [2:0] parts__118;
-    output reg  [2:0] parts__119;
-    output reg  [2:0] parts__120;
-    output reg  [2:0] parts__121;
-    output reg  [2:0] parts__122;
-    output reg  [2:0] parts__123;
-    output reg  [2:0] parts__124;
-    output reg  [2:0] parts__125;
-    output reg  [2:0] parts__126;
-    output reg  [2:0] parts__127;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-        parts__5 = whole[17:15];
-        parts__6 = whole[20:18];
-        parts__7 = whole[23:21];
-        parts__8 = whole[26:24];
-        parts__9 = whole[29:27];
-        parts__10 = whole[32:30];
-        parts__11 = whole[35:33];
-        parts__12 = whole[38:36];
-        parts__13 = whole[41:39];
-        parts__14 = whole[44:42];
-        parts__15 = whole[47:45];
-        parts__16 = whole[50:48];
-        parts__17 = whole[53:51];
-        parts__18 = whole[56:54];
-        parts__19 = whole[59:57];
-        parts__20 = whole[62:60];
-        parts__21 = whole[65:63];
-        parts__22 = whole[68:66];
-        parts__23 = whole[71:69];
-        parts__24 = whole[74:72];
-        parts__25 = whole[77:75];
-        parts__26 = whole[80:78];
-        parts__27 = whole[83:81];
-        parts__28 = whole[86:84];
-        parts__29 = whole[89:87];
-        parts__30 = whole[92:90];
-        parts__31 = whole[95:93];
-        parts__32 = whole[98:96];
-        parts__33 = whole[101:99];
-        parts__34 = whole[104:102];
-        parts__35 = whole[107:105];
-        parts__36 = whole[110:108];
-        parts__37 = whole[113:111];
-        parts__38 = whole[116:114];
-        parts__39 = whole[119:117];
-        parts__40 = whole[122:120];
-        parts__41 = whole[125:123];
-        parts__42 = whole[128:126];
-        parts__43 = whole[131:129];
-        parts__44 = whole[134:132];
-        parts__45 = whole[137:135];
-        parts__46 = whole[140:138];
-        parts__47 = whole[143:141];
-        parts__48 = whole[146:144];
-        parts__49 = whole[149:147];
-        parts__50 = whole[152:150];
-        parts__51 = whole[155:153];
-        parts__52 = whole[158:156];
-        parts__53 = whole[161:159];
-        parts__54 = whole[164:162];
-        parts__55 = whole[167:165];
-        parts__56 = whole[170:168];
-        parts__57 = whole[173:171];
-        parts__58 = whole[176:174];
-        parts__59 = whole[179:177];
-        parts__60 = whole[182:180];
-        parts__61 = whole[185:183];
-        parts__62 = whole[188:186];
-        parts__63 = whole[191:189];
-        parts__64 = whole[194:192];
-        parts__65 = whole[197:195];
-        parts__66 = whole[200:198];
-        parts__67 = whole[203:201];
-        parts__68 = whole[206:204];
-        parts__69 = whole[209:207];
-        parts__70 = whole[212:210];
-        parts__71 = whole[215:213];
-        parts__72 = whole[218:216];
-        parts__73 = whole[221:219];
-        parts__74 = whole[224:222];
-        parts__75 = whole[227:225];
-        parts__76 = whole[230:228];
-        parts__77 = whole[233:231];
-        parts__78 = whole[236:234];
-        parts__79 = whole[239:237];
-        parts__80 = whole[242:240];
-        parts__81 = whole[245:243];
-        parts__82 = whole[248:246];
-        parts__83 = whole[251:249];
-        parts__84 = whole[254:252];
-        parts__85 = whole[257:255];
-        parts__86 = whole[260:258];
-        parts__87 = whole[263:261];
-        parts__88 = whole[266:264];
-        parts__89 = whole[269:267];
-        parts__90 = whole[272:270];
-        parts__91 = whole[275:273];
-        parts__92 = whole[278:276];
-        parts__93 = whole[281:279];
-        parts__94 = whole[284:282];
-        parts__95 = whole[287:285];
-        parts__96 = whole[290:288];
-        parts__97 = whole[293:291];
-        parts__98 = whole[296:294];
-        parts__99 = whole[299:297];
-        parts__100 = whole[302:300];
-        parts__101 = whole[305:303];
-        parts__102 = whole[308:306];
-        parts__103 = whole[311:309];
-        parts__104 = whole[314:312];
-        parts__105 = whole[317:315];
-        parts__106 = whole[320:318];
-        parts__107 = whole[323:321];
-        parts__108 = whole[326:324];
-        parts__109 = whole[329:327];
-        parts__110 = whole[332:330];
-        parts__111 = whole[335:333];
-        parts__112 = whole[338:336];
-        parts__113 = whole[341:339];
-        parts__114 = whole[344:342];
-        parts__115 = whole[347:345];
-        parts__116 = whole[350:348];
-        parts__117 = whole[353:351];
-        parts__118 = whole[356:354];
-        parts__119 = whole[359:357];
-        parts__120 = whole[362:360];
-        parts__121 = whole[365:363];
-        parts__122 = whole[368:366];
-        parts__123 = whole[371:369];
-        parts__124 = whole[374:372];
-        parts__125 = whole[377:375];
-        parts__126 = whole[380:378];
-        parts__127 = whole[383:381];
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__settle__states
-
-
 module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0(clock,reset,d,q);
     
     // Module arguments
@@ -32929,2173 +27704,3 @@ module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__0
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__1
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__10
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__100(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__100
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__101(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__101
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__102(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__102
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__103(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__103
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__104(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__104
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__105(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__105
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__106(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__106
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__107(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__107
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__108(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__108
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__109(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__109
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__11
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__110(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__110
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__111(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__111
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__112(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__112
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__113(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__113
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__114(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__114
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__115(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__115
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__116(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__116
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__117(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__117
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__118(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__118
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__119(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__119
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__12
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__120(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__120
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__121(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__121
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__122(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__122
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__123(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__123
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__124(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__124
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__125(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__125
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__126(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__126
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__127(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__127
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__13
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__14
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__15
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__16
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__17
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__18
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__19
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__2
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__20
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__21
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__22
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__23
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__24
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__25
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__26
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__27
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__28
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__29
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__3
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__30
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__31
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__32(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__32
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__33(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__33
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__34(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__34
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__35(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__35
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__36(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__36
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__37(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__37
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__38(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__38
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__39(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__39
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__4
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__40(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__40
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__41(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__41
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__42(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__42
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__43(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__43
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__44(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__44
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__45(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__45
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__46(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__46
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__47(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__47
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__48(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__48
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__49(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__49
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__5
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__50(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__50
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__51(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__51
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__52(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__52
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__53(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__53
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__54(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__54
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__55(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__55
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__56(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__56
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__57(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__57
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__58(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__58
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__59(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__59
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__6
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__60(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__60
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__61(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__61
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__62(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__62
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__63(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__63
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__64(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__64
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__65(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__65
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__66(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__66
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__67(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__67
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__68(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__68
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__69(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__69
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__7
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__70(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__70
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__71(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__71
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__72(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__72
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__73(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__73
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__74(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__74
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__75(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__75
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__76(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__76
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__77(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__77
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__78(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__78
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__79(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__79
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__8
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__80(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__80
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__81(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__81
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__82(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__82
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__83(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__83
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__84(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__84
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__85(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__85
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__86(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__86
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__87(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__87
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__88(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__88
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__89(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__89
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__9
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__90(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__90
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__91(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__91
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__92(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__92
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__93(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__93
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__94(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__94
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__95(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__95
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__96(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__96
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__97(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__97
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__98(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__98
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__99(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state__99
-
-
-module dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    input wire  [2:0] parts__8;
-    input wire  [2:0] parts__9;
-    input wire  [2:0] parts__10;
-    input wire  [2:0] parts__11;
-    input wire  [2:0] parts__12;
-    input wire  [2:0] parts__13;
-    input wire  [2:0] parts__14;
-    input wire  [2:0] parts__15;
-    input wire  [2:0] parts__16;
-    input wire  [2:0] parts__17;
-    input wire  [2:0] parts__18;
-    input wire  [2:0] parts__19;
-    input wire  [2:0] parts__20;
-    input wire  [2:0] parts__21;
-    input wire  [2:0] parts__22;
-    input wire  [2:0] parts__23;
-    input wire  [2:0] parts__24;
-    input wire  [2:0] parts__25;
-    input wire  [2:0] parts__26;
-    input wire  [2:0] parts__27;
-    input wire  [2:0] parts__28;
-    input wire  [2:0] parts__29;
-    input wire  [2:0] parts__30;
-    input wire  [2:0] parts__31;
-    input wire  [2:0] parts__32;
-    input wire  [2:0] parts__33;
-    input wire  [2:0] parts__34;
-    input wire  [2:0] parts__35;
-    input wire  [2:0] parts__36;
-    input wire  [2:0] parts__37;
-    input wire  [2:0] parts__38;
-    input wire  [2:0] parts__39;
-    input wire  [2:0] parts__40;
-    input wire  [2:0] parts__41;
-    input wire  [2:0] parts__42;
-    input wire  [2:0] parts__43;
-    input wire  [2:0] parts__44;
-    input wire  [2:0] parts__45;
-    input wire  [2:0] parts__46;
-    input wire  [2:0] parts__47;
-    input wire  [2:0] parts__48;
-    input wire  [2:0] parts__49;
-    input wire  [2:0] parts__50;
-    input wire  [2:0] parts__51;
-    input wire  [2:0] parts__52;
-    input wire  [2:0] parts__53;
-    input wire  [2:0] parts__54;
-    input wire  [2:0] parts__55;
-    input wire  [2:0] parts__56;
-    input wire  [2:0] parts__57;
-    input wire  [2:0] parts__58;
-    input wire  [2:0] parts__59;
-    input wire  [2:0] parts__60;
-    input wire  [2:0] parts__61;
-    input wire  [2:0] parts__62;
-    input wire  [2:0] parts__63;
-    input wire  [2:0] parts__64;
-    input wire  [2:0] parts__65;
-    input wire  [2:0] parts__66;
-    input wire  [2:0] parts__67;
-    input wire  [2:0] parts__68;
-    input wire  [2:0] parts__69;
-    input wire  [2:0] parts__70;
-    input wire  [2:0] parts__71;
-    input wire  [2:0] parts__72;
-    input wire  [2:0] parts__73;
-    input wire  [2:0] parts__74;
-    input wire  [2:0] parts__75;
-    input wire  [2:0] parts__76;
-    input wire  [2:0] parts__77;
-    input wire  [2:0] parts__78;
-    input wire  [2:0] parts__79;
-    input wire  [2:0] parts__80;
-    input wire  [2:0] parts__81;
-    input wire  [2:0] parts__82;
-    input wire  [2:0] parts__83;
-    input wire  [2:0] parts__84;
-    input wire  [2:0] parts__85;
-    input wire  [2:0] parts__86;
-    input wire  [2:0] parts__87;
-    input wire  [2:0] parts__88;
-    input wire  [2:0] parts__89;
-    input wire  [2:0] parts__90;
-    input wire  [2:0] parts__91;
-    input wire  [2:0] parts__92;
-    input wire  [2:0] parts__93;
-    input wire  [2:0] parts__94;
-    input wire  [2:0] parts__95;
-    input wire  [2:0] parts__96;
-    input wire  [2:0] parts__97;
-    input wire  [2:0] parts__98;
-    input wire  [2:0] parts__99;
-    input wire  [2:0] parts__100;
-    input wire  [2:0] parts__101;
-    input wire  [2:0] parts__102;
-    input wire  [2:0] parts__103;
-    input wire  [2:0] parts__104;
-    input wire  [2:0] parts__105;
-    input wire  [2:0] parts__106;
-    input wire  [2:0] parts__107;
-    input wire  [2:0] parts__108;
-    input wire  [2:0] parts__109;
-    input wire  [2:0] parts__110;
-    input wire  [2:0] parts__111;
-    input wire  [2:0] parts__112;
-    input wire  [2:0] parts__113;
-    input wire  [2:0] parts__114;
-    input wire  [2:0] parts__115;
-    input wire  [2:0] parts__116;
-    input wire  [2:0] parts__117;
-    input wire  [2:0] parts__118;
-    input wire  [2:0] parts__119;
-    input wire  [2:0] parts__120;
-    input wire  [2:0] parts__121;
-    input wire  [2:0] parts__122;
-    input wire  [2:0] parts__123;
-    input wire  [2:0] parts__124;
-    input wire  [2:0] parts__125;
-    input wire  [2:0] parts__126;
-    input wire  [2:0] parts__127;
-    output reg  [383:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__127, parts__126, parts__125, parts__124, parts__123, parts__122, parts__121, parts__120, parts__119, parts__118, parts__117, parts__116, parts__115, parts__114, parts__113, parts__112, parts__111, parts__110, parts__109, parts__108, parts__107, parts__106, parts__105, parts__104, parts__103, parts__102, parts__101, parts__100, parts__99, parts__98, parts__97, parts__96, parts__95, parts__94, parts__93, parts__92, parts__91, parts__90, parts__89, parts__88, parts__87, parts__86, parts__85, parts__84, parts__83, parts__82, parts__81, parts__80, parts__79, parts__78, parts__77, parts__76, parts__75, parts__74, parts__73, parts__72, parts__71, parts__70, parts__69, parts__68, parts__67, parts__66, parts__65, parts__64, parts__63, parts__62, parts__61, parts__60, parts__59, parts__58, parts__57, parts__56, parts__55, parts__54, parts__53, parts__52, parts__51, parts__50, parts__49, parts__48, parts__47, parts__46, parts__45, parts__44, parts__43, parts__42, parts__41, parts__40, parts__39, parts__38, parts__37, parts__36, parts__35, parts__34, parts__33, parts__32, parts__31, parts__30, parts__29, parts__28, parts__27, parts__26, parts__25, parts__24, parts__23, parts__22, parts__21, parts__20, parts__19, parts__18, parts__17, parts__16, parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_n128_g8_s8_p32_i4x8_sh0_b24_flps__state_pack

@@ -617,91 +617,91 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .d(row_valid__0__d),
         .q(row_valid__0__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__1 row_valid__1(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__1(
         .clock(row_valid__1__clock),
         .reset(row_valid__1__reset),
         .d(row_valid__1__d),
         .q(row_valid__1__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__2 row_valid__2(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__2(
         .clock(row_valid__2__clock),
         .reset(row_valid__2__reset),
         .d(row_valid__2__d),
         .q(row_valid__2__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__3 row_valid__3(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__3(
         .clock(row_valid__3__clock),
         .reset(row_valid__3__reset),
         .d(row_valid__3__d),
         .q(row_valid__3__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__4 row_valid__4(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__4(
         .clock(row_valid__4__clock),
         .reset(row_valid__4__reset),
         .d(row_valid__4__d),
         .q(row_valid__4__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__5 row_valid__5(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__5(
         .clock(row_valid__5__clock),
         .reset(row_valid__5__reset),
         .d(row_valid__5__d),
         .q(row_valid__5__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__6 row_valid__6(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__6(
         .clock(row_valid__6__clock),
         .reset(row_valid__6__reset),
         .d(row_valid__6__d),
         .q(row_valid__6__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__7 row_valid__7(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__7(
         .clock(row_valid__7__clock),
         .reset(row_valid__7__reset),
         .d(row_valid__7__d),
         .q(row_valid__7__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__8 row_valid__8(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__8(
         .clock(row_valid__8__clock),
         .reset(row_valid__8__reset),
         .d(row_valid__8__d),
         .q(row_valid__8__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__9 row_valid__9(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__9(
         .clock(row_valid__9__clock),
         .reset(row_valid__9__reset),
         .d(row_valid__9__d),
         .q(row_valid__9__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__10 row_valid__10(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__10(
         .clock(row_valid__10__clock),
         .reset(row_valid__10__reset),
         .d(row_valid__10__d),
         .q(row_valid__10__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__11 row_valid__11(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__11(
         .clock(row_valid__11__clock),
         .reset(row_valid__11__reset),
         .d(row_valid__11__d),
         .q(row_valid__11__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__12 row_valid__12(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__12(
         .clock(row_valid__12__clock),
         .reset(row_valid__12__reset),
         .d(row_valid__12__d),
         .q(row_valid__12__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__13 row_valid__13(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__13(
         .clock(row_valid__13__clock),
         .reset(row_valid__13__reset),
         .d(row_valid__13__d),
         .q(row_valid__13__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__14 row_valid__14(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__14(
         .clock(row_valid__14__clock),
         .reset(row_valid__14__reset),
         .d(row_valid__14__d),
         .q(row_valid__14__q)
     );
-    dwr_pst_n128_g8_p32__row_valid__15 row_valid__15(
+    dwr_pst_n128_g8_p32__row_valid__0 row_valid__15(
         .clock(row_valid__15__clock),
         .reset(row_valid__15__reset),
         .d(row_valid__15__d),
@@ -713,91 +713,91 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .d(row_pc__0__d),
         .q(row_pc__0__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__1 row_pc__1(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__1(
         .clock(row_pc__1__clock),
         .reset(row_pc__1__reset),
         .d(row_pc__1__d),
         .q(row_pc__1__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__2 row_pc__2(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__2(
         .clock(row_pc__2__clock),
         .reset(row_pc__2__reset),
         .d(row_pc__2__d),
         .q(row_pc__2__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__3 row_pc__3(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__3(
         .clock(row_pc__3__clock),
         .reset(row_pc__3__reset),
         .d(row_pc__3__d),
         .q(row_pc__3__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__4 row_pc__4(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__4(
         .clock(row_pc__4__clock),
         .reset(row_pc__4__reset),
         .d(row_pc__4__d),
         .q(row_pc__4__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__5 row_pc__5(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__5(
         .clock(row_pc__5__clock),
         .reset(row_pc__5__reset),
         .d(row_pc__5__d),
         .q(row_pc__5__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__6 row_pc__6(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__6(
         .clock(row_pc__6__clock),
         .reset(row_pc__6__reset),
         .d(row_pc__6__d),
         .q(row_pc__6__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__7 row_pc__7(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__7(
         .clock(row_pc__7__clock),
         .reset(row_pc__7__reset),
         .d(row_pc__7__d),
         .q(row_pc__7__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__8 row_pc__8(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__8(
         .clock(row_pc__8__clock),
         .reset(row_pc__8__reset),
         .d(row_pc__8__d),
         .q(row_pc__8__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__9 row_pc__9(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__9(
         .clock(row_pc__9__clock),
         .reset(row_pc__9__reset),
         .d(row_pc__9__d),
         .q(row_pc__9__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__10 row_pc__10(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__10(
         .clock(row_pc__10__clock),
         .reset(row_pc__10__reset),
         .d(row_pc__10__d),
         .q(row_pc__10__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__11 row_pc__11(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__11(
         .clock(row_pc__11__clock),
         .reset(row_pc__11__reset),
         .d(row_pc__11__d),
         .q(row_pc__11__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__12 row_pc__12(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__12(
         .clock(row_pc__12__clock),
         .reset(row_pc__12__reset),
         .d(row_pc__12__d),
         .q(row_pc__12__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__13 row_pc__13(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__13(
         .clock(row_pc__13__clock),
         .reset(row_pc__13__reset),
         .d(row_pc__13__d),
         .q(row_pc__13__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__14 row_pc__14(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__14(
         .clock(row_pc__14__clock),
         .reset(row_pc__14__reset),
         .d(row_pc__14__d),
         .q(row_pc__14__q)
     );
-    dwr_pst_n128_g8_p32__row_pc__15 row_pc__15(
+    dwr_pst_n128_g8_p32__row_pc__0 row_pc__15(
         .clock(row_pc__15__clock),
         .reset(row_pc__15__reset),
         .d(row_pc__15__d),
@@ -809,91 +809,91 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .d(row_lock__0__d),
         .q(row_lock__0__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__1 row_lock__1(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__1(
         .clock(row_lock__1__clock),
         .reset(row_lock__1__reset),
         .d(row_lock__1__d),
         .q(row_lock__1__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__2 row_lock__2(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__2(
         .clock(row_lock__2__clock),
         .reset(row_lock__2__reset),
         .d(row_lock__2__d),
         .q(row_lock__2__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__3 row_lock__3(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__3(
         .clock(row_lock__3__clock),
         .reset(row_lock__3__reset),
         .d(row_lock__3__d),
         .q(row_lock__3__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__4 row_lock__4(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__4(
         .clock(row_lock__4__clock),
         .reset(row_lock__4__reset),
         .d(row_lock__4__d),
         .q(row_lock__4__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__5 row_lock__5(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__5(
         .clock(row_lock__5__clock),
         .reset(row_lock__5__reset),
         .d(row_lock__5__d),
         .q(row_lock__5__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__6 row_lock__6(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__6(
         .clock(row_lock__6__clock),
         .reset(row_lock__6__reset),
         .d(row_lock__6__d),
         .q(row_lock__6__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__7 row_lock__7(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__7(
         .clock(row_lock__7__clock),
         .reset(row_lock__7__reset),
         .d(row_lock__7__d),
         .q(row_lock__7__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__8 row_lock__8(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__8(
         .clock(row_lock__8__clock),
         .reset(row_lock__8__reset),
         .d(row_lock__8__d),
         .q(row_lock__8__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__9 row_lock__9(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__9(
         .clock(row_lock__9__clock),
         .reset(row_lock__9__reset),
         .d(row_lock__9__d),
         .q(row_lock__9__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__10 row_lock__10(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__10(
         .clock(row_lock__10__clock),
         .reset(row_lock__10__reset),
         .d(row_lock__10__d),
         .q(row_lock__10__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__11 row_lock__11(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__11(
         .clock(row_lock__11__clock),
         .reset(row_lock__11__reset),
         .d(row_lock__11__d),
         .q(row_lock__11__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__12 row_lock__12(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__12(
         .clock(row_lock__12__clock),
         .reset(row_lock__12__reset),
         .d(row_lock__12__d),
         .q(row_lock__12__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__13 row_lock__13(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__13(
         .clock(row_lock__13__clock),
         .reset(row_lock__13__reset),
         .d(row_lock__13__d),
         .q(row_lock__13__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__14 row_lock__14(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__14(
         .clock(row_lock__14__clock),
         .reset(row_lock__14__reset),
         .d(row_lock__14__d),
         .q(row_lock__14__q)
     );
-    dwr_pst_n128_g8_p32__row_lock__15 row_lock__15(
+    dwr_pst_n128_g8_p32__row_lock__0 row_lock__15(
         .clock(row_lock__15__clock),
         .reset(row_lock__15__reset),
         .d(row_lock__15__d),
@@ -918,7 +918,7 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .parts__14(valid_rows__parts__14),
         .parts__15(valid_rows__parts__15)
     );
-    dwr_pst_n128_g8_p32__blockbar_rows blockbar_rows(
+    dwr_pst_n128_g8_p32__valid_rows blockbar_rows(
         .whole(blockbar_rows__whole),
         .parts__0(blockbar_rows__parts__0),
         .parts__1(blockbar_rows__parts__1),
@@ -956,7 +956,7 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .parts__15(rel_pack__parts__15),
         .whole(rel_pack__whole)
     );
-    dwr_pst_n128_g8_p32__rel_d4_pack rel_d4_pack(
+    dwr_pst_n128_g8_p32__rel_pack rel_d4_pack(
         .parts__0(rel_d4_pack__parts__0),
         .parts__1(rel_d4_pack__parts__1),
         .parts__2(rel_d4_pack__parts__2),
@@ -994,7 +994,7 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .parts__15(released_pack__parts__15),
         .whole(released_pack__whole)
     );
-    dwr_pst_n128_g8_p32__dbg_valid_pack dbg_valid_pack(
+    dwr_pst_n128_g8_p32__rel_pack dbg_valid_pack(
         .parts__0(dbg_valid_pack__parts__0),
         .parts__1(dbg_valid_pack__parts__1),
         .parts__2(dbg_valid_pack__parts__2),
@@ -1032,7 +1032,7 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
         .parts__15(dbg_pc_pack__parts__15),
         .whole(dbg_pc_pack__whole)
     );
-    dwr_pst_n128_g8_p32__dbg_lock_pack dbg_lock_pack(
+    dwr_pst_n128_g8_p32__released_pack dbg_lock_pack(
         .parts__0(dbg_lock_pack__parts__0),
         .parts__1(dbg_lock_pack__parts__1),
         .parts__2(dbg_lock_pack__parts__2),
@@ -1979,75 +1979,6 @@ module dwr_pst_n128_g8_p32(clock,reset,arr_valid,arr_sw,arr_pc,arr_hit,sw_valid,
 endmodule // dwr_pst_n128_g8_p32
 
 
-module dwr_pst_n128_g8_p32__blockbar_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-    end
-endmodule // dwr_pst_n128_g8_p32__blockbar_rows
-
-
-module dwr_pst_n128_g8_p32__dbg_lock_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  [7:0] parts__0;
-    input wire  [7:0] parts__1;
-    input wire  [7:0] parts__2;
-    input wire  [7:0] parts__3;
-    input wire  [7:0] parts__4;
-    input wire  [7:0] parts__5;
-    input wire  [7:0] parts__6;
-    input wire  [7:0] parts__7;
-    input wire  [7:0] parts__8;
-    input wire  [7:0] parts__9;
-    input wire  [7:0] parts__10;
-    input wire  [7:0] parts__11;
-    input wire  [7:0] parts__12;
-    input wire  [7:0] parts__13;
-    input wire  [7:0] parts__14;
-    input wire  [7:0] parts__15;
-    output reg  [127:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_pst_n128_g8_p32__dbg_lock_pack
-
-
 module dwr_pst_n128_g8_p32__dbg_pc_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
     
     // Module arguments
@@ -2072,58 +2003,6 @@ module dwr_pst_n128_g8_p32__dbg_pc_pack(parts__0,parts__1,parts__2,parts__3,part
     // Update code (custom)
     always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // dwr_pst_n128_g8_p32__dbg_pc_pack
-
-
-module dwr_pst_n128_g8_p32__dbg_valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    output reg  [15:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_pst_n128_g8_p32__dbg_valid_pack
-
-
-module dwr_pst_n128_g8_p32__rel_d4_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    input wire  parts__8;
-    input wire  parts__9;
-    input wire  parts__10;
-    input wire  parts__11;
-    input wire  parts__12;
-    input wire  parts__13;
-    input wire  parts__14;
-    input wire  parts__15;
-    output reg  [15:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__15, parts__14, parts__13, parts__12, parts__11, parts__10, parts__9, parts__8, parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // dwr_pst_n128_g8_p32__rel_d4_pack
 
 
 module dwr_pst_n128_g8_p32__rel_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,whole);
@@ -2194,246 +2073,6 @@ module dwr_pst_n128_g8_p32__row_lock__0(clock,reset,d,q);
 endmodule // dwr_pst_n128_g8_p32__row_lock__0
 
 
-module dwr_pst_n128_g8_p32__row_lock__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__1
-
-
-module dwr_pst_n128_g8_p32__row_lock__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__10
-
-
-module dwr_pst_n128_g8_p32__row_lock__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__11
-
-
-module dwr_pst_n128_g8_p32__row_lock__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__12
-
-
-module dwr_pst_n128_g8_p32__row_lock__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__13
-
-
-module dwr_pst_n128_g8_p32__row_lock__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__14
-
-
-module dwr_pst_n128_g8_p32__row_lock__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__15
-
-
-module dwr_pst_n128_g8_p32__row_lock__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__2
-
-
-module dwr_pst_n128_g8_p32__row_lock__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__3
-
-
-module dwr_pst_n128_g8_p32__row_lock__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__4
-
-
-module dwr_pst_n128_g8_p32__row_lock__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__5
-
-
-module dwr_pst_n128_g8_p32__row_lock__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__6
-
-
-module dwr_pst_n128_g8_p32__row_lock__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__7
-
-
-module dwr_pst_n128_g8_p32__row_lock__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__8
-
-
-module dwr_pst_n128_g8_p32__row_lock__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_lock__9
-
-
 module dwr_pst_n128_g8_p32__row_pc__0(clock,reset,d,q);
     
     // Module arguments
@@ -2450,246 +2089,6 @@ module dwr_pst_n128_g8_p32__row_pc__0(clock,reset,d,q);
 endmodule // dwr_pst_n128_g8_p32__row_pc__0
 
 
-module dwr_pst_n128_g8_p32__row_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__1
-
-
-module dwr_pst_n128_g8_p32__row_pc__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__10
-
-
-module dwr_pst_n128_g8_p32__row_pc__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__11
-
-
-module dwr_pst_n128_g8_p32__row_pc__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__12
-
-
-module dwr_pst_n128_g8_p32__row_pc__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__13
-
-
-module dwr_pst_n128_g8_p32__row_pc__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__14
-
-
-module dwr_pst_n128_g8_p32__row_pc__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__15
-
-
-module dwr_pst_n128_g8_p32__row_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__2
-
-
-module dwr_pst_n128_g8_p32__row_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__3
-
-
-module dwr_pst_n128_g8_p32__row_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__4
-
-
-module dwr_pst_n128_g8_p32__row_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__5
-
-
-module dwr_pst_n128_g8_p32__row_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__6
-
-
-module dwr_pst_n128_g8_p32__row_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__7
-
-
-module dwr_pst_n128_g8_p32__row_pc__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__8
-
-
-module dwr_pst_n128_g8_p32__row_pc__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_pc__9
-
-
 module dwr_pst_n128_g8_p32__row_valid__0(clock,reset,d,q);
     
     // Module arguments
@@ -2704,246 +2103,6 @@ module dwr_pst_n128_g8_p32__row_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // dwr_pst_n128_g8_p32__row_valid__0
-
-
-module dwr_pst_n128_g8_p32__row_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__1
-
-
-module dwr_pst_n128_g8_p32__row_valid__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__10
-
-
-module dwr_pst_n128_g8_p32__row_valid__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__11
-
-
-module dwr_pst_n128_g8_p32__row_valid__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__12
-
-
-module dwr_pst_n128_g8_p32__row_valid__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__13
-
-
-module dwr_pst_n128_g8_p32__row_valid__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__14
-
-
-module dwr_pst_n128_g8_p32__row_valid__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__15
-
-
-module dwr_pst_n128_g8_p32__row_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__2
-
-
-module dwr_pst_n128_g8_p32__row_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__3
-
-
-module dwr_pst_n128_g8_p32__row_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__4
-
-
-module dwr_pst_n128_g8_p32__row_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__5
-
-
-module dwr_pst_n128_g8_p32__row_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__6
-
-
-module dwr_pst_n128_g8_p32__row_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__7
-
-
-module dwr_pst_n128_g8_p32__row_valid__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__8
-
-
-module dwr_pst_n128_g8_p32__row_valid__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // dwr_pst_n128_g8_p32__row_valid__9
 
 
 module dwr_pst_n128_g8_p32__valid_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);

@@ -148,7 +148,7 @@ module dwr_sco_n128_g8_s8_p32_pc(clock,sel_valid,sel_sw,cr,matched,grp_pc,grp_ma
         .parts__14(cr_rows__parts__14),
         .parts__15(cr_rows__parts__15)
     );
-    dwr_sco_n128_g8_s8_p32_pc__matched_rows matched_rows(
+    dwr_sco_n128_g8_s8_p32_pc__cr_rows matched_rows(
         .whole(matched_rows__whole),
         .parts__0(matched_rows__parts__0),
         .parts__1(matched_rows__parts__1),
@@ -565,49 +565,6 @@ module dwr_sco_n128_g8_s8_p32_pc__mask_pack(parts__0,parts__1,parts__2,parts__3,
     // Update code (custom)
     always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // dwr_sco_n128_g8_s8_p32_pc__mask_pack
-
-
-module dwr_sco_n128_g8_s8_p32_pc__matched_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15);
-    
-    // Module arguments
-    input wire  [127:0] whole;
-    output reg  [7:0] parts__0;
-    output reg  [7:0] parts__1;
-    output reg  [7:0] parts__2;
-    output reg  [7:0] parts__3;
-    output reg  [7:0] parts__4;
-    output reg  [7:0] parts__5;
-    output reg  [7:0] parts__6;
-    output reg  [7:0] parts__7;
-    output reg  [7:0] parts__8;
-    output reg  [7:0] parts__9;
-    output reg  [7:0] parts__10;
-    output reg  [7:0] parts__11;
-    output reg  [7:0] parts__12;
-    output reg  [7:0] parts__13;
-    output reg  [7:0] parts__14;
-    output reg  [7:0] parts__15;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[7:0];
-        parts__1 = whole[15:8];
-        parts__2 = whole[23:16];
-        parts__3 = whole[31:24];
-        parts__4 = whole[39:32];
-        parts__5 = whole[47:40];
-        parts__6 = whole[55:48];
-        parts__7 = whole[63:56];
-        parts__8 = whole[71:64];
-        parts__9 = whole[79:72];
-        parts__10 = whole[87:80];
-        parts__11 = whole[95:88];
-        parts__12 = whole[103:96];
-        parts__13 = whole[111:104];
-        parts__14 = whole[119:112];
-        parts__15 = whole[127:120];
-    end
-endmodule // dwr_sco_n128_g8_s8_p32_pc__matched_rows
 
 
 module dwr_sco_n128_g8_s8_p32_pc__member_masks(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7);

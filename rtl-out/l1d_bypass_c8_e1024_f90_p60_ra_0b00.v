@@ -87,7 +87,7 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00(clock,reset,kernel_start,acc_valid,ac
         .d(acc_count__d),
         .q(acc_count__q)
     );
-    l1d_bypass_c8_e1024_f90_p60_ra_0b00__miss_count miss_count(
+    l1d_bypass_c8_e1024_f90_p60_ra_0b00__acc_count miss_count(
         .clock(miss_count__clock),
         .reset(miss_count__reset),
         .d(miss_count__d),
@@ -273,22 +273,6 @@ module l1d_bypass_c8_e1024_f90_p60_ra_0b00__acc_count(clock,reset,d,q);
         else q <= d;
     end
 endmodule // l1d_bypass_c8_e1024_f90_p60_ra_0b00__acc_count
-
-
-module l1d_bypass_c8_e1024_f90_p60_ra_0b00__miss_count(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 10'd0;
-        else q <= d;
-    end
-endmodule // l1d_bypass_c8_e1024_f90_p60_ra_0b00__miss_count
 
 
 module l1d_bypass_c8_e1024_f90_p60_ra_0b00__mode_reg(clock,reset,d,q);

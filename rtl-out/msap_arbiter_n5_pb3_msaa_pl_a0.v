@@ -202,43 +202,43 @@ module msap_arbiter_n5_pb3_msaa_pl_a0__arb(clock,reset,req,pl,commit,gnt_valid,g
         .d(ptr__0__d),
         .q(ptr__0__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__1 ptr__1(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__1(
         .clock(ptr__1__clock),
         .reset(ptr__1__reset),
         .d(ptr__1__d),
         .q(ptr__1__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__2 ptr__2(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__2(
         .clock(ptr__2__clock),
         .reset(ptr__2__reset),
         .d(ptr__2__d),
         .q(ptr__2__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__3 ptr__3(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__3(
         .clock(ptr__3__clock),
         .reset(ptr__3__reset),
         .d(ptr__3__d),
         .q(ptr__3__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__4 ptr__4(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__4(
         .clock(ptr__4__clock),
         .reset(ptr__4__reset),
         .d(ptr__4__d),
         .q(ptr__4__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__5 ptr__5(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__5(
         .clock(ptr__5__clock),
         .reset(ptr__5__reset),
         .d(ptr__5__d),
         .q(ptr__5__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__6 ptr__6(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__6(
         .clock(ptr__6__clock),
         .reset(ptr__6__reset),
         .d(ptr__6__d),
         .q(ptr__6__q)
     );
-    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__7 ptr__7(
+    msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0 ptr__7(
         .clock(ptr__7__clock),
         .reset(ptr__7__reset),
         .d(ptr__7__d),
@@ -523,118 +523,6 @@ module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__0
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__1
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__2
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__3
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__4
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__5
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__6
-
-
-module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr__7
 
 
 module msap_arbiter_n5_pb3_msaa_pl_a0__arb__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);

@@ -416,43 +416,43 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .d(valid__0__d),
         .q(valid__0__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__1 valid__1(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__1(
         .clock(valid__1__clock),
         .reset(valid__1__reset),
         .d(valid__1__d),
         .q(valid__1__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__2 valid__2(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__2(
         .clock(valid__2__clock),
         .reset(valid__2__reset),
         .d(valid__2__d),
         .q(valid__2__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__3 valid__3(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__3(
         .clock(valid__3__clock),
         .reset(valid__3__reset),
         .d(valid__3__d),
         .q(valid__3__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__4 valid__4(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__4(
         .clock(valid__4__clock),
         .reset(valid__4__reset),
         .d(valid__4__d),
         .q(valid__4__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__5 valid__5(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__5(
         .clock(valid__5__clock),
         .reset(valid__5__reset),
         .d(valid__5__d),
         .q(valid__5__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__6 valid__6(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__6(
         .clock(valid__6__clock),
         .reset(valid__6__reset),
         .d(valid__6__d),
         .q(valid__6__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__7 valid__7(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 valid__7(
         .clock(valid__7__clock),
         .reset(valid__7__reset),
         .d(valid__7__d),
@@ -464,43 +464,43 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .d(line__0__d),
         .q(line__0__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__1 line__1(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__1(
         .clock(line__1__clock),
         .reset(line__1__reset),
         .d(line__1__d),
         .q(line__1__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__2 line__2(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__2(
         .clock(line__2__clock),
         .reset(line__2__reset),
         .d(line__2__d),
         .q(line__2__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__3 line__3(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__3(
         .clock(line__3__clock),
         .reset(line__3__reset),
         .d(line__3__d),
         .q(line__3__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__4 line__4(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__4(
         .clock(line__4__clock),
         .reset(line__4__reset),
         .d(line__4__d),
         .q(line__4__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__5 line__5(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__5(
         .clock(line__5__clock),
         .reset(line__5__reset),
         .d(line__5__d),
         .q(line__5__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__6 line__6(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__6(
         .clock(line__6__clock),
         .reset(line__6__reset),
         .d(line__6__d),
         .q(line__6__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__7 line__7(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0 line__7(
         .clock(line__7__clock),
         .reset(line__7__reset),
         .d(line__7__d),
@@ -512,43 +512,43 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .d(pl__0__d),
         .q(pl__0__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__1 pl__1(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__1(
         .clock(pl__1__clock),
         .reset(pl__1__reset),
         .d(pl__1__d),
         .q(pl__1__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__2 pl__2(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__2(
         .clock(pl__2__clock),
         .reset(pl__2__reset),
         .d(pl__2__d),
         .q(pl__2__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__3 pl__3(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__3(
         .clock(pl__3__clock),
         .reset(pl__3__reset),
         .d(pl__3__d),
         .q(pl__3__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__4 pl__4(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__4(
         .clock(pl__4__clock),
         .reset(pl__4__reset),
         .d(pl__4__d),
         .q(pl__4__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__5 pl__5(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__5(
         .clock(pl__5__clock),
         .reset(pl__5__reset),
         .d(pl__5__d),
         .q(pl__5__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__6 pl__6(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__6(
         .clock(pl__6__clock),
         .reset(pl__6__reset),
         .d(pl__6__d),
         .q(pl__6__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__7 pl__7(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0 pl__7(
         .clock(pl__7__clock),
         .reset(pl__7__reset),
         .d(pl__7__d),
@@ -560,49 +560,49 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .d(older__0__d),
         .q(older__0__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__1 older__1(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__1(
         .clock(older__1__clock),
         .reset(older__1__reset),
         .d(older__1__d),
         .q(older__1__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__2 older__2(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__2(
         .clock(older__2__clock),
         .reset(older__2__reset),
         .d(older__2__d),
         .q(older__2__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__3 older__3(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__3(
         .clock(older__3__clock),
         .reset(older__3__reset),
         .d(older__3__d),
         .q(older__3__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__4 older__4(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__4(
         .clock(older__4__clock),
         .reset(older__4__reset),
         .d(older__4__d),
         .q(older__4__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__5 older__5(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__5(
         .clock(older__5__clock),
         .reset(older__5__reset),
         .d(older__5__d),
         .q(older__5__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__6 older__6(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__6(
         .clock(older__6__clock),
         .reset(older__6__reset),
         .d(older__6__d),
         .q(older__6__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__7 older__7(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0 older__7(
         .clock(older__7__clock),
         .reset(older__7__reset),
         .d(older__7__d),
         .q(older__7__q)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__meta_v meta_v(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0 meta_v(
         .clock(meta_v__clock),
         .reset(meta_v__reset),
         .d(meta_v__d),
@@ -629,7 +629,7 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0(clock,reset,in_valid,in_line,in_pl,in_me
         .parts__7(valid_pack__parts__7),
         .whole(valid_pack__whole)
     );
-    msap_mc_d8_pb3_l25_m14_msar_g_a0__elig_pack elig_pack(
+    msap_mc_d8_pb3_l25_m14_msar_g_a0__valid_pack elig_pack(
         .parts__0(elig_pack__parts__0),
         .parts__1(elig_pack__parts__1),
         .parts__2(elig_pack__parts__2),
@@ -1579,24 +1579,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__bypass_pack(parts__0,whole);
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__bypass_pack
 
 
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__elig_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    input wire  parts__2;
-    input wire  parts__3;
-    input wire  parts__4;
-    input wire  parts__5;
-    input wire  parts__6;
-    input wire  parts__7;
-    output reg  [7:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__elig_pack
-
-
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0(clock,reset,d,q);
     
     // Module arguments
@@ -1611,118 +1593,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__0
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__1
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__2
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__3
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__4
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__5
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__6
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__line__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [24:0] d;
-    output reg  [24:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 25'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__line__7
 
 
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__line_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
@@ -1768,22 +1638,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__meta_ram(clock,we,wbe,waddr,wdata,re,ra
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__meta_ram
 
 
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__meta_v(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__meta_v
-
-
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0(clock,reset,d,q);
     
     // Module arguments
@@ -1798,118 +1652,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__0
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__1
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__2
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__3
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__4
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__5
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__6
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__older__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 8'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__older__7
 
 
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__older_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
@@ -1946,118 +1688,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0(clock,reset,d,q);
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__0
 
 
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__1
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__2
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__3
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__4
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__5
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__6
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__pl__7
-
-
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__pl_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
     
     // Module arguments
@@ -2090,118 +1720,6 @@ module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__0
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__1
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__2
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__3
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__4
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__5
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__6
-
-
-module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_mc_d8_pb3_l25_m14_msar_g_a0__valid__7
 
 
 module msap_mc_d8_pb3_l25_m14_msar_g_a0__valid_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);

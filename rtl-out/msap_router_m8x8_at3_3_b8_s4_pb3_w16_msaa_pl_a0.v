@@ -25,11 +25,131 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
     output reg  [4:0] dbg_lost;
     
     // Constant declarations
-    localparam  at_x = 64'h3;
+    localparam  x = 64'h3;
+    localparam  y = 64'h3;
+    
+    // Stub signals
+    reg  core__clock;
+    reg  core__reset;
+    reg  [4:0] core__in_valid;
+    reg  [134:0] core__in_flit;
+    reg  [4:0] core__out_credit;
+    wire  [4:0] core__out_valid;
+    wire  [134:0] core__out_flit;
+    wire  [4:0] core__in_credit;
+    wire  [19:0] core__dbg_count;
+    wire  [4:0] core__dbg_front;
+    wire  [9:0] core__dbg_state;
+    wire  [14:0] core__dbg_route;
+    wire  [14:0] core__dbg_vcpl;
+    wire  [4:0] core__dbg_busy;
+    wire  [14:0] core__dbg_owner;
+    wire  [19:0] core__dbg_credit;
+    wire  [24:0] core__dbg_gnt;
+    wire  [119:0] core__dbg_ptr;
+    wire  [4:0] core__dbg_lost;
+    reg  [2:0] core__at_x;
+    reg  [2:0] core__at_y;
+    reg  core__clock__drv;
+    reg  core__reset__drv;
+    reg  [4:0] core__in_valid__drv;
+    reg  [134:0] core__in_flit__drv;
+    reg  [4:0] core__out_credit__drv;
+    reg  [2:0] core__at_x__drv;
+    reg  [2:0] core__at_y__drv;
+    
+    // Sub module instances
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core core(
+        .clock(core__clock),
+        .reset(core__reset),
+        .in_valid(core__in_valid),
+        .in_flit(core__in_flit),
+        .out_credit(core__out_credit),
+        .out_valid(core__out_valid),
+        .out_flit(core__out_flit),
+        .in_credit(core__in_credit),
+        .dbg_count(core__dbg_count),
+        .dbg_front(core__dbg_front),
+        .dbg_state(core__dbg_state),
+        .dbg_route(core__dbg_route),
+        .dbg_vcpl(core__dbg_vcpl),
+        .dbg_busy(core__dbg_busy),
+        .dbg_owner(core__dbg_owner),
+        .dbg_credit(core__dbg_credit),
+        .dbg_gnt(core__dbg_gnt),
+        .dbg_ptr(core__dbg_ptr),
+        .dbg_lost(core__dbg_lost),
+        .at_x(core__at_x),
+        .at_y(core__at_y)
+    );
+    
+    // Update code
+    always @(*) begin
+        core__clock__drv = clock;
+        core__reset__drv = reset;
+        core__at_x__drv = x;
+        core__at_y__drv = y;
+        core__in_valid__drv = in_valid;
+        core__in_flit__drv = in_flit;
+        core__out_credit__drv = out_credit;
+        out_valid = core__out_valid;
+        out_flit = core__out_flit;
+        in_credit = core__in_credit;
+        dbg_count = core__dbg_count;
+        dbg_front = core__dbg_front;
+        dbg_state = core__dbg_state;
+        dbg_route = core__dbg_route;
+        dbg_vcpl = core__dbg_vcpl;
+        dbg_busy = core__dbg_busy;
+        dbg_owner = core__dbg_owner;
+        dbg_credit = core__dbg_credit;
+        dbg_gnt = core__dbg_gnt;
+        dbg_ptr = core__dbg_ptr;
+        dbg_lost = core__dbg_lost;
+    end
+    
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        core__clock = core__clock__drv;
+        core__reset = core__reset__drv;
+        core__in_valid = core__in_valid__drv;
+        core__in_flit = core__in_flit__drv;
+        core__out_credit = core__out_credit__drv;
+        core__at_x = core__at_x__drv;
+        core__at_y = core__at_y__drv;
+    end
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0
+
+
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_valid,in_flit,out_credit,out_valid,out_flit,in_credit,dbg_count,dbg_front,dbg_state,dbg_route,dbg_vcpl,dbg_busy,dbg_owner,dbg_credit,dbg_gnt,dbg_ptr,dbg_lost,at_x,at_y);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [4:0] in_valid;
+    input wire  [134:0] in_flit;
+    input wire  [4:0] out_credit;
+    output reg  [4:0] out_valid;
+    output reg  [134:0] out_flit;
+    output reg  [4:0] in_credit;
+    output reg  [19:0] dbg_count;
+    output reg  [4:0] dbg_front;
+    output reg  [9:0] dbg_state;
+    output reg  [14:0] dbg_route;
+    output reg  [14:0] dbg_vcpl;
+    output reg  [4:0] dbg_busy;
+    output reg  [14:0] dbg_owner;
+    output reg  [19:0] dbg_credit;
+    output reg  [24:0] dbg_gnt;
+    output reg  [119:0] dbg_ptr;
+    output reg  [4:0] dbg_lost;
+    input wire  [2:0] at_x;
+    input wire  [2:0] at_y;
+    
+    // Constant declarations
     localparam  sh_dx = 64'h2;
     localparam  sh_dy = 64'h5;
     localparam  sh_pl = 64'h8;
-    localparam  at_y = 64'h3;
     localparam  rc_in_va = 64'h0;
     localparam  sa_in_va = 64'h0;
     
@@ -866,7 +986,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
     reg  [4:0] unit;
     
     // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ins ins(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ins ins(
         .whole(ins__whole),
         .parts__0(ins__parts__0),
         .parts__1(ins__parts__1),
@@ -874,7 +994,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__3(ins__parts__3),
         .parts__4(ins__parts__4)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__0 buf__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0 buf__0(
         .clock(buf__0__clock),
         .we(buf__0__we),
         .wbe(buf__0__wbe),
@@ -884,7 +1004,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .raddr(buf__0__raddr),
         .rdata(buf__0__rdata)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__1 buf__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0 buf__1(
         .clock(buf__1__clock),
         .we(buf__1__we),
         .wbe(buf__1__wbe),
@@ -894,7 +1014,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .raddr(buf__1__raddr),
         .rdata(buf__1__rdata)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__2 buf__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0 buf__2(
         .clock(buf__2__clock),
         .we(buf__2__we),
         .wbe(buf__2__wbe),
@@ -904,7 +1024,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .raddr(buf__2__raddr),
         .rdata(buf__2__rdata)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__3 buf__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0 buf__3(
         .clock(buf__3__clock),
         .we(buf__3__we),
         .wbe(buf__3__wbe),
@@ -914,7 +1034,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .raddr(buf__3__raddr),
         .rdata(buf__3__rdata)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__4 buf__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0 buf__4(
         .clock(buf__4__clock),
         .we(buf__4__we),
         .wbe(buf__4__wbe),
@@ -924,247 +1044,247 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .raddr(buf__4__raddr),
         .rdata(buf__4__rdata)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__0 cnt__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0 cnt__0(
         .clock(cnt__0__clock),
         .reset(cnt__0__reset),
         .d(cnt__0__d),
         .q(cnt__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__1 cnt__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0 cnt__1(
         .clock(cnt__1__clock),
         .reset(cnt__1__reset),
         .d(cnt__1__d),
         .q(cnt__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__2 cnt__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0 cnt__2(
         .clock(cnt__2__clock),
         .reset(cnt__2__reset),
         .d(cnt__2__d),
         .q(cnt__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__3 cnt__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0 cnt__3(
         .clock(cnt__3__clock),
         .reset(cnt__3__reset),
         .d(cnt__3__d),
         .q(cnt__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__4 cnt__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0 cnt__4(
         .clock(cnt__4__clock),
         .reset(cnt__4__reset),
         .d(cnt__4__d),
         .q(cnt__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__0 wp__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 wp__0(
         .clock(wp__0__clock),
         .reset(wp__0__reset),
         .d(wp__0__d),
         .q(wp__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__1 wp__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 wp__1(
         .clock(wp__1__clock),
         .reset(wp__1__reset),
         .d(wp__1__d),
         .q(wp__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__2 wp__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 wp__2(
         .clock(wp__2__clock),
         .reset(wp__2__reset),
         .d(wp__2__d),
         .q(wp__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__3 wp__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 wp__3(
         .clock(wp__3__clock),
         .reset(wp__3__reset),
         .d(wp__3__d),
         .q(wp__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__4 wp__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 wp__4(
         .clock(wp__4__clock),
         .reset(wp__4__reset),
         .d(wp__4__d),
         .q(wp__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__0 rp__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rp__0(
         .clock(rp__0__clock),
         .reset(rp__0__reset),
         .d(rp__0__d),
         .q(rp__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__1 rp__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rp__1(
         .clock(rp__1__clock),
         .reset(rp__1__reset),
         .d(rp__1__d),
         .q(rp__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__2 rp__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rp__2(
         .clock(rp__2__clock),
         .reset(rp__2__reset),
         .d(rp__2__d),
         .q(rp__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__3 rp__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rp__3(
         .clock(rp__3__clock),
         .reset(rp__3__reset),
         .d(rp__3__d),
         .q(rp__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__4 rp__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rp__4(
         .clock(rp__4__clock),
         .reset(rp__4__reset),
         .d(rp__4__d),
         .q(rp__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__0 fv__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 fv__0(
         .clock(fv__0__clock),
         .reset(fv__0__reset),
         .d(fv__0__d),
         .q(fv__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__1 fv__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 fv__1(
         .clock(fv__1__clock),
         .reset(fv__1__reset),
         .d(fv__1__d),
         .q(fv__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__2 fv__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 fv__2(
         .clock(fv__2__clock),
         .reset(fv__2__reset),
         .d(fv__2__d),
         .q(fv__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__3 fv__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 fv__3(
         .clock(fv__3__clock),
         .reset(fv__3__reset),
         .d(fv__3__d),
         .q(fv__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__4 fv__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 fv__4(
         .clock(fv__4__clock),
         .reset(fv__4__reset),
         .d(fv__4__d),
         .q(fv__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__0 st__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0 st__0(
         .clock(st__0__clock),
         .reset(st__0__reset),
         .d(st__0__d),
         .q(st__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__1 st__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0 st__1(
         .clock(st__1__clock),
         .reset(st__1__reset),
         .d(st__1__d),
         .q(st__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__2 st__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0 st__2(
         .clock(st__2__clock),
         .reset(st__2__reset),
         .d(st__2__d),
         .q(st__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__3 st__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0 st__3(
         .clock(st__3__clock),
         .reset(st__3__reset),
         .d(st__3__d),
         .q(st__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__4 st__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0 st__4(
         .clock(st__4__clock),
         .reset(st__4__reset),
         .d(st__4__d),
         .q(st__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__0 rt__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rt__0(
         .clock(rt__0__clock),
         .reset(rt__0__reset),
         .d(rt__0__d),
         .q(rt__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__1 rt__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rt__1(
         .clock(rt__1__clock),
         .reset(rt__1__reset),
         .d(rt__1__d),
         .q(rt__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__2 rt__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rt__2(
         .clock(rt__2__clock),
         .reset(rt__2__reset),
         .d(rt__2__d),
         .q(rt__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__3 rt__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rt__3(
         .clock(rt__3__clock),
         .reset(rt__3__reset),
         .d(rt__3__d),
         .q(rt__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__4 rt__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 rt__4(
         .clock(rt__4__clock),
         .reset(rt__4__reset),
         .d(rt__4__d),
         .q(rt__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__0 vcpl__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 vcpl__0(
         .clock(vcpl__0__clock),
         .reset(vcpl__0__reset),
         .d(vcpl__0__d),
         .q(vcpl__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__1 vcpl__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 vcpl__1(
         .clock(vcpl__1__clock),
         .reset(vcpl__1__reset),
         .d(vcpl__1__d),
         .q(vcpl__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__2 vcpl__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 vcpl__2(
         .clock(vcpl__2__clock),
         .reset(vcpl__2__reset),
         .d(vcpl__2__d),
         .q(vcpl__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__3 vcpl__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 vcpl__3(
         .clock(vcpl__3__clock),
         .reset(vcpl__3__reset),
         .d(vcpl__3__d),
         .q(vcpl__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__4 vcpl__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 vcpl__4(
         .clock(vcpl__4__clock),
         .reset(vcpl__4__reset),
         .d(vcpl__4__d),
         .q(vcpl__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__0 cret__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 cret__0(
         .clock(cret__0__clock),
         .reset(cret__0__reset),
         .d(cret__0__d),
         .q(cret__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__1 cret__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 cret__1(
         .clock(cret__1__clock),
         .reset(cret__1__reset),
         .d(cret__1__d),
         .q(cret__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__2 cret__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 cret__2(
         .clock(cret__2__clock),
         .reset(cret__2__reset),
         .d(cret__2__d),
         .q(cret__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__3 cret__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 cret__3(
         .clock(cret__3__clock),
         .reset(cret__3__reset),
         .d(cret__3__d),
         .q(cret__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__4 cret__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 cret__4(
         .clock(cret__4__clock),
         .reset(cret__4__reset),
         .d(cret__4__d),
         .q(cret__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0 arb__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0 arb__0(
         .clock(arb__0__clock),
         .reset(arb__0__reset),
         .req(arb__0__req),
@@ -1177,7 +1297,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .dbg_ptr(arb__0__dbg_ptr),
         .dbg_lost(arb__0__dbg_lost)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1 arb__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0 arb__1(
         .clock(arb__1__clock),
         .reset(arb__1__reset),
         .req(arb__1__req),
@@ -1190,7 +1310,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .dbg_ptr(arb__1__dbg_ptr),
         .dbg_lost(arb__1__dbg_lost)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2 arb__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0 arb__2(
         .clock(arb__2__clock),
         .reset(arb__2__reset),
         .req(arb__2__req),
@@ -1203,7 +1323,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .dbg_ptr(arb__2__dbg_ptr),
         .dbg_lost(arb__2__dbg_lost)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3 arb__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0 arb__3(
         .clock(arb__3__clock),
         .reset(arb__3__reset),
         .req(arb__3__req),
@@ -1216,7 +1336,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .dbg_ptr(arb__3__dbg_ptr),
         .dbg_lost(arb__3__dbg_lost)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4 arb__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0 arb__4(
         .clock(arb__4__clock),
         .reset(arb__4__reset),
         .req(arb__4__req),
@@ -1229,157 +1349,157 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .dbg_ptr(arb__4__dbg_ptr),
         .dbg_lost(arb__4__dbg_lost)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__0 busy__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 busy__0(
         .clock(busy__0__clock),
         .reset(busy__0__reset),
         .d(busy__0__d),
         .q(busy__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__1 busy__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 busy__1(
         .clock(busy__1__clock),
         .reset(busy__1__reset),
         .d(busy__1__d),
         .q(busy__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__2 busy__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 busy__2(
         .clock(busy__2__clock),
         .reset(busy__2__reset),
         .d(busy__2__d),
         .q(busy__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__3 busy__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 busy__3(
         .clock(busy__3__clock),
         .reset(busy__3__reset),
         .d(busy__3__d),
         .q(busy__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__4 busy__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 busy__4(
         .clock(busy__4__clock),
         .reset(busy__4__reset),
         .d(busy__4__d),
         .q(busy__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__0 owner__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 owner__0(
         .clock(owner__0__clock),
         .reset(owner__0__reset),
         .d(owner__0__d),
         .q(owner__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__1 owner__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 owner__1(
         .clock(owner__1__clock),
         .reset(owner__1__reset),
         .d(owner__1__d),
         .q(owner__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__2 owner__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 owner__2(
         .clock(owner__2__clock),
         .reset(owner__2__reset),
         .d(owner__2__d),
         .q(owner__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__3 owner__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 owner__3(
         .clock(owner__3__clock),
         .reset(owner__3__reset),
         .d(owner__3__d),
         .q(owner__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__4 owner__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0 owner__4(
         .clock(owner__4__clock),
         .reset(owner__4__reset),
         .d(owner__4__d),
         .q(owner__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__0 credit__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0 credit__0(
         .clock(credit__0__clock),
         .reset(credit__0__reset),
         .d(credit__0__d),
         .q(credit__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__1 credit__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0 credit__1(
         .clock(credit__1__clock),
         .reset(credit__1__reset),
         .d(credit__1__d),
         .q(credit__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__2 credit__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0 credit__2(
         .clock(credit__2__clock),
         .reset(credit__2__reset),
         .d(credit__2__d),
         .q(credit__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__3 credit__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0 credit__3(
         .clock(credit__3__clock),
         .reset(credit__3__reset),
         .d(credit__3__d),
         .q(credit__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__4 credit__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0 credit__4(
         .clock(credit__4__clock),
         .reset(credit__4__reset),
         .d(credit__4__d),
         .q(credit__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__0 ov__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 ov__0(
         .clock(ov__0__clock),
         .reset(ov__0__reset),
         .d(ov__0__d),
         .q(ov__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__1 ov__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 ov__1(
         .clock(ov__1__clock),
         .reset(ov__1__reset),
         .d(ov__1__d),
         .q(ov__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__2 ov__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 ov__2(
         .clock(ov__2__clock),
         .reset(ov__2__reset),
         .d(ov__2__d),
         .q(ov__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__3 ov__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 ov__3(
         .clock(ov__3__clock),
         .reset(ov__3__reset),
         .d(ov__3__d),
         .q(ov__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__4 ov__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0 ov__4(
         .clock(ov__4__clock),
         .reset(ov__4__reset),
         .d(ov__4__d),
         .q(ov__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__0 of__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0 of__0(
         .clock(of__0__clock),
         .reset(of__0__reset),
         .d(of__0__d),
         .q(of__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__1 of__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0 of__1(
         .clock(of__1__clock),
         .reset(of__1__reset),
         .d(of__1__d),
         .q(of__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__2 of__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0 of__2(
         .clock(of__2__clock),
         .reset(of__2__reset),
         .d(of__2__d),
         .q(of__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__3 of__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0 of__3(
         .clock(of__3__clock),
         .reset(of__3__reset),
         .d(of__3__d),
         .q(of__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__4 of__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0 of__4(
         .clock(of__4__clock),
         .reset(of__4__reset),
         .d(of__4__d),
         .q(of__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wpl_pack wpl_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack wpl_pack(
         .parts__0(wpl_pack__parts__0),
         .parts__1(wpl_pack__parts__1),
         .parts__2(wpl_pack__parts__2),
@@ -1387,7 +1507,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(wpl_pack__parts__4),
         .whole(wpl_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__flit_pack flit_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__flit_pack flit_pack(
         .parts__0(flit_pack__parts__0),
         .parts__1(flit_pack__parts__1),
         .parts__2(flit_pack__parts__2),
@@ -1395,7 +1515,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(flit_pack__parts__4),
         .whole(flit_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__count_pack count_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__count_pack count_pack(
         .parts__0(count_pack__parts__0),
         .parts__1(count_pack__parts__1),
         .parts__2(count_pack__parts__2),
@@ -1403,7 +1523,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(count_pack__parts__4),
         .whole(count_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__state_pack state_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__state_pack state_pack(
         .parts__0(state_pack__parts__0),
         .parts__1(state_pack__parts__1),
         .parts__2(state_pack__parts__2),
@@ -1411,7 +1531,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(state_pack__parts__4),
         .whole(state_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__route_pack route_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack route_pack(
         .parts__0(route_pack__parts__0),
         .parts__1(route_pack__parts__1),
         .parts__2(route_pack__parts__2),
@@ -1419,7 +1539,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(route_pack__parts__4),
         .whole(route_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl_pack vcpl_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack vcpl_pack(
         .parts__0(vcpl_pack__parts__0),
         .parts__1(vcpl_pack__parts__1),
         .parts__2(vcpl_pack__parts__2),
@@ -1427,7 +1547,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(vcpl_pack__parts__4),
         .whole(vcpl_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner_pack owner_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack owner_pack(
         .parts__0(owner_pack__parts__0),
         .parts__1(owner_pack__parts__1),
         .parts__2(owner_pack__parts__2),
@@ -1435,7 +1555,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(owner_pack__parts__4),
         .whole(owner_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit_pack credit_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__count_pack credit_pack(
         .parts__0(credit_pack__parts__0),
         .parts__1(credit_pack__parts__1),
         .parts__2(credit_pack__parts__2),
@@ -1443,7 +1563,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(credit_pack__parts__4),
         .whole(credit_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__gnt_pack gnt_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__gnt_pack gnt_pack(
         .parts__0(gnt_pack__parts__0),
         .parts__1(gnt_pack__parts__1),
         .parts__2(gnt_pack__parts__2),
@@ -1451,7 +1571,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(gnt_pack__parts__4),
         .whole(gnt_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ptr_pack ptr_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ptr_pack ptr_pack(
         .parts__0(ptr_pack__parts__0),
         .parts__1(ptr_pack__parts__1),
         .parts__2(ptr_pack__parts__2),
@@ -1459,7 +1579,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         .parts__4(ptr_pack__parts__4),
         .whole(ptr_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__lost_pack lost_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__lost_pack lost_pack(
         .parts__0(lost_pack__parts__0),
         .parts__1(lost_pack__parts__1),
         .parts__2(lost_pack__parts__2),
@@ -2908,10 +3028,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
         lost_pack__parts__3 = lost_pack__parts__3__drv;
         lost_pack__parts__4 = lost_pack__parts__4__drv;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
     
     // Module arguments
     input wire  clock;
@@ -3032,55 +3152,55 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0(clock,reset,req,p
     reg  [4:0] unit;
     
     // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__0 ptr__0(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__0(
         .clock(ptr__0__clock),
         .reset(ptr__0__reset),
         .d(ptr__0__d),
         .q(ptr__0__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__1 ptr__1(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__1(
         .clock(ptr__1__clock),
         .reset(ptr__1__reset),
         .d(ptr__1__d),
         .q(ptr__1__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__2 ptr__2(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__2(
         .clock(ptr__2__clock),
         .reset(ptr__2__reset),
         .d(ptr__2__d),
         .q(ptr__2__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__3 ptr__3(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__3(
         .clock(ptr__3__clock),
         .reset(ptr__3__reset),
         .d(ptr__3__d),
         .q(ptr__3__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__4 ptr__4(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__4(
         .clock(ptr__4__clock),
         .reset(ptr__4__reset),
         .d(ptr__4__d),
         .q(ptr__4__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__5 ptr__5(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__5(
         .clock(ptr__5__clock),
         .reset(ptr__5__reset),
         .d(ptr__5__d),
         .q(ptr__5__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__6 ptr__6(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__6(
         .clock(ptr__6__clock),
         .reset(ptr__6__reset),
         .d(ptr__6__d),
         .q(ptr__6__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__7 ptr__7(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0 ptr__7(
         .clock(ptr__7__clock),
         .reset(ptr__7__reset),
         .d(ptr__7__d),
         .q(ptr__7__q)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__pls pls(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__pls pls(
         .whole(pls__whole),
         .parts__0(pls__parts__0),
         .parts__1(pls__parts__1),
@@ -3088,7 +3208,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0(clock,reset,req,p
         .parts__3(pls__parts__3),
         .parts__4(pls__parts__4)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr_pack ptr_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr_pack ptr_pack(
         .parts__0(ptr_pack__parts__0),
         .parts__1(ptr_pack__parts__1),
         .parts__2(ptr_pack__parts__2),
@@ -3099,7 +3219,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0(clock,reset,req,p
         .parts__7(ptr_pack__parts__7),
         .whole(ptr_pack__whole)
     );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__lost_pack lost_pack(
+    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__lost_pack lost_pack(
         .parts__0(lost_pack__parts__0),
         .whole(lost_pack__whole)
     );
@@ -3310,10 +3430,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0(clock,reset,req,p
         ptr_pack__parts__7 = ptr_pack__parts__7__drv;
         lost_pack__parts__0 = lost_pack__parts__0__drv;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__lost_pack(parts__0,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__lost_pack(parts__0,whole);
     
     // Module arguments
     input wire  parts__0;
@@ -3321,10 +3441,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__lost_pack(parts_
     
     // Update code (custom)
     always @(*) whole = {parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__lost_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__lost_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
     
     // Module arguments
     input wire  [14:0] whole;
@@ -3342,10 +3462,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__pls(whole,parts_
         parts__3 = whole[11:9];
         parts__4 = whole[14:12];
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__pls
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__pls
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -3358,122 +3478,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__0(clock,res
         if (reset) q <= 3'd4;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__5
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__6
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr__7
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
     
     // Module arguments
     input wire  [2:0] parts__0;
@@ -3488,2330 +3496,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr_pack(parts__
     
     // Update code (custom)
     always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__0__ptr_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__ptr_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [4:0] req;
-    input wire  [14:0] pl;
-    input wire  commit;
-    output reg  gnt_valid;
-    output reg  [4:0] gnt;
-    output reg  [2:0] gnt_idx;
-    output reg  [2:0] gnt_lvl;
-    output reg  [23:0] dbg_ptr;
-    output reg  dbg_lost;
-    
-    // Constant declarations
-    localparam  msaa = 64'h1;
-    localparam  single_ptr = 64'h0;
-    localparam  thresh = 64'h0;
-    localparam  urgent_lvl = 64'h8;
-    localparam  lost_max = 64'h0;
-    
-    // Stub signals
-    reg  ptr__0__clock;
-    reg  ptr__0__reset;
-    reg  [2:0] ptr__0__d;
-    wire  [2:0] ptr__0__q;
-    reg  ptr__1__clock;
-    reg  ptr__1__reset;
-    reg  [2:0] ptr__1__d;
-    wire  [2:0] ptr__1__q;
-    reg  ptr__2__clock;
-    reg  ptr__2__reset;
-    reg  [2:0] ptr__2__d;
-    wire  [2:0] ptr__2__q;
-    reg  ptr__3__clock;
-    reg  ptr__3__reset;
-    reg  [2:0] ptr__3__d;
-    wire  [2:0] ptr__3__q;
-    reg  ptr__4__clock;
-    reg  ptr__4__reset;
-    reg  [2:0] ptr__4__d;
-    wire  [2:0] ptr__4__q;
-    reg  ptr__5__clock;
-    reg  ptr__5__reset;
-    reg  [2:0] ptr__5__d;
-    wire  [2:0] ptr__5__q;
-    reg  ptr__6__clock;
-    reg  ptr__6__reset;
-    reg  [2:0] ptr__6__d;
-    wire  [2:0] ptr__6__q;
-    reg  ptr__7__clock;
-    reg  ptr__7__reset;
-    reg  [2:0] ptr__7__d;
-    wire  [2:0] ptr__7__q;
-    reg  [14:0] pls__whole;
-    wire  [2:0] pls__parts__0;
-    wire  [2:0] pls__parts__1;
-    wire  [2:0] pls__parts__2;
-    wire  [2:0] pls__parts__3;
-    wire  [2:0] pls__parts__4;
-    reg  [2:0] ptr_pack__parts__0;
-    reg  [2:0] ptr_pack__parts__1;
-    reg  [2:0] ptr_pack__parts__2;
-    reg  [2:0] ptr_pack__parts__3;
-    reg  [2:0] ptr_pack__parts__4;
-    reg  [2:0] ptr_pack__parts__5;
-    reg  [2:0] ptr_pack__parts__6;
-    reg  [2:0] ptr_pack__parts__7;
-    wire  [23:0] ptr_pack__whole;
-    reg  lost_pack__parts__0;
-    wire  lost_pack__whole;
-    reg  ptr__0__clock__drv;
-    reg  ptr__0__reset__drv;
-    reg  [2:0] ptr__0__d__drv;
-    reg  ptr__1__clock__drv;
-    reg  ptr__1__reset__drv;
-    reg  [2:0] ptr__1__d__drv;
-    reg  ptr__2__clock__drv;
-    reg  ptr__2__reset__drv;
-    reg  [2:0] ptr__2__d__drv;
-    reg  ptr__3__clock__drv;
-    reg  ptr__3__reset__drv;
-    reg  [2:0] ptr__3__d__drv;
-    reg  ptr__4__clock__drv;
-    reg  ptr__4__reset__drv;
-    reg  [2:0] ptr__4__d__drv;
-    reg  ptr__5__clock__drv;
-    reg  ptr__5__reset__drv;
-    reg  [2:0] ptr__5__d__drv;
-    reg  ptr__6__clock__drv;
-    reg  ptr__6__reset__drv;
-    reg  [2:0] ptr__6__d__drv;
-    reg  ptr__7__clock__drv;
-    reg  ptr__7__reset__drv;
-    reg  [2:0] ptr__7__d__drv;
-    reg  [14:0] pls__whole__drv;
-    reg  [2:0] ptr_pack__parts__0__drv;
-    reg  [2:0] ptr_pack__parts__1__drv;
-    reg  [2:0] ptr_pack__parts__2__drv;
-    reg  [2:0] ptr_pack__parts__3__drv;
-    reg  [2:0] ptr_pack__parts__4__drv;
-    reg  [2:0] ptr_pack__parts__5__drv;
-    reg  [2:0] ptr_pack__parts__6__drv;
-    reg  [2:0] ptr_pack__parts__7__drv;
-    reg  lost_pack__parts__0__drv;
-    
-    // Local signals
-    reg  [2:0] lvl__0;
-    reg  [2:0] lvl__1;
-    reg  [2:0] lvl__2;
-    reg  [2:0] lvl__3;
-    reg  [2:0] lvl__4;
-    reg  [2:0] m;
-    reg  [2:0] start;
-    reg  found;
-    reg  [2:0] g;
-    reg  upd;
-    reg  [4:0] unit;
-    
-    // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__0 ptr__0(
-        .clock(ptr__0__clock),
-        .reset(ptr__0__reset),
-        .d(ptr__0__d),
-        .q(ptr__0__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__1 ptr__1(
-        .clock(ptr__1__clock),
-        .reset(ptr__1__reset),
-        .d(ptr__1__d),
-        .q(ptr__1__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__2 ptr__2(
-        .clock(ptr__2__clock),
-        .reset(ptr__2__reset),
-        .d(ptr__2__d),
-        .q(ptr__2__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__3 ptr__3(
-        .clock(ptr__3__clock),
-        .reset(ptr__3__reset),
-        .d(ptr__3__d),
-        .q(ptr__3__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__4 ptr__4(
-        .clock(ptr__4__clock),
-        .reset(ptr__4__reset),
-        .d(ptr__4__d),
-        .q(ptr__4__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__5 ptr__5(
-        .clock(ptr__5__clock),
-        .reset(ptr__5__reset),
-        .d(ptr__5__d),
-        .q(ptr__5__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__6 ptr__6(
-        .clock(ptr__6__clock),
-        .reset(ptr__6__reset),
-        .d(ptr__6__d),
-        .q(ptr__6__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__7 ptr__7(
-        .clock(ptr__7__clock),
-        .reset(ptr__7__reset),
-        .d(ptr__7__d),
-        .q(ptr__7__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__pls pls(
-        .whole(pls__whole),
-        .parts__0(pls__parts__0),
-        .parts__1(pls__parts__1),
-        .parts__2(pls__parts__2),
-        .parts__3(pls__parts__3),
-        .parts__4(pls__parts__4)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr_pack ptr_pack(
-        .parts__0(ptr_pack__parts__0),
-        .parts__1(ptr_pack__parts__1),
-        .parts__2(ptr_pack__parts__2),
-        .parts__3(ptr_pack__parts__3),
-        .parts__4(ptr_pack__parts__4),
-        .parts__5(ptr_pack__parts__5),
-        .parts__6(ptr_pack__parts__6),
-        .parts__7(ptr_pack__parts__7),
-        .whole(ptr_pack__whole)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__lost_pack lost_pack(
-        .parts__0(lost_pack__parts__0),
-        .whole(lost_pack__whole)
-    );
-    
-    // Update code
-    always @(*) begin
-        ptr__0__clock__drv = clock;
-        ptr__0__reset__drv = reset;
-        ptr__1__clock__drv = clock;
-        ptr__1__reset__drv = reset;
-        ptr__2__clock__drv = clock;
-        ptr__2__reset__drv = reset;
-        ptr__3__clock__drv = clock;
-        ptr__3__reset__drv = reset;
-        ptr__4__clock__drv = clock;
-        ptr__4__reset__drv = reset;
-        ptr__5__clock__drv = clock;
-        ptr__5__reset__drv = reset;
-        ptr__6__clock__drv = clock;
-        ptr__6__reset__drv = reset;
-        ptr__7__clock__drv = clock;
-        ptr__7__reset__drv = reset;
-        pls__whole__drv = pl;
-        unit = 32'h1;
-        lvl__0 = 32'h0;
-        if (|msaa) begin
-            lvl__0 = pls__parts__0;
-        end
-        lvl__1 = 32'h0;
-        if (|msaa) begin
-            lvl__1 = pls__parts__1;
-        end
-        lvl__2 = 32'h0;
-        if (|msaa) begin
-            lvl__2 = pls__parts__2;
-        end
-        lvl__3 = 32'h0;
-        if (|msaa) begin
-            lvl__3 = pls__parts__3;
-        end
-        lvl__4 = 32'h0;
-        if (|msaa) begin
-            lvl__4 = pls__parts__4;
-        end
-        m = 32'h0;
-        if (req[0] & (lvl__0 > m)) begin
-            m = lvl__0;
-        end
-        if (req[1] & (lvl__1 > m)) begin
-            m = lvl__1;
-        end
-        if (req[2] & (lvl__2 > m)) begin
-            m = lvl__2;
-        end
-        if (req[3] & (lvl__3 > m)) begin
-            m = lvl__3;
-        end
-        if (req[4] & (lvl__4 > m)) begin
-            m = lvl__4;
-        end
-        start = ptr__0__q;
-        if (m == 1) begin
-            start = ptr__1__q;
-        end
-        if (m == 2) begin
-            start = ptr__2__q;
-        end
-        if (m == 3) begin
-            start = ptr__3__q;
-        end
-        if (m == 4) begin
-            start = ptr__4__q;
-        end
-        if (m == 5) begin
-            start = ptr__5__q;
-        end
-        if (m == 6) begin
-            start = ptr__6__q;
-        end
-        if (m == 7) begin
-            start = ptr__7__q;
-        end
-        found = 1'b0;
-        g = 32'h0;
-        if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & (start < 2) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & (start < 3) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & (start < 4) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        if (req[0] & (lvl__0 == m) & ~found) begin
-            found = 1'b1;
-            g = 0;
-        end
-        if (req[1] & (lvl__1 == m) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        upd = commit & found;
-        ptr__0__d__drv = ptr__0__q;
-        if (upd & ((m == 0) | |single_ptr)) begin
-            ptr__0__d__drv = g;
-        end
-        ptr_pack__parts__0__drv = ptr__0__q;
-        ptr__1__d__drv = ptr__1__q;
-        if (upd & ((m == 1) | |single_ptr)) begin
-            ptr__1__d__drv = g;
-        end
-        ptr_pack__parts__1__drv = ptr__1__q;
-        ptr__2__d__drv = ptr__2__q;
-        if (upd & ((m == 2) | |single_ptr)) begin
-            ptr__2__d__drv = g;
-        end
-        ptr_pack__parts__2__drv = ptr__2__q;
-        ptr__3__d__drv = ptr__3__q;
-        if (upd & ((m == 3) | |single_ptr)) begin
-            ptr__3__d__drv = g;
-        end
-        ptr_pack__parts__3__drv = ptr__3__q;
-        ptr__4__d__drv = ptr__4__q;
-        if (upd & ((m == 4) | |single_ptr)) begin
-            ptr__4__d__drv = g;
-        end
-        ptr_pack__parts__4__drv = ptr__4__q;
-        ptr__5__d__drv = ptr__5__q;
-        if (upd & ((m == 5) | |single_ptr)) begin
-            ptr__5__d__drv = g;
-        end
-        ptr_pack__parts__5__drv = ptr__5__q;
-        ptr__6__d__drv = ptr__6__q;
-        if (upd & ((m == 6) | |single_ptr)) begin
-            ptr__6__d__drv = g;
-        end
-        ptr_pack__parts__6__drv = ptr__6__q;
-        ptr__7__d__drv = ptr__7__q;
-        if (upd & ((m == 7) | |single_ptr)) begin
-            ptr__7__d__drv = g;
-        end
-        ptr_pack__parts__7__drv = ptr__7__q;
-        lost_pack__parts__0__drv = 32'h0;
-        gnt_valid = found;
-        gnt = 32'h0;
-        if (found) begin
-            gnt = unit << g;
-        end
-        gnt_idx = g;
-        gnt_lvl = m;
-        dbg_ptr = ptr_pack__whole;
-        dbg_lost = lost_pack__whole;
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        ptr__0__clock = ptr__0__clock__drv;
-        ptr__0__reset = ptr__0__reset__drv;
-        ptr__0__d = ptr__0__d__drv;
-        ptr__1__clock = ptr__1__clock__drv;
-        ptr__1__reset = ptr__1__reset__drv;
-        ptr__1__d = ptr__1__d__drv;
-        ptr__2__clock = ptr__2__clock__drv;
-        ptr__2__reset = ptr__2__reset__drv;
-        ptr__2__d = ptr__2__d__drv;
-        ptr__3__clock = ptr__3__clock__drv;
-        ptr__3__reset = ptr__3__reset__drv;
-        ptr__3__d = ptr__3__d__drv;
-        ptr__4__clock = ptr__4__clock__drv;
-        ptr__4__reset = ptr__4__reset__drv;
-        ptr__4__d = ptr__4__d__drv;
-        ptr__5__clock = ptr__5__clock__drv;
-        ptr__5__reset = ptr__5__reset__drv;
-        ptr__5__d = ptr__5__d__drv;
-        ptr__6__clock = ptr__6__clock__drv;
-        ptr__6__reset = ptr__6__reset__drv;
-        ptr__6__d = ptr__6__d__drv;
-        ptr__7__clock = ptr__7__clock__drv;
-        ptr__7__reset = ptr__7__reset__drv;
-        ptr__7__d = ptr__7__d__drv;
-        pls__whole = pls__whole__drv;
-        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-        ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-        ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-        ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-        ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-        lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__lost_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__lost_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
-    
-    // Module arguments
-    input wire  [14:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__pls
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__5
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__6
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr__7
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    output reg  [23:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__1__ptr_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [4:0] req;
-    input wire  [14:0] pl;
-    input wire  commit;
-    output reg  gnt_valid;
-    output reg  [4:0] gnt;
-    output reg  [2:0] gnt_idx;
-    output reg  [2:0] gnt_lvl;
-    output reg  [23:0] dbg_ptr;
-    output reg  dbg_lost;
-    
-    // Constant declarations
-    localparam  msaa = 64'h1;
-    localparam  single_ptr = 64'h0;
-    localparam  thresh = 64'h0;
-    localparam  urgent_lvl = 64'h8;
-    localparam  lost_max = 64'h0;
-    
-    // Stub signals
-    reg  ptr__0__clock;
-    reg  ptr__0__reset;
-    reg  [2:0] ptr__0__d;
-    wire  [2:0] ptr__0__q;
-    reg  ptr__1__clock;
-    reg  ptr__1__reset;
-    reg  [2:0] ptr__1__d;
-    wire  [2:0] ptr__1__q;
-    reg  ptr__2__clock;
-    reg  ptr__2__reset;
-    reg  [2:0] ptr__2__d;
-    wire  [2:0] ptr__2__q;
-    reg  ptr__3__clock;
-    reg  ptr__3__reset;
-    reg  [2:0] ptr__3__d;
-    wire  [2:0] ptr__3__q;
-    reg  ptr__4__clock;
-    reg  ptr__4__reset;
-    reg  [2:0] ptr__4__d;
-    wire  [2:0] ptr__4__q;
-    reg  ptr__5__clock;
-    reg  ptr__5__reset;
-    reg  [2:0] ptr__5__d;
-    wire  [2:0] ptr__5__q;
-    reg  ptr__6__clock;
-    reg  ptr__6__reset;
-    reg  [2:0] ptr__6__d;
-    wire  [2:0] ptr__6__q;
-    reg  ptr__7__clock;
-    reg  ptr__7__reset;
-    reg  [2:0] ptr__7__d;
-    wire  [2:0] ptr__7__q;
-    reg  [14:0] pls__whole;
-    wire  [2:0] pls__parts__0;
-    wire  [2:0] pls__parts__1;
-    wire  [2:0] pls__parts__2;
-    wire  [2:0] pls__parts__3;
-    wire  [2:0] pls__parts__4;
-    reg  [2:0] ptr_pack__parts__0;
-    reg  [2:0] ptr_pack__parts__1;
-    reg  [2:0] ptr_pack__parts__2;
-    reg  [2:0] ptr_pack__parts__3;
-    reg  [2:0] ptr_pack__parts__4;
-    reg  [2:0] ptr_pack__parts__5;
-    reg  [2:0] ptr_pack__parts__6;
-    reg  [2:0] ptr_pack__parts__7;
-    wire  [23:0] ptr_pack__whole;
-    reg  lost_pack__parts__0;
-    wire  lost_pack__whole;
-    reg  ptr__0__clock__drv;
-    reg  ptr__0__reset__drv;
-    reg  [2:0] ptr__0__d__drv;
-    reg  ptr__1__clock__drv;
-    reg  ptr__1__reset__drv;
-    reg  [2:0] ptr__1__d__drv;
-    reg  ptr__2__clock__drv;
-    reg  ptr__2__reset__drv;
-    reg  [2:0] ptr__2__d__drv;
-    reg  ptr__3__clock__drv;
-    reg  ptr__3__reset__drv;
-    reg  [2:0] ptr__3__d__drv;
-    reg  ptr__4__clock__drv;
-    reg  ptr__4__reset__drv;
-    reg  [2:0] ptr__4__d__drv;
-    reg  ptr__5__clock__drv;
-    reg  ptr__5__reset__drv;
-    reg  [2:0] ptr__5__d__drv;
-    reg  ptr__6__clock__drv;
-    reg  ptr__6__reset__drv;
-    reg  [2:0] ptr__6__d__drv;
-    reg  ptr__7__clock__drv;
-    reg  ptr__7__reset__drv;
-    reg  [2:0] ptr__7__d__drv;
-    reg  [14:0] pls__whole__drv;
-    reg  [2:0] ptr_pack__parts__0__drv;
-    reg  [2:0] ptr_pack__parts__1__drv;
-    reg  [2:0] ptr_pack__parts__2__drv;
-    reg  [2:0] ptr_pack__parts__3__drv;
-    reg  [2:0] ptr_pack__parts__4__drv;
-    reg  [2:0] ptr_pack__parts__5__drv;
-    reg  [2:0] ptr_pack__parts__6__drv;
-    reg  [2:0] ptr_pack__parts__7__drv;
-    reg  lost_pack__parts__0__drv;
-    
-    // Local signals
-    reg  [2:0] lvl__0;
-    reg  [2:0] lvl__1;
-    reg  [2:0] lvl__2;
-    reg  [2:0] lvl__3;
-    reg  [2:0] lvl__4;
-    reg  [2:0] m;
-    reg  [2:0] start;
-    reg  found;
-    reg  [2:0] g;
-    reg  upd;
-    reg  [4:0] unit;
-    
-    // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__0 ptr__0(
-        .clock(ptr__0__clock),
-        .reset(ptr__0__reset),
-        .d(ptr__0__d),
-        .q(ptr__0__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__1 ptr__1(
-        .clock(ptr__1__clock),
-        .reset(ptr__1__reset),
-        .d(ptr__1__d),
-        .q(ptr__1__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__2 ptr__2(
-        .clock(ptr__2__clock),
-        .reset(ptr__2__reset),
-        .d(ptr__2__d),
-        .q(ptr__2__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__3 ptr__3(
-        .clock(ptr__3__clock),
-        .reset(ptr__3__reset),
-        .d(ptr__3__d),
-        .q(ptr__3__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__4 ptr__4(
-        .clock(ptr__4__clock),
-        .reset(ptr__4__reset),
-        .d(ptr__4__d),
-        .q(ptr__4__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__5 ptr__5(
-        .clock(ptr__5__clock),
-        .reset(ptr__5__reset),
-        .d(ptr__5__d),
-        .q(ptr__5__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__6 ptr__6(
-        .clock(ptr__6__clock),
-        .reset(ptr__6__reset),
-        .d(ptr__6__d),
-        .q(ptr__6__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__7 ptr__7(
-        .clock(ptr__7__clock),
-        .reset(ptr__7__reset),
-        .d(ptr__7__d),
-        .q(ptr__7__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__pls pls(
-        .whole(pls__whole),
-        .parts__0(pls__parts__0),
-        .parts__1(pls__parts__1),
-        .parts__2(pls__parts__2),
-        .parts__3(pls__parts__3),
-        .parts__4(pls__parts__4)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr_pack ptr_pack(
-        .parts__0(ptr_pack__parts__0),
-        .parts__1(ptr_pack__parts__1),
-        .parts__2(ptr_pack__parts__2),
-        .parts__3(ptr_pack__parts__3),
-        .parts__4(ptr_pack__parts__4),
-        .parts__5(ptr_pack__parts__5),
-        .parts__6(ptr_pack__parts__6),
-        .parts__7(ptr_pack__parts__7),
-        .whole(ptr_pack__whole)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__lost_pack lost_pack(
-        .parts__0(lost_pack__parts__0),
-        .whole(lost_pack__whole)
-    );
-    
-    // Update code
-    always @(*) begin
-        ptr__0__clock__drv = clock;
-        ptr__0__reset__drv = reset;
-        ptr__1__clock__drv = clock;
-        ptr__1__reset__drv = reset;
-        ptr__2__clock__drv = clock;
-        ptr__2__reset__drv = reset;
-        ptr__3__clock__drv = clock;
-        ptr__3__reset__drv = reset;
-        ptr__4__clock__drv = clock;
-        ptr__4__reset__drv = reset;
-        ptr__5__clock__drv = clock;
-        ptr__5__reset__drv = reset;
-        ptr__6__clock__drv = clock;
-        ptr__6__reset__drv = reset;
-        ptr__7__clock__drv = clock;
-        ptr__7__reset__drv = reset;
-        pls__whole__drv = pl;
-        unit = 32'h1;
-        lvl__0 = 32'h0;
-        if (|msaa) begin
-            lvl__0 = pls__parts__0;
-        end
-        lvl__1 = 32'h0;
-        if (|msaa) begin
-            lvl__1 = pls__parts__1;
-        end
-        lvl__2 = 32'h0;
-        if (|msaa) begin
-            lvl__2 = pls__parts__2;
-        end
-        lvl__3 = 32'h0;
-        if (|msaa) begin
-            lvl__3 = pls__parts__3;
-        end
-        lvl__4 = 32'h0;
-        if (|msaa) begin
-            lvl__4 = pls__parts__4;
-        end
-        m = 32'h0;
-        if (req[0] & (lvl__0 > m)) begin
-            m = lvl__0;
-        end
-        if (req[1] & (lvl__1 > m)) begin
-            m = lvl__1;
-        end
-        if (req[2] & (lvl__2 > m)) begin
-            m = lvl__2;
-        end
-        if (req[3] & (lvl__3 > m)) begin
-            m = lvl__3;
-        end
-        if (req[4] & (lvl__4 > m)) begin
-            m = lvl__4;
-        end
-        start = ptr__0__q;
-        if (m == 1) begin
-            start = ptr__1__q;
-        end
-        if (m == 2) begin
-            start = ptr__2__q;
-        end
-        if (m == 3) begin
-            start = ptr__3__q;
-        end
-        if (m == 4) begin
-            start = ptr__4__q;
-        end
-        if (m == 5) begin
-            start = ptr__5__q;
-        end
-        if (m == 6) begin
-            start = ptr__6__q;
-        end
-        if (m == 7) begin
-            start = ptr__7__q;
-        end
-        found = 1'b0;
-        g = 32'h0;
-        if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & (start < 2) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & (start < 3) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & (start < 4) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        if (req[0] & (lvl__0 == m) & ~found) begin
-            found = 1'b1;
-            g = 0;
-        end
-        if (req[1] & (lvl__1 == m) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        upd = commit & found;
-        ptr__0__d__drv = ptr__0__q;
-        if (upd & ((m == 0) | |single_ptr)) begin
-            ptr__0__d__drv = g;
-        end
-        ptr_pack__parts__0__drv = ptr__0__q;
-        ptr__1__d__drv = ptr__1__q;
-        if (upd & ((m == 1) | |single_ptr)) begin
-            ptr__1__d__drv = g;
-        end
-        ptr_pack__parts__1__drv = ptr__1__q;
-        ptr__2__d__drv = ptr__2__q;
-        if (upd & ((m == 2) | |single_ptr)) begin
-            ptr__2__d__drv = g;
-        end
-        ptr_pack__parts__2__drv = ptr__2__q;
-        ptr__3__d__drv = ptr__3__q;
-        if (upd & ((m == 3) | |single_ptr)) begin
-            ptr__3__d__drv = g;
-        end
-        ptr_pack__parts__3__drv = ptr__3__q;
-        ptr__4__d__drv = ptr__4__q;
-        if (upd & ((m == 4) | |single_ptr)) begin
-            ptr__4__d__drv = g;
-        end
-        ptr_pack__parts__4__drv = ptr__4__q;
-        ptr__5__d__drv = ptr__5__q;
-        if (upd & ((m == 5) | |single_ptr)) begin
-            ptr__5__d__drv = g;
-        end
-        ptr_pack__parts__5__drv = ptr__5__q;
-        ptr__6__d__drv = ptr__6__q;
-        if (upd & ((m == 6) | |single_ptr)) begin
-            ptr__6__d__drv = g;
-        end
-        ptr_pack__parts__6__drv = ptr__6__q;
-        ptr__7__d__drv = ptr__7__q;
-        if (upd & ((m == 7) | |single_ptr)) begin
-            ptr__7__d__drv = g;
-        end
-        ptr_pack__parts__7__drv = ptr__7__q;
-        lost_pack__parts__0__drv = 32'h0;
-        gnt_valid = found;
-        gnt = 32'h0;
-        if (found) begin
-            gnt = unit << g;
-        end
-        gnt_idx = g;
-        gnt_lvl = m;
-        dbg_ptr = ptr_pack__whole;
-        dbg_lost = lost_pack__whole;
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        ptr__0__clock = ptr__0__clock__drv;
-        ptr__0__reset = ptr__0__reset__drv;
-        ptr__0__d = ptr__0__d__drv;
-        ptr__1__clock = ptr__1__clock__drv;
-        ptr__1__reset = ptr__1__reset__drv;
-        ptr__1__d = ptr__1__d__drv;
-        ptr__2__clock = ptr__2__clock__drv;
-        ptr__2__reset = ptr__2__reset__drv;
-        ptr__2__d = ptr__2__d__drv;
-        ptr__3__clock = ptr__3__clock__drv;
-        ptr__3__reset = ptr__3__reset__drv;
-        ptr__3__d = ptr__3__d__drv;
-        ptr__4__clock = ptr__4__clock__drv;
-        ptr__4__reset = ptr__4__reset__drv;
-        ptr__4__d = ptr__4__d__drv;
-        ptr__5__clock = ptr__5__clock__drv;
-        ptr__5__reset = ptr__5__reset__drv;
-        ptr__5__d = ptr__5__d__drv;
-        ptr__6__clock = ptr__6__clock__drv;
-        ptr__6__reset = ptr__6__reset__drv;
-        ptr__6__d = ptr__6__d__drv;
-        ptr__7__clock = ptr__7__clock__drv;
-        ptr__7__reset = ptr__7__reset__drv;
-        ptr__7__d = ptr__7__d__drv;
-        pls__whole = pls__whole__drv;
-        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-        ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-        ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-        ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-        ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-        lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__lost_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__lost_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
-    
-    // Module arguments
-    input wire  [14:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__pls
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__5
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__6
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr__7
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    output reg  [23:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__2__ptr_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [4:0] req;
-    input wire  [14:0] pl;
-    input wire  commit;
-    output reg  gnt_valid;
-    output reg  [4:0] gnt;
-    output reg  [2:0] gnt_idx;
-    output reg  [2:0] gnt_lvl;
-    output reg  [23:0] dbg_ptr;
-    output reg  dbg_lost;
-    
-    // Constant declarations
-    localparam  msaa = 64'h1;
-    localparam  single_ptr = 64'h0;
-    localparam  thresh = 64'h0;
-    localparam  urgent_lvl = 64'h8;
-    localparam  lost_max = 64'h0;
-    
-    // Stub signals
-    reg  ptr__0__clock;
-    reg  ptr__0__reset;
-    reg  [2:0] ptr__0__d;
-    wire  [2:0] ptr__0__q;
-    reg  ptr__1__clock;
-    reg  ptr__1__reset;
-    reg  [2:0] ptr__1__d;
-    wire  [2:0] ptr__1__q;
-    reg  ptr__2__clock;
-    reg  ptr__2__reset;
-    reg  [2:0] ptr__2__d;
-    wire  [2:0] ptr__2__q;
-    reg  ptr__3__clock;
-    reg  ptr__3__reset;
-    reg  [2:0] ptr__3__d;
-    wire  [2:0] ptr__3__q;
-    reg  ptr__4__clock;
-    reg  ptr__4__reset;
-    reg  [2:0] ptr__4__d;
-    wire  [2:0] ptr__4__q;
-    reg  ptr__5__clock;
-    reg  ptr__5__reset;
-    reg  [2:0] ptr__5__d;
-    wire  [2:0] ptr__5__q;
-    reg  ptr__6__clock;
-    reg  ptr__6__reset;
-    reg  [2:0] ptr__6__d;
-    wire  [2:0] ptr__6__q;
-    reg  ptr__7__clock;
-    reg  ptr__7__reset;
-    reg  [2:0] ptr__7__d;
-    wire  [2:0] ptr__7__q;
-    reg  [14:0] pls__whole;
-    wire  [2:0] pls__parts__0;
-    wire  [2:0] pls__parts__1;
-    wire  [2:0] pls__parts__2;
-    wire  [2:0] pls__parts__3;
-    wire  [2:0] pls__parts__4;
-    reg  [2:0] ptr_pack__parts__0;
-    reg  [2:0] ptr_pack__parts__1;
-    reg  [2:0] ptr_pack__parts__2;
-    reg  [2:0] ptr_pack__parts__3;
-    reg  [2:0] ptr_pack__parts__4;
-    reg  [2:0] ptr_pack__parts__5;
-    reg  [2:0] ptr_pack__parts__6;
-    reg  [2:0] ptr_pack__parts__7;
-    wire  [23:0] ptr_pack__whole;
-    reg  lost_pack__parts__0;
-    wire  lost_pack__whole;
-    reg  ptr__0__clock__drv;
-    reg  ptr__0__reset__drv;
-    reg  [2:0] ptr__0__d__drv;
-    reg  ptr__1__clock__drv;
-    reg  ptr__1__reset__drv;
-    reg  [2:0] ptr__1__d__drv;
-    reg  ptr__2__clock__drv;
-    reg  ptr__2__reset__drv;
-    reg  [2:0] ptr__2__d__drv;
-    reg  ptr__3__clock__drv;
-    reg  ptr__3__reset__drv;
-    reg  [2:0] ptr__3__d__drv;
-    reg  ptr__4__clock__drv;
-    reg  ptr__4__reset__drv;
-    reg  [2:0] ptr__4__d__drv;
-    reg  ptr__5__clock__drv;
-    reg  ptr__5__reset__drv;
-    reg  [2:0] ptr__5__d__drv;
-    reg  ptr__6__clock__drv;
-    reg  ptr__6__reset__drv;
-    reg  [2:0] ptr__6__d__drv;
-    reg  ptr__7__clock__drv;
-    reg  ptr__7__reset__drv;
-    reg  [2:0] ptr__7__d__drv;
-    reg  [14:0] pls__whole__drv;
-    reg  [2:0] ptr_pack__parts__0__drv;
-    reg  [2:0] ptr_pack__parts__1__drv;
-    reg  [2:0] ptr_pack__parts__2__drv;
-    reg  [2:0] ptr_pack__parts__3__drv;
-    reg  [2:0] ptr_pack__parts__4__drv;
-    reg  [2:0] ptr_pack__parts__5__drv;
-    reg  [2:0] ptr_pack__parts__6__drv;
-    reg  [2:0] ptr_pack__parts__7__drv;
-    reg  lost_pack__parts__0__drv;
-    
-    // Local signals
-    reg  [2:0] lvl__0;
-    reg  [2:0] lvl__1;
-    reg  [2:0] lvl__2;
-    reg  [2:0] lvl__3;
-    reg  [2:0] lvl__4;
-    reg  [2:0] m;
-    reg  [2:0] start;
-    reg  found;
-    reg  [2:0] g;
-    reg  upd;
-    reg  [4:0] unit;
-    
-    // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__0 ptr__0(
-        .clock(ptr__0__clock),
-        .reset(ptr__0__reset),
-        .d(ptr__0__d),
-        .q(ptr__0__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__1 ptr__1(
-        .clock(ptr__1__clock),
-        .reset(ptr__1__reset),
-        .d(ptr__1__d),
-        .q(ptr__1__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__2 ptr__2(
-        .clock(ptr__2__clock),
-        .reset(ptr__2__reset),
-        .d(ptr__2__d),
-        .q(ptr__2__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__3 ptr__3(
-        .clock(ptr__3__clock),
-        .reset(ptr__3__reset),
-        .d(ptr__3__d),
-        .q(ptr__3__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__4 ptr__4(
-        .clock(ptr__4__clock),
-        .reset(ptr__4__reset),
-        .d(ptr__4__d),
-        .q(ptr__4__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__5 ptr__5(
-        .clock(ptr__5__clock),
-        .reset(ptr__5__reset),
-        .d(ptr__5__d),
-        .q(ptr__5__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__6 ptr__6(
-        .clock(ptr__6__clock),
-        .reset(ptr__6__reset),
-        .d(ptr__6__d),
-        .q(ptr__6__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__7 ptr__7(
-        .clock(ptr__7__clock),
-        .reset(ptr__7__reset),
-        .d(ptr__7__d),
-        .q(ptr__7__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__pls pls(
-        .whole(pls__whole),
-        .parts__0(pls__parts__0),
-        .parts__1(pls__parts__1),
-        .parts__2(pls__parts__2),
-        .parts__3(pls__parts__3),
-        .parts__4(pls__parts__4)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr_pack ptr_pack(
-        .parts__0(ptr_pack__parts__0),
-        .parts__1(ptr_pack__parts__1),
-        .parts__2(ptr_pack__parts__2),
-        .parts__3(ptr_pack__parts__3),
-        .parts__4(ptr_pack__parts__4),
-        .parts__5(ptr_pack__parts__5),
-        .parts__6(ptr_pack__parts__6),
-        .parts__7(ptr_pack__parts__7),
-        .whole(ptr_pack__whole)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__lost_pack lost_pack(
-        .parts__0(lost_pack__parts__0),
-        .whole(lost_pack__whole)
-    );
-    
-    // Update code
-    always @(*) begin
-        ptr__0__clock__drv = clock;
-        ptr__0__reset__drv = reset;
-        ptr__1__clock__drv = clock;
-        ptr__1__reset__drv = reset;
-        ptr__2__clock__drv = clock;
-        ptr__2__reset__drv = reset;
-        ptr__3__clock__drv = clock;
-        ptr__3__reset__drv = reset;
-        ptr__4__clock__drv = clock;
-        ptr__4__reset__drv = reset;
-        ptr__5__clock__drv = clock;
-        ptr__5__reset__drv = reset;
-        ptr__6__clock__drv = clock;
-        ptr__6__reset__drv = reset;
-        ptr__7__clock__drv = clock;
-        ptr__7__reset__drv = reset;
-        pls__whole__drv = pl;
-        unit = 32'h1;
-        lvl__0 = 32'h0;
-        if (|msaa) begin
-            lvl__0 = pls__parts__0;
-        end
-        lvl__1 = 32'h0;
-        if (|msaa) begin
-            lvl__1 = pls__parts__1;
-        end
-        lvl__2 = 32'h0;
-        if (|msaa) begin
-            lvl__2 = pls__parts__2;
-        end
-        lvl__3 = 32'h0;
-        if (|msaa) begin
-            lvl__3 = pls__parts__3;
-        end
-        lvl__4 = 32'h0;
-        if (|msaa) begin
-            lvl__4 = pls__parts__4;
-        end
-        m = 32'h0;
-        if (req[0] & (lvl__0 > m)) begin
-            m = lvl__0;
-        end
-        if (req[1] & (lvl__1 > m)) begin
-            m = lvl__1;
-        end
-        if (req[2] & (lvl__2 > m)) begin
-            m = lvl__2;
-        end
-        if (req[3] & (lvl__3 > m)) begin
-            m = lvl__3;
-        end
-        if (req[4] & (lvl__4 > m)) begin
-            m = lvl__4;
-        end
-        start = ptr__0__q;
-        if (m == 1) begin
-            start = ptr__1__q;
-        end
-        if (m == 2) begin
-            start = ptr__2__q;
-        end
-        if (m == 3) begin
-            start = ptr__3__q;
-        end
-        if (m == 4) begin
-            start = ptr__4__q;
-        end
-        if (m == 5) begin
-            start = ptr__5__q;
-        end
-        if (m == 6) begin
-            start = ptr__6__q;
-        end
-        if (m == 7) begin
-            start = ptr__7__q;
-        end
-        found = 1'b0;
-        g = 32'h0;
-        if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & (start < 2) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & (start < 3) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & (start < 4) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        if (req[0] & (lvl__0 == m) & ~found) begin
-            found = 1'b1;
-            g = 0;
-        end
-        if (req[1] & (lvl__1 == m) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        upd = commit & found;
-        ptr__0__d__drv = ptr__0__q;
-        if (upd & ((m == 0) | |single_ptr)) begin
-            ptr__0__d__drv = g;
-        end
-        ptr_pack__parts__0__drv = ptr__0__q;
-        ptr__1__d__drv = ptr__1__q;
-        if (upd & ((m == 1) | |single_ptr)) begin
-            ptr__1__d__drv = g;
-        end
-        ptr_pack__parts__1__drv = ptr__1__q;
-        ptr__2__d__drv = ptr__2__q;
-        if (upd & ((m == 2) | |single_ptr)) begin
-            ptr__2__d__drv = g;
-        end
-        ptr_pack__parts__2__drv = ptr__2__q;
-        ptr__3__d__drv = ptr__3__q;
-        if (upd & ((m == 3) | |single_ptr)) begin
-            ptr__3__d__drv = g;
-        end
-        ptr_pack__parts__3__drv = ptr__3__q;
-        ptr__4__d__drv = ptr__4__q;
-        if (upd & ((m == 4) | |single_ptr)) begin
-            ptr__4__d__drv = g;
-        end
-        ptr_pack__parts__4__drv = ptr__4__q;
-        ptr__5__d__drv = ptr__5__q;
-        if (upd & ((m == 5) | |single_ptr)) begin
-            ptr__5__d__drv = g;
-        end
-        ptr_pack__parts__5__drv = ptr__5__q;
-        ptr__6__d__drv = ptr__6__q;
-        if (upd & ((m == 6) | |single_ptr)) begin
-            ptr__6__d__drv = g;
-        end
-        ptr_pack__parts__6__drv = ptr__6__q;
-        ptr__7__d__drv = ptr__7__q;
-        if (upd & ((m == 7) | |single_ptr)) begin
-            ptr__7__d__drv = g;
-        end
-        ptr_pack__parts__7__drv = ptr__7__q;
-        lost_pack__parts__0__drv = 32'h0;
-        gnt_valid = found;
-        gnt = 32'h0;
-        if (found) begin
-            gnt = unit << g;
-        end
-        gnt_idx = g;
-        gnt_lvl = m;
-        dbg_ptr = ptr_pack__whole;
-        dbg_lost = lost_pack__whole;
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        ptr__0__clock = ptr__0__clock__drv;
-        ptr__0__reset = ptr__0__reset__drv;
-        ptr__0__d = ptr__0__d__drv;
-        ptr__1__clock = ptr__1__clock__drv;
-        ptr__1__reset = ptr__1__reset__drv;
-        ptr__1__d = ptr__1__d__drv;
-        ptr__2__clock = ptr__2__clock__drv;
-        ptr__2__reset = ptr__2__reset__drv;
-        ptr__2__d = ptr__2__d__drv;
-        ptr__3__clock = ptr__3__clock__drv;
-        ptr__3__reset = ptr__3__reset__drv;
-        ptr__3__d = ptr__3__d__drv;
-        ptr__4__clock = ptr__4__clock__drv;
-        ptr__4__reset = ptr__4__reset__drv;
-        ptr__4__d = ptr__4__d__drv;
-        ptr__5__clock = ptr__5__clock__drv;
-        ptr__5__reset = ptr__5__reset__drv;
-        ptr__5__d = ptr__5__d__drv;
-        ptr__6__clock = ptr__6__clock__drv;
-        ptr__6__reset = ptr__6__reset__drv;
-        ptr__6__d = ptr__6__d__drv;
-        ptr__7__clock = ptr__7__clock__drv;
-        ptr__7__reset = ptr__7__reset__drv;
-        ptr__7__d = ptr__7__d__drv;
-        pls__whole = pls__whole__drv;
-        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-        ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-        ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-        ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-        ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-        lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__lost_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__lost_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
-    
-    // Module arguments
-    input wire  [14:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__pls
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__5
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__6
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr__7
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    output reg  [23:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__3__ptr_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4(clock,reset,req,pl,commit,gnt_valid,gnt,gnt_idx,gnt_lvl,dbg_ptr,dbg_lost);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [4:0] req;
-    input wire  [14:0] pl;
-    input wire  commit;
-    output reg  gnt_valid;
-    output reg  [4:0] gnt;
-    output reg  [2:0] gnt_idx;
-    output reg  [2:0] gnt_lvl;
-    output reg  [23:0] dbg_ptr;
-    output reg  dbg_lost;
-    
-    // Constant declarations
-    localparam  msaa = 64'h1;
-    localparam  single_ptr = 64'h0;
-    localparam  thresh = 64'h0;
-    localparam  urgent_lvl = 64'h8;
-    localparam  lost_max = 64'h0;
-    
-    // Stub signals
-    reg  ptr__0__clock;
-    reg  ptr__0__reset;
-    reg  [2:0] ptr__0__d;
-    wire  [2:0] ptr__0__q;
-    reg  ptr__1__clock;
-    reg  ptr__1__reset;
-    reg  [2:0] ptr__1__d;
-    wire  [2:0] ptr__1__q;
-    reg  ptr__2__clock;
-    reg  ptr__2__reset;
-    reg  [2:0] ptr__2__d;
-    wire  [2:0] ptr__2__q;
-    reg  ptr__3__clock;
-    reg  ptr__3__reset;
-    reg  [2:0] ptr__3__d;
-    wire  [2:0] ptr__3__q;
-    reg  ptr__4__clock;
-    reg  ptr__4__reset;
-    reg  [2:0] ptr__4__d;
-    wire  [2:0] ptr__4__q;
-    reg  ptr__5__clock;
-    reg  ptr__5__reset;
-    reg  [2:0] ptr__5__d;
-    wire  [2:0] ptr__5__q;
-    reg  ptr__6__clock;
-    reg  ptr__6__reset;
-    reg  [2:0] ptr__6__d;
-    wire  [2:0] ptr__6__q;
-    reg  ptr__7__clock;
-    reg  ptr__7__reset;
-    reg  [2:0] ptr__7__d;
-    wire  [2:0] ptr__7__q;
-    reg  [14:0] pls__whole;
-    wire  [2:0] pls__parts__0;
-    wire  [2:0] pls__parts__1;
-    wire  [2:0] pls__parts__2;
-    wire  [2:0] pls__parts__3;
-    wire  [2:0] pls__parts__4;
-    reg  [2:0] ptr_pack__parts__0;
-    reg  [2:0] ptr_pack__parts__1;
-    reg  [2:0] ptr_pack__parts__2;
-    reg  [2:0] ptr_pack__parts__3;
-    reg  [2:0] ptr_pack__parts__4;
-    reg  [2:0] ptr_pack__parts__5;
-    reg  [2:0] ptr_pack__parts__6;
-    reg  [2:0] ptr_pack__parts__7;
-    wire  [23:0] ptr_pack__whole;
-    reg  lost_pack__parts__0;
-    wire  lost_pack__whole;
-    reg  ptr__0__clock__drv;
-    reg  ptr__0__reset__drv;
-    reg  [2:0] ptr__0__d__drv;
-    reg  ptr__1__clock__drv;
-    reg  ptr__1__reset__drv;
-    reg  [2:0] ptr__1__d__drv;
-    reg  ptr__2__clock__drv;
-    reg  ptr__2__reset__drv;
-    reg  [2:0] ptr__2__d__drv;
-    reg  ptr__3__clock__drv;
-    reg  ptr__3__reset__drv;
-    reg  [2:0] ptr__3__d__drv;
-    reg  ptr__4__clock__drv;
-    reg  ptr__4__reset__drv;
-    reg  [2:0] ptr__4__d__drv;
-    reg  ptr__5__clock__drv;
-    reg  ptr__5__reset__drv;
-    reg  [2:0] ptr__5__d__drv;
-    reg  ptr__6__clock__drv;
-    reg  ptr__6__reset__drv;
-    reg  [2:0] ptr__6__d__drv;
-    reg  ptr__7__clock__drv;
-    reg  ptr__7__reset__drv;
-    reg  [2:0] ptr__7__d__drv;
-    reg  [14:0] pls__whole__drv;
-    reg  [2:0] ptr_pack__parts__0__drv;
-    reg  [2:0] ptr_pack__parts__1__drv;
-    reg  [2:0] ptr_pack__parts__2__drv;
-    reg  [2:0] ptr_pack__parts__3__drv;
-    reg  [2:0] ptr_pack__parts__4__drv;
-    reg  [2:0] ptr_pack__parts__5__drv;
-    reg  [2:0] ptr_pack__parts__6__drv;
-    reg  [2:0] ptr_pack__parts__7__drv;
-    reg  lost_pack__parts__0__drv;
-    
-    // Local signals
-    reg  [2:0] lvl__0;
-    reg  [2:0] lvl__1;
-    reg  [2:0] lvl__2;
-    reg  [2:0] lvl__3;
-    reg  [2:0] lvl__4;
-    reg  [2:0] m;
-    reg  [2:0] start;
-    reg  found;
-    reg  [2:0] g;
-    reg  upd;
-    reg  [4:0] unit;
-    
-    // Sub module instances
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__0 ptr__0(
-        .clock(ptr__0__clock),
-        .reset(ptr__0__reset),
-        .d(ptr__0__d),
-        .q(ptr__0__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__1 ptr__1(
-        .clock(ptr__1__clock),
-        .reset(ptr__1__reset),
-        .d(ptr__1__d),
-        .q(ptr__1__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__2 ptr__2(
-        .clock(ptr__2__clock),
-        .reset(ptr__2__reset),
-        .d(ptr__2__d),
-        .q(ptr__2__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__3 ptr__3(
-        .clock(ptr__3__clock),
-        .reset(ptr__3__reset),
-        .d(ptr__3__d),
-        .q(ptr__3__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__4 ptr__4(
-        .clock(ptr__4__clock),
-        .reset(ptr__4__reset),
-        .d(ptr__4__d),
-        .q(ptr__4__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__5 ptr__5(
-        .clock(ptr__5__clock),
-        .reset(ptr__5__reset),
-        .d(ptr__5__d),
-        .q(ptr__5__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__6 ptr__6(
-        .clock(ptr__6__clock),
-        .reset(ptr__6__reset),
-        .d(ptr__6__d),
-        .q(ptr__6__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__7 ptr__7(
-        .clock(ptr__7__clock),
-        .reset(ptr__7__reset),
-        .d(ptr__7__d),
-        .q(ptr__7__q)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__pls pls(
-        .whole(pls__whole),
-        .parts__0(pls__parts__0),
-        .parts__1(pls__parts__1),
-        .parts__2(pls__parts__2),
-        .parts__3(pls__parts__3),
-        .parts__4(pls__parts__4)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr_pack ptr_pack(
-        .parts__0(ptr_pack__parts__0),
-        .parts__1(ptr_pack__parts__1),
-        .parts__2(ptr_pack__parts__2),
-        .parts__3(ptr_pack__parts__3),
-        .parts__4(ptr_pack__parts__4),
-        .parts__5(ptr_pack__parts__5),
-        .parts__6(ptr_pack__parts__6),
-        .parts__7(ptr_pack__parts__7),
-        .whole(ptr_pack__whole)
-    );
-    msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__lost_pack lost_pack(
-        .parts__0(lost_pack__parts__0),
-        .whole(lost_pack__whole)
-    );
-    
-    // Update code
-    always @(*) begin
-        ptr__0__clock__drv = clock;
-        ptr__0__reset__drv = reset;
-        ptr__1__clock__drv = clock;
-        ptr__1__reset__drv = reset;
-        ptr__2__clock__drv = clock;
-        ptr__2__reset__drv = reset;
-        ptr__3__clock__drv = clock;
-        ptr__3__reset__drv = reset;
-        ptr__4__clock__drv = clock;
-        ptr__4__reset__drv = reset;
-        ptr__5__clock__drv = clock;
-        ptr__5__reset__drv = reset;
-        ptr__6__clock__drv = clock;
-        ptr__6__reset__drv = reset;
-        ptr__7__clock__drv = clock;
-        ptr__7__reset__drv = reset;
-        pls__whole__drv = pl;
-        unit = 32'h1;
-        lvl__0 = 32'h0;
-        if (|msaa) begin
-            lvl__0 = pls__parts__0;
-        end
-        lvl__1 = 32'h0;
-        if (|msaa) begin
-            lvl__1 = pls__parts__1;
-        end
-        lvl__2 = 32'h0;
-        if (|msaa) begin
-            lvl__2 = pls__parts__2;
-        end
-        lvl__3 = 32'h0;
-        if (|msaa) begin
-            lvl__3 = pls__parts__3;
-        end
-        lvl__4 = 32'h0;
-        if (|msaa) begin
-            lvl__4 = pls__parts__4;
-        end
-        m = 32'h0;
-        if (req[0] & (lvl__0 > m)) begin
-            m = lvl__0;
-        end
-        if (req[1] & (lvl__1 > m)) begin
-            m = lvl__1;
-        end
-        if (req[2] & (lvl__2 > m)) begin
-            m = lvl__2;
-        end
-        if (req[3] & (lvl__3 > m)) begin
-            m = lvl__3;
-        end
-        if (req[4] & (lvl__4 > m)) begin
-            m = lvl__4;
-        end
-        start = ptr__0__q;
-        if (m == 1) begin
-            start = ptr__1__q;
-        end
-        if (m == 2) begin
-            start = ptr__2__q;
-        end
-        if (m == 3) begin
-            start = ptr__3__q;
-        end
-        if (m == 4) begin
-            start = ptr__4__q;
-        end
-        if (m == 5) begin
-            start = ptr__5__q;
-        end
-        if (m == 6) begin
-            start = ptr__6__q;
-        end
-        if (m == 7) begin
-            start = ptr__7__q;
-        end
-        found = 1'b0;
-        g = 32'h0;
-        if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & (start < 2) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & (start < 3) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & (start < 4) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        if (req[0] & (lvl__0 == m) & ~found) begin
-            found = 1'b1;
-            g = 0;
-        end
-        if (req[1] & (lvl__1 == m) & ~found) begin
-            found = 1'b1;
-            g = 1;
-        end
-        if (req[2] & (lvl__2 == m) & ~found) begin
-            found = 1'b1;
-            g = 2;
-        end
-        if (req[3] & (lvl__3 == m) & ~found) begin
-            found = 1'b1;
-            g = 3;
-        end
-        if (req[4] & (lvl__4 == m) & ~found) begin
-            found = 1'b1;
-            g = 4;
-        end
-        upd = commit & found;
-        ptr__0__d__drv = ptr__0__q;
-        if (upd & ((m == 0) | |single_ptr)) begin
-            ptr__0__d__drv = g;
-        end
-        ptr_pack__parts__0__drv = ptr__0__q;
-        ptr__1__d__drv = ptr__1__q;
-        if (upd & ((m == 1) | |single_ptr)) begin
-            ptr__1__d__drv = g;
-        end
-        ptr_pack__parts__1__drv = ptr__1__q;
-        ptr__2__d__drv = ptr__2__q;
-        if (upd & ((m == 2) | |single_ptr)) begin
-            ptr__2__d__drv = g;
-        end
-        ptr_pack__parts__2__drv = ptr__2__q;
-        ptr__3__d__drv = ptr__3__q;
-        if (upd & ((m == 3) | |single_ptr)) begin
-            ptr__3__d__drv = g;
-        end
-        ptr_pack__parts__3__drv = ptr__3__q;
-        ptr__4__d__drv = ptr__4__q;
-        if (upd & ((m == 4) | |single_ptr)) begin
-            ptr__4__d__drv = g;
-        end
-        ptr_pack__parts__4__drv = ptr__4__q;
-        ptr__5__d__drv = ptr__5__q;
-        if (upd & ((m == 5) | |single_ptr)) begin
-            ptr__5__d__drv = g;
-        end
-        ptr_pack__parts__5__drv = ptr__5__q;
-        ptr__6__d__drv = ptr__6__q;
-        if (upd & ((m == 6) | |single_ptr)) begin
-            ptr__6__d__drv = g;
-        end
-        ptr_pack__parts__6__drv = ptr__6__q;
-        ptr__7__d__drv = ptr__7__q;
-        if (upd & ((m == 7) | |single_ptr)) begin
-            ptr__7__d__drv = g;
-        end
-        ptr_pack__parts__7__drv = ptr__7__q;
-        lost_pack__parts__0__drv = 32'h0;
-        gnt_valid = found;
-        gnt = 32'h0;
-        if (found) begin
-            gnt = unit << g;
-        end
-        gnt_idx = g;
-        gnt_lvl = m;
-        dbg_ptr = ptr_pack__whole;
-        dbg_lost = lost_pack__whole;
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        ptr__0__clock = ptr__0__clock__drv;
-        ptr__0__reset = ptr__0__reset__drv;
-        ptr__0__d = ptr__0__d__drv;
-        ptr__1__clock = ptr__1__clock__drv;
-        ptr__1__reset = ptr__1__reset__drv;
-        ptr__1__d = ptr__1__d__drv;
-        ptr__2__clock = ptr__2__clock__drv;
-        ptr__2__reset = ptr__2__reset__drv;
-        ptr__2__d = ptr__2__d__drv;
-        ptr__3__clock = ptr__3__clock__drv;
-        ptr__3__reset = ptr__3__reset__drv;
-        ptr__3__d = ptr__3__d__drv;
-        ptr__4__clock = ptr__4__clock__drv;
-        ptr__4__reset = ptr__4__reset__drv;
-        ptr__4__d = ptr__4__d__drv;
-        ptr__5__clock = ptr__5__clock__drv;
-        ptr__5__reset = ptr__5__reset__drv;
-        ptr__5__d = ptr__5__d__drv;
-        ptr__6__clock = ptr__6__clock__drv;
-        ptr__6__reset = ptr__6__reset__drv;
-        ptr__6__d = ptr__6__d__drv;
-        ptr__7__clock = ptr__7__clock__drv;
-        ptr__7__reset = ptr__7__reset__drv;
-        ptr__7__d = ptr__7__d__drv;
-        pls__whole = pls__whole__drv;
-        ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-        ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-        ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-        ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-        ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-        ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-        ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-        ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-        lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__lost_pack(parts__0,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    output reg  whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__lost_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__pls(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
-    
-    // Module arguments
-    input wire  [14:0] whole;
-    output reg  [2:0] parts__0;
-    output reg  [2:0] parts__1;
-    output reg  [2:0] parts__2;
-    output reg  [2:0] parts__3;
-    output reg  [2:0] parts__4;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[2:0];
-        parts__1 = whole[5:3];
-        parts__2 = whole[8:6];
-        parts__3 = whole[11:9];
-        parts__4 = whole[14:12];
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__pls
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__5
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__6
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd4;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr__7
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    input wire  [2:0] parts__5;
-    input wire  [2:0] parts__6;
-    input wire  [2:0] parts__7;
-    output reg  [23:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__arb__4__ptr_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
     input wire  clock;
@@ -5833,190 +3521,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__0(clock,we,wbe,wadd
     end
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__buf__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__1(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [2:0] waddr;
-    input wire  [26:0] wdata;
-    input wire  re;
-    input wire  [2:0] raddr;
-    output reg  [26:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [26:0] mem_rows [0:7];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 8; mem_init = mem_init + 1) mem_rows[mem_init] = 27'd0;
-        rdata = 27'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__2(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [2:0] waddr;
-    input wire  [26:0] wdata;
-    input wire  re;
-    input wire  [2:0] raddr;
-    output reg  [26:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [26:0] mem_rows [0:7];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 8; mem_init = mem_init + 1) mem_rows[mem_init] = 27'd0;
-        rdata = 27'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__3(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [2:0] waddr;
-    input wire  [26:0] wdata;
-    input wire  re;
-    input wire  [2:0] raddr;
-    output reg  [26:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [26:0] mem_rows [0:7];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 8; mem_init = mem_init + 1) mem_rows[mem_init] = 27'd0;
-        rdata = 27'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__4(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [2:0] waddr;
-    input wire  [26:0] wdata;
-    input wire  re;
-    input wire  [2:0] raddr;
-    output reg  [26:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [26:0] mem_rows [0:7];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 8; mem_init = mem_init + 1) mem_rows[mem_init] = 27'd0;
-        rdata = 27'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__buf__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__busy__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6029,74 +3537,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__0(clock,reset,d,q);
         if (reset) q <= 4'd0;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__cnt__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cnt__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__count_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__count_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [3:0] parts__0;
@@ -6108,10 +3552,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__count_pack(parts__0,part
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__count_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__count_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6124,169 +3568,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__0(clock,reset,d,
         if (reset) q <= 4'd8;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__credit__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd8;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd8;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd8;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 4'd8;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
-    
-    // Module arguments
-    input wire  [3:0] parts__0;
-    input wire  [3:0] parts__1;
-    input wire  [3:0] parts__2;
-    input wire  [3:0] parts__3;
-    input wire  [3:0] parts__4;
-    output reg  [19:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__credit_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__cret__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__flit_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__flit_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [26:0] parts__0;
@@ -6298,10 +3583,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__flit_pack(parts__0,parts
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__flit_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__flit_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6314,74 +3599,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__0(clock,reset,d,q);
         if (reset) q <= 1'd0;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__fv__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__fv__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__gnt_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__gnt_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [4:0] parts__0;
@@ -6393,10 +3614,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__gnt_pack(parts__0,parts_
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__gnt_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__gnt_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ins(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ins(whole,parts__0,parts__1,parts__2,parts__3,parts__4);
     
     // Module arguments
     input wire  [134:0] whole;
@@ -6414,10 +3635,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ins(whole,parts__0,parts
         parts__3 = whole[107:81];
         parts__4 = whole[134:108];
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ins
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ins
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__lost_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__lost_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  parts__0;
@@ -6429,10 +3650,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__lost_pack(parts__0,parts
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__lost_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__lost_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6445,249 +3666,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__0(clock,reset,d,q);
         if (reset) q <= 27'd0;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__of__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 27'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 27'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 27'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [26:0] d;
-    output reg  [26:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 27'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__of__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ov__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    output reg  [14:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__owner_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ptr_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [23:0] parts__0;
@@ -6699,185 +3681,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ptr_pack(parts__0,parts_
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__ptr_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ptr_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__route_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    output reg  [14:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__route_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rp__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__rt__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6890,74 +3697,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__0(clock,reset,d,q);
         if (reset) q <= 2'd0;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__st__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 2'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 2'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 2'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 2'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__st__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__state_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__state_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [1:0] parts__0;
@@ -6969,10 +3712,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__state_pack(parts__0,part
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__state_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__state_pack
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__0(clock,reset,d,q);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0(clock,reset,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6985,74 +3728,10 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__0(clock,reset,d,q)
         if (reset) q <= 3'd0;
         else q <= d;
     end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__0
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wp__0
 
 
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
+module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
     
     // Module arguments
     input wire  [2:0] parts__0;
@@ -7064,99 +3743,4 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl_pack(parts__0,parts
     
     // Update code (custom)
     always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__vcpl_pack
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__0
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__1
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__2
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__3
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [2:0] d;
-    output reg  [2:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 3'd0;
-        else q <= d;
-    end
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wp__4
-
-
-module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wpl_pack(parts__0,parts__1,parts__2,parts__3,parts__4,whole);
-    
-    // Module arguments
-    input wire  [2:0] parts__0;
-    input wire  [2:0] parts__1;
-    input wire  [2:0] parts__2;
-    input wire  [2:0] parts__3;
-    input wire  [2:0] parts__4;
-    output reg  [14:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__wpl_pack
+endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__wpl_pack

@@ -1384,571 +1384,571 @@ module simt_stack_w32_p32_d32(clock,reset,launch,launch_pc,launch_mask,commit,ne
         .d(stack_pc__0__d),
         .q(stack_pc__0__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__1 stack_pc__1(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__1(
         .clock(stack_pc__1__clock),
         .reset(stack_pc__1__reset),
         .d(stack_pc__1__d),
         .q(stack_pc__1__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__2 stack_pc__2(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__2(
         .clock(stack_pc__2__clock),
         .reset(stack_pc__2__reset),
         .d(stack_pc__2__d),
         .q(stack_pc__2__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__3 stack_pc__3(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__3(
         .clock(stack_pc__3__clock),
         .reset(stack_pc__3__reset),
         .d(stack_pc__3__d),
         .q(stack_pc__3__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__4 stack_pc__4(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__4(
         .clock(stack_pc__4__clock),
         .reset(stack_pc__4__reset),
         .d(stack_pc__4__d),
         .q(stack_pc__4__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__5 stack_pc__5(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__5(
         .clock(stack_pc__5__clock),
         .reset(stack_pc__5__reset),
         .d(stack_pc__5__d),
         .q(stack_pc__5__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__6 stack_pc__6(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__6(
         .clock(stack_pc__6__clock),
         .reset(stack_pc__6__reset),
         .d(stack_pc__6__d),
         .q(stack_pc__6__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__7 stack_pc__7(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__7(
         .clock(stack_pc__7__clock),
         .reset(stack_pc__7__reset),
         .d(stack_pc__7__d),
         .q(stack_pc__7__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__8 stack_pc__8(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__8(
         .clock(stack_pc__8__clock),
         .reset(stack_pc__8__reset),
         .d(stack_pc__8__d),
         .q(stack_pc__8__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__9 stack_pc__9(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__9(
         .clock(stack_pc__9__clock),
         .reset(stack_pc__9__reset),
         .d(stack_pc__9__d),
         .q(stack_pc__9__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__10 stack_pc__10(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__10(
         .clock(stack_pc__10__clock),
         .reset(stack_pc__10__reset),
         .d(stack_pc__10__d),
         .q(stack_pc__10__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__11 stack_pc__11(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__11(
         .clock(stack_pc__11__clock),
         .reset(stack_pc__11__reset),
         .d(stack_pc__11__d),
         .q(stack_pc__11__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__12 stack_pc__12(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__12(
         .clock(stack_pc__12__clock),
         .reset(stack_pc__12__reset),
         .d(stack_pc__12__d),
         .q(stack_pc__12__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__13 stack_pc__13(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__13(
         .clock(stack_pc__13__clock),
         .reset(stack_pc__13__reset),
         .d(stack_pc__13__d),
         .q(stack_pc__13__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__14 stack_pc__14(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__14(
         .clock(stack_pc__14__clock),
         .reset(stack_pc__14__reset),
         .d(stack_pc__14__d),
         .q(stack_pc__14__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__15 stack_pc__15(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__15(
         .clock(stack_pc__15__clock),
         .reset(stack_pc__15__reset),
         .d(stack_pc__15__d),
         .q(stack_pc__15__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__16 stack_pc__16(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__16(
         .clock(stack_pc__16__clock),
         .reset(stack_pc__16__reset),
         .d(stack_pc__16__d),
         .q(stack_pc__16__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__17 stack_pc__17(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__17(
         .clock(stack_pc__17__clock),
         .reset(stack_pc__17__reset),
         .d(stack_pc__17__d),
         .q(stack_pc__17__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__18 stack_pc__18(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__18(
         .clock(stack_pc__18__clock),
         .reset(stack_pc__18__reset),
         .d(stack_pc__18__d),
         .q(stack_pc__18__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__19 stack_pc__19(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__19(
         .clock(stack_pc__19__clock),
         .reset(stack_pc__19__reset),
         .d(stack_pc__19__d),
         .q(stack_pc__19__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__20 stack_pc__20(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__20(
         .clock(stack_pc__20__clock),
         .reset(stack_pc__20__reset),
         .d(stack_pc__20__d),
         .q(stack_pc__20__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__21 stack_pc__21(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__21(
         .clock(stack_pc__21__clock),
         .reset(stack_pc__21__reset),
         .d(stack_pc__21__d),
         .q(stack_pc__21__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__22 stack_pc__22(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__22(
         .clock(stack_pc__22__clock),
         .reset(stack_pc__22__reset),
         .d(stack_pc__22__d),
         .q(stack_pc__22__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__23 stack_pc__23(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__23(
         .clock(stack_pc__23__clock),
         .reset(stack_pc__23__reset),
         .d(stack_pc__23__d),
         .q(stack_pc__23__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__24 stack_pc__24(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__24(
         .clock(stack_pc__24__clock),
         .reset(stack_pc__24__reset),
         .d(stack_pc__24__d),
         .q(stack_pc__24__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__25 stack_pc__25(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__25(
         .clock(stack_pc__25__clock),
         .reset(stack_pc__25__reset),
         .d(stack_pc__25__d),
         .q(stack_pc__25__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__26 stack_pc__26(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__26(
         .clock(stack_pc__26__clock),
         .reset(stack_pc__26__reset),
         .d(stack_pc__26__d),
         .q(stack_pc__26__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__27 stack_pc__27(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__27(
         .clock(stack_pc__27__clock),
         .reset(stack_pc__27__reset),
         .d(stack_pc__27__d),
         .q(stack_pc__27__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__28 stack_pc__28(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__28(
         .clock(stack_pc__28__clock),
         .reset(stack_pc__28__reset),
         .d(stack_pc__28__d),
         .q(stack_pc__28__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__29 stack_pc__29(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__29(
         .clock(stack_pc__29__clock),
         .reset(stack_pc__29__reset),
         .d(stack_pc__29__d),
         .q(stack_pc__29__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__30 stack_pc__30(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__30(
         .clock(stack_pc__30__clock),
         .reset(stack_pc__30__reset),
         .d(stack_pc__30__d),
         .q(stack_pc__30__q)
     );
-    simt_stack_w32_p32_d32__stack_pc__31 stack_pc__31(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_pc__31(
         .clock(stack_pc__31__clock),
         .reset(stack_pc__31__reset),
         .d(stack_pc__31__d),
         .q(stack_pc__31__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__0 stack_mask__0(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__0(
         .clock(stack_mask__0__clock),
         .reset(stack_mask__0__reset),
         .d(stack_mask__0__d),
         .q(stack_mask__0__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__1 stack_mask__1(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__1(
         .clock(stack_mask__1__clock),
         .reset(stack_mask__1__reset),
         .d(stack_mask__1__d),
         .q(stack_mask__1__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__2 stack_mask__2(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__2(
         .clock(stack_mask__2__clock),
         .reset(stack_mask__2__reset),
         .d(stack_mask__2__d),
         .q(stack_mask__2__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__3 stack_mask__3(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__3(
         .clock(stack_mask__3__clock),
         .reset(stack_mask__3__reset),
         .d(stack_mask__3__d),
         .q(stack_mask__3__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__4 stack_mask__4(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__4(
         .clock(stack_mask__4__clock),
         .reset(stack_mask__4__reset),
         .d(stack_mask__4__d),
         .q(stack_mask__4__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__5 stack_mask__5(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__5(
         .clock(stack_mask__5__clock),
         .reset(stack_mask__5__reset),
         .d(stack_mask__5__d),
         .q(stack_mask__5__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__6 stack_mask__6(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__6(
         .clock(stack_mask__6__clock),
         .reset(stack_mask__6__reset),
         .d(stack_mask__6__d),
         .q(stack_mask__6__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__7 stack_mask__7(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__7(
         .clock(stack_mask__7__clock),
         .reset(stack_mask__7__reset),
         .d(stack_mask__7__d),
         .q(stack_mask__7__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__8 stack_mask__8(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__8(
         .clock(stack_mask__8__clock),
         .reset(stack_mask__8__reset),
         .d(stack_mask__8__d),
         .q(stack_mask__8__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__9 stack_mask__9(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__9(
         .clock(stack_mask__9__clock),
         .reset(stack_mask__9__reset),
         .d(stack_mask__9__d),
         .q(stack_mask__9__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__10 stack_mask__10(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__10(
         .clock(stack_mask__10__clock),
         .reset(stack_mask__10__reset),
         .d(stack_mask__10__d),
         .q(stack_mask__10__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__11 stack_mask__11(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__11(
         .clock(stack_mask__11__clock),
         .reset(stack_mask__11__reset),
         .d(stack_mask__11__d),
         .q(stack_mask__11__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__12 stack_mask__12(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__12(
         .clock(stack_mask__12__clock),
         .reset(stack_mask__12__reset),
         .d(stack_mask__12__d),
         .q(stack_mask__12__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__13 stack_mask__13(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__13(
         .clock(stack_mask__13__clock),
         .reset(stack_mask__13__reset),
         .d(stack_mask__13__d),
         .q(stack_mask__13__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__14 stack_mask__14(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__14(
         .clock(stack_mask__14__clock),
         .reset(stack_mask__14__reset),
         .d(stack_mask__14__d),
         .q(stack_mask__14__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__15 stack_mask__15(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__15(
         .clock(stack_mask__15__clock),
         .reset(stack_mask__15__reset),
         .d(stack_mask__15__d),
         .q(stack_mask__15__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__16 stack_mask__16(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__16(
         .clock(stack_mask__16__clock),
         .reset(stack_mask__16__reset),
         .d(stack_mask__16__d),
         .q(stack_mask__16__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__17 stack_mask__17(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__17(
         .clock(stack_mask__17__clock),
         .reset(stack_mask__17__reset),
         .d(stack_mask__17__d),
         .q(stack_mask__17__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__18 stack_mask__18(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__18(
         .clock(stack_mask__18__clock),
         .reset(stack_mask__18__reset),
         .d(stack_mask__18__d),
         .q(stack_mask__18__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__19 stack_mask__19(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__19(
         .clock(stack_mask__19__clock),
         .reset(stack_mask__19__reset),
         .d(stack_mask__19__d),
         .q(stack_mask__19__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__20 stack_mask__20(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__20(
         .clock(stack_mask__20__clock),
         .reset(stack_mask__20__reset),
         .d(stack_mask__20__d),
         .q(stack_mask__20__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__21 stack_mask__21(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__21(
         .clock(stack_mask__21__clock),
         .reset(stack_mask__21__reset),
         .d(stack_mask__21__d),
         .q(stack_mask__21__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__22 stack_mask__22(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__22(
         .clock(stack_mask__22__clock),
         .reset(stack_mask__22__reset),
         .d(stack_mask__22__d),
         .q(stack_mask__22__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__23 stack_mask__23(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__23(
         .clock(stack_mask__23__clock),
         .reset(stack_mask__23__reset),
         .d(stack_mask__23__d),
         .q(stack_mask__23__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__24 stack_mask__24(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__24(
         .clock(stack_mask__24__clock),
         .reset(stack_mask__24__reset),
         .d(stack_mask__24__d),
         .q(stack_mask__24__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__25 stack_mask__25(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__25(
         .clock(stack_mask__25__clock),
         .reset(stack_mask__25__reset),
         .d(stack_mask__25__d),
         .q(stack_mask__25__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__26 stack_mask__26(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__26(
         .clock(stack_mask__26__clock),
         .reset(stack_mask__26__reset),
         .d(stack_mask__26__d),
         .q(stack_mask__26__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__27 stack_mask__27(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__27(
         .clock(stack_mask__27__clock),
         .reset(stack_mask__27__reset),
         .d(stack_mask__27__d),
         .q(stack_mask__27__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__28 stack_mask__28(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__28(
         .clock(stack_mask__28__clock),
         .reset(stack_mask__28__reset),
         .d(stack_mask__28__d),
         .q(stack_mask__28__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__29 stack_mask__29(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__29(
         .clock(stack_mask__29__clock),
         .reset(stack_mask__29__reset),
         .d(stack_mask__29__d),
         .q(stack_mask__29__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__30 stack_mask__30(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__30(
         .clock(stack_mask__30__clock),
         .reset(stack_mask__30__reset),
         .d(stack_mask__30__d),
         .q(stack_mask__30__q)
     );
-    simt_stack_w32_p32_d32__stack_mask__31 stack_mask__31(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_mask__31(
         .clock(stack_mask__31__clock),
         .reset(stack_mask__31__reset),
         .d(stack_mask__31__d),
         .q(stack_mask__31__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__0 stack_rpc__0(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__0(
         .clock(stack_rpc__0__clock),
         .reset(stack_rpc__0__reset),
         .d(stack_rpc__0__d),
         .q(stack_rpc__0__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__1 stack_rpc__1(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__1(
         .clock(stack_rpc__1__clock),
         .reset(stack_rpc__1__reset),
         .d(stack_rpc__1__d),
         .q(stack_rpc__1__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__2 stack_rpc__2(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__2(
         .clock(stack_rpc__2__clock),
         .reset(stack_rpc__2__reset),
         .d(stack_rpc__2__d),
         .q(stack_rpc__2__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__3 stack_rpc__3(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__3(
         .clock(stack_rpc__3__clock),
         .reset(stack_rpc__3__reset),
         .d(stack_rpc__3__d),
         .q(stack_rpc__3__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__4 stack_rpc__4(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__4(
         .clock(stack_rpc__4__clock),
         .reset(stack_rpc__4__reset),
         .d(stack_rpc__4__d),
         .q(stack_rpc__4__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__5 stack_rpc__5(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__5(
         .clock(stack_rpc__5__clock),
         .reset(stack_rpc__5__reset),
         .d(stack_rpc__5__d),
         .q(stack_rpc__5__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__6 stack_rpc__6(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__6(
         .clock(stack_rpc__6__clock),
         .reset(stack_rpc__6__reset),
         .d(stack_rpc__6__d),
         .q(stack_rpc__6__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__7 stack_rpc__7(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__7(
         .clock(stack_rpc__7__clock),
         .reset(stack_rpc__7__reset),
         .d(stack_rpc__7__d),
         .q(stack_rpc__7__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__8 stack_rpc__8(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__8(
         .clock(stack_rpc__8__clock),
         .reset(stack_rpc__8__reset),
         .d(stack_rpc__8__d),
         .q(stack_rpc__8__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__9 stack_rpc__9(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__9(
         .clock(stack_rpc__9__clock),
         .reset(stack_rpc__9__reset),
         .d(stack_rpc__9__d),
         .q(stack_rpc__9__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__10 stack_rpc__10(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__10(
         .clock(stack_rpc__10__clock),
         .reset(stack_rpc__10__reset),
         .d(stack_rpc__10__d),
         .q(stack_rpc__10__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__11 stack_rpc__11(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__11(
         .clock(stack_rpc__11__clock),
         .reset(stack_rpc__11__reset),
         .d(stack_rpc__11__d),
         .q(stack_rpc__11__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__12 stack_rpc__12(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__12(
         .clock(stack_rpc__12__clock),
         .reset(stack_rpc__12__reset),
         .d(stack_rpc__12__d),
         .q(stack_rpc__12__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__13 stack_rpc__13(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__13(
         .clock(stack_rpc__13__clock),
         .reset(stack_rpc__13__reset),
         .d(stack_rpc__13__d),
         .q(stack_rpc__13__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__14 stack_rpc__14(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__14(
         .clock(stack_rpc__14__clock),
         .reset(stack_rpc__14__reset),
         .d(stack_rpc__14__d),
         .q(stack_rpc__14__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__15 stack_rpc__15(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__15(
         .clock(stack_rpc__15__clock),
         .reset(stack_rpc__15__reset),
         .d(stack_rpc__15__d),
         .q(stack_rpc__15__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__16 stack_rpc__16(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__16(
         .clock(stack_rpc__16__clock),
         .reset(stack_rpc__16__reset),
         .d(stack_rpc__16__d),
         .q(stack_rpc__16__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__17 stack_rpc__17(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__17(
         .clock(stack_rpc__17__clock),
         .reset(stack_rpc__17__reset),
         .d(stack_rpc__17__d),
         .q(stack_rpc__17__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__18 stack_rpc__18(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__18(
         .clock(stack_rpc__18__clock),
         .reset(stack_rpc__18__reset),
         .d(stack_rpc__18__d),
         .q(stack_rpc__18__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__19 stack_rpc__19(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__19(
         .clock(stack_rpc__19__clock),
         .reset(stack_rpc__19__reset),
         .d(stack_rpc__19__d),
         .q(stack_rpc__19__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__20 stack_rpc__20(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__20(
         .clock(stack_rpc__20__clock),
         .reset(stack_rpc__20__reset),
         .d(stack_rpc__20__d),
         .q(stack_rpc__20__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__21 stack_rpc__21(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__21(
         .clock(stack_rpc__21__clock),
         .reset(stack_rpc__21__reset),
         .d(stack_rpc__21__d),
         .q(stack_rpc__21__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__22 stack_rpc__22(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__22(
         .clock(stack_rpc__22__clock),
         .reset(stack_rpc__22__reset),
         .d(stack_rpc__22__d),
         .q(stack_rpc__22__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__23 stack_rpc__23(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__23(
         .clock(stack_rpc__23__clock),
         .reset(stack_rpc__23__reset),
         .d(stack_rpc__23__d),
         .q(stack_rpc__23__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__24 stack_rpc__24(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__24(
         .clock(stack_rpc__24__clock),
         .reset(stack_rpc__24__reset),
         .d(stack_rpc__24__d),
         .q(stack_rpc__24__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__25 stack_rpc__25(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__25(
         .clock(stack_rpc__25__clock),
         .reset(stack_rpc__25__reset),
         .d(stack_rpc__25__d),
         .q(stack_rpc__25__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__26 stack_rpc__26(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__26(
         .clock(stack_rpc__26__clock),
         .reset(stack_rpc__26__reset),
         .d(stack_rpc__26__d),
         .q(stack_rpc__26__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__27 stack_rpc__27(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__27(
         .clock(stack_rpc__27__clock),
         .reset(stack_rpc__27__reset),
         .d(stack_rpc__27__d),
         .q(stack_rpc__27__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__28 stack_rpc__28(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__28(
         .clock(stack_rpc__28__clock),
         .reset(stack_rpc__28__reset),
         .d(stack_rpc__28__d),
         .q(stack_rpc__28__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__29 stack_rpc__29(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__29(
         .clock(stack_rpc__29__clock),
         .reset(stack_rpc__29__reset),
         .d(stack_rpc__29__d),
         .q(stack_rpc__29__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__30 stack_rpc__30(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__30(
         .clock(stack_rpc__30__clock),
         .reset(stack_rpc__30__reset),
         .d(stack_rpc__30__d),
         .q(stack_rpc__30__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc__31 stack_rpc__31(
+    simt_stack_w32_p32_d32__stack_pc__0 stack_rpc__31(
         .clock(stack_rpc__31__clock),
         .reset(stack_rpc__31__reset),
         .d(stack_rpc__31__d),
@@ -1960,187 +1960,187 @@ module simt_stack_w32_p32_d32(clock,reset,launch,launch_pc,launch_mask,commit,ne
         .d(stack_rpc_valid__0__d),
         .q(stack_rpc_valid__0__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__1 stack_rpc_valid__1(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__1(
         .clock(stack_rpc_valid__1__clock),
         .reset(stack_rpc_valid__1__reset),
         .d(stack_rpc_valid__1__d),
         .q(stack_rpc_valid__1__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__2 stack_rpc_valid__2(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__2(
         .clock(stack_rpc_valid__2__clock),
         .reset(stack_rpc_valid__2__reset),
         .d(stack_rpc_valid__2__d),
         .q(stack_rpc_valid__2__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__3 stack_rpc_valid__3(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__3(
         .clock(stack_rpc_valid__3__clock),
         .reset(stack_rpc_valid__3__reset),
         .d(stack_rpc_valid__3__d),
         .q(stack_rpc_valid__3__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__4 stack_rpc_valid__4(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__4(
         .clock(stack_rpc_valid__4__clock),
         .reset(stack_rpc_valid__4__reset),
         .d(stack_rpc_valid__4__d),
         .q(stack_rpc_valid__4__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__5 stack_rpc_valid__5(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__5(
         .clock(stack_rpc_valid__5__clock),
         .reset(stack_rpc_valid__5__reset),
         .d(stack_rpc_valid__5__d),
         .q(stack_rpc_valid__5__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__6 stack_rpc_valid__6(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__6(
         .clock(stack_rpc_valid__6__clock),
         .reset(stack_rpc_valid__6__reset),
         .d(stack_rpc_valid__6__d),
         .q(stack_rpc_valid__6__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__7 stack_rpc_valid__7(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__7(
         .clock(stack_rpc_valid__7__clock),
         .reset(stack_rpc_valid__7__reset),
         .d(stack_rpc_valid__7__d),
         .q(stack_rpc_valid__7__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__8 stack_rpc_valid__8(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__8(
         .clock(stack_rpc_valid__8__clock),
         .reset(stack_rpc_valid__8__reset),
         .d(stack_rpc_valid__8__d),
         .q(stack_rpc_valid__8__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__9 stack_rpc_valid__9(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__9(
         .clock(stack_rpc_valid__9__clock),
         .reset(stack_rpc_valid__9__reset),
         .d(stack_rpc_valid__9__d),
         .q(stack_rpc_valid__9__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__10 stack_rpc_valid__10(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__10(
         .clock(stack_rpc_valid__10__clock),
         .reset(stack_rpc_valid__10__reset),
         .d(stack_rpc_valid__10__d),
         .q(stack_rpc_valid__10__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__11 stack_rpc_valid__11(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__11(
         .clock(stack_rpc_valid__11__clock),
         .reset(stack_rpc_valid__11__reset),
         .d(stack_rpc_valid__11__d),
         .q(stack_rpc_valid__11__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__12 stack_rpc_valid__12(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__12(
         .clock(stack_rpc_valid__12__clock),
         .reset(stack_rpc_valid__12__reset),
         .d(stack_rpc_valid__12__d),
         .q(stack_rpc_valid__12__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__13 stack_rpc_valid__13(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__13(
         .clock(stack_rpc_valid__13__clock),
         .reset(stack_rpc_valid__13__reset),
         .d(stack_rpc_valid__13__d),
         .q(stack_rpc_valid__13__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__14 stack_rpc_valid__14(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__14(
         .clock(stack_rpc_valid__14__clock),
         .reset(stack_rpc_valid__14__reset),
         .d(stack_rpc_valid__14__d),
         .q(stack_rpc_valid__14__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__15 stack_rpc_valid__15(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__15(
         .clock(stack_rpc_valid__15__clock),
         .reset(stack_rpc_valid__15__reset),
         .d(stack_rpc_valid__15__d),
         .q(stack_rpc_valid__15__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__16 stack_rpc_valid__16(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__16(
         .clock(stack_rpc_valid__16__clock),
         .reset(stack_rpc_valid__16__reset),
         .d(stack_rpc_valid__16__d),
         .q(stack_rpc_valid__16__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__17 stack_rpc_valid__17(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__17(
         .clock(stack_rpc_valid__17__clock),
         .reset(stack_rpc_valid__17__reset),
         .d(stack_rpc_valid__17__d),
         .q(stack_rpc_valid__17__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__18 stack_rpc_valid__18(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__18(
         .clock(stack_rpc_valid__18__clock),
         .reset(stack_rpc_valid__18__reset),
         .d(stack_rpc_valid__18__d),
         .q(stack_rpc_valid__18__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__19 stack_rpc_valid__19(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__19(
         .clock(stack_rpc_valid__19__clock),
         .reset(stack_rpc_valid__19__reset),
         .d(stack_rpc_valid__19__d),
         .q(stack_rpc_valid__19__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__20 stack_rpc_valid__20(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__20(
         .clock(stack_rpc_valid__20__clock),
         .reset(stack_rpc_valid__20__reset),
         .d(stack_rpc_valid__20__d),
         .q(stack_rpc_valid__20__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__21 stack_rpc_valid__21(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__21(
         .clock(stack_rpc_valid__21__clock),
         .reset(stack_rpc_valid__21__reset),
         .d(stack_rpc_valid__21__d),
         .q(stack_rpc_valid__21__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__22 stack_rpc_valid__22(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__22(
         .clock(stack_rpc_valid__22__clock),
         .reset(stack_rpc_valid__22__reset),
         .d(stack_rpc_valid__22__d),
         .q(stack_rpc_valid__22__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__23 stack_rpc_valid__23(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__23(
         .clock(stack_rpc_valid__23__clock),
         .reset(stack_rpc_valid__23__reset),
         .d(stack_rpc_valid__23__d),
         .q(stack_rpc_valid__23__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__24 stack_rpc_valid__24(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__24(
         .clock(stack_rpc_valid__24__clock),
         .reset(stack_rpc_valid__24__reset),
         .d(stack_rpc_valid__24__d),
         .q(stack_rpc_valid__24__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__25 stack_rpc_valid__25(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__25(
         .clock(stack_rpc_valid__25__clock),
         .reset(stack_rpc_valid__25__reset),
         .d(stack_rpc_valid__25__d),
         .q(stack_rpc_valid__25__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__26 stack_rpc_valid__26(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__26(
         .clock(stack_rpc_valid__26__clock),
         .reset(stack_rpc_valid__26__reset),
         .d(stack_rpc_valid__26__d),
         .q(stack_rpc_valid__26__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__27 stack_rpc_valid__27(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__27(
         .clock(stack_rpc_valid__27__clock),
         .reset(stack_rpc_valid__27__reset),
         .d(stack_rpc_valid__27__d),
         .q(stack_rpc_valid__27__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__28 stack_rpc_valid__28(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__28(
         .clock(stack_rpc_valid__28__clock),
         .reset(stack_rpc_valid__28__reset),
         .d(stack_rpc_valid__28__d),
         .q(stack_rpc_valid__28__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__29 stack_rpc_valid__29(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__29(
         .clock(stack_rpc_valid__29__clock),
         .reset(stack_rpc_valid__29__reset),
         .d(stack_rpc_valid__29__d),
         .q(stack_rpc_valid__29__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__30 stack_rpc_valid__30(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__30(
         .clock(stack_rpc_valid__30__clock),
         .reset(stack_rpc_valid__30__reset),
         .d(stack_rpc_valid__30__d),
         .q(stack_rpc_valid__30__q)
     );
-    simt_stack_w32_p32_d32__stack_rpc_valid__31 stack_rpc_valid__31(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 stack_rpc_valid__31(
         .clock(stack_rpc_valid__31__clock),
         .reset(stack_rpc_valid__31__reset),
         .d(stack_rpc_valid__31__d),
@@ -2152,7 +2152,7 @@ module simt_stack_w32_p32_d32(clock,reset,launch,launch_pc,launch_mask,commit,ne
         .d(sp__d),
         .q(sp__q)
     );
-    simt_stack_w32_p32_d32__sticky_overflow sticky_overflow(
+    simt_stack_w32_p32_d32__stack_rpc_valid__0 sticky_overflow(
         .clock(sticky_overflow__clock),
         .reset(sticky_overflow__reset),
         .d(sticky_overflow__d),
@@ -5143,518 +5143,6 @@ module simt_stack_w32_p32_d32__sp(clock,reset,d,q);
 endmodule // simt_stack_w32_p32_d32__sp
 
 
-module simt_stack_w32_p32_d32__stack_mask__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__0
-
-
-module simt_stack_w32_p32_d32__stack_mask__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__1
-
-
-module simt_stack_w32_p32_d32__stack_mask__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__10
-
-
-module simt_stack_w32_p32_d32__stack_mask__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__11
-
-
-module simt_stack_w32_p32_d32__stack_mask__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__12
-
-
-module simt_stack_w32_p32_d32__stack_mask__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__13
-
-
-module simt_stack_w32_p32_d32__stack_mask__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__14
-
-
-module simt_stack_w32_p32_d32__stack_mask__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__15
-
-
-module simt_stack_w32_p32_d32__stack_mask__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__16
-
-
-module simt_stack_w32_p32_d32__stack_mask__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__17
-
-
-module simt_stack_w32_p32_d32__stack_mask__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__18
-
-
-module simt_stack_w32_p32_d32__stack_mask__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__19
-
-
-module simt_stack_w32_p32_d32__stack_mask__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__2
-
-
-module simt_stack_w32_p32_d32__stack_mask__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__20
-
-
-module simt_stack_w32_p32_d32__stack_mask__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__21
-
-
-module simt_stack_w32_p32_d32__stack_mask__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__22
-
-
-module simt_stack_w32_p32_d32__stack_mask__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__23
-
-
-module simt_stack_w32_p32_d32__stack_mask__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__24
-
-
-module simt_stack_w32_p32_d32__stack_mask__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__25
-
-
-module simt_stack_w32_p32_d32__stack_mask__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__26
-
-
-module simt_stack_w32_p32_d32__stack_mask__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__27
-
-
-module simt_stack_w32_p32_d32__stack_mask__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__28
-
-
-module simt_stack_w32_p32_d32__stack_mask__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__29
-
-
-module simt_stack_w32_p32_d32__stack_mask__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__3
-
-
-module simt_stack_w32_p32_d32__stack_mask__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__30
-
-
-module simt_stack_w32_p32_d32__stack_mask__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__31
-
-
-module simt_stack_w32_p32_d32__stack_mask__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__4
-
-
-module simt_stack_w32_p32_d32__stack_mask__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__5
-
-
-module simt_stack_w32_p32_d32__stack_mask__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__6
-
-
-module simt_stack_w32_p32_d32__stack_mask__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__7
-
-
-module simt_stack_w32_p32_d32__stack_mask__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__8
-
-
-module simt_stack_w32_p32_d32__stack_mask__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_mask__9
-
-
 module simt_stack_w32_p32_d32__stack_pc__0(clock,reset,d,q);
     
     // Module arguments
@@ -5671,1014 +5159,6 @@ module simt_stack_w32_p32_d32__stack_pc__0(clock,reset,d,q);
 endmodule // simt_stack_w32_p32_d32__stack_pc__0
 
 
-module simt_stack_w32_p32_d32__stack_pc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__1
-
-
-module simt_stack_w32_p32_d32__stack_pc__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__10
-
-
-module simt_stack_w32_p32_d32__stack_pc__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__11
-
-
-module simt_stack_w32_p32_d32__stack_pc__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__12
-
-
-module simt_stack_w32_p32_d32__stack_pc__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__13
-
-
-module simt_stack_w32_p32_d32__stack_pc__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__14
-
-
-module simt_stack_w32_p32_d32__stack_pc__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__15
-
-
-module simt_stack_w32_p32_d32__stack_pc__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__16
-
-
-module simt_stack_w32_p32_d32__stack_pc__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__17
-
-
-module simt_stack_w32_p32_d32__stack_pc__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__18
-
-
-module simt_stack_w32_p32_d32__stack_pc__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__19
-
-
-module simt_stack_w32_p32_d32__stack_pc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__2
-
-
-module simt_stack_w32_p32_d32__stack_pc__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__20
-
-
-module simt_stack_w32_p32_d32__stack_pc__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__21
-
-
-module simt_stack_w32_p32_d32__stack_pc__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__22
-
-
-module simt_stack_w32_p32_d32__stack_pc__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__23
-
-
-module simt_stack_w32_p32_d32__stack_pc__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__24
-
-
-module simt_stack_w32_p32_d32__stack_pc__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__25
-
-
-module simt_stack_w32_p32_d32__stack_pc__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__26
-
-
-module simt_stack_w32_p32_d32__stack_pc__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__27
-
-
-module simt_stack_w32_p32_d32__stack_pc__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__28
-
-
-module simt_stack_w32_p32_d32__stack_pc__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__29
-
-
-module simt_stack_w32_p32_d32__stack_pc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__3
-
-
-module simt_stack_w32_p32_d32__stack_pc__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__30
-
-
-module simt_stack_w32_p32_d32__stack_pc__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__31
-
-
-module simt_stack_w32_p32_d32__stack_pc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__4
-
-
-module simt_stack_w32_p32_d32__stack_pc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__5
-
-
-module simt_stack_w32_p32_d32__stack_pc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__6
-
-
-module simt_stack_w32_p32_d32__stack_pc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__7
-
-
-module simt_stack_w32_p32_d32__stack_pc__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__8
-
-
-module simt_stack_w32_p32_d32__stack_pc__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_pc__9
-
-
-module simt_stack_w32_p32_d32__stack_rpc__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__0
-
-
-module simt_stack_w32_p32_d32__stack_rpc__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__1
-
-
-module simt_stack_w32_p32_d32__stack_rpc__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__10
-
-
-module simt_stack_w32_p32_d32__stack_rpc__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__11
-
-
-module simt_stack_w32_p32_d32__stack_rpc__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__12
-
-
-module simt_stack_w32_p32_d32__stack_rpc__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__13
-
-
-module simt_stack_w32_p32_d32__stack_rpc__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__14
-
-
-module simt_stack_w32_p32_d32__stack_rpc__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__15
-
-
-module simt_stack_w32_p32_d32__stack_rpc__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__16
-
-
-module simt_stack_w32_p32_d32__stack_rpc__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__17
-
-
-module simt_stack_w32_p32_d32__stack_rpc__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__18
-
-
-module simt_stack_w32_p32_d32__stack_rpc__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__19
-
-
-module simt_stack_w32_p32_d32__stack_rpc__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__2
-
-
-module simt_stack_w32_p32_d32__stack_rpc__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__20
-
-
-module simt_stack_w32_p32_d32__stack_rpc__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__21
-
-
-module simt_stack_w32_p32_d32__stack_rpc__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__22
-
-
-module simt_stack_w32_p32_d32__stack_rpc__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__23
-
-
-module simt_stack_w32_p32_d32__stack_rpc__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__24
-
-
-module simt_stack_w32_p32_d32__stack_rpc__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__25
-
-
-module simt_stack_w32_p32_d32__stack_rpc__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__26
-
-
-module simt_stack_w32_p32_d32__stack_rpc__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__27
-
-
-module simt_stack_w32_p32_d32__stack_rpc__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__28
-
-
-module simt_stack_w32_p32_d32__stack_rpc__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__29
-
-
-module simt_stack_w32_p32_d32__stack_rpc__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__3
-
-
-module simt_stack_w32_p32_d32__stack_rpc__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__30
-
-
-module simt_stack_w32_p32_d32__stack_rpc__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__31
-
-
-module simt_stack_w32_p32_d32__stack_rpc__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__4
-
-
-module simt_stack_w32_p32_d32__stack_rpc__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__5
-
-
-module simt_stack_w32_p32_d32__stack_rpc__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__6
-
-
-module simt_stack_w32_p32_d32__stack_rpc__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__7
-
-
-module simt_stack_w32_p32_d32__stack_rpc__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__8
-
-
-module simt_stack_w32_p32_d32__stack_rpc__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 32'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc__9
-
-
 module simt_stack_w32_p32_d32__stack_rpc_valid__0(clock,reset,d,q);
     
     // Module arguments
@@ -6693,515 +5173,3 @@ module simt_stack_w32_p32_d32__stack_rpc_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__0
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__1
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__10
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__11
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__12
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__13
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__14
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__15
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__16
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__17
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__18
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__19
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__2
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__20
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__21
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__22
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__23
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__24
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__25
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__26
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__27
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__28
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__29
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__3
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__30
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__31
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__4
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__5
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__6
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__7
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__8
-
-
-module simt_stack_w32_p32_d32__stack_rpc_valid__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__stack_rpc_valid__9
-
-
-module simt_stack_w32_p32_d32__sticky_overflow(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // simt_stack_w32_p32_d32__sticky_overflow

@@ -1027,289 +1027,289 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .d(resident__d),
         .q(resident__q)
     );
-    warp_sched_gto_w48_s2__older__0 older__0(
+    warp_sched_gto_w48_s2__resident older__0(
         .clock(older__0__clock),
         .reset(older__0__reset),
         .d(older__0__d),
         .q(older__0__q)
     );
-    warp_sched_gto_w48_s2__older__1 older__1(
+    warp_sched_gto_w48_s2__resident older__1(
         .clock(older__1__clock),
         .reset(older__1__reset),
         .d(older__1__d),
         .q(older__1__q)
     );
-    warp_sched_gto_w48_s2__older__2 older__2(
+    warp_sched_gto_w48_s2__resident older__2(
         .clock(older__2__clock),
         .reset(older__2__reset),
         .d(older__2__d),
         .q(older__2__q)
     );
-    warp_sched_gto_w48_s2__older__3 older__3(
+    warp_sched_gto_w48_s2__resident older__3(
         .clock(older__3__clock),
         .reset(older__3__reset),
         .d(older__3__d),
         .q(older__3__q)
     );
-    warp_sched_gto_w48_s2__older__4 older__4(
+    warp_sched_gto_w48_s2__resident older__4(
         .clock(older__4__clock),
         .reset(older__4__reset),
         .d(older__4__d),
         .q(older__4__q)
     );
-    warp_sched_gto_w48_s2__older__5 older__5(
+    warp_sched_gto_w48_s2__resident older__5(
         .clock(older__5__clock),
         .reset(older__5__reset),
         .d(older__5__d),
         .q(older__5__q)
     );
-    warp_sched_gto_w48_s2__older__6 older__6(
+    warp_sched_gto_w48_s2__resident older__6(
         .clock(older__6__clock),
         .reset(older__6__reset),
         .d(older__6__d),
         .q(older__6__q)
     );
-    warp_sched_gto_w48_s2__older__7 older__7(
+    warp_sched_gto_w48_s2__resident older__7(
         .clock(older__7__clock),
         .reset(older__7__reset),
         .d(older__7__d),
         .q(older__7__q)
     );
-    warp_sched_gto_w48_s2__older__8 older__8(
+    warp_sched_gto_w48_s2__resident older__8(
         .clock(older__8__clock),
         .reset(older__8__reset),
         .d(older__8__d),
         .q(older__8__q)
     );
-    warp_sched_gto_w48_s2__older__9 older__9(
+    warp_sched_gto_w48_s2__resident older__9(
         .clock(older__9__clock),
         .reset(older__9__reset),
         .d(older__9__d),
         .q(older__9__q)
     );
-    warp_sched_gto_w48_s2__older__10 older__10(
+    warp_sched_gto_w48_s2__resident older__10(
         .clock(older__10__clock),
         .reset(older__10__reset),
         .d(older__10__d),
         .q(older__10__q)
     );
-    warp_sched_gto_w48_s2__older__11 older__11(
+    warp_sched_gto_w48_s2__resident older__11(
         .clock(older__11__clock),
         .reset(older__11__reset),
         .d(older__11__d),
         .q(older__11__q)
     );
-    warp_sched_gto_w48_s2__older__12 older__12(
+    warp_sched_gto_w48_s2__resident older__12(
         .clock(older__12__clock),
         .reset(older__12__reset),
         .d(older__12__d),
         .q(older__12__q)
     );
-    warp_sched_gto_w48_s2__older__13 older__13(
+    warp_sched_gto_w48_s2__resident older__13(
         .clock(older__13__clock),
         .reset(older__13__reset),
         .d(older__13__d),
         .q(older__13__q)
     );
-    warp_sched_gto_w48_s2__older__14 older__14(
+    warp_sched_gto_w48_s2__resident older__14(
         .clock(older__14__clock),
         .reset(older__14__reset),
         .d(older__14__d),
         .q(older__14__q)
     );
-    warp_sched_gto_w48_s2__older__15 older__15(
+    warp_sched_gto_w48_s2__resident older__15(
         .clock(older__15__clock),
         .reset(older__15__reset),
         .d(older__15__d),
         .q(older__15__q)
     );
-    warp_sched_gto_w48_s2__older__16 older__16(
+    warp_sched_gto_w48_s2__resident older__16(
         .clock(older__16__clock),
         .reset(older__16__reset),
         .d(older__16__d),
         .q(older__16__q)
     );
-    warp_sched_gto_w48_s2__older__17 older__17(
+    warp_sched_gto_w48_s2__resident older__17(
         .clock(older__17__clock),
         .reset(older__17__reset),
         .d(older__17__d),
         .q(older__17__q)
     );
-    warp_sched_gto_w48_s2__older__18 older__18(
+    warp_sched_gto_w48_s2__resident older__18(
         .clock(older__18__clock),
         .reset(older__18__reset),
         .d(older__18__d),
         .q(older__18__q)
     );
-    warp_sched_gto_w48_s2__older__19 older__19(
+    warp_sched_gto_w48_s2__resident older__19(
         .clock(older__19__clock),
         .reset(older__19__reset),
         .d(older__19__d),
         .q(older__19__q)
     );
-    warp_sched_gto_w48_s2__older__20 older__20(
+    warp_sched_gto_w48_s2__resident older__20(
         .clock(older__20__clock),
         .reset(older__20__reset),
         .d(older__20__d),
         .q(older__20__q)
     );
-    warp_sched_gto_w48_s2__older__21 older__21(
+    warp_sched_gto_w48_s2__resident older__21(
         .clock(older__21__clock),
         .reset(older__21__reset),
         .d(older__21__d),
         .q(older__21__q)
     );
-    warp_sched_gto_w48_s2__older__22 older__22(
+    warp_sched_gto_w48_s2__resident older__22(
         .clock(older__22__clock),
         .reset(older__22__reset),
         .d(older__22__d),
         .q(older__22__q)
     );
-    warp_sched_gto_w48_s2__older__23 older__23(
+    warp_sched_gto_w48_s2__resident older__23(
         .clock(older__23__clock),
         .reset(older__23__reset),
         .d(older__23__d),
         .q(older__23__q)
     );
-    warp_sched_gto_w48_s2__older__24 older__24(
+    warp_sched_gto_w48_s2__resident older__24(
         .clock(older__24__clock),
         .reset(older__24__reset),
         .d(older__24__d),
         .q(older__24__q)
     );
-    warp_sched_gto_w48_s2__older__25 older__25(
+    warp_sched_gto_w48_s2__resident older__25(
         .clock(older__25__clock),
         .reset(older__25__reset),
         .d(older__25__d),
         .q(older__25__q)
     );
-    warp_sched_gto_w48_s2__older__26 older__26(
+    warp_sched_gto_w48_s2__resident older__26(
         .clock(older__26__clock),
         .reset(older__26__reset),
         .d(older__26__d),
         .q(older__26__q)
     );
-    warp_sched_gto_w48_s2__older__27 older__27(
+    warp_sched_gto_w48_s2__resident older__27(
         .clock(older__27__clock),
         .reset(older__27__reset),
         .d(older__27__d),
         .q(older__27__q)
     );
-    warp_sched_gto_w48_s2__older__28 older__28(
+    warp_sched_gto_w48_s2__resident older__28(
         .clock(older__28__clock),
         .reset(older__28__reset),
         .d(older__28__d),
         .q(older__28__q)
     );
-    warp_sched_gto_w48_s2__older__29 older__29(
+    warp_sched_gto_w48_s2__resident older__29(
         .clock(older__29__clock),
         .reset(older__29__reset),
         .d(older__29__d),
         .q(older__29__q)
     );
-    warp_sched_gto_w48_s2__older__30 older__30(
+    warp_sched_gto_w48_s2__resident older__30(
         .clock(older__30__clock),
         .reset(older__30__reset),
         .d(older__30__d),
         .q(older__30__q)
     );
-    warp_sched_gto_w48_s2__older__31 older__31(
+    warp_sched_gto_w48_s2__resident older__31(
         .clock(older__31__clock),
         .reset(older__31__reset),
         .d(older__31__d),
         .q(older__31__q)
     );
-    warp_sched_gto_w48_s2__older__32 older__32(
+    warp_sched_gto_w48_s2__resident older__32(
         .clock(older__32__clock),
         .reset(older__32__reset),
         .d(older__32__d),
         .q(older__32__q)
     );
-    warp_sched_gto_w48_s2__older__33 older__33(
+    warp_sched_gto_w48_s2__resident older__33(
         .clock(older__33__clock),
         .reset(older__33__reset),
         .d(older__33__d),
         .q(older__33__q)
     );
-    warp_sched_gto_w48_s2__older__34 older__34(
+    warp_sched_gto_w48_s2__resident older__34(
         .clock(older__34__clock),
         .reset(older__34__reset),
         .d(older__34__d),
         .q(older__34__q)
     );
-    warp_sched_gto_w48_s2__older__35 older__35(
+    warp_sched_gto_w48_s2__resident older__35(
         .clock(older__35__clock),
         .reset(older__35__reset),
         .d(older__35__d),
         .q(older__35__q)
     );
-    warp_sched_gto_w48_s2__older__36 older__36(
+    warp_sched_gto_w48_s2__resident older__36(
         .clock(older__36__clock),
         .reset(older__36__reset),
         .d(older__36__d),
         .q(older__36__q)
     );
-    warp_sched_gto_w48_s2__older__37 older__37(
+    warp_sched_gto_w48_s2__resident older__37(
         .clock(older__37__clock),
         .reset(older__37__reset),
         .d(older__37__d),
         .q(older__37__q)
     );
-    warp_sched_gto_w48_s2__older__38 older__38(
+    warp_sched_gto_w48_s2__resident older__38(
         .clock(older__38__clock),
         .reset(older__38__reset),
         .d(older__38__d),
         .q(older__38__q)
     );
-    warp_sched_gto_w48_s2__older__39 older__39(
+    warp_sched_gto_w48_s2__resident older__39(
         .clock(older__39__clock),
         .reset(older__39__reset),
         .d(older__39__d),
         .q(older__39__q)
     );
-    warp_sched_gto_w48_s2__older__40 older__40(
+    warp_sched_gto_w48_s2__resident older__40(
         .clock(older__40__clock),
         .reset(older__40__reset),
         .d(older__40__d),
         .q(older__40__q)
     );
-    warp_sched_gto_w48_s2__older__41 older__41(
+    warp_sched_gto_w48_s2__resident older__41(
         .clock(older__41__clock),
         .reset(older__41__reset),
         .d(older__41__d),
         .q(older__41__q)
     );
-    warp_sched_gto_w48_s2__older__42 older__42(
+    warp_sched_gto_w48_s2__resident older__42(
         .clock(older__42__clock),
         .reset(older__42__reset),
         .d(older__42__d),
         .q(older__42__q)
     );
-    warp_sched_gto_w48_s2__older__43 older__43(
+    warp_sched_gto_w48_s2__resident older__43(
         .clock(older__43__clock),
         .reset(older__43__reset),
         .d(older__43__d),
         .q(older__43__q)
     );
-    warp_sched_gto_w48_s2__older__44 older__44(
+    warp_sched_gto_w48_s2__resident older__44(
         .clock(older__44__clock),
         .reset(older__44__reset),
         .d(older__44__d),
         .q(older__44__q)
     );
-    warp_sched_gto_w48_s2__older__45 older__45(
+    warp_sched_gto_w48_s2__resident older__45(
         .clock(older__45__clock),
         .reset(older__45__reset),
         .d(older__45__d),
         .q(older__45__q)
     );
-    warp_sched_gto_w48_s2__older__46 older__46(
+    warp_sched_gto_w48_s2__resident older__46(
         .clock(older__46__clock),
         .reset(older__46__reset),
         .d(older__46__d),
         .q(older__46__q)
     );
-    warp_sched_gto_w48_s2__older__47 older__47(
+    warp_sched_gto_w48_s2__resident older__47(
         .clock(older__47__clock),
         .reset(older__47__reset),
         .d(older__47__d),
@@ -1321,7 +1321,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .d(last_issued__0__d),
         .q(last_issued__0__q)
     );
-    warp_sched_gto_w48_s2__last_issued__1 last_issued__1(
+    warp_sched_gto_w48_s2__last_issued__0 last_issued__1(
         .clock(last_issued__1__clock),
         .reset(last_issued__1__reset),
         .d(last_issued__1__d),
@@ -1333,19 +1333,19 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .d(last_valid__0__d),
         .q(last_valid__0__q)
     );
-    warp_sched_gto_w48_s2__last_valid__1 last_valid__1(
+    warp_sched_gto_w48_s2__last_valid__0 last_valid__1(
         .clock(last_valid__1__clock),
         .reset(last_valid__1__reset),
         .d(last_valid__1__d),
         .q(last_valid__1__q)
     );
-    warp_sched_gto_w48_s2__greedy_valid__0 greedy_valid__0(
+    warp_sched_gto_w48_s2__last_valid__0 greedy_valid__0(
         .clock(greedy_valid__0__clock),
         .reset(greedy_valid__0__reset),
         .d(greedy_valid__0__d),
         .q(greedy_valid__0__q)
     );
-    warp_sched_gto_w48_s2__greedy_valid__1 greedy_valid__1(
+    warp_sched_gto_w48_s2__last_valid__0 greedy_valid__1(
         .clock(greedy_valid__1__clock),
         .reset(greedy_valid__1__reset),
         .d(greedy_valid__1__d),
@@ -1360,7 +1360,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .found(gto__0__found),
         .slot(gto__0__slot)
     );
-    warp_sched_gto_w48_s2__gto__1 gto__1(
+    warp_sched_gto_w48_s2__gto__0 gto__1(
         .candidates(gto__1__candidates),
         .older(gto__1__older),
         .last(gto__1__last),
@@ -1481,37 +1481,37 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .parts__1(pack_issue_slot__parts__1),
         .whole(pack_issue_slot__whole)
     );
-    warp_sched_gto_w48_s2__pack_issue_is_mem pack_issue_is_mem(
+    warp_sched_gto_w48_s2__pack_issue_valid pack_issue_is_mem(
         .parts__0(pack_issue_is_mem__parts__0),
         .parts__1(pack_issue_is_mem__parts__1),
         .whole(pack_issue_is_mem__whole)
     );
-    warp_sched_gto_w48_s2__pack_last_valid pack_last_valid(
+    warp_sched_gto_w48_s2__pack_issue_valid pack_last_valid(
         .parts__0(pack_last_valid__parts__0),
         .parts__1(pack_last_valid__parts__1),
         .whole(pack_last_valid__whole)
     );
-    warp_sched_gto_w48_s2__pack_last_issued pack_last_issued(
+    warp_sched_gto_w48_s2__pack_issue_slot pack_last_issued(
         .parts__0(pack_last_issued__parts__0),
         .parts__1(pack_last_issued__parts__1),
         .whole(pack_last_issued__whole)
     );
-    warp_sched_gto_w48_s2__pack_greedy_valid pack_greedy_valid(
+    warp_sched_gto_w48_s2__pack_issue_valid pack_greedy_valid(
         .parts__0(pack_greedy_valid__parts__0),
         .parts__1(pack_greedy_valid__parts__1),
         .whole(pack_greedy_valid__whole)
     );
-    warp_sched_gto_w48_s2__pack_cmp_last_valid pack_cmp_last_valid(
+    warp_sched_gto_w48_s2__pack_issue_valid pack_cmp_last_valid(
         .parts__0(pack_cmp_last_valid__parts__0),
         .parts__1(pack_cmp_last_valid__parts__1),
         .whole(pack_cmp_last_valid__whole)
     );
-    warp_sched_gto_w48_s2__pack_cmp_last_issued pack_cmp_last_issued(
+    warp_sched_gto_w48_s2__pack_issue_slot pack_cmp_last_issued(
         .parts__0(pack_cmp_last_issued__parts__0),
         .parts__1(pack_cmp_last_issued__parts__1),
         .whole(pack_cmp_last_issued__whole)
     );
-    warp_sched_gto_w48_s2__pack_cmp_greedy_valid pack_cmp_greedy_valid(
+    warp_sched_gto_w48_s2__pack_issue_valid pack_cmp_greedy_valid(
         .parts__0(pack_cmp_greedy_valid__parts__0),
         .parts__1(pack_cmp_greedy_valid__parts__1),
         .whole(pack_cmp_greedy_valid__whole)
@@ -1680,7 +1680,7 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
         .parts__7(pack_bar_cnt__parts__7),
         .whole(pack_bar_cnt__whole)
     );
-    warp_sched_gto_w48_s2__pack_bar_live pack_bar_live(
+    warp_sched_gto_w48_s2__pack_bar_cnt pack_bar_live(
         .parts__0(pack_bar_live__parts__0),
         .parts__1(pack_bar_live__parts__1),
         .parts__2(pack_bar_live__parts__2),
@@ -2875,38 +2875,6 @@ module warp_sched_gto_w48_s2(clock,reset,has_inst,ready,unit_free,is_mem,launch,
 endmodule // warp_sched_gto_w48_s2
 
 
-module warp_sched_gto_w48_s2__greedy_valid__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__greedy_valid__0
-
-
-module warp_sched_gto_w48_s2__greedy_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__greedy_valid__1
-
-
 module warp_sched_gto_w48_s2__gto__0(candidates,older,last,last_valid,greedy_valid,found,slot);
     
     // Module arguments
@@ -3382,481 +3350,6 @@ module warp_sched_gto_w48_s2__gto__0__oldest__rows(whole,parts__0,parts__1,parts
 endmodule // warp_sched_gto_w48_s2__gto__0__oldest__rows
 
 
-module warp_sched_gto_w48_s2__gto__1(candidates,older,last,last_valid,greedy_valid,found,slot);
-    
-    // Module arguments
-    input wire  [47:0] candidates;
-    input wire  [2303:0] older;
-    input wire  [5:0] last;
-    input wire  last_valid;
-    input wire  greedy_valid;
-    output reg  found;
-    output reg  [5:0] slot;
-    
-    // Stub signals
-    reg  [47:0] oldest__candidates;
-    reg  [2303:0] oldest__older;
-    wire  oldest__found;
-    wire  [5:0] oldest__slot;
-    reg  [47:0] oldest__candidates__drv;
-    reg  [2303:0] oldest__older__drv;
-    
-    // Sub module instances
-    warp_sched_gto_w48_s2__gto__1__oldest oldest(
-        .candidates(oldest__candidates),
-        .older(oldest__older),
-        .found(oldest__found),
-        .slot(oldest__slot)
-    );
-    
-    // Update code
-    always @(*) begin
-        oldest__candidates__drv = candidates;
-        oldest__older__drv = older;
-        if (greedy_valid & last_valid & candidates[last]) begin
-            found = 1'b1;
-            slot = last;
-        end
-        else begin
-            found = oldest__found;
-            slot = oldest__slot;
-        end
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        oldest__candidates = oldest__candidates__drv;
-        oldest__older = oldest__older__drv;
-    end
-endmodule // warp_sched_gto_w48_s2__gto__1
-
-
-module warp_sched_gto_w48_s2__gto__1__oldest(candidates,older,found,slot);
-    
-    // Module arguments
-    input wire  [47:0] candidates;
-    input wire  [2303:0] older;
-    output reg  found;
-    output reg  [5:0] slot;
-    
-    // Stub signals
-    reg  [2303:0] rows__whole;
-    wire  [47:0] rows__parts__0;
-    wire  [47:0] rows__parts__1;
-    wire  [47:0] rows__parts__2;
-    wire  [47:0] rows__parts__3;
-    wire  [47:0] rows__parts__4;
-    wire  [47:0] rows__parts__5;
-    wire  [47:0] rows__parts__6;
-    wire  [47:0] rows__parts__7;
-    wire  [47:0] rows__parts__8;
-    wire  [47:0] rows__parts__9;
-    wire  [47:0] rows__parts__10;
-    wire  [47:0] rows__parts__11;
-    wire  [47:0] rows__parts__12;
-    wire  [47:0] rows__parts__13;
-    wire  [47:0] rows__parts__14;
-    wire  [47:0] rows__parts__15;
-    wire  [47:0] rows__parts__16;
-    wire  [47:0] rows__parts__17;
-    wire  [47:0] rows__parts__18;
-    wire  [47:0] rows__parts__19;
-    wire  [47:0] rows__parts__20;
-    wire  [47:0] rows__parts__21;
-    wire  [47:0] rows__parts__22;
-    wire  [47:0] rows__parts__23;
-    wire  [47:0] rows__parts__24;
-    wire  [47:0] rows__parts__25;
-    wire  [47:0] rows__parts__26;
-    wire  [47:0] rows__parts__27;
-    wire  [47:0] rows__parts__28;
-    wire  [47:0] rows__parts__29;
-    wire  [47:0] rows__parts__30;
-    wire  [47:0] rows__parts__31;
-    wire  [47:0] rows__parts__32;
-    wire  [47:0] rows__parts__33;
-    wire  [47:0] rows__parts__34;
-    wire  [47:0] rows__parts__35;
-    wire  [47:0] rows__parts__36;
-    wire  [47:0] rows__parts__37;
-    wire  [47:0] rows__parts__38;
-    wire  [47:0] rows__parts__39;
-    wire  [47:0] rows__parts__40;
-    wire  [47:0] rows__parts__41;
-    wire  [47:0] rows__parts__42;
-    wire  [47:0] rows__parts__43;
-    wire  [47:0] rows__parts__44;
-    wire  [47:0] rows__parts__45;
-    wire  [47:0] rows__parts__46;
-    wire  [47:0] rows__parts__47;
-    reg  [2303:0] rows__whole__drv;
-    
-    // Sub module instances
-    warp_sched_gto_w48_s2__gto__1__oldest__rows rows(
-        .whole(rows__whole),
-        .parts__0(rows__parts__0),
-        .parts__1(rows__parts__1),
-        .parts__2(rows__parts__2),
-        .parts__3(rows__parts__3),
-        .parts__4(rows__parts__4),
-        .parts__5(rows__parts__5),
-        .parts__6(rows__parts__6),
-        .parts__7(rows__parts__7),
-        .parts__8(rows__parts__8),
-        .parts__9(rows__parts__9),
-        .parts__10(rows__parts__10),
-        .parts__11(rows__parts__11),
-        .parts__12(rows__parts__12),
-        .parts__13(rows__parts__13),
-        .parts__14(rows__parts__14),
-        .parts__15(rows__parts__15),
-        .parts__16(rows__parts__16),
-        .parts__17(rows__parts__17),
-        .parts__18(rows__parts__18),
-        .parts__19(rows__parts__19),
-        .parts__20(rows__parts__20),
-        .parts__21(rows__parts__21),
-        .parts__22(rows__parts__22),
-        .parts__23(rows__parts__23),
-        .parts__24(rows__parts__24),
-        .parts__25(rows__parts__25),
-        .parts__26(rows__parts__26),
-        .parts__27(rows__parts__27),
-        .parts__28(rows__parts__28),
-        .parts__29(rows__parts__29),
-        .parts__30(rows__parts__30),
-        .parts__31(rows__parts__31),
-        .parts__32(rows__parts__32),
-        .parts__33(rows__parts__33),
-        .parts__34(rows__parts__34),
-        .parts__35(rows__parts__35),
-        .parts__36(rows__parts__36),
-        .parts__37(rows__parts__37),
-        .parts__38(rows__parts__38),
-        .parts__39(rows__parts__39),
-        .parts__40(rows__parts__40),
-        .parts__41(rows__parts__41),
-        .parts__42(rows__parts__42),
-        .parts__43(rows__parts__43),
-        .parts__44(rows__parts__44),
-        .parts__45(rows__parts__45),
-        .parts__46(rows__parts__46),
-        .parts__47(rows__parts__47)
-    );
-    
-    // Update code
-    always @(*) begin
-        rows__whole__drv = older;
-        found = 1'b0;
-        slot = 32'h0;
-        if (candidates[0] & ~|(rows__parts__0 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 0;
-        end
-        if (candidates[1] & ~|(rows__parts__1 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 1;
-        end
-        if (candidates[2] & ~|(rows__parts__2 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 2;
-        end
-        if (candidates[3] & ~|(rows__parts__3 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 3;
-        end
-        if (candidates[4] & ~|(rows__parts__4 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 4;
-        end
-        if (candidates[5] & ~|(rows__parts__5 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 5;
-        end
-        if (candidates[6] & ~|(rows__parts__6 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 6;
-        end
-        if (candidates[7] & ~|(rows__parts__7 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 7;
-        end
-        if (candidates[8] & ~|(rows__parts__8 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 8;
-        end
-        if (candidates[9] & ~|(rows__parts__9 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 9;
-        end
-        if (candidates[10] & ~|(rows__parts__10 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 10;
-        end
-        if (candidates[11] & ~|(rows__parts__11 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 11;
-        end
-        if (candidates[12] & ~|(rows__parts__12 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 12;
-        end
-        if (candidates[13] & ~|(rows__parts__13 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 13;
-        end
-        if (candidates[14] & ~|(rows__parts__14 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 14;
-        end
-        if (candidates[15] & ~|(rows__parts__15 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 15;
-        end
-        if (candidates[16] & ~|(rows__parts__16 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 16;
-        end
-        if (candidates[17] & ~|(rows__parts__17 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 17;
-        end
-        if (candidates[18] & ~|(rows__parts__18 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 18;
-        end
-        if (candidates[19] & ~|(rows__parts__19 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 19;
-        end
-        if (candidates[20] & ~|(rows__parts__20 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 20;
-        end
-        if (candidates[21] & ~|(rows__parts__21 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 21;
-        end
-        if (candidates[22] & ~|(rows__parts__22 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 22;
-        end
-        if (candidates[23] & ~|(rows__parts__23 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 23;
-        end
-        if (candidates[24] & ~|(rows__parts__24 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 24;
-        end
-        if (candidates[25] & ~|(rows__parts__25 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 25;
-        end
-        if (candidates[26] & ~|(rows__parts__26 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 26;
-        end
-        if (candidates[27] & ~|(rows__parts__27 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 27;
-        end
-        if (candidates[28] & ~|(rows__parts__28 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 28;
-        end
-        if (candidates[29] & ~|(rows__parts__29 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 29;
-        end
-        if (candidates[30] & ~|(rows__parts__30 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 30;
-        end
-        if (candidates[31] & ~|(rows__parts__31 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 31;
-        end
-        if (candidates[32] & ~|(rows__parts__32 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 32;
-        end
-        if (candidates[33] & ~|(rows__parts__33 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 33;
-        end
-        if (candidates[34] & ~|(rows__parts__34 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 34;
-        end
-        if (candidates[35] & ~|(rows__parts__35 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 35;
-        end
-        if (candidates[36] & ~|(rows__parts__36 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 36;
-        end
-        if (candidates[37] & ~|(rows__parts__37 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 37;
-        end
-        if (candidates[38] & ~|(rows__parts__38 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 38;
-        end
-        if (candidates[39] & ~|(rows__parts__39 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 39;
-        end
-        if (candidates[40] & ~|(rows__parts__40 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 40;
-        end
-        if (candidates[41] & ~|(rows__parts__41 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 41;
-        end
-        if (candidates[42] & ~|(rows__parts__42 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 42;
-        end
-        if (candidates[43] & ~|(rows__parts__43 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 43;
-        end
-        if (candidates[44] & ~|(rows__parts__44 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 44;
-        end
-        if (candidates[45] & ~|(rows__parts__45 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 45;
-        end
-        if (candidates[46] & ~|(rows__parts__46 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 46;
-        end
-        if (candidates[47] & ~|(rows__parts__47 & candidates) & ~found) begin
-            found = 1'b1;
-            slot = 47;
-        end
-    end
-    
-    // Each submodule input driven once, from its settled value.
-    always @(*) begin
-        rows__whole = rows__whole__drv;
-    end
-endmodule // warp_sched_gto_w48_s2__gto__1__oldest
-
-
-module warp_sched_gto_w48_s2__gto__1__oldest__rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47);
-    
-    // Module arguments
-    input wire  [2303:0] whole;
-    output reg  [47:0] parts__0;
-    output reg  [47:0] parts__1;
-    output reg  [47:0] parts__2;
-    output reg  [47:0] parts__3;
-    output reg  [47:0] parts__4;
-    output reg  [47:0] parts__5;
-    output reg  [47:0] parts__6;
-    output reg  [47:0] parts__7;
-    output reg  [47:0] parts__8;
-    output reg  [47:0] parts__9;
-    output reg  [47:0] parts__10;
-    output reg  [47:0] parts__11;
-    output reg  [47:0] parts__12;
-    output reg  [47:0] parts__13;
-    output reg  [47:0] parts__14;
-    output reg  [47:0] parts__15;
-    output reg  [47:0] parts__16;
-    output reg  [47:0] parts__17;
-    output reg  [47:0] parts__18;
-    output reg  [47:0] parts__19;
-    output reg  [47:0] parts__20;
-    output reg  [47:0] parts__21;
-    output reg  [47:0] parts__22;
-    output reg  [47:0] parts__23;
-    output reg  [47:0] parts__24;
-    output reg  [47:0] parts__25;
-    output reg  [47:0] parts__26;
-    output reg  [47:0] parts__27;
-    output reg  [47:0] parts__28;
-    output reg  [47:0] parts__29;
-    output reg  [47:0] parts__30;
-    output reg  [47:0] parts__31;
-    output reg  [47:0] parts__32;
-    output reg  [47:0] parts__33;
-    output reg  [47:0] parts__34;
-    output reg  [47:0] parts__35;
-    output reg  [47:0] parts__36;
-    output reg  [47:0] parts__37;
-    output reg  [47:0] parts__38;
-    output reg  [47:0] parts__39;
-    output reg  [47:0] parts__40;
-    output reg  [47:0] parts__41;
-    output reg  [47:0] parts__42;
-    output reg  [47:0] parts__43;
-    output reg  [47:0] parts__44;
-    output reg  [47:0] parts__45;
-    output reg  [47:0] parts__46;
-    output reg  [47:0] parts__47;
-    
-    // Update code (custom)
-    always @(*) begin
-        parts__0 = whole[47:0];
-        parts__1 = whole[95:48];
-        parts__2 = whole[143:96];
-        parts__3 = whole[191:144];
-        parts__4 = whole[239:192];
-        parts__5 = whole[287:240];
-        parts__6 = whole[335:288];
-        parts__7 = whole[383:336];
-        parts__8 = whole[431:384];
-        parts__9 = whole[479:432];
-        parts__10 = whole[527:480];
-        parts__11 = whole[575:528];
-        parts__12 = whole[623:576];
-        parts__13 = whole[671:624];
-        parts__14 = whole[719:672];
-        parts__15 = whole[767:720];
-        parts__16 = whole[815:768];
-        parts__17 = whole[863:816];
-        parts__18 = whole[911:864];
-        parts__19 = whole[959:912];
-        parts__20 = whole[1007:960];
-        parts__21 = whole[1055:1008];
-        parts__22 = whole[1103:1056];
-        parts__23 = whole[1151:1104];
-        parts__24 = whole[1199:1152];
-        parts__25 = whole[1247:1200];
-        parts__26 = whole[1295:1248];
-        parts__27 = whole[1343:1296];
-        parts__28 = whole[1391:1344];
-        parts__29 = whole[1439:1392];
-        parts__30 = whole[1487:1440];
-        parts__31 = whole[1535:1488];
-        parts__32 = whole[1583:1536];
-        parts__33 = whole[1631:1584];
-        parts__34 = whole[1679:1632];
-        parts__35 = whole[1727:1680];
-        parts__36 = whole[1775:1728];
-        parts__37 = whole[1823:1776];
-        parts__38 = whole[1871:1824];
-        parts__39 = whole[1919:1872];
-        parts__40 = whole[1967:1920];
-        parts__41 = whole[2015:1968];
-        parts__42 = whole[2063:2016];
-        parts__43 = whole[2111:2064];
-        parts__44 = whole[2159:2112];
-        parts__45 = whole[2207:2160];
-        parts__46 = whole[2255:2208];
-        parts__47 = whole[2303:2256];
-    end
-endmodule // warp_sched_gto_w48_s2__gto__1__oldest__rows
-
-
 module warp_sched_gto_w48_s2__last_issued__0(clock,reset,d,q);
     
     // Module arguments
@@ -3873,22 +3366,6 @@ module warp_sched_gto_w48_s2__last_issued__0(clock,reset,d,q);
 endmodule // warp_sched_gto_w48_s2__last_issued__0
 
 
-module warp_sched_gto_w48_s2__last_issued__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [5:0] d;
-    output reg  [5:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 6'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__last_issued__1
-
-
 module warp_sched_gto_w48_s2__last_valid__0(clock,reset,d,q);
     
     // Module arguments
@@ -3903,22 +3380,6 @@ module warp_sched_gto_w48_s2__last_valid__0(clock,reset,d,q);
         else q <= d;
     end
 endmodule // warp_sched_gto_w48_s2__last_valid__0
-
-
-module warp_sched_gto_w48_s2__last_valid__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__last_valid__1
 
 
 module warp_sched_gto_w48_s2__launch_tb_rows(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47);
@@ -4028,774 +3489,6 @@ module warp_sched_gto_w48_s2__launch_tb_rows(whole,parts__0,parts__1,parts__2,pa
 endmodule // warp_sched_gto_w48_s2__launch_tb_rows
 
 
-module warp_sched_gto_w48_s2__older__0(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__0
-
-
-module warp_sched_gto_w48_s2__older__1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__1
-
-
-module warp_sched_gto_w48_s2__older__10(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__10
-
-
-module warp_sched_gto_w48_s2__older__11(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__11
-
-
-module warp_sched_gto_w48_s2__older__12(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__12
-
-
-module warp_sched_gto_w48_s2__older__13(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__13
-
-
-module warp_sched_gto_w48_s2__older__14(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__14
-
-
-module warp_sched_gto_w48_s2__older__15(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__15
-
-
-module warp_sched_gto_w48_s2__older__16(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__16
-
-
-module warp_sched_gto_w48_s2__older__17(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__17
-
-
-module warp_sched_gto_w48_s2__older__18(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__18
-
-
-module warp_sched_gto_w48_s2__older__19(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__19
-
-
-module warp_sched_gto_w48_s2__older__2(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__2
-
-
-module warp_sched_gto_w48_s2__older__20(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__20
-
-
-module warp_sched_gto_w48_s2__older__21(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__21
-
-
-module warp_sched_gto_w48_s2__older__22(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__22
-
-
-module warp_sched_gto_w48_s2__older__23(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__23
-
-
-module warp_sched_gto_w48_s2__older__24(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__24
-
-
-module warp_sched_gto_w48_s2__older__25(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__25
-
-
-module warp_sched_gto_w48_s2__older__26(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__26
-
-
-module warp_sched_gto_w48_s2__older__27(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__27
-
-
-module warp_sched_gto_w48_s2__older__28(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__28
-
-
-module warp_sched_gto_w48_s2__older__29(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__29
-
-
-module warp_sched_gto_w48_s2__older__3(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__3
-
-
-module warp_sched_gto_w48_s2__older__30(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__30
-
-
-module warp_sched_gto_w48_s2__older__31(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__31
-
-
-module warp_sched_gto_w48_s2__older__32(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__32
-
-
-module warp_sched_gto_w48_s2__older__33(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__33
-
-
-module warp_sched_gto_w48_s2__older__34(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__34
-
-
-module warp_sched_gto_w48_s2__older__35(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__35
-
-
-module warp_sched_gto_w48_s2__older__36(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__36
-
-
-module warp_sched_gto_w48_s2__older__37(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__37
-
-
-module warp_sched_gto_w48_s2__older__38(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__38
-
-
-module warp_sched_gto_w48_s2__older__39(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__39
-
-
-module warp_sched_gto_w48_s2__older__4(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__4
-
-
-module warp_sched_gto_w48_s2__older__40(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__40
-
-
-module warp_sched_gto_w48_s2__older__41(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__41
-
-
-module warp_sched_gto_w48_s2__older__42(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__42
-
-
-module warp_sched_gto_w48_s2__older__43(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__43
-
-
-module warp_sched_gto_w48_s2__older__44(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__44
-
-
-module warp_sched_gto_w48_s2__older__45(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__45
-
-
-module warp_sched_gto_w48_s2__older__46(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__46
-
-
-module warp_sched_gto_w48_s2__older__47(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__47
-
-
-module warp_sched_gto_w48_s2__older__5(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__5
-
-
-module warp_sched_gto_w48_s2__older__6(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__6
-
-
-module warp_sched_gto_w48_s2__older__7(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__7
-
-
-module warp_sched_gto_w48_s2__older__8(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__8
-
-
-module warp_sched_gto_w48_s2__older__9(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 48'd0;
-        else q <= d;
-    end
-endmodule // warp_sched_gto_w48_s2__older__9
-
-
 module warp_sched_gto_w48_s2__pack_bar_cnt(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
     
     // Module arguments
@@ -4812,84 +3505,6 @@ module warp_sched_gto_w48_s2__pack_bar_cnt(parts__0,parts__1,parts__2,parts__3,p
     // Update code (custom)
     always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
 endmodule // warp_sched_gto_w48_s2__pack_bar_cnt
-
-
-module warp_sched_gto_w48_s2__pack_bar_live(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,whole);
-    
-    // Module arguments
-    input wire  [5:0] parts__0;
-    input wire  [5:0] parts__1;
-    input wire  [5:0] parts__2;
-    input wire  [5:0] parts__3;
-    input wire  [5:0] parts__4;
-    input wire  [5:0] parts__5;
-    input wire  [5:0] parts__6;
-    input wire  [5:0] parts__7;
-    output reg  [47:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__7, parts__6, parts__5, parts__4, parts__3, parts__2, parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_bar_live
-
-
-module warp_sched_gto_w48_s2__pack_cmp_greedy_valid(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    output reg  [1:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_cmp_greedy_valid
-
-
-module warp_sched_gto_w48_s2__pack_cmp_last_issued(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  [5:0] parts__0;
-    input wire  [5:0] parts__1;
-    output reg  [11:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_cmp_last_issued
-
-
-module warp_sched_gto_w48_s2__pack_cmp_last_valid(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    output reg  [1:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_cmp_last_valid
-
-
-module warp_sched_gto_w48_s2__pack_greedy_valid(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    output reg  [1:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_greedy_valid
-
-
-module warp_sched_gto_w48_s2__pack_issue_is_mem(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    output reg  [1:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_issue_is_mem
 
 
 module warp_sched_gto_w48_s2__pack_issue_slot(parts__0,parts__1,whole);
@@ -4914,30 +3529,6 @@ module warp_sched_gto_w48_s2__pack_issue_valid(parts__0,parts__1,whole);
     // Update code (custom)
     always @(*) whole = {parts__1, parts__0};
 endmodule // warp_sched_gto_w48_s2__pack_issue_valid
-
-
-module warp_sched_gto_w48_s2__pack_last_issued(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  [5:0] parts__0;
-    input wire  [5:0] parts__1;
-    output reg  [11:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_last_issued
-
-
-module warp_sched_gto_w48_s2__pack_last_valid(parts__0,parts__1,whole);
-    
-    // Module arguments
-    input wire  parts__0;
-    input wire  parts__1;
-    output reg  [1:0] whole;
-    
-    // Update code (custom)
-    always @(*) whole = {parts__1, parts__0};
-endmodule // warp_sched_gto_w48_s2__pack_last_valid
 
 
 module warp_sched_gto_w48_s2__pack_older(parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,whole);

@@ -201,9 +201,21 @@ pub fn run(a: NocArgs) -> Result<u8, Fail> {
             None => outln!("  saturation: not reached in this sweep"),
         }
         outln!(
-            "  {} lockstep cycles in {:.1} s",
+            "  {} lockstep cycles in {:.1} s; trace digest {}",
             s.lockstep_cycles,
-            s.seconds
+            s.seconds,
+            s.trace
+        );
+    }
+    if let [m, b] = &sweeps[..] {
+        // T-5: with one PL on every request the MSAP network must behave as the baseline.
+        outln!(
+            "traces (functional ports and every router link, every cycle): {}",
+            if m.trace == b.trace {
+                "MSAP = baseline"
+            } else {
+                "MSAP differs from the baseline"
+            }
         );
     }
     Ok(0)

@@ -94,3 +94,51 @@ fn noc_sweep_in_lockstep_and_with_the_baseline() {
     assert_eq!(sw[1]["label"], "baseline");
     assert!(sw[1]["module"].as_str().unwrap().contains("_rr_"));
 }
+
+/// T-5 (I-8) as `warpforge noc` reports it: with one PL on every request the MSAP network's
+/// trace digest (functional ports and every router link, every cycle) equals the baseline's;
+/// with random PLs it does not, so the comparison can fail.
+#[test]
+fn one_pl_everywhere_gives_the_baseline_trace() {
+    let digests = |pl: &str| -> (String, String) {
+        let j = json_of(&[
+            "noc",
+            "--mesh",
+            "4x4",
+            "--model-only",
+            "--baseline",
+            "--rates",
+            "0.02,0.2",
+            "--warmup",
+            "200",
+            "--measure",
+            "2000",
+            "--pl",
+            pl,
+            "--json",
+        ]);
+        let sw = j["sweeps"].as_array().unwrap();
+        let d = |k: usize| sw[k]["trace"].as_str().unwrap().to_string();
+        (d(0), d(1))
+    };
+    for pl in ["forced:0", "forced:7"] {
+        let (m, b) = digests(pl);
+        assert_eq!(m, b, "--pl {pl}");
+    }
+    let (m, b) = digests("random");
+    assert_ne!(m, b);
+    // The text report says so.
+    let out = warpforge(&[
+        "noc",
+        "--mesh",
+        "2x2",
+        "--model-only",
+        "--baseline",
+        "--rates",
+        "0.05",
+        "--pl",
+        "forced:3",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("MSAP = baseline"), "{text}");
+}

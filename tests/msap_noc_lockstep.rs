@@ -56,7 +56,9 @@ fn random_lockstep_covers_the_configurations() {
 #[test]
 fn replies_without_the_request_pl_are_caught() {
     // The 2x2 quick-suite configuration.
-    let sets = vec!["mc_place=corner".to_string()];
+    let sets: Vec<String> = ["mesh_x=2", "mesh_y=2", "mc_place=corner"]
+        .map(String::from)
+        .to_vec();
     let unit = Unit::resolve(UNIT, &sets).unwrap();
     let p = Params::resolve(unit.name(), PARAMS, None, &unit.params.as_sets()).unwrap();
     let cfg = NocConfig::from_params(&p).unwrap();

@@ -735,7 +735,8 @@ fn read_blocks(dir: &Path, top: &str) -> Result<Vec<BlockArea>, FlowError> {
 }
 
 /// From a hierarchical `stat -json`: for each instance of the top module `top` (named by its
-/// module `top__<instance>`, as every rust-hdl instance is its own module) the cells of its
+/// module `top__<instance>`, as every rust-hdl instance is its own module; identical instances
+/// share the first one's module and are listed together as `<instance> (xN)`) the cells of its
 /// whole subtree by type, and `(top)` for the top module's own cells.
 fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String, u64>>, String> {
     // Yosys 0.23 prints the module hierarchy (lines `name count`, no JSON punctuation) into
@@ -792,7 +793,14 @@ fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String
             (Some(_), Some(instance)) => {
                 let mut sub = subtree(&cell, &own, 1)?;
                 sub.values_mut().for_each(|k| *k *= n);
-                blocks.insert(instance.to_string(), sub);
+                // Identical instances share one module (the emitter merges them), so one
+                // entry stands for all n of them.
+                let name = if n > 1 {
+                    format!("{instance} (x{n})")
+                } else {
+                    instance.to_string()
+                };
+                blocks.insert(name, sub);
             }
             (Some(_), None) => {
                 blocks.insert(cell.clone(), subtree(&cell, &own, 1)?);
@@ -970,6 +978,18 @@ mod tests {
         let cyclic = r#"{"modules": {"\\top": {"num_cells_by_type": {"top__a": 1}},
             "\\top__a": {"num_cells_by_type": {"top__a": 1}}}}"#;
         assert!(block_cells(cyclic, "top").is_err());
+    }
+
+    /// Merged identical instances: `top__r` stands for its 3 instances (one entry, cells x3).
+    #[test]
+    fn a_module_shared_by_identical_instances_is_one_block_with_their_cells() {
+        let text = r#"{"modules": {
+            "\\top": {"num_cells_by_type": {"top__r": 3, "top__m": 1}},
+            "\\top__r": {"num_cells_by_type": {"SB_LUT4": 5}},
+            "\\top__m": {"num_cells_by_type": {"SB_LUT4": 2}}}}"#;
+        let b = block_cells(text, "top").unwrap();
+        assert_eq!(b.keys().collect::<Vec<_>>(), ["(top)", "m", "r (x3)"]);
+        assert_eq!((b["r (x3)"]["SB_LUT4"], b["m"]["SB_LUT4"]), (15, 2));
     }
 
     #[test]

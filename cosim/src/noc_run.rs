@@ -65,6 +65,73 @@ pub struct Sweep {
     pub saturation: Option<f64>,
     pub lockstep_cycles: u64,
     pub seconds: f64,
+    /// FNV-1a digest of the run's trace after reset (see [`TraceDigest`]): two builds with
+    /// equal digests on the same traffic behaved identically (T-5).
+    pub trace: String,
+}
+
+/// The functional outputs of the network (its SM- and MC-side ports).
+const FUNCTIONAL: [&str; 6] = [
+    "inj_ready",
+    "rep_valid",
+    "rep_src",
+    "rep_tag",
+    "rep_pl",
+    "mc_deq",
+];
+
+/// A digest of every cycle's functional outputs and every router link (each router's
+/// `out_valid`, `out_flit` and `in_credit` in `dbg_req` / `dbg_rep`): what T-5 compares
+/// between the MSAP and the baseline build. Arbiter state is not in it (the two builds'
+/// arbiters differ by design).
+struct TraceDigest {
+    h: u64,
+    nodes: usize,
+    /// Bits of one router's outputs in `dbg_req` and of its link outputs at their start.
+    stride: usize,
+    links: usize,
+}
+
+impl TraceDigest {
+    fn new(cfg: &NocConfig) -> TraceDigest {
+        let fb = cfg.router(0).flit_bits();
+        let ports = warpforge_contract::units::msap_router::PORTS;
+        TraceDigest {
+            h: crate::verilator::fnv64(&[]),
+            nodes: cfg.nodes(),
+            stride: cfg.router_out_bits(),
+            links: ports * (fb + 2),
+        }
+    }
+    fn mix(&mut self, w: u64) {
+        for b in w.to_le_bytes() {
+            self.h ^= b as u64;
+            self.h = self.h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn feed(&mut self, layout: &Layout, out: &[u64]) {
+        for name in FUNCTIONAL {
+            let s = layout.output(name).unwrap();
+            for i in 0..s.words {
+                self.mix(out[s.offset + i] & s.word_mask(i));
+            }
+        }
+        for name in ["dbg_req", "dbg_rep"] {
+            let at = layout.output(name).unwrap().offset;
+            for r in 0..self.nodes {
+                let (mut acc, mut k) = (0u64, 0);
+                for b in r * self.stride..r * self.stride + self.links {
+                    acc |= (out[at + b / 64] >> (b % 64) & 1) << k;
+                    k += 1;
+                    if k == 64 {
+                        self.mix(acc);
+                        (acc, k) = (0, 0);
+                    }
+                }
+                self.mix(acc);
+            }
+        }
+    }
 }
 
 fn percentile(sorted: &[u64], p: f64) -> u64 {
@@ -143,6 +210,7 @@ pub fn sweep(e: &Experiment, label: &str, progress: &mut dyn FnMut(&str)) -> Res
     let reset_at = layout.input("reset").unwrap().offset;
     let mut points = vec![];
     let mut lockstep_cycles = 0;
+    let mut digest = TraceDigest::new(&cfg);
     for (ri, &rate) in e.rates.iter().enumerate() {
         let rtl = match &compiled {
             Some(c) => Some(Rtl::load(c, &layout, e.seed).map_err(|x| x.to_string())?),
@@ -180,6 +248,15 @@ pub fn sweep(e: &Experiment, label: &str, progress: &mut dyn FnMut(&str)) -> Res
             g.inputs.iter_mut().for_each(|w| *w = 0);
             t.next(cy, &g.out_model, &mut g.inputs);
             g.step()?;
+            // The RTL's outputs when it runs (equal to the model's: lockstep checked them).
+            digest.feed(
+                &layout,
+                if g.rtl.is_some() {
+                    &g.out_rtl
+                } else {
+                    &g.out_model
+                },
+            );
             if t.measuring {
                 let ones: u32 = (0..rep_valid.words)
                     .map(|i| {
@@ -255,6 +332,7 @@ pub fn sweep(e: &Experiment, label: &str, progress: &mut dyn FnMut(&str)) -> Res
         saturation,
         lockstep_cycles: if e.rtl { lockstep_cycles } else { 0 },
         seconds: t0.elapsed().as_secs_f64(),
+        trace: format!("{:016x}", digest.h),
     })
 }
 

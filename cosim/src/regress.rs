@@ -631,14 +631,14 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
                 "buf_depth=4",
             ]),
         ],
-        // The whole network: the default 2x2 mesh with its MC in a corner (MSAA + MSAR, 5-flit
+        // The whole network: a 2x2 mesh with its MC in a corner (MSAA + MSAR, 5-flit
         // replies); a 2x2 mesh with two MCs (nodes 0, 1), the baseline (RR, FIFO), 2 router
         // stages, 1-flit replies; a 4x2 mesh with MCs at two corners, 3 stages, shared
         // pointers, ageing in routers and MCs, 2-bit PLs, the smallest queues, narrow lines.
         // The 4x4 and 8x8 meshes are in the full suite only: their Verilator builds take
-        // 4-10 and over 30 minutes on the shared 2-core machine.
+        // 4-10 and ~45 minutes (8x8, measured at load 12-14) on the shared 2-core machine.
         "msap-noc" => vec![
-            sets(&["mc_place=corner"]),
+            sets(&["mesh_x=2", "mesh_y=2", "mc_place=corner"]),
             sets(&[
                 "mesh_x=2",
                 "mesh_y=2",

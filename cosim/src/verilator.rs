@@ -5,6 +5,7 @@
 
 use askama::Template;
 use libloading::Library;
+use std::collections::HashMap;
 use std::ffi::{c_void, CString};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
 
 /// Bumped whenever the shim or the build recipe changes, so stale cache entries are ignored.
-const RECIPE_VERSION: &str = "wf-bridge-4";
+const RECIPE_VERSION: &str = "wf-bridge-5";
 /// Optimisation level of the C++ build (Verilated model and shim).
 const OPT_LEVEL: u32 = 2;
 
@@ -632,6 +633,41 @@ fn check_port_names(design: &Design, manifest: &Manifest) -> Result<(), BridgeEr
     Ok(())
 }
 
+/// Lines of Verilog past which Verilator is told not to inline modules (see [`inlining_copies`]).
+const INLINE_LIMIT: usize = 200_000;
+
+/// The lines of Verilog that inlining every module would add: each module's length times its
+/// instantiations in the text beyond the first. The emitter keeps one module per distinct body, so a design
+/// with many instances of one block (a mesh of routers) is small as text, and Verilator's
+/// default inlining would expand it again.
+pub fn inlining_copies(verilog: &str) -> usize {
+    let mut lines_of: HashMap<&str, usize> = HashMap::new();
+    let mut current: Option<(&str, usize)> = None;
+    for (i, l) in verilog.lines().enumerate() {
+        if let Some(rest) = l.strip_prefix("module ") {
+            let name = rest.split(['(', ';', ' ']).next().unwrap_or("");
+            current = Some((name, i));
+        } else if l.starts_with("endmodule") {
+            if let Some((name, start)) = current.take() {
+                lines_of.insert(name, i - start + 1);
+            }
+        }
+    }
+    let mut instances: HashMap<&str, usize> = HashMap::new();
+    for l in verilog.lines() {
+        let mut words = l.split_whitespace();
+        if let (Some(ty), Some(inst)) = (words.next(), words.next()) {
+            if inst.ends_with('(') && lines_of.contains_key(ty) {
+                *instances.entry(ty).or_insert(0) += 1;
+            }
+        }
+    }
+    instances
+        .iter()
+        .map(|(ty, &n)| lines_of[ty] * n.saturating_sub(1))
+        .sum()
+}
+
 /// Verilate `design`, render the shim, compile and link `lib<prefix>.so` in `work`.
 #[allow(clippy::too_many_arguments)]
 fn compile_design(
@@ -668,6 +704,11 @@ fn compile_design(
     .arg(&obj);
     if trace {
         cmd.arg("--trace");
+    }
+    if inlining_copies(&design.verilog) > INLINE_LIMIT {
+        // Inlining would copy the shared module's text into every instance (the 8x8
+        // msap-noc's 128 routers: 112 MB of C++ instead of 43 MB): keep modules apart.
+        cmd.args(["--inline-mult", "1"]);
     }
     cmd.arg(&vfile);
     run(&mut cmd, "verilator --cc", &work.join("verilator.log"))?;
@@ -827,6 +868,17 @@ impl Drop for Rtl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 4-line leaf instantiated three times and a 2-line one once: inlining would copy the
+    /// leaf twice more (8 lines); the top and the single instance add nothing.
+    #[test]
+    fn inlining_copies_count_lines_times_extra_instances() {
+        let v = "module top(a);\n    leaf u0(\n    );\n    leaf u1(\n    );\n    leaf u2(\n    );\n    \
+                 one u3(\n    );\nendmodule // top\n\nmodule leaf(a);\n    input a;\n    wire b;\n\
+                 endmodule // leaf\nmodule one(a);\nendmodule // one\n";
+        assert_eq!(inlining_copies(v), 8);
+        assert_eq!(inlining_copies(&v.replace("leaf u2", "one u2")), 4 + 2);
+    }
 
     /// A fabricated entry: a "library" and its record, as a build leaves them.
     fn entry(key: u64, lib: &[u8]) -> tempfile::TempDir {

@@ -281,9 +281,14 @@ impl MsapNoc {
                 }
                 let rev =
                     |xs: &Vec<String>| xs.iter().rev().cloned().collect::<Vec<_>>().join(", ");
+                // The position is a port of the router (so all routers share one module).
+                let r = c.router(i);
                 s += &format!(
                     "always @(*) begin\n    {net}${i}$clock = clock;\n    {net}${i}$reset = reset;\n    \
+                     {net}${i}$at_x = {}'d{x};\n    {net}${i}$at_y = {}'d{y};\n    \
                      {net}${i}$in_valid = {{{}}};\n    {net}${i}$in_flit = {{{}}};\n    {net}${i}$out_credit = {{{}}};\nend\n",
+                    r.xb(),
+                    r.yb(),
                     rev(&v),
                     rev(&f),
                     rev(&cr)
