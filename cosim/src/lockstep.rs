@@ -21,7 +21,7 @@ use warpforge_contract::Layout;
 use warpforge_testbench::{harness, Model, SpecVector, Stimulus};
 
 /// Cycles per batch handed to the RTL.
-const CHUNK: usize = 256;
+const CHUNK: usize = 2048;
 /// Cycles of waveform kept before a failure when replaying with `--wave`.
 pub const WAVE_WINDOW: u64 = 2000;
 
