@@ -58,7 +58,10 @@ impl Execute {
             ready: Default::default(),
             o_valid: Default::default(),
             busy: Default::default(),
-            alu: SmAlu::new(&SmAluConfig { lanes: d.l }),
+            alu: SmAlu::new(&SmAluConfig {
+                lanes: d.l,
+                stages: 1,
+            }),
             _d: d.clone(),
         }
     }

@@ -33,7 +33,7 @@ use rust_hdl::prelude::*;
 /// Width of the aligned sum: 48-bit significands, a guard and a sticky bit, a carry.
 pub const SUM_BITS: usize = 51;
 /// Width of the internal exponents (bias 254, up to 2·254 + 1 + 74).
-const EXP_BITS: usize = 11;
+pub const EXP_BITS: usize = 11;
 
 #[derive(LogicBlock)]
 pub struct FpuFront {
