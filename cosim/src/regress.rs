@@ -40,7 +40,7 @@ impl Job {
 
 /// The SM configurations of `regress --suite full` (the test suite runs the same three in
 /// cosim/tests/sm.rs): warp size 8 and 32, SIMD 8 and warp-wide, one and two schedulers,
-/// LRR and GTO, memory latency and back-pressure of the harness.
+/// LRR and GTO, one- and three-stage lanes, memory latency and back-pressure of the harness.
 pub const SM_CONFIGS: &[&[&str]] = &[
     &[
         "warps=32",
@@ -57,6 +57,7 @@ pub const SM_CONFIGS: &[&[&str]] = &[
         "policy=gto",
         "mem_latency=40",
         "mem_stall_pct=30",
+        "alu_stages=3",
     ],
     &[
         "warps=8",
