@@ -1402,6 +1402,7 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -1438,6 +1439,7 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -1538,7 +1540,8 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -2751,6 +2754,7 @@ module sm_alu_l8__lane__1__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -2787,6 +2791,7 @@ module sm_alu_l8__lane__1__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -2887,7 +2892,8 @@ module sm_alu_l8__lane__1__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -4100,6 +4106,7 @@ module sm_alu_l8__lane__2__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -4136,6 +4143,7 @@ module sm_alu_l8__lane__2__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -4236,7 +4244,8 @@ module sm_alu_l8__lane__2__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -5449,6 +5458,7 @@ module sm_alu_l8__lane__3__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -5485,6 +5495,7 @@ module sm_alu_l8__lane__3__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -5585,7 +5596,8 @@ module sm_alu_l8__lane__3__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -6798,6 +6810,7 @@ module sm_alu_l8__lane__4__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -6834,6 +6847,7 @@ module sm_alu_l8__lane__4__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -6934,7 +6948,8 @@ module sm_alu_l8__lane__4__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -8147,6 +8162,7 @@ module sm_alu_l8__lane__5__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -8183,6 +8199,7 @@ module sm_alu_l8__lane__5__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -8283,7 +8300,8 @@ module sm_alu_l8__lane__5__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -9496,6 +9514,7 @@ module sm_alu_l8__lane__6__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -9532,6 +9551,7 @@ module sm_alu_l8__lane__6__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -9632,7 +9652,8 @@ module sm_alu_l8__lane__6__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -10845,6 +10866,7 @@ module sm_alu_l8__lane__7__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -10881,6 +10903,7 @@ module sm_alu_l8__lane__7__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -10981,7 +11004,8 @@ module sm_alu_l8__lane__7__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
