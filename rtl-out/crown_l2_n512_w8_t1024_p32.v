@@ -286,7 +286,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .raddr(ring_even__raddr),
         .rdata(ring_even__rdata)
     );
-    crown_l2_n512_w8_t1024_p32__ring_odd ring_odd(
+    crown_l2_n512_w8_t1024_p32__ring_even ring_odd(
         .clock(ring_odd__clock),
         .we(ring_odd__we),
         .wbe(ring_odd__wbe),
@@ -334,7 +334,7 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .d(h0__d),
         .q(h0__q)
     );
-    crown_l2_n512_w8_t1024_p32__h1 h1(
+    crown_l2_n512_w8_t1024_p32__h0 h1(
         .clock(h1__clock),
         .reset(h1__reset),
         .d(h1__d),
@@ -346,13 +346,13 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .d(h1_ram__d),
         .q(h1_ram__q)
     );
-    crown_l2_n512_w8_t1024_p32__head head(
+    crown_l2_n512_w8_t1024_p32__h0 head(
         .clock(head__clock),
         .reset(head__reset),
         .d(head__d),
         .q(head__q)
     );
-    crown_l2_n512_w8_t1024_p32__head tail(
+    crown_l2_n512_w8_t1024_p32__h0 tail(
         .clock(tail__clock),
         .reset(tail__reset),
         .d(tail__d),
@@ -370,13 +370,13 @@ module crown_l2_n512_w8_t1024_p32(clock,reset,ins_valid,ins_pc,ins_lanes,ins_thi
         .d(nfree__d),
         .q(nfree__q)
     );
-    crown_l2_n512_w8_t1024_p32__rd_valid rd_valid(
+    crown_l2_n512_w8_t1024_p32__h1_ram rd_valid(
         .clock(rd_valid__clock),
         .reset(rd_valid__reset),
         .d(rd_valid__d),
         .q(rd_valid__q)
     );
-    crown_l2_n512_w8_t1024_p32__head rd_row(
+    crown_l2_n512_w8_t1024_p32__h0 rd_row(
         .clock(rd_row__clock),
         .reset(rd_row__reset),
         .d(rd_row__d),
@@ -743,22 +743,6 @@ module crown_l2_n512_w8_t1024_p32__h0(clock,reset,d,q);
 endmodule // crown_l2_n512_w8_t1024_p32__h0
 
 
-module crown_l2_n512_w8_t1024_p32__h1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_l2_n512_w8_t1024_p32__h1
-
-
 module crown_l2_n512_w8_t1024_p32__h1_ram(clock,reset,d,q);
     
     // Module arguments
@@ -773,22 +757,6 @@ module crown_l2_n512_w8_t1024_p32__h1_ram(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_l2_n512_w8_t1024_p32__h1_ram
-
-
-module crown_l2_n512_w8_t1024_p32__head(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_l2_n512_w8_t1024_p32__head
 
 
 module crown_l2_n512_w8_t1024_p32__in_pool(clock,reset,we__0,we__1,we__2,waddr__0,waddr__1,waddr__2,wdata__0,wdata__1,wdata__2,raddr,rdata,q);
@@ -920,22 +888,6 @@ module crown_l2_n512_w8_t1024_p32__pl_ram(clock,we,wbe,waddr,wdata,re,raddr,rdat
 endmodule // crown_l2_n512_w8_t1024_p32__pl_ram
 
 
-module crown_l2_n512_w8_t1024_p32__rd_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_l2_n512_w8_t1024_p32__rd_valid
-
-
 module crown_l2_n512_w8_t1024_p32__rd_word(whole,parts__0,parts__1);
     
     // Module arguments
@@ -974,31 +926,6 @@ module crown_l2_n512_w8_t1024_p32__ring_even(clock,we,wbe,waddr,wdata,re,raddr,r
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_l2_n512_w8_t1024_p32__ring_even
-
-
-module crown_l2_n512_w8_t1024_p32__ring_odd(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [7:0] waddr;
-    input wire  [8:0] wdata;
-    input wire  re;
-    input wire  [7:0] raddr;
-    output reg  [8:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [8:0] mem_rows [0:255];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 256; mem_init = mem_init + 1) mem_rows[mem_init] = 9'd0;
-        rdata = 9'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // crown_l2_n512_w8_t1024_p32__ring_odd
 
 
 module crown_l2_n512_w8_t1024_p32__state(clock,reset,we__0,we__1,we__2,waddr__0,waddr__1,waddr__2,wdata__0,wdata__1,wdata__2,raddr,rdata,q);

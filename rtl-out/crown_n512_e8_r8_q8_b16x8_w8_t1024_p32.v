@@ -477,7 +477,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
         .dbg_thi(bar__dbg_thi),
         .dbg_ord(bar__dbg_ord)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid h_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram h_valid(
         .clock(h_valid__clock),
         .reset(h_valid__reset),
         .d(h_valid__d),
@@ -23788,7 +23788,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .raddr(ring_even__raddr),
         .rdata(ring_even__rdata)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd ring_odd(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even ring_odd(
         .clock(ring_odd__clock),
         .we(ring_odd__we),
         .wbe(ring_odd__wbe),
@@ -23836,7 +23836,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .d(h0__d),
         .q(h0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1 h1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 h1(
         .clock(h1__clock),
         .reset(h1__reset),
         .d(h1__d),
@@ -23848,13 +23848,13 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .d(h1_ram__d),
         .q(h1_ram__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head head(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 head(
         .clock(head__clock),
         .reset(head__reset),
         .d(head__d),
         .q(head__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head tail(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 tail(
         .clock(tail__clock),
         .reset(tail__reset),
         .d(tail__d),
@@ -23872,13 +23872,13 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         .d(nfree__d),
         .q(nfree__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid rd_valid(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram rd_valid(
         .clock(rd_valid__clock),
         .reset(rd_valid__reset),
         .d(rd_valid__d),
         .q(rd_valid__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head rd_row(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 rd_row(
         .clock(rd_row__clock),
         .reset(rd_row__reset),
         .d(rd_row__d),
@@ -24245,22 +24245,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0(clock,reset,d,q);
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram(clock,reset,d,q);
     
     // Module arguments
@@ -24275,22 +24259,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram(clock,reset,d,q);
         else q <= d;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 9'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__in_pool(clock,reset,we__0,we__1,we__2,waddr__0,waddr__1,waddr__2,wdata__0,wdata__1,wdata__2,raddr,rdata,q);
@@ -24422,22 +24390,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram(clock,we,wbe,waddr,wda
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__pl_ram
 
 
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid(clock,reset,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  reset;
-    input wire  d;
-    output reg  q;
-    
-    // Update code (custom)
-    always @(posedge clock) begin
-        if (reset) q <= 1'd0;
-        else q <= d;
-    end
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid
-
-
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_word(whole,parts__0,parts__1);
     
     // Module arguments
@@ -24476,31 +24428,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even(clock,we,wbe,waddr,
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_even
-
-
-module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd(clock,we,wbe,waddr,wdata,re,raddr,rdata);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  we;
-    input wire  wbe;
-    input wire  [7:0] waddr;
-    input wire  [8:0] wdata;
-    input wire  re;
-    input wire  [7:0] raddr;
-    output reg  [8:0] rdata;
-    
-    // Update code (custom)
-    // Block RAM: read-first, registered read, no reset (contents start at zero).
-    reg [8:0] mem_rows [0:255];
-    integer mem_init;
-    initial begin
-        for (mem_init = 0; mem_init < 256; mem_init = mem_init + 1) mem_rows[mem_init] = 9'd0;
-        rdata = 9'd0;
-    end
-    always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
-    always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__ring_odd
 
 
 module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state(clock,reset,we__0,we__1,we__2,waddr__0,waddr__1,waddr__2,wdata__0,wdata__1,wdata__2,raddr,rdata,q);
@@ -24950,49 +24877,49 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
     reg  [3:0] cnt;
     
     // Sub module instances
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__0(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__0(
         .clock(ent_valid__0__clock),
         .reset(ent_valid__0__reset),
         .d(ent_valid__0__d),
         .q(ent_valid__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__1(
         .clock(ent_valid__1__clock),
         .reset(ent_valid__1__reset),
         .d(ent_valid__1__d),
         .q(ent_valid__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__2(
         .clock(ent_valid__2__clock),
         .reset(ent_valid__2__reset),
         .d(ent_valid__2__d),
         .q(ent_valid__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__3(
         .clock(ent_valid__3__clock),
         .reset(ent_valid__3__reset),
         .d(ent_valid__3__d),
         .q(ent_valid__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__4(
         .clock(ent_valid__4__clock),
         .reset(ent_valid__4__reset),
         .d(ent_valid__4__d),
         .q(ent_valid__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__5(
         .clock(ent_valid__5__clock),
         .reset(ent_valid__5__reset),
         .d(ent_valid__5__d),
         .q(ent_valid__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__6(
         .clock(ent_valid__6__clock),
         .reset(ent_valid__6__reset),
         .d(ent_valid__6__d),
         .q(ent_valid__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_valid ent_valid__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h1_ram ent_valid__7(
         .clock(ent_valid__7__clock),
         .reset(ent_valid__7__reset),
         .d(ent_valid__7__d),
@@ -25142,49 +25069,49 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         .d(ent_thi__7__d),
         .q(ent_thi__7__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__0(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__0(
         .clock(ent_slot__0__clock),
         .reset(ent_slot__0__reset),
         .d(ent_slot__0__d),
         .q(ent_slot__0__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__1(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__1(
         .clock(ent_slot__1__clock),
         .reset(ent_slot__1__reset),
         .d(ent_slot__1__d),
         .q(ent_slot__1__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__2(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__2(
         .clock(ent_slot__2__clock),
         .reset(ent_slot__2__reset),
         .d(ent_slot__2__d),
         .q(ent_slot__2__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__3(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__3(
         .clock(ent_slot__3__clock),
         .reset(ent_slot__3__reset),
         .d(ent_slot__3__d),
         .q(ent_slot__3__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__4(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__4(
         .clock(ent_slot__4__clock),
         .reset(ent_slot__4__reset),
         .d(ent_slot__4__d),
         .q(ent_slot__4__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__5(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__5(
         .clock(ent_slot__5__clock),
         .reset(ent_slot__5__reset),
         .d(ent_slot__5__d),
         .q(ent_slot__5__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__6(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__6(
         .clock(ent_slot__6__clock),
         .reset(ent_slot__6__reset),
         .d(ent_slot__6__d),
         .q(ent_slot__6__q)
     );
-    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__head ent_slot__7(
+    crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__h0 ent_slot__7(
         .clock(ent_slot__7__clock),
         .reset(ent_slot__7__reset),
         .d(ent_slot__7__d),

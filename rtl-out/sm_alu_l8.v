@@ -18,7 +18,12 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     output reg  [255:0] result;
     output reg  [7:0] pred;
     
+    // Constant declarations
+    localparam  k_deep = 64'h0;
+    localparam  k_last = 64'h0;
+    
     // Stub signals
+    reg  lane__0__clock;
     reg  [6:0] lane__0__op;
     reg  [31:0] lane__0__a;
     reg  [31:0] lane__0__b;
@@ -28,6 +33,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__0__pc;
     wire  [31:0] lane__0__result;
     wire  lane__0__pred;
+    reg  lane__1__clock;
     reg  [6:0] lane__1__op;
     reg  [31:0] lane__1__a;
     reg  [31:0] lane__1__b;
@@ -37,6 +43,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__1__pc;
     wire  [31:0] lane__1__result;
     wire  lane__1__pred;
+    reg  lane__2__clock;
     reg  [6:0] lane__2__op;
     reg  [31:0] lane__2__a;
     reg  [31:0] lane__2__b;
@@ -46,6 +53,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__2__pc;
     wire  [31:0] lane__2__result;
     wire  lane__2__pred;
+    reg  lane__3__clock;
     reg  [6:0] lane__3__op;
     reg  [31:0] lane__3__a;
     reg  [31:0] lane__3__b;
@@ -55,6 +63,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__3__pc;
     wire  [31:0] lane__3__result;
     wire  lane__3__pred;
+    reg  lane__4__clock;
     reg  [6:0] lane__4__op;
     reg  [31:0] lane__4__a;
     reg  [31:0] lane__4__b;
@@ -64,6 +73,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__4__pc;
     wire  [31:0] lane__4__result;
     wire  lane__4__pred;
+    reg  lane__5__clock;
     reg  [6:0] lane__5__op;
     reg  [31:0] lane__5__a;
     reg  [31:0] lane__5__b;
@@ -73,6 +83,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__5__pc;
     wire  [31:0] lane__5__result;
     wire  lane__5__pred;
+    reg  lane__6__clock;
     reg  [6:0] lane__6__op;
     reg  [31:0] lane__6__a;
     reg  [31:0] lane__6__b;
@@ -82,6 +93,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__6__pc;
     wire  [31:0] lane__6__result;
     wire  lane__6__pred;
+    reg  lane__7__clock;
     reg  [6:0] lane__7__op;
     reg  [31:0] lane__7__a;
     reg  [31:0] lane__7__b;
@@ -163,6 +175,10 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  pred_pack__parts__6;
     reg  pred_pack__parts__7;
     wire  [7:0] pred_pack__whole;
+    reg  valid_pipe__clock;
+    reg  valid_pipe__reset;
+    reg  [3:0] valid_pipe__d;
+    wire  [3:0] valid_pipe__q;
     reg  valid_reg__clock;
     reg  valid_reg__reset;
     reg  valid_reg__d;
@@ -175,6 +191,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  pred_reg__reset;
     reg  [7:0] pred_reg__d;
     wire  [7:0] pred_reg__q;
+    reg  lane__0__clock__drv;
     reg  [6:0] lane__0__op__drv;
     reg  [31:0] lane__0__a__drv;
     reg  [31:0] lane__0__b__drv;
@@ -182,6 +199,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__0__pa__drv;
     reg  lane__0__pb__drv;
     reg  lane__0__pc__drv;
+    reg  lane__1__clock__drv;
     reg  [6:0] lane__1__op__drv;
     reg  [31:0] lane__1__a__drv;
     reg  [31:0] lane__1__b__drv;
@@ -189,6 +207,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__1__pa__drv;
     reg  lane__1__pb__drv;
     reg  lane__1__pc__drv;
+    reg  lane__2__clock__drv;
     reg  [6:0] lane__2__op__drv;
     reg  [31:0] lane__2__a__drv;
     reg  [31:0] lane__2__b__drv;
@@ -196,6 +215,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__2__pa__drv;
     reg  lane__2__pb__drv;
     reg  lane__2__pc__drv;
+    reg  lane__3__clock__drv;
     reg  [6:0] lane__3__op__drv;
     reg  [31:0] lane__3__a__drv;
     reg  [31:0] lane__3__b__drv;
@@ -203,6 +223,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__3__pa__drv;
     reg  lane__3__pb__drv;
     reg  lane__3__pc__drv;
+    reg  lane__4__clock__drv;
     reg  [6:0] lane__4__op__drv;
     reg  [31:0] lane__4__a__drv;
     reg  [31:0] lane__4__b__drv;
@@ -210,6 +231,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__4__pa__drv;
     reg  lane__4__pb__drv;
     reg  lane__4__pc__drv;
+    reg  lane__5__clock__drv;
     reg  [6:0] lane__5__op__drv;
     reg  [31:0] lane__5__a__drv;
     reg  [31:0] lane__5__b__drv;
@@ -217,6 +239,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__5__pa__drv;
     reg  lane__5__pb__drv;
     reg  lane__5__pc__drv;
+    reg  lane__6__clock__drv;
     reg  [6:0] lane__6__op__drv;
     reg  [31:0] lane__6__a__drv;
     reg  [31:0] lane__6__b__drv;
@@ -224,6 +247,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  lane__6__pa__drv;
     reg  lane__6__pb__drv;
     reg  lane__6__pc__drv;
+    reg  lane__7__clock__drv;
     reg  [6:0] lane__7__op__drv;
     reg  [31:0] lane__7__a__drv;
     reg  [31:0] lane__7__b__drv;
@@ -253,6 +277,9 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  pred_pack__parts__5__drv;
     reg  pred_pack__parts__6__drv;
     reg  pred_pack__parts__7__drv;
+    reg  valid_pipe__clock__drv;
+    reg  valid_pipe__reset__drv;
+    reg  [3:0] valid_pipe__d__drv;
     reg  valid_reg__clock__drv;
     reg  valid_reg__reset__drv;
     reg  valid_reg__d__drv;
@@ -263,8 +290,13 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     reg  pred_reg__reset__drv;
     reg  [7:0] pred_reg__d__drv;
     
+    // Local signals
+    reg  valid_in;
+    reg  late_valid;
+    
     // Sub module instances
     sm_alu_l8__lane__0 lane__0(
+        .clock(lane__0__clock),
         .op(lane__0__op),
         .a(lane__0__a),
         .b(lane__0__b),
@@ -276,6 +308,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__0__pred)
     );
     sm_alu_l8__lane__0 lane__1(
+        .clock(lane__1__clock),
         .op(lane__1__op),
         .a(lane__1__a),
         .b(lane__1__b),
@@ -287,6 +320,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__1__pred)
     );
     sm_alu_l8__lane__0 lane__2(
+        .clock(lane__2__clock),
         .op(lane__2__op),
         .a(lane__2__a),
         .b(lane__2__b),
@@ -298,6 +332,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__2__pred)
     );
     sm_alu_l8__lane__0 lane__3(
+        .clock(lane__3__clock),
         .op(lane__3__op),
         .a(lane__3__a),
         .b(lane__3__b),
@@ -309,6 +344,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__3__pred)
     );
     sm_alu_l8__lane__0 lane__4(
+        .clock(lane__4__clock),
         .op(lane__4__op),
         .a(lane__4__a),
         .b(lane__4__b),
@@ -320,6 +356,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__4__pred)
     );
     sm_alu_l8__lane__0 lane__5(
+        .clock(lane__5__clock),
         .op(lane__5__op),
         .a(lane__5__a),
         .b(lane__5__b),
@@ -331,6 +368,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__5__pred)
     );
     sm_alu_l8__lane__0 lane__6(
+        .clock(lane__6__clock),
         .op(lane__6__op),
         .a(lane__6__a),
         .b(lane__6__b),
@@ -342,6 +380,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .pred(lane__6__pred)
     );
     sm_alu_l8__lane__0 lane__7(
+        .clock(lane__7__clock),
         .op(lane__7__op),
         .a(lane__7__a),
         .b(lane__7__b),
@@ -440,6 +479,12 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         .parts__7(pred_pack__parts__7),
         .whole(pred_pack__whole)
     );
+    sm_alu_l8__valid_pipe valid_pipe(
+        .clock(valid_pipe__clock),
+        .reset(valid_pipe__reset),
+        .d(valid_pipe__d),
+        .q(valid_pipe__q)
+    );
     sm_alu_l8__valid_reg valid_reg(
         .clock(valid_reg__clock),
         .reset(valid_reg__reset),
@@ -461,6 +506,8 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     
     // Update code
     always @(*) begin
+        valid_pipe__clock__drv = clock;
+        valid_pipe__reset__drv = reset;
         valid_reg__clock__drv = clock;
         valid_reg__reset__drv = reset;
         result_reg__clock__drv = clock;
@@ -473,6 +520,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         pa_bits__whole__drv = pa;
         pb_bits__whole__drv = pb;
         pc_bits__whole__drv = pc;
+        lane__0__clock__drv = clock;
         lane__0__op__drv = op;
         lane__0__a__drv = a_parts__parts__0;
         lane__0__b__drv = b_parts__parts__0;
@@ -482,6 +530,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__0__pc__drv = |pc_bits__parts__0;
         result_pack__parts__0__drv = lane__0__result;
         pred_pack__parts__0__drv = lane__0__pred;
+        lane__1__clock__drv = clock;
         lane__1__op__drv = op;
         lane__1__a__drv = a_parts__parts__1;
         lane__1__b__drv = b_parts__parts__1;
@@ -491,6 +540,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__1__pc__drv = |pc_bits__parts__1;
         result_pack__parts__1__drv = lane__1__result;
         pred_pack__parts__1__drv = lane__1__pred;
+        lane__2__clock__drv = clock;
         lane__2__op__drv = op;
         lane__2__a__drv = a_parts__parts__2;
         lane__2__b__drv = b_parts__parts__2;
@@ -500,6 +550,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__2__pc__drv = |pc_bits__parts__2;
         result_pack__parts__2__drv = lane__2__result;
         pred_pack__parts__2__drv = lane__2__pred;
+        lane__3__clock__drv = clock;
         lane__3__op__drv = op;
         lane__3__a__drv = a_parts__parts__3;
         lane__3__b__drv = b_parts__parts__3;
@@ -509,6 +560,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__3__pc__drv = |pc_bits__parts__3;
         result_pack__parts__3__drv = lane__3__result;
         pred_pack__parts__3__drv = lane__3__pred;
+        lane__4__clock__drv = clock;
         lane__4__op__drv = op;
         lane__4__a__drv = a_parts__parts__4;
         lane__4__b__drv = b_parts__parts__4;
@@ -518,6 +570,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__4__pc__drv = |pc_bits__parts__4;
         result_pack__parts__4__drv = lane__4__result;
         pred_pack__parts__4__drv = lane__4__pred;
+        lane__5__clock__drv = clock;
         lane__5__op__drv = op;
         lane__5__a__drv = a_parts__parts__5;
         lane__5__b__drv = b_parts__parts__5;
@@ -527,6 +580,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__5__pc__drv = |pc_bits__parts__5;
         result_pack__parts__5__drv = lane__5__result;
         pred_pack__parts__5__drv = lane__5__pred;
+        lane__6__clock__drv = clock;
         lane__6__op__drv = op;
         lane__6__a__drv = a_parts__parts__6;
         lane__6__b__drv = b_parts__parts__6;
@@ -536,6 +590,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__6__pc__drv = |pc_bits__parts__6;
         result_pack__parts__6__drv = lane__6__result;
         pred_pack__parts__6__drv = lane__6__pred;
+        lane__7__clock__drv = clock;
         lane__7__op__drv = op;
         lane__7__a__drv = a_parts__parts__7;
         lane__7__b__drv = b_parts__parts__7;
@@ -545,10 +600,16 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__7__pc__drv = |pc_bits__parts__7;
         result_pack__parts__7__drv = lane__7__result;
         pred_pack__parts__7__drv = lane__7__pred;
-        valid_reg__d__drv = valid;
+        valid_in = valid;
+        valid_pipe__d__drv = (valid_pipe__q << 32'h1) | valid_in;
+        late_valid = valid;
+        if (|k_deep) begin
+            late_valid = |(valid_pipe__q & k_last);
+        end
+        valid_reg__d__drv = late_valid;
         result_reg__d__drv = 32'h0;
         pred_reg__d__drv = 32'h0;
-        if (valid) begin
+        if (late_valid) begin
             result_reg__d__drv = result_pack__whole;
             pred_reg__d__drv = pred_pack__whole;
         end
@@ -559,6 +620,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
+        lane__0__clock = lane__0__clock__drv;
         lane__0__op = lane__0__op__drv;
         lane__0__a = lane__0__a__drv;
         lane__0__b = lane__0__b__drv;
@@ -566,6 +628,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__0__pa = lane__0__pa__drv;
         lane__0__pb = lane__0__pb__drv;
         lane__0__pc = lane__0__pc__drv;
+        lane__1__clock = lane__1__clock__drv;
         lane__1__op = lane__1__op__drv;
         lane__1__a = lane__1__a__drv;
         lane__1__b = lane__1__b__drv;
@@ -573,6 +636,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__1__pa = lane__1__pa__drv;
         lane__1__pb = lane__1__pb__drv;
         lane__1__pc = lane__1__pc__drv;
+        lane__2__clock = lane__2__clock__drv;
         lane__2__op = lane__2__op__drv;
         lane__2__a = lane__2__a__drv;
         lane__2__b = lane__2__b__drv;
@@ -580,6 +644,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__2__pa = lane__2__pa__drv;
         lane__2__pb = lane__2__pb__drv;
         lane__2__pc = lane__2__pc__drv;
+        lane__3__clock = lane__3__clock__drv;
         lane__3__op = lane__3__op__drv;
         lane__3__a = lane__3__a__drv;
         lane__3__b = lane__3__b__drv;
@@ -587,6 +652,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__3__pa = lane__3__pa__drv;
         lane__3__pb = lane__3__pb__drv;
         lane__3__pc = lane__3__pc__drv;
+        lane__4__clock = lane__4__clock__drv;
         lane__4__op = lane__4__op__drv;
         lane__4__a = lane__4__a__drv;
         lane__4__b = lane__4__b__drv;
@@ -594,6 +660,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__4__pa = lane__4__pa__drv;
         lane__4__pb = lane__4__pb__drv;
         lane__4__pc = lane__4__pc__drv;
+        lane__5__clock = lane__5__clock__drv;
         lane__5__op = lane__5__op__drv;
         lane__5__a = lane__5__a__drv;
         lane__5__b = lane__5__b__drv;
@@ -601,6 +668,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__5__pa = lane__5__pa__drv;
         lane__5__pb = lane__5__pb__drv;
         lane__5__pc = lane__5__pc__drv;
+        lane__6__clock = lane__6__clock__drv;
         lane__6__op = lane__6__op__drv;
         lane__6__a = lane__6__a__drv;
         lane__6__b = lane__6__b__drv;
@@ -608,6 +676,7 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         lane__6__pa = lane__6__pa__drv;
         lane__6__pb = lane__6__pb__drv;
         lane__6__pc = lane__6__pc__drv;
+        lane__7__clock = lane__7__clock__drv;
         lane__7__op = lane__7__op__drv;
         lane__7__a = lane__7__a__drv;
         lane__7__b = lane__7__b__drv;
@@ -637,6 +706,9 @@ module sm_alu_l8(clock,reset,valid,op,a,b,c,pa,pb,pc,out_valid,result,pred);
         pred_pack__parts__5 = pred_pack__parts__5__drv;
         pred_pack__parts__6 = pred_pack__parts__6__drv;
         pred_pack__parts__7 = pred_pack__parts__7__drv;
+        valid_pipe__clock = valid_pipe__clock__drv;
+        valid_pipe__reset = valid_pipe__reset__drv;
+        valid_pipe__d = valid_pipe__d__drv;
         valid_reg__clock = valid_reg__clock__drv;
         valid_reg__reset = valid_reg__reset__drv;
         valid_reg__d = valid_reg__d__drv;
@@ -677,9 +749,10 @@ module sm_alu_l8__a_parts(whole,parts__0,parts__1,parts__2,parts__3,parts__4,par
 endmodule // sm_alu_l8__a_parts
 
 
-module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
+module sm_alu_l8__lane__0(clock,op,a,b,c,pa,pb,pc,result,pred);
     
     // Module arguments
+    input wire  clock;
     input wire  [6:0] op;
     input wire  [31:0] a;
     input wire  [31:0] b;
@@ -699,6 +772,23 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     reg  [32:0] mul__a;
     reg  [32:0] mul__b;
     wire  [65:0] mul__p;
+    reg  cut_a__clock;
+    reg  [6:0] cut_a__d__0;
+    reg  [31:0] cut_a__d__1;
+    reg  [31:0] cut_a__d__2;
+    reg  [31:0] cut_a__d__3;
+    reg  cut_a__d__4;
+    reg  cut_a__d__5;
+    reg  cut_a__d__6;
+    reg  [65:0] cut_a__d__7;
+    wire  [6:0] cut_a__q__0;
+    wire  [31:0] cut_a__q__1;
+    wire  [31:0] cut_a__q__2;
+    wire  [31:0] cut_a__q__3;
+    wire  cut_a__q__4;
+    wire  cut_a__q__5;
+    wire  cut_a__q__6;
+    wire  [65:0] cut_a__q__7;
     reg  [31:0] clz__x;
     wire  [5:0] clz__count;
     reg  [6:0] ints__op;
@@ -725,8 +815,48 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     wire  [31:0] front__special_val;
     wire  [31:0] front__misc;
     wire  front__misc_pred;
+    reg  cut_b__clock;
+    reg  cut_b__d__0;
+    reg  [31:0] cut_b__d__1;
+    reg  cut_b__d__2;
+    reg  [50:0] cut_b__d__3;
+    reg  [10:0] cut_b__d__4;
+    reg  cut_b__d__5;
+    reg  cut_b__d__6;
+    reg  cut_b__d__7;
+    reg  [31:0] cut_b__d__8;
+    wire  cut_b__q__0;
+    wire  [31:0] cut_b__q__1;
+    wire  cut_b__q__2;
+    wire  [50:0] cut_b__q__3;
+    wire  [10:0] cut_b__q__4;
+    wire  cut_b__q__5;
+    wire  cut_b__q__6;
+    wire  cut_b__q__7;
+    wire  [31:0] cut_b__q__8;
     reg  [50:0] norm_lz__x;
     wire  [5:0] norm_lz__count;
+    reg  cut_c__clock;
+    reg  cut_c__d__0;
+    reg  [31:0] cut_c__d__1;
+    reg  cut_c__d__2;
+    reg  [50:0] cut_c__d__3;
+    reg  [10:0] cut_c__d__4;
+    reg  cut_c__d__5;
+    reg  cut_c__d__6;
+    reg  cut_c__d__7;
+    reg  [31:0] cut_c__d__8;
+    reg  [5:0] cut_c__d__9;
+    wire  cut_c__q__0;
+    wire  [31:0] cut_c__q__1;
+    wire  cut_c__q__2;
+    wire  [50:0] cut_c__q__3;
+    wire  [10:0] cut_c__q__4;
+    wire  cut_c__q__5;
+    wire  cut_c__q__6;
+    wire  cut_c__q__7;
+    wire  [31:0] cut_c__q__8;
+    wire  [5:0] cut_c__q__9;
     reg  [50:0] round__pre;
     reg  [10:0] round__pre_exp;
     reg  [5:0] round__lz;
@@ -740,6 +870,15 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     reg  [31:0] operands__b__drv;
     reg  [32:0] mul__a__drv;
     reg  [32:0] mul__b__drv;
+    reg  cut_a__clock__drv;
+    reg  [6:0] cut_a__d__0__drv;
+    reg  [31:0] cut_a__d__1__drv;
+    reg  [31:0] cut_a__d__2__drv;
+    reg  [31:0] cut_a__d__3__drv;
+    reg  cut_a__d__4__drv;
+    reg  cut_a__d__5__drv;
+    reg  cut_a__d__6__drv;
+    reg  [65:0] cut_a__d__7__drv;
     reg  [31:0] clz__x__drv;
     reg  [6:0] ints__op__drv;
     reg  [31:0] ints__a__drv;
@@ -755,7 +894,28 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     reg  [31:0] front__b__drv;
     reg  [31:0] front__c__drv;
     reg  [47:0] front__prod__drv;
+    reg  cut_b__clock__drv;
+    reg  cut_b__d__0__drv;
+    reg  [31:0] cut_b__d__1__drv;
+    reg  cut_b__d__2__drv;
+    reg  [50:0] cut_b__d__3__drv;
+    reg  [10:0] cut_b__d__4__drv;
+    reg  cut_b__d__5__drv;
+    reg  cut_b__d__6__drv;
+    reg  cut_b__d__7__drv;
+    reg  [31:0] cut_b__d__8__drv;
     reg  [50:0] norm_lz__x__drv;
+    reg  cut_c__clock__drv;
+    reg  cut_c__d__0__drv;
+    reg  [31:0] cut_c__d__1__drv;
+    reg  cut_c__d__2__drv;
+    reg  [50:0] cut_c__d__3__drv;
+    reg  [10:0] cut_c__d__4__drv;
+    reg  cut_c__d__5__drv;
+    reg  cut_c__d__6__drv;
+    reg  cut_c__d__7__drv;
+    reg  [31:0] cut_c__d__8__drv;
+    reg  [5:0] cut_c__d__9__drv;
     reg  [50:0] round__pre__drv;
     reg  [10:0] round__pre_exp__drv;
     reg  [5:0] round__lz__drv;
@@ -763,6 +923,12 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     reg  round__zero_sign__drv;
     reg  round__special__drv;
     reg  [31:0] round__special_val__drv;
+    
+    // Local signals
+    reg  [6:0] op_a;
+    reg  rounded;
+    reg  [31:0] other;
+    reg  other_pred;
     
     // Sub module instances
     sm_alu_l8__lane__0__operands operands(
@@ -776,6 +942,25 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
         .a(mul__a),
         .b(mul__b),
         .p(mul__p)
+    );
+    sm_alu_l8__lane__0__cut_a cut_a(
+        .clock(cut_a__clock),
+        .d__0(cut_a__d__0),
+        .d__1(cut_a__d__1),
+        .d__2(cut_a__d__2),
+        .d__3(cut_a__d__3),
+        .d__4(cut_a__d__4),
+        .d__5(cut_a__d__5),
+        .d__6(cut_a__d__6),
+        .d__7(cut_a__d__7),
+        .q__0(cut_a__q__0),
+        .q__1(cut_a__q__1),
+        .q__2(cut_a__q__2),
+        .q__3(cut_a__q__3),
+        .q__4(cut_a__q__4),
+        .q__5(cut_a__q__5),
+        .q__6(cut_a__q__6),
+        .q__7(cut_a__q__7)
     );
     sm_alu_l8__lane__0__clz clz(
         .x(clz__x),
@@ -809,9 +994,53 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
         .misc(front__misc),
         .misc_pred(front__misc_pred)
     );
+    sm_alu_l8__lane__0__cut_b cut_b(
+        .clock(cut_b__clock),
+        .d__0(cut_b__d__0),
+        .d__1(cut_b__d__1),
+        .d__2(cut_b__d__2),
+        .d__3(cut_b__d__3),
+        .d__4(cut_b__d__4),
+        .d__5(cut_b__d__5),
+        .d__6(cut_b__d__6),
+        .d__7(cut_b__d__7),
+        .d__8(cut_b__d__8),
+        .q__0(cut_b__q__0),
+        .q__1(cut_b__q__1),
+        .q__2(cut_b__q__2),
+        .q__3(cut_b__q__3),
+        .q__4(cut_b__q__4),
+        .q__5(cut_b__q__5),
+        .q__6(cut_b__q__6),
+        .q__7(cut_b__q__7),
+        .q__8(cut_b__q__8)
+    );
     sm_alu_l8__lane__0__norm_lz norm_lz(
         .x(norm_lz__x),
         .count(norm_lz__count)
+    );
+    sm_alu_l8__lane__0__cut_c cut_c(
+        .clock(cut_c__clock),
+        .d__0(cut_c__d__0),
+        .d__1(cut_c__d__1),
+        .d__2(cut_c__d__2),
+        .d__3(cut_c__d__3),
+        .d__4(cut_c__d__4),
+        .d__5(cut_c__d__5),
+        .d__6(cut_c__d__6),
+        .d__7(cut_c__d__7),
+        .d__8(cut_c__d__8),
+        .d__9(cut_c__d__9),
+        .q__0(cut_c__q__0),
+        .q__1(cut_c__q__1),
+        .q__2(cut_c__q__2),
+        .q__3(cut_c__q__3),
+        .q__4(cut_c__q__4),
+        .q__5(cut_c__q__5),
+        .q__6(cut_c__q__6),
+        .q__7(cut_c__q__7),
+        .q__8(cut_c__q__8),
+        .q__9(cut_c__q__9)
     );
     sm_alu_l8__lane__0__round round(
         .pre(round__pre),
@@ -826,43 +1055,77 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
     
     // Update code
     always @(*) begin
+        cut_a__clock__drv = clock;
+        cut_b__clock__drv = clock;
+        cut_c__clock__drv = clock;
         operands__op__drv = op;
         operands__a__drv = a;
         operands__b__drv = b;
         mul__a__drv = operands__ma;
         mul__b__drv = operands__mb;
-        clz__x__drv = a;
-        ints__op__drv = op;
-        ints__a__drv = a;
-        ints__b__drv = b;
-        ints__c__drv = c;
-        ints__pa__drv = pa;
-        ints__pb__drv = pb;
-        ints__pc__drv = pc;
-        ints__prod__drv = mul__p;
+        cut_a__d__0__drv = op;
+        cut_a__d__1__drv = a;
+        cut_a__d__2__drv = b;
+        cut_a__d__3__drv = c;
+        cut_a__d__4__drv = pa;
+        cut_a__d__5__drv = pb;
+        cut_a__d__6__drv = pc;
+        cut_a__d__7__drv = mul__p;
+        op_a = cut_a__q__0;
+        clz__x__drv = cut_a__q__1;
+        ints__op__drv = cut_a__q__0;
+        ints__a__drv = cut_a__q__1;
+        ints__b__drv = cut_a__q__2;
+        ints__c__drv = cut_a__q__3;
+        ints__pa__drv = |cut_a__q__4;
+        ints__pb__drv = |cut_a__q__5;
+        ints__pc__drv = |cut_a__q__6;
+        ints__prod__drv = cut_a__q__7;
         ints__clz__drv = clz__count;
-        front__op__drv = op;
-        front__a__drv = a;
-        front__b__drv = b;
-        front__c__drv = c;
-        front__prod__drv = mul__p;
-        norm_lz__x__drv = front__pre;
-        round__pre__drv = front__pre;
-        round__pre_exp__drv = front__pre_exp;
-        round__lz__drv = norm_lz__count;
-        round__sign__drv = front__sign;
-        round__zero_sign__drv = front__zero_sign;
-        round__special__drv = front__special;
-        round__special_val__drv = front__special_val;
-        result = ints__result;
-        pred = ints__pred;
-        if (((op >= 32'h28) & (op <= 32'h2b)) | (op == 32'h36) | (op == 32'h37)) begin
+        front__op__drv = cut_a__q__0;
+        front__a__drv = cut_a__q__1;
+        front__b__drv = cut_a__q__2;
+        front__c__drv = cut_a__q__3;
+        front__prod__drv = cut_a__q__7;
+        rounded = ((op_a >= 32'h28) & (op_a <= 32'h2b)) | (op_a == 32'h36) | (op_a == 32'h37);
+        other = ints__result;
+        other_pred = ints__pred;
+        if ((op_a >= 32'h2c) & (op_a <= 32'h3a) & ~rounded) begin
+            other = front__misc;
+            other_pred = front__misc_pred;
+        end
+        cut_b__d__0__drv = rounded;
+        cut_b__d__1__drv = other;
+        cut_b__d__2__drv = other_pred;
+        cut_b__d__3__drv = front__pre;
+        cut_b__d__4__drv = front__pre_exp;
+        cut_b__d__5__drv = front__sign;
+        cut_b__d__6__drv = front__zero_sign;
+        cut_b__d__7__drv = front__special;
+        cut_b__d__8__drv = front__special_val;
+        norm_lz__x__drv = cut_b__q__3;
+        cut_c__d__0__drv = cut_b__q__0;
+        cut_c__d__1__drv = cut_b__q__1;
+        cut_c__d__2__drv = cut_b__q__2;
+        cut_c__d__3__drv = cut_b__q__3;
+        cut_c__d__4__drv = cut_b__q__4;
+        cut_c__d__5__drv = cut_b__q__5;
+        cut_c__d__6__drv = cut_b__q__6;
+        cut_c__d__7__drv = cut_b__q__7;
+        cut_c__d__8__drv = cut_b__q__8;
+        cut_c__d__9__drv = norm_lz__count;
+        round__pre__drv = cut_c__q__3;
+        round__pre_exp__drv = cut_c__q__4;
+        round__lz__drv = cut_c__q__9;
+        round__sign__drv = |cut_c__q__5;
+        round__zero_sign__drv = |cut_c__q__6;
+        round__special__drv = |cut_c__q__7;
+        round__special_val__drv = cut_c__q__8;
+        result = cut_c__q__1;
+        if (|cut_c__q__0) begin
             result = round__result;
         end
-        else if ((op >= 32'h2c) & (op <= 32'h3a)) begin
-            result = front__misc;
-            pred = front__misc_pred;
-        end
+        pred = |cut_c__q__2;
     end
     
     // Each submodule input driven once, from its settled value.
@@ -872,6 +1135,15 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
         operands__b = operands__b__drv;
         mul__a = mul__a__drv;
         mul__b = mul__b__drv;
+        cut_a__clock = cut_a__clock__drv;
+        cut_a__d__0 = cut_a__d__0__drv;
+        cut_a__d__1 = cut_a__d__1__drv;
+        cut_a__d__2 = cut_a__d__2__drv;
+        cut_a__d__3 = cut_a__d__3__drv;
+        cut_a__d__4 = cut_a__d__4__drv;
+        cut_a__d__5 = cut_a__d__5__drv;
+        cut_a__d__6 = cut_a__d__6__drv;
+        cut_a__d__7 = cut_a__d__7__drv;
         clz__x = clz__x__drv;
         ints__op = ints__op__drv;
         ints__a = ints__a__drv;
@@ -887,7 +1159,28 @@ module sm_alu_l8__lane__0(op,a,b,c,pa,pb,pc,result,pred);
         front__b = front__b__drv;
         front__c = front__c__drv;
         front__prod = front__prod__drv;
+        cut_b__clock = cut_b__clock__drv;
+        cut_b__d__0 = cut_b__d__0__drv;
+        cut_b__d__1 = cut_b__d__1__drv;
+        cut_b__d__2 = cut_b__d__2__drv;
+        cut_b__d__3 = cut_b__d__3__drv;
+        cut_b__d__4 = cut_b__d__4__drv;
+        cut_b__d__5 = cut_b__d__5__drv;
+        cut_b__d__6 = cut_b__d__6__drv;
+        cut_b__d__7 = cut_b__d__7__drv;
+        cut_b__d__8 = cut_b__d__8__drv;
         norm_lz__x = norm_lz__x__drv;
+        cut_c__clock = cut_c__clock__drv;
+        cut_c__d__0 = cut_c__d__0__drv;
+        cut_c__d__1 = cut_c__d__1__drv;
+        cut_c__d__2 = cut_c__d__2__drv;
+        cut_c__d__3 = cut_c__d__3__drv;
+        cut_c__d__4 = cut_c__d__4__drv;
+        cut_c__d__5 = cut_c__d__5__drv;
+        cut_c__d__6 = cut_c__d__6__drv;
+        cut_c__d__7 = cut_c__d__7__drv;
+        cut_c__d__8 = cut_c__d__8__drv;
+        cut_c__d__9 = cut_c__d__9__drv;
         round__pre = round__pre__drv;
         round__pre_exp = round__pre_exp__drv;
         round__lz = round__lz__drv;
@@ -913,6 +1206,120 @@ module sm_alu_l8__lane__0__clz(x,count);
             if (x[i]) count = 32 - 1 - i;
     end
 endmodule // sm_alu_l8__lane__0__clz
+
+
+module sm_alu_l8__lane__0__cut_a(clock,d__0,d__1,d__2,d__3,d__4,d__5,d__6,d__7,q__0,q__1,q__2,q__3,q__4,q__5,q__6,q__7);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  [6:0] d__0;
+    input wire  [31:0] d__1;
+    input wire  [31:0] d__2;
+    input wire  [31:0] d__3;
+    input wire  d__4;
+    input wire  d__5;
+    input wire  d__6;
+    input wire  [65:0] d__7;
+    output reg  [6:0] q__0;
+    output reg  [31:0] q__1;
+    output reg  [31:0] q__2;
+    output reg  [31:0] q__3;
+    output reg  q__4;
+    output reg  q__5;
+    output reg  q__6;
+    output reg  [65:0] q__7;
+    
+    // Update code (custom)
+    always @(*) begin
+        q__0 = d__0;
+        q__1 = d__1;
+        q__2 = d__2;
+        q__3 = d__3;
+        q__4 = d__4;
+        q__5 = d__5;
+        q__6 = d__6;
+        q__7 = d__7;
+    end
+endmodule // sm_alu_l8__lane__0__cut_a
+
+
+module sm_alu_l8__lane__0__cut_b(clock,d__0,d__1,d__2,d__3,d__4,d__5,d__6,d__7,d__8,q__0,q__1,q__2,q__3,q__4,q__5,q__6,q__7,q__8);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d__0;
+    input wire  [31:0] d__1;
+    input wire  d__2;
+    input wire  [50:0] d__3;
+    input wire  [10:0] d__4;
+    input wire  d__5;
+    input wire  d__6;
+    input wire  d__7;
+    input wire  [31:0] d__8;
+    output reg  q__0;
+    output reg  [31:0] q__1;
+    output reg  q__2;
+    output reg  [50:0] q__3;
+    output reg  [10:0] q__4;
+    output reg  q__5;
+    output reg  q__6;
+    output reg  q__7;
+    output reg  [31:0] q__8;
+    
+    // Update code (custom)
+    always @(*) begin
+        q__0 = d__0;
+        q__1 = d__1;
+        q__2 = d__2;
+        q__3 = d__3;
+        q__4 = d__4;
+        q__5 = d__5;
+        q__6 = d__6;
+        q__7 = d__7;
+        q__8 = d__8;
+    end
+endmodule // sm_alu_l8__lane__0__cut_b
+
+
+module sm_alu_l8__lane__0__cut_c(clock,d__0,d__1,d__2,d__3,d__4,d__5,d__6,d__7,d__8,d__9,q__0,q__1,q__2,q__3,q__4,q__5,q__6,q__7,q__8,q__9);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  d__0;
+    input wire  [31:0] d__1;
+    input wire  d__2;
+    input wire  [50:0] d__3;
+    input wire  [10:0] d__4;
+    input wire  d__5;
+    input wire  d__6;
+    input wire  d__7;
+    input wire  [31:0] d__8;
+    input wire  [5:0] d__9;
+    output reg  q__0;
+    output reg  [31:0] q__1;
+    output reg  q__2;
+    output reg  [50:0] q__3;
+    output reg  [10:0] q__4;
+    output reg  q__5;
+    output reg  q__6;
+    output reg  q__7;
+    output reg  [31:0] q__8;
+    output reg  [5:0] q__9;
+    
+    // Update code (custom)
+    always @(*) begin
+        q__0 = d__0;
+        q__1 = d__1;
+        q__2 = d__2;
+        q__3 = d__3;
+        q__4 = d__4;
+        q__5 = d__5;
+        q__6 = d__6;
+        q__7 = d__7;
+        q__8 = d__8;
+        q__9 = d__9;
+    end
+endmodule // sm_alu_l8__lane__0__cut_c
 
 
 module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,special,special_val,misc,misc_pred);
@@ -941,6 +1348,7 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     localparam  k_inf = 64'h7f800000;
     localparam  k_one = 64'h3f800000;
     localparam  k_low31 = 64'h7fffffff;
+    localparam  k_ones49 = 64'h1ffffffffffff;
     
     // Local signals
     reg  is_arith;
@@ -977,6 +1385,7 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
     reg  [10:0] diff;
     reg  [48:0] small_wide;
     reg  [48:0] small_shifted;
+    reg  [48:0] lost_mask;
     reg  lost;
     reg  [49:0] big_w;
     reg  [49:0] small_w;
@@ -1077,7 +1486,8 @@ module sm_alu_l8__lane__0__front(op,a,b,c,prod,pre,pre_exp,sign,zero_sign,specia
         end
         small_wide = small_sig << 32'h1;
         small_shifted = small_wide >> diff;
-        lost = (small_shifted << diff) != small_wide;
+        lost_mask = ~(k_ones49 << diff);
+        lost = |(small_wide & lost_mask);
         big_w = big_sig << 32'h2;
         small_w = small_shifted << 32'h1;
         if (lost) begin
@@ -1784,6 +2194,22 @@ module sm_alu_l8__result_reg(clock,reset,d,q);
         else q <= d;
     end
 endmodule // sm_alu_l8__result_reg
+
+
+module sm_alu_l8__valid_pipe(clock,reset,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Update code (custom)
+    always @(posedge clock) begin
+        if (reset) q <= 4'd0;
+        else q <= d;
+    end
+endmodule // sm_alu_l8__valid_pipe
 
 
 module sm_alu_l8__valid_reg(clock,reset,d,q);

@@ -83,6 +83,16 @@ fn out_of_range_parameter() {
             &[lanes, "from 1 to 64"],
         );
     }
+    for stages in ["stages=0", "stages=5"] {
+        assert_error(
+            &warpforge(&["cosim", "sm-alu", "--set", stages]),
+            &[stages, "from 1 to 4"],
+        );
+    }
+    assert_error(
+        &warpforge(&["generate", "sm", "--set", "alu_stages=5"]),
+        &["alu_stages=5", "from 1 to 4"],
+    );
 }
 
 #[test]

@@ -39,41 +39,74 @@ fn trace(unit: &Unit, seed: u64, cycles: u64) -> (Vec<Vec<u64>>, Vec<Vec<u64>>) 
     (ins, outs)
 }
 
-#[test]
-fn planted_off_by_one_in_one_lane_is_caught_at_its_cycle() {
-    let unit = Unit::resolve("sm-alu", &["lanes=8".into()]).unwrap();
+/// The first cycle, out of reset, that issues `op` and is not followed by a reset within
+/// `stages` cycles (so its result must show `stages` cycles later).
+fn first_issue(unit: &Unit, ins: &[Vec<u64>], op: Option<u64>, stages: usize) -> u64 {
     let layout = unit.manifest().layout();
-    let design = plant(
-        &unit,
-        "sm_alu_l8__lane__3__ints",
-        "result = a + b;",
-        "result = a + b + 32'h1;",
-    );
-    // Where it must show: the cycle after the first issued add.s32 (outside reset).
-    let (ins, _) = trace(&unit, 11, 200_000);
     let bit = |c: usize, port: &str, width: usize| {
         words::get(&ins[c], 64 * layout.input(port).unwrap().offset, width)
     };
-    let first = (0..ins.len() - 1)
+    (0..ins.len() - stages)
         .find(|&c| {
-            bit(c, "reset", 1) == 0
+            (c..=c + stages).all(|k| bit(k, "reset", 1) == 0)
                 && bit(c, "valid", 1) == 1
-                && bit(c, "op", 7) == 2
-                && bit(c + 1, "reset", 1) == 0
+                && op.is_none_or(|o| bit(c, "op", 7) == o)
         })
-        .expect("the stimulus issues add.s32") as u64
-        + 1;
+        .expect("the stimulus issues the op") as u64
+}
+
+#[test]
+fn planted_off_by_one_in_one_lane_is_caught_at_its_cycle() {
+    // One stage at 8 lanes; three stages at 2 lanes (the result shows 3 cycles after issue).
+    for (lanes, stages) in [(8usize, 1usize), (2, 3)] {
+        let unit = Unit::resolve(
+            "sm-alu",
+            &[format!("lanes={lanes}"), format!("stages={stages}")],
+        )
+        .unwrap();
+        let lane = (lanes - 1).min(3);
+        let module = format!("{}__lane__{lane}__ints", unit.manifest().module);
+        let design = plant(&unit, &module, "result = a + b;", "result = a + b + 32'h1;");
+        // Where it must show: `stages` cycles after the first issued add.s32.
+        let (ins, _) = trace(&unit, 11, 200_000);
+        let first = first_issue(&unit, &ins, Some(2), stages) + stages as u64;
+        let r = lockstep::run_design(
+            &unit,
+            &design,
+            unit.model(),
+            Source::Random(unit.stimulus(11)),
+            Options::new(first + 1000, 11),
+        )
+        .unwrap();
+        let m = r.mismatch.expect("the planted bug is caught");
+        assert_eq!((m.cycle, m.port.as_str()), (first, "result"), "{module}");
+        assert_eq!(r.cycles, first + 1);
+    }
+}
+
+#[test]
+fn planted_short_pipeline_is_caught_on_out_valid() {
+    // At three stages, `valid` taken from the first instead of the second pipeline register:
+    // results come a cycle early, and lockstep stops at the first one.
+    let unit = Unit::resolve("sm-alu", &["lanes=2".into(), "stages=3".into()]).unwrap();
+    let design = plant(
+        &unit,
+        "sm_alu_l2_s3",
+        "late_valid = |(valid_pipe__q & k_last);",
+        "late_valid = |(valid_pipe__q & 64'h1);",
+    );
+    let (ins, _) = trace(&unit, 4, 10_000);
+    let early = first_issue(&unit, &ins, None, 3) + 2;
     let r = lockstep::run_design(
         &unit,
         &design,
         unit.model(),
-        Source::Random(unit.stimulus(11)),
-        Options::new(first + 1000, 11),
+        Source::Random(unit.stimulus(4)),
+        Options::new(10_000, 4),
     )
     .unwrap();
-    let m = r.mismatch.expect("the planted bug is caught");
-    assert_eq!((m.cycle, m.port.as_str()), (first, "result"));
-    assert_eq!(r.cycles, first + 1);
+    let m = r.mismatch.expect("the planted latency bug is caught");
+    assert_eq!((m.cycle, m.port.as_str()), (early, "out_valid"));
 }
 
 #[test]

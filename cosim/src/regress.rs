@@ -40,7 +40,7 @@ impl Job {
 
 /// The SM configurations of `regress --suite full` (the test suite runs the same three in
 /// cosim/tests/sm.rs): warp size 8 and 32, SIMD 8 and warp-wide, one and two schedulers,
-/// LRR and GTO, memory latency and back-pressure of the harness.
+/// LRR and GTO, one- and three-stage lanes, memory latency and back-pressure of the harness.
 pub const SM_CONFIGS: &[&[&str]] = &[
     &[
         "warps=32",
@@ -57,6 +57,7 @@ pub const SM_CONFIGS: &[&[&str]] = &[
         "policy=gto",
         "mem_latency=40",
         "mem_stall_pct=30",
+        "alu_stages=3",
     ],
     &[
         "warps=8",
@@ -552,11 +553,14 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["pool=16", "n2=16", "w=16", "threads=128"]),
             sets(&["pool=5", "n2=64", "pc_bits=12"]),
         ],
+        // One stage at 1, 8 and 32 lanes; the deeper pipelines at sm-small's width (2 lanes,
+        // 3 stages) and at an odd width (3 lanes, all four stages).
         "sm-alu" => vec![
             sets(&["lanes=1"]),
             sets(&["lanes=8"]),
             sets(&["lanes=32"]),
-            sets(&["lanes=3"]),
+            sets(&["lanes=2", "stages=3"]),
+            sets(&["lanes=3", "stages=4"]),
         ],
         // Table sizes 4, 8, 16 rows; w 4, 8, 16; both kinds in every size class.
         "crown-lookup" => vec![
@@ -793,6 +797,11 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ],
         "crown-l2" => vec![sets(&["n2=64", "pool=4", "w=32"])],
         "crown-pool" => vec![sets(&["pool=4", "n2=64", "w=32"])],
+        // The SM's default width at two stages; the widest common shape at four.
+        "sm-alu" => vec![
+            sets(&["lanes=8", "stages=2"]),
+            sets(&["lanes=32", "stages=4"]),
+        ],
         "msap-mc" => vec![sets(&["depth=32", "age_thresh=20", "pl_bits=4"])],
         // A 4x4 mesh with a middle column of MCs (baseline, 2 stages, 1-flit replies) and
         // §2.1's 8x8 system (56 SMs, 8 MCs) with MSAP and as the baseline.

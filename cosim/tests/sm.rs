@@ -76,8 +76,8 @@ fn suite_on(sets: &[&str]) {
 }
 
 /// The three configurations the suite runs on (warp size 8 and 32, SIMD width 8 and
-/// warp-wide, one and two schedulers, LRR and GTO); the random programs and the cycle-limit
-/// test reuse their builds. `mem_*` are the harness's, not the RTL's.
+/// warp-wide, one and two schedulers, LRR and GTO, one- and three-stage lanes); the random
+/// programs and the cycle-limit test reuse their builds. `mem_*` are the harness's, not the RTL's.
 const A: &[&str] = &[
     "warps=32",
     "warp_size=8",
@@ -93,6 +93,7 @@ const B: &[&str] = &[
     "policy=gto",
     "mem_latency=40",
     "mem_stall_pct=30",
+    "alu_stages=3",
 ];
 /// A small SM (configs/sm-small.toml's warps and memories, with 8 SIMD lanes) for random
 /// programs and the planted bug.
@@ -150,7 +151,7 @@ fn random_on(sets: &[&str], seeds: std::ops::Range<u64>) {
 }
 
 /// Random programs run on two small SMs (fast to build and to simulate): warp size 8, and
-/// warp size 32 in lane groups of 8 with two schedulers.
+/// warp size 32 in lane groups of 8 with two schedulers and two-stage lanes.
 #[test]
 fn random_programs_on_a_small_warp8_sm_with_memory_back_pressure() {
     let mut sets = SMALL.to_vec();
@@ -170,6 +171,7 @@ fn random_programs_on_a_small_warp32_sm_with_lane_groups() {
             "rf_kb=8",
             "shared_kb=1",
             "mem_latency=3",
+            "alu_stages=2",
         ],
         1000..1100,
     );

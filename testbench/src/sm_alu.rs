@@ -1,12 +1,14 @@
 //! Cycle model, stimulus and spec vectors of `sm-alu`, the SM's SIMD execution lanes
 //! (contract `warpforge_contract::units::sm_alu`). Each lane is [`crate::isa::alu::lane`], the
-//! same function the ISA interpreter executes; the unit adds the output registers.
+//! same function the ISA interpreter executes; the unit adds `stages` − 1 cycles of delay (a
+//! queue of results in flight, emptied by reset) and the output registers.
 
 use crate::isa::alu;
 use crate::isa::fp;
 use crate::rng::Rng;
 use crate::words;
 use crate::{Model, SpecVector, Stimulus, VectorCycle};
+use std::collections::VecDeque;
 use warpforge_contract::isa::Op;
 use warpforge_contract::units::sm_alu::{SmAluConfig, NAME, WORD_BITS};
 use warpforge_contract::Layout;
@@ -50,18 +52,29 @@ impl Ports {
     }
 }
 
-/// The cycle model of `sm-alu`: the output registers, loaded each cycle from the lanes.
+/// The results of one issued op, per lane, on their way to the output registers.
+#[derive(Clone, Debug)]
+struct InFlight {
+    result: Vec<u32>,
+    pred: u64,
+}
+
+/// The cycle model of `sm-alu`: the ops in flight (`stages` − 1 slots, newest first; `None` =
+/// no op) and the output registers, loaded each cycle from the oldest slot.
 #[derive(Clone, Debug)]
 pub struct SmAluModel {
     lanes: usize,
+    stages: usize,
     ports: Ports,
+    in_flight: VecDeque<Option<InFlight>>,
     out_valid: bool,
     result: Vec<u32>,
     pred: u64,
-    /// Whether the last step was a reset, and what the registers were loaded from.
+    /// Whether an op left the pipeline into the output registers at the last edge.
     last_valid: bool,
-    /// Coverage: valid ops (out of reset) and their classes (see [`OpClass`]).
-    counts: [u64; 5],
+    /// Coverage: valid ops (out of reset) and their classes (see [`OpClass`]), ops in flight
+    /// that a reset dropped, cycles with every slot of a deep pipeline busy.
+    counts: [u64; 7],
 }
 
 /// The coverage class of an opcode: the classes partition the valid ops.
@@ -90,13 +103,49 @@ impl SmAluModel {
     pub fn new(cfg: &SmAluConfig) -> Self {
         SmAluModel {
             lanes: cfg.lanes,
+            stages: cfg.stages,
             ports: Ports::new(cfg),
+            in_flight: (1..cfg.stages).map(|_| None).collect(),
             out_valid: false,
             result: vec![0; cfg.lanes],
             pred: 0,
             last_valid: false,
-            counts: [0; 5],
+            counts: [0; 7],
         }
+    }
+}
+
+impl SmAluModel {
+    /// The lanes' results of the op issued with `inputs` (not in reset, `valid` high).
+    fn issue(&mut self, inputs: &[u64]) -> InFlight {
+        let p = self.ports;
+        let op = words::get(inputs, p.op, 7) as u8;
+        self.counts[0] += 1;
+        self.counts[op_class(op) as usize] += 1;
+        let (pa, pb, pc) = (
+            words::get(inputs, p.pa, self.lanes),
+            words::get(inputs, p.pb, self.lanes),
+            words::get(inputs, p.pc, self.lanes),
+        );
+        let mut done = InFlight {
+            result: vec![0; self.lanes],
+            pred: 0,
+        };
+        for l in 0..self.lanes {
+            let at = WORD_BITS * l;
+            let (r, pr) = alu::lane_code(
+                op,
+                words::get(inputs, p.a + at, WORD_BITS) as u32,
+                words::get(inputs, p.b + at, WORD_BITS) as u32,
+                words::get(inputs, p.c + at, WORD_BITS) as u32,
+                pa >> l & 1 == 1,
+                pb >> l & 1 == 1,
+                pc >> l & 1 == 1,
+            );
+            done.result[l] = r;
+            done.pred |= (pr as u64) << l;
+        }
+        done
     }
 }
 
@@ -113,55 +162,73 @@ impl Model for SmAluModel {
         // The clock edge.
         let reset = words::get(inputs, p.reset, 1) == 1;
         let valid = words::get(inputs, p.valid, 1) == 1;
-        self.last_valid = valid && !reset;
-        if reset || !valid {
-            self.out_valid = false;
-            self.result.iter_mut().for_each(|r| *r = 0);
-            self.pred = 0;
-            return;
+        if reset {
+            // Every op in flight is dropped.
+            for slot in self.in_flight.iter_mut() {
+                self.counts[5] += slot.is_some() as u64;
+                *slot = None;
+            }
+        } else if self.stages > 1 && self.in_flight.iter().all(Option::is_some) {
+            self.counts[6] += 1;
         }
-        let op = words::get(inputs, p.op, 7) as u8;
-        self.counts[0] += 1;
-        self.counts[op_class(op) as usize] += 1;
-        let (pa, pb, pc) = (
-            words::get(inputs, p.pa, self.lanes),
-            words::get(inputs, p.pb, self.lanes),
-            words::get(inputs, p.pc, self.lanes),
-        );
-        self.out_valid = true;
-        self.pred = 0;
-        for l in 0..self.lanes {
-            let at = WORD_BITS * l;
-            let (r, pr) = alu::lane_code(
-                op,
-                words::get(inputs, p.a + at, WORD_BITS) as u32,
-                words::get(inputs, p.b + at, WORD_BITS) as u32,
-                words::get(inputs, p.c + at, WORD_BITS) as u32,
-                pa >> l & 1 == 1,
-                pb >> l & 1 == 1,
-                pc >> l & 1 == 1,
-            );
-            self.result[l] = r;
-            self.pred |= (pr as u64) << l;
+        let issued = if valid && !reset {
+            Some(self.issue(inputs))
+        } else {
+            None
+        };
+        self.in_flight.push_front(issued);
+        let leaving = self.in_flight.pop_back().flatten();
+        self.last_valid = leaving.is_some();
+        match leaving {
+            Some(done) => {
+                self.out_valid = true;
+                self.result = done.result;
+                self.pred = done.pred;
+            }
+            None => {
+                self.out_valid = false;
+                self.result.iter_mut().for_each(|r| *r = 0);
+                self.pred = 0;
+            }
         }
     }
 
     fn events(&self) -> Vec<(&'static str, u64)> {
-        let [ops, fp, int, pred, other] = self.counts;
+        let [ops, fp, int, pred, other, dropped, full] = self.counts;
         vec![
             ("ops", ops),
             ("fp_ops", fp),
             ("int_ops", int),
             ("pred_ops", pred),
             ("other_ops", other),
+            ("dropped_by_reset", dropped),
+            ("pipeline_full", full),
         ]
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        if self.in_flight.len() != self.stages - 1 {
+            return Err(format!(
+                "{} ops in flight slots at {} stages",
+                self.in_flight.len(),
+                self.stages
+            ));
+        }
+        if let Some(f) = self.in_flight.iter().flatten().find(|f| {
+            f.result.len() != self.lanes || (self.lanes < 64 && f.pred >> self.lanes != 0)
+        }) {
+            return Err(format!(
+                "an op in flight has {} lanes or pred {:#x} at {} lanes",
+                f.result.len(),
+                f.pred,
+                self.lanes
+            ));
+        }
         if self.out_valid != self.last_valid {
             return Err(format!(
-                "out_valid = {} after a cycle with valid = {}",
-                self.out_valid as u8, self.last_valid as u8
+                "out_valid = {} after an edge where {} op left the pipeline",
+                self.out_valid as u8,
+                if self.last_valid { "an" } else { "no" }
             ));
         }
         if !self.out_valid && (self.pred != 0 || self.result.iter().any(|&r| r != 0)) {
@@ -178,8 +245,13 @@ impl Model for SmAluModel {
 
     fn state_line(&self) -> String {
         let res: Vec<String> = self.result.iter().map(|r| format!("{r:08x}")).collect();
+        let flight: String = self
+            .in_flight
+            .iter()
+            .map(|s| if s.is_some() { '1' } else { '0' })
+            .collect();
         format!(
-            "out_valid={} pred={:#x} result=[{}]",
+            "in_flight={flight} out_valid={} pred={:#x} result=[{}]",
             self.out_valid as u8,
             self.pred,
             res.join(" ")
@@ -297,7 +369,8 @@ const INT_SPECIAL: &[u32] = &[
 /// normals, conversion and rounding boundaries, shift amounts, INT_MIN), from random values
 /// with exponents near overflow, underflow or each other, from mantissas with few significant
 /// bits (products that tie), from pairs that cancel exactly or nearly, from addends that
-/// cancel a product, and from uniform words. Rare mid-run resets.
+/// cancel a product, and from uniform words. Rare mid-run resets (1 in 10,000 cycles: each
+/// drops what a deep pipeline has in flight).
 #[derive(Clone, Debug)]
 pub struct SmAluStimulus {
     rng: Rng,
@@ -456,7 +529,7 @@ impl Stimulus for SmAluStimulus {
             self.new_phase();
         }
         self.phase_left -= 1;
-        if cycle < 2 || self.rng.chance(1, 50_000) {
+        if cycle < 2 || self.rng.chance(1, 10_000) {
             words::set(inputs, p.reset, 1, 1);
             return;
         }
@@ -539,52 +612,56 @@ fn pp(pa: bool, pb: bool, pred: bool) -> Case {
 /// Lanes of every spec vector.
 const VECTOR_LANES: usize = 4;
 
+/// `cases` packed into the lane ports: lane `l` takes `cases[l]` (the first case repeats in the
+/// remaining lanes).
+fn pack(cases: &[Case], f: &dyn Fn(&Case) -> u32) -> Vec<u64> {
+    let lane = |l: usize| cases.get(l).copied().unwrap_or(cases[0]);
+    (0..VECTOR_LANES / 2)
+        .map(|w| f(&lane(2 * w)) as u64 | (f(&lane(2 * w + 1)) as u64) << 32)
+        .collect()
+}
+
+fn pack_bits(cases: &[Case], f: &dyn Fn(&Case) -> bool) -> u64 {
+    let lane = |l: usize| cases.get(l).copied().unwrap_or(cases[0]);
+    (0..VECTOR_LANES).map(|l| (f(&lane(l)) as u64) << l).sum()
+}
+
+/// The inputs that issue `op` with `cases`.
+fn issue_inputs(op: Op, cases: &[Case]) -> Vec<(&'static str, Vec<u64>)> {
+    assert!(!cases.is_empty() && cases.len() <= VECTOR_LANES);
+    vec![
+        ("valid", vec![1]),
+        ("op", vec![op as u64]),
+        ("a", pack(cases, &|c| c.a)),
+        ("b", pack(cases, &|c| c.b)),
+        ("c", pack(cases, &|c| c.c)),
+        ("pa", vec![pack_bits(cases, &|c| c.pa)]),
+        ("pb", vec![pack_bits(cases, &|c| c.pb)]),
+        ("pc", vec![pack_bits(cases, &|c| c.pc)]),
+    ]
+}
+
+/// The outputs showing `cases`' results.
+fn shown(cases: &[Case]) -> Vec<(&'static str, Vec<u64>)> {
+    vec![
+        ("out_valid", vec![1]),
+        ("result", pack(cases, &|c| c.result)),
+        ("pred", vec![pack_bits(cases, &|c| c.pred)]),
+    ]
+}
+
+/// The outputs of a cycle without a result.
+fn nothing() -> Vec<(&'static str, Vec<u64>)> {
+    vec![
+        ("out_valid", vec![0]),
+        ("result", vec![0, 0]),
+        ("pred", vec![0]),
+    ]
+}
+
 /// A vector: after a reset, `op` issues once with `cases` in lanes 0.. (the first case repeats
 /// in the remaining lanes); the next cycle shows the results; then an idle cycle clears them.
 fn vector(name: &str, op: Op, cases: &[Case]) -> SpecVector {
-    assert!(!cases.is_empty() && cases.len() <= VECTOR_LANES);
-    let lane = |l: usize| cases.get(l).copied().unwrap_or(cases[0]);
-    let pack = |f: &dyn Fn(&Case) -> u32| -> Vec<u64> {
-        (0..VECTOR_LANES / 2)
-            .map(|w| f(&lane(2 * w)) as u64 | (f(&lane(2 * w + 1)) as u64) << 32)
-            .collect()
-    };
-    let bits = |f: &dyn Fn(&Case) -> bool| -> u64 {
-        (0..VECTOR_LANES).map(|l| (f(&lane(l)) as u64) << l).sum()
-    };
-    let issue = VectorCycle {
-        inputs: vec![
-            ("valid", vec![1]),
-            ("op", vec![op as u64]),
-            ("a", pack(&|c| c.a)),
-            ("b", pack(&|c| c.b)),
-            ("c", pack(&|c| c.c)),
-            ("pa", vec![bits(&|c| c.pa)]),
-            ("pb", vec![bits(&|c| c.pb)]),
-            ("pc", vec![bits(&|c| c.pc)]),
-        ],
-        expect: vec![
-            ("out_valid", vec![0]),
-            ("result", vec![0, 0]),
-            ("pred", vec![0]),
-        ],
-    };
-    let shown = VectorCycle {
-        inputs: vec![],
-        expect: vec![
-            ("out_valid", vec![1]),
-            ("result", pack(&|c| c.result)),
-            ("pred", vec![bits(&|c| c.pred)]),
-        ],
-    };
-    let cleared = VectorCycle {
-        inputs: vec![],
-        expect: vec![
-            ("out_valid", vec![0]),
-            ("result", vec![0, 0]),
-            ("pred", vec![0]),
-        ],
-    };
     SpecVector {
         name: format!("isa.md: {name}"),
         unit: NAME,
@@ -594,11 +671,129 @@ fn vector(name: &str, op: Op, cases: &[Case]) -> SpecVector {
                 inputs: vec![("reset", vec![1])],
                 expect: vec![],
             },
-            issue,
-            shown,
-            cleared,
+            VectorCycle {
+                inputs: issue_inputs(op, cases),
+                expect: nothing(),
+            },
+            VectorCycle {
+                inputs: vec![],
+                expect: shown(cases),
+            },
+            VectorCycle {
+                inputs: vec![],
+                expect: nothing(),
+            },
         ],
     }
+}
+
+/// `v` (a [`vector`]) at pipeline depth `stages`: `stages` − 1 more cycles without a result
+/// between the issue and the result.
+fn deepen(mut v: SpecVector, stages: usize) -> SpecVector {
+    v.name = format!("{} (stages={stages})", v.name);
+    v.sets.push(format!("stages={stages}"));
+    for _ in 1..stages {
+        v.cycles.insert(
+            2,
+            VectorCycle {
+                inputs: vec![],
+                expect: nothing(),
+            },
+        );
+    }
+    v
+}
+
+/// One cycle of a [`pipeline_vector`]: reset, an op issued, or idle.
+enum Drive {
+    Reset,
+    Issue(Op, Vec<Case>),
+    Idle,
+}
+
+/// The contract's pipeline rule as a vector: the `drives`, one per cycle after an initial
+/// reset, then idle cycles until the last result has left. An op issued in cycle `u` shows in
+/// cycle `u + stages` unless a reset came in cycles `u … u + stages − 1`; every other cycle
+/// shows nothing. (The expectations follow from the rule and the hand-written cases.)
+fn pipeline_vector(name: &str, stages: usize, drives: Vec<Drive>) -> SpecVector {
+    let n = 1 + drives.len() + stages + 1;
+    let mut cycles: Vec<VectorCycle> = (0..n)
+        .map(|c| VectorCycle {
+            inputs: if c == 0 {
+                vec![("reset", vec![1])]
+            } else {
+                vec![]
+            },
+            expect: if c == 0 { vec![] } else { nothing() },
+        })
+        .collect();
+    let resets: Vec<usize> = drives
+        .iter()
+        .enumerate()
+        .filter(|(_, d)| matches!(d, Drive::Reset))
+        .map(|(i, _)| i + 1)
+        .collect();
+    for (i, d) in drives.into_iter().enumerate() {
+        let u = i + 1;
+        match d {
+            Drive::Reset => {
+                cycles[u].inputs = vec![("reset", vec![1])];
+                // Outputs in a reset cycle are not compared.
+                cycles[u].expect = vec![];
+            }
+            Drive::Issue(op, cases) => {
+                cycles[u].inputs = issue_inputs(op, &cases);
+                if !resets.iter().any(|&r| (u..u + stages).contains(&r)) {
+                    cycles[u + stages].expect = shown(&cases);
+                }
+            }
+            Drive::Idle => {}
+        }
+    }
+    SpecVector {
+        name: format!("sm_alu contract: {name} (stages={stages})"),
+        unit: NAME,
+        sets: vec![format!("lanes={VECTOR_LANES}"), format!("stages={stages}")],
+        cycles,
+    }
+}
+
+/// The pipeline rules at depth `stages`: one op per cycle, in order, each `stages` cycles
+/// later whatever its kind; a reset drops the ops in flight (and the op of its own cycle).
+fn pipeline_vectors(stages: usize) -> Vec<SpecVector> {
+    let add = || Drive::Issue(Op::Add, vec![r2(3, 4, 7), r2(NEG, NEG, 0)]);
+    // 1.5 · 2.5 = 3.75; 1 · 1 = 1.
+    let fmul = || {
+        Drive::Issue(
+            Op::FMul,
+            vec![r2(0x3FC0_0000, 0x4020_0000, 0x4070_0000), r2(ONE, ONE, ONE)],
+        )
+    };
+    // -1 < 1 (signed); 1 < 1 is false.
+    let setp = || Drive::Issue(Op::SetLtS, vec![p2(0xFFFF_FFFF, 1, true), p2(1, 1, false)]);
+    vec![
+        pipeline_vector(
+            "one op per cycle, in order, integer and FP alike",
+            stages,
+            vec![add(), fmul(), setp(), Drive::Idle, fmul(), add()],
+        ),
+        pipeline_vector(
+            "reset drops the ops in flight",
+            stages,
+            vec![fmul(), add(), Drive::Reset, setp(), fmul()],
+        ),
+    ]
+}
+
+/// Every spec vector: the worked cases at one stage and again at three (every cut of the
+/// FP path but the last between issue and result), and the pipeline rules at two and four.
+pub fn spec_vectors() -> Vec<SpecVector> {
+    let worked = worked_vectors();
+    let mut all: Vec<SpecVector> = worked.iter().cloned().map(|v| deepen(v, 3)).collect();
+    all.splice(0..0, worked);
+    all.extend(pipeline_vectors(2));
+    all.extend(pipeline_vectors(4));
+    all
 }
 
 const NAN: u32 = 0x7FFF_FFFF;
@@ -609,7 +804,7 @@ const MAX: u32 = 0x7F7F_FFFF;
 const MIN_NORMAL: u32 = 0x0080_0000;
 
 /// The worked cases of docs/isa.md (integer rules, then the FP32 rules), each as a vector.
-pub fn spec_vectors() -> Vec<SpecVector> {
+fn worked_vectors() -> Vec<SpecVector> {
     vec![
         vector(
             "abs.s32 wraps: abs(-2^31) = -2^31",

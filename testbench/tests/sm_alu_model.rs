@@ -45,8 +45,8 @@ fn a_wrong_expectation_is_reported() {
 
 #[test]
 fn random_run_keeps_invariants_and_covers_every_op_and_the_hard_cases() {
-    for lanes in [1usize, 3, 8, 64] {
-        let cfg = config(&[&format!("lanes={lanes}")]);
+    for (lanes, stages) in [(1usize, 1usize), (3, 4), (8, 2), (64, 3)] {
+        let cfg = config(&[&format!("lanes={lanes}"), &format!("stages={stages}")]);
         let layout = Layout::new(&cfg.ports());
         let (iv, iop, ia, ib, ireset) = (
             64 * layout.input("valid").unwrap().offset,
@@ -117,6 +117,51 @@ fn random_run_keeps_invariants_and_covers_every_op_and_the_hard_cases() {
             nan_in > 100 && sub_in > 100 && inf_in > 100 && cancel > 100,
             "lanes {lanes}: nan {nan_in} sub {sub_in} inf {inf_in} cancel {cancel}"
         );
+        let e: std::collections::BTreeMap<_, _> = model.events().into_iter().collect();
+        if stages > 1 {
+            assert!(
+                e["dropped_by_reset"] > 0 && e["pipeline_full"] > 1000,
+                "lanes {lanes} stages {stages}: {e:?}"
+            );
+        }
+    }
+}
+
+/// A deep unit's outputs are the one-stage unit's, `stages` − 1 cycles later, on the same
+/// inputs — except that a reset in between leaves nothing (all outputs 0).
+#[test]
+fn a_deep_unit_is_the_one_stage_unit_delayed() {
+    for stages in 2..=4usize {
+        let one = config(&["lanes=3"]);
+        let deep = config(&["lanes=3", &format!("stages={stages}")]);
+        let layout = Layout::new(&one.ports());
+        let ireset = 64 * layout.input("reset").unwrap().offset;
+        let mut stim = SmAluStimulus::new(&one, 21);
+        let (mut m1, mut ms) = (SmAluModel::new(&one), SmAluModel::new(&deep));
+        let mut inputs = vec![0u64; layout.in_words];
+        let (mut o1, mut os) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
+        let (mut hist1, mut resets) = (vec![], vec![]);
+        let (mut compared, mut blanked) = (0u64, 0u64);
+        for t in 0..100_000usize {
+            stim.next(t as u64, &o1, &mut inputs);
+            m1.step(&inputs, &mut o1);
+            ms.step(&inputs, &mut os);
+            ms.check_invariants().unwrap();
+            // o1 / os are the outputs of cycle t (shown before its edge).
+            hist1.push(o1.clone());
+            resets.push(words::get(&inputs, ireset, 1) == 1);
+            if t < stages || resets[t] {
+                continue;
+            }
+            if resets[t + 1 - stages..t].iter().any(|&r| r) {
+                assert!(os.iter().all(|&w| w == 0), "stages {stages} cycle {t}");
+                blanked += 1;
+            } else {
+                assert_eq!(os, hist1[t + 1 - stages], "stages {stages} cycle {t}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 90_000 && blanked > 0, "{compared} {blanked}");
     }
 }
 
@@ -172,8 +217,36 @@ fn events_count_valid_ops_by_class() {
             ("fp_ops", 2),
             ("int_ops", 2),
             ("pred_ops", 2),
-            ("other_ops", 2)
+            ("other_ops", 2),
+            ("dropped_by_reset", 0),
+            ("pipeline_full", 0)
         ]
+    );
+}
+
+/// At three stages: a reset drops the two ops in flight (not the reset cycle's own), and
+/// the pipeline is full in cycles where both slots hold an op.
+#[test]
+fn events_count_ops_dropped_by_reset() {
+    let cfg = config(&["lanes=2", "stages=3"]);
+    let layout = Layout::new(&cfg.ports());
+    let at = |n: &str| 64 * layout.input(n).unwrap().offset;
+    let mut model = SmAluModel::new(&cfg);
+    let mut inputs = vec![0u64; layout.in_words];
+    let mut outputs = vec![0u64; layout.out_words];
+    // (reset, valid): full before the 4th and 5th cycle's edges, two dropped at the 5th.
+    let cycles: [(u64, u64); 7] = [(1, 1), (0, 1), (0, 1), (0, 1), (1, 1), (0, 1), (0, 0)];
+    for (reset, valid) in cycles {
+        words::set(&mut inputs, at("reset"), 1, reset);
+        words::set(&mut inputs, at("valid"), 1, valid);
+        words::set(&mut inputs, at("op"), 7, Op::Add as u64);
+        model.step(&inputs, &mut outputs);
+        model.check_invariants().unwrap();
+    }
+    let e: std::collections::BTreeMap<_, _> = model.events().into_iter().collect();
+    assert_eq!(
+        (e["ops"], e["dropped_by_reset"], e["pipeline_full"]),
+        (4, 2, 1)
     );
 }
 
@@ -192,6 +265,8 @@ fn events_of_a_random_run() {
     let e = model.events();
     assert_eq!(e[0].0, "ops");
     assert!(e[0].1 > 0, "{e:?}");
-    assert_eq!(e[0].1, e[1..].iter().map(|x| x.1).sum::<u64>(), "{e:?}");
-    assert!(e.iter().all(|x| x.1 > 0), "{e:?}");
+    // The classes partition the ops; at one stage nothing is in flight to drop.
+    assert_eq!(e[0].1, e[1..5].iter().map(|x| x.1).sum::<u64>(), "{e:?}");
+    assert!(e[..5].iter().all(|x| x.1 > 0), "{e:?}");
+    assert_eq!((e[5].1, e[6].1), (0, 0), "{e:?}");
 }

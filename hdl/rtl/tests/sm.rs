@@ -62,7 +62,7 @@ fn lint_clean_small() {
 }
 
 #[test]
-fn lint_clean_lane_groups_two_schedulers_bar_gto() {
+fn lint_clean_lane_groups_two_schedulers_bar_gto_deep_lanes() {
     lint_all(&warpforge_hdl::sm::generate(&cfg(&[
         "warps=8",
         "warp_size=16",
@@ -74,6 +74,7 @@ fn lint_clean_lane_groups_two_schedulers_bar_gto() {
         "cta_slots=1",
         "pc_bits=6",
         "stack_depth=4",
+        "alu_stages=3",
     ])));
 }
 

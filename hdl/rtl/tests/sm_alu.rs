@@ -9,11 +9,15 @@ use warpforge_contract::params::Params;
 use warpforge_contract::units::sm_alu::{self, SmAluConfig};
 
 fn cfg(lanes: usize) -> SmAluConfig {
+    cfg_deep(lanes, 1)
+}
+
+fn cfg_deep(lanes: usize, stages: usize) -> SmAluConfig {
     let p = Params::resolve(
         sm_alu::NAME,
         sm_alu::PARAMS,
         None,
-        &[format!("lanes={lanes}")],
+        &[format!("lanes={lanes}"), format!("stages={stages}")],
     )
     .unwrap();
     SmAluConfig::from_params(&p).unwrap()
@@ -32,6 +36,16 @@ fn top_module_has_exactly_the_contract_ports() {
 fn lint_clean_one_and_eight_lanes() {
     for lanes in [1, 8] {
         lint_all(&warpforge_hdl::sm::alu::generate(&cfg(lanes)));
+    }
+}
+
+#[test]
+fn lint_clean_two_lanes_every_depth() {
+    for stages in 2..=4 {
+        let c = cfg_deep(2, stages);
+        let d = warpforge_hdl::sm::alu::generate(&c);
+        assert_contract_ports(&d, &c.module_name(), &c.ports(), &d.module);
+        lint_all(&d);
     }
 }
 

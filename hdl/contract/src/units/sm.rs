@@ -81,6 +81,13 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec::int("pc_bits", 4, 16, 12, "PC width: programs of up to 2^pc_bits instructions"),
     ParamSpec::int("stack_depth", 2, 64, 16, "entries of each warp's reconvergence stack"),
     ParamSpec::int(
+        "alu_stages",
+        1,
+        4,
+        1,
+        "pipeline depth of the execute stage's lanes (sm-alu `stages`): cycles from a lane group's issue to its result",
+    ),
+    ParamSpec::int(
         "mem_latency",
         1,
         10_000,
@@ -137,6 +144,8 @@ pub struct SmConfig {
     pub cta_slots: usize,
     pub pc_bits: usize,
     pub stack_depth: usize,
+    /// Pipeline depth of the execute stage's `sm-alu` lanes.
+    pub alu_stages: usize,
     pub mem_latency: usize,
     pub mem_stall_pct: usize,
 }
@@ -172,6 +181,7 @@ impl SmConfig {
             cta_slots: p.usize("cta_slots"),
             pc_bits: p.usize("pc_bits"),
             stack_depth: p.usize("stack_depth"),
+            alu_stages: p.usize("alu_stages"),
             mem_latency: p.usize("mem_latency"),
             mem_stall_pct: p.usize("mem_stall_pct"),
         };
@@ -221,9 +231,15 @@ impl SmConfig {
         crate::index_bits(self.shared_words().max(2))
     }
 
+    /// The name lists every RTL parameter; `_a<alu_stages>` only when the lanes are deeper
+    /// than one stage (the one-stage names predate the parameter).
     pub fn module_name(&self) -> String {
+        let alu = match self.alu_stages {
+            1 => String::new(),
+            n => format!("_a{n}"),
+        };
         format!(
-            "sm_w{}_t{}_l{}_s{}_{}_r{}_sh{}_c{}_p{}_d{}",
+            "sm_w{}_t{}_l{}_s{}_{}_r{}_sh{}_c{}_p{}_d{}{alu}",
             self.warps,
             self.warp_size,
             self.simd_width,
@@ -527,6 +543,20 @@ mod tests {
         assert_eq!(c.rf_words(), 16 * 1024);
         assert_eq!(c.max_threads(), 1024);
         assert_eq!(c.groups(), 4);
+    }
+
+    #[test]
+    fn alu_stages_are_one_to_four_and_name_the_module() {
+        let c = cfg(&["alu_stages=3"]).unwrap();
+        assert_eq!(c.alu_stages, 3);
+        assert!(c.module_name().ends_with("_d16_a3"), "{}", c.module_name());
+        assert!(cfg(&[]).unwrap().module_name().ends_with("_d16"));
+        for bad in ["alu_stages=0", "alu_stages=5"] {
+            assert_eq!(
+                cfg(&[bad]).unwrap_err(),
+                format!("--set {bad}: alu_stages must be an integer from 1 to 4")
+            );
+        }
     }
 
     #[test]

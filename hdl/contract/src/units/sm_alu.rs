@@ -29,13 +29,20 @@
 //! - every other opcode number (memory, branch, barrier, `exit`, `nop`, and the unassigned
 //!   numbers) gives `result = 0`, `pred = 0`.
 //!
-//! # Outputs (registered: one cycle of latency)
+//! # Outputs (registered: `stages` cycles of latency, one op accepted every cycle)
 //!
-//! At the clock edge (not in reset): `out_valid ← valid`; when `valid`, `result ← f(…).result`
-//! and `pred ← f(…).pred` in every lane; when not `valid`, `result ← 0`, `pred ← 0`.
+//! With `stages = 1`, at the clock edge (not in reset): `out_valid ← valid`; when `valid`,
+//! `result ← f(…).result` and `pred ← f(…).pred` in every lane; when not `valid`,
+//! `result ← 0`, `pred ← 0`.
 //!
-//! The unit holds no state beyond these output registers, so there are no storage tables and
-//! no debug ports.
+//! With `stages = S`, the outputs in cycle `t` are those the rule above gives for the inputs
+//! of cycle `t − S + 1` (instead of `t`), except that an op issued in cycle `u` is dropped
+//! (its outputs are `out_valid = 0`, `result = 0`, `pred = 0`) when `reset` is high in any of
+//! the cycles `u … t − 1`: reset empties the pipeline. Ops never reorder or merge; every op
+//! takes exactly `S` cycles, whatever its opcode.
+//!
+//! The unit holds no architectural state beyond its pipeline registers, so there are no
+//! storage tables and no debug ports.
 
 use crate::manifest::{Manifest, Port, Table};
 use crate::params::{ParamError, ParamSpec, Params};
@@ -49,22 +56,38 @@ pub const OP_BITS: usize = 7;
 /// Largest SIMD width.
 pub const MAX_LANES: usize = 64;
 
-pub const PARAMS: &[ParamSpec] = &[ParamSpec::int(
-    "lanes",
-    1,
-    MAX_LANES as i64,
-    8,
-    "SIMD width: lanes computed in parallel (32-bit operands per lane)",
-)];
+/// Deepest pipeline: the FP32 datapath has three cuts (docs/sm-alu.md).
+pub const MAX_STAGES: usize = 4;
+
+pub const PARAMS: &[ParamSpec] = &[
+    ParamSpec::int(
+        "lanes",
+        1,
+        MAX_LANES as i64,
+        8,
+        "SIMD width: lanes computed in parallel (32-bit operands per lane)",
+    ),
+    ParamSpec::int(
+        "stages",
+        1,
+        MAX_STAGES as i64,
+        1,
+        "pipeline depth: cycles from issue to result (1 = the output register only)",
+    ),
+];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SmAluConfig {
     pub lanes: usize,
+    pub stages: usize,
 }
 
 impl Default for SmAluConfig {
     fn default() -> Self {
-        SmAluConfig { lanes: 8 }
+        SmAluConfig {
+            lanes: 8,
+            stages: 1,
+        }
     }
 }
 
@@ -76,13 +99,24 @@ impl SmAluConfig {
                 "lanes = {lanes}: must be an integer from 1 to {MAX_LANES}"
             )));
         }
+        let stages = p.int("stages");
+        if !(1..=MAX_STAGES as i64).contains(&stages) {
+            return Err(ParamError(format!(
+                "stages = {stages}: must be an integer from 1 to {MAX_STAGES}"
+            )));
+        }
         Ok(SmAluConfig {
             lanes: lanes as usize,
+            stages: stages as usize,
         })
     }
 
+    /// `sm_alu_l<lanes>`, with `_s<stages>` when the pipeline is deeper than one stage.
     pub fn module_name(&self) -> String {
-        format!("sm_alu_l{}", self.lanes)
+        match self.stages {
+            1 => format!("sm_alu_l{}", self.lanes),
+            s => format!("sm_alu_l{}_s{s}", self.lanes),
+        }
     }
 
     pub fn ports(&self) -> Vec<Port> {
@@ -117,7 +151,12 @@ impl SmAluConfig {
                 "per lane: second predicate operand (and/or/xor.pred)",
             ),
             Port::input("pc", l, "per lane: selp's predicate"),
-            Port::output("out_valid", 1, false, "valid of the previous cycle"),
+            Port::output(
+                "out_valid",
+                1,
+                false,
+                "valid of `stages` cycles ago (no reset since)",
+            ),
             Port::output(
                 "result",
                 w,
@@ -186,5 +225,20 @@ mod tests {
             );
         }
         assert!(cfg(&["lanes=64"]).is_ok());
+    }
+
+    #[test]
+    fn stages_name_the_module_and_out_of_range_are_refused() {
+        let c = cfg(&["lanes=2", "stages=3"]).unwrap();
+        assert_eq!((c.lanes, c.stages), (2, 3));
+        assert_eq!(c.module_name(), "sm_alu_l2_s3");
+        assert_eq!(cfg(&["stages=1"]).unwrap().module_name(), "sm_alu_l8");
+        for bad in ["stages=0", "stages=5"] {
+            let e = cfg(&[bad]).unwrap_err();
+            assert_eq!(
+                e.0,
+                format!("--set {bad}: stages must be an integer from 1 to 4")
+            );
+        }
     }
 }

@@ -2,8 +2,10 @@
 //! `warpforge_contract::units::sm_alu`, semantics in docs/isa.md).
 //!
 //! `lanes` copies of one [`AluLane`] block between the operand ports and three output
-//! registers (`out_valid`, `result`, `pred`: one cycle of latency, cleared without `valid`).
-//! A lane computes every Mov/Alu1/Alu2/Alu3/Selp/Setp/Pred1/Pred2 opcode combinationally:
+//! registers (`out_valid`, `result`, `pred`: cleared without `valid`). A lane computes every
+//! Mov/Alu1/Alu2/Alu3/Selp/Setp/Pred1/Pred2 opcode, combinationally at `stages = 1`, or cut
+//! by up to three register stages ([`cuts`]: after the multiplier, after the FP sum, after the
+//! normalising count) so that a deeper unit runs at a higher clock, one op per cycle:
 //!
 //! - integer: adder/subtractor, one 33 × 33 signed multiplier ([`MulSigned`]) shared by
 //!   `mul.lo`, `mul.hi.s32` (sign-extended operands), `mul.hi.u32` and `mad.lo` (zero-extended)
@@ -12,13 +14,13 @@
 //! - FP32: the [`Fpu`] (fused multiply-add for add/sub/mul/fma, conversions, min/max,
 //!   compares), fed the shared multiplier's product.
 
-use super::fpu::{FpuFront, FpuRound, SUM_BITS};
+use super::fpu::{FpuFront, FpuRound, EXP_BITS, SUM_BITS};
 use crate::primitives::{
     bits_for, emit, Concat, Fixed, LeadingZeros, MulSigned, Split, SplitAny, Wire, WordReg,
 };
 use crate::Design;
 use rust_hdl::prelude::*;
-use warpforge_contract::units::sm_alu::{SmAluConfig, OP_BITS, WORD_BITS};
+use warpforge_contract::units::sm_alu::{SmAluConfig, MAX_STAGES, OP_BITS, WORD_BITS};
 
 /// Operand width of the shared signed multiplier: 32 bits and a sign-extension bit.
 const MUL_BITS: usize = 33;
@@ -285,11 +287,92 @@ impl Logic for IntAlu {
     }
 }
 
-/// One SIMD lane: `(result, pred)` of `op` on `a`, `b`, `c`, `pa`, `pb`, `pc`, combinational.
-/// Its kernel only wires the blocks (each submodule input driven once, by a plain assignment)
-/// and picks the integer or the FP result.
+/// Pipeline registers between two stages of a lane: `q[i]` is `d[i]` of the previous cycle,
+/// or `d[i]` itself when `bypass` (the cut is not used at this depth; it then costs nothing).
+/// No reset: these hold data only; `valid` travels beside them in [`SmAlu`], reset there.
+#[derive(LogicBlock)]
+pub struct PipeRegs {
+    pub clock: Signal<In, Clock>,
+    pub d: Vec<Wire<In>>,
+    pub q: Vec<Wire<Out>>,
+    /// Not a signal (leading underscore: rust-hdl skips it).
+    _bypass: bool,
+}
+
+impl PipeRegs {
+    pub fn new(widths: &[usize], bypass: bool) -> PipeRegs {
+        PipeRegs {
+            clock: Default::default(),
+            d: widths.iter().map(|&w| Wire::new(w)).collect(),
+            q: widths.iter().map(|&w| Wire::new(w)).collect(),
+            _bypass: bypass,
+        }
+    }
+}
+
+impl Logic for PipeRegs {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        for q in &mut self.q {
+            q.connect();
+        }
+    }
+    fn hdl(&self) -> Verilog {
+        // Port names as rust-hdl declares them (`d$i`); `emit` renames them with the rest.
+        let (head, op) = if self._bypass {
+            ("always @(*) begin\n", "=")
+        } else {
+            ("always @(posedge clock) begin\n", "<=")
+        };
+        let mut code = String::from(head);
+        for i in 0..self.d.len() {
+            code += &format!("    q${i} {op} d${i};\n");
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+    fn timing(&self) -> Vec<TimingInfo> {
+        if self._bypass {
+            return vec![];
+        }
+        vec![TimingInfo {
+            name: "pipe".into(),
+            clock: "clock".into(),
+            inputs: (0..self.d.len()).map(|i| format!("d${i}")).collect(),
+            outputs: (0..self.q.len()).map(|i| format!("q${i}")).collect(),
+        }]
+    }
+}
+
+/// Where a lane's pipeline is cut, by depth (docs/sm-alu.md "Pipeline"): cut A after the
+/// shared multiplier, cut B after the FP alignment and sum (and the integer ALU), cut C
+/// after the normalising leading-zero count. `stages` − 1 of them are registers.
+pub fn cuts(stages: usize) -> [bool; 3] {
+    [stages >= 3, stages >= 2, stages >= 4]
+}
+
+/// Fields through cut A: op, a, b, c, pa, pb, pc, the product.
+const CUT_A: [usize; 8] = [
+    OP_BITS,
+    WORD_BITS,
+    WORD_BITS,
+    WORD_BITS,
+    1,
+    1,
+    1,
+    2 * MUL_BITS,
+];
+/// Fields through cut B: rounded, other, other_pred, pre, pre_exp, sign, zero_sign, special,
+/// special_val; cut C adds the leading-zero count.
+const CUT_B: [usize; 9] = [1, WORD_BITS, 1, SUM_BITS, EXP_BITS, 1, 1, 1, WORD_BITS];
+
+/// One SIMD lane: `(result, pred)` of `op` on `a`, `b`, `c`, `pa`, `pb`, `pc`, `stages` − 1
+/// cycles later (combinational at one stage). Its kernel only wires the blocks (each
+/// submodule input driven once, by a plain assignment) through the cuts, and picks the
+/// integer, the unrounded FP (`other`) or the rounded FP result.
 #[derive(LogicBlock)]
 pub struct AluLane {
+    pub clock: Signal<In, Clock>,
     pub op: Wire<In>,
     pub a: Wire<In>,
     pub b: Wire<In>,
@@ -302,16 +385,30 @@ pub struct AluLane {
 
     operands: MulOperands,
     mul: MulSigned,
+    cut_a: PipeRegs,
     clz: LeadingZeros,
     ints: IntAlu,
     front: FpuFront,
+    cut_b: PipeRegs,
     norm_lz: LeadingZeros,
+    cut_c: PipeRegs,
     round: FpuRound,
+
+    /// After cut A: the op; the op's result is rounded; the result or predicate of an op
+    /// that is not.
+    op_a: Wire<Local>,
+    rounded: Signal<Local, Bit>,
+    other: Wire<Local>,
+    other_pred: Signal<Local, Bit>,
 }
 
 impl AluLane {
-    pub fn new() -> AluLane {
+    pub fn new(stages: usize) -> AluLane {
+        let [a, b, c] = cuts(stages);
+        let mut cut_c = CUT_B.to_vec();
+        cut_c.push(bits_for(SUM_BITS));
         AluLane {
+            clock: Default::default(),
             op: Wire::new(OP_BITS),
             a: Wire::new(WORD_BITS),
             b: Wire::new(WORD_BITS),
@@ -323,71 +420,115 @@ impl AluLane {
             pred: Default::default(),
             operands: MulOperands::new(),
             mul: MulSigned::new(MUL_BITS, MUL_BITS),
+            cut_a: PipeRegs::new(&CUT_A, !a),
             clz: LeadingZeros::new(WORD_BITS),
             ints: IntAlu::new(),
             front: FpuFront::new(),
+            cut_b: PipeRegs::new(&CUT_B, !b),
             norm_lz: LeadingZeros::new(SUM_BITS),
+            cut_c: PipeRegs::new(&cut_c, !c),
             round: FpuRound::new(),
+            op_a: Wire::new(OP_BITS),
+            rounded: Default::default(),
+            other: Wire::new(WORD_BITS),
+            other_pred: Default::default(),
         }
-    }
-}
-
-impl Default for AluLane {
-    fn default() -> Self {
-        AluLane::new()
     }
 }
 
 impl Logic for AluLane {
     #[hdl_gen]
     fn update(&mut self) {
+        self.cut_a.clock.next = self.clock.val();
+        self.cut_b.clock.next = self.clock.val();
+        self.cut_c.clock.next = self.clock.val();
+
+        // Stage 1: the shared multiplier.
         self.operands.op.next = self.op.val();
         self.operands.a.next = self.a.val();
         self.operands.b.next = self.b.val();
         self.mul.a.next = self.operands.ma.val();
         self.mul.b.next = self.operands.mb.val();
-        self.clz.x.next = self.a.val();
+        self.cut_a.d[0].next = self.op.val();
+        self.cut_a.d[1].next = self.a.val();
+        self.cut_a.d[2].next = self.b.val();
+        self.cut_a.d[3].next = self.c.val();
+        self.cut_a.d[4].next = self.pa.val().into();
+        self.cut_a.d[5].next = self.pb.val().into();
+        self.cut_a.d[6].next = self.pc.val().into();
+        self.cut_a.d[7].next = self.mul.p.val();
 
-        self.ints.op.next = self.op.val();
-        self.ints.a.next = self.a.val();
-        self.ints.b.next = self.b.val();
-        self.ints.c.next = self.c.val();
-        self.ints.pa.next = self.pa.val();
-        self.ints.pb.next = self.pb.val();
-        self.ints.pc.next = self.pc.val();
-        self.ints.prod.next = self.mul.p.val();
+        // Stage 2: the integer ops, and the FP32 front (unpack, align, add).
+        self.op_a.next = self.cut_a.q[0].val();
+        self.clz.x.next = self.cut_a.q[1].val();
+        self.ints.op.next = self.cut_a.q[0].val();
+        self.ints.a.next = self.cut_a.q[1].val();
+        self.ints.b.next = self.cut_a.q[2].val();
+        self.ints.c.next = self.cut_a.q[3].val();
+        self.ints.pa.next = self.cut_a.q[4].val().any();
+        self.ints.pb.next = self.cut_a.q[5].val().any();
+        self.ints.pc.next = self.cut_a.q[6].val().any();
+        self.ints.prod.next = self.cut_a.q[7].val();
         self.ints.clz.next = self.clz.count.val();
 
-        self.front.op.next = self.op.val();
-        self.front.a.next = self.a.val();
-        self.front.b.next = self.b.val();
-        self.front.c.next = self.c.val();
-        self.front.prod.next = self.mul.p.val();
-        self.norm_lz.x.next = self.front.pre.val();
-        self.round.pre.next = self.front.pre.val();
-        self.round.pre_exp.next = self.front.pre_exp.val();
-        self.round.lz.next = self.norm_lz.count.val();
-        self.round.sign.next = self.front.sign.val();
-        self.round.zero_sign.next = self.front.zero_sign.val();
-        self.round.special.next = self.front.special.val();
-        self.round.special_val.next = self.front.special_val.val();
+        self.front.op.next = self.cut_a.q[0].val();
+        self.front.a.next = self.cut_a.q[1].val();
+        self.front.b.next = self.cut_a.q[2].val();
+        self.front.c.next = self.cut_a.q[3].val();
+        self.front.prod.next = self.cut_a.q[7].val();
 
         // add/sub/mul/fma and int → float are rounded; the other FP ops are not.
-        self.result.next = self.ints.result.val();
-        self.pred.next = self.ints.pred.val();
-        if ((self.op.val() >= 40) & (self.op.val() <= 43))
-            | (self.op.val() == 54)
-            | (self.op.val() == 55)
-        {
-            self.result.next = self.round.result.val();
-        } else if (self.op.val() >= 44) & (self.op.val() <= 58) {
-            self.result.next = self.front.misc.val();
-            self.pred.next = self.front.misc_pred.val();
+        self.rounded.next = ((self.op_a.val() >= 40) & (self.op_a.val() <= 43))
+            | (self.op_a.val() == 54)
+            | (self.op_a.val() == 55);
+        self.other.next = self.ints.result.val();
+        self.other_pred.next = self.ints.pred.val();
+        if (self.op_a.val() >= 44) & (self.op_a.val() <= 58) & !self.rounded.val() {
+            self.other.next = self.front.misc.val();
+            self.other_pred.next = self.front.misc_pred.val();
         }
+        self.cut_b.d[0].next = self.rounded.val().into();
+        self.cut_b.d[1].next = self.other.val();
+        self.cut_b.d[2].next = self.other_pred.val().into();
+        self.cut_b.d[3].next = self.front.pre.val();
+        self.cut_b.d[4].next = self.front.pre_exp.val();
+        self.cut_b.d[5].next = self.front.sign.val().into();
+        self.cut_b.d[6].next = self.front.zero_sign.val().into();
+        self.cut_b.d[7].next = self.front.special.val().into();
+        self.cut_b.d[8].next = self.front.special_val.val();
+
+        // Stage 3: the normalising leading-zero count.
+        self.norm_lz.x.next = self.cut_b.q[3].val();
+        self.cut_c.d[0].next = self.cut_b.q[0].val();
+        self.cut_c.d[1].next = self.cut_b.q[1].val();
+        self.cut_c.d[2].next = self.cut_b.q[2].val();
+        self.cut_c.d[3].next = self.cut_b.q[3].val();
+        self.cut_c.d[4].next = self.cut_b.q[4].val();
+        self.cut_c.d[5].next = self.cut_b.q[5].val();
+        self.cut_c.d[6].next = self.cut_b.q[6].val();
+        self.cut_c.d[7].next = self.cut_b.q[7].val();
+        self.cut_c.d[8].next = self.cut_b.q[8].val();
+        self.cut_c.d[9].next = self.norm_lz.count.val();
+
+        // Stage 4: normalise, round, range, specials; the lane's result.
+        self.round.pre.next = self.cut_c.q[3].val();
+        self.round.pre_exp.next = self.cut_c.q[4].val();
+        self.round.lz.next = self.cut_c.q[9].val();
+        self.round.sign.next = self.cut_c.q[5].val().any();
+        self.round.zero_sign.next = self.cut_c.q[6].val().any();
+        self.round.special.next = self.cut_c.q[7].val().any();
+        self.round.special_val.next = self.cut_c.q[8].val();
+        self.result.next = self.cut_c.q[1].val();
+        if self.cut_c.q[0].val().any() {
+            self.result.next = self.round.result.val();
+        }
+        self.pred.next = self.cut_c.q[2].val().any();
     }
 }
 
-/// The unit: the lanes between the packed operand ports and the output registers.
+/// The unit: the lanes between the packed operand ports and the output registers; beside the
+/// lanes, `valid` through `stages` − 1 registers (cleared by reset) decides whether the output
+/// registers load the lanes' results or zeros.
 #[derive(LogicBlock)]
 pub struct SmAlu {
     pub clock: Signal<In, Clock>,
@@ -413,6 +554,13 @@ pub struct SmAlu {
     pc_bits: SplitAny,
     result_pack: Concat,
     pred_pack: Concat,
+    /// `valid` of the last `stages` − 1 cycles, newest in bit 0.
+    valid_pipe: WordReg,
+    /// Whether the pipeline has cuts, and the bit of `valid_pipe` beside the last one.
+    k_deep: Fixed,
+    k_last: Fixed,
+    valid_in: Wire<Local>,
+    late_valid: Signal<Local, Bit>,
     valid_reg: WordReg,
     result_reg: WordReg,
     pred_reg: WordReg,
@@ -421,6 +569,7 @@ pub struct SmAlu {
 impl SmAlu {
     pub fn new(cfg: &SmAluConfig) -> SmAlu {
         let (l, w) = (cfg.lanes, cfg.lanes * WORD_BITS);
+        let s = cfg.stages;
         SmAlu {
             clock: Default::default(),
             reset: Default::default(),
@@ -435,7 +584,7 @@ impl SmAlu {
             out_valid: Default::default(),
             result: Wire::new(w),
             pred: Wire::new(l),
-            lane: (0..l).map(|_| AluLane::new()).collect(),
+            lane: (0..l).map(|_| AluLane::new(s)).collect(),
             a_parts: Split::new(&vec![WORD_BITS; l]),
             b_parts: Split::new(&vec![WORD_BITS; l]),
             c_parts: Split::new(&vec![WORD_BITS; l]),
@@ -444,6 +593,11 @@ impl SmAlu {
             pc_bits: SplitAny::new(&vec![1; l]),
             result_pack: Concat::new(&vec![WORD_BITS; l]),
             pred_pack: Concat::new(&vec![1; l]),
+            valid_pipe: WordReg::new(MAX_STAGES),
+            k_deep: Fixed::new((s > 1) as u64),
+            k_last: Fixed::new(if s > 1 { 1 << (s - 2) } else { 0 }),
+            valid_in: Wire::new(1),
+            late_valid: Default::default(),
             valid_reg: WordReg::new(1),
             result_reg: WordReg::new(w),
             pred_reg: WordReg::new(l),
@@ -454,6 +608,8 @@ impl SmAlu {
 impl Logic for SmAlu {
     #[hdl_gen]
     fn update(&mut self) {
+        self.valid_pipe.clock.next = self.clock.val();
+        self.valid_pipe.reset.next = self.reset.val();
         self.valid_reg.clock.next = self.clock.val();
         self.valid_reg.reset.next = self.reset.val();
         self.result_reg.clock.next = self.clock.val();
@@ -467,6 +623,7 @@ impl Logic for SmAlu {
         self.pb_bits.whole.next = self.pb.val();
         self.pc_bits.whole.next = self.pc.val();
         for l in 0..self.lane.len() {
+            self.lane[l].clock.next = self.clock.val();
             self.lane[l].op.next = self.op.val();
             self.lane[l].a.next = self.a_parts.parts[l].val();
             self.lane[l].b.next = self.b_parts.parts[l].val();
@@ -477,10 +634,16 @@ impl Logic for SmAlu {
             self.result_pack.parts[l].next = self.lane[l].result.val();
             self.pred_pack.parts[l].next = self.lane[l].pred.val().into();
         }
-        self.valid_reg.d.next = self.valid.val().into();
+        self.valid_in.next = self.valid.val().into();
+        self.valid_pipe.d.next = (self.valid_pipe.q.val() << 1) | self.valid_in.val();
+        self.late_valid.next = self.valid.val();
+        if self.k_deep.val().any() {
+            self.late_valid.next = (self.valid_pipe.q.val() & self.k_last.val()).any();
+        }
+        self.valid_reg.d.next = self.late_valid.val().into();
         self.result_reg.d.next = 0.into();
         self.pred_reg.d.next = 0.into();
-        if self.valid.val() {
+        if self.late_valid.val() {
             self.result_reg.d.next = self.result_pack.whole.val();
             self.pred_reg.d.next = self.pred_pack.whole.val();
         }

@@ -1,7 +1,9 @@
 //! Execute: the warp's ALU-format instruction through `simd_width` lanes, one lane group per
-//! cycle (warp_size / simd_width cycles), results captured one cycle later (the lanes'
-//! registered outputs) into the warp-wide `result` (32 bits per lane) and `presult` (one
-//! predicate bit per lane). Predicate operands per lane: `pa` = `%p[a]`, `pb` = `%p[b]`
+//! cycle (warp_size / simd_width cycles), results captured `alu_stages` cycles later (the
+//! lanes' registered outputs, in issue order: a result counter names their group) into the
+//! warp-wide `result` (32 bits per lane) and `presult` (one predicate bit per lane). The
+//! groups overlap in the lanes' pipeline: `o_valid` rises groups + alu_stages + 1 cycles
+//! after the `start` cycle (not groups × alu_stages). Predicate operands per lane: `pa` = `%p[a]`, `pb` = `%p[b]`
 //! (predicate logic), `pc` = `%p[imm[2:0]]` (selp).
 //!
 //! The stage holds one warp-instruction: `start` latches operand read's packet and operands
@@ -9,7 +11,8 @@
 //! (`o_valid`) until writeback takes them (`take`).
 //!
 //! The lanes are the `sm-alu` block ([`super::alu::SmAlu`]: valid, op, a, b, c, pa, pb, pc →
-//! out_valid, result, pred, one cycle of latency): every Mov/Alu/Selp/Setp/Pred op incl. FP32.
+//! out_valid, result, pred, `alu_stages` cycles of latency): every Mov/Alu/Selp/Setp/Pred op
+//! incl. FP32.
 
 use super::alu::SmAlu;
 use super::{tpl, Dims, PK_UNPACK};
@@ -58,7 +61,10 @@ impl Execute {
             ready: Default::default(),
             o_valid: Default::default(),
             busy: Default::default(),
-            alu: SmAlu::new(&SmAluConfig { lanes: d.l }),
+            alu: SmAlu::new(&SmAluConfig {
+                lanes: d.l,
+                stages: d.alu_stages,
+            }),
             _d: d.clone(),
         }
     }
@@ -72,8 +78,10 @@ reg [#T#*32-1:0] c_q;
 reg [#T#*8-1:0] p_q;
 reg act;
 reg [#GB#:0] eg;
-reg pv;
-reg [#GB#:0] pg;
+// A warp-instruction's groups are in the lanes or not all collected yet; `rg` is the group
+// of the next result to come out.
+reg pend;
+reg [#GB#:0] rg;
 reg full;
 reg [#T#*32-1:0] res_q;
 reg [#T#-1:0] pres_q;
@@ -103,12 +111,12 @@ always @(*) begin
     pk = pk_q;
     preds_out = p_q;
     o_valid = full;
-    busy = act || pv || full;
+    busy = pend || full;
 end
 
 // Depends on `take`: a process of its own.
 always @(*) begin
-    ready = !act && !pv && (!full || take);
+    ready = !pend && (!full || take);
 end
 
 always @(posedge clock) begin
@@ -120,14 +128,17 @@ always @(posedge clock) begin
         p_q <= 0;
         act <= 1'b0;
         eg <= 0;
-        pv <= 1'b0;
-        pg <= 0;
+        pend <= 1'b0;
+        rg <= 0;
         full <= 1'b0;
         res_q <= 0;
         pres_q <= 0;
     end else begin
         if (take) full <= 1'b0;
-        if (pv && (pg == #G# - 1)) full <= 1'b1;
+        if (alu$out_valid && (rg == #G# - 1)) begin
+            full <= 1'b1;
+            pend <= 1'b0;
+        end
         if (start) begin
             pk_q <= in_pk;
             a_q <= opa;
@@ -136,15 +147,16 @@ always @(posedge clock) begin
             p_q <= preds;
             act <= 1'b1;
             eg <= 0;
+            pend <= 1'b1;
+            rg <= 0;
         end else if (act) begin
             eg <= eg + 1'b1;
             if (eg == #G# - 1) act <= 1'b0;
         end
-        pv <= act;
-        pg <= eg;
-        if (pv) begin
-            res_q[pg*#L#*32 +: #L#*32] <= alu$result;
-            pres_q[pg*#L# +: #L#] <= alu$pred;
+        if (alu$out_valid) begin
+            res_q[rg*#L#*32 +: #L#*32] <= alu$result;
+            pres_q[rg*#L# +: #L#] <= alu$pred;
+            rg <= rg + 1'b1;
         end
     end
 end

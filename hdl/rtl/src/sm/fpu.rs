@@ -33,7 +33,7 @@ use rust_hdl::prelude::*;
 /// Width of the aligned sum: 48-bit significands, a guard and a sticky bit, a carry.
 pub const SUM_BITS: usize = 51;
 /// Width of the internal exponents (bias 254, up to 2·254 + 1 + 74).
-const EXP_BITS: usize = 11;
+pub const EXP_BITS: usize = 11;
 
 #[derive(LogicBlock)]
 pub struct FpuFront {
@@ -65,6 +65,7 @@ pub struct FpuFront {
     k_inf: Fixed,
     k_one: Fixed,
     k_low31: Fixed,
+    k_ones49: Fixed,
 
     // 1. Unpacked operands: x = first factor (a), y = second factor (b, or 1.0 for add/sub),
     // z = addend (c, ±b, or −0).
@@ -104,6 +105,7 @@ pub struct FpuFront {
     diff: Wire<Local>,
     small_wide: Wire<Local>,
     small_shifted: Wire<Local>,
+    lost_mask: Wire<Local>,
     lost: Signal<Local, Bit>,
     big_w: Wire<Local>,
     small_w: Wire<Local>,
@@ -161,6 +163,7 @@ impl FpuFront {
             k_inf: Fixed::new(0x7F80_0000),
             k_one: Fixed::new(0x3F80_0000),
             k_low31: Fixed::new((1 << 31) - 1),
+            k_ones49: Fixed::new((1 << 49) - 1),
             is_arith: Default::default(),
             is_add: Default::default(),
             is_i2f: Default::default(),
@@ -195,6 +198,7 @@ impl FpuFront {
             diff: Wire::new(EXP_BITS),
             small_wide: Wire::new(49),
             small_shifted: Wire::new(49),
+            lost_mask: Wire::new(49),
             lost: Default::default(),
             big_w: Wire::new(50),
             small_w: Wire::new(50),
@@ -314,7 +318,11 @@ impl Logic for FpuFront {
         }
         self.small_wide.next = self.small_sig.val() << 1;
         self.small_shifted.next = self.small_wide.val() >> self.diff.val();
-        self.lost.next = (self.small_shifted.val() << self.diff.val()) != self.small_wide.val();
+        // Sticky: a one among the `diff` low bits that the shift drops. A mask of them (a
+        // decoder of `diff`, beside the shifter) rather than shifting back and comparing,
+        // which put a second barrel shifter after the first on the critical path.
+        self.lost_mask.next = !(self.k_ones49.val() << self.diff.val());
+        self.lost.next = (self.small_wide.val() & self.lost_mask.val()).any();
         self.big_w.next = self.big_sig.val() << 2;
         self.small_w.next = self.small_shifted.val() << 1;
         if self.lost.val() {

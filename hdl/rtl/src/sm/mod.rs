@@ -104,6 +104,8 @@ pub struct Dims {
     pub tb: usize,
     pub depth: usize,
     pub policy: &'static str,
+    /// Pipeline depth of the execute stage's lanes.
+    pub alu_stages: usize,
 }
 
 impl Dims {
@@ -137,6 +139,7 @@ impl Dims {
             tb: index_bits(tid_depth),
             depth: cfg.stack_depth,
             policy: cfg.policy,
+            alu_stages: cfg.alu_stages,
         }
     }
 
