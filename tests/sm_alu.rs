@@ -4,11 +4,22 @@
 
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::Unit;
+use warpforge_hdl::primitives::separate_instance;
 use warpforge_testbench::words;
 
-/// `design` with `from` replaced by `to` inside module `module` only (exactly once).
-fn plant(unit: &Unit, module: &str, from: &str, to: &str) -> warpforge_hdl::Design {
+/// `design` with `from` replaced by `to` (exactly once) in the module of the instance at
+/// `path` from the top (the top itself when empty), given a module of its own first: identical
+/// lanes share one module in the emitted Verilog.
+fn plant(unit: &Unit, path: &[&str], from: &str, to: &str) -> warpforge_hdl::Design {
     let mut d = unit.design();
+    let module = if path.is_empty() {
+        d.module.clone()
+    } else {
+        let (v, m) = separate_instance(&d.verilog, &d.module, path)
+            .unwrap_or_else(|| panic!("no instance {}", path.join(".")));
+        d.verilog = v;
+        m
+    };
     let start = d
         .verilog
         .find(&format!("\nmodule {module}("))
@@ -65,8 +76,13 @@ fn planted_off_by_one_in_one_lane_is_caught_at_its_cycle() {
         )
         .unwrap();
         let lane = (lanes - 1).min(3);
-        let module = format!("{}__lane__{lane}__ints", unit.manifest().module);
-        let design = plant(&unit, &module, "result = a + b;", "result = a + b + 32'h1;");
+        let lane_inst = format!("lane__{lane}");
+        let design = plant(
+            &unit,
+            &[lane_inst.as_str(), "ints"],
+            "result = a + b;",
+            "result = a + b + 32'h1;",
+        );
         // Where it must show: `stages` cycles after the first issued add.s32.
         let (ins, _) = trace(&unit, 11, 200_000);
         let first = first_issue(&unit, &ins, Some(2), stages) + stages as u64;
@@ -79,7 +95,7 @@ fn planted_off_by_one_in_one_lane_is_caught_at_its_cycle() {
         )
         .unwrap();
         let m = r.mismatch.expect("the planted bug is caught");
-        assert_eq!((m.cycle, m.port.as_str()), (first, "result"), "{module}");
+        assert_eq!((m.cycle, m.port.as_str()), (first, "result"), "{lane_inst}");
         assert_eq!(r.cycles, first + 1);
     }
 }
@@ -91,7 +107,7 @@ fn planted_short_pipeline_is_caught_on_out_valid() {
     let unit = Unit::resolve("sm-alu", &["lanes=2".into(), "stages=3".into()]).unwrap();
     let design = plant(
         &unit,
-        "sm_alu_l2_s3",
+        &[],
         "late_valid = |(valid_pipe__q & k_last);",
         "late_valid = |(valid_pipe__q & 64'h1);",
     );
@@ -116,7 +132,7 @@ fn planted_round_half_up_is_caught_on_a_tie() {
     let layout = unit.manifest().layout();
     let design = plant(
         &unit,
-        "sm_alu_l4__lane__0__round",
+        &["lane__0", "round"],
         "inc = round_bit & (sticky | m24[32'h0]);",
         "inc = round_bit;",
     );

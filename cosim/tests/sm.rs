@@ -5,6 +5,7 @@
 use warpforge_contract::units::sm::{self, SmConfig};
 use warpforge_contract::{Manifest, Params};
 use warpforge_cosim::sm_run::{random_options, run, SmFailure, SmRunOptions, SmStats};
+use warpforge_hdl::primitives::separate_instance;
 use warpforge_hdl::Design;
 use warpforge_testbench::isa::kernels::SUITE;
 use warpforge_testbench::isa::{suite, AsmOptions, Machine};
@@ -233,7 +234,15 @@ fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
 #[test]
 fn a_planted_alu_bug_in_one_lane_is_reported_at_its_instruction_lane_and_field() {
     let (cfg, mut design, manifest) = sm(SMALL);
-    let module = format!("\nmodule {}__exe__alu__lane__3__ints(", cfg.module_name());
+    // Identical lanes share one module in the emitted Verilog: lane 3 gets its own first.
+    let (separated, ints) = separate_instance(
+        &design.verilog,
+        &design.module,
+        &["exe", "alu", "lane__3", "ints"],
+    )
+    .expect("lane 3's integer block");
+    design.verilog = separated;
+    let module = format!("\nmodule {ints}(");
     let start = design
         .verilog
         .find(&module)

@@ -100,6 +100,63 @@ fn dollar_to_underscores(s: &str) -> String {
     out
 }
 
+/// The text of module `name` in `verilog`, from its `module` line to its `endmodule` line
+/// (inclusive), as a byte range.
+fn module_range(verilog: &str, name: &str) -> Option<std::ops::Range<usize>> {
+    let head = format!("\nmodule {name}(");
+    let start = verilog.find(&head)? + 1;
+    let tail = format!("endmodule // {name}\n");
+    let end = start + verilog[start..].find(&tail)? + tail.len();
+    Some(start..end)
+}
+
+/// Undo [`merge_identical_modules`] along one instance path, for tests that plant a bug in
+/// one instance only (lane 3 of eight identical lanes): every module on `path` (instance
+/// names from the top module `top`, e.g. `["lane__3", "ints"]`) gets a copy of its own,
+/// named `<type>__only__<instances>`, that only this instance uses. Returns the new text
+/// and the name of the last copy; `None` when an instance on the path does not exist.
+pub fn separate_instance(verilog: &str, top: &str, path: &[&str]) -> Option<(String, String)> {
+    let mut v = verilog.to_string();
+    let mut parent = top.to_string();
+    for (depth, inst) in path.iter().enumerate() {
+        let range = module_range(&v, &parent)?;
+        // The instantiation line: `    <type> <inst>(`.
+        let body = &v[range.clone()];
+        let (at, ty) = body
+            .split_inclusive('\n')
+            .scan(0, |off, l| {
+                let here = *off;
+                *off += l.len();
+                Some((here, l))
+            })
+            .find_map(|(off, l)| {
+                let mut words = l.trim_start().split_whitespace();
+                let ty = words.next()?;
+                (words.next()? == format!("{inst}(")).then(|| (off, ty.to_string()))
+            })?;
+        let copy = format!("{ty}__only__{}", path[..=depth].join("__"));
+        let line_start = range.start + at;
+        let line_end = line_start + v[line_start..].find('\n')?;
+        let line = v[line_start..line_end].replacen(
+            &format!("{ty} {inst}("),
+            &format!("{copy} {inst}("),
+            1,
+        );
+        v.replace_range(line_start..line_end, &line);
+        let text = v[module_range(&v, &ty)?]
+            .replacen(&format!("module {ty}("), &format!("module {copy}("), 1)
+            .replacen(
+                &format!("endmodule // {ty}\n"),
+                &format!("endmodule // {copy}\n"),
+                1,
+            );
+        v.push_str("\n\n");
+        v.push_str(&text);
+        parent = copy;
+    }
+    Some((v, parent))
+}
+
 /// One `module … endmodule` of a Verilog text: its name, its lines (with the blank lines
 /// before it), and the modules it instantiates (line index, type).
 struct ModuleText<'a> {

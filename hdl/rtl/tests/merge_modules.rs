@@ -2,7 +2,7 @@
 //! Verilog texts: identical leaves, parents that become identical once their children merge,
 //! and bodies that differ in one constant.
 
-use warpforge_hdl::primitives::merge_identical_modules;
+use warpforge_hdl::primitives::{merge_identical_modules, separate_instance};
 
 /// A register module `name` whose reset value is `init`.
 fn leaf(name: &str, init: &str) -> String {
@@ -109,4 +109,38 @@ fn the_top_keeps_its_name_and_a_lone_module_is_unchanged() {
     let m = merge_identical_modules(&v);
     assert_eq!(modules(&m), ["top", "top__b"]);
     assert_eq!(type_of(&m, "a"), "top__b");
+}
+
+#[test]
+fn one_instance_can_be_given_its_own_modules_again() {
+    // Tests plant a bug in one of several identical instances: `separate_instance` copies the
+    // modules along the path so only that instance uses the copies.
+    let v = parent("top", &[("top__p", "p"), ("top__r", "r")])
+        + &parent("top__p", &[("top__p__x", "x"), ("top__p__y", "y")])
+        + &leaf("top__p__x", "3")
+        + &leaf("top__p__y", "3")
+        + &parent("top__r", &[("top__r__x", "x"), ("top__r__y", "y")])
+        + &leaf("top__r__x", "3")
+        + &leaf("top__r__y", "3");
+    let m = merge_identical_modules(&v);
+    let (s, leaf_copy) = separate_instance(&m, "top", &["r", "y"]).unwrap();
+    assert_eq!(leaf_copy, "top__p__x__only__r__y");
+    assert_eq!(
+        modules(&s),
+        [
+            "top",
+            "top__p",
+            "top__p__x",
+            "top__p__only__r",
+            "top__p__x__only__r__y"
+        ]
+    );
+    assert_eq!(type_of(&s, "r"), "top__p__only__r");
+    // The shared parent still uses the shared leaf for both of its instances.
+    let shared = &s[s.find("module top__p(").unwrap()..s.find("endmodule // top__p\n").unwrap()];
+    assert_eq!(shared.matches("top__p__x ").count(), 2);
+    // The copies are the same logic: merging again gives the merged text back.
+    assert_eq!(merge_identical_modules(&s), m);
+    assert!(separate_instance(&m, "top", &["r", "z"]).is_none());
+    assert!(separate_instance(&m, "top", &["q"]).is_none());
 }
