@@ -130,7 +130,7 @@ pub fn separate_instance(verilog: &str, top: &str, path: &[&str]) -> Option<(Str
                 Some((here, l))
             })
             .find_map(|(off, l)| {
-                let mut words = l.trim_start().split_whitespace();
+                let mut words = l.split_whitespace();
                 let ty = words.next()?;
                 (words.next()? == format!("{inst}(")).then(|| (off, ty.to_string()))
             })?;
