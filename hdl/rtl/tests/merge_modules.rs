@@ -51,6 +51,18 @@ fn type_of(v: &str, inst: &str) -> String {
         .unwrap_or_else(|| panic!("no instance {inst} in\n{v}"))
 }
 
+/// Two parents, each with two leaves of its own; all four leaves are identical, so the
+/// parents differ only in their children's names.
+fn two_parents_of_two_identical_leaves() -> String {
+    parent("top", &[("top__p", "p"), ("top__r", "r")])
+        + &parent("top__p", &[("top__p__x", "x"), ("top__p__y", "y")])
+        + &leaf("top__p__x", "3")
+        + &leaf("top__p__y", "3")
+        + &parent("top__r", &[("top__r__x", "x"), ("top__r__y", "y")])
+        + &leaf("top__r__x", "3")
+        + &leaf("top__r__y", "3")
+}
+
 #[test]
 fn two_identical_leaves_become_one_module() {
     let v = parent("top", &[("top__a", "a"), ("top__b", "b")])
@@ -69,13 +81,7 @@ fn two_identical_leaves_become_one_module() {
 fn parents_merge_once_their_children_have() {
     // Two parents, each with two leaves of its own; all four leaves are identical, so the
     // parents differ only in their children's names and merge too.
-    let v = parent("top", &[("top__p", "p"), ("top__r", "r")])
-        + &parent("top__p", &[("top__p__x", "x"), ("top__p__y", "y")])
-        + &leaf("top__p__x", "3")
-        + &leaf("top__p__y", "3")
-        + &parent("top__r", &[("top__r__x", "x"), ("top__r__y", "y")])
-        + &leaf("top__r__x", "3")
-        + &leaf("top__r__y", "3");
+    let v = two_parents_of_two_identical_leaves();
     let m = merge_identical_modules(&v);
     assert_eq!(modules(&m), ["top", "top__p", "top__p__x"]);
     assert_eq!(type_of(&m, "r"), "top__p");
@@ -115,13 +121,7 @@ fn the_top_keeps_its_name_and_a_lone_module_is_unchanged() {
 fn one_instance_can_be_given_its_own_modules_again() {
     // Tests plant a bug in one of several identical instances: `separate_instance` copies the
     // modules along the path so only that instance uses the copies.
-    let v = parent("top", &[("top__p", "p"), ("top__r", "r")])
-        + &parent("top__p", &[("top__p__x", "x"), ("top__p__y", "y")])
-        + &leaf("top__p__x", "3")
-        + &leaf("top__p__y", "3")
-        + &parent("top__r", &[("top__r__x", "x"), ("top__r__y", "y")])
-        + &leaf("top__r__x", "3")
-        + &leaf("top__r__y", "3");
+    let v = two_parents_of_two_identical_leaves();
     let m = merge_identical_modules(&v);
     let (s, leaf_copy) = separate_instance(&m, "top", &["r", "y"]).unwrap();
     assert_eq!(leaf_copy, "top__p__x__only__r__y");

@@ -1,7 +1,7 @@
 //! The issue pool ([`IssuePool`]) as a plain struct the `crown` top model composes, and the
 //! port-level unit model ([`CrownPoolModel`]).
 
-use warpforge_contract::units::crown::Warp;
+use warpforge_contract::units::crown::{CrownCommon, Warp};
 use warpforge_contract::units::crown_pool::PoolConfig;
 use warpforge_contract::Layout;
 
@@ -303,12 +303,7 @@ impl IssuePool {
                 None => break,
             }
         }
-        let mut lanes = e.warp.lanes & c.all_lanes();
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let Some(&t) = thi.get(l) else { break };
-            let x = c.thread(l, t) as usize % 4096;
+        for x in held_threads(c, e) {
             h.clash |= h.threads[x / 64] >> (x % 64) & 1 == 1;
             h.threads[x / 64] |= 1 << (x % 64);
         }
@@ -323,13 +318,7 @@ impl IssuePool {
         }
         let x = e.slot % 4096;
         h.slots[x / 64] &= !(1 << (x % 64));
-        let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
-        let mut lanes = e.warp.lanes & c.all_lanes();
-        while lanes != 0 {
-            let l = lanes.trailing_zeros() as usize;
-            lanes &= lanes - 1;
-            let Some(&t) = thi.get(l) else { break };
-            let x = c.thread(l, t) as usize % 4096;
+        for x in held_threads(c, e) {
             h.threads[x / 64] &= !(1 << (x % 64));
         }
     }
@@ -623,4 +612,20 @@ mod tests {
             assert_eq!(a, b, "width {width}");
         }
     }
+}
+
+/// Entry `e`'s threads (thread id mod 4096: the held-set bit), one per lane it holds, in lane
+/// order; stops at a lane without a thread index.
+fn held_threads<'a>(c: &'a CrownCommon, e: &'a PoolEntry) -> impl Iterator<Item = usize> + 'a {
+    let thi = &e.warp.thi[..e.warp.thi.len().min(c.w)];
+    let mut lanes = e.warp.lanes & c.all_lanes();
+    std::iter::from_fn(move || {
+        if lanes == 0 {
+            return None;
+        }
+        let l = lanes.trailing_zeros() as usize;
+        lanes &= lanes - 1;
+        let &t = thi.get(l)?;
+        Some(c.thread(l, t) as usize % 4096)
+    })
 }
