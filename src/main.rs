@@ -175,6 +175,9 @@ enum Command {
         /// Run only slice I of N (0 ≤ I < N) of the job list.
         #[arg(long)]
         shard: Option<String>,
+        /// Run only this unit's jobs (repeatable; before `--shard` slices the list).
+        #[arg(long = "unit", value_name = "UNIT")]
+        units: Vec<String>,
         /// Write JUnit XML results here.
         #[arg(long)]
         junit: Option<PathBuf>,
@@ -555,10 +558,11 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             suite,
             jobs,
             shard,
+            units,
             junit,
             list,
             json,
-        } => regress_cmd(&suite, jobs as usize, shard, junit, list, json),
+        } => regress_cmd(&suite, jobs as usize, shard, &units, junit, list, json),
         Command::Flow {
             targets,
             cycles,
@@ -846,11 +850,15 @@ fn regress_cmd(
     suite: &str,
     threads: usize,
     shard: Option<String>,
+    units: &[String],
     junit: Option<PathBuf>,
     list: bool,
     json: bool,
 ) -> Result<u8, Fail> {
     let mut jobs = regress::jobs(suite).map_err(bad)?;
+    if !units.is_empty() {
+        jobs = regress::only_units(jobs, units).map_err(bad)?;
+    }
     if !list {
         check_outputs(&[("--junit", junit.as_deref())])?;
     }

@@ -137,6 +137,32 @@ fn bad_regress_arguments() {
         &["nightly", "quick"],
     );
     assert_error(&warpforge(&["regress", "--shard", "3/3"]), &["--shard 3/3"]);
+    assert_error(
+        &warpforge(&["regress", "--unit", "dtm-xyz", "--list"]),
+        &["--unit dtm-xyz", "unknown unit", "dtm-mtg"],
+    );
+}
+
+#[test]
+fn regress_unit_keeps_only_that_units_jobs() {
+    let out = warpforge(&["regress", "--suite", "full", "--unit", "dtm-tb", "--list"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ids: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    let random = ids.iter().filter(|i| i.starts_with("dtm-tb[")).count();
+    assert!(random > 0, "{text}");
+    let others: Vec<_> = ids
+        .iter()
+        .filter(|i| {
+            !i.starts_with("dtm-tb[")
+                && !i.starts_with("vector:")
+                && !i.starts_with("icarus:dtm-tb[")
+        })
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
 }
 
 /// A PATH with nothing on it: the external tools are "not installed".

@@ -978,6 +978,21 @@ pub fn variant(sets: &[String]) -> Option<&str> {
     sets.iter().find_map(|s| s.strip_prefix("policy="))
 }
 
+/// The jobs of the named units only (`regress --unit`); an unknown name is refused.
+pub fn only_units(jobs: Vec<Job>, units: &[String]) -> Result<Vec<Job>, String> {
+    let known = registry::names();
+    if let Some(u) = units.iter().find(|u| !known.contains(&u.as_str())) {
+        return Err(format!(
+            "--unit {u}: unknown unit; units are: {}",
+            known.join(", ")
+        ));
+    }
+    Ok(jobs
+        .into_iter()
+        .filter(|j| units.iter().any(|u| u == j.unit))
+        .collect())
+}
+
 /// Parse `I/N` (0 ≤ I < N).
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--shard {s}: expected I/N with 0 <= I < N (e.g. 0/4)");
