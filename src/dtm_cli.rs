@@ -46,6 +46,7 @@ fn case_json(c: &DtmCase) -> Value {
             "cycles_dtm": s.cycles_dtm,
             "speedup": s.speedup(),
             "engine_cycles": s.engine_cycles,
+            "tables_changed": s.tables_changed,
         });
     }
     j

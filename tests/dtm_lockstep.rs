@@ -138,3 +138,68 @@ fn group_skip_counts_from_the_rtl_equal_the_models() {
         (b.saved_groups, b.saved_cycles, b.cycles_without)
     );
 }
+
+/// I12 with the RTL answering (`run --suite --dtm --set enable=0`'s path): a kernel whose
+/// enabled run reuses (see the model test `a_disabled_dtm_is_neutral…`) reuses nothing,
+/// saves no cycle — its cycle count is the baseline's, one issue slot per warp instruction
+/// of warp mode — and the tables' digest after the kernel equals the one after reset (the
+/// model's tables, equal to the RTL's as far as every output of every cycle shows, I8).
+#[test]
+fn a_disabled_dtm_is_neutral_with_the_rtl_answering() {
+    use warpforge_contract::units::dtm_top::{DtmConfig, PARAMS};
+    use warpforge_cosim::dtm_run::RtlEngine;
+    use warpforge_testbench::isa::dtm::DtmEngine;
+    use warpforge_testbench::isa::kernels::find;
+    use warpforge_testbench::isa::suite::{run_case, run_dtm_case, Mode};
+    use warpforge_testbench::isa::AsmOptions;
+    let sets: Vec<String> = ["mtg_entries=128", "mtt_entries=128", "enable=0"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &sets).unwrap();
+    let cfg = DtmConfig::from_params(&p).unwrap();
+    let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+        RtlEngine::new(c, &sets, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>)
+    };
+    let k = find("pathfinder").unwrap();
+    let asm = AsmOptions::default();
+    let r = run_dtm_case(k, k.sizes[0], 1, &cfg, &asm, &mut make);
+    assert!(r.passed(), "{}", r.error.unwrap());
+    let s = r.stats.unwrap();
+    let slots = run_case(k, k.sizes[0], 1, Mode::Warp(8), &asm)
+        .warp
+        .unwrap()
+        .warp_instructions;
+    assert_eq!(
+        (s.inter, s.intra, s.trace, s.bypassed, s.saved_cycles),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!((s.cycles_without, s.cycles_dtm), (slots, slots));
+    assert!(!s.tables_changed);
+    assert!(s.engine_cycles > 1000, "{} cycles", s.engine_cycles);
+}
+
+/// The RTL side of I12 can fail: the enabled top's RTL in place of the disabled one (it
+/// looks up, inserts and forms traces while `enable = 0`) is caught at the cycle and port
+/// the model with the same fault predicts.
+#[test]
+fn an_rtl_inserting_while_disabled_is_caught() {
+    use warpforge_contract::units::dtm_top::{DtmConfig, PARAMS};
+    let mut sets: Vec<String> = regress::configs(UNIT)[0].clone();
+    sets.push("enable=0".into());
+    let unit = Unit::resolve(UNIT, &sets).unwrap();
+    let cfg = |sets: &[String]| {
+        let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, sets).unwrap();
+        DtmConfig::from_params(&p).unwrap()
+    };
+    let off = cfg(&sets);
+    let on = cfg(&regress::configs(UNIT)[0]);
+    let mut d: Design = warpforge_hdl::dtm_top::generate(&on);
+    assert_ne!(on.module_name(), off.module_name());
+    d.verilog = d.verilog.replace(&on.module_name(), &off.module_name());
+    d.module = off.module_name();
+    let mut bad = DtmModel::new(&off);
+    bad.inject_fault(Some(DtmFault::InsertWhileDisabled));
+    lockstep::check_planted_bug(&unit, &d, Box::new(bad), 1, 400_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+}

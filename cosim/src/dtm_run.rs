@@ -66,6 +66,9 @@ impl DtmEngine for RtlEngine {
         }
         self.model.check_invariants()
     }
+    fn table_digest(&self) -> u64 {
+        self.model.table_digest()
+    }
 }
 
 /// The table sizes (MTG = MTT entries, A19) `regress --suite full` runs every suite kernel

@@ -67,3 +67,42 @@ fn a_wrong_reused_value_is_caught() {
         assert!(e.contains("I2") && e.contains(what), "{e}");
     }
 }
+
+/// I12 on the model: with `enable = 0` a kernel reuses nothing, saves no cycle (the cycle
+/// count is warp mode's: one issue slot per warp instruction) and leaves the tables' digest
+/// as reset left it; enabled, the same kernel does all three, so each assertion can fail.
+/// A top that still looks up and inserts while disabled is caught by the model's I12 check.
+#[test]
+fn a_disabled_dtm_is_neutral_and_a_top_inserting_while_disabled_is_caught() {
+    use warpforge_testbench::dtm::DtmFault;
+    use warpforge_testbench::isa::kernels::find;
+    use warpforge_testbench::isa::suite::{run_case, Mode};
+    let k = find("pathfinder").unwrap();
+    let asm = AsmOptions::default();
+    let base = run_case(k, k.sizes[0], 1, Mode::Warp(8), &asm);
+    let slots = base.warp.expect("warp mode counts").warp_instructions;
+    let run = |sets: &[&str], fault: Option<DtmFault>| {
+        let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
+            let mut e = ModelEngine::new(c);
+            e.model.inject_fault(fault);
+            Ok(Box::new(e))
+        };
+        run_dtm_case(k, k.sizes[0], 1, &cfg(sets), &asm, &mut make)
+    };
+    let off = run(&["enable=0"], None);
+    assert!(off.passed(), "{}", off.error.unwrap());
+    let s = off.stats.unwrap();
+    assert_eq!(
+        (s.inter, s.intra, s.trace, s.bypassed, s.saved_cycles),
+        (0, 0, 0, 0, 0)
+    );
+    assert_eq!((s.cycles_without, s.cycles_dtm), (slots, slots));
+    assert!(!s.tables_changed);
+    let on = run(&["enable=1"], None).stats.unwrap();
+    assert!(on.inter + on.intra + on.trace > 0 && on.cycles_dtm < slots && on.tables_changed);
+    let bad = run(&["enable=0"], Some(DtmFault::InsertWhileDisabled));
+    let e = bad
+        .error
+        .expect("a top inserting while disabled went unnoticed");
+    assert!(e.contains("I12: DTM disabled, but dtm-"), "{e}");
+}

@@ -220,9 +220,14 @@ impl Dtm {
         s += &format!(
             "    a_w = (rq_warp >= {w}) ? {wb}'d{} : rq_warp;\n    a_sk = skip[a_w * {n} +: {n}];\n    \
              a_clear = a_sk != 0 && resume[a_w * {p} +: {p}] == rq_pc;\n    if (a_clear) a_sk = 0;\n    \
-             a_act = rq_act & ~a_sk;\n    a_mttl = (a_sk == 0 && rq_elig) ? a_act : {n}'d0;\n",
+             a_act = rq_act & ~a_sk;\n",
             w - 1
         );
+        // I12: disabled, no lane is ever tested or looked up.
+        s += &match c.enable {
+            true => format!("    a_mttl = (a_sk == 0 && rq_elig) ? a_act : {n}'d0;\n"),
+            false => format!("    a_mttl = {n}'d0;\n"),
+        };
         // Group: the leader is the lowest hit lane; grp = hit lanes with its npc.
         s += "    ld_npc = 0;\n";
         for l in (0..n).rev() {
@@ -238,9 +243,13 @@ impl Dtm {
         if c.unanimous {
             s += "    if (g_grp != q_act) g_grp = 0;\n";
         }
-        s += &format!(
-            "    g_full = g_grp != 0 && g_grp == q_act;\n    g_mlk = (q_elig && !g_full) ? (q_act & ~g_grp & q_guard) : {n}'d0;\n"
-        );
+        s += "    g_full = g_grp != 0 && g_grp == q_act;\n";
+        s += &match c.enable {
+            true => {
+                format!("    g_mlk = (q_elig && !g_full) ? (q_act & ~g_grp & q_guard) : {n}'d0;\n")
+            }
+            false => format!("    g_mlk = {n}'d0;\n"),
+        };
         // The response's trace: its leader's npc and len.
         s += "    r_npc = 0;\n    r_len = 0;\n";
         for l in (0..n).rev() {
@@ -352,9 +361,16 @@ impl Dtm {
             s += &format!("        {name} <= 0;\n");
         }
         s += "    end else begin\n        case (st)\n";
+        // I12: disabled, a retire is taken and does nothing (no buffer, MTT or MTG touched).
+        let retire = match c.enable {
+            true => format!(
+                "                ret_all_q <= ret_all;\n                ret_kid_q <= ret_kid;\n                \
+                 tid <= 0;\n                st <= {RET_TB};\n"
+            ),
+            false => String::new(),
+        };
         s += &format!(
-            "        {IDLE}: begin\n            if (ret_valid) begin\n                ret_all_q <= ret_all;\n                ret_kid_q <= ret_kid;\n                \
-             tid <= 0;\n                st <= {RET_TB};\n            end else if (rq_valid) begin\n                \
+            "        {IDLE}: begin\n            if (ret_valid) begin\n{retire}            end else if (rq_valid) begin\n                \
              q_warp <= a_w;\n                q_kid <= rq_kid;\n                q_pc <= rq_pc;\n                q_elig <= rq_elig;\n                \
              q_guard <= rq_guard;\n                q_sv1 <= rq_sv1;\n                q_sv2 <= rq_sv2;\n                q_sv3 <= rq_sv3;\n                \
              q_uid <= rq_uid;\n                q_srcv <= rq_src_v;\n                q_rid <= rq_src_rid;\n                q_dst <= rq_dst;\n                \
@@ -386,7 +402,7 @@ impl Dtm {
         s += &format!(
             "            end\n            if (st == {MTG_LKW}) st <= {RSP};\n            else if (mtg$req_ready) st <= {MTG_LKW};\n        end\n        \
              {RSP}: st <= {WB};\n        {WB}: begin\n            if (wb_valid) begin\n                wres <= wb_res;\n                lane <= 0;\n                \
-             st <= (mlk != 0) ? {MTG_UP} : {TB_EV};\n            end\n        end\n        \
+             st <= {after_wb};\n            end\n        end\n        \
              {MTG_UP}: begin\n            if (mtg$req_ready) begin lane <= 0; st <= {TB_EV}; end\n        end\n        \
              {TB_EV}: begin\n            if (lane == {nm}) begin cnt <= 1'b0; st <= {DRAIN}; end\n            else lane <= lane + 1'b1;\n        end\n        \
              {DRAIN}, {RET_DRAIN}: begin\n            if (cnt) st <= (st == {DRAIN}) ? {IDLE} : {RET_INV};\n            else cnt <= 1'b1;\n        end\n        \
@@ -394,7 +410,12 @@ impl Dtm {
              {RET_INV}: begin\n            skip <= 0;\n            resume <= 0;\n            st <= {RET_WAIT};\n        end\n        \
              default: begin\n            if (!mtg$busy) st <= {IDLE};\n        end\n        endcase\n    end\nend\n",
             nm = n - 1,
-            tm = t - 1
+            tm = t - 1,
+            // I12: disabled, no upsert and no trace-buffer event: ready again after writeback.
+            after_wb = match c.enable {
+                true => format!("(mlk != 0) ? {MTG_UP} : {TB_EV}"),
+                false => format!("{IDLE}"),
+            }
         );
         s
     }

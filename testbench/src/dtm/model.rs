@@ -28,6 +28,8 @@ pub enum DtmFault {
     /// Under `branch_eligible` an INTRA branch is appended to its thread's trace (a trace
     /// then ends in a branch and resumes after it even where the branch was taken).
     BranchEntersTrace,
+    /// With `enable = 0` the sequencer still looks up and upserts the MTG (I12 broken).
+    InsertWhileDisabled,
 }
 
 /// FNV-1a: port names are looked up ~100 times a cycle; SipHash dominated the model's time.
@@ -219,6 +221,10 @@ pub struct DtmModel {
     /// Analysis mode A5 (`branch_eligible`, model only): a request with destination
     /// `BRANCH_DST` is a branch; every lane's trace buffer closes on it.
     branch_eligible: bool,
+    /// I12 with `enable = 0`: the tables' digest when the top first became ready after
+    /// reset (None before that), and the cycles since.
+    i12_ref: Option<u64>,
+    i12_cycles: u64,
 }
 
 fn mask(b: usize) -> u64 {
@@ -252,6 +258,8 @@ impl DtmModel {
             err: None,
             fault: None,
             branch_eligible: false,
+            i12_ref: None,
+            i12_cycles: 0,
             cfg: cfg.clone(),
         }
     }
@@ -268,6 +276,64 @@ impl DtmModel {
 
     pub fn config(&self) -> &DtmConfig {
         &self.cfg
+    }
+
+    /// The three units' table state (MTG entries and ranks, MTT rows, valid bits and ranks,
+    /// trace buffers) as one hash: I12 says it never changes while DTM is disabled.
+    pub fn table_digest(&self) -> u64 {
+        let (g, t, b) = (
+            self.mtg.table.digest(),
+            self.mtt.table.digest(),
+            self.tb.tb.digest(),
+        );
+        g ^ t.rotate_left(21) ^ b.rotate_left(42)
+    }
+
+    /// Enabled, or a fault that behaves as if it were (the sequencer's view of `enable`).
+    fn enabled(&self) -> bool {
+        self.cfg.enable || self.fault == Some(DtmFault::InsertWhileDisabled)
+    }
+
+    /// I12 (`enable = 0`), after each cycle: no unit received a request (every cycle), and
+    /// the tables' digest equals the one taken after reset (every 256th cycle: a full hash).
+    fn check_disabled(&mut self, reset: bool) {
+        if self.cfg.enable || reset {
+            return;
+        }
+        let (g, t, b) = (&self.gi, &self.ti, &self.bi);
+        let asked = [
+            (
+                "dtm-mtg",
+                g.get("req_valid", 0, 1) | g.get("inv_valid", 0, 1),
+            ),
+            (
+                "dtm-mtt",
+                t.get("lk_valid", 0, 1)
+                    | t.get("up_valid", 0, 1)
+                    | t.get("inv_valid", 0, 1)
+                    | t.get("flush", 0, 1),
+            ),
+            ("dtm-tb", b.get("ev_valid", 0, 1)),
+        ];
+        if let Some((unit, _)) = asked.iter().find(|(_, a)| *a != 0) {
+            self.err.get_or_insert(format!(
+                "I12: DTM disabled, but {unit} received a request (pc {:#x})",
+                self.s.pc
+            ));
+        }
+        match self.i12_ref {
+            None if self.s.state == IDLE => self.i12_ref = Some(self.table_digest()),
+            Some(d) => {
+                self.i12_cycles += 1;
+                if self.i12_cycles % 256 == 0 && self.table_digest() != d {
+                    self.err.get_or_insert(format!(
+                        "I12: DTM disabled, but the tables changed (digest {d:#x} → {:#x})",
+                        self.table_digest()
+                    ));
+                }
+            }
+            None => {}
+        }
     }
 
     pub fn counters(&self) -> DtmEvents {
@@ -521,12 +587,16 @@ impl DtmModel {
         match self.s.state {
             IDLE => {
                 if i.get("ret_valid", 0, 1) == 1 {
-                    self.s.ret_all = i.get("ret_all", 0, 1) == 1;
-                    self.s.ret_kid = i.get("ret_kid", 0, c.mtg.kid_bits);
-                    self.s.tid = 0;
-                    self.s.state = RET_TB;
-                    self.ev.retires += 1;
+                    // I12: disabled, a retire is taken and does nothing.
+                    if self.enabled() {
+                        self.s.ret_all = i.get("ret_all", 0, 1) == 1;
+                        self.s.ret_kid = i.get("ret_kid", 0, c.mtg.kid_bits);
+                        self.s.tid = 0;
+                        self.s.state = RET_TB;
+                        self.ev.retires += 1;
+                    }
                 } else if i.get("rq_valid", 0, 1) == 1 {
+                    let on = self.enabled();
                     let s = &mut self.s;
                     s.warp = i.get("rq_warp", 0, c.warp_bits()) as usize;
                     s.kid = i.get("rq_kid", 0, c.mtg.kid_bits);
@@ -549,7 +619,11 @@ impl DtmModel {
                         s.skip[w] = 0;
                     }
                     s.act = i.get("rq_act", 0, n) & !s.skip[w] & lanes;
-                    s.mttl = if s.skip[w] == 0 && s.elig { s.act } else { 0 };
+                    s.mttl = if s.skip[w] == 0 && s.elig && on {
+                        s.act
+                    } else {
+                        0
+                    };
                     s.thit = 0;
                     s.mhit = 0;
                     s.grp = 0;
@@ -591,6 +665,7 @@ impl DtmModel {
                 }
             }
             GROUP => {
+                let on = self.enabled();
                 let s = &mut self.s;
                 let mut grp = 0;
                 if s.thit != 0 {
@@ -613,7 +688,7 @@ impl DtmModel {
                     s.skip[s.warp] = grp;
                     s.resume[s.warp] = s.tnpc[ld];
                 }
-                s.mlk = if s.elig && !s.full {
+                s.mlk = if s.elig && !s.full && on {
                     s.act & !grp & s.guard
                 } else {
                     0
@@ -647,7 +722,14 @@ impl DtmModel {
                         self.s.wres[l] = i.get("wb_res", l * v, v);
                     }
                     self.s.lane = 0;
-                    self.s.state = if self.s.mlk != 0 { MTG_UP } else { TB_EV };
+                    // I12: disabled, no upsert and no trace-buffer event.
+                    self.s.state = if !self.enabled() {
+                        IDLE
+                    } else if self.s.mlk != 0 {
+                        MTG_UP
+                    } else {
+                        TB_EV
+                    };
                 }
             }
             MTG_UP => {
@@ -761,9 +843,11 @@ impl Model for DtmModel {
         if reset {
             // The sequencer restarts; it waits for the MTG's reset flush.
             self.s = Seq::new(&self.cfg);
+            self.i12_ref = None;
         } else {
             self.advance();
         }
+        self.check_disabled(reset);
     }
 
     fn check_invariants(&self) -> Result<(), String> {

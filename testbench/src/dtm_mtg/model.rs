@@ -26,7 +26,7 @@ pub struct Key {
     pub sv: [u64; 3],
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Entry {
     pub key: Key,
     pub res: u64,
@@ -118,6 +118,16 @@ impl MemoTable {
     }
 
     /// Valid entries.
+    /// The table's state (entries and LRU ranks) as one hash, for I12 (a disabled DTM never
+    /// changes its tables).
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.slots.hash(&mut h);
+        self.rank.hash(&mut h);
+        h.finish()
+    }
+
     pub fn occupancy(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()
     }

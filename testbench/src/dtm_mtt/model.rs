@@ -59,6 +59,12 @@ impl PartialEq for Ctx {
 
 impl Eq for Ctx {}
 
+impl std::hash::Hash for Ctx {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (**self).hash(h)
+    }
+}
+
 impl FromIterator<Slot> for Ctx {
     fn from_iter<I: IntoIterator<Item = Slot>>(it: I) -> Ctx {
         let mut c = Ctx::empty(0);
@@ -71,7 +77,7 @@ impl FromIterator<Slot> for Ctx {
 }
 
 /// A memoized trace (§2.3) without its valid bit and kid.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Trace {
     pub pc: u64,
     pub npc: u64,
@@ -201,6 +207,14 @@ impl Mtt {
         }
         m.reset();
         m
+    }
+
+    /// The table's state (valid bits, kids, LRU ranks, rows) as one hash, for I12.
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&self.valid, &self.kid, &self.rank, &self.rows).hash(&mut h);
+        h.finish()
     }
 
     pub fn config(&self) -> &MttConfig {

@@ -27,7 +27,7 @@ pub struct Instr {
 
 /// [`Instr`] with its sources held inline: the model keeps one per append and copies them
 /// into commits, so they must not allocate.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Op {
     pub pc: u64,
     n: usize,
@@ -150,6 +150,17 @@ impl TraceBuffers {
 
     pub fn inject_fault(&mut self, f: Option<TbFault>) {
         self.fault = f;
+    }
+
+    /// The buffers' state (ownership, free list, contents) as one hash, for I12.
+    pub fn digest(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (&self.own, &self.free, &self.holder).hash(&mut h);
+        for b in &self.bufs {
+            (&b.t, &b.ops).hash(&mut h);
+        }
+        h.finish()
     }
 
     pub fn reset(&mut self) {

@@ -55,6 +55,8 @@ pub trait DtmEngine {
         }
         Ok(())
     }
+    /// The tables' state as one hash (the model's: in lockstep its tables are the RTL's, I8).
+    fn table_digest(&self) -> u64;
 }
 
 /// Makes the engine for a configuration (the execution mode sizes the top per kernel).
@@ -81,6 +83,9 @@ impl DtmEngine for ModelEngine {
     fn analysis(&mut self, branch_eligible: bool) -> Result<(), String> {
         self.model.set_branch_eligible(branch_eligible);
         Ok(())
+    }
+    fn table_digest(&self) -> u64 {
+        self.model.table_digest()
     }
 }
 
@@ -121,6 +126,9 @@ pub struct DtmStats {
     pub cycles_dtm: u64,
     /// Cycles of the `dtm` top spent (its sequencer is not part of the cycle model).
     pub engine_cycles: u64,
+    /// The tables' digest after the kernel's last instruction differs from the one after
+    /// reset (I12: never with `enable = 0`).
+    pub tables_changed: bool,
 }
 
 impl DtmStats {
@@ -325,10 +333,12 @@ pub fn run_dtm_modes(
         cfg.clone()
     };
     let mut ports: Vec<Port> = vec![];
+    let mut digests = vec![];
     for e in engines {
         e.analysis(modes.branch_eligible)?;
         let mut p = Port::new(e, &ecfg);
         p.reset()?;
+        digests.push(p.engine.table_digest());
         ports.push(p);
     }
     let fu = if modes.fu_width == 0 {
@@ -346,6 +356,10 @@ pub fn run_dtm_modes(
         let b = run_block(m, id, &run, &mut ports).map_err(|e| format!("block {id}: {e}"))?;
         st.add(&b);
     }
+    st.tables_changed = ports
+        .iter()
+        .zip(&digests)
+        .any(|(p, d)| p.engine.table_digest() != *d);
     for p in ports.iter_mut() {
         p.retire()?;
         st.engine_cycles += p.cycles;

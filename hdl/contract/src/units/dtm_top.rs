@@ -54,6 +54,13 @@
 //! `inv_valid` (or `flush` with `ret_all`) and the MTG's `inv_valid`, every skip region is
 //! cleared, and the top waits while the MTG sweeps (`busy`).
 //!
+//! **Disabled** (`enable = 0`, `DTM_ENABLE`, I12): every request takes steps 1, 3, 5 and 6
+//! only — no MTT test (`mttl = 0`), no MTG lookup or upsert (`mlk = 0`), no trace-buffer
+//! event, no drain: `rsp_exec = act & guard`, nothing reused, no skip region; after writeback
+//! the top is ready again. A retire is accepted and does nothing. So no unit ever receives
+//! a request and the tables keep the state reset left them in (the MTG's reset flush still
+//! runs); the SM's timing is the baseline's (every warp instruction issues).
+//!
 //! Order within one cycle (A15) follows from the sequence: MTT upserts happen only in the
 //! trace-buffer and drain phases, MTG upserts only in phase 7, lookups only in 2 and 4.
 //!
@@ -190,6 +197,13 @@ pub const PARAMS: &[ParamSpec] = &[
         1,
         "PC step of one instruction (1: PCs count instructions; 8 for §4's vectors)",
     ),
+    ParamSpec::int(
+        "enable",
+        0,
+        1,
+        1,
+        "DTM_ENABLE (I12): 0 = no lookup, no insert, tables never change",
+    ),
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,6 +214,8 @@ pub struct DtmConfig {
     pub warps: usize,
     pub simd: usize,
     pub unanimous: bool,
+    /// `DTM_ENABLE` (I12): false = every request answered "execute", no table touched.
+    pub enable: bool,
 }
 
 /// A unit's parameters from the top's (`map`: the unit's name = value); a unit's own range
@@ -270,6 +286,7 @@ impl DtmConfig {
             warps: w,
             simd: s,
             unanimous: p.str("trace_policy") == "unanimous",
+            enable: p.int("enable") == 1,
         })
     }
 
@@ -312,12 +329,13 @@ impl DtmConfig {
 
     pub fn module_name(&self) -> String {
         format!(
-            "dtm_top_w{}_s{}_b{}_i{}_{}__{}__{}",
+            "dtm_top_w{}_s{}_b{}_i{}_{}{}__{}__{}",
             self.warps,
             self.simd,
             self.tb.pool,
             self.tb.isz,
             if self.unanimous { "u" } else { "p" },
+            if self.enable { "" } else { "_off" },
             self.mtg.module_name(),
             self.mtt.module_name()
         )
