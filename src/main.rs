@@ -104,6 +104,10 @@ enum Command {
         /// on for the SM)
         #[arg(long)]
         blocks: bool,
+        /// Keep the module hierarchy: each distinct module synthesised once, counted once
+        /// per instance (for designs of many identical instances, e.g. dtm-mtg's RAMs)
+        #[arg(long, conflicts_with = "blocks")]
+        hier: bool,
         #[arg(long)]
         json: bool,
     },
@@ -435,18 +439,20 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             target,
             over,
             blocks,
+            hier,
             json,
         } => {
             let u = resolve(&target)?;
-            let blocks = blocks || u.sm().is_some();
+            let blocks = !hier && (blocks || u.sm().is_some());
             let baseline = if over.is_empty() {
                 None
             } else {
                 Some(resolve_baseline(&target, &over)?)
             };
-            let mut r = match blocks {
-                true => area::area_with_blocks(&u.design(), &u.manifest()),
-                false => area::area(&u.design(), &u.manifest()),
+            let mut r = match (blocks, hier) {
+                (true, _) => area::area_with_blocks(&u.design(), &u.manifest()),
+                (false, true) => area::area_hierarchical(&u.design(), &u.manifest()),
+                (false, false) => area::area(&u.design(), &u.manifest()),
             }
             .map_err(|e| bad(e.to_string()))?;
             if let Some(b) = baseline {

@@ -203,3 +203,35 @@ fn an_rtl_inserting_while_disabled_is_caught() {
     lockstep::check_planted_bug(&unit, &d, Box::new(bad), 1, 400_000)
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// `regress --suite full` covers the execution mode's modes: `group_skip` and I12 through
+/// the RTL, the analysis modes through the model; a `model:` job runs (here `lane_serial`
+/// on reduce, whose lanes then hit each other's inserts).
+#[test]
+fn the_full_suite_runs_every_mode_of_the_execution_mode() {
+    use warpforge_cosim::dtm_run::run_dtm_job;
+    let jobs = regress::jobs("full").unwrap();
+    let has = |set: &str, engine: &str| {
+        jobs.iter().any(|j| {
+            j.unit == UNIT
+                && j.sets.iter().any(|s| s == set)
+                && j.program.as_deref().is_some_and(|p| p.starts_with(engine))
+        })
+    };
+    for (set, engine) in [
+        ("group_skip=1", "kernel:"),
+        ("enable=0", "kernel:"),
+        ("lane_serial=1", "model:"),
+        ("table_scope=lane", "model:"),
+        ("branch_eligible=1", "model:"),
+    ] {
+        assert!(has(set, engine), "no {engine} job with {set}");
+    }
+    let (ok, cycles, msg) = run_dtm_job(&["lane_serial=1".into()], "model:reduce@1000");
+    assert!(ok && cycles > 1000, "{msg}");
+    let (ok, _, msg) = run_dtm_job(&["lane_serial=1".into()], "kernel:reduce@1000");
+    assert!(
+        !ok && msg.contains("lane_serial = 1: analysis only"),
+        "{msg}"
+    );
+}

@@ -38,6 +38,9 @@ pub struct AreaReport {
     pub overhead: Option<Overhead>,
     /// Per top-level sub-block figures (`warpforge area … --blocks`; always for the SM).
     pub blocks: Option<Vec<BlockArea>>,
+    /// The syntheses kept the module hierarchy (`warpforge area … --hier`): each distinct
+    /// module synthesised once, the totals counting it once per instance.
+    pub hierarchical: bool,
 }
 
 /// One top-level sub-block of a design (an instance of the top module), from hierarchical
@@ -284,41 +287,53 @@ struct Job {
 }
 
 /// The Yosys runs of the flow for top module `m`, slowest first so the two workers finish
-/// together.
-fn flow_jobs(m: &str) -> Vec<Job> {
-    // Slowest first, so the two workers finish together.
+/// together; with `hier` each keeps the module hierarchy (see [`area_hierarchical`]).
+fn flow_jobs(m: &str, hier: bool) -> Vec<Job> {
     let read = "read_verilog design.v";
+    let (flat, noflat) = match hier {
+        true => ("", "-noflatten "),
+        false => ("-flatten ", ""),
+    };
+    // `stat` sums a hierarchy only under a known top.
+    let stat = match hier {
+        true => format!("-top {m} "),
+        false => String::new(),
+    };
     vec![
         Job {
             name: "xilinx",
             step: "synth_xilinx",
             // A unit sits inside an SM, not at the pins: no I/O or clock buffers. Flattened
-            // like the other flows (and Yosys 0.23's `stat -json` writes a hierarchy tree
-            // into the JSON when submodules remain).
+            // like the other flows unless `hier` (then `stat -top` gives the hierarchy's
+            // totals).
             script: format!(
-                "{read}\nsynth_xilinx -flatten -top {m} -noiopad -noclkbuf\n\
-                 tee -q -o xilinx.json stat -json\n"
+                "{read}\nsynth_xilinx {flat}-top {m} -noiopad -noclkbuf\n\
+                 tee -q -o xilinx.json stat {stat}-json\n"
             ),
         },
         Job {
             name: "generic",
             step: "synth",
-            // Flattened so the counts cover submodules once each, as in the FPGA flows.
+            // Flattened (unless `hier`) so the counts cover submodules once per instance.
             script: format!(
-                "{read}\nsynth -flatten -top {m} -run :fine\n{GENERIC_FINE}\
-                 tee -q -o generic.json stat -json\n\
-                 dffunmap\nabc -g cmos2 -fast\ntee -q -o cmos.json stat -tech cmos -json\n"
+                "{read}\nsynth {flat}-top {m} -run :fine\n{GENERIC_FINE}\
+                 tee -q -o generic.json stat {stat}-json\n\
+                 dffunmap\nabc -g cmos2 -fast\ntee -q -o cmos.json stat {stat}-tech cmos -json\n"
             ),
         },
         Job {
             name: "ice40",
             step: "synth_ice40",
-            script: format!("{read}\nsynth_ice40 -top {m}\ntee -q -o ice40.json stat -json\n"),
+            script: format!(
+                "{read}\nsynth_ice40 {noflat}-top {m}\ntee -q -o ice40.json stat {stat}-json\n"
+            ),
         },
         Job {
             name: "ecp5",
             step: "synth_ecp5",
-            script: format!("{read}\nsynth_ecp5 -top {m}\ntee -q -o ecp5.json stat -json\n"),
+            script: format!(
+                "{read}\nsynth_ecp5 {noflat}-top {m}\ntee -q -o ecp5.json stat {stat}-json\n"
+            ),
         },
         Job {
             name: "ff",
@@ -384,9 +399,41 @@ pub fn area(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowErro
     area_in(design, manifest, &tools::search_path())
 }
 
+/// [`area`] with hierarchical syntheses: each distinct module is synthesised once and the
+/// totals count it once per instance (Yosys `stat -top`). For designs of many identical
+/// instances (the emitter merges them into one module): the flat flow repeats every memory
+/// pass per instance over the whole flattened netlist (`dtm-mtg`'s 72 RAMs did not finish in
+/// 30 minutes). No optimisation crosses a module boundary, so the totals can be a little
+/// above the flat flow's.
+pub fn area_hierarchical(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
+    area_run(
+        design,
+        manifest,
+        &tools::search_path(),
+        Flow::Hierarchical,
+        LIMIT,
+    )
+}
+
 /// [`area`] with the per-block breakdown ([`AreaReport::blocks`]).
 pub fn area_with_blocks(design: &Design, manifest: &Manifest) -> Result<AreaReport, FlowError> {
-    area_run(design, manifest, &tools::search_path(), true, LIMIT)
+    area_run(
+        design,
+        manifest,
+        &tools::search_path(),
+        Flow::WithBlocks,
+        LIMIT,
+    )
+}
+
+/// Which syntheses [`area_run`] runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Flat,
+    /// Flat, plus the per-block hierarchical runs.
+    WithBlocks,
+    /// Hierarchical only.
+    Hierarchical,
 }
 
 /// Measure `design`, looking for Yosys in `search_path` (a PATH-style list).
@@ -395,7 +442,7 @@ pub fn area_in(
     manifest: &Manifest,
     search_path: &OsStr,
 ) -> Result<AreaReport, FlowError> {
-    area_run(design, manifest, search_path, false, LIMIT)
+    area_run(design, manifest, search_path, Flow::Flat, LIMIT)
 }
 
 /// [`area`] with its Yosys runs limited to `limit` in all: past it, `FlowError::Timeout`.
@@ -404,14 +451,14 @@ pub fn area_within(
     manifest: &Manifest,
     limit: Duration,
 ) -> Result<AreaReport, FlowError> {
-    area_run(design, manifest, &tools::search_path(), false, limit)
+    area_run(design, manifest, &tools::search_path(), Flow::Flat, limit)
 }
 
 fn area_run(
     design: &Design,
     manifest: &Manifest,
     search_path: &OsStr,
-    with_blocks: bool,
+    flow: Flow,
     limit: Duration,
 ) -> Result<AreaReport, FlowError> {
     let m = design.module.as_str();
@@ -420,8 +467,8 @@ fn area_run(
     if !manifest.tables.is_empty() {
         crate::cacti::find(search_path)?;
     }
-    let mut jobs = flow_jobs(m);
-    if with_blocks {
+    let mut jobs = flow_jobs(m, flow == Flow::Hierarchical);
+    if flow == Flow::WithBlocks {
         jobs.extend(block_jobs(m));
     }
     let (dir, version) = run_flow(design, search_path, jobs, limit)?;
@@ -486,10 +533,11 @@ fn area_run(
         fpga,
         cacti,
         overhead: None,
-        blocks: match with_blocks {
+        blocks: match flow == Flow::WithBlocks {
             true => Some(read_blocks(dir.path(), m)?),
             false => None,
         },
+        hierarchical: flow == Flow::Hierarchical,
     })
 }
 
@@ -536,7 +584,7 @@ fn run_flow(
 /// with the Yosys on PATH: [`area`] without the generic synthesis and the transistor estimate.
 pub fn fpga(design: &Design) -> Result<FpgaArea, FlowError> {
     let m = design.module.as_str();
-    let jobs = flow_jobs(m)
+    let jobs = flow_jobs(m, false)
         .into_iter()
         .filter(|j| j.name != "generic" && j.name != "ff")
         .collect();
@@ -814,7 +862,11 @@ fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String
 
 impl fmt::Display for AreaReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "area {} (module {})", self.unit, self.module)?;
+        let how = match self.hierarchical {
+            true => ", hierarchical synthesis",
+            false => "",
+        };
+        writeln!(f, "area {} (module {}{how})", self.unit, self.module)?;
         writeln!(f, "  {:<18} {:>8}", "storage bits", self.storage_bits.total)?;
         for t in &self.storage_bits.tables {
             writeln!(

@@ -75,27 +75,51 @@ impl DtmEngine for RtlEngine {
 /// at through the RTL (the model-only sweep 16..8192 is in docs/dtm.md).
 pub const FULL_SIZES: &[usize] = &[16, 128, 1024, 8192];
 
-/// Runs a DTM-mode program job (`kernel:NAME@SIZE`) through the `dtm` RTL in lockstep with
-/// its model: (passed, engine cycles, message).
+/// Runs a DTM-mode program job: `kernel:NAME@SIZE` through the `dtm` RTL in lockstep with
+/// its model, `model:NAME@SIZE` on the model alone (the analysis modes the RTL refuses);
+/// `sets` may hold the execution mode's parameters. With `enable = 0` the job also fails
+/// unless the kernel saved no cycle and left the tables unchanged (I12). Returns (passed,
+/// engine cycles, message).
 pub fn run_dtm_job(sets: &[String], program: &str) -> (bool, u64, String) {
+    use warpforge_contract::units::dtm_top::DtmModes;
+    use warpforge_testbench::isa::dtm::ModelEngine;
     use warpforge_testbench::isa::{kernels, suite, AsmOptions};
-    let spec = program.strip_prefix("kernel:").expect("kernel:NAME@SIZE");
-    let (name, size) = spec.split_once('@').expect("kernel:NAME@SIZE");
+    let (rtl, spec) = match program.split_once(':') {
+        Some(("kernel", s)) => (true, s),
+        Some(("model", s)) => (false, s),
+        _ => panic!("kernel:NAME@SIZE or model:NAME@SIZE"),
+    };
+    let (name, size) = spec.split_once('@').expect("NAME@SIZE");
     let k = kernels::find(name).expect("a suite kernel");
     let size: u32 = size.parse().unwrap();
-    let cfg = match Params::resolve(NAME, PARAMS, None, sets)
+    let resolved = DtmModes::split(sets, rtl)
         .map_err(|e| e.0)
-        .and_then(|p| DtmConfig::from_params(&p).map_err(|e| e.0))
-    {
-        Ok(c) => c,
+        .and_then(|(top, modes)| {
+            let p = Params::resolve(NAME, PARAMS, None, &top).map_err(|e| e.0)?;
+            let cfg = DtmConfig::from_params(&p).map_err(|e| e.0)?;
+            Ok((top, modes, cfg))
+        });
+    let (top, modes, cfg) = match resolved {
+        Ok(x) => x,
         Err(e) => return (false, 0, e),
     };
     let mut make = |c: &DtmConfig| -> Result<Box<dyn DtmEngine>, String> {
-        RtlEngine::new(c, sets, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>)
+        match rtl {
+            true => RtlEngine::new(c, &top, 1).map(|e| Box::new(e) as Box<dyn DtmEngine>),
+            false => Ok(Box::new(ModelEngine::new(c))),
+        }
     };
-    let r = suite::run_dtm_case(k, size, 1, &cfg, &AsmOptions::default(), &mut make);
+    let asm = AsmOptions::default();
+    let r = suite::run_dtm_case_modes(k, size, 1, &cfg, &modes, &asm, &mut make);
     let cycles = r.stats.as_ref().map_or(0, |s| s.engine_cycles);
-    match r.error {
+    let i12 = match &r.stats {
+        Some(s) if !cfg.enable && (s.saved_cycles != 0 || s.tables_changed) => Some(format!(
+            "I12: disabled, yet {} cycles saved, tables changed: {}",
+            s.saved_cycles, s.tables_changed
+        )),
+        _ => None,
+    };
+    match r.error.or(i12) {
         None => (true, cycles, String::new()),
         Some(e) => (false, cycles, e),
     }

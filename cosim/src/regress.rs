@@ -26,7 +26,8 @@ pub struct Job {
     #[serde(default)]
     pub icarus: bool,
     /// SM jobs: programs run on the SM RTL with per-instruction lockstep —
-    /// `kernel:NAME@SIZE` (a suite kernel) or `random:FIRST..END` (random programs by seed).
+    /// `kernel:NAME@SIZE` (a suite kernel), `model:NAME@SIZE` (a suite kernel on the `dtm` model
+    /// alone) or `random:FIRST..END` (random programs by seed).
     #[serde(default)]
     pub program: Option<String>,
 }
@@ -217,6 +218,25 @@ fn dtm_jobs() -> Vec<Job> {
                 unit,
                 &sets,
                 format!("kernel:{}@{}", k.name, k.sizes[0]),
+            ));
+        }
+    }
+    // The execution mode's cycle-model and analysis modes at the default 1024 entries:
+    // `group_skip` (8-lane warps on a 2-lane FU) and I12 (`enable = 0`) with the RTL
+    // answering; the analysis modes the RTL refuses through the model (`model:`).
+    let modes: [(&[&str], &str); 5] = [
+        (&["fu_width=2", "group_skip=1"], "kernel"),
+        (&["enable=0"], "kernel"),
+        (&["lane_serial=1"], "model"),
+        (&["table_scope=lane"], "model"),
+        (&["branch_eligible=1"], "model"),
+    ];
+    for (sets, engine) in modes {
+        for k in SUITE {
+            out.push(program_job(
+                unit,
+                sets,
+                format!("{engine}:{}@{}", k.name, k.sizes[0]),
             ));
         }
     }
@@ -847,7 +867,8 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
         ])],
         "dtm-mtt" => vec![vec![]],
         "dtm-tb" => vec![vec![]],
-        "dtm" => vec![vec![]],
+        // The default, and disabled (I12 checked by the model every cycle).
+        "dtm" => vec![vec![], vec!["enable=0".to_string()]],
         "dtm-mtg" => vec![
             vec![],
             vec![
@@ -1017,13 +1038,15 @@ fn run_job(job: &Job) -> JobResult {
                 Err(e) => (false, 0, e),
             }
         }
+        // A DTM program job's sets may hold the execution mode's parameters (not the top's).
+        None if job.unit == warpforge_contract::units::dtm_top::NAME && job.program.is_some() => {
+            crate::dtm_run::run_dtm_job(&job.sets, job.program.as_deref().unwrap_or_default())
+        }
         None => match Unit::resolve(job.unit, &job.sets) {
             Err(e) => (false, 0, e),
             Ok(unit) if job.program.is_some() => {
                 let program = job.program.as_deref().unwrap_or_default();
-                let dtm = job.unit == warpforge_contract::units::dtm_top::NAME;
                 match unit.crown() {
-                    _ if dtm => crate::dtm_run::run_dtm_job(&job.sets, program),
                     Some(cfg) => run_crown_job(cfg, program),
                     None => run_sm_job(&unit, program),
                 }
