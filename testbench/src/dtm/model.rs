@@ -325,7 +325,7 @@ impl DtmModel {
             None if self.s.state == IDLE => self.i12_ref = Some(self.table_digest()),
             Some(d) => {
                 self.i12_cycles += 1;
-                if self.i12_cycles % 256 == 0 && self.table_digest() != d {
+                if self.i12_cycles.is_multiple_of(256) && self.table_digest() != d {
                     self.err.get_or_insert(format!(
                         "I12: DTM disabled, but the tables changed (digest {d:#x} → {:#x})",
                         self.table_digest()
