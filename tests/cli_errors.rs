@@ -93,6 +93,14 @@ fn out_of_range_parameter() {
         &warpforge(&["generate", "sm", "--set", "alu_stages=5"]),
         &["alu_stages=5", "from 1 to 4"],
     );
+    assert_error(
+        &warpforge(&["generate", "sm", "--set", "rf_banks=3"]),
+        &["rf_banks", "= 3", "1, 2 or 4"],
+    );
+    assert_error(
+        &warpforge(&["run", "vecadd", "--rtl", "--set", "rf_banks=8"]),
+        &["rf_banks=8", "from 1 to 4"],
+    );
 }
 
 #[test]

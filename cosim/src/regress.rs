@@ -59,6 +59,7 @@ pub const SM_CONFIGS: &[&[&str]] = &[
         "mem_latency=40",
         "mem_stall_pct=30",
         "alu_stages=3",
+        "rf_banks=2",
     ],
     &[
         "warps=8",
@@ -67,6 +68,7 @@ pub const SM_CONFIGS: &[&[&str]] = &[
         "schedulers=2",
         "policy=gto",
         "mem_latency=10",
+        "rf_banks=1",
     ],
 ];
 

@@ -71,6 +71,9 @@ pub struct SmStats {
     pub stall_idle: u64,
     /// Cycles with two or more warp-instructions in the back end (the RTL's count).
     pub overlap_cycles: u64,
+    /// Cycles operand read spent reading register-file rows (the RTL's count): a
+    /// warp-instruction reads for phases × groups cycles, phases = 1 to 3 (docs/sm.md).
+    pub opr_read_cycles: u64,
     pub mem_reads: u64,
     pub mem_writes: u64,
     pub mem_atomics: u64,
@@ -348,6 +351,7 @@ pub fn run(
         stall_barrier: ports.get(&out, "cnt_stall_bar"),
         stall_idle: ports.get(&out, "cnt_stall_idle"),
         overlap_cycles: ports.get(&out, "cnt_overlap"),
+        opr_read_cycles: ports.get(&out, "cnt_opr_read"),
         mem_reads: mem.reads,
         mem_writes: mem.writes,
         mem_atomics: mem.atomics,

@@ -77,7 +77,8 @@ fn suite_on(sets: &[&str]) {
 }
 
 /// The three configurations the suite runs on (warp size 8 and 32, SIMD width 8 and
-/// warp-wide, one and two schedulers, LRR and GTO, one- and three-stage lanes); the random
+/// warp-wide, one and two schedulers, LRR and GTO, one- and three-stage lanes, 4, 2 and 1
+/// register-file banks); the random
 /// programs and the cycle-limit test reuse their builds. `mem_*` are the harness's, not the RTL's.
 const A: &[&str] = &[
     "warps=32",
@@ -95,6 +96,7 @@ const B: &[&str] = &[
     "mem_latency=40",
     "mem_stall_pct=30",
     "alu_stages=3",
+    "rf_banks=2",
 ];
 /// A small SM (configs/sm-small.toml's warps and memories, with 8 SIMD lanes) for random
 /// programs and the planted bug.
@@ -113,6 +115,7 @@ const C: &[&str] = &[
     "schedulers=2",
     "policy=gto",
     "mem_latency=10",
+    "rf_banks=1",
 ];
 
 #[test]
@@ -173,6 +176,7 @@ fn random_programs_on_a_small_warp32_sm_with_lane_groups() {
             "shared_kb=1",
             "mem_latency=3",
             "alu_stages=2",
+            "rf_banks=2",
         ],
         1000..1100,
     );
@@ -305,6 +309,7 @@ fn random_programs_under_every_other_scheduler_policy() {
                 "shared_kb=1",
                 "mem_latency=7",
                 "mem_stall_pct=10",
+                "rf_banks=1",
             ],
             0..12,
         );
@@ -401,4 +406,73 @@ fn a_divergent_barrier_is_a_fault() {
             (d, other) => panic!("guard {guard} (divergent: {d}): {other:?}"),
         }
     }
+}
+
+/// Register-file banks, by the RTL's own counters (`cnt_opr_read`: cycles operand read
+/// reads rows), on an SM of 8 warps × 32 threads in 8 lane groups of 4:
+/// - `spread` uses only r0–r3, so with 4 banks every instruction's rows sit in different
+///   banks (warp-register = register base + r): one read phase per group, groups cycles per
+///   warp-instruction; with one bank every row is read in turn (A; B unless immediate, unused
+///   B fields included; c) — and the kernel takes fewer cycles with 4 banks;
+/// - `same_bank` uses only r0 and r4, which share a bank for every register base: with 4
+///   banks `add %r4, %r4, %r0` takes two phases and the `mad` three.
+#[test]
+fn register_file_banks_read_operands_in_parallel_and_serialise_conflicts() {
+    const ITERS: u64 = 24;
+    let spread = format!(".kernel spread\n.regs 4\n mov.b32 %r0, 0\n mov.b32 %r1, 5\n mov.b32 %r2, 7\n mov.b32 %r3, 1\nL: add.s32 %r1, %r1, %r2\n mul.lo.s32 %r3, %r1, %r2\n xor.b32 %r2, %r3, %r1\n mad.lo.s32 %r1, %r3, %r2, %r1\n add.s32 %r0, %r0, 1\n setp.lt.s32 %p0, %r0, {ITERS}\n @%p0 bra L\n exit\n");
+    let same_bank = format!(".kernel same_bank\n.regs 8\n mov.b32 %r0, 0\n mov.b32 %r4, 3\nL: add.s32 %r4, %r4, %r0\n mad.lo.s32 %r4, %r0, %r4, %r0\n add.s32 %r0, %r0, 1\n setp.lt.s32 %p0, %r0, {ITERS}\n @%p0 bra L\n exit\n");
+    let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [256, 1, 1]);
+    let run_on = |banks: &str, src: &str| {
+        let (cfg, design, manifest) = sm(&[
+            "warps=8",
+            "warp_size=32",
+            "simd_width=4",
+            "rf_kb=8",
+            "shared_kb=1",
+            "cta_slots=2",
+            banks,
+        ]);
+        let program =
+            warpforge_testbench::isa::assemble(src, "banks.s", &AsmOptions::default()).unwrap();
+        let s = run(
+            &cfg,
+            &design,
+            &manifest,
+            &program,
+            &launch,
+            None,
+            &SmRunOptions::new(1),
+        )
+        .unwrap_or_else(|e| panic!("{banks}: {e}"));
+        check_counters(banks, &s);
+        (cfg.groups() as u64, s)
+    };
+    let warps = 8;
+    let (g, one) = run_on("rf_banks=1", &spread);
+    let (_, four) = run_on("rf_banks=4", &spread);
+    // Per warp: 4 movs, ITERS loop bodies of 7, exit.
+    assert_eq!(four.warp_instructions, warps * (4 + 7 * ITERS + 1));
+    assert_eq!(one.warp_instructions, four.warp_instructions);
+    assert_eq!(four.opr_read_cycles, g * four.warp_instructions, "{four:?}");
+    // One bank: mov imm 1 row; add, mul, xor 2; mad 3; add/setp with immediate 1; bra and
+    // exit 2 (their unused B field); per warp 4 + 13 · ITERS + 2 rows per group.
+    assert_eq!(
+        one.opr_read_cycles,
+        g * warps * (4 + 13 * ITERS + 2),
+        "{one:?}"
+    );
+    assert!(
+        four.cycles < one.cycles,
+        "4 banks: {} cycles, 1 bank: {}",
+        four.cycles,
+        one.cycles
+    );
+    let (_, conflict) = run_on("rf_banks=4", &same_bank);
+    // Per warp: 2 movs (1 phase), ITERS × (add 2, mad 3, add 1, setp 1, bra 1), exit 1.
+    assert_eq!(conflict.warp_instructions, warps * (2 + 5 * ITERS + 1));
+    assert_eq!(
+        conflict.opr_read_cycles,
+        g * warps * (2 + 8 * ITERS + 1),
+        "{conflict:?}"
+    );
 }

@@ -76,6 +76,13 @@ pub const PARAMS: &[ParamSpec] = &[
         64,
         "register file capacity in KiB (32-bit registers); a CTA needs warps x warp_size x .regs of them",
     ),
+    ParamSpec::int(
+        "rf_banks",
+        1,
+        4,
+        4,
+        "register-file banks (1, 2 or 4): warp-register r lives in bank r mod rf_banks, so operands in different banks are read in the same cycle",
+    ),
     ParamSpec::int("shared_kb", 0, 64, 16, "shared memory in KiB, split between resident CTAs"),
     ParamSpec::int("cta_slots", 1, 16, 8, "CTAs resident at once at most"),
     ParamSpec::int("pc_bits", 4, 16, 12, "PC width: programs of up to 2^pc_bits instructions"),
@@ -140,6 +147,9 @@ pub struct SmConfig {
     pub schedulers: usize,
     pub policy: &'static str,
     pub rf_kb: usize,
+    /// Register-file banks (1, 2 or 4), each its own RAM: operand read reads one row per
+    /// bank per cycle.
+    pub rf_banks: usize,
     pub shared_kb: usize,
     pub cta_slots: usize,
     pub pc_bits: usize,
@@ -177,6 +187,7 @@ impl SmConfig {
             schedulers: p.usize("schedulers"),
             policy: p.str("policy"),
             rf_kb: p.usize("rf_kb"),
+            rf_banks: p.usize("rf_banks"),
             shared_kb: p.usize("shared_kb"),
             cta_slots: p.usize("cta_slots"),
             pc_bits: p.usize("pc_bits"),
@@ -185,6 +196,12 @@ impl SmConfig {
             mem_latency: p.usize("mem_latency"),
             mem_stall_pct: p.usize("mem_stall_pct"),
         };
+        if !cfg.rf_banks.is_power_of_two() {
+            return Err(ParamError(format!(
+                "sm: parameter `rf_banks` = {}: must be 1, 2 or 4",
+                cfg.rf_banks
+            )));
+        }
         if cfg.rf_words() < cfg.warp_size {
             return Err(ParamError(format!(
                 "sm: parameter `rf_kb` = {}: the register file must hold at least one register per thread of a warp ({} words)",
@@ -232,12 +249,16 @@ impl SmConfig {
     }
 
     /// The name lists every RTL parameter; `_a<alu_stages>` only when the lanes are deeper
-    /// than one stage (the one-stage names predate the parameter).
+    /// than one stage and `_b<rf_banks>` only with more than one bank (those names predate
+    /// the parameters).
     pub fn module_name(&self) -> String {
-        let alu = match self.alu_stages {
+        let mut alu = match self.alu_stages {
             1 => String::new(),
             n => format!("_a{n}"),
         };
+        if self.rf_banks > 1 {
+            alu += &format!("_b{}", self.rf_banks);
+        }
         format!(
             "sm_w{}_t{}_l{}_s{}_{}_r{}_sh{}_c{}_p{}_d{}{alu}",
             self.warps,
@@ -485,6 +506,12 @@ impl SmConfig {
                 false,
                 "cycles with two or more warp-instructions in the back end (decode to writeback)",
             ),
+            Port::output(
+                "cnt_opr_read",
+                32,
+                false,
+                "cycles operand read spent reading register-file rows (one per phase per lane group)",
+            ),
         ]
     }
 
@@ -495,7 +522,7 @@ impl SmConfig {
                 "base_rf",
                 self.rf_words() / self.simd_width,
                 32 * self.simd_width,
-                "register file, one row per (warp slot, register, lane group)",
+                "register file, one row per (warp-register, lane group), in rf_banks banks of equal depth",
             ),
             Table::new(
                 "base_pred",
@@ -555,6 +582,25 @@ mod tests {
             assert_eq!(
                 cfg(&[bad]).unwrap_err(),
                 format!("--set {bad}: alu_stages must be an integer from 1 to 4")
+            );
+        }
+    }
+
+    #[test]
+    fn rf_banks_are_one_two_or_four_and_name_the_module() {
+        for n in [1, 2, 4] {
+            let c = cfg(&[&format!("rf_banks={n}")]).unwrap();
+            assert_eq!(c.rf_banks, n);
+            assert_eq!(c.module_name().ends_with(&format!("_b{n}")), n > 1);
+        }
+        assert_eq!(
+            cfg(&["rf_banks=3"]).unwrap_err(),
+            "sm: parameter `rf_banks` = 3: must be 1, 2 or 4"
+        );
+        for bad in ["rf_banks=0", "rf_banks=8"] {
+            assert_eq!(
+                cfg(&[bad]).unwrap_err(),
+                format!("--set {bad}: rf_banks must be an integer from 1 to 4")
             );
         }
     }

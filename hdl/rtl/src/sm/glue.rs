@@ -197,6 +197,7 @@ always @(*) begin
     wb$inflight = sb$inflight;
     wb$barwait = sb$barwait;
     wb$unit_full = sched$unit_full;
+    wb$opr_reading = opr$rf_re;
 end
 
 always @(*) begin
@@ -296,6 +297,7 @@ always @(*) begin
     cnt_stall_bar = wb$cnt_stall_bar;
     cnt_stall_idle = wb$cnt_stall_idle;
     cnt_overlap = wb$cnt_overlap;
+    cnt_opr_read = wb$cnt_opr_read;
 end
 
 always @(posedge clock) begin

@@ -32,10 +32,11 @@
 //!   memory instructions retire in the order they used memory (one memory stage, in order);
 //!   other instructions of different warps retire in any order — the retirement check steps
 //!   each record's threads only, so it needs no more.
-//! - Register file: one RAM (one read port for operand read, one write port with byte enables
-//!   for writeback and the dispatcher's zeroing), one row per
-//!   (warp-register, lane group): row = (register base of the warp + r) · groups + group. A
-//!   warp-instruction reads A, B and c for each group in turn (3 · groups reads).
+//! - Register file ([`regfile::RegFile`]): `rf_banks` RAMs (each one read port for operand
+//!   read and one write port with byte enables for writeback and the dispatcher's zeroing),
+//!   one row per (warp-register, lane group); warp-register R = the warp's register base + r
+//!   lives in bank R mod rf_banks. Per lane group, operand read reads A, B and c in one cycle
+//!   where their banks differ and serialises the ones that share a bank (1 to 3 cycles).
 //! - Predicates: one RAM row per warp slot (warp_size × 8 bits, a byte per lane); special
 //!   registers: `%tid` table, one row per (warp slot, group), written at dispatch.
 //! - Shared memory: one RAM, a partition per CTA slot; instruction memory and the
@@ -55,6 +56,7 @@ pub mod fpu;
 pub mod memory;
 pub mod operands;
 pub mod reconv;
+pub mod regfile;
 pub mod schedule;
 pub mod scoreboard;
 pub mod writeback;
@@ -97,6 +99,13 @@ pub struct Dims {
     pub rwb: usize,
     pub rf_depth: usize,
     pub rb: usize,
+    /// Register-file banks, log2 of them, and log2 of the lane groups (both powers of two).
+    pub nb: usize,
+    pub lb: usize,
+    pub lg: usize,
+    /// Rows of one bank (its RAM rounds up to at least 2) and the bits of a bank's row.
+    pub brd: usize,
+    pub brb: usize,
     pub sh_words: usize,
     pub sh_depth: usize,
     pub shb: usize,
@@ -132,6 +141,11 @@ impl Dims {
             rwb: index_bits(rwc + 1),
             rf_depth,
             rb: index_bits(rf_depth),
+            nb: cfg.rf_banks,
+            lb: cfg.rf_banks.trailing_zeros() as usize,
+            lg: g.trailing_zeros() as usize,
+            brd: rf_depth / cfg.rf_banks,
+            brb: index_bits((rf_depth / cfg.rf_banks).max(2)),
             sh_words: cfg.shared_words(),
             sh_depth,
             shb: index_bits(sh_depth),
@@ -332,6 +346,7 @@ pub struct Sm {
     pub cnt_stall_bar: Wire<Out>,
     pub cnt_stall_idle: Wire<Out>,
     pub cnt_overlap: Wire<Out>,
+    pub cnt_opr_read: Wire<Out>,
     disp: dispatch::Dispatch,
     sb: scoreboard::Scoreboard,
     sched: schedule::Schedule,
@@ -342,7 +357,7 @@ pub struct Sm {
     lsu: memory::Memory,
     wb: writeback::Writeback,
     reconv: reconv::Reconv,
-    rf: Ram,
+    rf: regfile::RegFile,
     pred: Ram,
     shmem: Ram,
     tid: Ram,
@@ -410,6 +425,7 @@ impl Sm {
             cnt_stall_bar: Wire::new(32),
             cnt_stall_idle: Wire::new(32),
             cnt_overlap: Wire::new(32),
+            cnt_opr_read: Wire::new(32),
             disp: dispatch::Dispatch::new(&d),
             sb: scoreboard::Scoreboard::new(&d),
             sched: schedule::Schedule::new(&d),
@@ -420,7 +436,7 @@ impl Sm {
             lsu: memory::Memory::new(&d),
             wb: writeback::Writeback::new(&d),
             reconv: reconv::Reconv::new(&d),
-            rf: ram(d.rf_depth, d.l * 32, true),
+            rf: regfile::RegFile::new(&d),
             pred: ram(d.w, d.t * 8, true),
             shmem: ram(d.sh_depth, 32, false),
             tid: ram(d.tid_depth, d.l * 32, false),

@@ -1,8 +1,12 @@
-//! Operand read: the warp's sources from the register file, one RAM row (one lane group of
-//! one register) per cycle through the RAM's read port — for each group A, then B unless it is
-//! the immediate, then c for mad.lo / fma / cas (1 to 3 × groups reads, pipelined: each row is
-//! captured the cycle after it is read) — and
-//! its predicate row (one read per instruction). Operand A may instead be a special register:
+//! Operand read: the warp's sources from the register file — for each lane group the rows of
+//! A, of B unless it is the immediate, and of c for mad.lo / fma / cas — and its predicate row
+//! (one read per instruction). The register file has `rf_banks` banks, each with its own
+//! read port (warp-register R in bank R mod rf_banks): a group's rows are read in *phases*,
+//! one cycle each, every bank serving one row per phase; an operand whose bank an earlier
+//! operand of the group already uses waits for the next phase. The phases (1 to 3) depend
+//! only on the instruction's registers, so every group takes the same number; reads are
+//! pipelined (each row is captured the cycle after it is read). With one bank this is A, B,
+//! c in turn, as with one RAM. Operand A may instead be a special register:
 //! `%tid` from the dispatcher's table (read beside A's row), the launch dimensions, the CTA's
 //! id, `%laneid`, `%warpid` (the warp's index in its CTA), `%smid` = 0 and `%clock` (the SM's
 //! cycle counter since `start`, sampled when the instruction enters this stage and carried in
@@ -78,11 +82,11 @@ impl Operands {
             k_grid_y: Wire::new(16),
             k_grid_z: Wire::new(16),
             clock_cnt: Wire::new(32),
-            rf_rdata: Wire::new(d.l * 32),
+            rf_rdata: Wire::new(d.nb * d.l * 32),
             tid_rdata: Wire::new(d.l * 32),
             pred_rdata: Wire::new(d.t * 8),
             rf_re: Default::default(),
-            rf_raddr: Wire::new(d.rb),
+            rf_raddr: Wire::new(d.nb * d.brb),
             tid_re: Default::default(),
             tid_raddr: Wire::new(d.tb),
             pred_re: Default::default(),
@@ -117,21 +121,58 @@ reg [#T#*32-1:0] opa_q;
 reg [#T#*32-1:0] opb_q;
 reg [#T#*32-1:0] opc_q;
 reg [#T#-1:0] exec;
-reg [5:0] rsel;
+reg a_rf;
+reg need_b;
+reg need_c;
+reg [#RB#-1:0] xa;
+reg [#RB#-1:0] xb;
+reg [#RB#-1:0] xc;
+reg [1:0] ka;
+reg [1:0] kb;
+reg [1:0] kc;
+reg [1:0] ph_b;
+reg [1:0] ph_c;
 reg [1:0] last_rr;
+reg [#L#*32-1:0] da;
+reg [#L#*32-1:0] db;
+reg [#L#*32-1:0] dc;
 integer i;
+integer k;
 
 always @(*) begin
-    // Rows read per lane group: A; B unless it is the immediate; c only for the formats with a
-    // third source register (mad.lo, fma, cas).
-    last_rr = (op == 7'd7 || op == 7'd43 || op == 7'd76 || op == 7'd84) ? 2'd2 : (bimm ? 2'd0 : 2'd1);
-    case (rr)
-    2'd0: rsel = ra;
-    2'd1: rsel = rb;
-    default: rsel = imm[5:0];
-    endcase
+    // The warp-registers of A, B and c, their banks, and the phase each is read in: A in the
+    // first; B in the first unless A's bank is its bank; c after every earlier operand of
+    // its bank. c is read only for the formats with a third source register (mad.lo, fma,
+    // cas). With one bank, A is always read and B unless it is the immediate (the single-RAM
+    // sequence, cycle for cycle); with banks, only the rows the format uses: A unless it is a
+    // special register, B only for the formats with a register B.
+#NEED#
+    need_c = (op == 7'd7 || op == 7'd43 || op == 7'd76 || op == 7'd84);
+    xa = rbase + ra;
+    xb = rbase + rb;
+    xc = rbase + imm[5:0];
+    ka = bank_of(xa);
+    kb = bank_of(xb);
+    kc = bank_of(xc);
+    ph_b = (a_rf && kb == ka) ? 2'd1 : 2'd0;
+    ph_c = ((a_rf && kc == ka) ? 2'd1 : 2'd0) + ((need_b && kc == kb) ? 2'd1 : 2'd0);
+    last_rr = 2'd0;
+    if (need_b && ph_b > last_rr) last_rr = ph_b;
+    if (need_c && ph_c > last_rr) last_rr = ph_c;
+    // Each bank reads the row of the operand of this phase that lives in it (c's when none
+    // does: not captured).
     rf_re = act;
-    rf_raddr = (rbase + rsel) * #G# + rg;
+    for (k = 0; k < #NB#; k = k + 1) begin
+        if (a_rf && ka == k && rr == 2'd0)
+            rf_raddr[k*#BRB# +: #BRB#] = (xa >> #LB#) * #G# + rg;
+        else if (need_b && kb == k && rr == ph_b)
+            rf_raddr[k*#BRB# +: #BRB#] = (xb >> #LB#) * #G# + rg;
+        else
+            rf_raddr[k*#BRB# +: #BRB#] = (xc >> #LB#) * #G# + rg;
+    end
+    da = rf_rdata[ka*#L#*32 +: #L#*32];
+    db = rf_rdata[kb*#L#*32 +: #L#*32];
+    dc = rf_rdata[kc*#L#*32 +: #L#*32];
     tid_re = act && (rr == 2'd0);
     tid_raddr = u_slot * #G# + rg;
     pred_re = start;
@@ -186,7 +227,7 @@ always @(posedge clock) begin
                 rg <= rg + 1'b1;
                 if (rg == #G# - 1) act <= 1'b0;
             end else begin
-                rr <= (rr == 2'd0 && !bimm) ? 2'd1 : 2'd2;
+                rr <= rr + 2'd1;
             end
         end
         if (pv && pr == 2'd0 && pg == 0) preds_q <= pred_rdata;
@@ -198,8 +239,9 @@ always @(posedge clock) begin
                 if (pr == 2'd0) begin
                     opa_q[(pg*#L# + i)*32 +: 32] <= av_of(i);
                     if (bimm) opb_q[(pg*#L# + i)*32 +: 32] <= imm;
-                end else if (pr == 2'd1) opb_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
-                else opc_q[(pg*#L# + i)*32 +: 32] <= rf_rdata[i*32 +: 32];
+                end
+                if (need_b && pr == ph_b) opb_q[(pg*#L# + i)*32 +: 32] <= db[i*32 +: 32];
+                if (need_c && pr == ph_c) opc_q[(pg*#L# + i)*32 +: 32] <= dc[i*32 +: 32];
             end
         end
     end
@@ -232,7 +274,7 @@ function [31:0] av_of;
         end else if (op == 7'd1 && bimm) begin
             av_of = imm;
         end else begin
-            av_of = rf_rdata[lane*32 +: 32];
+            av_of = da[lane*32 +: 32];
         end
     end
 endfunction
@@ -262,7 +304,44 @@ impl Logic for Operands {
     fn hdl(&self) -> Verilog {
         let d = &self._d;
         let mut vars = d.pk_vars();
-        vars.extend([("GB", d.gb), ("G", d.g), ("L", d.l)]);
-        Verilog::Custom(tpl(&format!("{PK_UNPACK}{BODY}"), &vars))
+        vars.extend([
+            ("GB", d.gb),
+            ("G", d.g),
+            ("L", d.l),
+            ("RB", d.rb),
+            ("NB", d.nb),
+            ("LB", d.lb),
+            ("BRB", d.brb),
+        ]);
+        let need = if d.nb == 1 {
+            "    a_rf = 1'b1;\n    need_b = !bimm;".to_string()
+        } else {
+            format!("    a_rf = !asr;\n    need_b = !bimm && ({});", uses_b())
+        };
+        let body = BODY.replace("#NEED#", &need);
+        Verilog::Custom(tpl(&format!("{PK_UNPACK}{body}{}", bank_of(d.nb)), &vars))
     }
+}
+
+/// `bank_of(x)`: the bank of warp-register x, its low bits (2 bits wide for every bank count).
+fn bank_of(nb: usize) -> String {
+    let body = match nb {
+        1 => "2'd0".to_string(),
+        2 => "{1'b0, x[0]}".to_string(),
+        _ => "x[1:0]".to_string(),
+    };
+    format!(
+        "\nfunction [1:0] bank_of;\n    input [#RB#-1:0] x;\n    begin\n        bank_of = {body};\n    end\nendfunction\n"
+    )
+}
+
+/// The opcodes whose format reads register B (unless `bimm`), as a Verilog condition on `op`.
+fn uses_b() -> String {
+    use warpforge_contract::isa::{Field, FieldUse, Op};
+    let ops: Vec<String> = Op::ALL
+        .iter()
+        .filter(|o| FieldUse::of(o.format(), false).b == Field::Reg)
+        .map(|o| format!("op == 7'd{}", *o as u8))
+        .collect();
+    ops.join(" || ")
 }

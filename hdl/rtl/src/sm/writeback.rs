@@ -11,6 +11,10 @@
 //!   enables for the executing lanes only; the value is the LSU's (memory formats) or the
 //!   lanes' result;
 //! - predicate: the warp's predicate row, one byte per lane, executing lanes only;
+//! - both writes leave through registers (`rf_*`, `pred_*` are registered outputs): the RAMs
+//!   write each row one cycle after this stage decides it, so its packet register does not
+//!   reach the register file's address decoding in one cycle; the last row lands in the
+//!   retiring cycle, before the warp's next instruction can reach operand read;
 //! - commit: uniform advance; `bra` with taken = the executing lanes, target `imm[15:0]`,
 //!   reconvergence PC `imm[31:16]`; `exit` with every issue lane executing: the lanes finish;
 //!   with none: advance; with some (partially guarded): a divergent branch to the `exit`
@@ -61,6 +65,8 @@ pub struct Writeback {
     pub inflight: Wire<In>,
     pub barwait: Wire<In>,
     pub unit_full: Signal<In, Bit>,
+    /// Operand read reads register-file rows this cycle (counted).
+    pub opr_reading: Signal<In, Bit>,
     pub take_lsu: Signal<Out, Bit>,
     pub take_exe: Signal<Out, Bit>,
     pub take_opr: Signal<Out, Bit>,
@@ -113,6 +119,7 @@ pub struct Writeback {
     pub cnt_stall_bar: Wire<Out>,
     pub cnt_stall_idle: Wire<Out>,
     pub cnt_overlap: Wire<Out>,
+    pub cnt_opr_read: Wire<Out>,
     _d: Dims,
 }
 
@@ -149,6 +156,7 @@ impl Writeback {
             inflight: Wire::new(d.w),
             barwait: Wire::new(d.w),
             unit_full: Default::default(),
+            opr_reading: Default::default(),
             take_lsu: Default::default(),
             take_exe: Default::default(),
             take_opr: Default::default(),
@@ -201,6 +209,7 @@ impl Writeback {
             cnt_stall_bar: Wire::new(32),
             cnt_stall_idle: Wire::new(32),
             cnt_overlap: Wire::new(32),
+            cnt_opr_read: Wire::new(32),
             _d: d.clone(),
         }
     }
@@ -224,6 +233,12 @@ reg is_sh;
 reg accept;
 reg [#PK#-1:0] n_pk;
 reg [7:0] n_cls;
+reg n_rf_we;
+reg [#RB#-1:0] n_rf_waddr;
+reg [#L#*32-1:0] n_rf_wdata;
+reg [#L#*4-1:0] n_rf_wbe;
+reg n_pred_we;
+reg [#T#*8-1:0] n_pred_wdata;
 integer i;
 
 always @(*) begin
@@ -233,16 +248,15 @@ always @(*) begin
     is_sh = (op == 7'd67) || (op >= 7'd80 && op <= 7'd84);
     slot = u_slot;
     busy = (st != 2'd0);
-    rf_we = (st == 2'd1);
-    rf_waddr = (rbase + rd) * #G# + wg;
-    rf_wdata = val[wg*#L#*32 +: #L#*32];
-    for (i = 0; i < #L#; i = i + 1) rf_wbe[i*4 +: 4] = u_exec[wg*#L# + i] ? 4'hf : 4'h0;
-    pred_we = (st == 2'd2);
-    pred_waddr = u_slot;
-    pred_wbe = u_exec;
+    // The row written this cycle; registered below, so the RAMs write it one cycle later.
+    n_rf_we = (st == 2'd1);
+    n_rf_waddr = (rbase + rd) * #G# + wg;
+    n_rf_wdata = val[wg*#L#*32 +: #L#*32];
+    for (i = 0; i < #L#; i = i + 1) n_rf_wbe[i*4 +: 4] = u_exec[wg*#L# + i] ? 4'hf : 4'h0;
+    n_pred_we = (st == 2'd2);
     for (i = 0; i < #T#; i = i + 1) begin
-        pred_wdata[i*8 +: 8] = preds_q[i*8 +: 8];
-        pred_wdata[i*8 + rd[2:0]] = pres_q[i];
+        n_pred_wdata[i*8 +: 8] = preds_q[i*8 +: 8];
+        n_pred_wdata[i*8 + rd[2:0]] = pres_q[i];
     end
     commit = (st == 2'd3);
     c_next_pc = u_pc + 1'b1;
@@ -287,6 +301,14 @@ always @(posedge clock) begin
         preds_q <= 0;
         st <= 2'd0;
         wg <= 0;
+        rf_we <= 1'b0;
+        rf_waddr <= 0;
+        rf_wdata <= 0;
+        rf_wbe <= 0;
+        pred_we <= 1'b0;
+        pred_waddr <= 0;
+        pred_wdata <= 0;
+        pred_wbe <= 0;
         ret_valid <= 1'b0;
         ret_cta <= 0;
         ret_warp <= 0;
@@ -313,8 +335,20 @@ always @(posedge clock) begin
         cnt_stall_bar <= 32'd0;
         cnt_stall_idle <= 32'd0;
         cnt_overlap <= 32'd0;
+        cnt_opr_read <= 32'd0;
     end else begin
         ret_valid <= 1'b0;
+        // The RF and predicate writes, one cycle after the stage decides them: the last row
+        // is written in the retiring cycle, before the warp can issue again (docs/sm.md,
+        // "Timing"), so operand read never reads a row still to be written.
+        rf_we <= n_rf_we;
+        rf_waddr <= n_rf_waddr;
+        rf_wdata <= n_rf_wdata;
+        rf_wbe <= n_rf_wbe;
+        pred_we <= n_pred_we;
+        pred_waddr <= u_slot;
+        pred_wdata <= n_pred_wdata;
+        pred_wbe <= u_exec;
         case (st)
         2'd1: begin
             wg <= wg + 1'b1;
@@ -370,11 +404,13 @@ always @(posedge clock) begin
             cnt_stall_bar <= 32'd0;
             cnt_stall_idle <= 32'd0;
             cnt_overlap <= 32'd0;
+            cnt_opr_read <= 32'd0;
         end else if (running) begin
             cnt_cycles <= cnt_cycles + 1'b1;
             if (issue_pop) cnt_issued <= cnt_issued + 1'b1;
             if (retire && !(f_exit && split != #T#'d0)) cnt_lanes <= cnt_lanes + lanes_n;
             if (busy_n >= 4'd2) cnt_overlap <= cnt_overlap + 1'b1;
+            if (opr_reading) cnt_opr_read <= cnt_opr_read + 1'b1;
             if (!sched_issue) begin
                 if (resident != #W#'d0 && (resident & ~barwait) == #W#'d0)
                     cnt_stall_bar <= cnt_stall_bar + 1'b1;
@@ -445,11 +481,18 @@ impl Logic for Writeback {
         self.cnt_stall_bar.connect();
         self.cnt_stall_idle.connect();
         self.cnt_overlap.connect();
+        self.cnt_opr_read.connect();
     }
     fn hdl(&self) -> Verilog {
         let d = &self._d;
         let mut vars = d.pk_vars();
-        vars.extend([("GB", d.gb), ("G", d.g), ("L", d.l), ("W", d.w)]);
+        vars.extend([
+            ("GB", d.gb),
+            ("G", d.g),
+            ("L", d.l),
+            ("W", d.w),
+            ("RB", d.rb),
+        ]);
         Verilog::Custom(tpl(&format!("{PK_UNPACK}{BODY}"), &vars))
     }
 }
