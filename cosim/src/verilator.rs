@@ -1060,6 +1060,81 @@ mod tests {
         assert_eq!(inlining_copies(&v.replace("leaf u2", "one u2")), 4 + 2);
     }
 
+    /// A top with `n` instances of a block of `body` lines that holds a 3-line leaf, and one
+    /// instance of a small module.
+    fn mesh(n: usize, body: usize) -> String {
+        let mut v = String::from("module top(a);\n");
+        for i in 0..n {
+            v += &format!("    top__r__0 r{i}(\n    );\n");
+        }
+        v += "    top__one u(\n    );\nendmodule // top\nmodule top__r__0(a,b);\n";
+        v += "    top__r__0__leaf l(\n    );\n";
+        for i in 0..body {
+            v += &format!("    wire w{i};\n");
+        }
+        v += "endmodule // top__r__0\nmodule top__r__0__leaf(a);\n    wire x;\nendmodule\n";
+        v += "module top__one(a);\nendmodule\n";
+        v
+    }
+
+    #[test]
+    fn hier_blocks_are_the_modules_whose_copies_pass_the_limit() {
+        // The block is its own lines (body + 4) plus its leaf's 3.
+        let lines = 1000 + 4 + 3;
+        let just_over = HIER_LIMIT / lines + 2;
+        let b = hier_blocks(&mesh(just_over, 1000));
+        assert_eq!(
+            b,
+            vec![HierBlock {
+                module: "top__r__0".into(),
+                instances: just_over,
+                lines
+            }]
+        );
+        // One instance fewer: the copies stay under the limit, nothing changes.
+        let under = HIER_LIMIT / lines;
+        assert!(hier_blocks(&mesh(under, 1000)).is_empty());
+    }
+
+    #[test]
+    fn a_block_under_another_block_is_left_to_it() {
+        // 300 leaves inside each of 300 blocks: both pass the limit alone.
+        let mut v = String::from("module top(a);\n");
+        for i in 0..300 {
+            v += &format!("    top__r r{i}(\n    );\n");
+        }
+        v += "endmodule\nmodule top__r(a);\n";
+        for i in 0..300 {
+            v += &format!("    top__r__leaf l{i}(\n    );\n");
+        }
+        v += "endmodule\nmodule top__r__leaf(a);\n";
+        for i in 0..3000 {
+            v += &format!("    wire w{i};\n");
+        }
+        v += "endmodule\n";
+        let b = hier_blocks(&v);
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert_eq!(b[0].module, "top__r");
+    }
+
+    #[test]
+    fn marking_renames_whole_words_and_comments_the_header() {
+        let v = mesh(3, 2);
+        let b = vec![HierBlock {
+            module: "top__r__0".into(),
+            instances: 3,
+            lines: 9,
+        }];
+        let m = mark_hier_blocks(&v, &b, "Vwf00ab");
+        assert_eq!(m.matches("wf00ab_h0 r").count(), 3);
+        assert!(m.contains("module wf00ab_h0(a,b);\n    /*verilator hier_block*/\n"));
+        // The block's own submodule keeps its name; nothing else is touched.
+        assert!(m.contains("top__r__0__leaf l("));
+        assert!(!m.contains("top__r__0 ") && !m.contains("top__r__0("));
+        assert_eq!(m.matches("hier_block").count(), 1);
+        assert_eq!(m.lines().count(), v.lines().count() + 1);
+    }
+
     /// A fabricated entry: a "library" and its record, as a build leaves them.
     fn entry(key: u64, lib: &[u8]) -> tempfile::TempDir {
         let d = tempfile::tempdir().unwrap();
