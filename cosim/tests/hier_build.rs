@@ -80,7 +80,10 @@ fn a_block_copied_past_the_limit_is_built_once_and_runs_cycle_exact() {
     let d = acc3(100_010);
     let blocks = hier_blocks(&d.verilog);
     assert_eq!(blocks.len(), 1, "{blocks:?}");
-    assert_eq!((blocks[0].module.as_str(), blocks[0].instances), ("acc3__cell", LANES));
+    assert_eq!(
+        (blocks[0].module.as_str(), blocks[0].instances),
+        ("acc3__cell", LANES)
+    );
     // A tenth of the padding: inlined as before.
     assert!(hier_blocks(&acc3(10_000).verilog).is_empty());
 
@@ -94,7 +97,12 @@ fn a_block_copied_past_the_limit_is_built_once_and_runs_cycle_exact() {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with("_h0"))
         .collect();
-    assert_eq!(own.len(), 1, "no hierarchy block folder in {}", compiled.dir.display());
+    assert_eq!(
+        own.len(),
+        1,
+        "no hierarchy block folder in {}",
+        compiled.dir.display()
+    );
 
     let mut x = 0x2545_f491_4f6c_dd1du64;
     let ds: Vec<u64> = (0..200)
