@@ -195,7 +195,7 @@ fn compile_objects(
     tool: &cc::Tool,
     sources: &[PathBuf],
     dir: &Path,
-    extra_include: Option<&Path>,
+    extra_include: &[PathBuf],
 ) -> Result<Vec<PathBuf>, BridgeError> {
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -208,7 +208,7 @@ fn compile_objects(
             let obj = dir.join(format!("{stem}.o"));
             let log = dir.join(format!("{stem}.log"));
             let mut cmd = tool.to_command();
-            if let Some(inc) = extra_include {
+            for inc in extra_include {
                 cmd.arg("-I").arg(inc);
             }
             cmd.arg("-c").arg(src).arg("-o").arg(&obj);
@@ -260,7 +260,7 @@ fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBu
     }
     let tmp = make_temp_dir(&cache, "runtime")?;
     let sources: Vec<PathBuf> = names.iter().map(|n| root.join("include").join(n)).collect();
-    compile_objects(&cxx(root, trace), &sources, tmp.path(), None)?;
+    compile_objects(&cxx(root, trace), &sources, tmp.path(), &[])?;
     seal(tmp.path(), key, &objs)?;
     publish(tmp, &dir, key)?;
     Ok(objects)
@@ -470,6 +470,7 @@ struct Shim {
     prefix: String,
     module: String,
     trace: bool,
+    hier: bool,
     in_words: usize,
     out_words: usize,
     inputs: Vec<ShimPort>,
@@ -522,14 +523,22 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
     let verilator = verilator_path()?;
     let version = verilator_version(&verilator);
     let layout = manifest.layout();
-    let key = fnv64(&[
+    let hier = hier_blocks(&design.verilog);
+    let mut parts: Vec<&[u8]> = vec![
         RECIPE_VERSION.as_bytes(),
         version.as_bytes(),
         design.verilog.as_bytes(),
         design.module.as_bytes(),
-        format!("{:?}", layout).as_bytes(),
-        &[trace as u8],
-    ]);
+    ];
+    let layout_text = format!("{:?}", layout);
+    let trace_byte = [trace as u8];
+    parts.extend([layout_text.as_bytes(), &trace_byte[..]]);
+    // Only a hierarchical build adds to the key, so every other design keeps its entry.
+    let hier_text: String = hier.iter().map(|b| format!("hier:{};", b.module)).collect();
+    if !hier.is_empty() {
+        parts.push(hier_text.as_bytes());
+    }
+    let key = fnv64(&parts);
     let prefix = format!("Vwf{key:016x}");
     let cache = cache_dir()?;
     clean_stale_temps(&cache);
@@ -572,6 +581,7 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
         runtime,
         &prefix,
         tmp.path(),
+        &hier,
     ) {
         let kept = cache.join(format!("failed-{}-{key:016x}", design.module));
         let _ = std::fs::remove_dir_all(&kept);
@@ -668,6 +678,147 @@ pub fn inlining_copies(verilog: &str) -> usize {
         .sum()
 }
 
+/// Inlined copies of one module (its lines with everything it instantiates, times its instances
+/// beyond the first) past which it is Verilated once as a hierarchy block (see [`hier_blocks`]).
+const HIER_LIMIT: usize = INLINE_LIMIT;
+
+/// A module of the design Verilated once, as its own model, and called by every instance.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HierBlock {
+    pub module: String,
+    pub instances: usize,
+    /// Lines of the module with every module under it.
+    pub lines: usize,
+}
+
+/// The modules to Verilate as hierarchy blocks: those whose inlined copies alone exceed
+/// [`HIER_LIMIT`] lines. Keeping such a module apart (`--inline-mult 1`) is not enough:
+/// Verilator 5 schedules every instance's logic globally and writes it out per instance (the
+/// 8x8 msap-noc: 128 routers, 43 MB of C++, 44 min of compile); a hierarchy block is compiled
+/// once and each instance calls it. A block inside another block's subtree is left to it.
+pub fn hier_blocks(verilog: &str) -> Vec<HierBlock> {
+    let mut lines_of: HashMap<&str, usize> = HashMap::new();
+    let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut current: Option<(&str, usize)> = None;
+    let mut body: Vec<(&str, &str)> = vec![];
+    for (i, l) in verilog.lines().enumerate() {
+        if let Some(rest) = l.strip_prefix("module ") {
+            let name = rest.split(['(', ';', ' ']).next().unwrap_or("");
+            current = Some((name, i));
+        } else if l.starts_with("endmodule") {
+            if let Some((name, start)) = current.take() {
+                lines_of.insert(name, i - start + 1);
+            }
+        } else if let Some((name, _)) = current {
+            body.push((name, l));
+        }
+    }
+    let mut instances: HashMap<&str, usize> = HashMap::new();
+    for (parent, l) in body {
+        let mut words = l.split_whitespace();
+        if let (Some(ty), Some(inst)) = (words.next(), words.next()) {
+            if inst.ends_with('(') && lines_of.contains_key(ty) {
+                *instances.entry(ty).or_insert(0) += 1;
+                children.entry(parent).or_default().push(ty);
+            }
+        }
+    }
+    fn subtree<'a>(
+        m: &'a str,
+        lines_of: &HashMap<&'a str, usize>,
+        children: &HashMap<&'a str, Vec<&'a str>>,
+        memo: &mut HashMap<&'a str, usize>,
+    ) -> usize {
+        if let Some(&n) = memo.get(m) {
+            return n;
+        }
+        let kids = children.get(m).cloned().unwrap_or_default();
+        let n = lines_of[m]
+            + kids
+                .iter()
+                .map(|c| subtree(c, lines_of, children, memo))
+                .sum::<usize>();
+        memo.insert(m, n);
+        n
+    }
+    let mut memo = HashMap::new();
+    let mut picked: Vec<HierBlock> = instances
+        .iter()
+        .map(|(&m, &n)| HierBlock {
+            module: m.to_string(),
+            instances: n,
+            lines: subtree(m, &lines_of, &children, &mut memo),
+        })
+        .filter(|b| b.lines * b.instances.saturating_sub(1) > HIER_LIMIT)
+        .collect();
+    picked.sort_by(|a, b| a.module.cmp(&b.module));
+    // Drop blocks under another block: the outer one is Verilated with them inside.
+    let under = |outer: &str, inner: &str| {
+        let mut stack = vec![outer];
+        while let Some(m) = stack.pop() {
+            for &c in children.get(m).map(Vec::as_slice).unwrap_or(&[]) {
+                if c == inner {
+                    return true;
+                }
+                stack.push(c);
+            }
+        }
+        false
+    };
+    let all = picked.clone();
+    picked.retain(|b| {
+        !all.iter()
+            .any(|o| o.module != b.module && under(&o.module, &b.module))
+    });
+    picked
+}
+
+/// The name a hierarchy block gets in the text Verilator reads: Verilator 5.006 mangles a
+/// block whose name holds `__` and then cannot find it, and the name must differ between
+/// designs loaded into one process.
+fn hier_name(prefix: &str, k: usize) -> String {
+    format!("{}_h{k}", prefix.trim_start_matches('V'))
+}
+
+/// `verilog` with every hierarchy block marked and renamed (see [`hier_name`]).
+pub fn mark_hier_blocks(verilog: &str, blocks: &[HierBlock], prefix: &str) -> String {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut out = String::with_capacity(verilog.len() + 64);
+    for l in verilog.split_inclusive('\n') {
+        let mut line = l.to_string();
+        for (k, b) in blocks.iter().enumerate() {
+            // Whole words only: the block's own submodules start with its name.
+            let mut s = String::with_capacity(line.len());
+            let mut rest = line.as_str();
+            while let Some(at) = rest.find(b.module.as_str()) {
+                let end = at + b.module.len();
+                let before = rest[..at].chars().next_back().is_some_and(ident);
+                let after = rest[end..].chars().next().is_some_and(ident);
+                s.push_str(&rest[..at]);
+                if before || after {
+                    s.push_str(&b.module);
+                } else {
+                    s.push_str(&hier_name(prefix, k));
+                }
+                rest = &rest[end..];
+            }
+            s.push_str(rest);
+            line = s;
+        }
+        let header = blocks.iter().enumerate().any(|(k, _)| {
+            line.trim_end().ends_with(");")
+                && line
+                    .strip_prefix("module ")
+                    .is_some_and(|r| r.starts_with(&format!("{}(", hier_name(prefix, k))))
+        });
+        out.push_str(&line);
+        if header {
+            out.push_str("    /*verilator hier_block*/\n");
+        }
+    }
+    out
+}
+
 /// Verilate `design`, render the shim, compile and link `lib<prefix>.so` in `work`.
 #[allow(clippy::too_many_arguments)]
 fn compile_design(
@@ -679,11 +830,19 @@ fn compile_design(
     runtime: Vec<PathBuf>,
     prefix: &str,
     work: &Path,
+    hier: &[HierBlock],
 ) -> Result<(), BridgeError> {
     let vfile = work.join(format!("{}.v", design.module));
-    std::fs::write(&vfile, &design.verilog).map_err(io_err)?;
+    let text = if hier.is_empty() {
+        design.verilog.clone()
+    } else {
+        mark_hier_blocks(&design.verilog, hier, prefix)
+    };
+    std::fs::write(&vfile, text).map_err(io_err)?;
     let obj = work.join("obj");
     let mut cmd = Command::new(verilator);
+    // Hierarchical Verilation runs make in the current directory.
+    cmd.current_dir(work);
     cmd.args([
         "--cc",
         "-O3",
@@ -705,7 +864,10 @@ fn compile_design(
     if trace {
         cmd.arg("--trace");
     }
-    if inlining_copies(&design.verilog) > INLINE_LIMIT {
+    if !hier.is_empty() {
+        // The blocks are what inlining would have copied; the rest inlines as usual.
+        cmd.arg("--hierarchical");
+    } else if inlining_copies(&design.verilog) > INLINE_LIMIT {
         // Inlining would copy the shared module's text into every instance (the 8x8
         // msap-noc's 128 routers: 112 MB of C++ instead of 43 MB): keep modules apart.
         cmd.args(["--inline-mult", "1"]);
@@ -717,6 +879,7 @@ fn compile_design(
         prefix: prefix.to_string(),
         module: design.module.clone(),
         trace,
+        hier: !hier.is_empty(),
         in_words: layout.in_words,
         out_words: layout.out_words,
         inputs: shim_ports(&layout.inputs),
@@ -736,9 +899,26 @@ fn compile_design(
         .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
         .collect();
     sources.sort();
+    let mut includes = vec![obj.clone()];
+    for k in 0..hier.len() {
+        // Each block's model (and its DPI wrapper) sits in a folder of its own.
+        let dir = obj.join(format!("V{}", hier_name(prefix, k)));
+        let mut own: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map_err(io_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+            .collect();
+        own.sort();
+        sources.extend(own);
+        includes.push(dir);
+    }
+    if !hier.is_empty() {
+        // The calls into the blocks are DPI calls; the shared runtime has no DPI part.
+        sources.push(root.join("include").join("verilated_dpi.cpp"));
+    }
     sources.push(shim_path);
     let tool = cxx(root, trace);
-    let mut objects = compile_objects(&tool, &sources, work, Some(&obj))?;
+    let mut objects = compile_objects(&tool, &sources, work, &includes)?;
     objects.extend(runtime);
     let built_lib = work.join(format!("lib{prefix}.so"));
     let mut link = tool.to_command();
@@ -878,6 +1058,81 @@ mod tests {
                  endmodule // leaf\nmodule one(a);\nendmodule // one\n";
         assert_eq!(inlining_copies(v), 8);
         assert_eq!(inlining_copies(&v.replace("leaf u2", "one u2")), 4 + 2);
+    }
+
+    /// A top with `n` instances of a block of `body` lines that holds a 3-line leaf, and one
+    /// instance of a small module.
+    fn mesh(n: usize, body: usize) -> String {
+        let mut v = String::from("module top(a);\n");
+        for i in 0..n {
+            v += &format!("    top__r__0 r{i}(\n    );\n");
+        }
+        v += "    top__one u(\n    );\nendmodule // top\nmodule top__r__0(a,b);\n";
+        v += "    top__r__0__leaf l(\n    );\n";
+        for i in 0..body {
+            v += &format!("    wire w{i};\n");
+        }
+        v += "endmodule // top__r__0\nmodule top__r__0__leaf(a);\n    wire x;\nendmodule\n";
+        v += "module top__one(a);\nendmodule\n";
+        v
+    }
+
+    #[test]
+    fn hier_blocks_are_the_modules_whose_copies_pass_the_limit() {
+        // The block is its own lines (body + 4) plus its leaf's 3.
+        let lines = 1000 + 4 + 3;
+        let just_over = HIER_LIMIT / lines + 2;
+        let b = hier_blocks(&mesh(just_over, 1000));
+        assert_eq!(
+            b,
+            vec![HierBlock {
+                module: "top__r__0".into(),
+                instances: just_over,
+                lines
+            }]
+        );
+        // One instance fewer: the copies stay under the limit, nothing changes.
+        let under = HIER_LIMIT / lines;
+        assert!(hier_blocks(&mesh(under, 1000)).is_empty());
+    }
+
+    #[test]
+    fn a_block_under_another_block_is_left_to_it() {
+        // 300 leaves inside each of 300 blocks: both pass the limit alone.
+        let mut v = String::from("module top(a);\n");
+        for i in 0..300 {
+            v += &format!("    top__r r{i}(\n    );\n");
+        }
+        v += "endmodule\nmodule top__r(a);\n";
+        for i in 0..300 {
+            v += &format!("    top__r__leaf l{i}(\n    );\n");
+        }
+        v += "endmodule\nmodule top__r__leaf(a);\n";
+        for i in 0..3000 {
+            v += &format!("    wire w{i};\n");
+        }
+        v += "endmodule\n";
+        let b = hier_blocks(&v);
+        assert_eq!(b.len(), 1, "{b:?}");
+        assert_eq!(b[0].module, "top__r");
+    }
+
+    #[test]
+    fn marking_renames_whole_words_and_comments_the_header() {
+        let v = mesh(3, 2);
+        let b = vec![HierBlock {
+            module: "top__r__0".into(),
+            instances: 3,
+            lines: 9,
+        }];
+        let m = mark_hier_blocks(&v, &b, "Vwf00ab");
+        assert_eq!(m.matches("wf00ab_h0 r").count(), 3);
+        assert!(m.contains("module wf00ab_h0(a,b);\n    /*verilator hier_block*/\n"));
+        // The block's own submodule keeps its name; nothing else is touched.
+        assert!(m.contains("top__r__0__leaf l("));
+        assert!(!m.contains("top__r__0 ") && !m.contains("top__r__0("));
+        assert_eq!(m.matches("hier_block").count(), 1);
+        assert_eq!(m.lines().count(), v.lines().count() + 1);
     }
 
     /// A fabricated entry: a "library" and its record, as a build leaves them.

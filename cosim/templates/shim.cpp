@@ -32,7 +32,10 @@ void* wf_new(uint64_t seed) {
     // that the same seed reproduces.
     s->ctx->randReset(2);
     s->ctx->randSeed((int)(seed & 0x7fffffff));
-{% if trace %}    s->ctx->traceEverOn(true);
+{% if hier %}    // Hierarchy blocks create their models on this thread's context: this one, so their
+    // registers start from the same seeded values.
+    Verilated::threadContextp(s->ctx);
+{% endif %}{% if trace %}    s->ctx->traceEverOn(true);
 {% endif %}    s->top = new {{ prefix }}(s->ctx, "{{ module }}");
 {% if trace %}    s->vcd = nullptr;
     s->dump_from = 0;
