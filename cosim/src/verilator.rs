@@ -651,31 +651,55 @@ const INLINE_LIMIT: usize = 200_000;
 /// with many instances of one block (a mesh of routers) is small as text, and Verilator's
 /// default inlining would expand it again.
 pub fn inlining_copies(verilog: &str) -> usize {
-    let mut lines_of: HashMap<&str, usize> = HashMap::new();
-    let mut current: Option<(&str, usize)> = None;
-    for (i, l) in verilog.lines().enumerate() {
-        if let Some(rest) = l.strip_prefix("module ") {
-            let name = rest.split(['(', ';', ' ']).next().unwrap_or("");
-            current = Some((name, i));
-        } else if l.starts_with("endmodule") {
-            if let Some((name, start)) = current.take() {
-                lines_of.insert(name, i - start + 1);
-            }
-        }
-    }
-    let mut instances: HashMap<&str, usize> = HashMap::new();
-    for l in verilog.lines() {
-        let mut words = l.split_whitespace();
-        if let (Some(ty), Some(inst)) = (words.next(), words.next()) {
-            if inst.ends_with('(') && lines_of.contains_key(ty) {
-                *instances.entry(ty).or_insert(0) += 1;
-            }
-        }
-    }
-    instances
+    let g = ModuleGraph::of(verilog);
+    g.instances
         .iter()
-        .map(|(ty, &n)| lines_of[ty] * n.saturating_sub(1))
+        .map(|(ty, &n)| g.lines_of[ty] * n.saturating_sub(1))
         .sum()
+}
+
+/// The modules of a Verilog text: each one's lines, how often it is instantiated, and the
+/// modules each one instantiates (one entry per instance).
+struct ModuleGraph<'a> {
+    lines_of: HashMap<&'a str, usize>,
+    instances: HashMap<&'a str, usize>,
+    children: HashMap<&'a str, Vec<&'a str>>,
+}
+
+impl<'a> ModuleGraph<'a> {
+    fn of(verilog: &'a str) -> Self {
+        let mut lines_of: HashMap<&str, usize> = HashMap::new();
+        let mut current: Option<(&str, usize)> = None;
+        let mut body: Vec<(&str, &str)> = vec![];
+        for (i, l) in verilog.lines().enumerate() {
+            if let Some(rest) = l.strip_prefix("module ") {
+                let name = rest.split(['(', ';', ' ']).next().unwrap_or("");
+                current = Some((name, i));
+            } else if l.starts_with("endmodule") {
+                if let Some((name, start)) = current.take() {
+                    lines_of.insert(name, i - start + 1);
+                }
+            } else if let Some((name, _)) = current {
+                body.push((name, l));
+            }
+        }
+        let mut instances: HashMap<&str, usize> = HashMap::new();
+        let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (parent, l) in body {
+            let mut words = l.split_whitespace();
+            if let (Some(ty), Some(inst)) = (words.next(), words.next()) {
+                if inst.ends_with('(') && lines_of.contains_key(ty) {
+                    *instances.entry(ty).or_insert(0) += 1;
+                    children.entry(parent).or_default().push(ty);
+                }
+            }
+        }
+        ModuleGraph {
+            lines_of,
+            instances,
+            children,
+        }
+    }
 }
 
 /// Inlined copies of one module (its lines with everything it instantiates, times its instances
@@ -697,32 +721,11 @@ pub struct HierBlock {
 /// 8x8 msap-noc: 128 routers, 43 MB of C++, 44 min of compile); a hierarchy block is compiled
 /// once and each instance calls it. A block inside another block's subtree is left to it.
 pub fn hier_blocks(verilog: &str) -> Vec<HierBlock> {
-    let mut lines_of: HashMap<&str, usize> = HashMap::new();
-    let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut current: Option<(&str, usize)> = None;
-    let mut body: Vec<(&str, &str)> = vec![];
-    for (i, l) in verilog.lines().enumerate() {
-        if let Some(rest) = l.strip_prefix("module ") {
-            let name = rest.split(['(', ';', ' ']).next().unwrap_or("");
-            current = Some((name, i));
-        } else if l.starts_with("endmodule") {
-            if let Some((name, start)) = current.take() {
-                lines_of.insert(name, i - start + 1);
-            }
-        } else if let Some((name, _)) = current {
-            body.push((name, l));
-        }
-    }
-    let mut instances: HashMap<&str, usize> = HashMap::new();
-    for (parent, l) in body {
-        let mut words = l.split_whitespace();
-        if let (Some(ty), Some(inst)) = (words.next(), words.next()) {
-            if inst.ends_with('(') && lines_of.contains_key(ty) {
-                *instances.entry(ty).or_insert(0) += 1;
-                children.entry(parent).or_default().push(ty);
-            }
-        }
-    }
+    let ModuleGraph {
+        lines_of,
+        instances,
+        children,
+    } = ModuleGraph::of(verilog);
     fn subtree<'a>(
         m: &'a str,
         lines_of: &HashMap<&'a str, usize>,

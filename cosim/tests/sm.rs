@@ -20,6 +20,31 @@ fn sm(sets: &[&str]) -> (SmConfig, Design, Manifest) {
     (cfg, design, manifest)
 }
 
+/// Assemble `src` and run it with `launch` and the default options; a failure panics naming
+/// `what`. The stall counters are checked.
+fn run_source(
+    (cfg, design, manifest): &(SmConfig, Design, Manifest),
+    what: &str,
+    src: &str,
+    launch: &warpforge_testbench::isa::Launch,
+) -> SmStats {
+    let program =
+        warpforge_testbench::isa::assemble(src, &format!("{what}.s"), &AsmOptions::default())
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let s = run(
+        cfg,
+        design,
+        manifest,
+        &program,
+        launch,
+        None,
+        &SmRunOptions::new(1),
+    )
+    .unwrap_or_else(|e| panic!("{what}: {e}"));
+    check_counters(what, &s);
+    s
+}
+
 /// Counters that must add up: every cycle either issued or is one kind of stall.
 fn check_counters(name: &str, s: &SmStats) {
     let stalls = s.stall_scoreboard + s.stall_memory + s.stall_barrier + s.stall_idle;
@@ -210,21 +235,9 @@ fn a_kernel_that_never_ends_stops_at_the_cycle_limit() {
 /// branch retires 7 warp-instructions with 43 active lane slots of 56 (76.8 %).
 #[test]
 fn crown_fig2_3_on_the_sm_retires_7_warp_instructions_with_43_active_lanes() {
-    let (cfg, design, manifest) = sm(A);
     let src = warpforge_testbench::isa::kernels::CROWN_FIG2_3;
-    let program =
-        warpforge_testbench::isa::assemble(src, "crown_fig2_3.s", &AsmOptions::default()).unwrap();
     let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [8, 1, 1]);
-    let s = run(
-        &cfg,
-        &design,
-        &manifest,
-        &program,
-        &launch,
-        None,
-        &SmRunOptions::new(1),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let s = run_source(&sm(A), "crown_fig2_3", src, &launch);
     // Lane slots of the issue masks; 3 of them (the branch's guard-false lanes) do not
     // execute.
     assert_eq!((s.warp_instructions, s.thread_instructions), (7, 43));
@@ -325,23 +338,12 @@ fn random_programs_under_every_other_scheduler_policy() {
 /// - random programs (global and shared memory, barriers) also have such cycles.
 #[test]
 fn the_back_end_overlaps_warp_instructions_of_different_warps() {
-    let (cfg, design, manifest) = sm(SMALL);
+    let small = sm(SMALL);
+    let (cfg, design, manifest) = &small;
     let old_bound = 1.0 / (5 * cfg.groups() + 6) as f64;
     let src = ".kernel alu_loop\n.regs 4\n mov.b32 %r0, 0\n mov.b32 %r1, %tid.x\nL: add.s32 %r1, %r1, 3\n mul.lo.s32 %r2, %r1, 5\n xor.b32 %r3, %r2, %r1\n mad.lo.s32 %r1, %r3, %r2, %r1\n add.s32 %r0, %r0, 1\n setp.lt.s32 %p0, %r0, 40\n @%p0 bra L\n exit\n";
-    let program =
-        warpforge_testbench::isa::assemble(src, "alu_loop.s", &AsmOptions::default()).unwrap();
     let launch = warpforge_testbench::isa::Launch::new([1, 1, 1], [32, 1, 1]);
-    let s = run(
-        &cfg,
-        &design,
-        &manifest,
-        &program,
-        &launch,
-        None,
-        &SmRunOptions::new(1),
-    )
-    .unwrap_or_else(|e| panic!("alu_loop: {e}"));
-    check_counters("alu_loop", &s);
+    let s = run_source(&small, "alu_loop", src, &launch);
     assert_eq!(s.warp_instructions, 4 * (2 + 40 * 7 + 1), "{s:?}");
     assert!(
         s.ipc > old_bound,
@@ -352,13 +354,13 @@ fn the_back_end_overlaps_warp_instructions_of_different_warps() {
         s.overlap_cycles > 0 && s.overlap_cycles <= s.cycles,
         "alu_loop: {s:?}"
     );
-    let opts = random_options(&cfg);
+    let opts = random_options(cfg);
     for seed in [1, 2] {
         let (program, launch) = random_program(seed, opts);
         let s = run(
-            &cfg,
-            &design,
-            &manifest,
+            cfg,
+            design,
+            manifest,
             &program,
             &launch,
             None,
@@ -432,20 +434,11 @@ fn register_file_banks_read_operands_in_parallel_and_serialise_conflicts() {
             "cta_slots=2",
             banks,
         ]);
-        let program =
-            warpforge_testbench::isa::assemble(src, "banks.s", &AsmOptions::default()).unwrap();
-        let s = run(
-            &cfg,
-            &design,
-            &manifest,
-            &program,
-            &launch,
-            None,
-            &SmRunOptions::new(1),
+        let groups = cfg.groups() as u64;
+        (
+            groups,
+            run_source(&(cfg, design, manifest), banks, src, &launch),
         )
-        .unwrap_or_else(|e| panic!("{banks}: {e}"));
-        check_counters(banks, &s);
-        (cfg.groups() as u64, s)
     };
     let warps = 8;
     let (g, one) = run_on("rf_banks=1", &spread);
