@@ -578,7 +578,10 @@ mod tests {
         let c = cfg(&["alu_stages=3", "rf_banks=1"]).unwrap();
         assert_eq!(c.alu_stages, 3);
         assert!(c.module_name().ends_with("_d16_a3"), "{}", c.module_name());
-        assert!(cfg(&["rf_banks=1"]).unwrap().module_name().ends_with("_d16"));
+        assert!(cfg(&["rf_banks=1"])
+            .unwrap()
+            .module_name()
+            .ends_with("_d16"));
         for bad in ["alu_stages=0", "alu_stages=5"] {
             assert_eq!(
                 cfg(&[bad]).unwrap_err(),
