@@ -10,6 +10,7 @@ use std::ffi::{c_void, CString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::Instant;
 use warpforge_contract::{Layout, Manifest};
 use warpforge_hdl::Design;
@@ -160,11 +161,20 @@ fn verilator_root(verilator: &Path) -> Result<PathBuf, BridgeError> {
 }
 
 fn verilator_version(verilator: &Path) -> String {
-    Command::new(verilator)
+    // Asked once per process: `verilator --version` starts Perl, which cost a random-program
+    // run more than a small program's simulation.
+    static SEEN: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, v)) = seen.iter().find(|(p, _)| p == verilator) {
+        return v.clone();
+    }
+    let v = Command::new(verilator)
         .arg("--version")
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default()
+        .unwrap_or_default();
+    seen.push((verilator.to_path_buf(), v.clone()));
+    v
 }
 
 /// The C++ compiler, configured explicitly (there are no cargo build-script variables at
@@ -384,11 +394,31 @@ pub fn verify_entry(dir: &Path, key: u64) -> Result<(), String> {
 /// True when `dir` holds a verified entry for `key`. An entry that fails verification is
 /// moved out of the way (with a one-line notice on stderr) so it is rebuilt.
 pub(crate) fn lookup(dir: &Path, key: u64) -> bool {
+    // Entries this process verified and whose files are untouched since (same names, sizes,
+    // modification times and inodes) are not checksummed again: a run of many short programs
+    // looks its library up once per program.
+    static VERIFIED: Mutex<Vec<(PathBuf, u64, Vec<FileStamp>)>> = Mutex::new(Vec::new());
     if !dir.exists() {
         return false;
     }
+    let stamps = stamps(dir);
+    let mut verified = VERIFIED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(now) = &stamps {
+        if verified
+            .iter()
+            .any(|(d, k, s)| d == dir && *k == key && s == now)
+        {
+            return true;
+        }
+    }
+    verified.retain(|(d, _, _)| d != dir);
     match verify_entry(dir, key) {
-        Ok(()) => true,
+        Ok(()) => {
+            if let Some(now) = stamps {
+                verified.push((dir.to_path_buf(), key, now));
+            }
+            true
+        }
         Err(reason) => {
             eprintln!(
                 "warpforge: cache entry {} failed verification ({reason}); rebuilding it",
@@ -398,6 +428,23 @@ pub(crate) fn lookup(dir: &Path, key: u64) -> bool {
             false
         }
     }
+}
+
+/// What identifies one file of an entry without reading it: name, size, modification time
+/// and inode.
+type FileStamp = (std::ffi::OsString, u64, std::time::SystemTime, u64);
+
+/// The stamps of every file in `dir`, sorted; None if the folder cannot be read.
+fn stamps(dir: &Path) -> Option<Vec<FileStamp>> {
+    use std::os::unix::fs::MetadataExt;
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).ok()? {
+        let e = e.ok()?;
+        let m = e.metadata().ok()?;
+        out.push((e.file_name(), m.len(), m.modified().ok()?, m.ino()));
+    }
+    out.sort();
+    Some(out)
 }
 
 /// Remove a cache entry: renamed away first, so no other process sees it half-deleted.
@@ -1155,6 +1202,25 @@ mod tests {
         let d = entry(7, &lib_bytes());
         verify_entry(d.path(), 7).unwrap();
         assert!(lookup(d.path(), 7));
+    }
+
+    #[test]
+    fn an_entry_damaged_after_a_lookup_is_still_caught() {
+        // The second lookup is answered from the stamps of the first; a library changed since
+        // (here shortened) no longer matches them and is checksummed, fails and is moved away.
+        let d = entry(7, &lib_bytes());
+        assert!(lookup(d.path(), 7));
+        assert!(lookup(d.path(), 7));
+        assert!(!lookup(d.path(), 8), "another key is not the verified one");
+        let d = entry(7, &lib_bytes());
+        assert!(lookup(d.path(), 7));
+        let b = std::fs::read(d.path().join("libV.so")).unwrap();
+        std::fs::write(d.path().join("libV.so"), &b[..b.len() - 1]).unwrap();
+        assert!(!lookup(d.path(), 7));
+        assert!(
+            !d.path().exists(),
+            "the damaged entry is moved out of the way"
+        );
     }
 
     #[test]
