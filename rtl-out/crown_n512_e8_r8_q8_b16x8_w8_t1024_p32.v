@@ -522,45 +522,119 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
     // Update code
     always @(*) begin
         l2__clock__drv = clock;
+    end
+    always @(*) begin
         l2__reset__drv = reset;
+    end
+    always @(*) begin
         pool__clock__drv = clock;
+    end
+    always @(*) begin
         pool__reset__drv = reset;
+    end
+    always @(*) begin
         rl__clock__drv = clock;
+    end
+    always @(*) begin
         rl__reset__drv = reset;
+    end
+    always @(*) begin
         wl__clock__drv = clock;
+    end
+    always @(*) begin
         wl__reset__drv = reset;
+    end
+    always @(*) begin
         bar__clock__drv = clock;
+    end
+    always @(*) begin
         bar__reset__drv = reset;
+    end
+    always @(*) begin
         h_valid__clock__drv = clock;
+    end
+    always @(*) begin
         h_valid__reset__drv = reset;
+    end
+    always @(*) begin
         h_pc__clock__drv = clock;
+    end
+    always @(*) begin
         h_pc__reset__drv = reset;
+    end
+    always @(*) begin
         h_lanes__clock__drv = clock;
+    end
+    always @(*) begin
         h_lanes__reset__drv = reset;
+    end
+    always @(*) begin
         h_thi__clock__drv = clock;
+    end
+    always @(*) begin
         h_thi__reset__drv = reset;
+    end
+    always @(*) begin
         cmt_mask__lanes__drv = cmt_lanes;
+    end
+    always @(*) begin
         thi_m = cmt_thi & cmt_mask__mask;
+    end
+    always @(*) begin
         taken = cmt_taken & cmt_lanes;
+    end
+    always @(*) begin
         div = (cmt_kind == 32'h2) & |taken & (taken != cmt_lanes);
+    end
+    always @(*) begin
         k_launch = cmt_kind == 32'h0;
+    end
+    always @(*) begin
         k_adv = (cmt_kind == 32'h1) | ((cmt_kind == 32'h2) & ~div);
+    end
+    always @(*) begin
         k_exit = cmt_kind == 32'h3;
+    end
+    always @(*) begin
         k_load = cmt_kind == 32'h4;
+    end
+    always @(*) begin
         k_cpl = cmt_kind == 32'h5;
+    end
+    always @(*) begin
         k_sync = cmt_kind == 32'h6;
+    end
+    always @(*) begin
         adv_pc = cmt_pc;
         if ((cmt_kind == 32'h2) & |taken & ~div) begin
             adv_pc = cmt_target;
         end
+    end
+    always @(*) begin
         ready = ~|h_valid__q & ~((k_launch | div) & l2__full);
+    end
+    always @(*) begin
         acc = cmt_valid & ready;
+    end
+    always @(*) begin
         cmt_ready = acc;
+    end
+    always @(*) begin
         claimed = |h_valid__q | (acc & (k_launch | k_adv | k_exit | k_sync | div));
+    end
+    always @(*) begin
         probes = acc & (k_adv | k_exit | div);
+    end
+    always @(*) begin
         x_wl = ~claimed & ~l2__full & wl__head_valid & ~probes;
+    end
+    always @(*) begin
         x_bar = ~claimed & ~l2__full & ~x_wl & bar__head_valid & (l2__ready_count == 32'h0);
+    end
+    always @(*) begin
         x_rl = ~claimed & ~l2__full & ~x_wl & ~x_bar & rl__head_valid & (l2__ready_count < 32'h2);
+    end
+    always @(*) begin
         ev_transfer = 32'h0;
         if (x_wl) begin
             ev_transfer = 32'h1;
@@ -571,12 +645,21 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
         if (x_rl) begin
             ev_transfer = 32'h3;
         end
+    end
+    always @(*) begin
         bar__rsv_valid__drv = acc & div & cmt_rpc_valid;
+    end
+    always @(*) begin
         bar__rsv_pc__drv = cmt_rpc;
+    end
+    always @(*) begin
         bar__rsv_lanes__drv = cmt_lanes;
+    end
+    always @(*) begin
         bar__rsv_thi__drv = thi_m;
+    end
+    always @(*) begin
         prb_mux__sel__drv = 32'h0;
-        prb_mux__a__drv = cmt_target;
         prb_mux__b__drv = adv_pc;
         bar__prb_lanes__drv = 32'h0;
         bar__prb_thi__drv = thi_m;
@@ -594,33 +677,92 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
             bar__prb_thi__drv = wl__head_thi;
             prb_mux__b__drv = wl__head_pc;
         end
+    end
+    always @(*) begin
+        prb_mux__a__drv = cmt_target;
+    end
+    always @(*) begin
         bar__prb_pc__drv = prb_mux__out;
+    end
+    always @(*) begin
         bar__drain__drv = x_bar;
+    end
+    always @(*) begin
         hit = bar__prb_hit;
+    end
+    always @(*) begin
         ev_arrive = bar__prb_hit;
+    end
+    always @(*) begin
         ev_bar_fail = bar__rsv_fail;
+    end
+    always @(*) begin
         rl__ins0_valid__drv = acc & div & |(cmt_lanes & ~taken & ~hit);
+    end
+    always @(*) begin
         rl__ins0_pc__drv = cmt_pc;
+    end
+    always @(*) begin
         rl__ins0_lanes__drv = cmt_lanes & ~taken & ~hit;
+    end
+    always @(*) begin
         rl__ins0_thi__drv = thi_m;
+    end
+    always @(*) begin
         rl__ins1_valid__drv = acc & div & |(taken & ~hit);
+    end
+    always @(*) begin
         rl__ins1_pc__drv = cmt_target;
+    end
+    always @(*) begin
         rl__ins1_lanes__drv = taken & ~hit;
+    end
+    always @(*) begin
         rl__ins1_thi__drv = thi_m;
+    end
+    always @(*) begin
         rl__drain__drv = x_rl;
+    end
+    always @(*) begin
         rl__cta_mask__drv = cta_mask;
+    end
+    always @(*) begin
         ev_rl_merge = rl__ev_merge;
+    end
+    always @(*) begin
         wl__ins0_valid__drv = acc & k_load;
+    end
+    always @(*) begin
         wl__ins0_pc__drv = cmt_pc;
+    end
+    always @(*) begin
         wl__ins0_lanes__drv = cmt_lanes;
+    end
+    always @(*) begin
         wl__ins0_thi__drv = thi_m;
+    end
+    always @(*) begin
         wl__cpl_valid__drv = acc & k_cpl;
+    end
+    always @(*) begin
         wl__cpl_row__drv = cmt_row;
+    end
+    always @(*) begin
         wl__cpl_lanes__drv = cmt_taken;
+    end
+    always @(*) begin
         wl__drain__drv = x_wl;
+    end
+    always @(*) begin
         wl__cta_mask__drv = cta_mask;
+    end
+    always @(*) begin
         ev_wl_merge = wl__ev_merge;
+    end
+    always @(*) begin
         cmt_tag_wl = acc & k_load & wl__ins_ok;
+    end
+    always @(*) begin
         cmt_tag_row = 32'h0;
         if (acc & k_load) begin
             cmt_tag_row = cmt_row;
@@ -628,11 +770,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
                 cmt_tag_row = wl__ins_row;
             end
         end
+    end
+    always @(*) begin
         rem = cmt_lanes & ~hit;
         if (k_exit) begin
             rem = cmt_lanes & ~taken & ~hit;
         end
+    end
+    always @(*) begin
         wl_rem = wl__head_lanes & ~hit;
+    end
+    always @(*) begin
         l2__ins_valid__drv = 1'b0;
         l2__ins_pc__drv = cmt_pc;
         l2__ins_lanes__drv = cmt_lanes;
@@ -686,8 +834,14 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
             l2__ins_lanes__drv = rl__head_lanes;
             l2__ins_thi__drv = rl__head_thi;
         end
+    end
+    always @(*) begin
         l2__upd_valid__drv = acc & (k_adv | k_exit | div | k_sync | (k_load & wl__ins_ok));
+    end
+    always @(*) begin
         l2__upd_row__drv = cmt_row;
+    end
+    always @(*) begin
         l2__upd_state__drv = 32'h0;
         l2__upd_wr__drv = 1'b0;
         l2__upd_pc__drv = adv_pc;
@@ -702,136 +856,382 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32(clock,reset,cmt_valid,cmt_kind,cmt
             l2__upd_pc__drv = cmt_pc;
             l2__upd_lanes__drv = cmt_lanes;
         end
+    end
+    always @(*) begin
         l2__pop__drv = (l2__ready_count != 32'h0) & (pool__count < pool_rows) & (~l2__out_valid | ((pool__count + 32'h1) < pool_rows));
+    end
+    always @(*) begin
         pool__ref_valid__drv = l2__out_valid;
+    end
+    always @(*) begin
         pool__ref_pc__drv = l2__out_pc;
+    end
+    always @(*) begin
         pool__ref_lanes__drv = l2__out_lanes;
+    end
+    always @(*) begin
         pool__ref_thi__drv = l2__out_thi;
+    end
+    always @(*) begin
         pool__ref_slot__drv = l2__out_row;
+    end
+    always @(*) begin
         issuing = iss_ready & pool__sel_valid;
+    end
+    always @(*) begin
         pool__issue__drv = issuing;
+    end
+    always @(*) begin
         l2__iss_valid__drv = issuing;
+    end
+    always @(*) begin
         l2__iss_row__drv = pool__sel_slot;
+    end
+    always @(*) begin
         iss_valid = pool__sel_valid;
+    end
+    always @(*) begin
         iss_row = pool__sel_slot;
+    end
+    always @(*) begin
         iss_pc = pool__sel_pc;
+    end
+    always @(*) begin
         iss_lanes = pool__sel_lanes;
+    end
+    always @(*) begin
         iss_thi = pool__sel_thi;
+    end
+    always @(*) begin
         ready_count = l2__ready_count;
+    end
+    always @(*) begin
         l2_occupancy = l2__occupancy;
+    end
+    always @(*) begin
         bar_live = bar__live;
+    end
+    always @(*) begin
         hold_valid = |h_valid__q;
+    end
+    always @(*) begin
         hold_pack__parts__0__drv = h_valid__q;
+    end
+    always @(*) begin
         hold_pack__parts__1__drv = h_pc__q;
+    end
+    always @(*) begin
         hold_pack__parts__2__drv = h_lanes__q;
+    end
+    always @(*) begin
         hold_pack__parts__3__drv = h_thi__q;
+    end
+    always @(*) begin
         dbg_hold = 32'h0;
         if (|h_valid__q) begin
             dbg_hold = hold_pack__whole;
         end
+    end
+    always @(*) begin
         l2_dbg_state = l2__dbg_state;
+    end
+    always @(*) begin
         l2_dbg_in_pool = l2__dbg_in_pool;
+    end
+    always @(*) begin
         l2_dbg_head = l2__dbg_head;
+    end
+    always @(*) begin
         pool_dbg_valid = pool__dbg_valid;
+    end
+    always @(*) begin
         pool_dbg_last = pool__dbg_last;
+    end
+    always @(*) begin
         pool_dbg_slot = pool__dbg_slot;
+    end
+    always @(*) begin
         rl_dbg_valid = rl__dbg_valid;
+    end
+    always @(*) begin
         rl_dbg_pc = rl__dbg_pc;
+    end
+    always @(*) begin
         rl_dbg_lanes = rl__dbg_lanes;
+    end
+    always @(*) begin
         rl_dbg_thi = rl__dbg_thi;
+    end
+    always @(*) begin
         rl_dbg_ord = rl__dbg_ord;
+    end
+    always @(*) begin
         wl_dbg_valid = wl__dbg_valid;
+    end
+    always @(*) begin
         wl_dbg_pc = wl__dbg_pc;
+    end
+    always @(*) begin
         wl_dbg_lanes = wl__dbg_lanes;
+    end
+    always @(*) begin
         wl_dbg_thi = wl__dbg_thi;
+    end
+    always @(*) begin
         wl_dbg_ord = wl__dbg_ord;
+    end
+    always @(*) begin
         wl_dbg_pending = wl__dbg_pending;
+    end
+    always @(*) begin
         bar_dbg_valid = bar__dbg_valid;
+    end
+    always @(*) begin
         bar_dbg_complete = bar__dbg_complete;
+    end
+    always @(*) begin
         bar_dbg_pc = bar__dbg_pc;
+    end
+    always @(*) begin
         bar_dbg_expected = bar__dbg_expected;
+    end
+    always @(*) begin
         bar_dbg_arrived = bar__dbg_arrived;
+    end
+    always @(*) begin
         bar_dbg_thi = bar__dbg_thi;
+    end
+    always @(*) begin
         bar_dbg_ord = bar__dbg_ord;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         l2__clock = l2__clock__drv;
+    end
+    always @(*) begin
         l2__reset = l2__reset__drv;
+    end
+    always @(*) begin
         l2__ins_valid = l2__ins_valid__drv;
+    end
+    always @(*) begin
         l2__ins_pc = l2__ins_pc__drv;
+    end
+    always @(*) begin
         l2__ins_lanes = l2__ins_lanes__drv;
+    end
+    always @(*) begin
         l2__ins_thi = l2__ins_thi__drv;
+    end
+    always @(*) begin
         l2__upd_valid = l2__upd_valid__drv;
+    end
+    always @(*) begin
         l2__upd_row = l2__upd_row__drv;
+    end
+    always @(*) begin
         l2__upd_state = l2__upd_state__drv;
+    end
+    always @(*) begin
         l2__upd_wr = l2__upd_wr__drv;
+    end
+    always @(*) begin
         l2__upd_pc = l2__upd_pc__drv;
+    end
+    always @(*) begin
         l2__upd_lanes = l2__upd_lanes__drv;
+    end
+    always @(*) begin
         l2__pop = l2__pop__drv;
+    end
+    always @(*) begin
         l2__iss_valid = l2__iss_valid__drv;
+    end
+    always @(*) begin
         l2__iss_row = l2__iss_row__drv;
+    end
+    always @(*) begin
         pool__clock = pool__clock__drv;
+    end
+    always @(*) begin
         pool__reset = pool__reset__drv;
+    end
+    always @(*) begin
         pool__ref_valid = pool__ref_valid__drv;
+    end
+    always @(*) begin
         pool__ref_pc = pool__ref_pc__drv;
+    end
+    always @(*) begin
         pool__ref_lanes = pool__ref_lanes__drv;
+    end
+    always @(*) begin
         pool__ref_thi = pool__ref_thi__drv;
+    end
+    always @(*) begin
         pool__ref_slot = pool__ref_slot__drv;
+    end
+    always @(*) begin
         pool__issue = pool__issue__drv;
+    end
+    always @(*) begin
         rl__clock = rl__clock__drv;
+    end
+    always @(*) begin
         rl__reset = rl__reset__drv;
+    end
+    always @(*) begin
         rl__ins0_valid = rl__ins0_valid__drv;
+    end
+    always @(*) begin
         rl__ins0_pc = rl__ins0_pc__drv;
+    end
+    always @(*) begin
         rl__ins0_lanes = rl__ins0_lanes__drv;
+    end
+    always @(*) begin
         rl__ins0_thi = rl__ins0_thi__drv;
+    end
+    always @(*) begin
         rl__ins1_valid = rl__ins1_valid__drv;
+    end
+    always @(*) begin
         rl__ins1_pc = rl__ins1_pc__drv;
+    end
+    always @(*) begin
         rl__ins1_lanes = rl__ins1_lanes__drv;
+    end
+    always @(*) begin
         rl__ins1_thi = rl__ins1_thi__drv;
+    end
+    always @(*) begin
         rl__drain = rl__drain__drv;
+    end
+    always @(*) begin
         rl__cta_mask = rl__cta_mask__drv;
+    end
+    always @(*) begin
         wl__clock = wl__clock__drv;
+    end
+    always @(*) begin
         wl__reset = wl__reset__drv;
+    end
+    always @(*) begin
         wl__ins0_valid = wl__ins0_valid__drv;
+    end
+    always @(*) begin
         wl__ins0_pc = wl__ins0_pc__drv;
+    end
+    always @(*) begin
         wl__ins0_lanes = wl__ins0_lanes__drv;
+    end
+    always @(*) begin
         wl__ins0_thi = wl__ins0_thi__drv;
+    end
+    always @(*) begin
         wl__cpl_valid = wl__cpl_valid__drv;
+    end
+    always @(*) begin
         wl__cpl_row = wl__cpl_row__drv;
+    end
+    always @(*) begin
         wl__cpl_lanes = wl__cpl_lanes__drv;
+    end
+    always @(*) begin
         wl__drain = wl__drain__drv;
+    end
+    always @(*) begin
         wl__cta_mask = wl__cta_mask__drv;
+    end
+    always @(*) begin
         bar__clock = bar__clock__drv;
+    end
+    always @(*) begin
         bar__reset = bar__reset__drv;
+    end
+    always @(*) begin
         bar__rsv_valid = bar__rsv_valid__drv;
+    end
+    always @(*) begin
         bar__rsv_pc = bar__rsv_pc__drv;
+    end
+    always @(*) begin
         bar__rsv_lanes = bar__rsv_lanes__drv;
+    end
+    always @(*) begin
         bar__rsv_thi = bar__rsv_thi__drv;
+    end
+    always @(*) begin
         bar__prb_lanes = bar__prb_lanes__drv;
+    end
+    always @(*) begin
         bar__prb_pc = bar__prb_pc__drv;
+    end
+    always @(*) begin
         bar__prb_thi = bar__prb_thi__drv;
+    end
+    always @(*) begin
         bar__drain = bar__drain__drv;
+    end
+    always @(*) begin
         h_valid__clock = h_valid__clock__drv;
+    end
+    always @(*) begin
         h_valid__reset = h_valid__reset__drv;
+    end
+    always @(*) begin
         h_valid__d = h_valid__d__drv;
+    end
+    always @(*) begin
         h_pc__clock = h_pc__clock__drv;
+    end
+    always @(*) begin
         h_pc__reset = h_pc__reset__drv;
+    end
+    always @(*) begin
         h_pc__d = h_pc__d__drv;
+    end
+    always @(*) begin
         h_lanes__clock = h_lanes__clock__drv;
+    end
+    always @(*) begin
         h_lanes__reset = h_lanes__reset__drv;
+    end
+    always @(*) begin
         h_lanes__d = h_lanes__d__drv;
+    end
+    always @(*) begin
         h_thi__clock = h_thi__clock__drv;
+    end
+    always @(*) begin
         h_thi__reset = h_thi__reset__drv;
+    end
+    always @(*) begin
         h_thi__d = h_thi__d__drv;
+    end
+    always @(*) begin
         hold_pack__parts__0 = hold_pack__parts__0__drv;
+    end
+    always @(*) begin
         hold_pack__parts__1 = hold_pack__parts__1__drv;
+    end
+    always @(*) begin
         hold_pack__parts__2 = hold_pack__parts__2__drv;
+    end
+    always @(*) begin
         hold_pack__parts__3 = hold_pack__parts__3__drv;
+    end
+    always @(*) begin
         cmt_mask__lanes = cmt_mask__lanes__drv;
+    end
+    always @(*) begin
         prb_mux__sel = prb_mux__sel__drv;
+    end
+    always @(*) begin
         prb_mux__a = prb_mux__a__drv;
+    end
+    always @(*) begin
         prb_mux__b = prb_mux__b__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32
@@ -7316,41 +7716,113 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
     // Update code
     always @(*) begin
         r_valid__clock__drv = clock;
+    end
+    always @(*) begin
         r_valid__reset__drv = reset;
+    end
+    always @(*) begin
         r_complete__clock__drv = clock;
+    end
+    always @(*) begin
         r_complete__reset__drv = reset;
+    end
+    always @(*) begin
         r_pc__clock__drv = clock;
+    end
+    always @(*) begin
         r_pc__reset__drv = reset;
+    end
+    always @(*) begin
         r_exp__clock__drv = clock;
+    end
+    always @(*) begin
         r_exp__reset__drv = reset;
+    end
+    always @(*) begin
         r_arr__clock__drv = clock;
+    end
+    always @(*) begin
         r_arr__reset__drv = reset;
+    end
+    always @(*) begin
         r_thi__clock__drv = clock;
+    end
+    always @(*) begin
         r_thi__reset__drv = reset;
+    end
+    always @(*) begin
         r_ord__clock__drv = clock;
+    end
+    always @(*) begin
         r_ord__reset__drv = reset;
+    end
+    always @(*) begin
         s_valid__whole__drv = r_valid__q;
+    end
+    always @(*) begin
         s_complete__whole__drv = r_complete__q;
+    end
+    always @(*) begin
         s_pc__whole__drv = r_pc__q;
+    end
+    always @(*) begin
         s_exp__whole__drv = r_exp__q;
+    end
+    always @(*) begin
         s_arr__whole__drv = r_arr__q;
+    end
+    always @(*) begin
         s_thi__whole__drv = r_thi__q;
+    end
+    always @(*) begin
         s_ord__whole__drv = r_ord__q;
+    end
+    always @(*) begin
         rsv_thi_eq__fields__drv = r_thi__q;
+    end
+    always @(*) begin
         rsv_thi_eq__v__drv = rsv_thi;
+    end
+    always @(*) begin
         prb_thi_eq__fields__drv = r_thi__q;
+    end
+    always @(*) begin
         prb_thi_eq__v__drv = prb_thi;
+    end
+    always @(*) begin
         prb_pc_eq__rows__drv = r_pc__q;
+    end
+    always @(*) begin
         prb_pc_eq__v__drv = prb_pc;
+    end
+    always @(*) begin
         new_thi_eq__fields__drv = rsv_thi;
+    end
+    always @(*) begin
         new_thi_eq__v__drv = prb_thi;
+    end
+    always @(*) begin
         new_pc_eq__rows__drv = rsv_pc;
+    end
+    always @(*) begin
         new_pc_eq__v__drv = prb_pc;
+    end
+    always @(*) begin
         sets__thi__drv = rsv_thi;
+    end
+    always @(*) begin
         s_rsv_thi_eq__whole__drv = rsv_thi_eq__eq;
+    end
+    always @(*) begin
         s_prb_thi_eq__whole__drv = prb_thi_eq__eq;
+    end
+    always @(*) begin
         s_prb_pc_eq__whole__drv = prb_pc_eq__eq;
+    end
+    always @(*) begin
         s_sets__whole__drv = sets__masks;
+    end
+    always @(*) begin
         n_used = 32'h0;
         n_live = 32'h0;
         n_done = 32'h0;
@@ -9407,13 +9879,5144 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
                 n_live = n_live + 64'h1;
             end
         end
+    end
+    always @(*) begin
         used = n_used;
+    end
+    always @(*) begin
         live = n_live;
+    end
+    always @(*) begin
         draining = drain & |n_done;
+    end
+    always @(*) begin
         rank = n_done;
         if (draining) begin
             rank = n_done - 64'h1;
         end
+        hit = 32'h0;
+        m = 32'h0;
+        arr = s_arr__parts__0;
+        exp = s_exp__parts__0;
+        if (|s_valid__parts__0 & ~|s_complete__parts__0) begin
+            m = prb_lanes & s_exp__parts__0 & ~s_arr__parts__0 & s_prb_thi_eq__parts__0 & s_prb_pc_eq__parts__0;
+        end
+        if (|new_lanes__0) begin
+            m = prb_lanes & new_lanes__0 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__0;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__0__drv = s_valid__parts__0;
+        c_complete__parts__0__drv = s_complete__parts__0;
+        c_pc__parts__0__drv = s_pc__parts__0;
+        c_exp__parts__0__drv = exp;
+        c_arr__parts__0__drv = arr;
+        c_ord__parts__0__drv = s_ord__parts__0;
+        c_keep__parts__0__drv = s_exp__parts__0;
+        if (|new_lanes__0) begin
+            c_valid__parts__0__drv = 1'b1;
+            c_pc__parts__0__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__0__drv = 1'b1;
+            c_ord__parts__0__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__0) begin
+            c_ord__parts__0__drv = s_ord__parts__0 - 64'h1;
+            if (~|s_ord__parts__0) begin
+                c_valid__parts__0__drv = 1'b0;
+                c_complete__parts__0__drv = 1'b0;
+                c_pc__parts__0__drv = 32'h0;
+                c_exp__parts__0__drv = 32'h0;
+                c_arr__parts__0__drv = 32'h0;
+                c_ord__parts__0__drv = 32'h0;
+                c_keep__parts__0__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__1;
+        exp = s_exp__parts__1;
+        if (|s_valid__parts__1 & ~|s_complete__parts__1) begin
+            m = prb_lanes & s_exp__parts__1 & ~s_arr__parts__1 & s_prb_thi_eq__parts__1 & s_prb_pc_eq__parts__1;
+        end
+        if (|new_lanes__1) begin
+            m = prb_lanes & new_lanes__1 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__1;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__1__drv = s_valid__parts__1;
+        c_complete__parts__1__drv = s_complete__parts__1;
+        c_pc__parts__1__drv = s_pc__parts__1;
+        c_exp__parts__1__drv = exp;
+        c_arr__parts__1__drv = arr;
+        c_ord__parts__1__drv = s_ord__parts__1;
+        c_keep__parts__1__drv = s_exp__parts__1;
+        if (|new_lanes__1) begin
+            c_valid__parts__1__drv = 1'b1;
+            c_pc__parts__1__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__1__drv = 1'b1;
+            c_ord__parts__1__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__1) begin
+            c_ord__parts__1__drv = s_ord__parts__1 - 64'h1;
+            if (~|s_ord__parts__1) begin
+                c_valid__parts__1__drv = 1'b0;
+                c_complete__parts__1__drv = 1'b0;
+                c_pc__parts__1__drv = 32'h0;
+                c_exp__parts__1__drv = 32'h0;
+                c_arr__parts__1__drv = 32'h0;
+                c_ord__parts__1__drv = 32'h0;
+                c_keep__parts__1__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__2;
+        exp = s_exp__parts__2;
+        if (|s_valid__parts__2 & ~|s_complete__parts__2) begin
+            m = prb_lanes & s_exp__parts__2 & ~s_arr__parts__2 & s_prb_thi_eq__parts__2 & s_prb_pc_eq__parts__2;
+        end
+        if (|new_lanes__2) begin
+            m = prb_lanes & new_lanes__2 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__2;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__2__drv = s_valid__parts__2;
+        c_complete__parts__2__drv = s_complete__parts__2;
+        c_pc__parts__2__drv = s_pc__parts__2;
+        c_exp__parts__2__drv = exp;
+        c_arr__parts__2__drv = arr;
+        c_ord__parts__2__drv = s_ord__parts__2;
+        c_keep__parts__2__drv = s_exp__parts__2;
+        if (|new_lanes__2) begin
+            c_valid__parts__2__drv = 1'b1;
+            c_pc__parts__2__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__2__drv = 1'b1;
+            c_ord__parts__2__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__2) begin
+            c_ord__parts__2__drv = s_ord__parts__2 - 64'h1;
+            if (~|s_ord__parts__2) begin
+                c_valid__parts__2__drv = 1'b0;
+                c_complete__parts__2__drv = 1'b0;
+                c_pc__parts__2__drv = 32'h0;
+                c_exp__parts__2__drv = 32'h0;
+                c_arr__parts__2__drv = 32'h0;
+                c_ord__parts__2__drv = 32'h0;
+                c_keep__parts__2__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__3;
+        exp = s_exp__parts__3;
+        if (|s_valid__parts__3 & ~|s_complete__parts__3) begin
+            m = prb_lanes & s_exp__parts__3 & ~s_arr__parts__3 & s_prb_thi_eq__parts__3 & s_prb_pc_eq__parts__3;
+        end
+        if (|new_lanes__3) begin
+            m = prb_lanes & new_lanes__3 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__3;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__3__drv = s_valid__parts__3;
+        c_complete__parts__3__drv = s_complete__parts__3;
+        c_pc__parts__3__drv = s_pc__parts__3;
+        c_exp__parts__3__drv = exp;
+        c_arr__parts__3__drv = arr;
+        c_ord__parts__3__drv = s_ord__parts__3;
+        c_keep__parts__3__drv = s_exp__parts__3;
+        if (|new_lanes__3) begin
+            c_valid__parts__3__drv = 1'b1;
+            c_pc__parts__3__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__3__drv = 1'b1;
+            c_ord__parts__3__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__3) begin
+            c_ord__parts__3__drv = s_ord__parts__3 - 64'h1;
+            if (~|s_ord__parts__3) begin
+                c_valid__parts__3__drv = 1'b0;
+                c_complete__parts__3__drv = 1'b0;
+                c_pc__parts__3__drv = 32'h0;
+                c_exp__parts__3__drv = 32'h0;
+                c_arr__parts__3__drv = 32'h0;
+                c_ord__parts__3__drv = 32'h0;
+                c_keep__parts__3__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__4;
+        exp = s_exp__parts__4;
+        if (|s_valid__parts__4 & ~|s_complete__parts__4) begin
+            m = prb_lanes & s_exp__parts__4 & ~s_arr__parts__4 & s_prb_thi_eq__parts__4 & s_prb_pc_eq__parts__4;
+        end
+        if (|new_lanes__4) begin
+            m = prb_lanes & new_lanes__4 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__4;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__4__drv = s_valid__parts__4;
+        c_complete__parts__4__drv = s_complete__parts__4;
+        c_pc__parts__4__drv = s_pc__parts__4;
+        c_exp__parts__4__drv = exp;
+        c_arr__parts__4__drv = arr;
+        c_ord__parts__4__drv = s_ord__parts__4;
+        c_keep__parts__4__drv = s_exp__parts__4;
+        if (|new_lanes__4) begin
+            c_valid__parts__4__drv = 1'b1;
+            c_pc__parts__4__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__4__drv = 1'b1;
+            c_ord__parts__4__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__4) begin
+            c_ord__parts__4__drv = s_ord__parts__4 - 64'h1;
+            if (~|s_ord__parts__4) begin
+                c_valid__parts__4__drv = 1'b0;
+                c_complete__parts__4__drv = 1'b0;
+                c_pc__parts__4__drv = 32'h0;
+                c_exp__parts__4__drv = 32'h0;
+                c_arr__parts__4__drv = 32'h0;
+                c_ord__parts__4__drv = 32'h0;
+                c_keep__parts__4__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__5;
+        exp = s_exp__parts__5;
+        if (|s_valid__parts__5 & ~|s_complete__parts__5) begin
+            m = prb_lanes & s_exp__parts__5 & ~s_arr__parts__5 & s_prb_thi_eq__parts__5 & s_prb_pc_eq__parts__5;
+        end
+        if (|new_lanes__5) begin
+            m = prb_lanes & new_lanes__5 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__5;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__5__drv = s_valid__parts__5;
+        c_complete__parts__5__drv = s_complete__parts__5;
+        c_pc__parts__5__drv = s_pc__parts__5;
+        c_exp__parts__5__drv = exp;
+        c_arr__parts__5__drv = arr;
+        c_ord__parts__5__drv = s_ord__parts__5;
+        c_keep__parts__5__drv = s_exp__parts__5;
+        if (|new_lanes__5) begin
+            c_valid__parts__5__drv = 1'b1;
+            c_pc__parts__5__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__5__drv = 1'b1;
+            c_ord__parts__5__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__5) begin
+            c_ord__parts__5__drv = s_ord__parts__5 - 64'h1;
+            if (~|s_ord__parts__5) begin
+                c_valid__parts__5__drv = 1'b0;
+                c_complete__parts__5__drv = 1'b0;
+                c_pc__parts__5__drv = 32'h0;
+                c_exp__parts__5__drv = 32'h0;
+                c_arr__parts__5__drv = 32'h0;
+                c_ord__parts__5__drv = 32'h0;
+                c_keep__parts__5__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__6;
+        exp = s_exp__parts__6;
+        if (|s_valid__parts__6 & ~|s_complete__parts__6) begin
+            m = prb_lanes & s_exp__parts__6 & ~s_arr__parts__6 & s_prb_thi_eq__parts__6 & s_prb_pc_eq__parts__6;
+        end
+        if (|new_lanes__6) begin
+            m = prb_lanes & new_lanes__6 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__6;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__6__drv = s_valid__parts__6;
+        c_complete__parts__6__drv = s_complete__parts__6;
+        c_pc__parts__6__drv = s_pc__parts__6;
+        c_exp__parts__6__drv = exp;
+        c_arr__parts__6__drv = arr;
+        c_ord__parts__6__drv = s_ord__parts__6;
+        c_keep__parts__6__drv = s_exp__parts__6;
+        if (|new_lanes__6) begin
+            c_valid__parts__6__drv = 1'b1;
+            c_pc__parts__6__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__6__drv = 1'b1;
+            c_ord__parts__6__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__6) begin
+            c_ord__parts__6__drv = s_ord__parts__6 - 64'h1;
+            if (~|s_ord__parts__6) begin
+                c_valid__parts__6__drv = 1'b0;
+                c_complete__parts__6__drv = 1'b0;
+                c_pc__parts__6__drv = 32'h0;
+                c_exp__parts__6__drv = 32'h0;
+                c_arr__parts__6__drv = 32'h0;
+                c_ord__parts__6__drv = 32'h0;
+                c_keep__parts__6__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__7;
+        exp = s_exp__parts__7;
+        if (|s_valid__parts__7 & ~|s_complete__parts__7) begin
+            m = prb_lanes & s_exp__parts__7 & ~s_arr__parts__7 & s_prb_thi_eq__parts__7 & s_prb_pc_eq__parts__7;
+        end
+        if (|new_lanes__7) begin
+            m = prb_lanes & new_lanes__7 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__7;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__7__drv = s_valid__parts__7;
+        c_complete__parts__7__drv = s_complete__parts__7;
+        c_pc__parts__7__drv = s_pc__parts__7;
+        c_exp__parts__7__drv = exp;
+        c_arr__parts__7__drv = arr;
+        c_ord__parts__7__drv = s_ord__parts__7;
+        c_keep__parts__7__drv = s_exp__parts__7;
+        if (|new_lanes__7) begin
+            c_valid__parts__7__drv = 1'b1;
+            c_pc__parts__7__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__7__drv = 1'b1;
+            c_ord__parts__7__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__7) begin
+            c_ord__parts__7__drv = s_ord__parts__7 - 64'h1;
+            if (~|s_ord__parts__7) begin
+                c_valid__parts__7__drv = 1'b0;
+                c_complete__parts__7__drv = 1'b0;
+                c_pc__parts__7__drv = 32'h0;
+                c_exp__parts__7__drv = 32'h0;
+                c_arr__parts__7__drv = 32'h0;
+                c_ord__parts__7__drv = 32'h0;
+                c_keep__parts__7__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__8;
+        exp = s_exp__parts__8;
+        if (|s_valid__parts__8 & ~|s_complete__parts__8) begin
+            m = prb_lanes & s_exp__parts__8 & ~s_arr__parts__8 & s_prb_thi_eq__parts__8 & s_prb_pc_eq__parts__8;
+        end
+        if (|new_lanes__8) begin
+            m = prb_lanes & new_lanes__8 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__8;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__8__drv = s_valid__parts__8;
+        c_complete__parts__8__drv = s_complete__parts__8;
+        c_pc__parts__8__drv = s_pc__parts__8;
+        c_exp__parts__8__drv = exp;
+        c_arr__parts__8__drv = arr;
+        c_ord__parts__8__drv = s_ord__parts__8;
+        c_keep__parts__8__drv = s_exp__parts__8;
+        if (|new_lanes__8) begin
+            c_valid__parts__8__drv = 1'b1;
+            c_pc__parts__8__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__8__drv = 1'b1;
+            c_ord__parts__8__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__8) begin
+            c_ord__parts__8__drv = s_ord__parts__8 - 64'h1;
+            if (~|s_ord__parts__8) begin
+                c_valid__parts__8__drv = 1'b0;
+                c_complete__parts__8__drv = 1'b0;
+                c_pc__parts__8__drv = 32'h0;
+                c_exp__parts__8__drv = 32'h0;
+                c_arr__parts__8__drv = 32'h0;
+                c_ord__parts__8__drv = 32'h0;
+                c_keep__parts__8__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__9;
+        exp = s_exp__parts__9;
+        if (|s_valid__parts__9 & ~|s_complete__parts__9) begin
+            m = prb_lanes & s_exp__parts__9 & ~s_arr__parts__9 & s_prb_thi_eq__parts__9 & s_prb_pc_eq__parts__9;
+        end
+        if (|new_lanes__9) begin
+            m = prb_lanes & new_lanes__9 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__9;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__9__drv = s_valid__parts__9;
+        c_complete__parts__9__drv = s_complete__parts__9;
+        c_pc__parts__9__drv = s_pc__parts__9;
+        c_exp__parts__9__drv = exp;
+        c_arr__parts__9__drv = arr;
+        c_ord__parts__9__drv = s_ord__parts__9;
+        c_keep__parts__9__drv = s_exp__parts__9;
+        if (|new_lanes__9) begin
+            c_valid__parts__9__drv = 1'b1;
+            c_pc__parts__9__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__9__drv = 1'b1;
+            c_ord__parts__9__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__9) begin
+            c_ord__parts__9__drv = s_ord__parts__9 - 64'h1;
+            if (~|s_ord__parts__9) begin
+                c_valid__parts__9__drv = 1'b0;
+                c_complete__parts__9__drv = 1'b0;
+                c_pc__parts__9__drv = 32'h0;
+                c_exp__parts__9__drv = 32'h0;
+                c_arr__parts__9__drv = 32'h0;
+                c_ord__parts__9__drv = 32'h0;
+                c_keep__parts__9__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__10;
+        exp = s_exp__parts__10;
+        if (|s_valid__parts__10 & ~|s_complete__parts__10) begin
+            m = prb_lanes & s_exp__parts__10 & ~s_arr__parts__10 & s_prb_thi_eq__parts__10 & s_prb_pc_eq__parts__10;
+        end
+        if (|new_lanes__10) begin
+            m = prb_lanes & new_lanes__10 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__10;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__10__drv = s_valid__parts__10;
+        c_complete__parts__10__drv = s_complete__parts__10;
+        c_pc__parts__10__drv = s_pc__parts__10;
+        c_exp__parts__10__drv = exp;
+        c_arr__parts__10__drv = arr;
+        c_ord__parts__10__drv = s_ord__parts__10;
+        c_keep__parts__10__drv = s_exp__parts__10;
+        if (|new_lanes__10) begin
+            c_valid__parts__10__drv = 1'b1;
+            c_pc__parts__10__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__10__drv = 1'b1;
+            c_ord__parts__10__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__10) begin
+            c_ord__parts__10__drv = s_ord__parts__10 - 64'h1;
+            if (~|s_ord__parts__10) begin
+                c_valid__parts__10__drv = 1'b0;
+                c_complete__parts__10__drv = 1'b0;
+                c_pc__parts__10__drv = 32'h0;
+                c_exp__parts__10__drv = 32'h0;
+                c_arr__parts__10__drv = 32'h0;
+                c_ord__parts__10__drv = 32'h0;
+                c_keep__parts__10__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__11;
+        exp = s_exp__parts__11;
+        if (|s_valid__parts__11 & ~|s_complete__parts__11) begin
+            m = prb_lanes & s_exp__parts__11 & ~s_arr__parts__11 & s_prb_thi_eq__parts__11 & s_prb_pc_eq__parts__11;
+        end
+        if (|new_lanes__11) begin
+            m = prb_lanes & new_lanes__11 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__11;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__11__drv = s_valid__parts__11;
+        c_complete__parts__11__drv = s_complete__parts__11;
+        c_pc__parts__11__drv = s_pc__parts__11;
+        c_exp__parts__11__drv = exp;
+        c_arr__parts__11__drv = arr;
+        c_ord__parts__11__drv = s_ord__parts__11;
+        c_keep__parts__11__drv = s_exp__parts__11;
+        if (|new_lanes__11) begin
+            c_valid__parts__11__drv = 1'b1;
+            c_pc__parts__11__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__11__drv = 1'b1;
+            c_ord__parts__11__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__11) begin
+            c_ord__parts__11__drv = s_ord__parts__11 - 64'h1;
+            if (~|s_ord__parts__11) begin
+                c_valid__parts__11__drv = 1'b0;
+                c_complete__parts__11__drv = 1'b0;
+                c_pc__parts__11__drv = 32'h0;
+                c_exp__parts__11__drv = 32'h0;
+                c_arr__parts__11__drv = 32'h0;
+                c_ord__parts__11__drv = 32'h0;
+                c_keep__parts__11__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__12;
+        exp = s_exp__parts__12;
+        if (|s_valid__parts__12 & ~|s_complete__parts__12) begin
+            m = prb_lanes & s_exp__parts__12 & ~s_arr__parts__12 & s_prb_thi_eq__parts__12 & s_prb_pc_eq__parts__12;
+        end
+        if (|new_lanes__12) begin
+            m = prb_lanes & new_lanes__12 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__12;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__12__drv = s_valid__parts__12;
+        c_complete__parts__12__drv = s_complete__parts__12;
+        c_pc__parts__12__drv = s_pc__parts__12;
+        c_exp__parts__12__drv = exp;
+        c_arr__parts__12__drv = arr;
+        c_ord__parts__12__drv = s_ord__parts__12;
+        c_keep__parts__12__drv = s_exp__parts__12;
+        if (|new_lanes__12) begin
+            c_valid__parts__12__drv = 1'b1;
+            c_pc__parts__12__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__12__drv = 1'b1;
+            c_ord__parts__12__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__12) begin
+            c_ord__parts__12__drv = s_ord__parts__12 - 64'h1;
+            if (~|s_ord__parts__12) begin
+                c_valid__parts__12__drv = 1'b0;
+                c_complete__parts__12__drv = 1'b0;
+                c_pc__parts__12__drv = 32'h0;
+                c_exp__parts__12__drv = 32'h0;
+                c_arr__parts__12__drv = 32'h0;
+                c_ord__parts__12__drv = 32'h0;
+                c_keep__parts__12__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__13;
+        exp = s_exp__parts__13;
+        if (|s_valid__parts__13 & ~|s_complete__parts__13) begin
+            m = prb_lanes & s_exp__parts__13 & ~s_arr__parts__13 & s_prb_thi_eq__parts__13 & s_prb_pc_eq__parts__13;
+        end
+        if (|new_lanes__13) begin
+            m = prb_lanes & new_lanes__13 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__13;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__13__drv = s_valid__parts__13;
+        c_complete__parts__13__drv = s_complete__parts__13;
+        c_pc__parts__13__drv = s_pc__parts__13;
+        c_exp__parts__13__drv = exp;
+        c_arr__parts__13__drv = arr;
+        c_ord__parts__13__drv = s_ord__parts__13;
+        c_keep__parts__13__drv = s_exp__parts__13;
+        if (|new_lanes__13) begin
+            c_valid__parts__13__drv = 1'b1;
+            c_pc__parts__13__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__13__drv = 1'b1;
+            c_ord__parts__13__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__13) begin
+            c_ord__parts__13__drv = s_ord__parts__13 - 64'h1;
+            if (~|s_ord__parts__13) begin
+                c_valid__parts__13__drv = 1'b0;
+                c_complete__parts__13__drv = 1'b0;
+                c_pc__parts__13__drv = 32'h0;
+                c_exp__parts__13__drv = 32'h0;
+                c_arr__parts__13__drv = 32'h0;
+                c_ord__parts__13__drv = 32'h0;
+                c_keep__parts__13__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__14;
+        exp = s_exp__parts__14;
+        if (|s_valid__parts__14 & ~|s_complete__parts__14) begin
+            m = prb_lanes & s_exp__parts__14 & ~s_arr__parts__14 & s_prb_thi_eq__parts__14 & s_prb_pc_eq__parts__14;
+        end
+        if (|new_lanes__14) begin
+            m = prb_lanes & new_lanes__14 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__14;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__14__drv = s_valid__parts__14;
+        c_complete__parts__14__drv = s_complete__parts__14;
+        c_pc__parts__14__drv = s_pc__parts__14;
+        c_exp__parts__14__drv = exp;
+        c_arr__parts__14__drv = arr;
+        c_ord__parts__14__drv = s_ord__parts__14;
+        c_keep__parts__14__drv = s_exp__parts__14;
+        if (|new_lanes__14) begin
+            c_valid__parts__14__drv = 1'b1;
+            c_pc__parts__14__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__14__drv = 1'b1;
+            c_ord__parts__14__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__14) begin
+            c_ord__parts__14__drv = s_ord__parts__14 - 64'h1;
+            if (~|s_ord__parts__14) begin
+                c_valid__parts__14__drv = 1'b0;
+                c_complete__parts__14__drv = 1'b0;
+                c_pc__parts__14__drv = 32'h0;
+                c_exp__parts__14__drv = 32'h0;
+                c_arr__parts__14__drv = 32'h0;
+                c_ord__parts__14__drv = 32'h0;
+                c_keep__parts__14__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__15;
+        exp = s_exp__parts__15;
+        if (|s_valid__parts__15 & ~|s_complete__parts__15) begin
+            m = prb_lanes & s_exp__parts__15 & ~s_arr__parts__15 & s_prb_thi_eq__parts__15 & s_prb_pc_eq__parts__15;
+        end
+        if (|new_lanes__15) begin
+            m = prb_lanes & new_lanes__15 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__15;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__15__drv = s_valid__parts__15;
+        c_complete__parts__15__drv = s_complete__parts__15;
+        c_pc__parts__15__drv = s_pc__parts__15;
+        c_exp__parts__15__drv = exp;
+        c_arr__parts__15__drv = arr;
+        c_ord__parts__15__drv = s_ord__parts__15;
+        c_keep__parts__15__drv = s_exp__parts__15;
+        if (|new_lanes__15) begin
+            c_valid__parts__15__drv = 1'b1;
+            c_pc__parts__15__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__15__drv = 1'b1;
+            c_ord__parts__15__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__15) begin
+            c_ord__parts__15__drv = s_ord__parts__15 - 64'h1;
+            if (~|s_ord__parts__15) begin
+                c_valid__parts__15__drv = 1'b0;
+                c_complete__parts__15__drv = 1'b0;
+                c_pc__parts__15__drv = 32'h0;
+                c_exp__parts__15__drv = 32'h0;
+                c_arr__parts__15__drv = 32'h0;
+                c_ord__parts__15__drv = 32'h0;
+                c_keep__parts__15__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__16;
+        exp = s_exp__parts__16;
+        if (|s_valid__parts__16 & ~|s_complete__parts__16) begin
+            m = prb_lanes & s_exp__parts__16 & ~s_arr__parts__16 & s_prb_thi_eq__parts__16 & s_prb_pc_eq__parts__16;
+        end
+        if (|new_lanes__16) begin
+            m = prb_lanes & new_lanes__16 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__16;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__16__drv = s_valid__parts__16;
+        c_complete__parts__16__drv = s_complete__parts__16;
+        c_pc__parts__16__drv = s_pc__parts__16;
+        c_exp__parts__16__drv = exp;
+        c_arr__parts__16__drv = arr;
+        c_ord__parts__16__drv = s_ord__parts__16;
+        c_keep__parts__16__drv = s_exp__parts__16;
+        if (|new_lanes__16) begin
+            c_valid__parts__16__drv = 1'b1;
+            c_pc__parts__16__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__16__drv = 1'b1;
+            c_ord__parts__16__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__16) begin
+            c_ord__parts__16__drv = s_ord__parts__16 - 64'h1;
+            if (~|s_ord__parts__16) begin
+                c_valid__parts__16__drv = 1'b0;
+                c_complete__parts__16__drv = 1'b0;
+                c_pc__parts__16__drv = 32'h0;
+                c_exp__parts__16__drv = 32'h0;
+                c_arr__parts__16__drv = 32'h0;
+                c_ord__parts__16__drv = 32'h0;
+                c_keep__parts__16__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__17;
+        exp = s_exp__parts__17;
+        if (|s_valid__parts__17 & ~|s_complete__parts__17) begin
+            m = prb_lanes & s_exp__parts__17 & ~s_arr__parts__17 & s_prb_thi_eq__parts__17 & s_prb_pc_eq__parts__17;
+        end
+        if (|new_lanes__17) begin
+            m = prb_lanes & new_lanes__17 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__17;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__17__drv = s_valid__parts__17;
+        c_complete__parts__17__drv = s_complete__parts__17;
+        c_pc__parts__17__drv = s_pc__parts__17;
+        c_exp__parts__17__drv = exp;
+        c_arr__parts__17__drv = arr;
+        c_ord__parts__17__drv = s_ord__parts__17;
+        c_keep__parts__17__drv = s_exp__parts__17;
+        if (|new_lanes__17) begin
+            c_valid__parts__17__drv = 1'b1;
+            c_pc__parts__17__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__17__drv = 1'b1;
+            c_ord__parts__17__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__17) begin
+            c_ord__parts__17__drv = s_ord__parts__17 - 64'h1;
+            if (~|s_ord__parts__17) begin
+                c_valid__parts__17__drv = 1'b0;
+                c_complete__parts__17__drv = 1'b0;
+                c_pc__parts__17__drv = 32'h0;
+                c_exp__parts__17__drv = 32'h0;
+                c_arr__parts__17__drv = 32'h0;
+                c_ord__parts__17__drv = 32'h0;
+                c_keep__parts__17__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__18;
+        exp = s_exp__parts__18;
+        if (|s_valid__parts__18 & ~|s_complete__parts__18) begin
+            m = prb_lanes & s_exp__parts__18 & ~s_arr__parts__18 & s_prb_thi_eq__parts__18 & s_prb_pc_eq__parts__18;
+        end
+        if (|new_lanes__18) begin
+            m = prb_lanes & new_lanes__18 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__18;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__18__drv = s_valid__parts__18;
+        c_complete__parts__18__drv = s_complete__parts__18;
+        c_pc__parts__18__drv = s_pc__parts__18;
+        c_exp__parts__18__drv = exp;
+        c_arr__parts__18__drv = arr;
+        c_ord__parts__18__drv = s_ord__parts__18;
+        c_keep__parts__18__drv = s_exp__parts__18;
+        if (|new_lanes__18) begin
+            c_valid__parts__18__drv = 1'b1;
+            c_pc__parts__18__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__18__drv = 1'b1;
+            c_ord__parts__18__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__18) begin
+            c_ord__parts__18__drv = s_ord__parts__18 - 64'h1;
+            if (~|s_ord__parts__18) begin
+                c_valid__parts__18__drv = 1'b0;
+                c_complete__parts__18__drv = 1'b0;
+                c_pc__parts__18__drv = 32'h0;
+                c_exp__parts__18__drv = 32'h0;
+                c_arr__parts__18__drv = 32'h0;
+                c_ord__parts__18__drv = 32'h0;
+                c_keep__parts__18__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__19;
+        exp = s_exp__parts__19;
+        if (|s_valid__parts__19 & ~|s_complete__parts__19) begin
+            m = prb_lanes & s_exp__parts__19 & ~s_arr__parts__19 & s_prb_thi_eq__parts__19 & s_prb_pc_eq__parts__19;
+        end
+        if (|new_lanes__19) begin
+            m = prb_lanes & new_lanes__19 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__19;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__19__drv = s_valid__parts__19;
+        c_complete__parts__19__drv = s_complete__parts__19;
+        c_pc__parts__19__drv = s_pc__parts__19;
+        c_exp__parts__19__drv = exp;
+        c_arr__parts__19__drv = arr;
+        c_ord__parts__19__drv = s_ord__parts__19;
+        c_keep__parts__19__drv = s_exp__parts__19;
+        if (|new_lanes__19) begin
+            c_valid__parts__19__drv = 1'b1;
+            c_pc__parts__19__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__19__drv = 1'b1;
+            c_ord__parts__19__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__19) begin
+            c_ord__parts__19__drv = s_ord__parts__19 - 64'h1;
+            if (~|s_ord__parts__19) begin
+                c_valid__parts__19__drv = 1'b0;
+                c_complete__parts__19__drv = 1'b0;
+                c_pc__parts__19__drv = 32'h0;
+                c_exp__parts__19__drv = 32'h0;
+                c_arr__parts__19__drv = 32'h0;
+                c_ord__parts__19__drv = 32'h0;
+                c_keep__parts__19__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__20;
+        exp = s_exp__parts__20;
+        if (|s_valid__parts__20 & ~|s_complete__parts__20) begin
+            m = prb_lanes & s_exp__parts__20 & ~s_arr__parts__20 & s_prb_thi_eq__parts__20 & s_prb_pc_eq__parts__20;
+        end
+        if (|new_lanes__20) begin
+            m = prb_lanes & new_lanes__20 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__20;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__20__drv = s_valid__parts__20;
+        c_complete__parts__20__drv = s_complete__parts__20;
+        c_pc__parts__20__drv = s_pc__parts__20;
+        c_exp__parts__20__drv = exp;
+        c_arr__parts__20__drv = arr;
+        c_ord__parts__20__drv = s_ord__parts__20;
+        c_keep__parts__20__drv = s_exp__parts__20;
+        if (|new_lanes__20) begin
+            c_valid__parts__20__drv = 1'b1;
+            c_pc__parts__20__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__20__drv = 1'b1;
+            c_ord__parts__20__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__20) begin
+            c_ord__parts__20__drv = s_ord__parts__20 - 64'h1;
+            if (~|s_ord__parts__20) begin
+                c_valid__parts__20__drv = 1'b0;
+                c_complete__parts__20__drv = 1'b0;
+                c_pc__parts__20__drv = 32'h0;
+                c_exp__parts__20__drv = 32'h0;
+                c_arr__parts__20__drv = 32'h0;
+                c_ord__parts__20__drv = 32'h0;
+                c_keep__parts__20__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__21;
+        exp = s_exp__parts__21;
+        if (|s_valid__parts__21 & ~|s_complete__parts__21) begin
+            m = prb_lanes & s_exp__parts__21 & ~s_arr__parts__21 & s_prb_thi_eq__parts__21 & s_prb_pc_eq__parts__21;
+        end
+        if (|new_lanes__21) begin
+            m = prb_lanes & new_lanes__21 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__21;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__21__drv = s_valid__parts__21;
+        c_complete__parts__21__drv = s_complete__parts__21;
+        c_pc__parts__21__drv = s_pc__parts__21;
+        c_exp__parts__21__drv = exp;
+        c_arr__parts__21__drv = arr;
+        c_ord__parts__21__drv = s_ord__parts__21;
+        c_keep__parts__21__drv = s_exp__parts__21;
+        if (|new_lanes__21) begin
+            c_valid__parts__21__drv = 1'b1;
+            c_pc__parts__21__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__21__drv = 1'b1;
+            c_ord__parts__21__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__21) begin
+            c_ord__parts__21__drv = s_ord__parts__21 - 64'h1;
+            if (~|s_ord__parts__21) begin
+                c_valid__parts__21__drv = 1'b0;
+                c_complete__parts__21__drv = 1'b0;
+                c_pc__parts__21__drv = 32'h0;
+                c_exp__parts__21__drv = 32'h0;
+                c_arr__parts__21__drv = 32'h0;
+                c_ord__parts__21__drv = 32'h0;
+                c_keep__parts__21__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__22;
+        exp = s_exp__parts__22;
+        if (|s_valid__parts__22 & ~|s_complete__parts__22) begin
+            m = prb_lanes & s_exp__parts__22 & ~s_arr__parts__22 & s_prb_thi_eq__parts__22 & s_prb_pc_eq__parts__22;
+        end
+        if (|new_lanes__22) begin
+            m = prb_lanes & new_lanes__22 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__22;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__22__drv = s_valid__parts__22;
+        c_complete__parts__22__drv = s_complete__parts__22;
+        c_pc__parts__22__drv = s_pc__parts__22;
+        c_exp__parts__22__drv = exp;
+        c_arr__parts__22__drv = arr;
+        c_ord__parts__22__drv = s_ord__parts__22;
+        c_keep__parts__22__drv = s_exp__parts__22;
+        if (|new_lanes__22) begin
+            c_valid__parts__22__drv = 1'b1;
+            c_pc__parts__22__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__22__drv = 1'b1;
+            c_ord__parts__22__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__22) begin
+            c_ord__parts__22__drv = s_ord__parts__22 - 64'h1;
+            if (~|s_ord__parts__22) begin
+                c_valid__parts__22__drv = 1'b0;
+                c_complete__parts__22__drv = 1'b0;
+                c_pc__parts__22__drv = 32'h0;
+                c_exp__parts__22__drv = 32'h0;
+                c_arr__parts__22__drv = 32'h0;
+                c_ord__parts__22__drv = 32'h0;
+                c_keep__parts__22__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__23;
+        exp = s_exp__parts__23;
+        if (|s_valid__parts__23 & ~|s_complete__parts__23) begin
+            m = prb_lanes & s_exp__parts__23 & ~s_arr__parts__23 & s_prb_thi_eq__parts__23 & s_prb_pc_eq__parts__23;
+        end
+        if (|new_lanes__23) begin
+            m = prb_lanes & new_lanes__23 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__23;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__23__drv = s_valid__parts__23;
+        c_complete__parts__23__drv = s_complete__parts__23;
+        c_pc__parts__23__drv = s_pc__parts__23;
+        c_exp__parts__23__drv = exp;
+        c_arr__parts__23__drv = arr;
+        c_ord__parts__23__drv = s_ord__parts__23;
+        c_keep__parts__23__drv = s_exp__parts__23;
+        if (|new_lanes__23) begin
+            c_valid__parts__23__drv = 1'b1;
+            c_pc__parts__23__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__23__drv = 1'b1;
+            c_ord__parts__23__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__23) begin
+            c_ord__parts__23__drv = s_ord__parts__23 - 64'h1;
+            if (~|s_ord__parts__23) begin
+                c_valid__parts__23__drv = 1'b0;
+                c_complete__parts__23__drv = 1'b0;
+                c_pc__parts__23__drv = 32'h0;
+                c_exp__parts__23__drv = 32'h0;
+                c_arr__parts__23__drv = 32'h0;
+                c_ord__parts__23__drv = 32'h0;
+                c_keep__parts__23__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__24;
+        exp = s_exp__parts__24;
+        if (|s_valid__parts__24 & ~|s_complete__parts__24) begin
+            m = prb_lanes & s_exp__parts__24 & ~s_arr__parts__24 & s_prb_thi_eq__parts__24 & s_prb_pc_eq__parts__24;
+        end
+        if (|new_lanes__24) begin
+            m = prb_lanes & new_lanes__24 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__24;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__24__drv = s_valid__parts__24;
+        c_complete__parts__24__drv = s_complete__parts__24;
+        c_pc__parts__24__drv = s_pc__parts__24;
+        c_exp__parts__24__drv = exp;
+        c_arr__parts__24__drv = arr;
+        c_ord__parts__24__drv = s_ord__parts__24;
+        c_keep__parts__24__drv = s_exp__parts__24;
+        if (|new_lanes__24) begin
+            c_valid__parts__24__drv = 1'b1;
+            c_pc__parts__24__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__24__drv = 1'b1;
+            c_ord__parts__24__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__24) begin
+            c_ord__parts__24__drv = s_ord__parts__24 - 64'h1;
+            if (~|s_ord__parts__24) begin
+                c_valid__parts__24__drv = 1'b0;
+                c_complete__parts__24__drv = 1'b0;
+                c_pc__parts__24__drv = 32'h0;
+                c_exp__parts__24__drv = 32'h0;
+                c_arr__parts__24__drv = 32'h0;
+                c_ord__parts__24__drv = 32'h0;
+                c_keep__parts__24__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__25;
+        exp = s_exp__parts__25;
+        if (|s_valid__parts__25 & ~|s_complete__parts__25) begin
+            m = prb_lanes & s_exp__parts__25 & ~s_arr__parts__25 & s_prb_thi_eq__parts__25 & s_prb_pc_eq__parts__25;
+        end
+        if (|new_lanes__25) begin
+            m = prb_lanes & new_lanes__25 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__25;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__25__drv = s_valid__parts__25;
+        c_complete__parts__25__drv = s_complete__parts__25;
+        c_pc__parts__25__drv = s_pc__parts__25;
+        c_exp__parts__25__drv = exp;
+        c_arr__parts__25__drv = arr;
+        c_ord__parts__25__drv = s_ord__parts__25;
+        c_keep__parts__25__drv = s_exp__parts__25;
+        if (|new_lanes__25) begin
+            c_valid__parts__25__drv = 1'b1;
+            c_pc__parts__25__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__25__drv = 1'b1;
+            c_ord__parts__25__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__25) begin
+            c_ord__parts__25__drv = s_ord__parts__25 - 64'h1;
+            if (~|s_ord__parts__25) begin
+                c_valid__parts__25__drv = 1'b0;
+                c_complete__parts__25__drv = 1'b0;
+                c_pc__parts__25__drv = 32'h0;
+                c_exp__parts__25__drv = 32'h0;
+                c_arr__parts__25__drv = 32'h0;
+                c_ord__parts__25__drv = 32'h0;
+                c_keep__parts__25__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__26;
+        exp = s_exp__parts__26;
+        if (|s_valid__parts__26 & ~|s_complete__parts__26) begin
+            m = prb_lanes & s_exp__parts__26 & ~s_arr__parts__26 & s_prb_thi_eq__parts__26 & s_prb_pc_eq__parts__26;
+        end
+        if (|new_lanes__26) begin
+            m = prb_lanes & new_lanes__26 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__26;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__26__drv = s_valid__parts__26;
+        c_complete__parts__26__drv = s_complete__parts__26;
+        c_pc__parts__26__drv = s_pc__parts__26;
+        c_exp__parts__26__drv = exp;
+        c_arr__parts__26__drv = arr;
+        c_ord__parts__26__drv = s_ord__parts__26;
+        c_keep__parts__26__drv = s_exp__parts__26;
+        if (|new_lanes__26) begin
+            c_valid__parts__26__drv = 1'b1;
+            c_pc__parts__26__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__26__drv = 1'b1;
+            c_ord__parts__26__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__26) begin
+            c_ord__parts__26__drv = s_ord__parts__26 - 64'h1;
+            if (~|s_ord__parts__26) begin
+                c_valid__parts__26__drv = 1'b0;
+                c_complete__parts__26__drv = 1'b0;
+                c_pc__parts__26__drv = 32'h0;
+                c_exp__parts__26__drv = 32'h0;
+                c_arr__parts__26__drv = 32'h0;
+                c_ord__parts__26__drv = 32'h0;
+                c_keep__parts__26__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__27;
+        exp = s_exp__parts__27;
+        if (|s_valid__parts__27 & ~|s_complete__parts__27) begin
+            m = prb_lanes & s_exp__parts__27 & ~s_arr__parts__27 & s_prb_thi_eq__parts__27 & s_prb_pc_eq__parts__27;
+        end
+        if (|new_lanes__27) begin
+            m = prb_lanes & new_lanes__27 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__27;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__27__drv = s_valid__parts__27;
+        c_complete__parts__27__drv = s_complete__parts__27;
+        c_pc__parts__27__drv = s_pc__parts__27;
+        c_exp__parts__27__drv = exp;
+        c_arr__parts__27__drv = arr;
+        c_ord__parts__27__drv = s_ord__parts__27;
+        c_keep__parts__27__drv = s_exp__parts__27;
+        if (|new_lanes__27) begin
+            c_valid__parts__27__drv = 1'b1;
+            c_pc__parts__27__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__27__drv = 1'b1;
+            c_ord__parts__27__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__27) begin
+            c_ord__parts__27__drv = s_ord__parts__27 - 64'h1;
+            if (~|s_ord__parts__27) begin
+                c_valid__parts__27__drv = 1'b0;
+                c_complete__parts__27__drv = 1'b0;
+                c_pc__parts__27__drv = 32'h0;
+                c_exp__parts__27__drv = 32'h0;
+                c_arr__parts__27__drv = 32'h0;
+                c_ord__parts__27__drv = 32'h0;
+                c_keep__parts__27__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__28;
+        exp = s_exp__parts__28;
+        if (|s_valid__parts__28 & ~|s_complete__parts__28) begin
+            m = prb_lanes & s_exp__parts__28 & ~s_arr__parts__28 & s_prb_thi_eq__parts__28 & s_prb_pc_eq__parts__28;
+        end
+        if (|new_lanes__28) begin
+            m = prb_lanes & new_lanes__28 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__28;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__28__drv = s_valid__parts__28;
+        c_complete__parts__28__drv = s_complete__parts__28;
+        c_pc__parts__28__drv = s_pc__parts__28;
+        c_exp__parts__28__drv = exp;
+        c_arr__parts__28__drv = arr;
+        c_ord__parts__28__drv = s_ord__parts__28;
+        c_keep__parts__28__drv = s_exp__parts__28;
+        if (|new_lanes__28) begin
+            c_valid__parts__28__drv = 1'b1;
+            c_pc__parts__28__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__28__drv = 1'b1;
+            c_ord__parts__28__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__28) begin
+            c_ord__parts__28__drv = s_ord__parts__28 - 64'h1;
+            if (~|s_ord__parts__28) begin
+                c_valid__parts__28__drv = 1'b0;
+                c_complete__parts__28__drv = 1'b0;
+                c_pc__parts__28__drv = 32'h0;
+                c_exp__parts__28__drv = 32'h0;
+                c_arr__parts__28__drv = 32'h0;
+                c_ord__parts__28__drv = 32'h0;
+                c_keep__parts__28__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__29;
+        exp = s_exp__parts__29;
+        if (|s_valid__parts__29 & ~|s_complete__parts__29) begin
+            m = prb_lanes & s_exp__parts__29 & ~s_arr__parts__29 & s_prb_thi_eq__parts__29 & s_prb_pc_eq__parts__29;
+        end
+        if (|new_lanes__29) begin
+            m = prb_lanes & new_lanes__29 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__29;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__29__drv = s_valid__parts__29;
+        c_complete__parts__29__drv = s_complete__parts__29;
+        c_pc__parts__29__drv = s_pc__parts__29;
+        c_exp__parts__29__drv = exp;
+        c_arr__parts__29__drv = arr;
+        c_ord__parts__29__drv = s_ord__parts__29;
+        c_keep__parts__29__drv = s_exp__parts__29;
+        if (|new_lanes__29) begin
+            c_valid__parts__29__drv = 1'b1;
+            c_pc__parts__29__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__29__drv = 1'b1;
+            c_ord__parts__29__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__29) begin
+            c_ord__parts__29__drv = s_ord__parts__29 - 64'h1;
+            if (~|s_ord__parts__29) begin
+                c_valid__parts__29__drv = 1'b0;
+                c_complete__parts__29__drv = 1'b0;
+                c_pc__parts__29__drv = 32'h0;
+                c_exp__parts__29__drv = 32'h0;
+                c_arr__parts__29__drv = 32'h0;
+                c_ord__parts__29__drv = 32'h0;
+                c_keep__parts__29__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__30;
+        exp = s_exp__parts__30;
+        if (|s_valid__parts__30 & ~|s_complete__parts__30) begin
+            m = prb_lanes & s_exp__parts__30 & ~s_arr__parts__30 & s_prb_thi_eq__parts__30 & s_prb_pc_eq__parts__30;
+        end
+        if (|new_lanes__30) begin
+            m = prb_lanes & new_lanes__30 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__30;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__30__drv = s_valid__parts__30;
+        c_complete__parts__30__drv = s_complete__parts__30;
+        c_pc__parts__30__drv = s_pc__parts__30;
+        c_exp__parts__30__drv = exp;
+        c_arr__parts__30__drv = arr;
+        c_ord__parts__30__drv = s_ord__parts__30;
+        c_keep__parts__30__drv = s_exp__parts__30;
+        if (|new_lanes__30) begin
+            c_valid__parts__30__drv = 1'b1;
+            c_pc__parts__30__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__30__drv = 1'b1;
+            c_ord__parts__30__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__30) begin
+            c_ord__parts__30__drv = s_ord__parts__30 - 64'h1;
+            if (~|s_ord__parts__30) begin
+                c_valid__parts__30__drv = 1'b0;
+                c_complete__parts__30__drv = 1'b0;
+                c_pc__parts__30__drv = 32'h0;
+                c_exp__parts__30__drv = 32'h0;
+                c_arr__parts__30__drv = 32'h0;
+                c_ord__parts__30__drv = 32'h0;
+                c_keep__parts__30__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__31;
+        exp = s_exp__parts__31;
+        if (|s_valid__parts__31 & ~|s_complete__parts__31) begin
+            m = prb_lanes & s_exp__parts__31 & ~s_arr__parts__31 & s_prb_thi_eq__parts__31 & s_prb_pc_eq__parts__31;
+        end
+        if (|new_lanes__31) begin
+            m = prb_lanes & new_lanes__31 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__31;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__31__drv = s_valid__parts__31;
+        c_complete__parts__31__drv = s_complete__parts__31;
+        c_pc__parts__31__drv = s_pc__parts__31;
+        c_exp__parts__31__drv = exp;
+        c_arr__parts__31__drv = arr;
+        c_ord__parts__31__drv = s_ord__parts__31;
+        c_keep__parts__31__drv = s_exp__parts__31;
+        if (|new_lanes__31) begin
+            c_valid__parts__31__drv = 1'b1;
+            c_pc__parts__31__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__31__drv = 1'b1;
+            c_ord__parts__31__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__31) begin
+            c_ord__parts__31__drv = s_ord__parts__31 - 64'h1;
+            if (~|s_ord__parts__31) begin
+                c_valid__parts__31__drv = 1'b0;
+                c_complete__parts__31__drv = 1'b0;
+                c_pc__parts__31__drv = 32'h0;
+                c_exp__parts__31__drv = 32'h0;
+                c_arr__parts__31__drv = 32'h0;
+                c_ord__parts__31__drv = 32'h0;
+                c_keep__parts__31__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__32;
+        exp = s_exp__parts__32;
+        if (|s_valid__parts__32 & ~|s_complete__parts__32) begin
+            m = prb_lanes & s_exp__parts__32 & ~s_arr__parts__32 & s_prb_thi_eq__parts__32 & s_prb_pc_eq__parts__32;
+        end
+        if (|new_lanes__32) begin
+            m = prb_lanes & new_lanes__32 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__32;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__32__drv = s_valid__parts__32;
+        c_complete__parts__32__drv = s_complete__parts__32;
+        c_pc__parts__32__drv = s_pc__parts__32;
+        c_exp__parts__32__drv = exp;
+        c_arr__parts__32__drv = arr;
+        c_ord__parts__32__drv = s_ord__parts__32;
+        c_keep__parts__32__drv = s_exp__parts__32;
+        if (|new_lanes__32) begin
+            c_valid__parts__32__drv = 1'b1;
+            c_pc__parts__32__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__32__drv = 1'b1;
+            c_ord__parts__32__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__32) begin
+            c_ord__parts__32__drv = s_ord__parts__32 - 64'h1;
+            if (~|s_ord__parts__32) begin
+                c_valid__parts__32__drv = 1'b0;
+                c_complete__parts__32__drv = 1'b0;
+                c_pc__parts__32__drv = 32'h0;
+                c_exp__parts__32__drv = 32'h0;
+                c_arr__parts__32__drv = 32'h0;
+                c_ord__parts__32__drv = 32'h0;
+                c_keep__parts__32__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__33;
+        exp = s_exp__parts__33;
+        if (|s_valid__parts__33 & ~|s_complete__parts__33) begin
+            m = prb_lanes & s_exp__parts__33 & ~s_arr__parts__33 & s_prb_thi_eq__parts__33 & s_prb_pc_eq__parts__33;
+        end
+        if (|new_lanes__33) begin
+            m = prb_lanes & new_lanes__33 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__33;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__33__drv = s_valid__parts__33;
+        c_complete__parts__33__drv = s_complete__parts__33;
+        c_pc__parts__33__drv = s_pc__parts__33;
+        c_exp__parts__33__drv = exp;
+        c_arr__parts__33__drv = arr;
+        c_ord__parts__33__drv = s_ord__parts__33;
+        c_keep__parts__33__drv = s_exp__parts__33;
+        if (|new_lanes__33) begin
+            c_valid__parts__33__drv = 1'b1;
+            c_pc__parts__33__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__33__drv = 1'b1;
+            c_ord__parts__33__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__33) begin
+            c_ord__parts__33__drv = s_ord__parts__33 - 64'h1;
+            if (~|s_ord__parts__33) begin
+                c_valid__parts__33__drv = 1'b0;
+                c_complete__parts__33__drv = 1'b0;
+                c_pc__parts__33__drv = 32'h0;
+                c_exp__parts__33__drv = 32'h0;
+                c_arr__parts__33__drv = 32'h0;
+                c_ord__parts__33__drv = 32'h0;
+                c_keep__parts__33__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__34;
+        exp = s_exp__parts__34;
+        if (|s_valid__parts__34 & ~|s_complete__parts__34) begin
+            m = prb_lanes & s_exp__parts__34 & ~s_arr__parts__34 & s_prb_thi_eq__parts__34 & s_prb_pc_eq__parts__34;
+        end
+        if (|new_lanes__34) begin
+            m = prb_lanes & new_lanes__34 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__34;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__34__drv = s_valid__parts__34;
+        c_complete__parts__34__drv = s_complete__parts__34;
+        c_pc__parts__34__drv = s_pc__parts__34;
+        c_exp__parts__34__drv = exp;
+        c_arr__parts__34__drv = arr;
+        c_ord__parts__34__drv = s_ord__parts__34;
+        c_keep__parts__34__drv = s_exp__parts__34;
+        if (|new_lanes__34) begin
+            c_valid__parts__34__drv = 1'b1;
+            c_pc__parts__34__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__34__drv = 1'b1;
+            c_ord__parts__34__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__34) begin
+            c_ord__parts__34__drv = s_ord__parts__34 - 64'h1;
+            if (~|s_ord__parts__34) begin
+                c_valid__parts__34__drv = 1'b0;
+                c_complete__parts__34__drv = 1'b0;
+                c_pc__parts__34__drv = 32'h0;
+                c_exp__parts__34__drv = 32'h0;
+                c_arr__parts__34__drv = 32'h0;
+                c_ord__parts__34__drv = 32'h0;
+                c_keep__parts__34__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__35;
+        exp = s_exp__parts__35;
+        if (|s_valid__parts__35 & ~|s_complete__parts__35) begin
+            m = prb_lanes & s_exp__parts__35 & ~s_arr__parts__35 & s_prb_thi_eq__parts__35 & s_prb_pc_eq__parts__35;
+        end
+        if (|new_lanes__35) begin
+            m = prb_lanes & new_lanes__35 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__35;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__35__drv = s_valid__parts__35;
+        c_complete__parts__35__drv = s_complete__parts__35;
+        c_pc__parts__35__drv = s_pc__parts__35;
+        c_exp__parts__35__drv = exp;
+        c_arr__parts__35__drv = arr;
+        c_ord__parts__35__drv = s_ord__parts__35;
+        c_keep__parts__35__drv = s_exp__parts__35;
+        if (|new_lanes__35) begin
+            c_valid__parts__35__drv = 1'b1;
+            c_pc__parts__35__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__35__drv = 1'b1;
+            c_ord__parts__35__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__35) begin
+            c_ord__parts__35__drv = s_ord__parts__35 - 64'h1;
+            if (~|s_ord__parts__35) begin
+                c_valid__parts__35__drv = 1'b0;
+                c_complete__parts__35__drv = 1'b0;
+                c_pc__parts__35__drv = 32'h0;
+                c_exp__parts__35__drv = 32'h0;
+                c_arr__parts__35__drv = 32'h0;
+                c_ord__parts__35__drv = 32'h0;
+                c_keep__parts__35__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__36;
+        exp = s_exp__parts__36;
+        if (|s_valid__parts__36 & ~|s_complete__parts__36) begin
+            m = prb_lanes & s_exp__parts__36 & ~s_arr__parts__36 & s_prb_thi_eq__parts__36 & s_prb_pc_eq__parts__36;
+        end
+        if (|new_lanes__36) begin
+            m = prb_lanes & new_lanes__36 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__36;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__36__drv = s_valid__parts__36;
+        c_complete__parts__36__drv = s_complete__parts__36;
+        c_pc__parts__36__drv = s_pc__parts__36;
+        c_exp__parts__36__drv = exp;
+        c_arr__parts__36__drv = arr;
+        c_ord__parts__36__drv = s_ord__parts__36;
+        c_keep__parts__36__drv = s_exp__parts__36;
+        if (|new_lanes__36) begin
+            c_valid__parts__36__drv = 1'b1;
+            c_pc__parts__36__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__36__drv = 1'b1;
+            c_ord__parts__36__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__36) begin
+            c_ord__parts__36__drv = s_ord__parts__36 - 64'h1;
+            if (~|s_ord__parts__36) begin
+                c_valid__parts__36__drv = 1'b0;
+                c_complete__parts__36__drv = 1'b0;
+                c_pc__parts__36__drv = 32'h0;
+                c_exp__parts__36__drv = 32'h0;
+                c_arr__parts__36__drv = 32'h0;
+                c_ord__parts__36__drv = 32'h0;
+                c_keep__parts__36__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__37;
+        exp = s_exp__parts__37;
+        if (|s_valid__parts__37 & ~|s_complete__parts__37) begin
+            m = prb_lanes & s_exp__parts__37 & ~s_arr__parts__37 & s_prb_thi_eq__parts__37 & s_prb_pc_eq__parts__37;
+        end
+        if (|new_lanes__37) begin
+            m = prb_lanes & new_lanes__37 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__37;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__37__drv = s_valid__parts__37;
+        c_complete__parts__37__drv = s_complete__parts__37;
+        c_pc__parts__37__drv = s_pc__parts__37;
+        c_exp__parts__37__drv = exp;
+        c_arr__parts__37__drv = arr;
+        c_ord__parts__37__drv = s_ord__parts__37;
+        c_keep__parts__37__drv = s_exp__parts__37;
+        if (|new_lanes__37) begin
+            c_valid__parts__37__drv = 1'b1;
+            c_pc__parts__37__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__37__drv = 1'b1;
+            c_ord__parts__37__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__37) begin
+            c_ord__parts__37__drv = s_ord__parts__37 - 64'h1;
+            if (~|s_ord__parts__37) begin
+                c_valid__parts__37__drv = 1'b0;
+                c_complete__parts__37__drv = 1'b0;
+                c_pc__parts__37__drv = 32'h0;
+                c_exp__parts__37__drv = 32'h0;
+                c_arr__parts__37__drv = 32'h0;
+                c_ord__parts__37__drv = 32'h0;
+                c_keep__parts__37__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__38;
+        exp = s_exp__parts__38;
+        if (|s_valid__parts__38 & ~|s_complete__parts__38) begin
+            m = prb_lanes & s_exp__parts__38 & ~s_arr__parts__38 & s_prb_thi_eq__parts__38 & s_prb_pc_eq__parts__38;
+        end
+        if (|new_lanes__38) begin
+            m = prb_lanes & new_lanes__38 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__38;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__38__drv = s_valid__parts__38;
+        c_complete__parts__38__drv = s_complete__parts__38;
+        c_pc__parts__38__drv = s_pc__parts__38;
+        c_exp__parts__38__drv = exp;
+        c_arr__parts__38__drv = arr;
+        c_ord__parts__38__drv = s_ord__parts__38;
+        c_keep__parts__38__drv = s_exp__parts__38;
+        if (|new_lanes__38) begin
+            c_valid__parts__38__drv = 1'b1;
+            c_pc__parts__38__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__38__drv = 1'b1;
+            c_ord__parts__38__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__38) begin
+            c_ord__parts__38__drv = s_ord__parts__38 - 64'h1;
+            if (~|s_ord__parts__38) begin
+                c_valid__parts__38__drv = 1'b0;
+                c_complete__parts__38__drv = 1'b0;
+                c_pc__parts__38__drv = 32'h0;
+                c_exp__parts__38__drv = 32'h0;
+                c_arr__parts__38__drv = 32'h0;
+                c_ord__parts__38__drv = 32'h0;
+                c_keep__parts__38__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__39;
+        exp = s_exp__parts__39;
+        if (|s_valid__parts__39 & ~|s_complete__parts__39) begin
+            m = prb_lanes & s_exp__parts__39 & ~s_arr__parts__39 & s_prb_thi_eq__parts__39 & s_prb_pc_eq__parts__39;
+        end
+        if (|new_lanes__39) begin
+            m = prb_lanes & new_lanes__39 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__39;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__39__drv = s_valid__parts__39;
+        c_complete__parts__39__drv = s_complete__parts__39;
+        c_pc__parts__39__drv = s_pc__parts__39;
+        c_exp__parts__39__drv = exp;
+        c_arr__parts__39__drv = arr;
+        c_ord__parts__39__drv = s_ord__parts__39;
+        c_keep__parts__39__drv = s_exp__parts__39;
+        if (|new_lanes__39) begin
+            c_valid__parts__39__drv = 1'b1;
+            c_pc__parts__39__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__39__drv = 1'b1;
+            c_ord__parts__39__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__39) begin
+            c_ord__parts__39__drv = s_ord__parts__39 - 64'h1;
+            if (~|s_ord__parts__39) begin
+                c_valid__parts__39__drv = 1'b0;
+                c_complete__parts__39__drv = 1'b0;
+                c_pc__parts__39__drv = 32'h0;
+                c_exp__parts__39__drv = 32'h0;
+                c_arr__parts__39__drv = 32'h0;
+                c_ord__parts__39__drv = 32'h0;
+                c_keep__parts__39__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__40;
+        exp = s_exp__parts__40;
+        if (|s_valid__parts__40 & ~|s_complete__parts__40) begin
+            m = prb_lanes & s_exp__parts__40 & ~s_arr__parts__40 & s_prb_thi_eq__parts__40 & s_prb_pc_eq__parts__40;
+        end
+        if (|new_lanes__40) begin
+            m = prb_lanes & new_lanes__40 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__40;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__40__drv = s_valid__parts__40;
+        c_complete__parts__40__drv = s_complete__parts__40;
+        c_pc__parts__40__drv = s_pc__parts__40;
+        c_exp__parts__40__drv = exp;
+        c_arr__parts__40__drv = arr;
+        c_ord__parts__40__drv = s_ord__parts__40;
+        c_keep__parts__40__drv = s_exp__parts__40;
+        if (|new_lanes__40) begin
+            c_valid__parts__40__drv = 1'b1;
+            c_pc__parts__40__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__40__drv = 1'b1;
+            c_ord__parts__40__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__40) begin
+            c_ord__parts__40__drv = s_ord__parts__40 - 64'h1;
+            if (~|s_ord__parts__40) begin
+                c_valid__parts__40__drv = 1'b0;
+                c_complete__parts__40__drv = 1'b0;
+                c_pc__parts__40__drv = 32'h0;
+                c_exp__parts__40__drv = 32'h0;
+                c_arr__parts__40__drv = 32'h0;
+                c_ord__parts__40__drv = 32'h0;
+                c_keep__parts__40__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__41;
+        exp = s_exp__parts__41;
+        if (|s_valid__parts__41 & ~|s_complete__parts__41) begin
+            m = prb_lanes & s_exp__parts__41 & ~s_arr__parts__41 & s_prb_thi_eq__parts__41 & s_prb_pc_eq__parts__41;
+        end
+        if (|new_lanes__41) begin
+            m = prb_lanes & new_lanes__41 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__41;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__41__drv = s_valid__parts__41;
+        c_complete__parts__41__drv = s_complete__parts__41;
+        c_pc__parts__41__drv = s_pc__parts__41;
+        c_exp__parts__41__drv = exp;
+        c_arr__parts__41__drv = arr;
+        c_ord__parts__41__drv = s_ord__parts__41;
+        c_keep__parts__41__drv = s_exp__parts__41;
+        if (|new_lanes__41) begin
+            c_valid__parts__41__drv = 1'b1;
+            c_pc__parts__41__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__41__drv = 1'b1;
+            c_ord__parts__41__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__41) begin
+            c_ord__parts__41__drv = s_ord__parts__41 - 64'h1;
+            if (~|s_ord__parts__41) begin
+                c_valid__parts__41__drv = 1'b0;
+                c_complete__parts__41__drv = 1'b0;
+                c_pc__parts__41__drv = 32'h0;
+                c_exp__parts__41__drv = 32'h0;
+                c_arr__parts__41__drv = 32'h0;
+                c_ord__parts__41__drv = 32'h0;
+                c_keep__parts__41__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__42;
+        exp = s_exp__parts__42;
+        if (|s_valid__parts__42 & ~|s_complete__parts__42) begin
+            m = prb_lanes & s_exp__parts__42 & ~s_arr__parts__42 & s_prb_thi_eq__parts__42 & s_prb_pc_eq__parts__42;
+        end
+        if (|new_lanes__42) begin
+            m = prb_lanes & new_lanes__42 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__42;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__42__drv = s_valid__parts__42;
+        c_complete__parts__42__drv = s_complete__parts__42;
+        c_pc__parts__42__drv = s_pc__parts__42;
+        c_exp__parts__42__drv = exp;
+        c_arr__parts__42__drv = arr;
+        c_ord__parts__42__drv = s_ord__parts__42;
+        c_keep__parts__42__drv = s_exp__parts__42;
+        if (|new_lanes__42) begin
+            c_valid__parts__42__drv = 1'b1;
+            c_pc__parts__42__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__42__drv = 1'b1;
+            c_ord__parts__42__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__42) begin
+            c_ord__parts__42__drv = s_ord__parts__42 - 64'h1;
+            if (~|s_ord__parts__42) begin
+                c_valid__parts__42__drv = 1'b0;
+                c_complete__parts__42__drv = 1'b0;
+                c_pc__parts__42__drv = 32'h0;
+                c_exp__parts__42__drv = 32'h0;
+                c_arr__parts__42__drv = 32'h0;
+                c_ord__parts__42__drv = 32'h0;
+                c_keep__parts__42__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__43;
+        exp = s_exp__parts__43;
+        if (|s_valid__parts__43 & ~|s_complete__parts__43) begin
+            m = prb_lanes & s_exp__parts__43 & ~s_arr__parts__43 & s_prb_thi_eq__parts__43 & s_prb_pc_eq__parts__43;
+        end
+        if (|new_lanes__43) begin
+            m = prb_lanes & new_lanes__43 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__43;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__43__drv = s_valid__parts__43;
+        c_complete__parts__43__drv = s_complete__parts__43;
+        c_pc__parts__43__drv = s_pc__parts__43;
+        c_exp__parts__43__drv = exp;
+        c_arr__parts__43__drv = arr;
+        c_ord__parts__43__drv = s_ord__parts__43;
+        c_keep__parts__43__drv = s_exp__parts__43;
+        if (|new_lanes__43) begin
+            c_valid__parts__43__drv = 1'b1;
+            c_pc__parts__43__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__43__drv = 1'b1;
+            c_ord__parts__43__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__43) begin
+            c_ord__parts__43__drv = s_ord__parts__43 - 64'h1;
+            if (~|s_ord__parts__43) begin
+                c_valid__parts__43__drv = 1'b0;
+                c_complete__parts__43__drv = 1'b0;
+                c_pc__parts__43__drv = 32'h0;
+                c_exp__parts__43__drv = 32'h0;
+                c_arr__parts__43__drv = 32'h0;
+                c_ord__parts__43__drv = 32'h0;
+                c_keep__parts__43__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__44;
+        exp = s_exp__parts__44;
+        if (|s_valid__parts__44 & ~|s_complete__parts__44) begin
+            m = prb_lanes & s_exp__parts__44 & ~s_arr__parts__44 & s_prb_thi_eq__parts__44 & s_prb_pc_eq__parts__44;
+        end
+        if (|new_lanes__44) begin
+            m = prb_lanes & new_lanes__44 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__44;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__44__drv = s_valid__parts__44;
+        c_complete__parts__44__drv = s_complete__parts__44;
+        c_pc__parts__44__drv = s_pc__parts__44;
+        c_exp__parts__44__drv = exp;
+        c_arr__parts__44__drv = arr;
+        c_ord__parts__44__drv = s_ord__parts__44;
+        c_keep__parts__44__drv = s_exp__parts__44;
+        if (|new_lanes__44) begin
+            c_valid__parts__44__drv = 1'b1;
+            c_pc__parts__44__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__44__drv = 1'b1;
+            c_ord__parts__44__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__44) begin
+            c_ord__parts__44__drv = s_ord__parts__44 - 64'h1;
+            if (~|s_ord__parts__44) begin
+                c_valid__parts__44__drv = 1'b0;
+                c_complete__parts__44__drv = 1'b0;
+                c_pc__parts__44__drv = 32'h0;
+                c_exp__parts__44__drv = 32'h0;
+                c_arr__parts__44__drv = 32'h0;
+                c_ord__parts__44__drv = 32'h0;
+                c_keep__parts__44__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__45;
+        exp = s_exp__parts__45;
+        if (|s_valid__parts__45 & ~|s_complete__parts__45) begin
+            m = prb_lanes & s_exp__parts__45 & ~s_arr__parts__45 & s_prb_thi_eq__parts__45 & s_prb_pc_eq__parts__45;
+        end
+        if (|new_lanes__45) begin
+            m = prb_lanes & new_lanes__45 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__45;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__45__drv = s_valid__parts__45;
+        c_complete__parts__45__drv = s_complete__parts__45;
+        c_pc__parts__45__drv = s_pc__parts__45;
+        c_exp__parts__45__drv = exp;
+        c_arr__parts__45__drv = arr;
+        c_ord__parts__45__drv = s_ord__parts__45;
+        c_keep__parts__45__drv = s_exp__parts__45;
+        if (|new_lanes__45) begin
+            c_valid__parts__45__drv = 1'b1;
+            c_pc__parts__45__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__45__drv = 1'b1;
+            c_ord__parts__45__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__45) begin
+            c_ord__parts__45__drv = s_ord__parts__45 - 64'h1;
+            if (~|s_ord__parts__45) begin
+                c_valid__parts__45__drv = 1'b0;
+                c_complete__parts__45__drv = 1'b0;
+                c_pc__parts__45__drv = 32'h0;
+                c_exp__parts__45__drv = 32'h0;
+                c_arr__parts__45__drv = 32'h0;
+                c_ord__parts__45__drv = 32'h0;
+                c_keep__parts__45__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__46;
+        exp = s_exp__parts__46;
+        if (|s_valid__parts__46 & ~|s_complete__parts__46) begin
+            m = prb_lanes & s_exp__parts__46 & ~s_arr__parts__46 & s_prb_thi_eq__parts__46 & s_prb_pc_eq__parts__46;
+        end
+        if (|new_lanes__46) begin
+            m = prb_lanes & new_lanes__46 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__46;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__46__drv = s_valid__parts__46;
+        c_complete__parts__46__drv = s_complete__parts__46;
+        c_pc__parts__46__drv = s_pc__parts__46;
+        c_exp__parts__46__drv = exp;
+        c_arr__parts__46__drv = arr;
+        c_ord__parts__46__drv = s_ord__parts__46;
+        c_keep__parts__46__drv = s_exp__parts__46;
+        if (|new_lanes__46) begin
+            c_valid__parts__46__drv = 1'b1;
+            c_pc__parts__46__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__46__drv = 1'b1;
+            c_ord__parts__46__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__46) begin
+            c_ord__parts__46__drv = s_ord__parts__46 - 64'h1;
+            if (~|s_ord__parts__46) begin
+                c_valid__parts__46__drv = 1'b0;
+                c_complete__parts__46__drv = 1'b0;
+                c_pc__parts__46__drv = 32'h0;
+                c_exp__parts__46__drv = 32'h0;
+                c_arr__parts__46__drv = 32'h0;
+                c_ord__parts__46__drv = 32'h0;
+                c_keep__parts__46__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__47;
+        exp = s_exp__parts__47;
+        if (|s_valid__parts__47 & ~|s_complete__parts__47) begin
+            m = prb_lanes & s_exp__parts__47 & ~s_arr__parts__47 & s_prb_thi_eq__parts__47 & s_prb_pc_eq__parts__47;
+        end
+        if (|new_lanes__47) begin
+            m = prb_lanes & new_lanes__47 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__47;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__47__drv = s_valid__parts__47;
+        c_complete__parts__47__drv = s_complete__parts__47;
+        c_pc__parts__47__drv = s_pc__parts__47;
+        c_exp__parts__47__drv = exp;
+        c_arr__parts__47__drv = arr;
+        c_ord__parts__47__drv = s_ord__parts__47;
+        c_keep__parts__47__drv = s_exp__parts__47;
+        if (|new_lanes__47) begin
+            c_valid__parts__47__drv = 1'b1;
+            c_pc__parts__47__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__47__drv = 1'b1;
+            c_ord__parts__47__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__47) begin
+            c_ord__parts__47__drv = s_ord__parts__47 - 64'h1;
+            if (~|s_ord__parts__47) begin
+                c_valid__parts__47__drv = 1'b0;
+                c_complete__parts__47__drv = 1'b0;
+                c_pc__parts__47__drv = 32'h0;
+                c_exp__parts__47__drv = 32'h0;
+                c_arr__parts__47__drv = 32'h0;
+                c_ord__parts__47__drv = 32'h0;
+                c_keep__parts__47__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__48;
+        exp = s_exp__parts__48;
+        if (|s_valid__parts__48 & ~|s_complete__parts__48) begin
+            m = prb_lanes & s_exp__parts__48 & ~s_arr__parts__48 & s_prb_thi_eq__parts__48 & s_prb_pc_eq__parts__48;
+        end
+        if (|new_lanes__48) begin
+            m = prb_lanes & new_lanes__48 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__48;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__48__drv = s_valid__parts__48;
+        c_complete__parts__48__drv = s_complete__parts__48;
+        c_pc__parts__48__drv = s_pc__parts__48;
+        c_exp__parts__48__drv = exp;
+        c_arr__parts__48__drv = arr;
+        c_ord__parts__48__drv = s_ord__parts__48;
+        c_keep__parts__48__drv = s_exp__parts__48;
+        if (|new_lanes__48) begin
+            c_valid__parts__48__drv = 1'b1;
+            c_pc__parts__48__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__48__drv = 1'b1;
+            c_ord__parts__48__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__48) begin
+            c_ord__parts__48__drv = s_ord__parts__48 - 64'h1;
+            if (~|s_ord__parts__48) begin
+                c_valid__parts__48__drv = 1'b0;
+                c_complete__parts__48__drv = 1'b0;
+                c_pc__parts__48__drv = 32'h0;
+                c_exp__parts__48__drv = 32'h0;
+                c_arr__parts__48__drv = 32'h0;
+                c_ord__parts__48__drv = 32'h0;
+                c_keep__parts__48__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__49;
+        exp = s_exp__parts__49;
+        if (|s_valid__parts__49 & ~|s_complete__parts__49) begin
+            m = prb_lanes & s_exp__parts__49 & ~s_arr__parts__49 & s_prb_thi_eq__parts__49 & s_prb_pc_eq__parts__49;
+        end
+        if (|new_lanes__49) begin
+            m = prb_lanes & new_lanes__49 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__49;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__49__drv = s_valid__parts__49;
+        c_complete__parts__49__drv = s_complete__parts__49;
+        c_pc__parts__49__drv = s_pc__parts__49;
+        c_exp__parts__49__drv = exp;
+        c_arr__parts__49__drv = arr;
+        c_ord__parts__49__drv = s_ord__parts__49;
+        c_keep__parts__49__drv = s_exp__parts__49;
+        if (|new_lanes__49) begin
+            c_valid__parts__49__drv = 1'b1;
+            c_pc__parts__49__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__49__drv = 1'b1;
+            c_ord__parts__49__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__49) begin
+            c_ord__parts__49__drv = s_ord__parts__49 - 64'h1;
+            if (~|s_ord__parts__49) begin
+                c_valid__parts__49__drv = 1'b0;
+                c_complete__parts__49__drv = 1'b0;
+                c_pc__parts__49__drv = 32'h0;
+                c_exp__parts__49__drv = 32'h0;
+                c_arr__parts__49__drv = 32'h0;
+                c_ord__parts__49__drv = 32'h0;
+                c_keep__parts__49__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__50;
+        exp = s_exp__parts__50;
+        if (|s_valid__parts__50 & ~|s_complete__parts__50) begin
+            m = prb_lanes & s_exp__parts__50 & ~s_arr__parts__50 & s_prb_thi_eq__parts__50 & s_prb_pc_eq__parts__50;
+        end
+        if (|new_lanes__50) begin
+            m = prb_lanes & new_lanes__50 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__50;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__50__drv = s_valid__parts__50;
+        c_complete__parts__50__drv = s_complete__parts__50;
+        c_pc__parts__50__drv = s_pc__parts__50;
+        c_exp__parts__50__drv = exp;
+        c_arr__parts__50__drv = arr;
+        c_ord__parts__50__drv = s_ord__parts__50;
+        c_keep__parts__50__drv = s_exp__parts__50;
+        if (|new_lanes__50) begin
+            c_valid__parts__50__drv = 1'b1;
+            c_pc__parts__50__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__50__drv = 1'b1;
+            c_ord__parts__50__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__50) begin
+            c_ord__parts__50__drv = s_ord__parts__50 - 64'h1;
+            if (~|s_ord__parts__50) begin
+                c_valid__parts__50__drv = 1'b0;
+                c_complete__parts__50__drv = 1'b0;
+                c_pc__parts__50__drv = 32'h0;
+                c_exp__parts__50__drv = 32'h0;
+                c_arr__parts__50__drv = 32'h0;
+                c_ord__parts__50__drv = 32'h0;
+                c_keep__parts__50__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__51;
+        exp = s_exp__parts__51;
+        if (|s_valid__parts__51 & ~|s_complete__parts__51) begin
+            m = prb_lanes & s_exp__parts__51 & ~s_arr__parts__51 & s_prb_thi_eq__parts__51 & s_prb_pc_eq__parts__51;
+        end
+        if (|new_lanes__51) begin
+            m = prb_lanes & new_lanes__51 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__51;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__51__drv = s_valid__parts__51;
+        c_complete__parts__51__drv = s_complete__parts__51;
+        c_pc__parts__51__drv = s_pc__parts__51;
+        c_exp__parts__51__drv = exp;
+        c_arr__parts__51__drv = arr;
+        c_ord__parts__51__drv = s_ord__parts__51;
+        c_keep__parts__51__drv = s_exp__parts__51;
+        if (|new_lanes__51) begin
+            c_valid__parts__51__drv = 1'b1;
+            c_pc__parts__51__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__51__drv = 1'b1;
+            c_ord__parts__51__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__51) begin
+            c_ord__parts__51__drv = s_ord__parts__51 - 64'h1;
+            if (~|s_ord__parts__51) begin
+                c_valid__parts__51__drv = 1'b0;
+                c_complete__parts__51__drv = 1'b0;
+                c_pc__parts__51__drv = 32'h0;
+                c_exp__parts__51__drv = 32'h0;
+                c_arr__parts__51__drv = 32'h0;
+                c_ord__parts__51__drv = 32'h0;
+                c_keep__parts__51__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__52;
+        exp = s_exp__parts__52;
+        if (|s_valid__parts__52 & ~|s_complete__parts__52) begin
+            m = prb_lanes & s_exp__parts__52 & ~s_arr__parts__52 & s_prb_thi_eq__parts__52 & s_prb_pc_eq__parts__52;
+        end
+        if (|new_lanes__52) begin
+            m = prb_lanes & new_lanes__52 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__52;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__52__drv = s_valid__parts__52;
+        c_complete__parts__52__drv = s_complete__parts__52;
+        c_pc__parts__52__drv = s_pc__parts__52;
+        c_exp__parts__52__drv = exp;
+        c_arr__parts__52__drv = arr;
+        c_ord__parts__52__drv = s_ord__parts__52;
+        c_keep__parts__52__drv = s_exp__parts__52;
+        if (|new_lanes__52) begin
+            c_valid__parts__52__drv = 1'b1;
+            c_pc__parts__52__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__52__drv = 1'b1;
+            c_ord__parts__52__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__52) begin
+            c_ord__parts__52__drv = s_ord__parts__52 - 64'h1;
+            if (~|s_ord__parts__52) begin
+                c_valid__parts__52__drv = 1'b0;
+                c_complete__parts__52__drv = 1'b0;
+                c_pc__parts__52__drv = 32'h0;
+                c_exp__parts__52__drv = 32'h0;
+                c_arr__parts__52__drv = 32'h0;
+                c_ord__parts__52__drv = 32'h0;
+                c_keep__parts__52__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__53;
+        exp = s_exp__parts__53;
+        if (|s_valid__parts__53 & ~|s_complete__parts__53) begin
+            m = prb_lanes & s_exp__parts__53 & ~s_arr__parts__53 & s_prb_thi_eq__parts__53 & s_prb_pc_eq__parts__53;
+        end
+        if (|new_lanes__53) begin
+            m = prb_lanes & new_lanes__53 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__53;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__53__drv = s_valid__parts__53;
+        c_complete__parts__53__drv = s_complete__parts__53;
+        c_pc__parts__53__drv = s_pc__parts__53;
+        c_exp__parts__53__drv = exp;
+        c_arr__parts__53__drv = arr;
+        c_ord__parts__53__drv = s_ord__parts__53;
+        c_keep__parts__53__drv = s_exp__parts__53;
+        if (|new_lanes__53) begin
+            c_valid__parts__53__drv = 1'b1;
+            c_pc__parts__53__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__53__drv = 1'b1;
+            c_ord__parts__53__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__53) begin
+            c_ord__parts__53__drv = s_ord__parts__53 - 64'h1;
+            if (~|s_ord__parts__53) begin
+                c_valid__parts__53__drv = 1'b0;
+                c_complete__parts__53__drv = 1'b0;
+                c_pc__parts__53__drv = 32'h0;
+                c_exp__parts__53__drv = 32'h0;
+                c_arr__parts__53__drv = 32'h0;
+                c_ord__parts__53__drv = 32'h0;
+                c_keep__parts__53__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__54;
+        exp = s_exp__parts__54;
+        if (|s_valid__parts__54 & ~|s_complete__parts__54) begin
+            m = prb_lanes & s_exp__parts__54 & ~s_arr__parts__54 & s_prb_thi_eq__parts__54 & s_prb_pc_eq__parts__54;
+        end
+        if (|new_lanes__54) begin
+            m = prb_lanes & new_lanes__54 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__54;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__54__drv = s_valid__parts__54;
+        c_complete__parts__54__drv = s_complete__parts__54;
+        c_pc__parts__54__drv = s_pc__parts__54;
+        c_exp__parts__54__drv = exp;
+        c_arr__parts__54__drv = arr;
+        c_ord__parts__54__drv = s_ord__parts__54;
+        c_keep__parts__54__drv = s_exp__parts__54;
+        if (|new_lanes__54) begin
+            c_valid__parts__54__drv = 1'b1;
+            c_pc__parts__54__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__54__drv = 1'b1;
+            c_ord__parts__54__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__54) begin
+            c_ord__parts__54__drv = s_ord__parts__54 - 64'h1;
+            if (~|s_ord__parts__54) begin
+                c_valid__parts__54__drv = 1'b0;
+                c_complete__parts__54__drv = 1'b0;
+                c_pc__parts__54__drv = 32'h0;
+                c_exp__parts__54__drv = 32'h0;
+                c_arr__parts__54__drv = 32'h0;
+                c_ord__parts__54__drv = 32'h0;
+                c_keep__parts__54__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__55;
+        exp = s_exp__parts__55;
+        if (|s_valid__parts__55 & ~|s_complete__parts__55) begin
+            m = prb_lanes & s_exp__parts__55 & ~s_arr__parts__55 & s_prb_thi_eq__parts__55 & s_prb_pc_eq__parts__55;
+        end
+        if (|new_lanes__55) begin
+            m = prb_lanes & new_lanes__55 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__55;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__55__drv = s_valid__parts__55;
+        c_complete__parts__55__drv = s_complete__parts__55;
+        c_pc__parts__55__drv = s_pc__parts__55;
+        c_exp__parts__55__drv = exp;
+        c_arr__parts__55__drv = arr;
+        c_ord__parts__55__drv = s_ord__parts__55;
+        c_keep__parts__55__drv = s_exp__parts__55;
+        if (|new_lanes__55) begin
+            c_valid__parts__55__drv = 1'b1;
+            c_pc__parts__55__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__55__drv = 1'b1;
+            c_ord__parts__55__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__55) begin
+            c_ord__parts__55__drv = s_ord__parts__55 - 64'h1;
+            if (~|s_ord__parts__55) begin
+                c_valid__parts__55__drv = 1'b0;
+                c_complete__parts__55__drv = 1'b0;
+                c_pc__parts__55__drv = 32'h0;
+                c_exp__parts__55__drv = 32'h0;
+                c_arr__parts__55__drv = 32'h0;
+                c_ord__parts__55__drv = 32'h0;
+                c_keep__parts__55__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__56;
+        exp = s_exp__parts__56;
+        if (|s_valid__parts__56 & ~|s_complete__parts__56) begin
+            m = prb_lanes & s_exp__parts__56 & ~s_arr__parts__56 & s_prb_thi_eq__parts__56 & s_prb_pc_eq__parts__56;
+        end
+        if (|new_lanes__56) begin
+            m = prb_lanes & new_lanes__56 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__56;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__56__drv = s_valid__parts__56;
+        c_complete__parts__56__drv = s_complete__parts__56;
+        c_pc__parts__56__drv = s_pc__parts__56;
+        c_exp__parts__56__drv = exp;
+        c_arr__parts__56__drv = arr;
+        c_ord__parts__56__drv = s_ord__parts__56;
+        c_keep__parts__56__drv = s_exp__parts__56;
+        if (|new_lanes__56) begin
+            c_valid__parts__56__drv = 1'b1;
+            c_pc__parts__56__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__56__drv = 1'b1;
+            c_ord__parts__56__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__56) begin
+            c_ord__parts__56__drv = s_ord__parts__56 - 64'h1;
+            if (~|s_ord__parts__56) begin
+                c_valid__parts__56__drv = 1'b0;
+                c_complete__parts__56__drv = 1'b0;
+                c_pc__parts__56__drv = 32'h0;
+                c_exp__parts__56__drv = 32'h0;
+                c_arr__parts__56__drv = 32'h0;
+                c_ord__parts__56__drv = 32'h0;
+                c_keep__parts__56__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__57;
+        exp = s_exp__parts__57;
+        if (|s_valid__parts__57 & ~|s_complete__parts__57) begin
+            m = prb_lanes & s_exp__parts__57 & ~s_arr__parts__57 & s_prb_thi_eq__parts__57 & s_prb_pc_eq__parts__57;
+        end
+        if (|new_lanes__57) begin
+            m = prb_lanes & new_lanes__57 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__57;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__57__drv = s_valid__parts__57;
+        c_complete__parts__57__drv = s_complete__parts__57;
+        c_pc__parts__57__drv = s_pc__parts__57;
+        c_exp__parts__57__drv = exp;
+        c_arr__parts__57__drv = arr;
+        c_ord__parts__57__drv = s_ord__parts__57;
+        c_keep__parts__57__drv = s_exp__parts__57;
+        if (|new_lanes__57) begin
+            c_valid__parts__57__drv = 1'b1;
+            c_pc__parts__57__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__57__drv = 1'b1;
+            c_ord__parts__57__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__57) begin
+            c_ord__parts__57__drv = s_ord__parts__57 - 64'h1;
+            if (~|s_ord__parts__57) begin
+                c_valid__parts__57__drv = 1'b0;
+                c_complete__parts__57__drv = 1'b0;
+                c_pc__parts__57__drv = 32'h0;
+                c_exp__parts__57__drv = 32'h0;
+                c_arr__parts__57__drv = 32'h0;
+                c_ord__parts__57__drv = 32'h0;
+                c_keep__parts__57__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__58;
+        exp = s_exp__parts__58;
+        if (|s_valid__parts__58 & ~|s_complete__parts__58) begin
+            m = prb_lanes & s_exp__parts__58 & ~s_arr__parts__58 & s_prb_thi_eq__parts__58 & s_prb_pc_eq__parts__58;
+        end
+        if (|new_lanes__58) begin
+            m = prb_lanes & new_lanes__58 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__58;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__58__drv = s_valid__parts__58;
+        c_complete__parts__58__drv = s_complete__parts__58;
+        c_pc__parts__58__drv = s_pc__parts__58;
+        c_exp__parts__58__drv = exp;
+        c_arr__parts__58__drv = arr;
+        c_ord__parts__58__drv = s_ord__parts__58;
+        c_keep__parts__58__drv = s_exp__parts__58;
+        if (|new_lanes__58) begin
+            c_valid__parts__58__drv = 1'b1;
+            c_pc__parts__58__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__58__drv = 1'b1;
+            c_ord__parts__58__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__58) begin
+            c_ord__parts__58__drv = s_ord__parts__58 - 64'h1;
+            if (~|s_ord__parts__58) begin
+                c_valid__parts__58__drv = 1'b0;
+                c_complete__parts__58__drv = 1'b0;
+                c_pc__parts__58__drv = 32'h0;
+                c_exp__parts__58__drv = 32'h0;
+                c_arr__parts__58__drv = 32'h0;
+                c_ord__parts__58__drv = 32'h0;
+                c_keep__parts__58__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__59;
+        exp = s_exp__parts__59;
+        if (|s_valid__parts__59 & ~|s_complete__parts__59) begin
+            m = prb_lanes & s_exp__parts__59 & ~s_arr__parts__59 & s_prb_thi_eq__parts__59 & s_prb_pc_eq__parts__59;
+        end
+        if (|new_lanes__59) begin
+            m = prb_lanes & new_lanes__59 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__59;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__59__drv = s_valid__parts__59;
+        c_complete__parts__59__drv = s_complete__parts__59;
+        c_pc__parts__59__drv = s_pc__parts__59;
+        c_exp__parts__59__drv = exp;
+        c_arr__parts__59__drv = arr;
+        c_ord__parts__59__drv = s_ord__parts__59;
+        c_keep__parts__59__drv = s_exp__parts__59;
+        if (|new_lanes__59) begin
+            c_valid__parts__59__drv = 1'b1;
+            c_pc__parts__59__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__59__drv = 1'b1;
+            c_ord__parts__59__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__59) begin
+            c_ord__parts__59__drv = s_ord__parts__59 - 64'h1;
+            if (~|s_ord__parts__59) begin
+                c_valid__parts__59__drv = 1'b0;
+                c_complete__parts__59__drv = 1'b0;
+                c_pc__parts__59__drv = 32'h0;
+                c_exp__parts__59__drv = 32'h0;
+                c_arr__parts__59__drv = 32'h0;
+                c_ord__parts__59__drv = 32'h0;
+                c_keep__parts__59__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__60;
+        exp = s_exp__parts__60;
+        if (|s_valid__parts__60 & ~|s_complete__parts__60) begin
+            m = prb_lanes & s_exp__parts__60 & ~s_arr__parts__60 & s_prb_thi_eq__parts__60 & s_prb_pc_eq__parts__60;
+        end
+        if (|new_lanes__60) begin
+            m = prb_lanes & new_lanes__60 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__60;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__60__drv = s_valid__parts__60;
+        c_complete__parts__60__drv = s_complete__parts__60;
+        c_pc__parts__60__drv = s_pc__parts__60;
+        c_exp__parts__60__drv = exp;
+        c_arr__parts__60__drv = arr;
+        c_ord__parts__60__drv = s_ord__parts__60;
+        c_keep__parts__60__drv = s_exp__parts__60;
+        if (|new_lanes__60) begin
+            c_valid__parts__60__drv = 1'b1;
+            c_pc__parts__60__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__60__drv = 1'b1;
+            c_ord__parts__60__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__60) begin
+            c_ord__parts__60__drv = s_ord__parts__60 - 64'h1;
+            if (~|s_ord__parts__60) begin
+                c_valid__parts__60__drv = 1'b0;
+                c_complete__parts__60__drv = 1'b0;
+                c_pc__parts__60__drv = 32'h0;
+                c_exp__parts__60__drv = 32'h0;
+                c_arr__parts__60__drv = 32'h0;
+                c_ord__parts__60__drv = 32'h0;
+                c_keep__parts__60__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__61;
+        exp = s_exp__parts__61;
+        if (|s_valid__parts__61 & ~|s_complete__parts__61) begin
+            m = prb_lanes & s_exp__parts__61 & ~s_arr__parts__61 & s_prb_thi_eq__parts__61 & s_prb_pc_eq__parts__61;
+        end
+        if (|new_lanes__61) begin
+            m = prb_lanes & new_lanes__61 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__61;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__61__drv = s_valid__parts__61;
+        c_complete__parts__61__drv = s_complete__parts__61;
+        c_pc__parts__61__drv = s_pc__parts__61;
+        c_exp__parts__61__drv = exp;
+        c_arr__parts__61__drv = arr;
+        c_ord__parts__61__drv = s_ord__parts__61;
+        c_keep__parts__61__drv = s_exp__parts__61;
+        if (|new_lanes__61) begin
+            c_valid__parts__61__drv = 1'b1;
+            c_pc__parts__61__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__61__drv = 1'b1;
+            c_ord__parts__61__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__61) begin
+            c_ord__parts__61__drv = s_ord__parts__61 - 64'h1;
+            if (~|s_ord__parts__61) begin
+                c_valid__parts__61__drv = 1'b0;
+                c_complete__parts__61__drv = 1'b0;
+                c_pc__parts__61__drv = 32'h0;
+                c_exp__parts__61__drv = 32'h0;
+                c_arr__parts__61__drv = 32'h0;
+                c_ord__parts__61__drv = 32'h0;
+                c_keep__parts__61__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__62;
+        exp = s_exp__parts__62;
+        if (|s_valid__parts__62 & ~|s_complete__parts__62) begin
+            m = prb_lanes & s_exp__parts__62 & ~s_arr__parts__62 & s_prb_thi_eq__parts__62 & s_prb_pc_eq__parts__62;
+        end
+        if (|new_lanes__62) begin
+            m = prb_lanes & new_lanes__62 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__62;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__62__drv = s_valid__parts__62;
+        c_complete__parts__62__drv = s_complete__parts__62;
+        c_pc__parts__62__drv = s_pc__parts__62;
+        c_exp__parts__62__drv = exp;
+        c_arr__parts__62__drv = arr;
+        c_ord__parts__62__drv = s_ord__parts__62;
+        c_keep__parts__62__drv = s_exp__parts__62;
+        if (|new_lanes__62) begin
+            c_valid__parts__62__drv = 1'b1;
+            c_pc__parts__62__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__62__drv = 1'b1;
+            c_ord__parts__62__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__62) begin
+            c_ord__parts__62__drv = s_ord__parts__62 - 64'h1;
+            if (~|s_ord__parts__62) begin
+                c_valid__parts__62__drv = 1'b0;
+                c_complete__parts__62__drv = 1'b0;
+                c_pc__parts__62__drv = 32'h0;
+                c_exp__parts__62__drv = 32'h0;
+                c_arr__parts__62__drv = 32'h0;
+                c_ord__parts__62__drv = 32'h0;
+                c_keep__parts__62__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__63;
+        exp = s_exp__parts__63;
+        if (|s_valid__parts__63 & ~|s_complete__parts__63) begin
+            m = prb_lanes & s_exp__parts__63 & ~s_arr__parts__63 & s_prb_thi_eq__parts__63 & s_prb_pc_eq__parts__63;
+        end
+        if (|new_lanes__63) begin
+            m = prb_lanes & new_lanes__63 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__63;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__63__drv = s_valid__parts__63;
+        c_complete__parts__63__drv = s_complete__parts__63;
+        c_pc__parts__63__drv = s_pc__parts__63;
+        c_exp__parts__63__drv = exp;
+        c_arr__parts__63__drv = arr;
+        c_ord__parts__63__drv = s_ord__parts__63;
+        c_keep__parts__63__drv = s_exp__parts__63;
+        if (|new_lanes__63) begin
+            c_valid__parts__63__drv = 1'b1;
+            c_pc__parts__63__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__63__drv = 1'b1;
+            c_ord__parts__63__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__63) begin
+            c_ord__parts__63__drv = s_ord__parts__63 - 64'h1;
+            if (~|s_ord__parts__63) begin
+                c_valid__parts__63__drv = 1'b0;
+                c_complete__parts__63__drv = 1'b0;
+                c_pc__parts__63__drv = 32'h0;
+                c_exp__parts__63__drv = 32'h0;
+                c_arr__parts__63__drv = 32'h0;
+                c_ord__parts__63__drv = 32'h0;
+                c_keep__parts__63__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__64;
+        exp = s_exp__parts__64;
+        if (|s_valid__parts__64 & ~|s_complete__parts__64) begin
+            m = prb_lanes & s_exp__parts__64 & ~s_arr__parts__64 & s_prb_thi_eq__parts__64 & s_prb_pc_eq__parts__64;
+        end
+        if (|new_lanes__64) begin
+            m = prb_lanes & new_lanes__64 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__64;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__64__drv = s_valid__parts__64;
+        c_complete__parts__64__drv = s_complete__parts__64;
+        c_pc__parts__64__drv = s_pc__parts__64;
+        c_exp__parts__64__drv = exp;
+        c_arr__parts__64__drv = arr;
+        c_ord__parts__64__drv = s_ord__parts__64;
+        c_keep__parts__64__drv = s_exp__parts__64;
+        if (|new_lanes__64) begin
+            c_valid__parts__64__drv = 1'b1;
+            c_pc__parts__64__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__64__drv = 1'b1;
+            c_ord__parts__64__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__64) begin
+            c_ord__parts__64__drv = s_ord__parts__64 - 64'h1;
+            if (~|s_ord__parts__64) begin
+                c_valid__parts__64__drv = 1'b0;
+                c_complete__parts__64__drv = 1'b0;
+                c_pc__parts__64__drv = 32'h0;
+                c_exp__parts__64__drv = 32'h0;
+                c_arr__parts__64__drv = 32'h0;
+                c_ord__parts__64__drv = 32'h0;
+                c_keep__parts__64__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__65;
+        exp = s_exp__parts__65;
+        if (|s_valid__parts__65 & ~|s_complete__parts__65) begin
+            m = prb_lanes & s_exp__parts__65 & ~s_arr__parts__65 & s_prb_thi_eq__parts__65 & s_prb_pc_eq__parts__65;
+        end
+        if (|new_lanes__65) begin
+            m = prb_lanes & new_lanes__65 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__65;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__65__drv = s_valid__parts__65;
+        c_complete__parts__65__drv = s_complete__parts__65;
+        c_pc__parts__65__drv = s_pc__parts__65;
+        c_exp__parts__65__drv = exp;
+        c_arr__parts__65__drv = arr;
+        c_ord__parts__65__drv = s_ord__parts__65;
+        c_keep__parts__65__drv = s_exp__parts__65;
+        if (|new_lanes__65) begin
+            c_valid__parts__65__drv = 1'b1;
+            c_pc__parts__65__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__65__drv = 1'b1;
+            c_ord__parts__65__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__65) begin
+            c_ord__parts__65__drv = s_ord__parts__65 - 64'h1;
+            if (~|s_ord__parts__65) begin
+                c_valid__parts__65__drv = 1'b0;
+                c_complete__parts__65__drv = 1'b0;
+                c_pc__parts__65__drv = 32'h0;
+                c_exp__parts__65__drv = 32'h0;
+                c_arr__parts__65__drv = 32'h0;
+                c_ord__parts__65__drv = 32'h0;
+                c_keep__parts__65__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__66;
+        exp = s_exp__parts__66;
+        if (|s_valid__parts__66 & ~|s_complete__parts__66) begin
+            m = prb_lanes & s_exp__parts__66 & ~s_arr__parts__66 & s_prb_thi_eq__parts__66 & s_prb_pc_eq__parts__66;
+        end
+        if (|new_lanes__66) begin
+            m = prb_lanes & new_lanes__66 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__66;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__66__drv = s_valid__parts__66;
+        c_complete__parts__66__drv = s_complete__parts__66;
+        c_pc__parts__66__drv = s_pc__parts__66;
+        c_exp__parts__66__drv = exp;
+        c_arr__parts__66__drv = arr;
+        c_ord__parts__66__drv = s_ord__parts__66;
+        c_keep__parts__66__drv = s_exp__parts__66;
+        if (|new_lanes__66) begin
+            c_valid__parts__66__drv = 1'b1;
+            c_pc__parts__66__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__66__drv = 1'b1;
+            c_ord__parts__66__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__66) begin
+            c_ord__parts__66__drv = s_ord__parts__66 - 64'h1;
+            if (~|s_ord__parts__66) begin
+                c_valid__parts__66__drv = 1'b0;
+                c_complete__parts__66__drv = 1'b0;
+                c_pc__parts__66__drv = 32'h0;
+                c_exp__parts__66__drv = 32'h0;
+                c_arr__parts__66__drv = 32'h0;
+                c_ord__parts__66__drv = 32'h0;
+                c_keep__parts__66__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__67;
+        exp = s_exp__parts__67;
+        if (|s_valid__parts__67 & ~|s_complete__parts__67) begin
+            m = prb_lanes & s_exp__parts__67 & ~s_arr__parts__67 & s_prb_thi_eq__parts__67 & s_prb_pc_eq__parts__67;
+        end
+        if (|new_lanes__67) begin
+            m = prb_lanes & new_lanes__67 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__67;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__67__drv = s_valid__parts__67;
+        c_complete__parts__67__drv = s_complete__parts__67;
+        c_pc__parts__67__drv = s_pc__parts__67;
+        c_exp__parts__67__drv = exp;
+        c_arr__parts__67__drv = arr;
+        c_ord__parts__67__drv = s_ord__parts__67;
+        c_keep__parts__67__drv = s_exp__parts__67;
+        if (|new_lanes__67) begin
+            c_valid__parts__67__drv = 1'b1;
+            c_pc__parts__67__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__67__drv = 1'b1;
+            c_ord__parts__67__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__67) begin
+            c_ord__parts__67__drv = s_ord__parts__67 - 64'h1;
+            if (~|s_ord__parts__67) begin
+                c_valid__parts__67__drv = 1'b0;
+                c_complete__parts__67__drv = 1'b0;
+                c_pc__parts__67__drv = 32'h0;
+                c_exp__parts__67__drv = 32'h0;
+                c_arr__parts__67__drv = 32'h0;
+                c_ord__parts__67__drv = 32'h0;
+                c_keep__parts__67__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__68;
+        exp = s_exp__parts__68;
+        if (|s_valid__parts__68 & ~|s_complete__parts__68) begin
+            m = prb_lanes & s_exp__parts__68 & ~s_arr__parts__68 & s_prb_thi_eq__parts__68 & s_prb_pc_eq__parts__68;
+        end
+        if (|new_lanes__68) begin
+            m = prb_lanes & new_lanes__68 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__68;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__68__drv = s_valid__parts__68;
+        c_complete__parts__68__drv = s_complete__parts__68;
+        c_pc__parts__68__drv = s_pc__parts__68;
+        c_exp__parts__68__drv = exp;
+        c_arr__parts__68__drv = arr;
+        c_ord__parts__68__drv = s_ord__parts__68;
+        c_keep__parts__68__drv = s_exp__parts__68;
+        if (|new_lanes__68) begin
+            c_valid__parts__68__drv = 1'b1;
+            c_pc__parts__68__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__68__drv = 1'b1;
+            c_ord__parts__68__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__68) begin
+            c_ord__parts__68__drv = s_ord__parts__68 - 64'h1;
+            if (~|s_ord__parts__68) begin
+                c_valid__parts__68__drv = 1'b0;
+                c_complete__parts__68__drv = 1'b0;
+                c_pc__parts__68__drv = 32'h0;
+                c_exp__parts__68__drv = 32'h0;
+                c_arr__parts__68__drv = 32'h0;
+                c_ord__parts__68__drv = 32'h0;
+                c_keep__parts__68__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__69;
+        exp = s_exp__parts__69;
+        if (|s_valid__parts__69 & ~|s_complete__parts__69) begin
+            m = prb_lanes & s_exp__parts__69 & ~s_arr__parts__69 & s_prb_thi_eq__parts__69 & s_prb_pc_eq__parts__69;
+        end
+        if (|new_lanes__69) begin
+            m = prb_lanes & new_lanes__69 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__69;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__69__drv = s_valid__parts__69;
+        c_complete__parts__69__drv = s_complete__parts__69;
+        c_pc__parts__69__drv = s_pc__parts__69;
+        c_exp__parts__69__drv = exp;
+        c_arr__parts__69__drv = arr;
+        c_ord__parts__69__drv = s_ord__parts__69;
+        c_keep__parts__69__drv = s_exp__parts__69;
+        if (|new_lanes__69) begin
+            c_valid__parts__69__drv = 1'b1;
+            c_pc__parts__69__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__69__drv = 1'b1;
+            c_ord__parts__69__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__69) begin
+            c_ord__parts__69__drv = s_ord__parts__69 - 64'h1;
+            if (~|s_ord__parts__69) begin
+                c_valid__parts__69__drv = 1'b0;
+                c_complete__parts__69__drv = 1'b0;
+                c_pc__parts__69__drv = 32'h0;
+                c_exp__parts__69__drv = 32'h0;
+                c_arr__parts__69__drv = 32'h0;
+                c_ord__parts__69__drv = 32'h0;
+                c_keep__parts__69__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__70;
+        exp = s_exp__parts__70;
+        if (|s_valid__parts__70 & ~|s_complete__parts__70) begin
+            m = prb_lanes & s_exp__parts__70 & ~s_arr__parts__70 & s_prb_thi_eq__parts__70 & s_prb_pc_eq__parts__70;
+        end
+        if (|new_lanes__70) begin
+            m = prb_lanes & new_lanes__70 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__70;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__70__drv = s_valid__parts__70;
+        c_complete__parts__70__drv = s_complete__parts__70;
+        c_pc__parts__70__drv = s_pc__parts__70;
+        c_exp__parts__70__drv = exp;
+        c_arr__parts__70__drv = arr;
+        c_ord__parts__70__drv = s_ord__parts__70;
+        c_keep__parts__70__drv = s_exp__parts__70;
+        if (|new_lanes__70) begin
+            c_valid__parts__70__drv = 1'b1;
+            c_pc__parts__70__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__70__drv = 1'b1;
+            c_ord__parts__70__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__70) begin
+            c_ord__parts__70__drv = s_ord__parts__70 - 64'h1;
+            if (~|s_ord__parts__70) begin
+                c_valid__parts__70__drv = 1'b0;
+                c_complete__parts__70__drv = 1'b0;
+                c_pc__parts__70__drv = 32'h0;
+                c_exp__parts__70__drv = 32'h0;
+                c_arr__parts__70__drv = 32'h0;
+                c_ord__parts__70__drv = 32'h0;
+                c_keep__parts__70__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__71;
+        exp = s_exp__parts__71;
+        if (|s_valid__parts__71 & ~|s_complete__parts__71) begin
+            m = prb_lanes & s_exp__parts__71 & ~s_arr__parts__71 & s_prb_thi_eq__parts__71 & s_prb_pc_eq__parts__71;
+        end
+        if (|new_lanes__71) begin
+            m = prb_lanes & new_lanes__71 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__71;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__71__drv = s_valid__parts__71;
+        c_complete__parts__71__drv = s_complete__parts__71;
+        c_pc__parts__71__drv = s_pc__parts__71;
+        c_exp__parts__71__drv = exp;
+        c_arr__parts__71__drv = arr;
+        c_ord__parts__71__drv = s_ord__parts__71;
+        c_keep__parts__71__drv = s_exp__parts__71;
+        if (|new_lanes__71) begin
+            c_valid__parts__71__drv = 1'b1;
+            c_pc__parts__71__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__71__drv = 1'b1;
+            c_ord__parts__71__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__71) begin
+            c_ord__parts__71__drv = s_ord__parts__71 - 64'h1;
+            if (~|s_ord__parts__71) begin
+                c_valid__parts__71__drv = 1'b0;
+                c_complete__parts__71__drv = 1'b0;
+                c_pc__parts__71__drv = 32'h0;
+                c_exp__parts__71__drv = 32'h0;
+                c_arr__parts__71__drv = 32'h0;
+                c_ord__parts__71__drv = 32'h0;
+                c_keep__parts__71__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__72;
+        exp = s_exp__parts__72;
+        if (|s_valid__parts__72 & ~|s_complete__parts__72) begin
+            m = prb_lanes & s_exp__parts__72 & ~s_arr__parts__72 & s_prb_thi_eq__parts__72 & s_prb_pc_eq__parts__72;
+        end
+        if (|new_lanes__72) begin
+            m = prb_lanes & new_lanes__72 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__72;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__72__drv = s_valid__parts__72;
+        c_complete__parts__72__drv = s_complete__parts__72;
+        c_pc__parts__72__drv = s_pc__parts__72;
+        c_exp__parts__72__drv = exp;
+        c_arr__parts__72__drv = arr;
+        c_ord__parts__72__drv = s_ord__parts__72;
+        c_keep__parts__72__drv = s_exp__parts__72;
+        if (|new_lanes__72) begin
+            c_valid__parts__72__drv = 1'b1;
+            c_pc__parts__72__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__72__drv = 1'b1;
+            c_ord__parts__72__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__72) begin
+            c_ord__parts__72__drv = s_ord__parts__72 - 64'h1;
+            if (~|s_ord__parts__72) begin
+                c_valid__parts__72__drv = 1'b0;
+                c_complete__parts__72__drv = 1'b0;
+                c_pc__parts__72__drv = 32'h0;
+                c_exp__parts__72__drv = 32'h0;
+                c_arr__parts__72__drv = 32'h0;
+                c_ord__parts__72__drv = 32'h0;
+                c_keep__parts__72__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__73;
+        exp = s_exp__parts__73;
+        if (|s_valid__parts__73 & ~|s_complete__parts__73) begin
+            m = prb_lanes & s_exp__parts__73 & ~s_arr__parts__73 & s_prb_thi_eq__parts__73 & s_prb_pc_eq__parts__73;
+        end
+        if (|new_lanes__73) begin
+            m = prb_lanes & new_lanes__73 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__73;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__73__drv = s_valid__parts__73;
+        c_complete__parts__73__drv = s_complete__parts__73;
+        c_pc__parts__73__drv = s_pc__parts__73;
+        c_exp__parts__73__drv = exp;
+        c_arr__parts__73__drv = arr;
+        c_ord__parts__73__drv = s_ord__parts__73;
+        c_keep__parts__73__drv = s_exp__parts__73;
+        if (|new_lanes__73) begin
+            c_valid__parts__73__drv = 1'b1;
+            c_pc__parts__73__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__73__drv = 1'b1;
+            c_ord__parts__73__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__73) begin
+            c_ord__parts__73__drv = s_ord__parts__73 - 64'h1;
+            if (~|s_ord__parts__73) begin
+                c_valid__parts__73__drv = 1'b0;
+                c_complete__parts__73__drv = 1'b0;
+                c_pc__parts__73__drv = 32'h0;
+                c_exp__parts__73__drv = 32'h0;
+                c_arr__parts__73__drv = 32'h0;
+                c_ord__parts__73__drv = 32'h0;
+                c_keep__parts__73__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__74;
+        exp = s_exp__parts__74;
+        if (|s_valid__parts__74 & ~|s_complete__parts__74) begin
+            m = prb_lanes & s_exp__parts__74 & ~s_arr__parts__74 & s_prb_thi_eq__parts__74 & s_prb_pc_eq__parts__74;
+        end
+        if (|new_lanes__74) begin
+            m = prb_lanes & new_lanes__74 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__74;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__74__drv = s_valid__parts__74;
+        c_complete__parts__74__drv = s_complete__parts__74;
+        c_pc__parts__74__drv = s_pc__parts__74;
+        c_exp__parts__74__drv = exp;
+        c_arr__parts__74__drv = arr;
+        c_ord__parts__74__drv = s_ord__parts__74;
+        c_keep__parts__74__drv = s_exp__parts__74;
+        if (|new_lanes__74) begin
+            c_valid__parts__74__drv = 1'b1;
+            c_pc__parts__74__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__74__drv = 1'b1;
+            c_ord__parts__74__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__74) begin
+            c_ord__parts__74__drv = s_ord__parts__74 - 64'h1;
+            if (~|s_ord__parts__74) begin
+                c_valid__parts__74__drv = 1'b0;
+                c_complete__parts__74__drv = 1'b0;
+                c_pc__parts__74__drv = 32'h0;
+                c_exp__parts__74__drv = 32'h0;
+                c_arr__parts__74__drv = 32'h0;
+                c_ord__parts__74__drv = 32'h0;
+                c_keep__parts__74__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__75;
+        exp = s_exp__parts__75;
+        if (|s_valid__parts__75 & ~|s_complete__parts__75) begin
+            m = prb_lanes & s_exp__parts__75 & ~s_arr__parts__75 & s_prb_thi_eq__parts__75 & s_prb_pc_eq__parts__75;
+        end
+        if (|new_lanes__75) begin
+            m = prb_lanes & new_lanes__75 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__75;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__75__drv = s_valid__parts__75;
+        c_complete__parts__75__drv = s_complete__parts__75;
+        c_pc__parts__75__drv = s_pc__parts__75;
+        c_exp__parts__75__drv = exp;
+        c_arr__parts__75__drv = arr;
+        c_ord__parts__75__drv = s_ord__parts__75;
+        c_keep__parts__75__drv = s_exp__parts__75;
+        if (|new_lanes__75) begin
+            c_valid__parts__75__drv = 1'b1;
+            c_pc__parts__75__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__75__drv = 1'b1;
+            c_ord__parts__75__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__75) begin
+            c_ord__parts__75__drv = s_ord__parts__75 - 64'h1;
+            if (~|s_ord__parts__75) begin
+                c_valid__parts__75__drv = 1'b0;
+                c_complete__parts__75__drv = 1'b0;
+                c_pc__parts__75__drv = 32'h0;
+                c_exp__parts__75__drv = 32'h0;
+                c_arr__parts__75__drv = 32'h0;
+                c_ord__parts__75__drv = 32'h0;
+                c_keep__parts__75__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__76;
+        exp = s_exp__parts__76;
+        if (|s_valid__parts__76 & ~|s_complete__parts__76) begin
+            m = prb_lanes & s_exp__parts__76 & ~s_arr__parts__76 & s_prb_thi_eq__parts__76 & s_prb_pc_eq__parts__76;
+        end
+        if (|new_lanes__76) begin
+            m = prb_lanes & new_lanes__76 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__76;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__76__drv = s_valid__parts__76;
+        c_complete__parts__76__drv = s_complete__parts__76;
+        c_pc__parts__76__drv = s_pc__parts__76;
+        c_exp__parts__76__drv = exp;
+        c_arr__parts__76__drv = arr;
+        c_ord__parts__76__drv = s_ord__parts__76;
+        c_keep__parts__76__drv = s_exp__parts__76;
+        if (|new_lanes__76) begin
+            c_valid__parts__76__drv = 1'b1;
+            c_pc__parts__76__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__76__drv = 1'b1;
+            c_ord__parts__76__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__76) begin
+            c_ord__parts__76__drv = s_ord__parts__76 - 64'h1;
+            if (~|s_ord__parts__76) begin
+                c_valid__parts__76__drv = 1'b0;
+                c_complete__parts__76__drv = 1'b0;
+                c_pc__parts__76__drv = 32'h0;
+                c_exp__parts__76__drv = 32'h0;
+                c_arr__parts__76__drv = 32'h0;
+                c_ord__parts__76__drv = 32'h0;
+                c_keep__parts__76__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__77;
+        exp = s_exp__parts__77;
+        if (|s_valid__parts__77 & ~|s_complete__parts__77) begin
+            m = prb_lanes & s_exp__parts__77 & ~s_arr__parts__77 & s_prb_thi_eq__parts__77 & s_prb_pc_eq__parts__77;
+        end
+        if (|new_lanes__77) begin
+            m = prb_lanes & new_lanes__77 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__77;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__77__drv = s_valid__parts__77;
+        c_complete__parts__77__drv = s_complete__parts__77;
+        c_pc__parts__77__drv = s_pc__parts__77;
+        c_exp__parts__77__drv = exp;
+        c_arr__parts__77__drv = arr;
+        c_ord__parts__77__drv = s_ord__parts__77;
+        c_keep__parts__77__drv = s_exp__parts__77;
+        if (|new_lanes__77) begin
+            c_valid__parts__77__drv = 1'b1;
+            c_pc__parts__77__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__77__drv = 1'b1;
+            c_ord__parts__77__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__77) begin
+            c_ord__parts__77__drv = s_ord__parts__77 - 64'h1;
+            if (~|s_ord__parts__77) begin
+                c_valid__parts__77__drv = 1'b0;
+                c_complete__parts__77__drv = 1'b0;
+                c_pc__parts__77__drv = 32'h0;
+                c_exp__parts__77__drv = 32'h0;
+                c_arr__parts__77__drv = 32'h0;
+                c_ord__parts__77__drv = 32'h0;
+                c_keep__parts__77__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__78;
+        exp = s_exp__parts__78;
+        if (|s_valid__parts__78 & ~|s_complete__parts__78) begin
+            m = prb_lanes & s_exp__parts__78 & ~s_arr__parts__78 & s_prb_thi_eq__parts__78 & s_prb_pc_eq__parts__78;
+        end
+        if (|new_lanes__78) begin
+            m = prb_lanes & new_lanes__78 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__78;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__78__drv = s_valid__parts__78;
+        c_complete__parts__78__drv = s_complete__parts__78;
+        c_pc__parts__78__drv = s_pc__parts__78;
+        c_exp__parts__78__drv = exp;
+        c_arr__parts__78__drv = arr;
+        c_ord__parts__78__drv = s_ord__parts__78;
+        c_keep__parts__78__drv = s_exp__parts__78;
+        if (|new_lanes__78) begin
+            c_valid__parts__78__drv = 1'b1;
+            c_pc__parts__78__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__78__drv = 1'b1;
+            c_ord__parts__78__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__78) begin
+            c_ord__parts__78__drv = s_ord__parts__78 - 64'h1;
+            if (~|s_ord__parts__78) begin
+                c_valid__parts__78__drv = 1'b0;
+                c_complete__parts__78__drv = 1'b0;
+                c_pc__parts__78__drv = 32'h0;
+                c_exp__parts__78__drv = 32'h0;
+                c_arr__parts__78__drv = 32'h0;
+                c_ord__parts__78__drv = 32'h0;
+                c_keep__parts__78__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__79;
+        exp = s_exp__parts__79;
+        if (|s_valid__parts__79 & ~|s_complete__parts__79) begin
+            m = prb_lanes & s_exp__parts__79 & ~s_arr__parts__79 & s_prb_thi_eq__parts__79 & s_prb_pc_eq__parts__79;
+        end
+        if (|new_lanes__79) begin
+            m = prb_lanes & new_lanes__79 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__79;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__79__drv = s_valid__parts__79;
+        c_complete__parts__79__drv = s_complete__parts__79;
+        c_pc__parts__79__drv = s_pc__parts__79;
+        c_exp__parts__79__drv = exp;
+        c_arr__parts__79__drv = arr;
+        c_ord__parts__79__drv = s_ord__parts__79;
+        c_keep__parts__79__drv = s_exp__parts__79;
+        if (|new_lanes__79) begin
+            c_valid__parts__79__drv = 1'b1;
+            c_pc__parts__79__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__79__drv = 1'b1;
+            c_ord__parts__79__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__79) begin
+            c_ord__parts__79__drv = s_ord__parts__79 - 64'h1;
+            if (~|s_ord__parts__79) begin
+                c_valid__parts__79__drv = 1'b0;
+                c_complete__parts__79__drv = 1'b0;
+                c_pc__parts__79__drv = 32'h0;
+                c_exp__parts__79__drv = 32'h0;
+                c_arr__parts__79__drv = 32'h0;
+                c_ord__parts__79__drv = 32'h0;
+                c_keep__parts__79__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__80;
+        exp = s_exp__parts__80;
+        if (|s_valid__parts__80 & ~|s_complete__parts__80) begin
+            m = prb_lanes & s_exp__parts__80 & ~s_arr__parts__80 & s_prb_thi_eq__parts__80 & s_prb_pc_eq__parts__80;
+        end
+        if (|new_lanes__80) begin
+            m = prb_lanes & new_lanes__80 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__80;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__80__drv = s_valid__parts__80;
+        c_complete__parts__80__drv = s_complete__parts__80;
+        c_pc__parts__80__drv = s_pc__parts__80;
+        c_exp__parts__80__drv = exp;
+        c_arr__parts__80__drv = arr;
+        c_ord__parts__80__drv = s_ord__parts__80;
+        c_keep__parts__80__drv = s_exp__parts__80;
+        if (|new_lanes__80) begin
+            c_valid__parts__80__drv = 1'b1;
+            c_pc__parts__80__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__80__drv = 1'b1;
+            c_ord__parts__80__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__80) begin
+            c_ord__parts__80__drv = s_ord__parts__80 - 64'h1;
+            if (~|s_ord__parts__80) begin
+                c_valid__parts__80__drv = 1'b0;
+                c_complete__parts__80__drv = 1'b0;
+                c_pc__parts__80__drv = 32'h0;
+                c_exp__parts__80__drv = 32'h0;
+                c_arr__parts__80__drv = 32'h0;
+                c_ord__parts__80__drv = 32'h0;
+                c_keep__parts__80__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__81;
+        exp = s_exp__parts__81;
+        if (|s_valid__parts__81 & ~|s_complete__parts__81) begin
+            m = prb_lanes & s_exp__parts__81 & ~s_arr__parts__81 & s_prb_thi_eq__parts__81 & s_prb_pc_eq__parts__81;
+        end
+        if (|new_lanes__81) begin
+            m = prb_lanes & new_lanes__81 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__81;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__81__drv = s_valid__parts__81;
+        c_complete__parts__81__drv = s_complete__parts__81;
+        c_pc__parts__81__drv = s_pc__parts__81;
+        c_exp__parts__81__drv = exp;
+        c_arr__parts__81__drv = arr;
+        c_ord__parts__81__drv = s_ord__parts__81;
+        c_keep__parts__81__drv = s_exp__parts__81;
+        if (|new_lanes__81) begin
+            c_valid__parts__81__drv = 1'b1;
+            c_pc__parts__81__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__81__drv = 1'b1;
+            c_ord__parts__81__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__81) begin
+            c_ord__parts__81__drv = s_ord__parts__81 - 64'h1;
+            if (~|s_ord__parts__81) begin
+                c_valid__parts__81__drv = 1'b0;
+                c_complete__parts__81__drv = 1'b0;
+                c_pc__parts__81__drv = 32'h0;
+                c_exp__parts__81__drv = 32'h0;
+                c_arr__parts__81__drv = 32'h0;
+                c_ord__parts__81__drv = 32'h0;
+                c_keep__parts__81__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__82;
+        exp = s_exp__parts__82;
+        if (|s_valid__parts__82 & ~|s_complete__parts__82) begin
+            m = prb_lanes & s_exp__parts__82 & ~s_arr__parts__82 & s_prb_thi_eq__parts__82 & s_prb_pc_eq__parts__82;
+        end
+        if (|new_lanes__82) begin
+            m = prb_lanes & new_lanes__82 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__82;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__82__drv = s_valid__parts__82;
+        c_complete__parts__82__drv = s_complete__parts__82;
+        c_pc__parts__82__drv = s_pc__parts__82;
+        c_exp__parts__82__drv = exp;
+        c_arr__parts__82__drv = arr;
+        c_ord__parts__82__drv = s_ord__parts__82;
+        c_keep__parts__82__drv = s_exp__parts__82;
+        if (|new_lanes__82) begin
+            c_valid__parts__82__drv = 1'b1;
+            c_pc__parts__82__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__82__drv = 1'b1;
+            c_ord__parts__82__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__82) begin
+            c_ord__parts__82__drv = s_ord__parts__82 - 64'h1;
+            if (~|s_ord__parts__82) begin
+                c_valid__parts__82__drv = 1'b0;
+                c_complete__parts__82__drv = 1'b0;
+                c_pc__parts__82__drv = 32'h0;
+                c_exp__parts__82__drv = 32'h0;
+                c_arr__parts__82__drv = 32'h0;
+                c_ord__parts__82__drv = 32'h0;
+                c_keep__parts__82__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__83;
+        exp = s_exp__parts__83;
+        if (|s_valid__parts__83 & ~|s_complete__parts__83) begin
+            m = prb_lanes & s_exp__parts__83 & ~s_arr__parts__83 & s_prb_thi_eq__parts__83 & s_prb_pc_eq__parts__83;
+        end
+        if (|new_lanes__83) begin
+            m = prb_lanes & new_lanes__83 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__83;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__83__drv = s_valid__parts__83;
+        c_complete__parts__83__drv = s_complete__parts__83;
+        c_pc__parts__83__drv = s_pc__parts__83;
+        c_exp__parts__83__drv = exp;
+        c_arr__parts__83__drv = arr;
+        c_ord__parts__83__drv = s_ord__parts__83;
+        c_keep__parts__83__drv = s_exp__parts__83;
+        if (|new_lanes__83) begin
+            c_valid__parts__83__drv = 1'b1;
+            c_pc__parts__83__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__83__drv = 1'b1;
+            c_ord__parts__83__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__83) begin
+            c_ord__parts__83__drv = s_ord__parts__83 - 64'h1;
+            if (~|s_ord__parts__83) begin
+                c_valid__parts__83__drv = 1'b0;
+                c_complete__parts__83__drv = 1'b0;
+                c_pc__parts__83__drv = 32'h0;
+                c_exp__parts__83__drv = 32'h0;
+                c_arr__parts__83__drv = 32'h0;
+                c_ord__parts__83__drv = 32'h0;
+                c_keep__parts__83__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__84;
+        exp = s_exp__parts__84;
+        if (|s_valid__parts__84 & ~|s_complete__parts__84) begin
+            m = prb_lanes & s_exp__parts__84 & ~s_arr__parts__84 & s_prb_thi_eq__parts__84 & s_prb_pc_eq__parts__84;
+        end
+        if (|new_lanes__84) begin
+            m = prb_lanes & new_lanes__84 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__84;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__84__drv = s_valid__parts__84;
+        c_complete__parts__84__drv = s_complete__parts__84;
+        c_pc__parts__84__drv = s_pc__parts__84;
+        c_exp__parts__84__drv = exp;
+        c_arr__parts__84__drv = arr;
+        c_ord__parts__84__drv = s_ord__parts__84;
+        c_keep__parts__84__drv = s_exp__parts__84;
+        if (|new_lanes__84) begin
+            c_valid__parts__84__drv = 1'b1;
+            c_pc__parts__84__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__84__drv = 1'b1;
+            c_ord__parts__84__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__84) begin
+            c_ord__parts__84__drv = s_ord__parts__84 - 64'h1;
+            if (~|s_ord__parts__84) begin
+                c_valid__parts__84__drv = 1'b0;
+                c_complete__parts__84__drv = 1'b0;
+                c_pc__parts__84__drv = 32'h0;
+                c_exp__parts__84__drv = 32'h0;
+                c_arr__parts__84__drv = 32'h0;
+                c_ord__parts__84__drv = 32'h0;
+                c_keep__parts__84__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__85;
+        exp = s_exp__parts__85;
+        if (|s_valid__parts__85 & ~|s_complete__parts__85) begin
+            m = prb_lanes & s_exp__parts__85 & ~s_arr__parts__85 & s_prb_thi_eq__parts__85 & s_prb_pc_eq__parts__85;
+        end
+        if (|new_lanes__85) begin
+            m = prb_lanes & new_lanes__85 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__85;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__85__drv = s_valid__parts__85;
+        c_complete__parts__85__drv = s_complete__parts__85;
+        c_pc__parts__85__drv = s_pc__parts__85;
+        c_exp__parts__85__drv = exp;
+        c_arr__parts__85__drv = arr;
+        c_ord__parts__85__drv = s_ord__parts__85;
+        c_keep__parts__85__drv = s_exp__parts__85;
+        if (|new_lanes__85) begin
+            c_valid__parts__85__drv = 1'b1;
+            c_pc__parts__85__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__85__drv = 1'b1;
+            c_ord__parts__85__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__85) begin
+            c_ord__parts__85__drv = s_ord__parts__85 - 64'h1;
+            if (~|s_ord__parts__85) begin
+                c_valid__parts__85__drv = 1'b0;
+                c_complete__parts__85__drv = 1'b0;
+                c_pc__parts__85__drv = 32'h0;
+                c_exp__parts__85__drv = 32'h0;
+                c_arr__parts__85__drv = 32'h0;
+                c_ord__parts__85__drv = 32'h0;
+                c_keep__parts__85__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__86;
+        exp = s_exp__parts__86;
+        if (|s_valid__parts__86 & ~|s_complete__parts__86) begin
+            m = prb_lanes & s_exp__parts__86 & ~s_arr__parts__86 & s_prb_thi_eq__parts__86 & s_prb_pc_eq__parts__86;
+        end
+        if (|new_lanes__86) begin
+            m = prb_lanes & new_lanes__86 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__86;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__86__drv = s_valid__parts__86;
+        c_complete__parts__86__drv = s_complete__parts__86;
+        c_pc__parts__86__drv = s_pc__parts__86;
+        c_exp__parts__86__drv = exp;
+        c_arr__parts__86__drv = arr;
+        c_ord__parts__86__drv = s_ord__parts__86;
+        c_keep__parts__86__drv = s_exp__parts__86;
+        if (|new_lanes__86) begin
+            c_valid__parts__86__drv = 1'b1;
+            c_pc__parts__86__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__86__drv = 1'b1;
+            c_ord__parts__86__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__86) begin
+            c_ord__parts__86__drv = s_ord__parts__86 - 64'h1;
+            if (~|s_ord__parts__86) begin
+                c_valid__parts__86__drv = 1'b0;
+                c_complete__parts__86__drv = 1'b0;
+                c_pc__parts__86__drv = 32'h0;
+                c_exp__parts__86__drv = 32'h0;
+                c_arr__parts__86__drv = 32'h0;
+                c_ord__parts__86__drv = 32'h0;
+                c_keep__parts__86__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__87;
+        exp = s_exp__parts__87;
+        if (|s_valid__parts__87 & ~|s_complete__parts__87) begin
+            m = prb_lanes & s_exp__parts__87 & ~s_arr__parts__87 & s_prb_thi_eq__parts__87 & s_prb_pc_eq__parts__87;
+        end
+        if (|new_lanes__87) begin
+            m = prb_lanes & new_lanes__87 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__87;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__87__drv = s_valid__parts__87;
+        c_complete__parts__87__drv = s_complete__parts__87;
+        c_pc__parts__87__drv = s_pc__parts__87;
+        c_exp__parts__87__drv = exp;
+        c_arr__parts__87__drv = arr;
+        c_ord__parts__87__drv = s_ord__parts__87;
+        c_keep__parts__87__drv = s_exp__parts__87;
+        if (|new_lanes__87) begin
+            c_valid__parts__87__drv = 1'b1;
+            c_pc__parts__87__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__87__drv = 1'b1;
+            c_ord__parts__87__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__87) begin
+            c_ord__parts__87__drv = s_ord__parts__87 - 64'h1;
+            if (~|s_ord__parts__87) begin
+                c_valid__parts__87__drv = 1'b0;
+                c_complete__parts__87__drv = 1'b0;
+                c_pc__parts__87__drv = 32'h0;
+                c_exp__parts__87__drv = 32'h0;
+                c_arr__parts__87__drv = 32'h0;
+                c_ord__parts__87__drv = 32'h0;
+                c_keep__parts__87__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__88;
+        exp = s_exp__parts__88;
+        if (|s_valid__parts__88 & ~|s_complete__parts__88) begin
+            m = prb_lanes & s_exp__parts__88 & ~s_arr__parts__88 & s_prb_thi_eq__parts__88 & s_prb_pc_eq__parts__88;
+        end
+        if (|new_lanes__88) begin
+            m = prb_lanes & new_lanes__88 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__88;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__88__drv = s_valid__parts__88;
+        c_complete__parts__88__drv = s_complete__parts__88;
+        c_pc__parts__88__drv = s_pc__parts__88;
+        c_exp__parts__88__drv = exp;
+        c_arr__parts__88__drv = arr;
+        c_ord__parts__88__drv = s_ord__parts__88;
+        c_keep__parts__88__drv = s_exp__parts__88;
+        if (|new_lanes__88) begin
+            c_valid__parts__88__drv = 1'b1;
+            c_pc__parts__88__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__88__drv = 1'b1;
+            c_ord__parts__88__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__88) begin
+            c_ord__parts__88__drv = s_ord__parts__88 - 64'h1;
+            if (~|s_ord__parts__88) begin
+                c_valid__parts__88__drv = 1'b0;
+                c_complete__parts__88__drv = 1'b0;
+                c_pc__parts__88__drv = 32'h0;
+                c_exp__parts__88__drv = 32'h0;
+                c_arr__parts__88__drv = 32'h0;
+                c_ord__parts__88__drv = 32'h0;
+                c_keep__parts__88__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__89;
+        exp = s_exp__parts__89;
+        if (|s_valid__parts__89 & ~|s_complete__parts__89) begin
+            m = prb_lanes & s_exp__parts__89 & ~s_arr__parts__89 & s_prb_thi_eq__parts__89 & s_prb_pc_eq__parts__89;
+        end
+        if (|new_lanes__89) begin
+            m = prb_lanes & new_lanes__89 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__89;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__89__drv = s_valid__parts__89;
+        c_complete__parts__89__drv = s_complete__parts__89;
+        c_pc__parts__89__drv = s_pc__parts__89;
+        c_exp__parts__89__drv = exp;
+        c_arr__parts__89__drv = arr;
+        c_ord__parts__89__drv = s_ord__parts__89;
+        c_keep__parts__89__drv = s_exp__parts__89;
+        if (|new_lanes__89) begin
+            c_valid__parts__89__drv = 1'b1;
+            c_pc__parts__89__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__89__drv = 1'b1;
+            c_ord__parts__89__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__89) begin
+            c_ord__parts__89__drv = s_ord__parts__89 - 64'h1;
+            if (~|s_ord__parts__89) begin
+                c_valid__parts__89__drv = 1'b0;
+                c_complete__parts__89__drv = 1'b0;
+                c_pc__parts__89__drv = 32'h0;
+                c_exp__parts__89__drv = 32'h0;
+                c_arr__parts__89__drv = 32'h0;
+                c_ord__parts__89__drv = 32'h0;
+                c_keep__parts__89__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__90;
+        exp = s_exp__parts__90;
+        if (|s_valid__parts__90 & ~|s_complete__parts__90) begin
+            m = prb_lanes & s_exp__parts__90 & ~s_arr__parts__90 & s_prb_thi_eq__parts__90 & s_prb_pc_eq__parts__90;
+        end
+        if (|new_lanes__90) begin
+            m = prb_lanes & new_lanes__90 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__90;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__90__drv = s_valid__parts__90;
+        c_complete__parts__90__drv = s_complete__parts__90;
+        c_pc__parts__90__drv = s_pc__parts__90;
+        c_exp__parts__90__drv = exp;
+        c_arr__parts__90__drv = arr;
+        c_ord__parts__90__drv = s_ord__parts__90;
+        c_keep__parts__90__drv = s_exp__parts__90;
+        if (|new_lanes__90) begin
+            c_valid__parts__90__drv = 1'b1;
+            c_pc__parts__90__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__90__drv = 1'b1;
+            c_ord__parts__90__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__90) begin
+            c_ord__parts__90__drv = s_ord__parts__90 - 64'h1;
+            if (~|s_ord__parts__90) begin
+                c_valid__parts__90__drv = 1'b0;
+                c_complete__parts__90__drv = 1'b0;
+                c_pc__parts__90__drv = 32'h0;
+                c_exp__parts__90__drv = 32'h0;
+                c_arr__parts__90__drv = 32'h0;
+                c_ord__parts__90__drv = 32'h0;
+                c_keep__parts__90__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__91;
+        exp = s_exp__parts__91;
+        if (|s_valid__parts__91 & ~|s_complete__parts__91) begin
+            m = prb_lanes & s_exp__parts__91 & ~s_arr__parts__91 & s_prb_thi_eq__parts__91 & s_prb_pc_eq__parts__91;
+        end
+        if (|new_lanes__91) begin
+            m = prb_lanes & new_lanes__91 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__91;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__91__drv = s_valid__parts__91;
+        c_complete__parts__91__drv = s_complete__parts__91;
+        c_pc__parts__91__drv = s_pc__parts__91;
+        c_exp__parts__91__drv = exp;
+        c_arr__parts__91__drv = arr;
+        c_ord__parts__91__drv = s_ord__parts__91;
+        c_keep__parts__91__drv = s_exp__parts__91;
+        if (|new_lanes__91) begin
+            c_valid__parts__91__drv = 1'b1;
+            c_pc__parts__91__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__91__drv = 1'b1;
+            c_ord__parts__91__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__91) begin
+            c_ord__parts__91__drv = s_ord__parts__91 - 64'h1;
+            if (~|s_ord__parts__91) begin
+                c_valid__parts__91__drv = 1'b0;
+                c_complete__parts__91__drv = 1'b0;
+                c_pc__parts__91__drv = 32'h0;
+                c_exp__parts__91__drv = 32'h0;
+                c_arr__parts__91__drv = 32'h0;
+                c_ord__parts__91__drv = 32'h0;
+                c_keep__parts__91__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__92;
+        exp = s_exp__parts__92;
+        if (|s_valid__parts__92 & ~|s_complete__parts__92) begin
+            m = prb_lanes & s_exp__parts__92 & ~s_arr__parts__92 & s_prb_thi_eq__parts__92 & s_prb_pc_eq__parts__92;
+        end
+        if (|new_lanes__92) begin
+            m = prb_lanes & new_lanes__92 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__92;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__92__drv = s_valid__parts__92;
+        c_complete__parts__92__drv = s_complete__parts__92;
+        c_pc__parts__92__drv = s_pc__parts__92;
+        c_exp__parts__92__drv = exp;
+        c_arr__parts__92__drv = arr;
+        c_ord__parts__92__drv = s_ord__parts__92;
+        c_keep__parts__92__drv = s_exp__parts__92;
+        if (|new_lanes__92) begin
+            c_valid__parts__92__drv = 1'b1;
+            c_pc__parts__92__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__92__drv = 1'b1;
+            c_ord__parts__92__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__92) begin
+            c_ord__parts__92__drv = s_ord__parts__92 - 64'h1;
+            if (~|s_ord__parts__92) begin
+                c_valid__parts__92__drv = 1'b0;
+                c_complete__parts__92__drv = 1'b0;
+                c_pc__parts__92__drv = 32'h0;
+                c_exp__parts__92__drv = 32'h0;
+                c_arr__parts__92__drv = 32'h0;
+                c_ord__parts__92__drv = 32'h0;
+                c_keep__parts__92__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__93;
+        exp = s_exp__parts__93;
+        if (|s_valid__parts__93 & ~|s_complete__parts__93) begin
+            m = prb_lanes & s_exp__parts__93 & ~s_arr__parts__93 & s_prb_thi_eq__parts__93 & s_prb_pc_eq__parts__93;
+        end
+        if (|new_lanes__93) begin
+            m = prb_lanes & new_lanes__93 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__93;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__93__drv = s_valid__parts__93;
+        c_complete__parts__93__drv = s_complete__parts__93;
+        c_pc__parts__93__drv = s_pc__parts__93;
+        c_exp__parts__93__drv = exp;
+        c_arr__parts__93__drv = arr;
+        c_ord__parts__93__drv = s_ord__parts__93;
+        c_keep__parts__93__drv = s_exp__parts__93;
+        if (|new_lanes__93) begin
+            c_valid__parts__93__drv = 1'b1;
+            c_pc__parts__93__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__93__drv = 1'b1;
+            c_ord__parts__93__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__93) begin
+            c_ord__parts__93__drv = s_ord__parts__93 - 64'h1;
+            if (~|s_ord__parts__93) begin
+                c_valid__parts__93__drv = 1'b0;
+                c_complete__parts__93__drv = 1'b0;
+                c_pc__parts__93__drv = 32'h0;
+                c_exp__parts__93__drv = 32'h0;
+                c_arr__parts__93__drv = 32'h0;
+                c_ord__parts__93__drv = 32'h0;
+                c_keep__parts__93__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__94;
+        exp = s_exp__parts__94;
+        if (|s_valid__parts__94 & ~|s_complete__parts__94) begin
+            m = prb_lanes & s_exp__parts__94 & ~s_arr__parts__94 & s_prb_thi_eq__parts__94 & s_prb_pc_eq__parts__94;
+        end
+        if (|new_lanes__94) begin
+            m = prb_lanes & new_lanes__94 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__94;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__94__drv = s_valid__parts__94;
+        c_complete__parts__94__drv = s_complete__parts__94;
+        c_pc__parts__94__drv = s_pc__parts__94;
+        c_exp__parts__94__drv = exp;
+        c_arr__parts__94__drv = arr;
+        c_ord__parts__94__drv = s_ord__parts__94;
+        c_keep__parts__94__drv = s_exp__parts__94;
+        if (|new_lanes__94) begin
+            c_valid__parts__94__drv = 1'b1;
+            c_pc__parts__94__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__94__drv = 1'b1;
+            c_ord__parts__94__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__94) begin
+            c_ord__parts__94__drv = s_ord__parts__94 - 64'h1;
+            if (~|s_ord__parts__94) begin
+                c_valid__parts__94__drv = 1'b0;
+                c_complete__parts__94__drv = 1'b0;
+                c_pc__parts__94__drv = 32'h0;
+                c_exp__parts__94__drv = 32'h0;
+                c_arr__parts__94__drv = 32'h0;
+                c_ord__parts__94__drv = 32'h0;
+                c_keep__parts__94__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__95;
+        exp = s_exp__parts__95;
+        if (|s_valid__parts__95 & ~|s_complete__parts__95) begin
+            m = prb_lanes & s_exp__parts__95 & ~s_arr__parts__95 & s_prb_thi_eq__parts__95 & s_prb_pc_eq__parts__95;
+        end
+        if (|new_lanes__95) begin
+            m = prb_lanes & new_lanes__95 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__95;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__95__drv = s_valid__parts__95;
+        c_complete__parts__95__drv = s_complete__parts__95;
+        c_pc__parts__95__drv = s_pc__parts__95;
+        c_exp__parts__95__drv = exp;
+        c_arr__parts__95__drv = arr;
+        c_ord__parts__95__drv = s_ord__parts__95;
+        c_keep__parts__95__drv = s_exp__parts__95;
+        if (|new_lanes__95) begin
+            c_valid__parts__95__drv = 1'b1;
+            c_pc__parts__95__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__95__drv = 1'b1;
+            c_ord__parts__95__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__95) begin
+            c_ord__parts__95__drv = s_ord__parts__95 - 64'h1;
+            if (~|s_ord__parts__95) begin
+                c_valid__parts__95__drv = 1'b0;
+                c_complete__parts__95__drv = 1'b0;
+                c_pc__parts__95__drv = 32'h0;
+                c_exp__parts__95__drv = 32'h0;
+                c_arr__parts__95__drv = 32'h0;
+                c_ord__parts__95__drv = 32'h0;
+                c_keep__parts__95__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__96;
+        exp = s_exp__parts__96;
+        if (|s_valid__parts__96 & ~|s_complete__parts__96) begin
+            m = prb_lanes & s_exp__parts__96 & ~s_arr__parts__96 & s_prb_thi_eq__parts__96 & s_prb_pc_eq__parts__96;
+        end
+        if (|new_lanes__96) begin
+            m = prb_lanes & new_lanes__96 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__96;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__96__drv = s_valid__parts__96;
+        c_complete__parts__96__drv = s_complete__parts__96;
+        c_pc__parts__96__drv = s_pc__parts__96;
+        c_exp__parts__96__drv = exp;
+        c_arr__parts__96__drv = arr;
+        c_ord__parts__96__drv = s_ord__parts__96;
+        c_keep__parts__96__drv = s_exp__parts__96;
+        if (|new_lanes__96) begin
+            c_valid__parts__96__drv = 1'b1;
+            c_pc__parts__96__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__96__drv = 1'b1;
+            c_ord__parts__96__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__96) begin
+            c_ord__parts__96__drv = s_ord__parts__96 - 64'h1;
+            if (~|s_ord__parts__96) begin
+                c_valid__parts__96__drv = 1'b0;
+                c_complete__parts__96__drv = 1'b0;
+                c_pc__parts__96__drv = 32'h0;
+                c_exp__parts__96__drv = 32'h0;
+                c_arr__parts__96__drv = 32'h0;
+                c_ord__parts__96__drv = 32'h0;
+                c_keep__parts__96__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__97;
+        exp = s_exp__parts__97;
+        if (|s_valid__parts__97 & ~|s_complete__parts__97) begin
+            m = prb_lanes & s_exp__parts__97 & ~s_arr__parts__97 & s_prb_thi_eq__parts__97 & s_prb_pc_eq__parts__97;
+        end
+        if (|new_lanes__97) begin
+            m = prb_lanes & new_lanes__97 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__97;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__97__drv = s_valid__parts__97;
+        c_complete__parts__97__drv = s_complete__parts__97;
+        c_pc__parts__97__drv = s_pc__parts__97;
+        c_exp__parts__97__drv = exp;
+        c_arr__parts__97__drv = arr;
+        c_ord__parts__97__drv = s_ord__parts__97;
+        c_keep__parts__97__drv = s_exp__parts__97;
+        if (|new_lanes__97) begin
+            c_valid__parts__97__drv = 1'b1;
+            c_pc__parts__97__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__97__drv = 1'b1;
+            c_ord__parts__97__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__97) begin
+            c_ord__parts__97__drv = s_ord__parts__97 - 64'h1;
+            if (~|s_ord__parts__97) begin
+                c_valid__parts__97__drv = 1'b0;
+                c_complete__parts__97__drv = 1'b0;
+                c_pc__parts__97__drv = 32'h0;
+                c_exp__parts__97__drv = 32'h0;
+                c_arr__parts__97__drv = 32'h0;
+                c_ord__parts__97__drv = 32'h0;
+                c_keep__parts__97__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__98;
+        exp = s_exp__parts__98;
+        if (|s_valid__parts__98 & ~|s_complete__parts__98) begin
+            m = prb_lanes & s_exp__parts__98 & ~s_arr__parts__98 & s_prb_thi_eq__parts__98 & s_prb_pc_eq__parts__98;
+        end
+        if (|new_lanes__98) begin
+            m = prb_lanes & new_lanes__98 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__98;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__98__drv = s_valid__parts__98;
+        c_complete__parts__98__drv = s_complete__parts__98;
+        c_pc__parts__98__drv = s_pc__parts__98;
+        c_exp__parts__98__drv = exp;
+        c_arr__parts__98__drv = arr;
+        c_ord__parts__98__drv = s_ord__parts__98;
+        c_keep__parts__98__drv = s_exp__parts__98;
+        if (|new_lanes__98) begin
+            c_valid__parts__98__drv = 1'b1;
+            c_pc__parts__98__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__98__drv = 1'b1;
+            c_ord__parts__98__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__98) begin
+            c_ord__parts__98__drv = s_ord__parts__98 - 64'h1;
+            if (~|s_ord__parts__98) begin
+                c_valid__parts__98__drv = 1'b0;
+                c_complete__parts__98__drv = 1'b0;
+                c_pc__parts__98__drv = 32'h0;
+                c_exp__parts__98__drv = 32'h0;
+                c_arr__parts__98__drv = 32'h0;
+                c_ord__parts__98__drv = 32'h0;
+                c_keep__parts__98__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__99;
+        exp = s_exp__parts__99;
+        if (|s_valid__parts__99 & ~|s_complete__parts__99) begin
+            m = prb_lanes & s_exp__parts__99 & ~s_arr__parts__99 & s_prb_thi_eq__parts__99 & s_prb_pc_eq__parts__99;
+        end
+        if (|new_lanes__99) begin
+            m = prb_lanes & new_lanes__99 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__99;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__99__drv = s_valid__parts__99;
+        c_complete__parts__99__drv = s_complete__parts__99;
+        c_pc__parts__99__drv = s_pc__parts__99;
+        c_exp__parts__99__drv = exp;
+        c_arr__parts__99__drv = arr;
+        c_ord__parts__99__drv = s_ord__parts__99;
+        c_keep__parts__99__drv = s_exp__parts__99;
+        if (|new_lanes__99) begin
+            c_valid__parts__99__drv = 1'b1;
+            c_pc__parts__99__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__99__drv = 1'b1;
+            c_ord__parts__99__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__99) begin
+            c_ord__parts__99__drv = s_ord__parts__99 - 64'h1;
+            if (~|s_ord__parts__99) begin
+                c_valid__parts__99__drv = 1'b0;
+                c_complete__parts__99__drv = 1'b0;
+                c_pc__parts__99__drv = 32'h0;
+                c_exp__parts__99__drv = 32'h0;
+                c_arr__parts__99__drv = 32'h0;
+                c_ord__parts__99__drv = 32'h0;
+                c_keep__parts__99__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__100;
+        exp = s_exp__parts__100;
+        if (|s_valid__parts__100 & ~|s_complete__parts__100) begin
+            m = prb_lanes & s_exp__parts__100 & ~s_arr__parts__100 & s_prb_thi_eq__parts__100 & s_prb_pc_eq__parts__100;
+        end
+        if (|new_lanes__100) begin
+            m = prb_lanes & new_lanes__100 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__100;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__100__drv = s_valid__parts__100;
+        c_complete__parts__100__drv = s_complete__parts__100;
+        c_pc__parts__100__drv = s_pc__parts__100;
+        c_exp__parts__100__drv = exp;
+        c_arr__parts__100__drv = arr;
+        c_ord__parts__100__drv = s_ord__parts__100;
+        c_keep__parts__100__drv = s_exp__parts__100;
+        if (|new_lanes__100) begin
+            c_valid__parts__100__drv = 1'b1;
+            c_pc__parts__100__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__100__drv = 1'b1;
+            c_ord__parts__100__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__100) begin
+            c_ord__parts__100__drv = s_ord__parts__100 - 64'h1;
+            if (~|s_ord__parts__100) begin
+                c_valid__parts__100__drv = 1'b0;
+                c_complete__parts__100__drv = 1'b0;
+                c_pc__parts__100__drv = 32'h0;
+                c_exp__parts__100__drv = 32'h0;
+                c_arr__parts__100__drv = 32'h0;
+                c_ord__parts__100__drv = 32'h0;
+                c_keep__parts__100__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__101;
+        exp = s_exp__parts__101;
+        if (|s_valid__parts__101 & ~|s_complete__parts__101) begin
+            m = prb_lanes & s_exp__parts__101 & ~s_arr__parts__101 & s_prb_thi_eq__parts__101 & s_prb_pc_eq__parts__101;
+        end
+        if (|new_lanes__101) begin
+            m = prb_lanes & new_lanes__101 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__101;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__101__drv = s_valid__parts__101;
+        c_complete__parts__101__drv = s_complete__parts__101;
+        c_pc__parts__101__drv = s_pc__parts__101;
+        c_exp__parts__101__drv = exp;
+        c_arr__parts__101__drv = arr;
+        c_ord__parts__101__drv = s_ord__parts__101;
+        c_keep__parts__101__drv = s_exp__parts__101;
+        if (|new_lanes__101) begin
+            c_valid__parts__101__drv = 1'b1;
+            c_pc__parts__101__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__101__drv = 1'b1;
+            c_ord__parts__101__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__101) begin
+            c_ord__parts__101__drv = s_ord__parts__101 - 64'h1;
+            if (~|s_ord__parts__101) begin
+                c_valid__parts__101__drv = 1'b0;
+                c_complete__parts__101__drv = 1'b0;
+                c_pc__parts__101__drv = 32'h0;
+                c_exp__parts__101__drv = 32'h0;
+                c_arr__parts__101__drv = 32'h0;
+                c_ord__parts__101__drv = 32'h0;
+                c_keep__parts__101__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__102;
+        exp = s_exp__parts__102;
+        if (|s_valid__parts__102 & ~|s_complete__parts__102) begin
+            m = prb_lanes & s_exp__parts__102 & ~s_arr__parts__102 & s_prb_thi_eq__parts__102 & s_prb_pc_eq__parts__102;
+        end
+        if (|new_lanes__102) begin
+            m = prb_lanes & new_lanes__102 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__102;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__102__drv = s_valid__parts__102;
+        c_complete__parts__102__drv = s_complete__parts__102;
+        c_pc__parts__102__drv = s_pc__parts__102;
+        c_exp__parts__102__drv = exp;
+        c_arr__parts__102__drv = arr;
+        c_ord__parts__102__drv = s_ord__parts__102;
+        c_keep__parts__102__drv = s_exp__parts__102;
+        if (|new_lanes__102) begin
+            c_valid__parts__102__drv = 1'b1;
+            c_pc__parts__102__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__102__drv = 1'b1;
+            c_ord__parts__102__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__102) begin
+            c_ord__parts__102__drv = s_ord__parts__102 - 64'h1;
+            if (~|s_ord__parts__102) begin
+                c_valid__parts__102__drv = 1'b0;
+                c_complete__parts__102__drv = 1'b0;
+                c_pc__parts__102__drv = 32'h0;
+                c_exp__parts__102__drv = 32'h0;
+                c_arr__parts__102__drv = 32'h0;
+                c_ord__parts__102__drv = 32'h0;
+                c_keep__parts__102__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__103;
+        exp = s_exp__parts__103;
+        if (|s_valid__parts__103 & ~|s_complete__parts__103) begin
+            m = prb_lanes & s_exp__parts__103 & ~s_arr__parts__103 & s_prb_thi_eq__parts__103 & s_prb_pc_eq__parts__103;
+        end
+        if (|new_lanes__103) begin
+            m = prb_lanes & new_lanes__103 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__103;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__103__drv = s_valid__parts__103;
+        c_complete__parts__103__drv = s_complete__parts__103;
+        c_pc__parts__103__drv = s_pc__parts__103;
+        c_exp__parts__103__drv = exp;
+        c_arr__parts__103__drv = arr;
+        c_ord__parts__103__drv = s_ord__parts__103;
+        c_keep__parts__103__drv = s_exp__parts__103;
+        if (|new_lanes__103) begin
+            c_valid__parts__103__drv = 1'b1;
+            c_pc__parts__103__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__103__drv = 1'b1;
+            c_ord__parts__103__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__103) begin
+            c_ord__parts__103__drv = s_ord__parts__103 - 64'h1;
+            if (~|s_ord__parts__103) begin
+                c_valid__parts__103__drv = 1'b0;
+                c_complete__parts__103__drv = 1'b0;
+                c_pc__parts__103__drv = 32'h0;
+                c_exp__parts__103__drv = 32'h0;
+                c_arr__parts__103__drv = 32'h0;
+                c_ord__parts__103__drv = 32'h0;
+                c_keep__parts__103__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__104;
+        exp = s_exp__parts__104;
+        if (|s_valid__parts__104 & ~|s_complete__parts__104) begin
+            m = prb_lanes & s_exp__parts__104 & ~s_arr__parts__104 & s_prb_thi_eq__parts__104 & s_prb_pc_eq__parts__104;
+        end
+        if (|new_lanes__104) begin
+            m = prb_lanes & new_lanes__104 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__104;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__104__drv = s_valid__parts__104;
+        c_complete__parts__104__drv = s_complete__parts__104;
+        c_pc__parts__104__drv = s_pc__parts__104;
+        c_exp__parts__104__drv = exp;
+        c_arr__parts__104__drv = arr;
+        c_ord__parts__104__drv = s_ord__parts__104;
+        c_keep__parts__104__drv = s_exp__parts__104;
+        if (|new_lanes__104) begin
+            c_valid__parts__104__drv = 1'b1;
+            c_pc__parts__104__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__104__drv = 1'b1;
+            c_ord__parts__104__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__104) begin
+            c_ord__parts__104__drv = s_ord__parts__104 - 64'h1;
+            if (~|s_ord__parts__104) begin
+                c_valid__parts__104__drv = 1'b0;
+                c_complete__parts__104__drv = 1'b0;
+                c_pc__parts__104__drv = 32'h0;
+                c_exp__parts__104__drv = 32'h0;
+                c_arr__parts__104__drv = 32'h0;
+                c_ord__parts__104__drv = 32'h0;
+                c_keep__parts__104__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__105;
+        exp = s_exp__parts__105;
+        if (|s_valid__parts__105 & ~|s_complete__parts__105) begin
+            m = prb_lanes & s_exp__parts__105 & ~s_arr__parts__105 & s_prb_thi_eq__parts__105 & s_prb_pc_eq__parts__105;
+        end
+        if (|new_lanes__105) begin
+            m = prb_lanes & new_lanes__105 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__105;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__105__drv = s_valid__parts__105;
+        c_complete__parts__105__drv = s_complete__parts__105;
+        c_pc__parts__105__drv = s_pc__parts__105;
+        c_exp__parts__105__drv = exp;
+        c_arr__parts__105__drv = arr;
+        c_ord__parts__105__drv = s_ord__parts__105;
+        c_keep__parts__105__drv = s_exp__parts__105;
+        if (|new_lanes__105) begin
+            c_valid__parts__105__drv = 1'b1;
+            c_pc__parts__105__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__105__drv = 1'b1;
+            c_ord__parts__105__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__105) begin
+            c_ord__parts__105__drv = s_ord__parts__105 - 64'h1;
+            if (~|s_ord__parts__105) begin
+                c_valid__parts__105__drv = 1'b0;
+                c_complete__parts__105__drv = 1'b0;
+                c_pc__parts__105__drv = 32'h0;
+                c_exp__parts__105__drv = 32'h0;
+                c_arr__parts__105__drv = 32'h0;
+                c_ord__parts__105__drv = 32'h0;
+                c_keep__parts__105__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__106;
+        exp = s_exp__parts__106;
+        if (|s_valid__parts__106 & ~|s_complete__parts__106) begin
+            m = prb_lanes & s_exp__parts__106 & ~s_arr__parts__106 & s_prb_thi_eq__parts__106 & s_prb_pc_eq__parts__106;
+        end
+        if (|new_lanes__106) begin
+            m = prb_lanes & new_lanes__106 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__106;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__106__drv = s_valid__parts__106;
+        c_complete__parts__106__drv = s_complete__parts__106;
+        c_pc__parts__106__drv = s_pc__parts__106;
+        c_exp__parts__106__drv = exp;
+        c_arr__parts__106__drv = arr;
+        c_ord__parts__106__drv = s_ord__parts__106;
+        c_keep__parts__106__drv = s_exp__parts__106;
+        if (|new_lanes__106) begin
+            c_valid__parts__106__drv = 1'b1;
+            c_pc__parts__106__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__106__drv = 1'b1;
+            c_ord__parts__106__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__106) begin
+            c_ord__parts__106__drv = s_ord__parts__106 - 64'h1;
+            if (~|s_ord__parts__106) begin
+                c_valid__parts__106__drv = 1'b0;
+                c_complete__parts__106__drv = 1'b0;
+                c_pc__parts__106__drv = 32'h0;
+                c_exp__parts__106__drv = 32'h0;
+                c_arr__parts__106__drv = 32'h0;
+                c_ord__parts__106__drv = 32'h0;
+                c_keep__parts__106__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__107;
+        exp = s_exp__parts__107;
+        if (|s_valid__parts__107 & ~|s_complete__parts__107) begin
+            m = prb_lanes & s_exp__parts__107 & ~s_arr__parts__107 & s_prb_thi_eq__parts__107 & s_prb_pc_eq__parts__107;
+        end
+        if (|new_lanes__107) begin
+            m = prb_lanes & new_lanes__107 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__107;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__107__drv = s_valid__parts__107;
+        c_complete__parts__107__drv = s_complete__parts__107;
+        c_pc__parts__107__drv = s_pc__parts__107;
+        c_exp__parts__107__drv = exp;
+        c_arr__parts__107__drv = arr;
+        c_ord__parts__107__drv = s_ord__parts__107;
+        c_keep__parts__107__drv = s_exp__parts__107;
+        if (|new_lanes__107) begin
+            c_valid__parts__107__drv = 1'b1;
+            c_pc__parts__107__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__107__drv = 1'b1;
+            c_ord__parts__107__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__107) begin
+            c_ord__parts__107__drv = s_ord__parts__107 - 64'h1;
+            if (~|s_ord__parts__107) begin
+                c_valid__parts__107__drv = 1'b0;
+                c_complete__parts__107__drv = 1'b0;
+                c_pc__parts__107__drv = 32'h0;
+                c_exp__parts__107__drv = 32'h0;
+                c_arr__parts__107__drv = 32'h0;
+                c_ord__parts__107__drv = 32'h0;
+                c_keep__parts__107__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__108;
+        exp = s_exp__parts__108;
+        if (|s_valid__parts__108 & ~|s_complete__parts__108) begin
+            m = prb_lanes & s_exp__parts__108 & ~s_arr__parts__108 & s_prb_thi_eq__parts__108 & s_prb_pc_eq__parts__108;
+        end
+        if (|new_lanes__108) begin
+            m = prb_lanes & new_lanes__108 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__108;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__108__drv = s_valid__parts__108;
+        c_complete__parts__108__drv = s_complete__parts__108;
+        c_pc__parts__108__drv = s_pc__parts__108;
+        c_exp__parts__108__drv = exp;
+        c_arr__parts__108__drv = arr;
+        c_ord__parts__108__drv = s_ord__parts__108;
+        c_keep__parts__108__drv = s_exp__parts__108;
+        if (|new_lanes__108) begin
+            c_valid__parts__108__drv = 1'b1;
+            c_pc__parts__108__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__108__drv = 1'b1;
+            c_ord__parts__108__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__108) begin
+            c_ord__parts__108__drv = s_ord__parts__108 - 64'h1;
+            if (~|s_ord__parts__108) begin
+                c_valid__parts__108__drv = 1'b0;
+                c_complete__parts__108__drv = 1'b0;
+                c_pc__parts__108__drv = 32'h0;
+                c_exp__parts__108__drv = 32'h0;
+                c_arr__parts__108__drv = 32'h0;
+                c_ord__parts__108__drv = 32'h0;
+                c_keep__parts__108__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__109;
+        exp = s_exp__parts__109;
+        if (|s_valid__parts__109 & ~|s_complete__parts__109) begin
+            m = prb_lanes & s_exp__parts__109 & ~s_arr__parts__109 & s_prb_thi_eq__parts__109 & s_prb_pc_eq__parts__109;
+        end
+        if (|new_lanes__109) begin
+            m = prb_lanes & new_lanes__109 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__109;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__109__drv = s_valid__parts__109;
+        c_complete__parts__109__drv = s_complete__parts__109;
+        c_pc__parts__109__drv = s_pc__parts__109;
+        c_exp__parts__109__drv = exp;
+        c_arr__parts__109__drv = arr;
+        c_ord__parts__109__drv = s_ord__parts__109;
+        c_keep__parts__109__drv = s_exp__parts__109;
+        if (|new_lanes__109) begin
+            c_valid__parts__109__drv = 1'b1;
+            c_pc__parts__109__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__109__drv = 1'b1;
+            c_ord__parts__109__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__109) begin
+            c_ord__parts__109__drv = s_ord__parts__109 - 64'h1;
+            if (~|s_ord__parts__109) begin
+                c_valid__parts__109__drv = 1'b0;
+                c_complete__parts__109__drv = 1'b0;
+                c_pc__parts__109__drv = 32'h0;
+                c_exp__parts__109__drv = 32'h0;
+                c_arr__parts__109__drv = 32'h0;
+                c_ord__parts__109__drv = 32'h0;
+                c_keep__parts__109__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__110;
+        exp = s_exp__parts__110;
+        if (|s_valid__parts__110 & ~|s_complete__parts__110) begin
+            m = prb_lanes & s_exp__parts__110 & ~s_arr__parts__110 & s_prb_thi_eq__parts__110 & s_prb_pc_eq__parts__110;
+        end
+        if (|new_lanes__110) begin
+            m = prb_lanes & new_lanes__110 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__110;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__110__drv = s_valid__parts__110;
+        c_complete__parts__110__drv = s_complete__parts__110;
+        c_pc__parts__110__drv = s_pc__parts__110;
+        c_exp__parts__110__drv = exp;
+        c_arr__parts__110__drv = arr;
+        c_ord__parts__110__drv = s_ord__parts__110;
+        c_keep__parts__110__drv = s_exp__parts__110;
+        if (|new_lanes__110) begin
+            c_valid__parts__110__drv = 1'b1;
+            c_pc__parts__110__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__110__drv = 1'b1;
+            c_ord__parts__110__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__110) begin
+            c_ord__parts__110__drv = s_ord__parts__110 - 64'h1;
+            if (~|s_ord__parts__110) begin
+                c_valid__parts__110__drv = 1'b0;
+                c_complete__parts__110__drv = 1'b0;
+                c_pc__parts__110__drv = 32'h0;
+                c_exp__parts__110__drv = 32'h0;
+                c_arr__parts__110__drv = 32'h0;
+                c_ord__parts__110__drv = 32'h0;
+                c_keep__parts__110__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__111;
+        exp = s_exp__parts__111;
+        if (|s_valid__parts__111 & ~|s_complete__parts__111) begin
+            m = prb_lanes & s_exp__parts__111 & ~s_arr__parts__111 & s_prb_thi_eq__parts__111 & s_prb_pc_eq__parts__111;
+        end
+        if (|new_lanes__111) begin
+            m = prb_lanes & new_lanes__111 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__111;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__111__drv = s_valid__parts__111;
+        c_complete__parts__111__drv = s_complete__parts__111;
+        c_pc__parts__111__drv = s_pc__parts__111;
+        c_exp__parts__111__drv = exp;
+        c_arr__parts__111__drv = arr;
+        c_ord__parts__111__drv = s_ord__parts__111;
+        c_keep__parts__111__drv = s_exp__parts__111;
+        if (|new_lanes__111) begin
+            c_valid__parts__111__drv = 1'b1;
+            c_pc__parts__111__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__111__drv = 1'b1;
+            c_ord__parts__111__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__111) begin
+            c_ord__parts__111__drv = s_ord__parts__111 - 64'h1;
+            if (~|s_ord__parts__111) begin
+                c_valid__parts__111__drv = 1'b0;
+                c_complete__parts__111__drv = 1'b0;
+                c_pc__parts__111__drv = 32'h0;
+                c_exp__parts__111__drv = 32'h0;
+                c_arr__parts__111__drv = 32'h0;
+                c_ord__parts__111__drv = 32'h0;
+                c_keep__parts__111__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__112;
+        exp = s_exp__parts__112;
+        if (|s_valid__parts__112 & ~|s_complete__parts__112) begin
+            m = prb_lanes & s_exp__parts__112 & ~s_arr__parts__112 & s_prb_thi_eq__parts__112 & s_prb_pc_eq__parts__112;
+        end
+        if (|new_lanes__112) begin
+            m = prb_lanes & new_lanes__112 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__112;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__112__drv = s_valid__parts__112;
+        c_complete__parts__112__drv = s_complete__parts__112;
+        c_pc__parts__112__drv = s_pc__parts__112;
+        c_exp__parts__112__drv = exp;
+        c_arr__parts__112__drv = arr;
+        c_ord__parts__112__drv = s_ord__parts__112;
+        c_keep__parts__112__drv = s_exp__parts__112;
+        if (|new_lanes__112) begin
+            c_valid__parts__112__drv = 1'b1;
+            c_pc__parts__112__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__112__drv = 1'b1;
+            c_ord__parts__112__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__112) begin
+            c_ord__parts__112__drv = s_ord__parts__112 - 64'h1;
+            if (~|s_ord__parts__112) begin
+                c_valid__parts__112__drv = 1'b0;
+                c_complete__parts__112__drv = 1'b0;
+                c_pc__parts__112__drv = 32'h0;
+                c_exp__parts__112__drv = 32'h0;
+                c_arr__parts__112__drv = 32'h0;
+                c_ord__parts__112__drv = 32'h0;
+                c_keep__parts__112__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__113;
+        exp = s_exp__parts__113;
+        if (|s_valid__parts__113 & ~|s_complete__parts__113) begin
+            m = prb_lanes & s_exp__parts__113 & ~s_arr__parts__113 & s_prb_thi_eq__parts__113 & s_prb_pc_eq__parts__113;
+        end
+        if (|new_lanes__113) begin
+            m = prb_lanes & new_lanes__113 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__113;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__113__drv = s_valid__parts__113;
+        c_complete__parts__113__drv = s_complete__parts__113;
+        c_pc__parts__113__drv = s_pc__parts__113;
+        c_exp__parts__113__drv = exp;
+        c_arr__parts__113__drv = arr;
+        c_ord__parts__113__drv = s_ord__parts__113;
+        c_keep__parts__113__drv = s_exp__parts__113;
+        if (|new_lanes__113) begin
+            c_valid__parts__113__drv = 1'b1;
+            c_pc__parts__113__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__113__drv = 1'b1;
+            c_ord__parts__113__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__113) begin
+            c_ord__parts__113__drv = s_ord__parts__113 - 64'h1;
+            if (~|s_ord__parts__113) begin
+                c_valid__parts__113__drv = 1'b0;
+                c_complete__parts__113__drv = 1'b0;
+                c_pc__parts__113__drv = 32'h0;
+                c_exp__parts__113__drv = 32'h0;
+                c_arr__parts__113__drv = 32'h0;
+                c_ord__parts__113__drv = 32'h0;
+                c_keep__parts__113__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__114;
+        exp = s_exp__parts__114;
+        if (|s_valid__parts__114 & ~|s_complete__parts__114) begin
+            m = prb_lanes & s_exp__parts__114 & ~s_arr__parts__114 & s_prb_thi_eq__parts__114 & s_prb_pc_eq__parts__114;
+        end
+        if (|new_lanes__114) begin
+            m = prb_lanes & new_lanes__114 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__114;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__114__drv = s_valid__parts__114;
+        c_complete__parts__114__drv = s_complete__parts__114;
+        c_pc__parts__114__drv = s_pc__parts__114;
+        c_exp__parts__114__drv = exp;
+        c_arr__parts__114__drv = arr;
+        c_ord__parts__114__drv = s_ord__parts__114;
+        c_keep__parts__114__drv = s_exp__parts__114;
+        if (|new_lanes__114) begin
+            c_valid__parts__114__drv = 1'b1;
+            c_pc__parts__114__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__114__drv = 1'b1;
+            c_ord__parts__114__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__114) begin
+            c_ord__parts__114__drv = s_ord__parts__114 - 64'h1;
+            if (~|s_ord__parts__114) begin
+                c_valid__parts__114__drv = 1'b0;
+                c_complete__parts__114__drv = 1'b0;
+                c_pc__parts__114__drv = 32'h0;
+                c_exp__parts__114__drv = 32'h0;
+                c_arr__parts__114__drv = 32'h0;
+                c_ord__parts__114__drv = 32'h0;
+                c_keep__parts__114__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__115;
+        exp = s_exp__parts__115;
+        if (|s_valid__parts__115 & ~|s_complete__parts__115) begin
+            m = prb_lanes & s_exp__parts__115 & ~s_arr__parts__115 & s_prb_thi_eq__parts__115 & s_prb_pc_eq__parts__115;
+        end
+        if (|new_lanes__115) begin
+            m = prb_lanes & new_lanes__115 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__115;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__115__drv = s_valid__parts__115;
+        c_complete__parts__115__drv = s_complete__parts__115;
+        c_pc__parts__115__drv = s_pc__parts__115;
+        c_exp__parts__115__drv = exp;
+        c_arr__parts__115__drv = arr;
+        c_ord__parts__115__drv = s_ord__parts__115;
+        c_keep__parts__115__drv = s_exp__parts__115;
+        if (|new_lanes__115) begin
+            c_valid__parts__115__drv = 1'b1;
+            c_pc__parts__115__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__115__drv = 1'b1;
+            c_ord__parts__115__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__115) begin
+            c_ord__parts__115__drv = s_ord__parts__115 - 64'h1;
+            if (~|s_ord__parts__115) begin
+                c_valid__parts__115__drv = 1'b0;
+                c_complete__parts__115__drv = 1'b0;
+                c_pc__parts__115__drv = 32'h0;
+                c_exp__parts__115__drv = 32'h0;
+                c_arr__parts__115__drv = 32'h0;
+                c_ord__parts__115__drv = 32'h0;
+                c_keep__parts__115__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__116;
+        exp = s_exp__parts__116;
+        if (|s_valid__parts__116 & ~|s_complete__parts__116) begin
+            m = prb_lanes & s_exp__parts__116 & ~s_arr__parts__116 & s_prb_thi_eq__parts__116 & s_prb_pc_eq__parts__116;
+        end
+        if (|new_lanes__116) begin
+            m = prb_lanes & new_lanes__116 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__116;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__116__drv = s_valid__parts__116;
+        c_complete__parts__116__drv = s_complete__parts__116;
+        c_pc__parts__116__drv = s_pc__parts__116;
+        c_exp__parts__116__drv = exp;
+        c_arr__parts__116__drv = arr;
+        c_ord__parts__116__drv = s_ord__parts__116;
+        c_keep__parts__116__drv = s_exp__parts__116;
+        if (|new_lanes__116) begin
+            c_valid__parts__116__drv = 1'b1;
+            c_pc__parts__116__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__116__drv = 1'b1;
+            c_ord__parts__116__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__116) begin
+            c_ord__parts__116__drv = s_ord__parts__116 - 64'h1;
+            if (~|s_ord__parts__116) begin
+                c_valid__parts__116__drv = 1'b0;
+                c_complete__parts__116__drv = 1'b0;
+                c_pc__parts__116__drv = 32'h0;
+                c_exp__parts__116__drv = 32'h0;
+                c_arr__parts__116__drv = 32'h0;
+                c_ord__parts__116__drv = 32'h0;
+                c_keep__parts__116__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__117;
+        exp = s_exp__parts__117;
+        if (|s_valid__parts__117 & ~|s_complete__parts__117) begin
+            m = prb_lanes & s_exp__parts__117 & ~s_arr__parts__117 & s_prb_thi_eq__parts__117 & s_prb_pc_eq__parts__117;
+        end
+        if (|new_lanes__117) begin
+            m = prb_lanes & new_lanes__117 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__117;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__117__drv = s_valid__parts__117;
+        c_complete__parts__117__drv = s_complete__parts__117;
+        c_pc__parts__117__drv = s_pc__parts__117;
+        c_exp__parts__117__drv = exp;
+        c_arr__parts__117__drv = arr;
+        c_ord__parts__117__drv = s_ord__parts__117;
+        c_keep__parts__117__drv = s_exp__parts__117;
+        if (|new_lanes__117) begin
+            c_valid__parts__117__drv = 1'b1;
+            c_pc__parts__117__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__117__drv = 1'b1;
+            c_ord__parts__117__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__117) begin
+            c_ord__parts__117__drv = s_ord__parts__117 - 64'h1;
+            if (~|s_ord__parts__117) begin
+                c_valid__parts__117__drv = 1'b0;
+                c_complete__parts__117__drv = 1'b0;
+                c_pc__parts__117__drv = 32'h0;
+                c_exp__parts__117__drv = 32'h0;
+                c_arr__parts__117__drv = 32'h0;
+                c_ord__parts__117__drv = 32'h0;
+                c_keep__parts__117__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__118;
+        exp = s_exp__parts__118;
+        if (|s_valid__parts__118 & ~|s_complete__parts__118) begin
+            m = prb_lanes & s_exp__parts__118 & ~s_arr__parts__118 & s_prb_thi_eq__parts__118 & s_prb_pc_eq__parts__118;
+        end
+        if (|new_lanes__118) begin
+            m = prb_lanes & new_lanes__118 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__118;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__118__drv = s_valid__parts__118;
+        c_complete__parts__118__drv = s_complete__parts__118;
+        c_pc__parts__118__drv = s_pc__parts__118;
+        c_exp__parts__118__drv = exp;
+        c_arr__parts__118__drv = arr;
+        c_ord__parts__118__drv = s_ord__parts__118;
+        c_keep__parts__118__drv = s_exp__parts__118;
+        if (|new_lanes__118) begin
+            c_valid__parts__118__drv = 1'b1;
+            c_pc__parts__118__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__118__drv = 1'b1;
+            c_ord__parts__118__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__118) begin
+            c_ord__parts__118__drv = s_ord__parts__118 - 64'h1;
+            if (~|s_ord__parts__118) begin
+                c_valid__parts__118__drv = 1'b0;
+                c_complete__parts__118__drv = 1'b0;
+                c_pc__parts__118__drv = 32'h0;
+                c_exp__parts__118__drv = 32'h0;
+                c_arr__parts__118__drv = 32'h0;
+                c_ord__parts__118__drv = 32'h0;
+                c_keep__parts__118__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__119;
+        exp = s_exp__parts__119;
+        if (|s_valid__parts__119 & ~|s_complete__parts__119) begin
+            m = prb_lanes & s_exp__parts__119 & ~s_arr__parts__119 & s_prb_thi_eq__parts__119 & s_prb_pc_eq__parts__119;
+        end
+        if (|new_lanes__119) begin
+            m = prb_lanes & new_lanes__119 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__119;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__119__drv = s_valid__parts__119;
+        c_complete__parts__119__drv = s_complete__parts__119;
+        c_pc__parts__119__drv = s_pc__parts__119;
+        c_exp__parts__119__drv = exp;
+        c_arr__parts__119__drv = arr;
+        c_ord__parts__119__drv = s_ord__parts__119;
+        c_keep__parts__119__drv = s_exp__parts__119;
+        if (|new_lanes__119) begin
+            c_valid__parts__119__drv = 1'b1;
+            c_pc__parts__119__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__119__drv = 1'b1;
+            c_ord__parts__119__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__119) begin
+            c_ord__parts__119__drv = s_ord__parts__119 - 64'h1;
+            if (~|s_ord__parts__119) begin
+                c_valid__parts__119__drv = 1'b0;
+                c_complete__parts__119__drv = 1'b0;
+                c_pc__parts__119__drv = 32'h0;
+                c_exp__parts__119__drv = 32'h0;
+                c_arr__parts__119__drv = 32'h0;
+                c_ord__parts__119__drv = 32'h0;
+                c_keep__parts__119__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__120;
+        exp = s_exp__parts__120;
+        if (|s_valid__parts__120 & ~|s_complete__parts__120) begin
+            m = prb_lanes & s_exp__parts__120 & ~s_arr__parts__120 & s_prb_thi_eq__parts__120 & s_prb_pc_eq__parts__120;
+        end
+        if (|new_lanes__120) begin
+            m = prb_lanes & new_lanes__120 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__120;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__120__drv = s_valid__parts__120;
+        c_complete__parts__120__drv = s_complete__parts__120;
+        c_pc__parts__120__drv = s_pc__parts__120;
+        c_exp__parts__120__drv = exp;
+        c_arr__parts__120__drv = arr;
+        c_ord__parts__120__drv = s_ord__parts__120;
+        c_keep__parts__120__drv = s_exp__parts__120;
+        if (|new_lanes__120) begin
+            c_valid__parts__120__drv = 1'b1;
+            c_pc__parts__120__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__120__drv = 1'b1;
+            c_ord__parts__120__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__120) begin
+            c_ord__parts__120__drv = s_ord__parts__120 - 64'h1;
+            if (~|s_ord__parts__120) begin
+                c_valid__parts__120__drv = 1'b0;
+                c_complete__parts__120__drv = 1'b0;
+                c_pc__parts__120__drv = 32'h0;
+                c_exp__parts__120__drv = 32'h0;
+                c_arr__parts__120__drv = 32'h0;
+                c_ord__parts__120__drv = 32'h0;
+                c_keep__parts__120__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__121;
+        exp = s_exp__parts__121;
+        if (|s_valid__parts__121 & ~|s_complete__parts__121) begin
+            m = prb_lanes & s_exp__parts__121 & ~s_arr__parts__121 & s_prb_thi_eq__parts__121 & s_prb_pc_eq__parts__121;
+        end
+        if (|new_lanes__121) begin
+            m = prb_lanes & new_lanes__121 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__121;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__121__drv = s_valid__parts__121;
+        c_complete__parts__121__drv = s_complete__parts__121;
+        c_pc__parts__121__drv = s_pc__parts__121;
+        c_exp__parts__121__drv = exp;
+        c_arr__parts__121__drv = arr;
+        c_ord__parts__121__drv = s_ord__parts__121;
+        c_keep__parts__121__drv = s_exp__parts__121;
+        if (|new_lanes__121) begin
+            c_valid__parts__121__drv = 1'b1;
+            c_pc__parts__121__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__121__drv = 1'b1;
+            c_ord__parts__121__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__121) begin
+            c_ord__parts__121__drv = s_ord__parts__121 - 64'h1;
+            if (~|s_ord__parts__121) begin
+                c_valid__parts__121__drv = 1'b0;
+                c_complete__parts__121__drv = 1'b0;
+                c_pc__parts__121__drv = 32'h0;
+                c_exp__parts__121__drv = 32'h0;
+                c_arr__parts__121__drv = 32'h0;
+                c_ord__parts__121__drv = 32'h0;
+                c_keep__parts__121__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__122;
+        exp = s_exp__parts__122;
+        if (|s_valid__parts__122 & ~|s_complete__parts__122) begin
+            m = prb_lanes & s_exp__parts__122 & ~s_arr__parts__122 & s_prb_thi_eq__parts__122 & s_prb_pc_eq__parts__122;
+        end
+        if (|new_lanes__122) begin
+            m = prb_lanes & new_lanes__122 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__122;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__122__drv = s_valid__parts__122;
+        c_complete__parts__122__drv = s_complete__parts__122;
+        c_pc__parts__122__drv = s_pc__parts__122;
+        c_exp__parts__122__drv = exp;
+        c_arr__parts__122__drv = arr;
+        c_ord__parts__122__drv = s_ord__parts__122;
+        c_keep__parts__122__drv = s_exp__parts__122;
+        if (|new_lanes__122) begin
+            c_valid__parts__122__drv = 1'b1;
+            c_pc__parts__122__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__122__drv = 1'b1;
+            c_ord__parts__122__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__122) begin
+            c_ord__parts__122__drv = s_ord__parts__122 - 64'h1;
+            if (~|s_ord__parts__122) begin
+                c_valid__parts__122__drv = 1'b0;
+                c_complete__parts__122__drv = 1'b0;
+                c_pc__parts__122__drv = 32'h0;
+                c_exp__parts__122__drv = 32'h0;
+                c_arr__parts__122__drv = 32'h0;
+                c_ord__parts__122__drv = 32'h0;
+                c_keep__parts__122__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__123;
+        exp = s_exp__parts__123;
+        if (|s_valid__parts__123 & ~|s_complete__parts__123) begin
+            m = prb_lanes & s_exp__parts__123 & ~s_arr__parts__123 & s_prb_thi_eq__parts__123 & s_prb_pc_eq__parts__123;
+        end
+        if (|new_lanes__123) begin
+            m = prb_lanes & new_lanes__123 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__123;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__123__drv = s_valid__parts__123;
+        c_complete__parts__123__drv = s_complete__parts__123;
+        c_pc__parts__123__drv = s_pc__parts__123;
+        c_exp__parts__123__drv = exp;
+        c_arr__parts__123__drv = arr;
+        c_ord__parts__123__drv = s_ord__parts__123;
+        c_keep__parts__123__drv = s_exp__parts__123;
+        if (|new_lanes__123) begin
+            c_valid__parts__123__drv = 1'b1;
+            c_pc__parts__123__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__123__drv = 1'b1;
+            c_ord__parts__123__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__123) begin
+            c_ord__parts__123__drv = s_ord__parts__123 - 64'h1;
+            if (~|s_ord__parts__123) begin
+                c_valid__parts__123__drv = 1'b0;
+                c_complete__parts__123__drv = 1'b0;
+                c_pc__parts__123__drv = 32'h0;
+                c_exp__parts__123__drv = 32'h0;
+                c_arr__parts__123__drv = 32'h0;
+                c_ord__parts__123__drv = 32'h0;
+                c_keep__parts__123__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__124;
+        exp = s_exp__parts__124;
+        if (|s_valid__parts__124 & ~|s_complete__parts__124) begin
+            m = prb_lanes & s_exp__parts__124 & ~s_arr__parts__124 & s_prb_thi_eq__parts__124 & s_prb_pc_eq__parts__124;
+        end
+        if (|new_lanes__124) begin
+            m = prb_lanes & new_lanes__124 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__124;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__124__drv = s_valid__parts__124;
+        c_complete__parts__124__drv = s_complete__parts__124;
+        c_pc__parts__124__drv = s_pc__parts__124;
+        c_exp__parts__124__drv = exp;
+        c_arr__parts__124__drv = arr;
+        c_ord__parts__124__drv = s_ord__parts__124;
+        c_keep__parts__124__drv = s_exp__parts__124;
+        if (|new_lanes__124) begin
+            c_valid__parts__124__drv = 1'b1;
+            c_pc__parts__124__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__124__drv = 1'b1;
+            c_ord__parts__124__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__124) begin
+            c_ord__parts__124__drv = s_ord__parts__124 - 64'h1;
+            if (~|s_ord__parts__124) begin
+                c_valid__parts__124__drv = 1'b0;
+                c_complete__parts__124__drv = 1'b0;
+                c_pc__parts__124__drv = 32'h0;
+                c_exp__parts__124__drv = 32'h0;
+                c_arr__parts__124__drv = 32'h0;
+                c_ord__parts__124__drv = 32'h0;
+                c_keep__parts__124__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__125;
+        exp = s_exp__parts__125;
+        if (|s_valid__parts__125 & ~|s_complete__parts__125) begin
+            m = prb_lanes & s_exp__parts__125 & ~s_arr__parts__125 & s_prb_thi_eq__parts__125 & s_prb_pc_eq__parts__125;
+        end
+        if (|new_lanes__125) begin
+            m = prb_lanes & new_lanes__125 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__125;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__125__drv = s_valid__parts__125;
+        c_complete__parts__125__drv = s_complete__parts__125;
+        c_pc__parts__125__drv = s_pc__parts__125;
+        c_exp__parts__125__drv = exp;
+        c_arr__parts__125__drv = arr;
+        c_ord__parts__125__drv = s_ord__parts__125;
+        c_keep__parts__125__drv = s_exp__parts__125;
+        if (|new_lanes__125) begin
+            c_valid__parts__125__drv = 1'b1;
+            c_pc__parts__125__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__125__drv = 1'b1;
+            c_ord__parts__125__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__125) begin
+            c_ord__parts__125__drv = s_ord__parts__125 - 64'h1;
+            if (~|s_ord__parts__125) begin
+                c_valid__parts__125__drv = 1'b0;
+                c_complete__parts__125__drv = 1'b0;
+                c_pc__parts__125__drv = 32'h0;
+                c_exp__parts__125__drv = 32'h0;
+                c_arr__parts__125__drv = 32'h0;
+                c_ord__parts__125__drv = 32'h0;
+                c_keep__parts__125__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__126;
+        exp = s_exp__parts__126;
+        if (|s_valid__parts__126 & ~|s_complete__parts__126) begin
+            m = prb_lanes & s_exp__parts__126 & ~s_arr__parts__126 & s_prb_thi_eq__parts__126 & s_prb_pc_eq__parts__126;
+        end
+        if (|new_lanes__126) begin
+            m = prb_lanes & new_lanes__126 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__126;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__126__drv = s_valid__parts__126;
+        c_complete__parts__126__drv = s_complete__parts__126;
+        c_pc__parts__126__drv = s_pc__parts__126;
+        c_exp__parts__126__drv = exp;
+        c_arr__parts__126__drv = arr;
+        c_ord__parts__126__drv = s_ord__parts__126;
+        c_keep__parts__126__drv = s_exp__parts__126;
+        if (|new_lanes__126) begin
+            c_valid__parts__126__drv = 1'b1;
+            c_pc__parts__126__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__126__drv = 1'b1;
+            c_ord__parts__126__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__126) begin
+            c_ord__parts__126__drv = s_ord__parts__126 - 64'h1;
+            if (~|s_ord__parts__126) begin
+                c_valid__parts__126__drv = 1'b0;
+                c_complete__parts__126__drv = 1'b0;
+                c_pc__parts__126__drv = 32'h0;
+                c_exp__parts__126__drv = 32'h0;
+                c_arr__parts__126__drv = 32'h0;
+                c_ord__parts__126__drv = 32'h0;
+                c_keep__parts__126__drv = 32'h0;
+            end
+        end
+        m = 32'h0;
+        arr = s_arr__parts__127;
+        exp = s_exp__parts__127;
+        if (|s_valid__parts__127 & ~|s_complete__parts__127) begin
+            m = prb_lanes & s_exp__parts__127 & ~s_arr__parts__127 & s_prb_thi_eq__parts__127 & s_prb_pc_eq__parts__127;
+        end
+        if (|new_lanes__127) begin
+            m = prb_lanes & new_lanes__127 & new_thi_eq__eq & new_pc_eq__eq;
+            exp = new_lanes__127;
+        end
+        hit = hit | m;
+        arr = arr | m;
+        c_valid__parts__127__drv = s_valid__parts__127;
+        c_complete__parts__127__drv = s_complete__parts__127;
+        c_pc__parts__127__drv = s_pc__parts__127;
+        c_exp__parts__127__drv = exp;
+        c_arr__parts__127__drv = arr;
+        c_ord__parts__127__drv = s_ord__parts__127;
+        c_keep__parts__127__drv = s_exp__parts__127;
+        if (|new_lanes__127) begin
+            c_valid__parts__127__drv = 1'b1;
+            c_pc__parts__127__drv = rsv_pc;
+        end
+        if (|m & (arr == exp)) begin
+            c_complete__parts__127__drv = 1'b1;
+            c_ord__parts__127__drv = rank;
+            rank = rank + 64'h1;
+        end
+        if (draining & |s_complete__parts__127) begin
+            c_ord__parts__127__drv = s_ord__parts__127 - 64'h1;
+            if (~|s_ord__parts__127) begin
+                c_valid__parts__127__drv = 1'b0;
+                c_complete__parts__127__drv = 1'b0;
+                c_pc__parts__127__drv = 32'h0;
+                c_exp__parts__127__drv = 32'h0;
+                c_arr__parts__127__drv = 32'h0;
+                c_ord__parts__127__drv = 32'h0;
+                c_keep__parts__127__drv = 32'h0;
+            end
+        end
+    end
+    always @(*) begin
         covered = 32'h0;
         if (|s_valid__parts__0 & ~|s_complete__parts__0 & (s_pc__parts__0 == rsv_pc)) begin
             covered = covered | (s_exp__parts__0 & s_rsv_thi_eq__parts__0);
@@ -9799,12 +15402,16 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
         if (|s_valid__parts__127 & ~|s_complete__parts__127 & (s_pc__parts__127 == rsv_pc)) begin
             covered = covered | (s_exp__parts__127 & s_rsv_thi_eq__parts__127);
         end
+    end
+    always @(*) begin
         remaining = 32'h0;
         if (rsv_valid) begin
             remaining = rsv_lanes;
         end
         dedup_pop__x__drv = remaining & covered;
         remaining = remaining & ~covered;
+    end
+    always @(*) begin
         present = 32'h0;
         claimed = 32'h0;
         group = remaining & s_sets__parts__0;
@@ -10959,6360 +16566,3697 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
                 new_lanes__127 = group;
             end
         end
+    end
+    always @(*) begin
         new_pop__x__drv = claimed;
+    end
+    always @(*) begin
         fail_pop__x__drv = present & ~claimed;
+    end
+    always @(*) begin
         rsv_new = new_pop__count;
+    end
+    always @(*) begin
         rsv_fail = fail_pop__count;
+    end
+    always @(*) begin
         rsv_dedup = dedup_pop__count;
-        hit = 32'h0;
-        m = 32'h0;
-        arr = s_arr__parts__0;
-        exp = s_exp__parts__0;
-        if (|s_valid__parts__0 & ~|s_complete__parts__0) begin
-            m = prb_lanes & s_exp__parts__0 & ~s_arr__parts__0 & s_prb_thi_eq__parts__0 & s_prb_pc_eq__parts__0;
-        end
-        if (|new_lanes__0) begin
-            m = prb_lanes & new_lanes__0 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__0;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__0__drv = s_valid__parts__0;
-        c_complete__parts__0__drv = s_complete__parts__0;
-        c_pc__parts__0__drv = s_pc__parts__0;
-        c_exp__parts__0__drv = exp;
-        c_arr__parts__0__drv = arr;
-        c_ord__parts__0__drv = s_ord__parts__0;
-        c_keep__parts__0__drv = s_exp__parts__0;
+    end
+    always @(*) begin
         c_new__parts__0__drv = new_lanes__0;
-        if (|new_lanes__0) begin
-            c_valid__parts__0__drv = 1'b1;
-            c_pc__parts__0__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__0__drv = 1'b1;
-            c_ord__parts__0__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__0) begin
-            c_ord__parts__0__drv = s_ord__parts__0 - 64'h1;
-            if (~|s_ord__parts__0) begin
-                c_valid__parts__0__drv = 1'b0;
-                c_complete__parts__0__drv = 1'b0;
-                c_pc__parts__0__drv = 32'h0;
-                c_exp__parts__0__drv = 32'h0;
-                c_arr__parts__0__drv = 32'h0;
-                c_ord__parts__0__drv = 32'h0;
-                c_keep__parts__0__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__1;
-        exp = s_exp__parts__1;
-        if (|s_valid__parts__1 & ~|s_complete__parts__1) begin
-            m = prb_lanes & s_exp__parts__1 & ~s_arr__parts__1 & s_prb_thi_eq__parts__1 & s_prb_pc_eq__parts__1;
-        end
-        if (|new_lanes__1) begin
-            m = prb_lanes & new_lanes__1 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__1;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__1__drv = s_valid__parts__1;
-        c_complete__parts__1__drv = s_complete__parts__1;
-        c_pc__parts__1__drv = s_pc__parts__1;
-        c_exp__parts__1__drv = exp;
-        c_arr__parts__1__drv = arr;
-        c_ord__parts__1__drv = s_ord__parts__1;
-        c_keep__parts__1__drv = s_exp__parts__1;
+    end
+    always @(*) begin
         c_new__parts__1__drv = new_lanes__1;
-        if (|new_lanes__1) begin
-            c_valid__parts__1__drv = 1'b1;
-            c_pc__parts__1__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__1__drv = 1'b1;
-            c_ord__parts__1__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__1) begin
-            c_ord__parts__1__drv = s_ord__parts__1 - 64'h1;
-            if (~|s_ord__parts__1) begin
-                c_valid__parts__1__drv = 1'b0;
-                c_complete__parts__1__drv = 1'b0;
-                c_pc__parts__1__drv = 32'h0;
-                c_exp__parts__1__drv = 32'h0;
-                c_arr__parts__1__drv = 32'h0;
-                c_ord__parts__1__drv = 32'h0;
-                c_keep__parts__1__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__2;
-        exp = s_exp__parts__2;
-        if (|s_valid__parts__2 & ~|s_complete__parts__2) begin
-            m = prb_lanes & s_exp__parts__2 & ~s_arr__parts__2 & s_prb_thi_eq__parts__2 & s_prb_pc_eq__parts__2;
-        end
-        if (|new_lanes__2) begin
-            m = prb_lanes & new_lanes__2 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__2;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__2__drv = s_valid__parts__2;
-        c_complete__parts__2__drv = s_complete__parts__2;
-        c_pc__parts__2__drv = s_pc__parts__2;
-        c_exp__parts__2__drv = exp;
-        c_arr__parts__2__drv = arr;
-        c_ord__parts__2__drv = s_ord__parts__2;
-        c_keep__parts__2__drv = s_exp__parts__2;
+    end
+    always @(*) begin
         c_new__parts__2__drv = new_lanes__2;
-        if (|new_lanes__2) begin
-            c_valid__parts__2__drv = 1'b1;
-            c_pc__parts__2__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__2__drv = 1'b1;
-            c_ord__parts__2__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__2) begin
-            c_ord__parts__2__drv = s_ord__parts__2 - 64'h1;
-            if (~|s_ord__parts__2) begin
-                c_valid__parts__2__drv = 1'b0;
-                c_complete__parts__2__drv = 1'b0;
-                c_pc__parts__2__drv = 32'h0;
-                c_exp__parts__2__drv = 32'h0;
-                c_arr__parts__2__drv = 32'h0;
-                c_ord__parts__2__drv = 32'h0;
-                c_keep__parts__2__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__3;
-        exp = s_exp__parts__3;
-        if (|s_valid__parts__3 & ~|s_complete__parts__3) begin
-            m = prb_lanes & s_exp__parts__3 & ~s_arr__parts__3 & s_prb_thi_eq__parts__3 & s_prb_pc_eq__parts__3;
-        end
-        if (|new_lanes__3) begin
-            m = prb_lanes & new_lanes__3 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__3;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__3__drv = s_valid__parts__3;
-        c_complete__parts__3__drv = s_complete__parts__3;
-        c_pc__parts__3__drv = s_pc__parts__3;
-        c_exp__parts__3__drv = exp;
-        c_arr__parts__3__drv = arr;
-        c_ord__parts__3__drv = s_ord__parts__3;
-        c_keep__parts__3__drv = s_exp__parts__3;
+    end
+    always @(*) begin
         c_new__parts__3__drv = new_lanes__3;
-        if (|new_lanes__3) begin
-            c_valid__parts__3__drv = 1'b1;
-            c_pc__parts__3__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__3__drv = 1'b1;
-            c_ord__parts__3__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__3) begin
-            c_ord__parts__3__drv = s_ord__parts__3 - 64'h1;
-            if (~|s_ord__parts__3) begin
-                c_valid__parts__3__drv = 1'b0;
-                c_complete__parts__3__drv = 1'b0;
-                c_pc__parts__3__drv = 32'h0;
-                c_exp__parts__3__drv = 32'h0;
-                c_arr__parts__3__drv = 32'h0;
-                c_ord__parts__3__drv = 32'h0;
-                c_keep__parts__3__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__4;
-        exp = s_exp__parts__4;
-        if (|s_valid__parts__4 & ~|s_complete__parts__4) begin
-            m = prb_lanes & s_exp__parts__4 & ~s_arr__parts__4 & s_prb_thi_eq__parts__4 & s_prb_pc_eq__parts__4;
-        end
-        if (|new_lanes__4) begin
-            m = prb_lanes & new_lanes__4 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__4;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__4__drv = s_valid__parts__4;
-        c_complete__parts__4__drv = s_complete__parts__4;
-        c_pc__parts__4__drv = s_pc__parts__4;
-        c_exp__parts__4__drv = exp;
-        c_arr__parts__4__drv = arr;
-        c_ord__parts__4__drv = s_ord__parts__4;
-        c_keep__parts__4__drv = s_exp__parts__4;
+    end
+    always @(*) begin
         c_new__parts__4__drv = new_lanes__4;
-        if (|new_lanes__4) begin
-            c_valid__parts__4__drv = 1'b1;
-            c_pc__parts__4__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__4__drv = 1'b1;
-            c_ord__parts__4__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__4) begin
-            c_ord__parts__4__drv = s_ord__parts__4 - 64'h1;
-            if (~|s_ord__parts__4) begin
-                c_valid__parts__4__drv = 1'b0;
-                c_complete__parts__4__drv = 1'b0;
-                c_pc__parts__4__drv = 32'h0;
-                c_exp__parts__4__drv = 32'h0;
-                c_arr__parts__4__drv = 32'h0;
-                c_ord__parts__4__drv = 32'h0;
-                c_keep__parts__4__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__5;
-        exp = s_exp__parts__5;
-        if (|s_valid__parts__5 & ~|s_complete__parts__5) begin
-            m = prb_lanes & s_exp__parts__5 & ~s_arr__parts__5 & s_prb_thi_eq__parts__5 & s_prb_pc_eq__parts__5;
-        end
-        if (|new_lanes__5) begin
-            m = prb_lanes & new_lanes__5 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__5;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__5__drv = s_valid__parts__5;
-        c_complete__parts__5__drv = s_complete__parts__5;
-        c_pc__parts__5__drv = s_pc__parts__5;
-        c_exp__parts__5__drv = exp;
-        c_arr__parts__5__drv = arr;
-        c_ord__parts__5__drv = s_ord__parts__5;
-        c_keep__parts__5__drv = s_exp__parts__5;
+    end
+    always @(*) begin
         c_new__parts__5__drv = new_lanes__5;
-        if (|new_lanes__5) begin
-            c_valid__parts__5__drv = 1'b1;
-            c_pc__parts__5__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__5__drv = 1'b1;
-            c_ord__parts__5__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__5) begin
-            c_ord__parts__5__drv = s_ord__parts__5 - 64'h1;
-            if (~|s_ord__parts__5) begin
-                c_valid__parts__5__drv = 1'b0;
-                c_complete__parts__5__drv = 1'b0;
-                c_pc__parts__5__drv = 32'h0;
-                c_exp__parts__5__drv = 32'h0;
-                c_arr__parts__5__drv = 32'h0;
-                c_ord__parts__5__drv = 32'h0;
-                c_keep__parts__5__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__6;
-        exp = s_exp__parts__6;
-        if (|s_valid__parts__6 & ~|s_complete__parts__6) begin
-            m = prb_lanes & s_exp__parts__6 & ~s_arr__parts__6 & s_prb_thi_eq__parts__6 & s_prb_pc_eq__parts__6;
-        end
-        if (|new_lanes__6) begin
-            m = prb_lanes & new_lanes__6 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__6;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__6__drv = s_valid__parts__6;
-        c_complete__parts__6__drv = s_complete__parts__6;
-        c_pc__parts__6__drv = s_pc__parts__6;
-        c_exp__parts__6__drv = exp;
-        c_arr__parts__6__drv = arr;
-        c_ord__parts__6__drv = s_ord__parts__6;
-        c_keep__parts__6__drv = s_exp__parts__6;
+    end
+    always @(*) begin
         c_new__parts__6__drv = new_lanes__6;
-        if (|new_lanes__6) begin
-            c_valid__parts__6__drv = 1'b1;
-            c_pc__parts__6__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__6__drv = 1'b1;
-            c_ord__parts__6__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__6) begin
-            c_ord__parts__6__drv = s_ord__parts__6 - 64'h1;
-            if (~|s_ord__parts__6) begin
-                c_valid__parts__6__drv = 1'b0;
-                c_complete__parts__6__drv = 1'b0;
-                c_pc__parts__6__drv = 32'h0;
-                c_exp__parts__6__drv = 32'h0;
-                c_arr__parts__6__drv = 32'h0;
-                c_ord__parts__6__drv = 32'h0;
-                c_keep__parts__6__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__7;
-        exp = s_exp__parts__7;
-        if (|s_valid__parts__7 & ~|s_complete__parts__7) begin
-            m = prb_lanes & s_exp__parts__7 & ~s_arr__parts__7 & s_prb_thi_eq__parts__7 & s_prb_pc_eq__parts__7;
-        end
-        if (|new_lanes__7) begin
-            m = prb_lanes & new_lanes__7 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__7;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__7__drv = s_valid__parts__7;
-        c_complete__parts__7__drv = s_complete__parts__7;
-        c_pc__parts__7__drv = s_pc__parts__7;
-        c_exp__parts__7__drv = exp;
-        c_arr__parts__7__drv = arr;
-        c_ord__parts__7__drv = s_ord__parts__7;
-        c_keep__parts__7__drv = s_exp__parts__7;
+    end
+    always @(*) begin
         c_new__parts__7__drv = new_lanes__7;
-        if (|new_lanes__7) begin
-            c_valid__parts__7__drv = 1'b1;
-            c_pc__parts__7__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__7__drv = 1'b1;
-            c_ord__parts__7__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__7) begin
-            c_ord__parts__7__drv = s_ord__parts__7 - 64'h1;
-            if (~|s_ord__parts__7) begin
-                c_valid__parts__7__drv = 1'b0;
-                c_complete__parts__7__drv = 1'b0;
-                c_pc__parts__7__drv = 32'h0;
-                c_exp__parts__7__drv = 32'h0;
-                c_arr__parts__7__drv = 32'h0;
-                c_ord__parts__7__drv = 32'h0;
-                c_keep__parts__7__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__8;
-        exp = s_exp__parts__8;
-        if (|s_valid__parts__8 & ~|s_complete__parts__8) begin
-            m = prb_lanes & s_exp__parts__8 & ~s_arr__parts__8 & s_prb_thi_eq__parts__8 & s_prb_pc_eq__parts__8;
-        end
-        if (|new_lanes__8) begin
-            m = prb_lanes & new_lanes__8 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__8;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__8__drv = s_valid__parts__8;
-        c_complete__parts__8__drv = s_complete__parts__8;
-        c_pc__parts__8__drv = s_pc__parts__8;
-        c_exp__parts__8__drv = exp;
-        c_arr__parts__8__drv = arr;
-        c_ord__parts__8__drv = s_ord__parts__8;
-        c_keep__parts__8__drv = s_exp__parts__8;
+    end
+    always @(*) begin
         c_new__parts__8__drv = new_lanes__8;
-        if (|new_lanes__8) begin
-            c_valid__parts__8__drv = 1'b1;
-            c_pc__parts__8__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__8__drv = 1'b1;
-            c_ord__parts__8__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__8) begin
-            c_ord__parts__8__drv = s_ord__parts__8 - 64'h1;
-            if (~|s_ord__parts__8) begin
-                c_valid__parts__8__drv = 1'b0;
-                c_complete__parts__8__drv = 1'b0;
-                c_pc__parts__8__drv = 32'h0;
-                c_exp__parts__8__drv = 32'h0;
-                c_arr__parts__8__drv = 32'h0;
-                c_ord__parts__8__drv = 32'h0;
-                c_keep__parts__8__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__9;
-        exp = s_exp__parts__9;
-        if (|s_valid__parts__9 & ~|s_complete__parts__9) begin
-            m = prb_lanes & s_exp__parts__9 & ~s_arr__parts__9 & s_prb_thi_eq__parts__9 & s_prb_pc_eq__parts__9;
-        end
-        if (|new_lanes__9) begin
-            m = prb_lanes & new_lanes__9 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__9;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__9__drv = s_valid__parts__9;
-        c_complete__parts__9__drv = s_complete__parts__9;
-        c_pc__parts__9__drv = s_pc__parts__9;
-        c_exp__parts__9__drv = exp;
-        c_arr__parts__9__drv = arr;
-        c_ord__parts__9__drv = s_ord__parts__9;
-        c_keep__parts__9__drv = s_exp__parts__9;
+    end
+    always @(*) begin
         c_new__parts__9__drv = new_lanes__9;
-        if (|new_lanes__9) begin
-            c_valid__parts__9__drv = 1'b1;
-            c_pc__parts__9__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__9__drv = 1'b1;
-            c_ord__parts__9__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__9) begin
-            c_ord__parts__9__drv = s_ord__parts__9 - 64'h1;
-            if (~|s_ord__parts__9) begin
-                c_valid__parts__9__drv = 1'b0;
-                c_complete__parts__9__drv = 1'b0;
-                c_pc__parts__9__drv = 32'h0;
-                c_exp__parts__9__drv = 32'h0;
-                c_arr__parts__9__drv = 32'h0;
-                c_ord__parts__9__drv = 32'h0;
-                c_keep__parts__9__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__10;
-        exp = s_exp__parts__10;
-        if (|s_valid__parts__10 & ~|s_complete__parts__10) begin
-            m = prb_lanes & s_exp__parts__10 & ~s_arr__parts__10 & s_prb_thi_eq__parts__10 & s_prb_pc_eq__parts__10;
-        end
-        if (|new_lanes__10) begin
-            m = prb_lanes & new_lanes__10 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__10;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__10__drv = s_valid__parts__10;
-        c_complete__parts__10__drv = s_complete__parts__10;
-        c_pc__parts__10__drv = s_pc__parts__10;
-        c_exp__parts__10__drv = exp;
-        c_arr__parts__10__drv = arr;
-        c_ord__parts__10__drv = s_ord__parts__10;
-        c_keep__parts__10__drv = s_exp__parts__10;
+    end
+    always @(*) begin
         c_new__parts__10__drv = new_lanes__10;
-        if (|new_lanes__10) begin
-            c_valid__parts__10__drv = 1'b1;
-            c_pc__parts__10__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__10__drv = 1'b1;
-            c_ord__parts__10__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__10) begin
-            c_ord__parts__10__drv = s_ord__parts__10 - 64'h1;
-            if (~|s_ord__parts__10) begin
-                c_valid__parts__10__drv = 1'b0;
-                c_complete__parts__10__drv = 1'b0;
-                c_pc__parts__10__drv = 32'h0;
-                c_exp__parts__10__drv = 32'h0;
-                c_arr__parts__10__drv = 32'h0;
-                c_ord__parts__10__drv = 32'h0;
-                c_keep__parts__10__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__11;
-        exp = s_exp__parts__11;
-        if (|s_valid__parts__11 & ~|s_complete__parts__11) begin
-            m = prb_lanes & s_exp__parts__11 & ~s_arr__parts__11 & s_prb_thi_eq__parts__11 & s_prb_pc_eq__parts__11;
-        end
-        if (|new_lanes__11) begin
-            m = prb_lanes & new_lanes__11 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__11;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__11__drv = s_valid__parts__11;
-        c_complete__parts__11__drv = s_complete__parts__11;
-        c_pc__parts__11__drv = s_pc__parts__11;
-        c_exp__parts__11__drv = exp;
-        c_arr__parts__11__drv = arr;
-        c_ord__parts__11__drv = s_ord__parts__11;
-        c_keep__parts__11__drv = s_exp__parts__11;
+    end
+    always @(*) begin
         c_new__parts__11__drv = new_lanes__11;
-        if (|new_lanes__11) begin
-            c_valid__parts__11__drv = 1'b1;
-            c_pc__parts__11__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__11__drv = 1'b1;
-            c_ord__parts__11__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__11) begin
-            c_ord__parts__11__drv = s_ord__parts__11 - 64'h1;
-            if (~|s_ord__parts__11) begin
-                c_valid__parts__11__drv = 1'b0;
-                c_complete__parts__11__drv = 1'b0;
-                c_pc__parts__11__drv = 32'h0;
-                c_exp__parts__11__drv = 32'h0;
-                c_arr__parts__11__drv = 32'h0;
-                c_ord__parts__11__drv = 32'h0;
-                c_keep__parts__11__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__12;
-        exp = s_exp__parts__12;
-        if (|s_valid__parts__12 & ~|s_complete__parts__12) begin
-            m = prb_lanes & s_exp__parts__12 & ~s_arr__parts__12 & s_prb_thi_eq__parts__12 & s_prb_pc_eq__parts__12;
-        end
-        if (|new_lanes__12) begin
-            m = prb_lanes & new_lanes__12 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__12;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__12__drv = s_valid__parts__12;
-        c_complete__parts__12__drv = s_complete__parts__12;
-        c_pc__parts__12__drv = s_pc__parts__12;
-        c_exp__parts__12__drv = exp;
-        c_arr__parts__12__drv = arr;
-        c_ord__parts__12__drv = s_ord__parts__12;
-        c_keep__parts__12__drv = s_exp__parts__12;
+    end
+    always @(*) begin
         c_new__parts__12__drv = new_lanes__12;
-        if (|new_lanes__12) begin
-            c_valid__parts__12__drv = 1'b1;
-            c_pc__parts__12__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__12__drv = 1'b1;
-            c_ord__parts__12__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__12) begin
-            c_ord__parts__12__drv = s_ord__parts__12 - 64'h1;
-            if (~|s_ord__parts__12) begin
-                c_valid__parts__12__drv = 1'b0;
-                c_complete__parts__12__drv = 1'b0;
-                c_pc__parts__12__drv = 32'h0;
-                c_exp__parts__12__drv = 32'h0;
-                c_arr__parts__12__drv = 32'h0;
-                c_ord__parts__12__drv = 32'h0;
-                c_keep__parts__12__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__13;
-        exp = s_exp__parts__13;
-        if (|s_valid__parts__13 & ~|s_complete__parts__13) begin
-            m = prb_lanes & s_exp__parts__13 & ~s_arr__parts__13 & s_prb_thi_eq__parts__13 & s_prb_pc_eq__parts__13;
-        end
-        if (|new_lanes__13) begin
-            m = prb_lanes & new_lanes__13 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__13;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__13__drv = s_valid__parts__13;
-        c_complete__parts__13__drv = s_complete__parts__13;
-        c_pc__parts__13__drv = s_pc__parts__13;
-        c_exp__parts__13__drv = exp;
-        c_arr__parts__13__drv = arr;
-        c_ord__parts__13__drv = s_ord__parts__13;
-        c_keep__parts__13__drv = s_exp__parts__13;
+    end
+    always @(*) begin
         c_new__parts__13__drv = new_lanes__13;
-        if (|new_lanes__13) begin
-            c_valid__parts__13__drv = 1'b1;
-            c_pc__parts__13__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__13__drv = 1'b1;
-            c_ord__parts__13__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__13) begin
-            c_ord__parts__13__drv = s_ord__parts__13 - 64'h1;
-            if (~|s_ord__parts__13) begin
-                c_valid__parts__13__drv = 1'b0;
-                c_complete__parts__13__drv = 1'b0;
-                c_pc__parts__13__drv = 32'h0;
-                c_exp__parts__13__drv = 32'h0;
-                c_arr__parts__13__drv = 32'h0;
-                c_ord__parts__13__drv = 32'h0;
-                c_keep__parts__13__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__14;
-        exp = s_exp__parts__14;
-        if (|s_valid__parts__14 & ~|s_complete__parts__14) begin
-            m = prb_lanes & s_exp__parts__14 & ~s_arr__parts__14 & s_prb_thi_eq__parts__14 & s_prb_pc_eq__parts__14;
-        end
-        if (|new_lanes__14) begin
-            m = prb_lanes & new_lanes__14 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__14;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__14__drv = s_valid__parts__14;
-        c_complete__parts__14__drv = s_complete__parts__14;
-        c_pc__parts__14__drv = s_pc__parts__14;
-        c_exp__parts__14__drv = exp;
-        c_arr__parts__14__drv = arr;
-        c_ord__parts__14__drv = s_ord__parts__14;
-        c_keep__parts__14__drv = s_exp__parts__14;
+    end
+    always @(*) begin
         c_new__parts__14__drv = new_lanes__14;
-        if (|new_lanes__14) begin
-            c_valid__parts__14__drv = 1'b1;
-            c_pc__parts__14__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__14__drv = 1'b1;
-            c_ord__parts__14__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__14) begin
-            c_ord__parts__14__drv = s_ord__parts__14 - 64'h1;
-            if (~|s_ord__parts__14) begin
-                c_valid__parts__14__drv = 1'b0;
-                c_complete__parts__14__drv = 1'b0;
-                c_pc__parts__14__drv = 32'h0;
-                c_exp__parts__14__drv = 32'h0;
-                c_arr__parts__14__drv = 32'h0;
-                c_ord__parts__14__drv = 32'h0;
-                c_keep__parts__14__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__15;
-        exp = s_exp__parts__15;
-        if (|s_valid__parts__15 & ~|s_complete__parts__15) begin
-            m = prb_lanes & s_exp__parts__15 & ~s_arr__parts__15 & s_prb_thi_eq__parts__15 & s_prb_pc_eq__parts__15;
-        end
-        if (|new_lanes__15) begin
-            m = prb_lanes & new_lanes__15 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__15;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__15__drv = s_valid__parts__15;
-        c_complete__parts__15__drv = s_complete__parts__15;
-        c_pc__parts__15__drv = s_pc__parts__15;
-        c_exp__parts__15__drv = exp;
-        c_arr__parts__15__drv = arr;
-        c_ord__parts__15__drv = s_ord__parts__15;
-        c_keep__parts__15__drv = s_exp__parts__15;
+    end
+    always @(*) begin
         c_new__parts__15__drv = new_lanes__15;
-        if (|new_lanes__15) begin
-            c_valid__parts__15__drv = 1'b1;
-            c_pc__parts__15__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__15__drv = 1'b1;
-            c_ord__parts__15__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__15) begin
-            c_ord__parts__15__drv = s_ord__parts__15 - 64'h1;
-            if (~|s_ord__parts__15) begin
-                c_valid__parts__15__drv = 1'b0;
-                c_complete__parts__15__drv = 1'b0;
-                c_pc__parts__15__drv = 32'h0;
-                c_exp__parts__15__drv = 32'h0;
-                c_arr__parts__15__drv = 32'h0;
-                c_ord__parts__15__drv = 32'h0;
-                c_keep__parts__15__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__16;
-        exp = s_exp__parts__16;
-        if (|s_valid__parts__16 & ~|s_complete__parts__16) begin
-            m = prb_lanes & s_exp__parts__16 & ~s_arr__parts__16 & s_prb_thi_eq__parts__16 & s_prb_pc_eq__parts__16;
-        end
-        if (|new_lanes__16) begin
-            m = prb_lanes & new_lanes__16 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__16;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__16__drv = s_valid__parts__16;
-        c_complete__parts__16__drv = s_complete__parts__16;
-        c_pc__parts__16__drv = s_pc__parts__16;
-        c_exp__parts__16__drv = exp;
-        c_arr__parts__16__drv = arr;
-        c_ord__parts__16__drv = s_ord__parts__16;
-        c_keep__parts__16__drv = s_exp__parts__16;
+    end
+    always @(*) begin
         c_new__parts__16__drv = new_lanes__16;
-        if (|new_lanes__16) begin
-            c_valid__parts__16__drv = 1'b1;
-            c_pc__parts__16__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__16__drv = 1'b1;
-            c_ord__parts__16__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__16) begin
-            c_ord__parts__16__drv = s_ord__parts__16 - 64'h1;
-            if (~|s_ord__parts__16) begin
-                c_valid__parts__16__drv = 1'b0;
-                c_complete__parts__16__drv = 1'b0;
-                c_pc__parts__16__drv = 32'h0;
-                c_exp__parts__16__drv = 32'h0;
-                c_arr__parts__16__drv = 32'h0;
-                c_ord__parts__16__drv = 32'h0;
-                c_keep__parts__16__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__17;
-        exp = s_exp__parts__17;
-        if (|s_valid__parts__17 & ~|s_complete__parts__17) begin
-            m = prb_lanes & s_exp__parts__17 & ~s_arr__parts__17 & s_prb_thi_eq__parts__17 & s_prb_pc_eq__parts__17;
-        end
-        if (|new_lanes__17) begin
-            m = prb_lanes & new_lanes__17 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__17;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__17__drv = s_valid__parts__17;
-        c_complete__parts__17__drv = s_complete__parts__17;
-        c_pc__parts__17__drv = s_pc__parts__17;
-        c_exp__parts__17__drv = exp;
-        c_arr__parts__17__drv = arr;
-        c_ord__parts__17__drv = s_ord__parts__17;
-        c_keep__parts__17__drv = s_exp__parts__17;
+    end
+    always @(*) begin
         c_new__parts__17__drv = new_lanes__17;
-        if (|new_lanes__17) begin
-            c_valid__parts__17__drv = 1'b1;
-            c_pc__parts__17__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__17__drv = 1'b1;
-            c_ord__parts__17__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__17) begin
-            c_ord__parts__17__drv = s_ord__parts__17 - 64'h1;
-            if (~|s_ord__parts__17) begin
-                c_valid__parts__17__drv = 1'b0;
-                c_complete__parts__17__drv = 1'b0;
-                c_pc__parts__17__drv = 32'h0;
-                c_exp__parts__17__drv = 32'h0;
-                c_arr__parts__17__drv = 32'h0;
-                c_ord__parts__17__drv = 32'h0;
-                c_keep__parts__17__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__18;
-        exp = s_exp__parts__18;
-        if (|s_valid__parts__18 & ~|s_complete__parts__18) begin
-            m = prb_lanes & s_exp__parts__18 & ~s_arr__parts__18 & s_prb_thi_eq__parts__18 & s_prb_pc_eq__parts__18;
-        end
-        if (|new_lanes__18) begin
-            m = prb_lanes & new_lanes__18 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__18;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__18__drv = s_valid__parts__18;
-        c_complete__parts__18__drv = s_complete__parts__18;
-        c_pc__parts__18__drv = s_pc__parts__18;
-        c_exp__parts__18__drv = exp;
-        c_arr__parts__18__drv = arr;
-        c_ord__parts__18__drv = s_ord__parts__18;
-        c_keep__parts__18__drv = s_exp__parts__18;
+    end
+    always @(*) begin
         c_new__parts__18__drv = new_lanes__18;
-        if (|new_lanes__18) begin
-            c_valid__parts__18__drv = 1'b1;
-            c_pc__parts__18__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__18__drv = 1'b1;
-            c_ord__parts__18__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__18) begin
-            c_ord__parts__18__drv = s_ord__parts__18 - 64'h1;
-            if (~|s_ord__parts__18) begin
-                c_valid__parts__18__drv = 1'b0;
-                c_complete__parts__18__drv = 1'b0;
-                c_pc__parts__18__drv = 32'h0;
-                c_exp__parts__18__drv = 32'h0;
-                c_arr__parts__18__drv = 32'h0;
-                c_ord__parts__18__drv = 32'h0;
-                c_keep__parts__18__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__19;
-        exp = s_exp__parts__19;
-        if (|s_valid__parts__19 & ~|s_complete__parts__19) begin
-            m = prb_lanes & s_exp__parts__19 & ~s_arr__parts__19 & s_prb_thi_eq__parts__19 & s_prb_pc_eq__parts__19;
-        end
-        if (|new_lanes__19) begin
-            m = prb_lanes & new_lanes__19 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__19;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__19__drv = s_valid__parts__19;
-        c_complete__parts__19__drv = s_complete__parts__19;
-        c_pc__parts__19__drv = s_pc__parts__19;
-        c_exp__parts__19__drv = exp;
-        c_arr__parts__19__drv = arr;
-        c_ord__parts__19__drv = s_ord__parts__19;
-        c_keep__parts__19__drv = s_exp__parts__19;
+    end
+    always @(*) begin
         c_new__parts__19__drv = new_lanes__19;
-        if (|new_lanes__19) begin
-            c_valid__parts__19__drv = 1'b1;
-            c_pc__parts__19__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__19__drv = 1'b1;
-            c_ord__parts__19__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__19) begin
-            c_ord__parts__19__drv = s_ord__parts__19 - 64'h1;
-            if (~|s_ord__parts__19) begin
-                c_valid__parts__19__drv = 1'b0;
-                c_complete__parts__19__drv = 1'b0;
-                c_pc__parts__19__drv = 32'h0;
-                c_exp__parts__19__drv = 32'h0;
-                c_arr__parts__19__drv = 32'h0;
-                c_ord__parts__19__drv = 32'h0;
-                c_keep__parts__19__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__20;
-        exp = s_exp__parts__20;
-        if (|s_valid__parts__20 & ~|s_complete__parts__20) begin
-            m = prb_lanes & s_exp__parts__20 & ~s_arr__parts__20 & s_prb_thi_eq__parts__20 & s_prb_pc_eq__parts__20;
-        end
-        if (|new_lanes__20) begin
-            m = prb_lanes & new_lanes__20 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__20;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__20__drv = s_valid__parts__20;
-        c_complete__parts__20__drv = s_complete__parts__20;
-        c_pc__parts__20__drv = s_pc__parts__20;
-        c_exp__parts__20__drv = exp;
-        c_arr__parts__20__drv = arr;
-        c_ord__parts__20__drv = s_ord__parts__20;
-        c_keep__parts__20__drv = s_exp__parts__20;
+    end
+    always @(*) begin
         c_new__parts__20__drv = new_lanes__20;
-        if (|new_lanes__20) begin
-            c_valid__parts__20__drv = 1'b1;
-            c_pc__parts__20__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__20__drv = 1'b1;
-            c_ord__parts__20__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__20) begin
-            c_ord__parts__20__drv = s_ord__parts__20 - 64'h1;
-            if (~|s_ord__parts__20) begin
-                c_valid__parts__20__drv = 1'b0;
-                c_complete__parts__20__drv = 1'b0;
-                c_pc__parts__20__drv = 32'h0;
-                c_exp__parts__20__drv = 32'h0;
-                c_arr__parts__20__drv = 32'h0;
-                c_ord__parts__20__drv = 32'h0;
-                c_keep__parts__20__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__21;
-        exp = s_exp__parts__21;
-        if (|s_valid__parts__21 & ~|s_complete__parts__21) begin
-            m = prb_lanes & s_exp__parts__21 & ~s_arr__parts__21 & s_prb_thi_eq__parts__21 & s_prb_pc_eq__parts__21;
-        end
-        if (|new_lanes__21) begin
-            m = prb_lanes & new_lanes__21 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__21;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__21__drv = s_valid__parts__21;
-        c_complete__parts__21__drv = s_complete__parts__21;
-        c_pc__parts__21__drv = s_pc__parts__21;
-        c_exp__parts__21__drv = exp;
-        c_arr__parts__21__drv = arr;
-        c_ord__parts__21__drv = s_ord__parts__21;
-        c_keep__parts__21__drv = s_exp__parts__21;
+    end
+    always @(*) begin
         c_new__parts__21__drv = new_lanes__21;
-        if (|new_lanes__21) begin
-            c_valid__parts__21__drv = 1'b1;
-            c_pc__parts__21__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__21__drv = 1'b1;
-            c_ord__parts__21__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__21) begin
-            c_ord__parts__21__drv = s_ord__parts__21 - 64'h1;
-            if (~|s_ord__parts__21) begin
-                c_valid__parts__21__drv = 1'b0;
-                c_complete__parts__21__drv = 1'b0;
-                c_pc__parts__21__drv = 32'h0;
-                c_exp__parts__21__drv = 32'h0;
-                c_arr__parts__21__drv = 32'h0;
-                c_ord__parts__21__drv = 32'h0;
-                c_keep__parts__21__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__22;
-        exp = s_exp__parts__22;
-        if (|s_valid__parts__22 & ~|s_complete__parts__22) begin
-            m = prb_lanes & s_exp__parts__22 & ~s_arr__parts__22 & s_prb_thi_eq__parts__22 & s_prb_pc_eq__parts__22;
-        end
-        if (|new_lanes__22) begin
-            m = prb_lanes & new_lanes__22 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__22;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__22__drv = s_valid__parts__22;
-        c_complete__parts__22__drv = s_complete__parts__22;
-        c_pc__parts__22__drv = s_pc__parts__22;
-        c_exp__parts__22__drv = exp;
-        c_arr__parts__22__drv = arr;
-        c_ord__parts__22__drv = s_ord__parts__22;
-        c_keep__parts__22__drv = s_exp__parts__22;
+    end
+    always @(*) begin
         c_new__parts__22__drv = new_lanes__22;
-        if (|new_lanes__22) begin
-            c_valid__parts__22__drv = 1'b1;
-            c_pc__parts__22__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__22__drv = 1'b1;
-            c_ord__parts__22__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__22) begin
-            c_ord__parts__22__drv = s_ord__parts__22 - 64'h1;
-            if (~|s_ord__parts__22) begin
-                c_valid__parts__22__drv = 1'b0;
-                c_complete__parts__22__drv = 1'b0;
-                c_pc__parts__22__drv = 32'h0;
-                c_exp__parts__22__drv = 32'h0;
-                c_arr__parts__22__drv = 32'h0;
-                c_ord__parts__22__drv = 32'h0;
-                c_keep__parts__22__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__23;
-        exp = s_exp__parts__23;
-        if (|s_valid__parts__23 & ~|s_complete__parts__23) begin
-            m = prb_lanes & s_exp__parts__23 & ~s_arr__parts__23 & s_prb_thi_eq__parts__23 & s_prb_pc_eq__parts__23;
-        end
-        if (|new_lanes__23) begin
-            m = prb_lanes & new_lanes__23 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__23;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__23__drv = s_valid__parts__23;
-        c_complete__parts__23__drv = s_complete__parts__23;
-        c_pc__parts__23__drv = s_pc__parts__23;
-        c_exp__parts__23__drv = exp;
-        c_arr__parts__23__drv = arr;
-        c_ord__parts__23__drv = s_ord__parts__23;
-        c_keep__parts__23__drv = s_exp__parts__23;
+    end
+    always @(*) begin
         c_new__parts__23__drv = new_lanes__23;
-        if (|new_lanes__23) begin
-            c_valid__parts__23__drv = 1'b1;
-            c_pc__parts__23__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__23__drv = 1'b1;
-            c_ord__parts__23__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__23) begin
-            c_ord__parts__23__drv = s_ord__parts__23 - 64'h1;
-            if (~|s_ord__parts__23) begin
-                c_valid__parts__23__drv = 1'b0;
-                c_complete__parts__23__drv = 1'b0;
-                c_pc__parts__23__drv = 32'h0;
-                c_exp__parts__23__drv = 32'h0;
-                c_arr__parts__23__drv = 32'h0;
-                c_ord__parts__23__drv = 32'h0;
-                c_keep__parts__23__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__24;
-        exp = s_exp__parts__24;
-        if (|s_valid__parts__24 & ~|s_complete__parts__24) begin
-            m = prb_lanes & s_exp__parts__24 & ~s_arr__parts__24 & s_prb_thi_eq__parts__24 & s_prb_pc_eq__parts__24;
-        end
-        if (|new_lanes__24) begin
-            m = prb_lanes & new_lanes__24 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__24;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__24__drv = s_valid__parts__24;
-        c_complete__parts__24__drv = s_complete__parts__24;
-        c_pc__parts__24__drv = s_pc__parts__24;
-        c_exp__parts__24__drv = exp;
-        c_arr__parts__24__drv = arr;
-        c_ord__parts__24__drv = s_ord__parts__24;
-        c_keep__parts__24__drv = s_exp__parts__24;
+    end
+    always @(*) begin
         c_new__parts__24__drv = new_lanes__24;
-        if (|new_lanes__24) begin
-            c_valid__parts__24__drv = 1'b1;
-            c_pc__parts__24__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__24__drv = 1'b1;
-            c_ord__parts__24__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__24) begin
-            c_ord__parts__24__drv = s_ord__parts__24 - 64'h1;
-            if (~|s_ord__parts__24) begin
-                c_valid__parts__24__drv = 1'b0;
-                c_complete__parts__24__drv = 1'b0;
-                c_pc__parts__24__drv = 32'h0;
-                c_exp__parts__24__drv = 32'h0;
-                c_arr__parts__24__drv = 32'h0;
-                c_ord__parts__24__drv = 32'h0;
-                c_keep__parts__24__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__25;
-        exp = s_exp__parts__25;
-        if (|s_valid__parts__25 & ~|s_complete__parts__25) begin
-            m = prb_lanes & s_exp__parts__25 & ~s_arr__parts__25 & s_prb_thi_eq__parts__25 & s_prb_pc_eq__parts__25;
-        end
-        if (|new_lanes__25) begin
-            m = prb_lanes & new_lanes__25 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__25;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__25__drv = s_valid__parts__25;
-        c_complete__parts__25__drv = s_complete__parts__25;
-        c_pc__parts__25__drv = s_pc__parts__25;
-        c_exp__parts__25__drv = exp;
-        c_arr__parts__25__drv = arr;
-        c_ord__parts__25__drv = s_ord__parts__25;
-        c_keep__parts__25__drv = s_exp__parts__25;
+    end
+    always @(*) begin
         c_new__parts__25__drv = new_lanes__25;
-        if (|new_lanes__25) begin
-            c_valid__parts__25__drv = 1'b1;
-            c_pc__parts__25__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__25__drv = 1'b1;
-            c_ord__parts__25__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__25) begin
-            c_ord__parts__25__drv = s_ord__parts__25 - 64'h1;
-            if (~|s_ord__parts__25) begin
-                c_valid__parts__25__drv = 1'b0;
-                c_complete__parts__25__drv = 1'b0;
-                c_pc__parts__25__drv = 32'h0;
-                c_exp__parts__25__drv = 32'h0;
-                c_arr__parts__25__drv = 32'h0;
-                c_ord__parts__25__drv = 32'h0;
-                c_keep__parts__25__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__26;
-        exp = s_exp__parts__26;
-        if (|s_valid__parts__26 & ~|s_complete__parts__26) begin
-            m = prb_lanes & s_exp__parts__26 & ~s_arr__parts__26 & s_prb_thi_eq__parts__26 & s_prb_pc_eq__parts__26;
-        end
-        if (|new_lanes__26) begin
-            m = prb_lanes & new_lanes__26 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__26;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__26__drv = s_valid__parts__26;
-        c_complete__parts__26__drv = s_complete__parts__26;
-        c_pc__parts__26__drv = s_pc__parts__26;
-        c_exp__parts__26__drv = exp;
-        c_arr__parts__26__drv = arr;
-        c_ord__parts__26__drv = s_ord__parts__26;
-        c_keep__parts__26__drv = s_exp__parts__26;
+    end
+    always @(*) begin
         c_new__parts__26__drv = new_lanes__26;
-        if (|new_lanes__26) begin
-            c_valid__parts__26__drv = 1'b1;
-            c_pc__parts__26__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__26__drv = 1'b1;
-            c_ord__parts__26__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__26) begin
-            c_ord__parts__26__drv = s_ord__parts__26 - 64'h1;
-            if (~|s_ord__parts__26) begin
-                c_valid__parts__26__drv = 1'b0;
-                c_complete__parts__26__drv = 1'b0;
-                c_pc__parts__26__drv = 32'h0;
-                c_exp__parts__26__drv = 32'h0;
-                c_arr__parts__26__drv = 32'h0;
-                c_ord__parts__26__drv = 32'h0;
-                c_keep__parts__26__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__27;
-        exp = s_exp__parts__27;
-        if (|s_valid__parts__27 & ~|s_complete__parts__27) begin
-            m = prb_lanes & s_exp__parts__27 & ~s_arr__parts__27 & s_prb_thi_eq__parts__27 & s_prb_pc_eq__parts__27;
-        end
-        if (|new_lanes__27) begin
-            m = prb_lanes & new_lanes__27 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__27;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__27__drv = s_valid__parts__27;
-        c_complete__parts__27__drv = s_complete__parts__27;
-        c_pc__parts__27__drv = s_pc__parts__27;
-        c_exp__parts__27__drv = exp;
-        c_arr__parts__27__drv = arr;
-        c_ord__parts__27__drv = s_ord__parts__27;
-        c_keep__parts__27__drv = s_exp__parts__27;
+    end
+    always @(*) begin
         c_new__parts__27__drv = new_lanes__27;
-        if (|new_lanes__27) begin
-            c_valid__parts__27__drv = 1'b1;
-            c_pc__parts__27__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__27__drv = 1'b1;
-            c_ord__parts__27__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__27) begin
-            c_ord__parts__27__drv = s_ord__parts__27 - 64'h1;
-            if (~|s_ord__parts__27) begin
-                c_valid__parts__27__drv = 1'b0;
-                c_complete__parts__27__drv = 1'b0;
-                c_pc__parts__27__drv = 32'h0;
-                c_exp__parts__27__drv = 32'h0;
-                c_arr__parts__27__drv = 32'h0;
-                c_ord__parts__27__drv = 32'h0;
-                c_keep__parts__27__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__28;
-        exp = s_exp__parts__28;
-        if (|s_valid__parts__28 & ~|s_complete__parts__28) begin
-            m = prb_lanes & s_exp__parts__28 & ~s_arr__parts__28 & s_prb_thi_eq__parts__28 & s_prb_pc_eq__parts__28;
-        end
-        if (|new_lanes__28) begin
-            m = prb_lanes & new_lanes__28 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__28;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__28__drv = s_valid__parts__28;
-        c_complete__parts__28__drv = s_complete__parts__28;
-        c_pc__parts__28__drv = s_pc__parts__28;
-        c_exp__parts__28__drv = exp;
-        c_arr__parts__28__drv = arr;
-        c_ord__parts__28__drv = s_ord__parts__28;
-        c_keep__parts__28__drv = s_exp__parts__28;
+    end
+    always @(*) begin
         c_new__parts__28__drv = new_lanes__28;
-        if (|new_lanes__28) begin
-            c_valid__parts__28__drv = 1'b1;
-            c_pc__parts__28__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__28__drv = 1'b1;
-            c_ord__parts__28__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__28) begin
-            c_ord__parts__28__drv = s_ord__parts__28 - 64'h1;
-            if (~|s_ord__parts__28) begin
-                c_valid__parts__28__drv = 1'b0;
-                c_complete__parts__28__drv = 1'b0;
-                c_pc__parts__28__drv = 32'h0;
-                c_exp__parts__28__drv = 32'h0;
-                c_arr__parts__28__drv = 32'h0;
-                c_ord__parts__28__drv = 32'h0;
-                c_keep__parts__28__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__29;
-        exp = s_exp__parts__29;
-        if (|s_valid__parts__29 & ~|s_complete__parts__29) begin
-            m = prb_lanes & s_exp__parts__29 & ~s_arr__parts__29 & s_prb_thi_eq__parts__29 & s_prb_pc_eq__parts__29;
-        end
-        if (|new_lanes__29) begin
-            m = prb_lanes & new_lanes__29 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__29;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__29__drv = s_valid__parts__29;
-        c_complete__parts__29__drv = s_complete__parts__29;
-        c_pc__parts__29__drv = s_pc__parts__29;
-        c_exp__parts__29__drv = exp;
-        c_arr__parts__29__drv = arr;
-        c_ord__parts__29__drv = s_ord__parts__29;
-        c_keep__parts__29__drv = s_exp__parts__29;
+    end
+    always @(*) begin
         c_new__parts__29__drv = new_lanes__29;
-        if (|new_lanes__29) begin
-            c_valid__parts__29__drv = 1'b1;
-            c_pc__parts__29__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__29__drv = 1'b1;
-            c_ord__parts__29__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__29) begin
-            c_ord__parts__29__drv = s_ord__parts__29 - 64'h1;
-            if (~|s_ord__parts__29) begin
-                c_valid__parts__29__drv = 1'b0;
-                c_complete__parts__29__drv = 1'b0;
-                c_pc__parts__29__drv = 32'h0;
-                c_exp__parts__29__drv = 32'h0;
-                c_arr__parts__29__drv = 32'h0;
-                c_ord__parts__29__drv = 32'h0;
-                c_keep__parts__29__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__30;
-        exp = s_exp__parts__30;
-        if (|s_valid__parts__30 & ~|s_complete__parts__30) begin
-            m = prb_lanes & s_exp__parts__30 & ~s_arr__parts__30 & s_prb_thi_eq__parts__30 & s_prb_pc_eq__parts__30;
-        end
-        if (|new_lanes__30) begin
-            m = prb_lanes & new_lanes__30 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__30;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__30__drv = s_valid__parts__30;
-        c_complete__parts__30__drv = s_complete__parts__30;
-        c_pc__parts__30__drv = s_pc__parts__30;
-        c_exp__parts__30__drv = exp;
-        c_arr__parts__30__drv = arr;
-        c_ord__parts__30__drv = s_ord__parts__30;
-        c_keep__parts__30__drv = s_exp__parts__30;
+    end
+    always @(*) begin
         c_new__parts__30__drv = new_lanes__30;
-        if (|new_lanes__30) begin
-            c_valid__parts__30__drv = 1'b1;
-            c_pc__parts__30__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__30__drv = 1'b1;
-            c_ord__parts__30__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__30) begin
-            c_ord__parts__30__drv = s_ord__parts__30 - 64'h1;
-            if (~|s_ord__parts__30) begin
-                c_valid__parts__30__drv = 1'b0;
-                c_complete__parts__30__drv = 1'b0;
-                c_pc__parts__30__drv = 32'h0;
-                c_exp__parts__30__drv = 32'h0;
-                c_arr__parts__30__drv = 32'h0;
-                c_ord__parts__30__drv = 32'h0;
-                c_keep__parts__30__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__31;
-        exp = s_exp__parts__31;
-        if (|s_valid__parts__31 & ~|s_complete__parts__31) begin
-            m = prb_lanes & s_exp__parts__31 & ~s_arr__parts__31 & s_prb_thi_eq__parts__31 & s_prb_pc_eq__parts__31;
-        end
-        if (|new_lanes__31) begin
-            m = prb_lanes & new_lanes__31 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__31;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__31__drv = s_valid__parts__31;
-        c_complete__parts__31__drv = s_complete__parts__31;
-        c_pc__parts__31__drv = s_pc__parts__31;
-        c_exp__parts__31__drv = exp;
-        c_arr__parts__31__drv = arr;
-        c_ord__parts__31__drv = s_ord__parts__31;
-        c_keep__parts__31__drv = s_exp__parts__31;
+    end
+    always @(*) begin
         c_new__parts__31__drv = new_lanes__31;
-        if (|new_lanes__31) begin
-            c_valid__parts__31__drv = 1'b1;
-            c_pc__parts__31__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__31__drv = 1'b1;
-            c_ord__parts__31__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__31) begin
-            c_ord__parts__31__drv = s_ord__parts__31 - 64'h1;
-            if (~|s_ord__parts__31) begin
-                c_valid__parts__31__drv = 1'b0;
-                c_complete__parts__31__drv = 1'b0;
-                c_pc__parts__31__drv = 32'h0;
-                c_exp__parts__31__drv = 32'h0;
-                c_arr__parts__31__drv = 32'h0;
-                c_ord__parts__31__drv = 32'h0;
-                c_keep__parts__31__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__32;
-        exp = s_exp__parts__32;
-        if (|s_valid__parts__32 & ~|s_complete__parts__32) begin
-            m = prb_lanes & s_exp__parts__32 & ~s_arr__parts__32 & s_prb_thi_eq__parts__32 & s_prb_pc_eq__parts__32;
-        end
-        if (|new_lanes__32) begin
-            m = prb_lanes & new_lanes__32 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__32;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__32__drv = s_valid__parts__32;
-        c_complete__parts__32__drv = s_complete__parts__32;
-        c_pc__parts__32__drv = s_pc__parts__32;
-        c_exp__parts__32__drv = exp;
-        c_arr__parts__32__drv = arr;
-        c_ord__parts__32__drv = s_ord__parts__32;
-        c_keep__parts__32__drv = s_exp__parts__32;
+    end
+    always @(*) begin
         c_new__parts__32__drv = new_lanes__32;
-        if (|new_lanes__32) begin
-            c_valid__parts__32__drv = 1'b1;
-            c_pc__parts__32__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__32__drv = 1'b1;
-            c_ord__parts__32__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__32) begin
-            c_ord__parts__32__drv = s_ord__parts__32 - 64'h1;
-            if (~|s_ord__parts__32) begin
-                c_valid__parts__32__drv = 1'b0;
-                c_complete__parts__32__drv = 1'b0;
-                c_pc__parts__32__drv = 32'h0;
-                c_exp__parts__32__drv = 32'h0;
-                c_arr__parts__32__drv = 32'h0;
-                c_ord__parts__32__drv = 32'h0;
-                c_keep__parts__32__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__33;
-        exp = s_exp__parts__33;
-        if (|s_valid__parts__33 & ~|s_complete__parts__33) begin
-            m = prb_lanes & s_exp__parts__33 & ~s_arr__parts__33 & s_prb_thi_eq__parts__33 & s_prb_pc_eq__parts__33;
-        end
-        if (|new_lanes__33) begin
-            m = prb_lanes & new_lanes__33 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__33;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__33__drv = s_valid__parts__33;
-        c_complete__parts__33__drv = s_complete__parts__33;
-        c_pc__parts__33__drv = s_pc__parts__33;
-        c_exp__parts__33__drv = exp;
-        c_arr__parts__33__drv = arr;
-        c_ord__parts__33__drv = s_ord__parts__33;
-        c_keep__parts__33__drv = s_exp__parts__33;
+    end
+    always @(*) begin
         c_new__parts__33__drv = new_lanes__33;
-        if (|new_lanes__33) begin
-            c_valid__parts__33__drv = 1'b1;
-            c_pc__parts__33__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__33__drv = 1'b1;
-            c_ord__parts__33__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__33) begin
-            c_ord__parts__33__drv = s_ord__parts__33 - 64'h1;
-            if (~|s_ord__parts__33) begin
-                c_valid__parts__33__drv = 1'b0;
-                c_complete__parts__33__drv = 1'b0;
-                c_pc__parts__33__drv = 32'h0;
-                c_exp__parts__33__drv = 32'h0;
-                c_arr__parts__33__drv = 32'h0;
-                c_ord__parts__33__drv = 32'h0;
-                c_keep__parts__33__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__34;
-        exp = s_exp__parts__34;
-        if (|s_valid__parts__34 & ~|s_complete__parts__34) begin
-            m = prb_lanes & s_exp__parts__34 & ~s_arr__parts__34 & s_prb_thi_eq__parts__34 & s_prb_pc_eq__parts__34;
-        end
-        if (|new_lanes__34) begin
-            m = prb_lanes & new_lanes__34 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__34;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__34__drv = s_valid__parts__34;
-        c_complete__parts__34__drv = s_complete__parts__34;
-        c_pc__parts__34__drv = s_pc__parts__34;
-        c_exp__parts__34__drv = exp;
-        c_arr__parts__34__drv = arr;
-        c_ord__parts__34__drv = s_ord__parts__34;
-        c_keep__parts__34__drv = s_exp__parts__34;
+    end
+    always @(*) begin
         c_new__parts__34__drv = new_lanes__34;
-        if (|new_lanes__34) begin
-            c_valid__parts__34__drv = 1'b1;
-            c_pc__parts__34__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__34__drv = 1'b1;
-            c_ord__parts__34__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__34) begin
-            c_ord__parts__34__drv = s_ord__parts__34 - 64'h1;
-            if (~|s_ord__parts__34) begin
-                c_valid__parts__34__drv = 1'b0;
-                c_complete__parts__34__drv = 1'b0;
-                c_pc__parts__34__drv = 32'h0;
-                c_exp__parts__34__drv = 32'h0;
-                c_arr__parts__34__drv = 32'h0;
-                c_ord__parts__34__drv = 32'h0;
-                c_keep__parts__34__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__35;
-        exp = s_exp__parts__35;
-        if (|s_valid__parts__35 & ~|s_complete__parts__35) begin
-            m = prb_lanes & s_exp__parts__35 & ~s_arr__parts__35 & s_prb_thi_eq__parts__35 & s_prb_pc_eq__parts__35;
-        end
-        if (|new_lanes__35) begin
-            m = prb_lanes & new_lanes__35 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__35;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__35__drv = s_valid__parts__35;
-        c_complete__parts__35__drv = s_complete__parts__35;
-        c_pc__parts__35__drv = s_pc__parts__35;
-        c_exp__parts__35__drv = exp;
-        c_arr__parts__35__drv = arr;
-        c_ord__parts__35__drv = s_ord__parts__35;
-        c_keep__parts__35__drv = s_exp__parts__35;
+    end
+    always @(*) begin
         c_new__parts__35__drv = new_lanes__35;
-        if (|new_lanes__35) begin
-            c_valid__parts__35__drv = 1'b1;
-            c_pc__parts__35__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__35__drv = 1'b1;
-            c_ord__parts__35__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__35) begin
-            c_ord__parts__35__drv = s_ord__parts__35 - 64'h1;
-            if (~|s_ord__parts__35) begin
-                c_valid__parts__35__drv = 1'b0;
-                c_complete__parts__35__drv = 1'b0;
-                c_pc__parts__35__drv = 32'h0;
-                c_exp__parts__35__drv = 32'h0;
-                c_arr__parts__35__drv = 32'h0;
-                c_ord__parts__35__drv = 32'h0;
-                c_keep__parts__35__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__36;
-        exp = s_exp__parts__36;
-        if (|s_valid__parts__36 & ~|s_complete__parts__36) begin
-            m = prb_lanes & s_exp__parts__36 & ~s_arr__parts__36 & s_prb_thi_eq__parts__36 & s_prb_pc_eq__parts__36;
-        end
-        if (|new_lanes__36) begin
-            m = prb_lanes & new_lanes__36 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__36;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__36__drv = s_valid__parts__36;
-        c_complete__parts__36__drv = s_complete__parts__36;
-        c_pc__parts__36__drv = s_pc__parts__36;
-        c_exp__parts__36__drv = exp;
-        c_arr__parts__36__drv = arr;
-        c_ord__parts__36__drv = s_ord__parts__36;
-        c_keep__parts__36__drv = s_exp__parts__36;
+    end
+    always @(*) begin
         c_new__parts__36__drv = new_lanes__36;
-        if (|new_lanes__36) begin
-            c_valid__parts__36__drv = 1'b1;
-            c_pc__parts__36__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__36__drv = 1'b1;
-            c_ord__parts__36__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__36) begin
-            c_ord__parts__36__drv = s_ord__parts__36 - 64'h1;
-            if (~|s_ord__parts__36) begin
-                c_valid__parts__36__drv = 1'b0;
-                c_complete__parts__36__drv = 1'b0;
-                c_pc__parts__36__drv = 32'h0;
-                c_exp__parts__36__drv = 32'h0;
-                c_arr__parts__36__drv = 32'h0;
-                c_ord__parts__36__drv = 32'h0;
-                c_keep__parts__36__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__37;
-        exp = s_exp__parts__37;
-        if (|s_valid__parts__37 & ~|s_complete__parts__37) begin
-            m = prb_lanes & s_exp__parts__37 & ~s_arr__parts__37 & s_prb_thi_eq__parts__37 & s_prb_pc_eq__parts__37;
-        end
-        if (|new_lanes__37) begin
-            m = prb_lanes & new_lanes__37 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__37;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__37__drv = s_valid__parts__37;
-        c_complete__parts__37__drv = s_complete__parts__37;
-        c_pc__parts__37__drv = s_pc__parts__37;
-        c_exp__parts__37__drv = exp;
-        c_arr__parts__37__drv = arr;
-        c_ord__parts__37__drv = s_ord__parts__37;
-        c_keep__parts__37__drv = s_exp__parts__37;
+    end
+    always @(*) begin
         c_new__parts__37__drv = new_lanes__37;
-        if (|new_lanes__37) begin
-            c_valid__parts__37__drv = 1'b1;
-            c_pc__parts__37__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__37__drv = 1'b1;
-            c_ord__parts__37__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__37) begin
-            c_ord__parts__37__drv = s_ord__parts__37 - 64'h1;
-            if (~|s_ord__parts__37) begin
-                c_valid__parts__37__drv = 1'b0;
-                c_complete__parts__37__drv = 1'b0;
-                c_pc__parts__37__drv = 32'h0;
-                c_exp__parts__37__drv = 32'h0;
-                c_arr__parts__37__drv = 32'h0;
-                c_ord__parts__37__drv = 32'h0;
-                c_keep__parts__37__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__38;
-        exp = s_exp__parts__38;
-        if (|s_valid__parts__38 & ~|s_complete__parts__38) begin
-            m = prb_lanes & s_exp__parts__38 & ~s_arr__parts__38 & s_prb_thi_eq__parts__38 & s_prb_pc_eq__parts__38;
-        end
-        if (|new_lanes__38) begin
-            m = prb_lanes & new_lanes__38 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__38;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__38__drv = s_valid__parts__38;
-        c_complete__parts__38__drv = s_complete__parts__38;
-        c_pc__parts__38__drv = s_pc__parts__38;
-        c_exp__parts__38__drv = exp;
-        c_arr__parts__38__drv = arr;
-        c_ord__parts__38__drv = s_ord__parts__38;
-        c_keep__parts__38__drv = s_exp__parts__38;
+    end
+    always @(*) begin
         c_new__parts__38__drv = new_lanes__38;
-        if (|new_lanes__38) begin
-            c_valid__parts__38__drv = 1'b1;
-            c_pc__parts__38__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__38__drv = 1'b1;
-            c_ord__parts__38__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__38) begin
-            c_ord__parts__38__drv = s_ord__parts__38 - 64'h1;
-            if (~|s_ord__parts__38) begin
-                c_valid__parts__38__drv = 1'b0;
-                c_complete__parts__38__drv = 1'b0;
-                c_pc__parts__38__drv = 32'h0;
-                c_exp__parts__38__drv = 32'h0;
-                c_arr__parts__38__drv = 32'h0;
-                c_ord__parts__38__drv = 32'h0;
-                c_keep__parts__38__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__39;
-        exp = s_exp__parts__39;
-        if (|s_valid__parts__39 & ~|s_complete__parts__39) begin
-            m = prb_lanes & s_exp__parts__39 & ~s_arr__parts__39 & s_prb_thi_eq__parts__39 & s_prb_pc_eq__parts__39;
-        end
-        if (|new_lanes__39) begin
-            m = prb_lanes & new_lanes__39 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__39;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__39__drv = s_valid__parts__39;
-        c_complete__parts__39__drv = s_complete__parts__39;
-        c_pc__parts__39__drv = s_pc__parts__39;
-        c_exp__parts__39__drv = exp;
-        c_arr__parts__39__drv = arr;
-        c_ord__parts__39__drv = s_ord__parts__39;
-        c_keep__parts__39__drv = s_exp__parts__39;
+    end
+    always @(*) begin
         c_new__parts__39__drv = new_lanes__39;
-        if (|new_lanes__39) begin
-            c_valid__parts__39__drv = 1'b1;
-            c_pc__parts__39__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__39__drv = 1'b1;
-            c_ord__parts__39__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__39) begin
-            c_ord__parts__39__drv = s_ord__parts__39 - 64'h1;
-            if (~|s_ord__parts__39) begin
-                c_valid__parts__39__drv = 1'b0;
-                c_complete__parts__39__drv = 1'b0;
-                c_pc__parts__39__drv = 32'h0;
-                c_exp__parts__39__drv = 32'h0;
-                c_arr__parts__39__drv = 32'h0;
-                c_ord__parts__39__drv = 32'h0;
-                c_keep__parts__39__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__40;
-        exp = s_exp__parts__40;
-        if (|s_valid__parts__40 & ~|s_complete__parts__40) begin
-            m = prb_lanes & s_exp__parts__40 & ~s_arr__parts__40 & s_prb_thi_eq__parts__40 & s_prb_pc_eq__parts__40;
-        end
-        if (|new_lanes__40) begin
-            m = prb_lanes & new_lanes__40 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__40;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__40__drv = s_valid__parts__40;
-        c_complete__parts__40__drv = s_complete__parts__40;
-        c_pc__parts__40__drv = s_pc__parts__40;
-        c_exp__parts__40__drv = exp;
-        c_arr__parts__40__drv = arr;
-        c_ord__parts__40__drv = s_ord__parts__40;
-        c_keep__parts__40__drv = s_exp__parts__40;
+    end
+    always @(*) begin
         c_new__parts__40__drv = new_lanes__40;
-        if (|new_lanes__40) begin
-            c_valid__parts__40__drv = 1'b1;
-            c_pc__parts__40__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__40__drv = 1'b1;
-            c_ord__parts__40__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__40) begin
-            c_ord__parts__40__drv = s_ord__parts__40 - 64'h1;
-            if (~|s_ord__parts__40) begin
-                c_valid__parts__40__drv = 1'b0;
-                c_complete__parts__40__drv = 1'b0;
-                c_pc__parts__40__drv = 32'h0;
-                c_exp__parts__40__drv = 32'h0;
-                c_arr__parts__40__drv = 32'h0;
-                c_ord__parts__40__drv = 32'h0;
-                c_keep__parts__40__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__41;
-        exp = s_exp__parts__41;
-        if (|s_valid__parts__41 & ~|s_complete__parts__41) begin
-            m = prb_lanes & s_exp__parts__41 & ~s_arr__parts__41 & s_prb_thi_eq__parts__41 & s_prb_pc_eq__parts__41;
-        end
-        if (|new_lanes__41) begin
-            m = prb_lanes & new_lanes__41 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__41;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__41__drv = s_valid__parts__41;
-        c_complete__parts__41__drv = s_complete__parts__41;
-        c_pc__parts__41__drv = s_pc__parts__41;
-        c_exp__parts__41__drv = exp;
-        c_arr__parts__41__drv = arr;
-        c_ord__parts__41__drv = s_ord__parts__41;
-        c_keep__parts__41__drv = s_exp__parts__41;
+    end
+    always @(*) begin
         c_new__parts__41__drv = new_lanes__41;
-        if (|new_lanes__41) begin
-            c_valid__parts__41__drv = 1'b1;
-            c_pc__parts__41__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__41__drv = 1'b1;
-            c_ord__parts__41__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__41) begin
-            c_ord__parts__41__drv = s_ord__parts__41 - 64'h1;
-            if (~|s_ord__parts__41) begin
-                c_valid__parts__41__drv = 1'b0;
-                c_complete__parts__41__drv = 1'b0;
-                c_pc__parts__41__drv = 32'h0;
-                c_exp__parts__41__drv = 32'h0;
-                c_arr__parts__41__drv = 32'h0;
-                c_ord__parts__41__drv = 32'h0;
-                c_keep__parts__41__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__42;
-        exp = s_exp__parts__42;
-        if (|s_valid__parts__42 & ~|s_complete__parts__42) begin
-            m = prb_lanes & s_exp__parts__42 & ~s_arr__parts__42 & s_prb_thi_eq__parts__42 & s_prb_pc_eq__parts__42;
-        end
-        if (|new_lanes__42) begin
-            m = prb_lanes & new_lanes__42 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__42;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__42__drv = s_valid__parts__42;
-        c_complete__parts__42__drv = s_complete__parts__42;
-        c_pc__parts__42__drv = s_pc__parts__42;
-        c_exp__parts__42__drv = exp;
-        c_arr__parts__42__drv = arr;
-        c_ord__parts__42__drv = s_ord__parts__42;
-        c_keep__parts__42__drv = s_exp__parts__42;
+    end
+    always @(*) begin
         c_new__parts__42__drv = new_lanes__42;
-        if (|new_lanes__42) begin
-            c_valid__parts__42__drv = 1'b1;
-            c_pc__parts__42__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__42__drv = 1'b1;
-            c_ord__parts__42__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__42) begin
-            c_ord__parts__42__drv = s_ord__parts__42 - 64'h1;
-            if (~|s_ord__parts__42) begin
-                c_valid__parts__42__drv = 1'b0;
-                c_complete__parts__42__drv = 1'b0;
-                c_pc__parts__42__drv = 32'h0;
-                c_exp__parts__42__drv = 32'h0;
-                c_arr__parts__42__drv = 32'h0;
-                c_ord__parts__42__drv = 32'h0;
-                c_keep__parts__42__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__43;
-        exp = s_exp__parts__43;
-        if (|s_valid__parts__43 & ~|s_complete__parts__43) begin
-            m = prb_lanes & s_exp__parts__43 & ~s_arr__parts__43 & s_prb_thi_eq__parts__43 & s_prb_pc_eq__parts__43;
-        end
-        if (|new_lanes__43) begin
-            m = prb_lanes & new_lanes__43 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__43;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__43__drv = s_valid__parts__43;
-        c_complete__parts__43__drv = s_complete__parts__43;
-        c_pc__parts__43__drv = s_pc__parts__43;
-        c_exp__parts__43__drv = exp;
-        c_arr__parts__43__drv = arr;
-        c_ord__parts__43__drv = s_ord__parts__43;
-        c_keep__parts__43__drv = s_exp__parts__43;
+    end
+    always @(*) begin
         c_new__parts__43__drv = new_lanes__43;
-        if (|new_lanes__43) begin
-            c_valid__parts__43__drv = 1'b1;
-            c_pc__parts__43__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__43__drv = 1'b1;
-            c_ord__parts__43__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__43) begin
-            c_ord__parts__43__drv = s_ord__parts__43 - 64'h1;
-            if (~|s_ord__parts__43) begin
-                c_valid__parts__43__drv = 1'b0;
-                c_complete__parts__43__drv = 1'b0;
-                c_pc__parts__43__drv = 32'h0;
-                c_exp__parts__43__drv = 32'h0;
-                c_arr__parts__43__drv = 32'h0;
-                c_ord__parts__43__drv = 32'h0;
-                c_keep__parts__43__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__44;
-        exp = s_exp__parts__44;
-        if (|s_valid__parts__44 & ~|s_complete__parts__44) begin
-            m = prb_lanes & s_exp__parts__44 & ~s_arr__parts__44 & s_prb_thi_eq__parts__44 & s_prb_pc_eq__parts__44;
-        end
-        if (|new_lanes__44) begin
-            m = prb_lanes & new_lanes__44 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__44;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__44__drv = s_valid__parts__44;
-        c_complete__parts__44__drv = s_complete__parts__44;
-        c_pc__parts__44__drv = s_pc__parts__44;
-        c_exp__parts__44__drv = exp;
-        c_arr__parts__44__drv = arr;
-        c_ord__parts__44__drv = s_ord__parts__44;
-        c_keep__parts__44__drv = s_exp__parts__44;
+    end
+    always @(*) begin
         c_new__parts__44__drv = new_lanes__44;
-        if (|new_lanes__44) begin
-            c_valid__parts__44__drv = 1'b1;
-            c_pc__parts__44__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__44__drv = 1'b1;
-            c_ord__parts__44__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__44) begin
-            c_ord__parts__44__drv = s_ord__parts__44 - 64'h1;
-            if (~|s_ord__parts__44) begin
-                c_valid__parts__44__drv = 1'b0;
-                c_complete__parts__44__drv = 1'b0;
-                c_pc__parts__44__drv = 32'h0;
-                c_exp__parts__44__drv = 32'h0;
-                c_arr__parts__44__drv = 32'h0;
-                c_ord__parts__44__drv = 32'h0;
-                c_keep__parts__44__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__45;
-        exp = s_exp__parts__45;
-        if (|s_valid__parts__45 & ~|s_complete__parts__45) begin
-            m = prb_lanes & s_exp__parts__45 & ~s_arr__parts__45 & s_prb_thi_eq__parts__45 & s_prb_pc_eq__parts__45;
-        end
-        if (|new_lanes__45) begin
-            m = prb_lanes & new_lanes__45 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__45;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__45__drv = s_valid__parts__45;
-        c_complete__parts__45__drv = s_complete__parts__45;
-        c_pc__parts__45__drv = s_pc__parts__45;
-        c_exp__parts__45__drv = exp;
-        c_arr__parts__45__drv = arr;
-        c_ord__parts__45__drv = s_ord__parts__45;
-        c_keep__parts__45__drv = s_exp__parts__45;
+    end
+    always @(*) begin
         c_new__parts__45__drv = new_lanes__45;
-        if (|new_lanes__45) begin
-            c_valid__parts__45__drv = 1'b1;
-            c_pc__parts__45__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__45__drv = 1'b1;
-            c_ord__parts__45__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__45) begin
-            c_ord__parts__45__drv = s_ord__parts__45 - 64'h1;
-            if (~|s_ord__parts__45) begin
-                c_valid__parts__45__drv = 1'b0;
-                c_complete__parts__45__drv = 1'b0;
-                c_pc__parts__45__drv = 32'h0;
-                c_exp__parts__45__drv = 32'h0;
-                c_arr__parts__45__drv = 32'h0;
-                c_ord__parts__45__drv = 32'h0;
-                c_keep__parts__45__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__46;
-        exp = s_exp__parts__46;
-        if (|s_valid__parts__46 & ~|s_complete__parts__46) begin
-            m = prb_lanes & s_exp__parts__46 & ~s_arr__parts__46 & s_prb_thi_eq__parts__46 & s_prb_pc_eq__parts__46;
-        end
-        if (|new_lanes__46) begin
-            m = prb_lanes & new_lanes__46 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__46;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__46__drv = s_valid__parts__46;
-        c_complete__parts__46__drv = s_complete__parts__46;
-        c_pc__parts__46__drv = s_pc__parts__46;
-        c_exp__parts__46__drv = exp;
-        c_arr__parts__46__drv = arr;
-        c_ord__parts__46__drv = s_ord__parts__46;
-        c_keep__parts__46__drv = s_exp__parts__46;
+    end
+    always @(*) begin
         c_new__parts__46__drv = new_lanes__46;
-        if (|new_lanes__46) begin
-            c_valid__parts__46__drv = 1'b1;
-            c_pc__parts__46__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__46__drv = 1'b1;
-            c_ord__parts__46__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__46) begin
-            c_ord__parts__46__drv = s_ord__parts__46 - 64'h1;
-            if (~|s_ord__parts__46) begin
-                c_valid__parts__46__drv = 1'b0;
-                c_complete__parts__46__drv = 1'b0;
-                c_pc__parts__46__drv = 32'h0;
-                c_exp__parts__46__drv = 32'h0;
-                c_arr__parts__46__drv = 32'h0;
-                c_ord__parts__46__drv = 32'h0;
-                c_keep__parts__46__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__47;
-        exp = s_exp__parts__47;
-        if (|s_valid__parts__47 & ~|s_complete__parts__47) begin
-            m = prb_lanes & s_exp__parts__47 & ~s_arr__parts__47 & s_prb_thi_eq__parts__47 & s_prb_pc_eq__parts__47;
-        end
-        if (|new_lanes__47) begin
-            m = prb_lanes & new_lanes__47 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__47;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__47__drv = s_valid__parts__47;
-        c_complete__parts__47__drv = s_complete__parts__47;
-        c_pc__parts__47__drv = s_pc__parts__47;
-        c_exp__parts__47__drv = exp;
-        c_arr__parts__47__drv = arr;
-        c_ord__parts__47__drv = s_ord__parts__47;
-        c_keep__parts__47__drv = s_exp__parts__47;
+    end
+    always @(*) begin
         c_new__parts__47__drv = new_lanes__47;
-        if (|new_lanes__47) begin
-            c_valid__parts__47__drv = 1'b1;
-            c_pc__parts__47__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__47__drv = 1'b1;
-            c_ord__parts__47__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__47) begin
-            c_ord__parts__47__drv = s_ord__parts__47 - 64'h1;
-            if (~|s_ord__parts__47) begin
-                c_valid__parts__47__drv = 1'b0;
-                c_complete__parts__47__drv = 1'b0;
-                c_pc__parts__47__drv = 32'h0;
-                c_exp__parts__47__drv = 32'h0;
-                c_arr__parts__47__drv = 32'h0;
-                c_ord__parts__47__drv = 32'h0;
-                c_keep__parts__47__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__48;
-        exp = s_exp__parts__48;
-        if (|s_valid__parts__48 & ~|s_complete__parts__48) begin
-            m = prb_lanes & s_exp__parts__48 & ~s_arr__parts__48 & s_prb_thi_eq__parts__48 & s_prb_pc_eq__parts__48;
-        end
-        if (|new_lanes__48) begin
-            m = prb_lanes & new_lanes__48 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__48;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__48__drv = s_valid__parts__48;
-        c_complete__parts__48__drv = s_complete__parts__48;
-        c_pc__parts__48__drv = s_pc__parts__48;
-        c_exp__parts__48__drv = exp;
-        c_arr__parts__48__drv = arr;
-        c_ord__parts__48__drv = s_ord__parts__48;
-        c_keep__parts__48__drv = s_exp__parts__48;
+    end
+    always @(*) begin
         c_new__parts__48__drv = new_lanes__48;
-        if (|new_lanes__48) begin
-            c_valid__parts__48__drv = 1'b1;
-            c_pc__parts__48__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__48__drv = 1'b1;
-            c_ord__parts__48__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__48) begin
-            c_ord__parts__48__drv = s_ord__parts__48 - 64'h1;
-            if (~|s_ord__parts__48) begin
-                c_valid__parts__48__drv = 1'b0;
-                c_complete__parts__48__drv = 1'b0;
-                c_pc__parts__48__drv = 32'h0;
-                c_exp__parts__48__drv = 32'h0;
-                c_arr__parts__48__drv = 32'h0;
-                c_ord__parts__48__drv = 32'h0;
-                c_keep__parts__48__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__49;
-        exp = s_exp__parts__49;
-        if (|s_valid__parts__49 & ~|s_complete__parts__49) begin
-            m = prb_lanes & s_exp__parts__49 & ~s_arr__parts__49 & s_prb_thi_eq__parts__49 & s_prb_pc_eq__parts__49;
-        end
-        if (|new_lanes__49) begin
-            m = prb_lanes & new_lanes__49 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__49;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__49__drv = s_valid__parts__49;
-        c_complete__parts__49__drv = s_complete__parts__49;
-        c_pc__parts__49__drv = s_pc__parts__49;
-        c_exp__parts__49__drv = exp;
-        c_arr__parts__49__drv = arr;
-        c_ord__parts__49__drv = s_ord__parts__49;
-        c_keep__parts__49__drv = s_exp__parts__49;
+    end
+    always @(*) begin
         c_new__parts__49__drv = new_lanes__49;
-        if (|new_lanes__49) begin
-            c_valid__parts__49__drv = 1'b1;
-            c_pc__parts__49__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__49__drv = 1'b1;
-            c_ord__parts__49__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__49) begin
-            c_ord__parts__49__drv = s_ord__parts__49 - 64'h1;
-            if (~|s_ord__parts__49) begin
-                c_valid__parts__49__drv = 1'b0;
-                c_complete__parts__49__drv = 1'b0;
-                c_pc__parts__49__drv = 32'h0;
-                c_exp__parts__49__drv = 32'h0;
-                c_arr__parts__49__drv = 32'h0;
-                c_ord__parts__49__drv = 32'h0;
-                c_keep__parts__49__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__50;
-        exp = s_exp__parts__50;
-        if (|s_valid__parts__50 & ~|s_complete__parts__50) begin
-            m = prb_lanes & s_exp__parts__50 & ~s_arr__parts__50 & s_prb_thi_eq__parts__50 & s_prb_pc_eq__parts__50;
-        end
-        if (|new_lanes__50) begin
-            m = prb_lanes & new_lanes__50 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__50;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__50__drv = s_valid__parts__50;
-        c_complete__parts__50__drv = s_complete__parts__50;
-        c_pc__parts__50__drv = s_pc__parts__50;
-        c_exp__parts__50__drv = exp;
-        c_arr__parts__50__drv = arr;
-        c_ord__parts__50__drv = s_ord__parts__50;
-        c_keep__parts__50__drv = s_exp__parts__50;
+    end
+    always @(*) begin
         c_new__parts__50__drv = new_lanes__50;
-        if (|new_lanes__50) begin
-            c_valid__parts__50__drv = 1'b1;
-            c_pc__parts__50__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__50__drv = 1'b1;
-            c_ord__parts__50__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__50) begin
-            c_ord__parts__50__drv = s_ord__parts__50 - 64'h1;
-            if (~|s_ord__parts__50) begin
-                c_valid__parts__50__drv = 1'b0;
-                c_complete__parts__50__drv = 1'b0;
-                c_pc__parts__50__drv = 32'h0;
-                c_exp__parts__50__drv = 32'h0;
-                c_arr__parts__50__drv = 32'h0;
-                c_ord__parts__50__drv = 32'h0;
-                c_keep__parts__50__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__51;
-        exp = s_exp__parts__51;
-        if (|s_valid__parts__51 & ~|s_complete__parts__51) begin
-            m = prb_lanes & s_exp__parts__51 & ~s_arr__parts__51 & s_prb_thi_eq__parts__51 & s_prb_pc_eq__parts__51;
-        end
-        if (|new_lanes__51) begin
-            m = prb_lanes & new_lanes__51 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__51;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__51__drv = s_valid__parts__51;
-        c_complete__parts__51__drv = s_complete__parts__51;
-        c_pc__parts__51__drv = s_pc__parts__51;
-        c_exp__parts__51__drv = exp;
-        c_arr__parts__51__drv = arr;
-        c_ord__parts__51__drv = s_ord__parts__51;
-        c_keep__parts__51__drv = s_exp__parts__51;
+    end
+    always @(*) begin
         c_new__parts__51__drv = new_lanes__51;
-        if (|new_lanes__51) begin
-            c_valid__parts__51__drv = 1'b1;
-            c_pc__parts__51__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__51__drv = 1'b1;
-            c_ord__parts__51__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__51) begin
-            c_ord__parts__51__drv = s_ord__parts__51 - 64'h1;
-            if (~|s_ord__parts__51) begin
-                c_valid__parts__51__drv = 1'b0;
-                c_complete__parts__51__drv = 1'b0;
-                c_pc__parts__51__drv = 32'h0;
-                c_exp__parts__51__drv = 32'h0;
-                c_arr__parts__51__drv = 32'h0;
-                c_ord__parts__51__drv = 32'h0;
-                c_keep__parts__51__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__52;
-        exp = s_exp__parts__52;
-        if (|s_valid__parts__52 & ~|s_complete__parts__52) begin
-            m = prb_lanes & s_exp__parts__52 & ~s_arr__parts__52 & s_prb_thi_eq__parts__52 & s_prb_pc_eq__parts__52;
-        end
-        if (|new_lanes__52) begin
-            m = prb_lanes & new_lanes__52 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__52;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__52__drv = s_valid__parts__52;
-        c_complete__parts__52__drv = s_complete__parts__52;
-        c_pc__parts__52__drv = s_pc__parts__52;
-        c_exp__parts__52__drv = exp;
-        c_arr__parts__52__drv = arr;
-        c_ord__parts__52__drv = s_ord__parts__52;
-        c_keep__parts__52__drv = s_exp__parts__52;
+    end
+    always @(*) begin
         c_new__parts__52__drv = new_lanes__52;
-        if (|new_lanes__52) begin
-            c_valid__parts__52__drv = 1'b1;
-            c_pc__parts__52__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__52__drv = 1'b1;
-            c_ord__parts__52__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__52) begin
-            c_ord__parts__52__drv = s_ord__parts__52 - 64'h1;
-            if (~|s_ord__parts__52) begin
-                c_valid__parts__52__drv = 1'b0;
-                c_complete__parts__52__drv = 1'b0;
-                c_pc__parts__52__drv = 32'h0;
-                c_exp__parts__52__drv = 32'h0;
-                c_arr__parts__52__drv = 32'h0;
-                c_ord__parts__52__drv = 32'h0;
-                c_keep__parts__52__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__53;
-        exp = s_exp__parts__53;
-        if (|s_valid__parts__53 & ~|s_complete__parts__53) begin
-            m = prb_lanes & s_exp__parts__53 & ~s_arr__parts__53 & s_prb_thi_eq__parts__53 & s_prb_pc_eq__parts__53;
-        end
-        if (|new_lanes__53) begin
-            m = prb_lanes & new_lanes__53 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__53;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__53__drv = s_valid__parts__53;
-        c_complete__parts__53__drv = s_complete__parts__53;
-        c_pc__parts__53__drv = s_pc__parts__53;
-        c_exp__parts__53__drv = exp;
-        c_arr__parts__53__drv = arr;
-        c_ord__parts__53__drv = s_ord__parts__53;
-        c_keep__parts__53__drv = s_exp__parts__53;
+    end
+    always @(*) begin
         c_new__parts__53__drv = new_lanes__53;
-        if (|new_lanes__53) begin
-            c_valid__parts__53__drv = 1'b1;
-            c_pc__parts__53__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__53__drv = 1'b1;
-            c_ord__parts__53__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__53) begin
-            c_ord__parts__53__drv = s_ord__parts__53 - 64'h1;
-            if (~|s_ord__parts__53) begin
-                c_valid__parts__53__drv = 1'b0;
-                c_complete__parts__53__drv = 1'b0;
-                c_pc__parts__53__drv = 32'h0;
-                c_exp__parts__53__drv = 32'h0;
-                c_arr__parts__53__drv = 32'h0;
-                c_ord__parts__53__drv = 32'h0;
-                c_keep__parts__53__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__54;
-        exp = s_exp__parts__54;
-        if (|s_valid__parts__54 & ~|s_complete__parts__54) begin
-            m = prb_lanes & s_exp__parts__54 & ~s_arr__parts__54 & s_prb_thi_eq__parts__54 & s_prb_pc_eq__parts__54;
-        end
-        if (|new_lanes__54) begin
-            m = prb_lanes & new_lanes__54 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__54;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__54__drv = s_valid__parts__54;
-        c_complete__parts__54__drv = s_complete__parts__54;
-        c_pc__parts__54__drv = s_pc__parts__54;
-        c_exp__parts__54__drv = exp;
-        c_arr__parts__54__drv = arr;
-        c_ord__parts__54__drv = s_ord__parts__54;
-        c_keep__parts__54__drv = s_exp__parts__54;
+    end
+    always @(*) begin
         c_new__parts__54__drv = new_lanes__54;
-        if (|new_lanes__54) begin
-            c_valid__parts__54__drv = 1'b1;
-            c_pc__parts__54__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__54__drv = 1'b1;
-            c_ord__parts__54__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__54) begin
-            c_ord__parts__54__drv = s_ord__parts__54 - 64'h1;
-            if (~|s_ord__parts__54) begin
-                c_valid__parts__54__drv = 1'b0;
-                c_complete__parts__54__drv = 1'b0;
-                c_pc__parts__54__drv = 32'h0;
-                c_exp__parts__54__drv = 32'h0;
-                c_arr__parts__54__drv = 32'h0;
-                c_ord__parts__54__drv = 32'h0;
-                c_keep__parts__54__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__55;
-        exp = s_exp__parts__55;
-        if (|s_valid__parts__55 & ~|s_complete__parts__55) begin
-            m = prb_lanes & s_exp__parts__55 & ~s_arr__parts__55 & s_prb_thi_eq__parts__55 & s_prb_pc_eq__parts__55;
-        end
-        if (|new_lanes__55) begin
-            m = prb_lanes & new_lanes__55 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__55;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__55__drv = s_valid__parts__55;
-        c_complete__parts__55__drv = s_complete__parts__55;
-        c_pc__parts__55__drv = s_pc__parts__55;
-        c_exp__parts__55__drv = exp;
-        c_arr__parts__55__drv = arr;
-        c_ord__parts__55__drv = s_ord__parts__55;
-        c_keep__parts__55__drv = s_exp__parts__55;
+    end
+    always @(*) begin
         c_new__parts__55__drv = new_lanes__55;
-        if (|new_lanes__55) begin
-            c_valid__parts__55__drv = 1'b1;
-            c_pc__parts__55__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__55__drv = 1'b1;
-            c_ord__parts__55__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__55) begin
-            c_ord__parts__55__drv = s_ord__parts__55 - 64'h1;
-            if (~|s_ord__parts__55) begin
-                c_valid__parts__55__drv = 1'b0;
-                c_complete__parts__55__drv = 1'b0;
-                c_pc__parts__55__drv = 32'h0;
-                c_exp__parts__55__drv = 32'h0;
-                c_arr__parts__55__drv = 32'h0;
-                c_ord__parts__55__drv = 32'h0;
-                c_keep__parts__55__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__56;
-        exp = s_exp__parts__56;
-        if (|s_valid__parts__56 & ~|s_complete__parts__56) begin
-            m = prb_lanes & s_exp__parts__56 & ~s_arr__parts__56 & s_prb_thi_eq__parts__56 & s_prb_pc_eq__parts__56;
-        end
-        if (|new_lanes__56) begin
-            m = prb_lanes & new_lanes__56 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__56;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__56__drv = s_valid__parts__56;
-        c_complete__parts__56__drv = s_complete__parts__56;
-        c_pc__parts__56__drv = s_pc__parts__56;
-        c_exp__parts__56__drv = exp;
-        c_arr__parts__56__drv = arr;
-        c_ord__parts__56__drv = s_ord__parts__56;
-        c_keep__parts__56__drv = s_exp__parts__56;
+    end
+    always @(*) begin
         c_new__parts__56__drv = new_lanes__56;
-        if (|new_lanes__56) begin
-            c_valid__parts__56__drv = 1'b1;
-            c_pc__parts__56__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__56__drv = 1'b1;
-            c_ord__parts__56__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__56) begin
-            c_ord__parts__56__drv = s_ord__parts__56 - 64'h1;
-            if (~|s_ord__parts__56) begin
-                c_valid__parts__56__drv = 1'b0;
-                c_complete__parts__56__drv = 1'b0;
-                c_pc__parts__56__drv = 32'h0;
-                c_exp__parts__56__drv = 32'h0;
-                c_arr__parts__56__drv = 32'h0;
-                c_ord__parts__56__drv = 32'h0;
-                c_keep__parts__56__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__57;
-        exp = s_exp__parts__57;
-        if (|s_valid__parts__57 & ~|s_complete__parts__57) begin
-            m = prb_lanes & s_exp__parts__57 & ~s_arr__parts__57 & s_prb_thi_eq__parts__57 & s_prb_pc_eq__parts__57;
-        end
-        if (|new_lanes__57) begin
-            m = prb_lanes & new_lanes__57 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__57;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__57__drv = s_valid__parts__57;
-        c_complete__parts__57__drv = s_complete__parts__57;
-        c_pc__parts__57__drv = s_pc__parts__57;
-        c_exp__parts__57__drv = exp;
-        c_arr__parts__57__drv = arr;
-        c_ord__parts__57__drv = s_ord__parts__57;
-        c_keep__parts__57__drv = s_exp__parts__57;
+    end
+    always @(*) begin
         c_new__parts__57__drv = new_lanes__57;
-        if (|new_lanes__57) begin
-            c_valid__parts__57__drv = 1'b1;
-            c_pc__parts__57__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__57__drv = 1'b1;
-            c_ord__parts__57__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__57) begin
-            c_ord__parts__57__drv = s_ord__parts__57 - 64'h1;
-            if (~|s_ord__parts__57) begin
-                c_valid__parts__57__drv = 1'b0;
-                c_complete__parts__57__drv = 1'b0;
-                c_pc__parts__57__drv = 32'h0;
-                c_exp__parts__57__drv = 32'h0;
-                c_arr__parts__57__drv = 32'h0;
-                c_ord__parts__57__drv = 32'h0;
-                c_keep__parts__57__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__58;
-        exp = s_exp__parts__58;
-        if (|s_valid__parts__58 & ~|s_complete__parts__58) begin
-            m = prb_lanes & s_exp__parts__58 & ~s_arr__parts__58 & s_prb_thi_eq__parts__58 & s_prb_pc_eq__parts__58;
-        end
-        if (|new_lanes__58) begin
-            m = prb_lanes & new_lanes__58 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__58;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__58__drv = s_valid__parts__58;
-        c_complete__parts__58__drv = s_complete__parts__58;
-        c_pc__parts__58__drv = s_pc__parts__58;
-        c_exp__parts__58__drv = exp;
-        c_arr__parts__58__drv = arr;
-        c_ord__parts__58__drv = s_ord__parts__58;
-        c_keep__parts__58__drv = s_exp__parts__58;
+    end
+    always @(*) begin
         c_new__parts__58__drv = new_lanes__58;
-        if (|new_lanes__58) begin
-            c_valid__parts__58__drv = 1'b1;
-            c_pc__parts__58__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__58__drv = 1'b1;
-            c_ord__parts__58__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__58) begin
-            c_ord__parts__58__drv = s_ord__parts__58 - 64'h1;
-            if (~|s_ord__parts__58) begin
-                c_valid__parts__58__drv = 1'b0;
-                c_complete__parts__58__drv = 1'b0;
-                c_pc__parts__58__drv = 32'h0;
-                c_exp__parts__58__drv = 32'h0;
-                c_arr__parts__58__drv = 32'h0;
-                c_ord__parts__58__drv = 32'h0;
-                c_keep__parts__58__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__59;
-        exp = s_exp__parts__59;
-        if (|s_valid__parts__59 & ~|s_complete__parts__59) begin
-            m = prb_lanes & s_exp__parts__59 & ~s_arr__parts__59 & s_prb_thi_eq__parts__59 & s_prb_pc_eq__parts__59;
-        end
-        if (|new_lanes__59) begin
-            m = prb_lanes & new_lanes__59 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__59;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__59__drv = s_valid__parts__59;
-        c_complete__parts__59__drv = s_complete__parts__59;
-        c_pc__parts__59__drv = s_pc__parts__59;
-        c_exp__parts__59__drv = exp;
-        c_arr__parts__59__drv = arr;
-        c_ord__parts__59__drv = s_ord__parts__59;
-        c_keep__parts__59__drv = s_exp__parts__59;
+    end
+    always @(*) begin
         c_new__parts__59__drv = new_lanes__59;
-        if (|new_lanes__59) begin
-            c_valid__parts__59__drv = 1'b1;
-            c_pc__parts__59__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__59__drv = 1'b1;
-            c_ord__parts__59__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__59) begin
-            c_ord__parts__59__drv = s_ord__parts__59 - 64'h1;
-            if (~|s_ord__parts__59) begin
-                c_valid__parts__59__drv = 1'b0;
-                c_complete__parts__59__drv = 1'b0;
-                c_pc__parts__59__drv = 32'h0;
-                c_exp__parts__59__drv = 32'h0;
-                c_arr__parts__59__drv = 32'h0;
-                c_ord__parts__59__drv = 32'h0;
-                c_keep__parts__59__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__60;
-        exp = s_exp__parts__60;
-        if (|s_valid__parts__60 & ~|s_complete__parts__60) begin
-            m = prb_lanes & s_exp__parts__60 & ~s_arr__parts__60 & s_prb_thi_eq__parts__60 & s_prb_pc_eq__parts__60;
-        end
-        if (|new_lanes__60) begin
-            m = prb_lanes & new_lanes__60 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__60;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__60__drv = s_valid__parts__60;
-        c_complete__parts__60__drv = s_complete__parts__60;
-        c_pc__parts__60__drv = s_pc__parts__60;
-        c_exp__parts__60__drv = exp;
-        c_arr__parts__60__drv = arr;
-        c_ord__parts__60__drv = s_ord__parts__60;
-        c_keep__parts__60__drv = s_exp__parts__60;
+    end
+    always @(*) begin
         c_new__parts__60__drv = new_lanes__60;
-        if (|new_lanes__60) begin
-            c_valid__parts__60__drv = 1'b1;
-            c_pc__parts__60__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__60__drv = 1'b1;
-            c_ord__parts__60__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__60) begin
-            c_ord__parts__60__drv = s_ord__parts__60 - 64'h1;
-            if (~|s_ord__parts__60) begin
-                c_valid__parts__60__drv = 1'b0;
-                c_complete__parts__60__drv = 1'b0;
-                c_pc__parts__60__drv = 32'h0;
-                c_exp__parts__60__drv = 32'h0;
-                c_arr__parts__60__drv = 32'h0;
-                c_ord__parts__60__drv = 32'h0;
-                c_keep__parts__60__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__61;
-        exp = s_exp__parts__61;
-        if (|s_valid__parts__61 & ~|s_complete__parts__61) begin
-            m = prb_lanes & s_exp__parts__61 & ~s_arr__parts__61 & s_prb_thi_eq__parts__61 & s_prb_pc_eq__parts__61;
-        end
-        if (|new_lanes__61) begin
-            m = prb_lanes & new_lanes__61 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__61;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__61__drv = s_valid__parts__61;
-        c_complete__parts__61__drv = s_complete__parts__61;
-        c_pc__parts__61__drv = s_pc__parts__61;
-        c_exp__parts__61__drv = exp;
-        c_arr__parts__61__drv = arr;
-        c_ord__parts__61__drv = s_ord__parts__61;
-        c_keep__parts__61__drv = s_exp__parts__61;
+    end
+    always @(*) begin
         c_new__parts__61__drv = new_lanes__61;
-        if (|new_lanes__61) begin
-            c_valid__parts__61__drv = 1'b1;
-            c_pc__parts__61__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__61__drv = 1'b1;
-            c_ord__parts__61__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__61) begin
-            c_ord__parts__61__drv = s_ord__parts__61 - 64'h1;
-            if (~|s_ord__parts__61) begin
-                c_valid__parts__61__drv = 1'b0;
-                c_complete__parts__61__drv = 1'b0;
-                c_pc__parts__61__drv = 32'h0;
-                c_exp__parts__61__drv = 32'h0;
-                c_arr__parts__61__drv = 32'h0;
-                c_ord__parts__61__drv = 32'h0;
-                c_keep__parts__61__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__62;
-        exp = s_exp__parts__62;
-        if (|s_valid__parts__62 & ~|s_complete__parts__62) begin
-            m = prb_lanes & s_exp__parts__62 & ~s_arr__parts__62 & s_prb_thi_eq__parts__62 & s_prb_pc_eq__parts__62;
-        end
-        if (|new_lanes__62) begin
-            m = prb_lanes & new_lanes__62 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__62;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__62__drv = s_valid__parts__62;
-        c_complete__parts__62__drv = s_complete__parts__62;
-        c_pc__parts__62__drv = s_pc__parts__62;
-        c_exp__parts__62__drv = exp;
-        c_arr__parts__62__drv = arr;
-        c_ord__parts__62__drv = s_ord__parts__62;
-        c_keep__parts__62__drv = s_exp__parts__62;
+    end
+    always @(*) begin
         c_new__parts__62__drv = new_lanes__62;
-        if (|new_lanes__62) begin
-            c_valid__parts__62__drv = 1'b1;
-            c_pc__parts__62__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__62__drv = 1'b1;
-            c_ord__parts__62__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__62) begin
-            c_ord__parts__62__drv = s_ord__parts__62 - 64'h1;
-            if (~|s_ord__parts__62) begin
-                c_valid__parts__62__drv = 1'b0;
-                c_complete__parts__62__drv = 1'b0;
-                c_pc__parts__62__drv = 32'h0;
-                c_exp__parts__62__drv = 32'h0;
-                c_arr__parts__62__drv = 32'h0;
-                c_ord__parts__62__drv = 32'h0;
-                c_keep__parts__62__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__63;
-        exp = s_exp__parts__63;
-        if (|s_valid__parts__63 & ~|s_complete__parts__63) begin
-            m = prb_lanes & s_exp__parts__63 & ~s_arr__parts__63 & s_prb_thi_eq__parts__63 & s_prb_pc_eq__parts__63;
-        end
-        if (|new_lanes__63) begin
-            m = prb_lanes & new_lanes__63 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__63;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__63__drv = s_valid__parts__63;
-        c_complete__parts__63__drv = s_complete__parts__63;
-        c_pc__parts__63__drv = s_pc__parts__63;
-        c_exp__parts__63__drv = exp;
-        c_arr__parts__63__drv = arr;
-        c_ord__parts__63__drv = s_ord__parts__63;
-        c_keep__parts__63__drv = s_exp__parts__63;
+    end
+    always @(*) begin
         c_new__parts__63__drv = new_lanes__63;
-        if (|new_lanes__63) begin
-            c_valid__parts__63__drv = 1'b1;
-            c_pc__parts__63__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__63__drv = 1'b1;
-            c_ord__parts__63__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__63) begin
-            c_ord__parts__63__drv = s_ord__parts__63 - 64'h1;
-            if (~|s_ord__parts__63) begin
-                c_valid__parts__63__drv = 1'b0;
-                c_complete__parts__63__drv = 1'b0;
-                c_pc__parts__63__drv = 32'h0;
-                c_exp__parts__63__drv = 32'h0;
-                c_arr__parts__63__drv = 32'h0;
-                c_ord__parts__63__drv = 32'h0;
-                c_keep__parts__63__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__64;
-        exp = s_exp__parts__64;
-        if (|s_valid__parts__64 & ~|s_complete__parts__64) begin
-            m = prb_lanes & s_exp__parts__64 & ~s_arr__parts__64 & s_prb_thi_eq__parts__64 & s_prb_pc_eq__parts__64;
-        end
-        if (|new_lanes__64) begin
-            m = prb_lanes & new_lanes__64 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__64;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__64__drv = s_valid__parts__64;
-        c_complete__parts__64__drv = s_complete__parts__64;
-        c_pc__parts__64__drv = s_pc__parts__64;
-        c_exp__parts__64__drv = exp;
-        c_arr__parts__64__drv = arr;
-        c_ord__parts__64__drv = s_ord__parts__64;
-        c_keep__parts__64__drv = s_exp__parts__64;
+    end
+    always @(*) begin
         c_new__parts__64__drv = new_lanes__64;
-        if (|new_lanes__64) begin
-            c_valid__parts__64__drv = 1'b1;
-            c_pc__parts__64__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__64__drv = 1'b1;
-            c_ord__parts__64__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__64) begin
-            c_ord__parts__64__drv = s_ord__parts__64 - 64'h1;
-            if (~|s_ord__parts__64) begin
-                c_valid__parts__64__drv = 1'b0;
-                c_complete__parts__64__drv = 1'b0;
-                c_pc__parts__64__drv = 32'h0;
-                c_exp__parts__64__drv = 32'h0;
-                c_arr__parts__64__drv = 32'h0;
-                c_ord__parts__64__drv = 32'h0;
-                c_keep__parts__64__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__65;
-        exp = s_exp__parts__65;
-        if (|s_valid__parts__65 & ~|s_complete__parts__65) begin
-            m = prb_lanes & s_exp__parts__65 & ~s_arr__parts__65 & s_prb_thi_eq__parts__65 & s_prb_pc_eq__parts__65;
-        end
-        if (|new_lanes__65) begin
-            m = prb_lanes & new_lanes__65 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__65;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__65__drv = s_valid__parts__65;
-        c_complete__parts__65__drv = s_complete__parts__65;
-        c_pc__parts__65__drv = s_pc__parts__65;
-        c_exp__parts__65__drv = exp;
-        c_arr__parts__65__drv = arr;
-        c_ord__parts__65__drv = s_ord__parts__65;
-        c_keep__parts__65__drv = s_exp__parts__65;
+    end
+    always @(*) begin
         c_new__parts__65__drv = new_lanes__65;
-        if (|new_lanes__65) begin
-            c_valid__parts__65__drv = 1'b1;
-            c_pc__parts__65__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__65__drv = 1'b1;
-            c_ord__parts__65__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__65) begin
-            c_ord__parts__65__drv = s_ord__parts__65 - 64'h1;
-            if (~|s_ord__parts__65) begin
-                c_valid__parts__65__drv = 1'b0;
-                c_complete__parts__65__drv = 1'b0;
-                c_pc__parts__65__drv = 32'h0;
-                c_exp__parts__65__drv = 32'h0;
-                c_arr__parts__65__drv = 32'h0;
-                c_ord__parts__65__drv = 32'h0;
-                c_keep__parts__65__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__66;
-        exp = s_exp__parts__66;
-        if (|s_valid__parts__66 & ~|s_complete__parts__66) begin
-            m = prb_lanes & s_exp__parts__66 & ~s_arr__parts__66 & s_prb_thi_eq__parts__66 & s_prb_pc_eq__parts__66;
-        end
-        if (|new_lanes__66) begin
-            m = prb_lanes & new_lanes__66 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__66;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__66__drv = s_valid__parts__66;
-        c_complete__parts__66__drv = s_complete__parts__66;
-        c_pc__parts__66__drv = s_pc__parts__66;
-        c_exp__parts__66__drv = exp;
-        c_arr__parts__66__drv = arr;
-        c_ord__parts__66__drv = s_ord__parts__66;
-        c_keep__parts__66__drv = s_exp__parts__66;
+    end
+    always @(*) begin
         c_new__parts__66__drv = new_lanes__66;
-        if (|new_lanes__66) begin
-            c_valid__parts__66__drv = 1'b1;
-            c_pc__parts__66__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__66__drv = 1'b1;
-            c_ord__parts__66__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__66) begin
-            c_ord__parts__66__drv = s_ord__parts__66 - 64'h1;
-            if (~|s_ord__parts__66) begin
-                c_valid__parts__66__drv = 1'b0;
-                c_complete__parts__66__drv = 1'b0;
-                c_pc__parts__66__drv = 32'h0;
-                c_exp__parts__66__drv = 32'h0;
-                c_arr__parts__66__drv = 32'h0;
-                c_ord__parts__66__drv = 32'h0;
-                c_keep__parts__66__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__67;
-        exp = s_exp__parts__67;
-        if (|s_valid__parts__67 & ~|s_complete__parts__67) begin
-            m = prb_lanes & s_exp__parts__67 & ~s_arr__parts__67 & s_prb_thi_eq__parts__67 & s_prb_pc_eq__parts__67;
-        end
-        if (|new_lanes__67) begin
-            m = prb_lanes & new_lanes__67 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__67;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__67__drv = s_valid__parts__67;
-        c_complete__parts__67__drv = s_complete__parts__67;
-        c_pc__parts__67__drv = s_pc__parts__67;
-        c_exp__parts__67__drv = exp;
-        c_arr__parts__67__drv = arr;
-        c_ord__parts__67__drv = s_ord__parts__67;
-        c_keep__parts__67__drv = s_exp__parts__67;
+    end
+    always @(*) begin
         c_new__parts__67__drv = new_lanes__67;
-        if (|new_lanes__67) begin
-            c_valid__parts__67__drv = 1'b1;
-            c_pc__parts__67__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__67__drv = 1'b1;
-            c_ord__parts__67__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__67) begin
-            c_ord__parts__67__drv = s_ord__parts__67 - 64'h1;
-            if (~|s_ord__parts__67) begin
-                c_valid__parts__67__drv = 1'b0;
-                c_complete__parts__67__drv = 1'b0;
-                c_pc__parts__67__drv = 32'h0;
-                c_exp__parts__67__drv = 32'h0;
-                c_arr__parts__67__drv = 32'h0;
-                c_ord__parts__67__drv = 32'h0;
-                c_keep__parts__67__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__68;
-        exp = s_exp__parts__68;
-        if (|s_valid__parts__68 & ~|s_complete__parts__68) begin
-            m = prb_lanes & s_exp__parts__68 & ~s_arr__parts__68 & s_prb_thi_eq__parts__68 & s_prb_pc_eq__parts__68;
-        end
-        if (|new_lanes__68) begin
-            m = prb_lanes & new_lanes__68 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__68;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__68__drv = s_valid__parts__68;
-        c_complete__parts__68__drv = s_complete__parts__68;
-        c_pc__parts__68__drv = s_pc__parts__68;
-        c_exp__parts__68__drv = exp;
-        c_arr__parts__68__drv = arr;
-        c_ord__parts__68__drv = s_ord__parts__68;
-        c_keep__parts__68__drv = s_exp__parts__68;
+    end
+    always @(*) begin
         c_new__parts__68__drv = new_lanes__68;
-        if (|new_lanes__68) begin
-            c_valid__parts__68__drv = 1'b1;
-            c_pc__parts__68__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__68__drv = 1'b1;
-            c_ord__parts__68__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__68) begin
-            c_ord__parts__68__drv = s_ord__parts__68 - 64'h1;
-            if (~|s_ord__parts__68) begin
-                c_valid__parts__68__drv = 1'b0;
-                c_complete__parts__68__drv = 1'b0;
-                c_pc__parts__68__drv = 32'h0;
-                c_exp__parts__68__drv = 32'h0;
-                c_arr__parts__68__drv = 32'h0;
-                c_ord__parts__68__drv = 32'h0;
-                c_keep__parts__68__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__69;
-        exp = s_exp__parts__69;
-        if (|s_valid__parts__69 & ~|s_complete__parts__69) begin
-            m = prb_lanes & s_exp__parts__69 & ~s_arr__parts__69 & s_prb_thi_eq__parts__69 & s_prb_pc_eq__parts__69;
-        end
-        if (|new_lanes__69) begin
-            m = prb_lanes & new_lanes__69 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__69;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__69__drv = s_valid__parts__69;
-        c_complete__parts__69__drv = s_complete__parts__69;
-        c_pc__parts__69__drv = s_pc__parts__69;
-        c_exp__parts__69__drv = exp;
-        c_arr__parts__69__drv = arr;
-        c_ord__parts__69__drv = s_ord__parts__69;
-        c_keep__parts__69__drv = s_exp__parts__69;
+    end
+    always @(*) begin
         c_new__parts__69__drv = new_lanes__69;
-        if (|new_lanes__69) begin
-            c_valid__parts__69__drv = 1'b1;
-            c_pc__parts__69__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__69__drv = 1'b1;
-            c_ord__parts__69__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__69) begin
-            c_ord__parts__69__drv = s_ord__parts__69 - 64'h1;
-            if (~|s_ord__parts__69) begin
-                c_valid__parts__69__drv = 1'b0;
-                c_complete__parts__69__drv = 1'b0;
-                c_pc__parts__69__drv = 32'h0;
-                c_exp__parts__69__drv = 32'h0;
-                c_arr__parts__69__drv = 32'h0;
-                c_ord__parts__69__drv = 32'h0;
-                c_keep__parts__69__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__70;
-        exp = s_exp__parts__70;
-        if (|s_valid__parts__70 & ~|s_complete__parts__70) begin
-            m = prb_lanes & s_exp__parts__70 & ~s_arr__parts__70 & s_prb_thi_eq__parts__70 & s_prb_pc_eq__parts__70;
-        end
-        if (|new_lanes__70) begin
-            m = prb_lanes & new_lanes__70 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__70;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__70__drv = s_valid__parts__70;
-        c_complete__parts__70__drv = s_complete__parts__70;
-        c_pc__parts__70__drv = s_pc__parts__70;
-        c_exp__parts__70__drv = exp;
-        c_arr__parts__70__drv = arr;
-        c_ord__parts__70__drv = s_ord__parts__70;
-        c_keep__parts__70__drv = s_exp__parts__70;
+    end
+    always @(*) begin
         c_new__parts__70__drv = new_lanes__70;
-        if (|new_lanes__70) begin
-            c_valid__parts__70__drv = 1'b1;
-            c_pc__parts__70__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__70__drv = 1'b1;
-            c_ord__parts__70__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__70) begin
-            c_ord__parts__70__drv = s_ord__parts__70 - 64'h1;
-            if (~|s_ord__parts__70) begin
-                c_valid__parts__70__drv = 1'b0;
-                c_complete__parts__70__drv = 1'b0;
-                c_pc__parts__70__drv = 32'h0;
-                c_exp__parts__70__drv = 32'h0;
-                c_arr__parts__70__drv = 32'h0;
-                c_ord__parts__70__drv = 32'h0;
-                c_keep__parts__70__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__71;
-        exp = s_exp__parts__71;
-        if (|s_valid__parts__71 & ~|s_complete__parts__71) begin
-            m = prb_lanes & s_exp__parts__71 & ~s_arr__parts__71 & s_prb_thi_eq__parts__71 & s_prb_pc_eq__parts__71;
-        end
-        if (|new_lanes__71) begin
-            m = prb_lanes & new_lanes__71 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__71;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__71__drv = s_valid__parts__71;
-        c_complete__parts__71__drv = s_complete__parts__71;
-        c_pc__parts__71__drv = s_pc__parts__71;
-        c_exp__parts__71__drv = exp;
-        c_arr__parts__71__drv = arr;
-        c_ord__parts__71__drv = s_ord__parts__71;
-        c_keep__parts__71__drv = s_exp__parts__71;
+    end
+    always @(*) begin
         c_new__parts__71__drv = new_lanes__71;
-        if (|new_lanes__71) begin
-            c_valid__parts__71__drv = 1'b1;
-            c_pc__parts__71__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__71__drv = 1'b1;
-            c_ord__parts__71__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__71) begin
-            c_ord__parts__71__drv = s_ord__parts__71 - 64'h1;
-            if (~|s_ord__parts__71) begin
-                c_valid__parts__71__drv = 1'b0;
-                c_complete__parts__71__drv = 1'b0;
-                c_pc__parts__71__drv = 32'h0;
-                c_exp__parts__71__drv = 32'h0;
-                c_arr__parts__71__drv = 32'h0;
-                c_ord__parts__71__drv = 32'h0;
-                c_keep__parts__71__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__72;
-        exp = s_exp__parts__72;
-        if (|s_valid__parts__72 & ~|s_complete__parts__72) begin
-            m = prb_lanes & s_exp__parts__72 & ~s_arr__parts__72 & s_prb_thi_eq__parts__72 & s_prb_pc_eq__parts__72;
-        end
-        if (|new_lanes__72) begin
-            m = prb_lanes & new_lanes__72 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__72;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__72__drv = s_valid__parts__72;
-        c_complete__parts__72__drv = s_complete__parts__72;
-        c_pc__parts__72__drv = s_pc__parts__72;
-        c_exp__parts__72__drv = exp;
-        c_arr__parts__72__drv = arr;
-        c_ord__parts__72__drv = s_ord__parts__72;
-        c_keep__parts__72__drv = s_exp__parts__72;
+    end
+    always @(*) begin
         c_new__parts__72__drv = new_lanes__72;
-        if (|new_lanes__72) begin
-            c_valid__parts__72__drv = 1'b1;
-            c_pc__parts__72__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__72__drv = 1'b1;
-            c_ord__parts__72__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__72) begin
-            c_ord__parts__72__drv = s_ord__parts__72 - 64'h1;
-            if (~|s_ord__parts__72) begin
-                c_valid__parts__72__drv = 1'b0;
-                c_complete__parts__72__drv = 1'b0;
-                c_pc__parts__72__drv = 32'h0;
-                c_exp__parts__72__drv = 32'h0;
-                c_arr__parts__72__drv = 32'h0;
-                c_ord__parts__72__drv = 32'h0;
-                c_keep__parts__72__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__73;
-        exp = s_exp__parts__73;
-        if (|s_valid__parts__73 & ~|s_complete__parts__73) begin
-            m = prb_lanes & s_exp__parts__73 & ~s_arr__parts__73 & s_prb_thi_eq__parts__73 & s_prb_pc_eq__parts__73;
-        end
-        if (|new_lanes__73) begin
-            m = prb_lanes & new_lanes__73 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__73;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__73__drv = s_valid__parts__73;
-        c_complete__parts__73__drv = s_complete__parts__73;
-        c_pc__parts__73__drv = s_pc__parts__73;
-        c_exp__parts__73__drv = exp;
-        c_arr__parts__73__drv = arr;
-        c_ord__parts__73__drv = s_ord__parts__73;
-        c_keep__parts__73__drv = s_exp__parts__73;
+    end
+    always @(*) begin
         c_new__parts__73__drv = new_lanes__73;
-        if (|new_lanes__73) begin
-            c_valid__parts__73__drv = 1'b1;
-            c_pc__parts__73__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__73__drv = 1'b1;
-            c_ord__parts__73__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__73) begin
-            c_ord__parts__73__drv = s_ord__parts__73 - 64'h1;
-            if (~|s_ord__parts__73) begin
-                c_valid__parts__73__drv = 1'b0;
-                c_complete__parts__73__drv = 1'b0;
-                c_pc__parts__73__drv = 32'h0;
-                c_exp__parts__73__drv = 32'h0;
-                c_arr__parts__73__drv = 32'h0;
-                c_ord__parts__73__drv = 32'h0;
-                c_keep__parts__73__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__74;
-        exp = s_exp__parts__74;
-        if (|s_valid__parts__74 & ~|s_complete__parts__74) begin
-            m = prb_lanes & s_exp__parts__74 & ~s_arr__parts__74 & s_prb_thi_eq__parts__74 & s_prb_pc_eq__parts__74;
-        end
-        if (|new_lanes__74) begin
-            m = prb_lanes & new_lanes__74 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__74;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__74__drv = s_valid__parts__74;
-        c_complete__parts__74__drv = s_complete__parts__74;
-        c_pc__parts__74__drv = s_pc__parts__74;
-        c_exp__parts__74__drv = exp;
-        c_arr__parts__74__drv = arr;
-        c_ord__parts__74__drv = s_ord__parts__74;
-        c_keep__parts__74__drv = s_exp__parts__74;
+    end
+    always @(*) begin
         c_new__parts__74__drv = new_lanes__74;
-        if (|new_lanes__74) begin
-            c_valid__parts__74__drv = 1'b1;
-            c_pc__parts__74__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__74__drv = 1'b1;
-            c_ord__parts__74__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__74) begin
-            c_ord__parts__74__drv = s_ord__parts__74 - 64'h1;
-            if (~|s_ord__parts__74) begin
-                c_valid__parts__74__drv = 1'b0;
-                c_complete__parts__74__drv = 1'b0;
-                c_pc__parts__74__drv = 32'h0;
-                c_exp__parts__74__drv = 32'h0;
-                c_arr__parts__74__drv = 32'h0;
-                c_ord__parts__74__drv = 32'h0;
-                c_keep__parts__74__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__75;
-        exp = s_exp__parts__75;
-        if (|s_valid__parts__75 & ~|s_complete__parts__75) begin
-            m = prb_lanes & s_exp__parts__75 & ~s_arr__parts__75 & s_prb_thi_eq__parts__75 & s_prb_pc_eq__parts__75;
-        end
-        if (|new_lanes__75) begin
-            m = prb_lanes & new_lanes__75 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__75;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__75__drv = s_valid__parts__75;
-        c_complete__parts__75__drv = s_complete__parts__75;
-        c_pc__parts__75__drv = s_pc__parts__75;
-        c_exp__parts__75__drv = exp;
-        c_arr__parts__75__drv = arr;
-        c_ord__parts__75__drv = s_ord__parts__75;
-        c_keep__parts__75__drv = s_exp__parts__75;
+    end
+    always @(*) begin
         c_new__parts__75__drv = new_lanes__75;
-        if (|new_lanes__75) begin
-            c_valid__parts__75__drv = 1'b1;
-            c_pc__parts__75__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__75__drv = 1'b1;
-            c_ord__parts__75__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__75) begin
-            c_ord__parts__75__drv = s_ord__parts__75 - 64'h1;
-            if (~|s_ord__parts__75) begin
-                c_valid__parts__75__drv = 1'b0;
-                c_complete__parts__75__drv = 1'b0;
-                c_pc__parts__75__drv = 32'h0;
-                c_exp__parts__75__drv = 32'h0;
-                c_arr__parts__75__drv = 32'h0;
-                c_ord__parts__75__drv = 32'h0;
-                c_keep__parts__75__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__76;
-        exp = s_exp__parts__76;
-        if (|s_valid__parts__76 & ~|s_complete__parts__76) begin
-            m = prb_lanes & s_exp__parts__76 & ~s_arr__parts__76 & s_prb_thi_eq__parts__76 & s_prb_pc_eq__parts__76;
-        end
-        if (|new_lanes__76) begin
-            m = prb_lanes & new_lanes__76 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__76;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__76__drv = s_valid__parts__76;
-        c_complete__parts__76__drv = s_complete__parts__76;
-        c_pc__parts__76__drv = s_pc__parts__76;
-        c_exp__parts__76__drv = exp;
-        c_arr__parts__76__drv = arr;
-        c_ord__parts__76__drv = s_ord__parts__76;
-        c_keep__parts__76__drv = s_exp__parts__76;
+    end
+    always @(*) begin
         c_new__parts__76__drv = new_lanes__76;
-        if (|new_lanes__76) begin
-            c_valid__parts__76__drv = 1'b1;
-            c_pc__parts__76__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__76__drv = 1'b1;
-            c_ord__parts__76__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__76) begin
-            c_ord__parts__76__drv = s_ord__parts__76 - 64'h1;
-            if (~|s_ord__parts__76) begin
-                c_valid__parts__76__drv = 1'b0;
-                c_complete__parts__76__drv = 1'b0;
-                c_pc__parts__76__drv = 32'h0;
-                c_exp__parts__76__drv = 32'h0;
-                c_arr__parts__76__drv = 32'h0;
-                c_ord__parts__76__drv = 32'h0;
-                c_keep__parts__76__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__77;
-        exp = s_exp__parts__77;
-        if (|s_valid__parts__77 & ~|s_complete__parts__77) begin
-            m = prb_lanes & s_exp__parts__77 & ~s_arr__parts__77 & s_prb_thi_eq__parts__77 & s_prb_pc_eq__parts__77;
-        end
-        if (|new_lanes__77) begin
-            m = prb_lanes & new_lanes__77 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__77;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__77__drv = s_valid__parts__77;
-        c_complete__parts__77__drv = s_complete__parts__77;
-        c_pc__parts__77__drv = s_pc__parts__77;
-        c_exp__parts__77__drv = exp;
-        c_arr__parts__77__drv = arr;
-        c_ord__parts__77__drv = s_ord__parts__77;
-        c_keep__parts__77__drv = s_exp__parts__77;
+    end
+    always @(*) begin
         c_new__parts__77__drv = new_lanes__77;
-        if (|new_lanes__77) begin
-            c_valid__parts__77__drv = 1'b1;
-            c_pc__parts__77__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__77__drv = 1'b1;
-            c_ord__parts__77__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__77) begin
-            c_ord__parts__77__drv = s_ord__parts__77 - 64'h1;
-            if (~|s_ord__parts__77) begin
-                c_valid__parts__77__drv = 1'b0;
-                c_complete__parts__77__drv = 1'b0;
-                c_pc__parts__77__drv = 32'h0;
-                c_exp__parts__77__drv = 32'h0;
-                c_arr__parts__77__drv = 32'h0;
-                c_ord__parts__77__drv = 32'h0;
-                c_keep__parts__77__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__78;
-        exp = s_exp__parts__78;
-        if (|s_valid__parts__78 & ~|s_complete__parts__78) begin
-            m = prb_lanes & s_exp__parts__78 & ~s_arr__parts__78 & s_prb_thi_eq__parts__78 & s_prb_pc_eq__parts__78;
-        end
-        if (|new_lanes__78) begin
-            m = prb_lanes & new_lanes__78 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__78;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__78__drv = s_valid__parts__78;
-        c_complete__parts__78__drv = s_complete__parts__78;
-        c_pc__parts__78__drv = s_pc__parts__78;
-        c_exp__parts__78__drv = exp;
-        c_arr__parts__78__drv = arr;
-        c_ord__parts__78__drv = s_ord__parts__78;
-        c_keep__parts__78__drv = s_exp__parts__78;
+    end
+    always @(*) begin
         c_new__parts__78__drv = new_lanes__78;
-        if (|new_lanes__78) begin
-            c_valid__parts__78__drv = 1'b1;
-            c_pc__parts__78__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__78__drv = 1'b1;
-            c_ord__parts__78__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__78) begin
-            c_ord__parts__78__drv = s_ord__parts__78 - 64'h1;
-            if (~|s_ord__parts__78) begin
-                c_valid__parts__78__drv = 1'b0;
-                c_complete__parts__78__drv = 1'b0;
-                c_pc__parts__78__drv = 32'h0;
-                c_exp__parts__78__drv = 32'h0;
-                c_arr__parts__78__drv = 32'h0;
-                c_ord__parts__78__drv = 32'h0;
-                c_keep__parts__78__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__79;
-        exp = s_exp__parts__79;
-        if (|s_valid__parts__79 & ~|s_complete__parts__79) begin
-            m = prb_lanes & s_exp__parts__79 & ~s_arr__parts__79 & s_prb_thi_eq__parts__79 & s_prb_pc_eq__parts__79;
-        end
-        if (|new_lanes__79) begin
-            m = prb_lanes & new_lanes__79 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__79;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__79__drv = s_valid__parts__79;
-        c_complete__parts__79__drv = s_complete__parts__79;
-        c_pc__parts__79__drv = s_pc__parts__79;
-        c_exp__parts__79__drv = exp;
-        c_arr__parts__79__drv = arr;
-        c_ord__parts__79__drv = s_ord__parts__79;
-        c_keep__parts__79__drv = s_exp__parts__79;
+    end
+    always @(*) begin
         c_new__parts__79__drv = new_lanes__79;
-        if (|new_lanes__79) begin
-            c_valid__parts__79__drv = 1'b1;
-            c_pc__parts__79__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__79__drv = 1'b1;
-            c_ord__parts__79__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__79) begin
-            c_ord__parts__79__drv = s_ord__parts__79 - 64'h1;
-            if (~|s_ord__parts__79) begin
-                c_valid__parts__79__drv = 1'b0;
-                c_complete__parts__79__drv = 1'b0;
-                c_pc__parts__79__drv = 32'h0;
-                c_exp__parts__79__drv = 32'h0;
-                c_arr__parts__79__drv = 32'h0;
-                c_ord__parts__79__drv = 32'h0;
-                c_keep__parts__79__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__80;
-        exp = s_exp__parts__80;
-        if (|s_valid__parts__80 & ~|s_complete__parts__80) begin
-            m = prb_lanes & s_exp__parts__80 & ~s_arr__parts__80 & s_prb_thi_eq__parts__80 & s_prb_pc_eq__parts__80;
-        end
-        if (|new_lanes__80) begin
-            m = prb_lanes & new_lanes__80 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__80;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__80__drv = s_valid__parts__80;
-        c_complete__parts__80__drv = s_complete__parts__80;
-        c_pc__parts__80__drv = s_pc__parts__80;
-        c_exp__parts__80__drv = exp;
-        c_arr__parts__80__drv = arr;
-        c_ord__parts__80__drv = s_ord__parts__80;
-        c_keep__parts__80__drv = s_exp__parts__80;
+    end
+    always @(*) begin
         c_new__parts__80__drv = new_lanes__80;
-        if (|new_lanes__80) begin
-            c_valid__parts__80__drv = 1'b1;
-            c_pc__parts__80__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__80__drv = 1'b1;
-            c_ord__parts__80__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__80) begin
-            c_ord__parts__80__drv = s_ord__parts__80 - 64'h1;
-            if (~|s_ord__parts__80) begin
-                c_valid__parts__80__drv = 1'b0;
-                c_complete__parts__80__drv = 1'b0;
-                c_pc__parts__80__drv = 32'h0;
-                c_exp__parts__80__drv = 32'h0;
-                c_arr__parts__80__drv = 32'h0;
-                c_ord__parts__80__drv = 32'h0;
-                c_keep__parts__80__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__81;
-        exp = s_exp__parts__81;
-        if (|s_valid__parts__81 & ~|s_complete__parts__81) begin
-            m = prb_lanes & s_exp__parts__81 & ~s_arr__parts__81 & s_prb_thi_eq__parts__81 & s_prb_pc_eq__parts__81;
-        end
-        if (|new_lanes__81) begin
-            m = prb_lanes & new_lanes__81 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__81;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__81__drv = s_valid__parts__81;
-        c_complete__parts__81__drv = s_complete__parts__81;
-        c_pc__parts__81__drv = s_pc__parts__81;
-        c_exp__parts__81__drv = exp;
-        c_arr__parts__81__drv = arr;
-        c_ord__parts__81__drv = s_ord__parts__81;
-        c_keep__parts__81__drv = s_exp__parts__81;
+    end
+    always @(*) begin
         c_new__parts__81__drv = new_lanes__81;
-        if (|new_lanes__81) begin
-            c_valid__parts__81__drv = 1'b1;
-            c_pc__parts__81__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__81__drv = 1'b1;
-            c_ord__parts__81__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__81) begin
-            c_ord__parts__81__drv = s_ord__parts__81 - 64'h1;
-            if (~|s_ord__parts__81) begin
-                c_valid__parts__81__drv = 1'b0;
-                c_complete__parts__81__drv = 1'b0;
-                c_pc__parts__81__drv = 32'h0;
-                c_exp__parts__81__drv = 32'h0;
-                c_arr__parts__81__drv = 32'h0;
-                c_ord__parts__81__drv = 32'h0;
-                c_keep__parts__81__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__82;
-        exp = s_exp__parts__82;
-        if (|s_valid__parts__82 & ~|s_complete__parts__82) begin
-            m = prb_lanes & s_exp__parts__82 & ~s_arr__parts__82 & s_prb_thi_eq__parts__82 & s_prb_pc_eq__parts__82;
-        end
-        if (|new_lanes__82) begin
-            m = prb_lanes & new_lanes__82 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__82;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__82__drv = s_valid__parts__82;
-        c_complete__parts__82__drv = s_complete__parts__82;
-        c_pc__parts__82__drv = s_pc__parts__82;
-        c_exp__parts__82__drv = exp;
-        c_arr__parts__82__drv = arr;
-        c_ord__parts__82__drv = s_ord__parts__82;
-        c_keep__parts__82__drv = s_exp__parts__82;
+    end
+    always @(*) begin
         c_new__parts__82__drv = new_lanes__82;
-        if (|new_lanes__82) begin
-            c_valid__parts__82__drv = 1'b1;
-            c_pc__parts__82__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__82__drv = 1'b1;
-            c_ord__parts__82__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__82) begin
-            c_ord__parts__82__drv = s_ord__parts__82 - 64'h1;
-            if (~|s_ord__parts__82) begin
-                c_valid__parts__82__drv = 1'b0;
-                c_complete__parts__82__drv = 1'b0;
-                c_pc__parts__82__drv = 32'h0;
-                c_exp__parts__82__drv = 32'h0;
-                c_arr__parts__82__drv = 32'h0;
-                c_ord__parts__82__drv = 32'h0;
-                c_keep__parts__82__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__83;
-        exp = s_exp__parts__83;
-        if (|s_valid__parts__83 & ~|s_complete__parts__83) begin
-            m = prb_lanes & s_exp__parts__83 & ~s_arr__parts__83 & s_prb_thi_eq__parts__83 & s_prb_pc_eq__parts__83;
-        end
-        if (|new_lanes__83) begin
-            m = prb_lanes & new_lanes__83 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__83;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__83__drv = s_valid__parts__83;
-        c_complete__parts__83__drv = s_complete__parts__83;
-        c_pc__parts__83__drv = s_pc__parts__83;
-        c_exp__parts__83__drv = exp;
-        c_arr__parts__83__drv = arr;
-        c_ord__parts__83__drv = s_ord__parts__83;
-        c_keep__parts__83__drv = s_exp__parts__83;
+    end
+    always @(*) begin
         c_new__parts__83__drv = new_lanes__83;
-        if (|new_lanes__83) begin
-            c_valid__parts__83__drv = 1'b1;
-            c_pc__parts__83__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__83__drv = 1'b1;
-            c_ord__parts__83__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__83) begin
-            c_ord__parts__83__drv = s_ord__parts__83 - 64'h1;
-            if (~|s_ord__parts__83) begin
-                c_valid__parts__83__drv = 1'b0;
-                c_complete__parts__83__drv = 1'b0;
-                c_pc__parts__83__drv = 32'h0;
-                c_exp__parts__83__drv = 32'h0;
-                c_arr__parts__83__drv = 32'h0;
-                c_ord__parts__83__drv = 32'h0;
-                c_keep__parts__83__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__84;
-        exp = s_exp__parts__84;
-        if (|s_valid__parts__84 & ~|s_complete__parts__84) begin
-            m = prb_lanes & s_exp__parts__84 & ~s_arr__parts__84 & s_prb_thi_eq__parts__84 & s_prb_pc_eq__parts__84;
-        end
-        if (|new_lanes__84) begin
-            m = prb_lanes & new_lanes__84 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__84;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__84__drv = s_valid__parts__84;
-        c_complete__parts__84__drv = s_complete__parts__84;
-        c_pc__parts__84__drv = s_pc__parts__84;
-        c_exp__parts__84__drv = exp;
-        c_arr__parts__84__drv = arr;
-        c_ord__parts__84__drv = s_ord__parts__84;
-        c_keep__parts__84__drv = s_exp__parts__84;
+    end
+    always @(*) begin
         c_new__parts__84__drv = new_lanes__84;
-        if (|new_lanes__84) begin
-            c_valid__parts__84__drv = 1'b1;
-            c_pc__parts__84__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__84__drv = 1'b1;
-            c_ord__parts__84__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__84) begin
-            c_ord__parts__84__drv = s_ord__parts__84 - 64'h1;
-            if (~|s_ord__parts__84) begin
-                c_valid__parts__84__drv = 1'b0;
-                c_complete__parts__84__drv = 1'b0;
-                c_pc__parts__84__drv = 32'h0;
-                c_exp__parts__84__drv = 32'h0;
-                c_arr__parts__84__drv = 32'h0;
-                c_ord__parts__84__drv = 32'h0;
-                c_keep__parts__84__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__85;
-        exp = s_exp__parts__85;
-        if (|s_valid__parts__85 & ~|s_complete__parts__85) begin
-            m = prb_lanes & s_exp__parts__85 & ~s_arr__parts__85 & s_prb_thi_eq__parts__85 & s_prb_pc_eq__parts__85;
-        end
-        if (|new_lanes__85) begin
-            m = prb_lanes & new_lanes__85 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__85;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__85__drv = s_valid__parts__85;
-        c_complete__parts__85__drv = s_complete__parts__85;
-        c_pc__parts__85__drv = s_pc__parts__85;
-        c_exp__parts__85__drv = exp;
-        c_arr__parts__85__drv = arr;
-        c_ord__parts__85__drv = s_ord__parts__85;
-        c_keep__parts__85__drv = s_exp__parts__85;
+    end
+    always @(*) begin
         c_new__parts__85__drv = new_lanes__85;
-        if (|new_lanes__85) begin
-            c_valid__parts__85__drv = 1'b1;
-            c_pc__parts__85__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__85__drv = 1'b1;
-            c_ord__parts__85__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__85) begin
-            c_ord__parts__85__drv = s_ord__parts__85 - 64'h1;
-            if (~|s_ord__parts__85) begin
-                c_valid__parts__85__drv = 1'b0;
-                c_complete__parts__85__drv = 1'b0;
-                c_pc__parts__85__drv = 32'h0;
-                c_exp__parts__85__drv = 32'h0;
-                c_arr__parts__85__drv = 32'h0;
-                c_ord__parts__85__drv = 32'h0;
-                c_keep__parts__85__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__86;
-        exp = s_exp__parts__86;
-        if (|s_valid__parts__86 & ~|s_complete__parts__86) begin
-            m = prb_lanes & s_exp__parts__86 & ~s_arr__parts__86 & s_prb_thi_eq__parts__86 & s_prb_pc_eq__parts__86;
-        end
-        if (|new_lanes__86) begin
-            m = prb_lanes & new_lanes__86 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__86;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__86__drv = s_valid__parts__86;
-        c_complete__parts__86__drv = s_complete__parts__86;
-        c_pc__parts__86__drv = s_pc__parts__86;
-        c_exp__parts__86__drv = exp;
-        c_arr__parts__86__drv = arr;
-        c_ord__parts__86__drv = s_ord__parts__86;
-        c_keep__parts__86__drv = s_exp__parts__86;
+    end
+    always @(*) begin
         c_new__parts__86__drv = new_lanes__86;
-        if (|new_lanes__86) begin
-            c_valid__parts__86__drv = 1'b1;
-            c_pc__parts__86__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__86__drv = 1'b1;
-            c_ord__parts__86__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__86) begin
-            c_ord__parts__86__drv = s_ord__parts__86 - 64'h1;
-            if (~|s_ord__parts__86) begin
-                c_valid__parts__86__drv = 1'b0;
-                c_complete__parts__86__drv = 1'b0;
-                c_pc__parts__86__drv = 32'h0;
-                c_exp__parts__86__drv = 32'h0;
-                c_arr__parts__86__drv = 32'h0;
-                c_ord__parts__86__drv = 32'h0;
-                c_keep__parts__86__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__87;
-        exp = s_exp__parts__87;
-        if (|s_valid__parts__87 & ~|s_complete__parts__87) begin
-            m = prb_lanes & s_exp__parts__87 & ~s_arr__parts__87 & s_prb_thi_eq__parts__87 & s_prb_pc_eq__parts__87;
-        end
-        if (|new_lanes__87) begin
-            m = prb_lanes & new_lanes__87 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__87;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__87__drv = s_valid__parts__87;
-        c_complete__parts__87__drv = s_complete__parts__87;
-        c_pc__parts__87__drv = s_pc__parts__87;
-        c_exp__parts__87__drv = exp;
-        c_arr__parts__87__drv = arr;
-        c_ord__parts__87__drv = s_ord__parts__87;
-        c_keep__parts__87__drv = s_exp__parts__87;
+    end
+    always @(*) begin
         c_new__parts__87__drv = new_lanes__87;
-        if (|new_lanes__87) begin
-            c_valid__parts__87__drv = 1'b1;
-            c_pc__parts__87__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__87__drv = 1'b1;
-            c_ord__parts__87__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__87) begin
-            c_ord__parts__87__drv = s_ord__parts__87 - 64'h1;
-            if (~|s_ord__parts__87) begin
-                c_valid__parts__87__drv = 1'b0;
-                c_complete__parts__87__drv = 1'b0;
-                c_pc__parts__87__drv = 32'h0;
-                c_exp__parts__87__drv = 32'h0;
-                c_arr__parts__87__drv = 32'h0;
-                c_ord__parts__87__drv = 32'h0;
-                c_keep__parts__87__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__88;
-        exp = s_exp__parts__88;
-        if (|s_valid__parts__88 & ~|s_complete__parts__88) begin
-            m = prb_lanes & s_exp__parts__88 & ~s_arr__parts__88 & s_prb_thi_eq__parts__88 & s_prb_pc_eq__parts__88;
-        end
-        if (|new_lanes__88) begin
-            m = prb_lanes & new_lanes__88 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__88;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__88__drv = s_valid__parts__88;
-        c_complete__parts__88__drv = s_complete__parts__88;
-        c_pc__parts__88__drv = s_pc__parts__88;
-        c_exp__parts__88__drv = exp;
-        c_arr__parts__88__drv = arr;
-        c_ord__parts__88__drv = s_ord__parts__88;
-        c_keep__parts__88__drv = s_exp__parts__88;
+    end
+    always @(*) begin
         c_new__parts__88__drv = new_lanes__88;
-        if (|new_lanes__88) begin
-            c_valid__parts__88__drv = 1'b1;
-            c_pc__parts__88__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__88__drv = 1'b1;
-            c_ord__parts__88__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__88) begin
-            c_ord__parts__88__drv = s_ord__parts__88 - 64'h1;
-            if (~|s_ord__parts__88) begin
-                c_valid__parts__88__drv = 1'b0;
-                c_complete__parts__88__drv = 1'b0;
-                c_pc__parts__88__drv = 32'h0;
-                c_exp__parts__88__drv = 32'h0;
-                c_arr__parts__88__drv = 32'h0;
-                c_ord__parts__88__drv = 32'h0;
-                c_keep__parts__88__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__89;
-        exp = s_exp__parts__89;
-        if (|s_valid__parts__89 & ~|s_complete__parts__89) begin
-            m = prb_lanes & s_exp__parts__89 & ~s_arr__parts__89 & s_prb_thi_eq__parts__89 & s_prb_pc_eq__parts__89;
-        end
-        if (|new_lanes__89) begin
-            m = prb_lanes & new_lanes__89 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__89;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__89__drv = s_valid__parts__89;
-        c_complete__parts__89__drv = s_complete__parts__89;
-        c_pc__parts__89__drv = s_pc__parts__89;
-        c_exp__parts__89__drv = exp;
-        c_arr__parts__89__drv = arr;
-        c_ord__parts__89__drv = s_ord__parts__89;
-        c_keep__parts__89__drv = s_exp__parts__89;
+    end
+    always @(*) begin
         c_new__parts__89__drv = new_lanes__89;
-        if (|new_lanes__89) begin
-            c_valid__parts__89__drv = 1'b1;
-            c_pc__parts__89__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__89__drv = 1'b1;
-            c_ord__parts__89__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__89) begin
-            c_ord__parts__89__drv = s_ord__parts__89 - 64'h1;
-            if (~|s_ord__parts__89) begin
-                c_valid__parts__89__drv = 1'b0;
-                c_complete__parts__89__drv = 1'b0;
-                c_pc__parts__89__drv = 32'h0;
-                c_exp__parts__89__drv = 32'h0;
-                c_arr__parts__89__drv = 32'h0;
-                c_ord__parts__89__drv = 32'h0;
-                c_keep__parts__89__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__90;
-        exp = s_exp__parts__90;
-        if (|s_valid__parts__90 & ~|s_complete__parts__90) begin
-            m = prb_lanes & s_exp__parts__90 & ~s_arr__parts__90 & s_prb_thi_eq__parts__90 & s_prb_pc_eq__parts__90;
-        end
-        if (|new_lanes__90) begin
-            m = prb_lanes & new_lanes__90 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__90;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__90__drv = s_valid__parts__90;
-        c_complete__parts__90__drv = s_complete__parts__90;
-        c_pc__parts__90__drv = s_pc__parts__90;
-        c_exp__parts__90__drv = exp;
-        c_arr__parts__90__drv = arr;
-        c_ord__parts__90__drv = s_ord__parts__90;
-        c_keep__parts__90__drv = s_exp__parts__90;
+    end
+    always @(*) begin
         c_new__parts__90__drv = new_lanes__90;
-        if (|new_lanes__90) begin
-            c_valid__parts__90__drv = 1'b1;
-            c_pc__parts__90__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__90__drv = 1'b1;
-            c_ord__parts__90__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__90) begin
-            c_ord__parts__90__drv = s_ord__parts__90 - 64'h1;
-            if (~|s_ord__parts__90) begin
-                c_valid__parts__90__drv = 1'b0;
-                c_complete__parts__90__drv = 1'b0;
-                c_pc__parts__90__drv = 32'h0;
-                c_exp__parts__90__drv = 32'h0;
-                c_arr__parts__90__drv = 32'h0;
-                c_ord__parts__90__drv = 32'h0;
-                c_keep__parts__90__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__91;
-        exp = s_exp__parts__91;
-        if (|s_valid__parts__91 & ~|s_complete__parts__91) begin
-            m = prb_lanes & s_exp__parts__91 & ~s_arr__parts__91 & s_prb_thi_eq__parts__91 & s_prb_pc_eq__parts__91;
-        end
-        if (|new_lanes__91) begin
-            m = prb_lanes & new_lanes__91 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__91;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__91__drv = s_valid__parts__91;
-        c_complete__parts__91__drv = s_complete__parts__91;
-        c_pc__parts__91__drv = s_pc__parts__91;
-        c_exp__parts__91__drv = exp;
-        c_arr__parts__91__drv = arr;
-        c_ord__parts__91__drv = s_ord__parts__91;
-        c_keep__parts__91__drv = s_exp__parts__91;
+    end
+    always @(*) begin
         c_new__parts__91__drv = new_lanes__91;
-        if (|new_lanes__91) begin
-            c_valid__parts__91__drv = 1'b1;
-            c_pc__parts__91__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__91__drv = 1'b1;
-            c_ord__parts__91__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__91) begin
-            c_ord__parts__91__drv = s_ord__parts__91 - 64'h1;
-            if (~|s_ord__parts__91) begin
-                c_valid__parts__91__drv = 1'b0;
-                c_complete__parts__91__drv = 1'b0;
-                c_pc__parts__91__drv = 32'h0;
-                c_exp__parts__91__drv = 32'h0;
-                c_arr__parts__91__drv = 32'h0;
-                c_ord__parts__91__drv = 32'h0;
-                c_keep__parts__91__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__92;
-        exp = s_exp__parts__92;
-        if (|s_valid__parts__92 & ~|s_complete__parts__92) begin
-            m = prb_lanes & s_exp__parts__92 & ~s_arr__parts__92 & s_prb_thi_eq__parts__92 & s_prb_pc_eq__parts__92;
-        end
-        if (|new_lanes__92) begin
-            m = prb_lanes & new_lanes__92 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__92;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__92__drv = s_valid__parts__92;
-        c_complete__parts__92__drv = s_complete__parts__92;
-        c_pc__parts__92__drv = s_pc__parts__92;
-        c_exp__parts__92__drv = exp;
-        c_arr__parts__92__drv = arr;
-        c_ord__parts__92__drv = s_ord__parts__92;
-        c_keep__parts__92__drv = s_exp__parts__92;
+    end
+    always @(*) begin
         c_new__parts__92__drv = new_lanes__92;
-        if (|new_lanes__92) begin
-            c_valid__parts__92__drv = 1'b1;
-            c_pc__parts__92__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__92__drv = 1'b1;
-            c_ord__parts__92__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__92) begin
-            c_ord__parts__92__drv = s_ord__parts__92 - 64'h1;
-            if (~|s_ord__parts__92) begin
-                c_valid__parts__92__drv = 1'b0;
-                c_complete__parts__92__drv = 1'b0;
-                c_pc__parts__92__drv = 32'h0;
-                c_exp__parts__92__drv = 32'h0;
-                c_arr__parts__92__drv = 32'h0;
-                c_ord__parts__92__drv = 32'h0;
-                c_keep__parts__92__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__93;
-        exp = s_exp__parts__93;
-        if (|s_valid__parts__93 & ~|s_complete__parts__93) begin
-            m = prb_lanes & s_exp__parts__93 & ~s_arr__parts__93 & s_prb_thi_eq__parts__93 & s_prb_pc_eq__parts__93;
-        end
-        if (|new_lanes__93) begin
-            m = prb_lanes & new_lanes__93 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__93;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__93__drv = s_valid__parts__93;
-        c_complete__parts__93__drv = s_complete__parts__93;
-        c_pc__parts__93__drv = s_pc__parts__93;
-        c_exp__parts__93__drv = exp;
-        c_arr__parts__93__drv = arr;
-        c_ord__parts__93__drv = s_ord__parts__93;
-        c_keep__parts__93__drv = s_exp__parts__93;
+    end
+    always @(*) begin
         c_new__parts__93__drv = new_lanes__93;
-        if (|new_lanes__93) begin
-            c_valid__parts__93__drv = 1'b1;
-            c_pc__parts__93__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__93__drv = 1'b1;
-            c_ord__parts__93__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__93) begin
-            c_ord__parts__93__drv = s_ord__parts__93 - 64'h1;
-            if (~|s_ord__parts__93) begin
-                c_valid__parts__93__drv = 1'b0;
-                c_complete__parts__93__drv = 1'b0;
-                c_pc__parts__93__drv = 32'h0;
-                c_exp__parts__93__drv = 32'h0;
-                c_arr__parts__93__drv = 32'h0;
-                c_ord__parts__93__drv = 32'h0;
-                c_keep__parts__93__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__94;
-        exp = s_exp__parts__94;
-        if (|s_valid__parts__94 & ~|s_complete__parts__94) begin
-            m = prb_lanes & s_exp__parts__94 & ~s_arr__parts__94 & s_prb_thi_eq__parts__94 & s_prb_pc_eq__parts__94;
-        end
-        if (|new_lanes__94) begin
-            m = prb_lanes & new_lanes__94 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__94;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__94__drv = s_valid__parts__94;
-        c_complete__parts__94__drv = s_complete__parts__94;
-        c_pc__parts__94__drv = s_pc__parts__94;
-        c_exp__parts__94__drv = exp;
-        c_arr__parts__94__drv = arr;
-        c_ord__parts__94__drv = s_ord__parts__94;
-        c_keep__parts__94__drv = s_exp__parts__94;
+    end
+    always @(*) begin
         c_new__parts__94__drv = new_lanes__94;
-        if (|new_lanes__94) begin
-            c_valid__parts__94__drv = 1'b1;
-            c_pc__parts__94__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__94__drv = 1'b1;
-            c_ord__parts__94__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__94) begin
-            c_ord__parts__94__drv = s_ord__parts__94 - 64'h1;
-            if (~|s_ord__parts__94) begin
-                c_valid__parts__94__drv = 1'b0;
-                c_complete__parts__94__drv = 1'b0;
-                c_pc__parts__94__drv = 32'h0;
-                c_exp__parts__94__drv = 32'h0;
-                c_arr__parts__94__drv = 32'h0;
-                c_ord__parts__94__drv = 32'h0;
-                c_keep__parts__94__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__95;
-        exp = s_exp__parts__95;
-        if (|s_valid__parts__95 & ~|s_complete__parts__95) begin
-            m = prb_lanes & s_exp__parts__95 & ~s_arr__parts__95 & s_prb_thi_eq__parts__95 & s_prb_pc_eq__parts__95;
-        end
-        if (|new_lanes__95) begin
-            m = prb_lanes & new_lanes__95 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__95;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__95__drv = s_valid__parts__95;
-        c_complete__parts__95__drv = s_complete__parts__95;
-        c_pc__parts__95__drv = s_pc__parts__95;
-        c_exp__parts__95__drv = exp;
-        c_arr__parts__95__drv = arr;
-        c_ord__parts__95__drv = s_ord__parts__95;
-        c_keep__parts__95__drv = s_exp__parts__95;
+    end
+    always @(*) begin
         c_new__parts__95__drv = new_lanes__95;
-        if (|new_lanes__95) begin
-            c_valid__parts__95__drv = 1'b1;
-            c_pc__parts__95__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__95__drv = 1'b1;
-            c_ord__parts__95__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__95) begin
-            c_ord__parts__95__drv = s_ord__parts__95 - 64'h1;
-            if (~|s_ord__parts__95) begin
-                c_valid__parts__95__drv = 1'b0;
-                c_complete__parts__95__drv = 1'b0;
-                c_pc__parts__95__drv = 32'h0;
-                c_exp__parts__95__drv = 32'h0;
-                c_arr__parts__95__drv = 32'h0;
-                c_ord__parts__95__drv = 32'h0;
-                c_keep__parts__95__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__96;
-        exp = s_exp__parts__96;
-        if (|s_valid__parts__96 & ~|s_complete__parts__96) begin
-            m = prb_lanes & s_exp__parts__96 & ~s_arr__parts__96 & s_prb_thi_eq__parts__96 & s_prb_pc_eq__parts__96;
-        end
-        if (|new_lanes__96) begin
-            m = prb_lanes & new_lanes__96 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__96;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__96__drv = s_valid__parts__96;
-        c_complete__parts__96__drv = s_complete__parts__96;
-        c_pc__parts__96__drv = s_pc__parts__96;
-        c_exp__parts__96__drv = exp;
-        c_arr__parts__96__drv = arr;
-        c_ord__parts__96__drv = s_ord__parts__96;
-        c_keep__parts__96__drv = s_exp__parts__96;
+    end
+    always @(*) begin
         c_new__parts__96__drv = new_lanes__96;
-        if (|new_lanes__96) begin
-            c_valid__parts__96__drv = 1'b1;
-            c_pc__parts__96__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__96__drv = 1'b1;
-            c_ord__parts__96__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__96) begin
-            c_ord__parts__96__drv = s_ord__parts__96 - 64'h1;
-            if (~|s_ord__parts__96) begin
-                c_valid__parts__96__drv = 1'b0;
-                c_complete__parts__96__drv = 1'b0;
-                c_pc__parts__96__drv = 32'h0;
-                c_exp__parts__96__drv = 32'h0;
-                c_arr__parts__96__drv = 32'h0;
-                c_ord__parts__96__drv = 32'h0;
-                c_keep__parts__96__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__97;
-        exp = s_exp__parts__97;
-        if (|s_valid__parts__97 & ~|s_complete__parts__97) begin
-            m = prb_lanes & s_exp__parts__97 & ~s_arr__parts__97 & s_prb_thi_eq__parts__97 & s_prb_pc_eq__parts__97;
-        end
-        if (|new_lanes__97) begin
-            m = prb_lanes & new_lanes__97 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__97;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__97__drv = s_valid__parts__97;
-        c_complete__parts__97__drv = s_complete__parts__97;
-        c_pc__parts__97__drv = s_pc__parts__97;
-        c_exp__parts__97__drv = exp;
-        c_arr__parts__97__drv = arr;
-        c_ord__parts__97__drv = s_ord__parts__97;
-        c_keep__parts__97__drv = s_exp__parts__97;
+    end
+    always @(*) begin
         c_new__parts__97__drv = new_lanes__97;
-        if (|new_lanes__97) begin
-            c_valid__parts__97__drv = 1'b1;
-            c_pc__parts__97__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__97__drv = 1'b1;
-            c_ord__parts__97__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__97) begin
-            c_ord__parts__97__drv = s_ord__parts__97 - 64'h1;
-            if (~|s_ord__parts__97) begin
-                c_valid__parts__97__drv = 1'b0;
-                c_complete__parts__97__drv = 1'b0;
-                c_pc__parts__97__drv = 32'h0;
-                c_exp__parts__97__drv = 32'h0;
-                c_arr__parts__97__drv = 32'h0;
-                c_ord__parts__97__drv = 32'h0;
-                c_keep__parts__97__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__98;
-        exp = s_exp__parts__98;
-        if (|s_valid__parts__98 & ~|s_complete__parts__98) begin
-            m = prb_lanes & s_exp__parts__98 & ~s_arr__parts__98 & s_prb_thi_eq__parts__98 & s_prb_pc_eq__parts__98;
-        end
-        if (|new_lanes__98) begin
-            m = prb_lanes & new_lanes__98 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__98;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__98__drv = s_valid__parts__98;
-        c_complete__parts__98__drv = s_complete__parts__98;
-        c_pc__parts__98__drv = s_pc__parts__98;
-        c_exp__parts__98__drv = exp;
-        c_arr__parts__98__drv = arr;
-        c_ord__parts__98__drv = s_ord__parts__98;
-        c_keep__parts__98__drv = s_exp__parts__98;
+    end
+    always @(*) begin
         c_new__parts__98__drv = new_lanes__98;
-        if (|new_lanes__98) begin
-            c_valid__parts__98__drv = 1'b1;
-            c_pc__parts__98__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__98__drv = 1'b1;
-            c_ord__parts__98__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__98) begin
-            c_ord__parts__98__drv = s_ord__parts__98 - 64'h1;
-            if (~|s_ord__parts__98) begin
-                c_valid__parts__98__drv = 1'b0;
-                c_complete__parts__98__drv = 1'b0;
-                c_pc__parts__98__drv = 32'h0;
-                c_exp__parts__98__drv = 32'h0;
-                c_arr__parts__98__drv = 32'h0;
-                c_ord__parts__98__drv = 32'h0;
-                c_keep__parts__98__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__99;
-        exp = s_exp__parts__99;
-        if (|s_valid__parts__99 & ~|s_complete__parts__99) begin
-            m = prb_lanes & s_exp__parts__99 & ~s_arr__parts__99 & s_prb_thi_eq__parts__99 & s_prb_pc_eq__parts__99;
-        end
-        if (|new_lanes__99) begin
-            m = prb_lanes & new_lanes__99 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__99;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__99__drv = s_valid__parts__99;
-        c_complete__parts__99__drv = s_complete__parts__99;
-        c_pc__parts__99__drv = s_pc__parts__99;
-        c_exp__parts__99__drv = exp;
-        c_arr__parts__99__drv = arr;
-        c_ord__parts__99__drv = s_ord__parts__99;
-        c_keep__parts__99__drv = s_exp__parts__99;
+    end
+    always @(*) begin
         c_new__parts__99__drv = new_lanes__99;
-        if (|new_lanes__99) begin
-            c_valid__parts__99__drv = 1'b1;
-            c_pc__parts__99__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__99__drv = 1'b1;
-            c_ord__parts__99__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__99) begin
-            c_ord__parts__99__drv = s_ord__parts__99 - 64'h1;
-            if (~|s_ord__parts__99) begin
-                c_valid__parts__99__drv = 1'b0;
-                c_complete__parts__99__drv = 1'b0;
-                c_pc__parts__99__drv = 32'h0;
-                c_exp__parts__99__drv = 32'h0;
-                c_arr__parts__99__drv = 32'h0;
-                c_ord__parts__99__drv = 32'h0;
-                c_keep__parts__99__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__100;
-        exp = s_exp__parts__100;
-        if (|s_valid__parts__100 & ~|s_complete__parts__100) begin
-            m = prb_lanes & s_exp__parts__100 & ~s_arr__parts__100 & s_prb_thi_eq__parts__100 & s_prb_pc_eq__parts__100;
-        end
-        if (|new_lanes__100) begin
-            m = prb_lanes & new_lanes__100 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__100;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__100__drv = s_valid__parts__100;
-        c_complete__parts__100__drv = s_complete__parts__100;
-        c_pc__parts__100__drv = s_pc__parts__100;
-        c_exp__parts__100__drv = exp;
-        c_arr__parts__100__drv = arr;
-        c_ord__parts__100__drv = s_ord__parts__100;
-        c_keep__parts__100__drv = s_exp__parts__100;
+    end
+    always @(*) begin
         c_new__parts__100__drv = new_lanes__100;
-        if (|new_lanes__100) begin
-            c_valid__parts__100__drv = 1'b1;
-            c_pc__parts__100__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__100__drv = 1'b1;
-            c_ord__parts__100__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__100) begin
-            c_ord__parts__100__drv = s_ord__parts__100 - 64'h1;
-            if (~|s_ord__parts__100) begin
-                c_valid__parts__100__drv = 1'b0;
-                c_complete__parts__100__drv = 1'b0;
-                c_pc__parts__100__drv = 32'h0;
-                c_exp__parts__100__drv = 32'h0;
-                c_arr__parts__100__drv = 32'h0;
-                c_ord__parts__100__drv = 32'h0;
-                c_keep__parts__100__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__101;
-        exp = s_exp__parts__101;
-        if (|s_valid__parts__101 & ~|s_complete__parts__101) begin
-            m = prb_lanes & s_exp__parts__101 & ~s_arr__parts__101 & s_prb_thi_eq__parts__101 & s_prb_pc_eq__parts__101;
-        end
-        if (|new_lanes__101) begin
-            m = prb_lanes & new_lanes__101 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__101;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__101__drv = s_valid__parts__101;
-        c_complete__parts__101__drv = s_complete__parts__101;
-        c_pc__parts__101__drv = s_pc__parts__101;
-        c_exp__parts__101__drv = exp;
-        c_arr__parts__101__drv = arr;
-        c_ord__parts__101__drv = s_ord__parts__101;
-        c_keep__parts__101__drv = s_exp__parts__101;
+    end
+    always @(*) begin
         c_new__parts__101__drv = new_lanes__101;
-        if (|new_lanes__101) begin
-            c_valid__parts__101__drv = 1'b1;
-            c_pc__parts__101__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__101__drv = 1'b1;
-            c_ord__parts__101__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__101) begin
-            c_ord__parts__101__drv = s_ord__parts__101 - 64'h1;
-            if (~|s_ord__parts__101) begin
-                c_valid__parts__101__drv = 1'b0;
-                c_complete__parts__101__drv = 1'b0;
-                c_pc__parts__101__drv = 32'h0;
-                c_exp__parts__101__drv = 32'h0;
-                c_arr__parts__101__drv = 32'h0;
-                c_ord__parts__101__drv = 32'h0;
-                c_keep__parts__101__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__102;
-        exp = s_exp__parts__102;
-        if (|s_valid__parts__102 & ~|s_complete__parts__102) begin
-            m = prb_lanes & s_exp__parts__102 & ~s_arr__parts__102 & s_prb_thi_eq__parts__102 & s_prb_pc_eq__parts__102;
-        end
-        if (|new_lanes__102) begin
-            m = prb_lanes & new_lanes__102 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__102;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__102__drv = s_valid__parts__102;
-        c_complete__parts__102__drv = s_complete__parts__102;
-        c_pc__parts__102__drv = s_pc__parts__102;
-        c_exp__parts__102__drv = exp;
-        c_arr__parts__102__drv = arr;
-        c_ord__parts__102__drv = s_ord__parts__102;
-        c_keep__parts__102__drv = s_exp__parts__102;
+    end
+    always @(*) begin
         c_new__parts__102__drv = new_lanes__102;
-        if (|new_lanes__102) begin
-            c_valid__parts__102__drv = 1'b1;
-            c_pc__parts__102__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__102__drv = 1'b1;
-            c_ord__parts__102__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__102) begin
-            c_ord__parts__102__drv = s_ord__parts__102 - 64'h1;
-            if (~|s_ord__parts__102) begin
-                c_valid__parts__102__drv = 1'b0;
-                c_complete__parts__102__drv = 1'b0;
-                c_pc__parts__102__drv = 32'h0;
-                c_exp__parts__102__drv = 32'h0;
-                c_arr__parts__102__drv = 32'h0;
-                c_ord__parts__102__drv = 32'h0;
-                c_keep__parts__102__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__103;
-        exp = s_exp__parts__103;
-        if (|s_valid__parts__103 & ~|s_complete__parts__103) begin
-            m = prb_lanes & s_exp__parts__103 & ~s_arr__parts__103 & s_prb_thi_eq__parts__103 & s_prb_pc_eq__parts__103;
-        end
-        if (|new_lanes__103) begin
-            m = prb_lanes & new_lanes__103 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__103;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__103__drv = s_valid__parts__103;
-        c_complete__parts__103__drv = s_complete__parts__103;
-        c_pc__parts__103__drv = s_pc__parts__103;
-        c_exp__parts__103__drv = exp;
-        c_arr__parts__103__drv = arr;
-        c_ord__parts__103__drv = s_ord__parts__103;
-        c_keep__parts__103__drv = s_exp__parts__103;
+    end
+    always @(*) begin
         c_new__parts__103__drv = new_lanes__103;
-        if (|new_lanes__103) begin
-            c_valid__parts__103__drv = 1'b1;
-            c_pc__parts__103__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__103__drv = 1'b1;
-            c_ord__parts__103__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__103) begin
-            c_ord__parts__103__drv = s_ord__parts__103 - 64'h1;
-            if (~|s_ord__parts__103) begin
-                c_valid__parts__103__drv = 1'b0;
-                c_complete__parts__103__drv = 1'b0;
-                c_pc__parts__103__drv = 32'h0;
-                c_exp__parts__103__drv = 32'h0;
-                c_arr__parts__103__drv = 32'h0;
-                c_ord__parts__103__drv = 32'h0;
-                c_keep__parts__103__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__104;
-        exp = s_exp__parts__104;
-        if (|s_valid__parts__104 & ~|s_complete__parts__104) begin
-            m = prb_lanes & s_exp__parts__104 & ~s_arr__parts__104 & s_prb_thi_eq__parts__104 & s_prb_pc_eq__parts__104;
-        end
-        if (|new_lanes__104) begin
-            m = prb_lanes & new_lanes__104 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__104;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__104__drv = s_valid__parts__104;
-        c_complete__parts__104__drv = s_complete__parts__104;
-        c_pc__parts__104__drv = s_pc__parts__104;
-        c_exp__parts__104__drv = exp;
-        c_arr__parts__104__drv = arr;
-        c_ord__parts__104__drv = s_ord__parts__104;
-        c_keep__parts__104__drv = s_exp__parts__104;
+    end
+    always @(*) begin
         c_new__parts__104__drv = new_lanes__104;
-        if (|new_lanes__104) begin
-            c_valid__parts__104__drv = 1'b1;
-            c_pc__parts__104__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__104__drv = 1'b1;
-            c_ord__parts__104__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__104) begin
-            c_ord__parts__104__drv = s_ord__parts__104 - 64'h1;
-            if (~|s_ord__parts__104) begin
-                c_valid__parts__104__drv = 1'b0;
-                c_complete__parts__104__drv = 1'b0;
-                c_pc__parts__104__drv = 32'h0;
-                c_exp__parts__104__drv = 32'h0;
-                c_arr__parts__104__drv = 32'h0;
-                c_ord__parts__104__drv = 32'h0;
-                c_keep__parts__104__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__105;
-        exp = s_exp__parts__105;
-        if (|s_valid__parts__105 & ~|s_complete__parts__105) begin
-            m = prb_lanes & s_exp__parts__105 & ~s_arr__parts__105 & s_prb_thi_eq__parts__105 & s_prb_pc_eq__parts__105;
-        end
-        if (|new_lanes__105) begin
-            m = prb_lanes & new_lanes__105 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__105;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__105__drv = s_valid__parts__105;
-        c_complete__parts__105__drv = s_complete__parts__105;
-        c_pc__parts__105__drv = s_pc__parts__105;
-        c_exp__parts__105__drv = exp;
-        c_arr__parts__105__drv = arr;
-        c_ord__parts__105__drv = s_ord__parts__105;
-        c_keep__parts__105__drv = s_exp__parts__105;
+    end
+    always @(*) begin
         c_new__parts__105__drv = new_lanes__105;
-        if (|new_lanes__105) begin
-            c_valid__parts__105__drv = 1'b1;
-            c_pc__parts__105__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__105__drv = 1'b1;
-            c_ord__parts__105__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__105) begin
-            c_ord__parts__105__drv = s_ord__parts__105 - 64'h1;
-            if (~|s_ord__parts__105) begin
-                c_valid__parts__105__drv = 1'b0;
-                c_complete__parts__105__drv = 1'b0;
-                c_pc__parts__105__drv = 32'h0;
-                c_exp__parts__105__drv = 32'h0;
-                c_arr__parts__105__drv = 32'h0;
-                c_ord__parts__105__drv = 32'h0;
-                c_keep__parts__105__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__106;
-        exp = s_exp__parts__106;
-        if (|s_valid__parts__106 & ~|s_complete__parts__106) begin
-            m = prb_lanes & s_exp__parts__106 & ~s_arr__parts__106 & s_prb_thi_eq__parts__106 & s_prb_pc_eq__parts__106;
-        end
-        if (|new_lanes__106) begin
-            m = prb_lanes & new_lanes__106 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__106;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__106__drv = s_valid__parts__106;
-        c_complete__parts__106__drv = s_complete__parts__106;
-        c_pc__parts__106__drv = s_pc__parts__106;
-        c_exp__parts__106__drv = exp;
-        c_arr__parts__106__drv = arr;
-        c_ord__parts__106__drv = s_ord__parts__106;
-        c_keep__parts__106__drv = s_exp__parts__106;
+    end
+    always @(*) begin
         c_new__parts__106__drv = new_lanes__106;
-        if (|new_lanes__106) begin
-            c_valid__parts__106__drv = 1'b1;
-            c_pc__parts__106__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__106__drv = 1'b1;
-            c_ord__parts__106__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__106) begin
-            c_ord__parts__106__drv = s_ord__parts__106 - 64'h1;
-            if (~|s_ord__parts__106) begin
-                c_valid__parts__106__drv = 1'b0;
-                c_complete__parts__106__drv = 1'b0;
-                c_pc__parts__106__drv = 32'h0;
-                c_exp__parts__106__drv = 32'h0;
-                c_arr__parts__106__drv = 32'h0;
-                c_ord__parts__106__drv = 32'h0;
-                c_keep__parts__106__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__107;
-        exp = s_exp__parts__107;
-        if (|s_valid__parts__107 & ~|s_complete__parts__107) begin
-            m = prb_lanes & s_exp__parts__107 & ~s_arr__parts__107 & s_prb_thi_eq__parts__107 & s_prb_pc_eq__parts__107;
-        end
-        if (|new_lanes__107) begin
-            m = prb_lanes & new_lanes__107 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__107;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__107__drv = s_valid__parts__107;
-        c_complete__parts__107__drv = s_complete__parts__107;
-        c_pc__parts__107__drv = s_pc__parts__107;
-        c_exp__parts__107__drv = exp;
-        c_arr__parts__107__drv = arr;
-        c_ord__parts__107__drv = s_ord__parts__107;
-        c_keep__parts__107__drv = s_exp__parts__107;
+    end
+    always @(*) begin
         c_new__parts__107__drv = new_lanes__107;
-        if (|new_lanes__107) begin
-            c_valid__parts__107__drv = 1'b1;
-            c_pc__parts__107__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__107__drv = 1'b1;
-            c_ord__parts__107__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__107) begin
-            c_ord__parts__107__drv = s_ord__parts__107 - 64'h1;
-            if (~|s_ord__parts__107) begin
-                c_valid__parts__107__drv = 1'b0;
-                c_complete__parts__107__drv = 1'b0;
-                c_pc__parts__107__drv = 32'h0;
-                c_exp__parts__107__drv = 32'h0;
-                c_arr__parts__107__drv = 32'h0;
-                c_ord__parts__107__drv = 32'h0;
-                c_keep__parts__107__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__108;
-        exp = s_exp__parts__108;
-        if (|s_valid__parts__108 & ~|s_complete__parts__108) begin
-            m = prb_lanes & s_exp__parts__108 & ~s_arr__parts__108 & s_prb_thi_eq__parts__108 & s_prb_pc_eq__parts__108;
-        end
-        if (|new_lanes__108) begin
-            m = prb_lanes & new_lanes__108 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__108;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__108__drv = s_valid__parts__108;
-        c_complete__parts__108__drv = s_complete__parts__108;
-        c_pc__parts__108__drv = s_pc__parts__108;
-        c_exp__parts__108__drv = exp;
-        c_arr__parts__108__drv = arr;
-        c_ord__parts__108__drv = s_ord__parts__108;
-        c_keep__parts__108__drv = s_exp__parts__108;
+    end
+    always @(*) begin
         c_new__parts__108__drv = new_lanes__108;
-        if (|new_lanes__108) begin
-            c_valid__parts__108__drv = 1'b1;
-            c_pc__parts__108__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__108__drv = 1'b1;
-            c_ord__parts__108__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__108) begin
-            c_ord__parts__108__drv = s_ord__parts__108 - 64'h1;
-            if (~|s_ord__parts__108) begin
-                c_valid__parts__108__drv = 1'b0;
-                c_complete__parts__108__drv = 1'b0;
-                c_pc__parts__108__drv = 32'h0;
-                c_exp__parts__108__drv = 32'h0;
-                c_arr__parts__108__drv = 32'h0;
-                c_ord__parts__108__drv = 32'h0;
-                c_keep__parts__108__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__109;
-        exp = s_exp__parts__109;
-        if (|s_valid__parts__109 & ~|s_complete__parts__109) begin
-            m = prb_lanes & s_exp__parts__109 & ~s_arr__parts__109 & s_prb_thi_eq__parts__109 & s_prb_pc_eq__parts__109;
-        end
-        if (|new_lanes__109) begin
-            m = prb_lanes & new_lanes__109 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__109;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__109__drv = s_valid__parts__109;
-        c_complete__parts__109__drv = s_complete__parts__109;
-        c_pc__parts__109__drv = s_pc__parts__109;
-        c_exp__parts__109__drv = exp;
-        c_arr__parts__109__drv = arr;
-        c_ord__parts__109__drv = s_ord__parts__109;
-        c_keep__parts__109__drv = s_exp__parts__109;
+    end
+    always @(*) begin
         c_new__parts__109__drv = new_lanes__109;
-        if (|new_lanes__109) begin
-            c_valid__parts__109__drv = 1'b1;
-            c_pc__parts__109__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__109__drv = 1'b1;
-            c_ord__parts__109__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__109) begin
-            c_ord__parts__109__drv = s_ord__parts__109 - 64'h1;
-            if (~|s_ord__parts__109) begin
-                c_valid__parts__109__drv = 1'b0;
-                c_complete__parts__109__drv = 1'b0;
-                c_pc__parts__109__drv = 32'h0;
-                c_exp__parts__109__drv = 32'h0;
-                c_arr__parts__109__drv = 32'h0;
-                c_ord__parts__109__drv = 32'h0;
-                c_keep__parts__109__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__110;
-        exp = s_exp__parts__110;
-        if (|s_valid__parts__110 & ~|s_complete__parts__110) begin
-            m = prb_lanes & s_exp__parts__110 & ~s_arr__parts__110 & s_prb_thi_eq__parts__110 & s_prb_pc_eq__parts__110;
-        end
-        if (|new_lanes__110) begin
-            m = prb_lanes & new_lanes__110 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__110;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__110__drv = s_valid__parts__110;
-        c_complete__parts__110__drv = s_complete__parts__110;
-        c_pc__parts__110__drv = s_pc__parts__110;
-        c_exp__parts__110__drv = exp;
-        c_arr__parts__110__drv = arr;
-        c_ord__parts__110__drv = s_ord__parts__110;
-        c_keep__parts__110__drv = s_exp__parts__110;
+    end
+    always @(*) begin
         c_new__parts__110__drv = new_lanes__110;
-        if (|new_lanes__110) begin
-            c_valid__parts__110__drv = 1'b1;
-            c_pc__parts__110__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__110__drv = 1'b1;
-            c_ord__parts__110__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__110) begin
-            c_ord__parts__110__drv = s_ord__parts__110 - 64'h1;
-            if (~|s_ord__parts__110) begin
-                c_valid__parts__110__drv = 1'b0;
-                c_complete__parts__110__drv = 1'b0;
-                c_pc__parts__110__drv = 32'h0;
-                c_exp__parts__110__drv = 32'h0;
-                c_arr__parts__110__drv = 32'h0;
-                c_ord__parts__110__drv = 32'h0;
-                c_keep__parts__110__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__111;
-        exp = s_exp__parts__111;
-        if (|s_valid__parts__111 & ~|s_complete__parts__111) begin
-            m = prb_lanes & s_exp__parts__111 & ~s_arr__parts__111 & s_prb_thi_eq__parts__111 & s_prb_pc_eq__parts__111;
-        end
-        if (|new_lanes__111) begin
-            m = prb_lanes & new_lanes__111 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__111;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__111__drv = s_valid__parts__111;
-        c_complete__parts__111__drv = s_complete__parts__111;
-        c_pc__parts__111__drv = s_pc__parts__111;
-        c_exp__parts__111__drv = exp;
-        c_arr__parts__111__drv = arr;
-        c_ord__parts__111__drv = s_ord__parts__111;
-        c_keep__parts__111__drv = s_exp__parts__111;
+    end
+    always @(*) begin
         c_new__parts__111__drv = new_lanes__111;
-        if (|new_lanes__111) begin
-            c_valid__parts__111__drv = 1'b1;
-            c_pc__parts__111__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__111__drv = 1'b1;
-            c_ord__parts__111__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__111) begin
-            c_ord__parts__111__drv = s_ord__parts__111 - 64'h1;
-            if (~|s_ord__parts__111) begin
-                c_valid__parts__111__drv = 1'b0;
-                c_complete__parts__111__drv = 1'b0;
-                c_pc__parts__111__drv = 32'h0;
-                c_exp__parts__111__drv = 32'h0;
-                c_arr__parts__111__drv = 32'h0;
-                c_ord__parts__111__drv = 32'h0;
-                c_keep__parts__111__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__112;
-        exp = s_exp__parts__112;
-        if (|s_valid__parts__112 & ~|s_complete__parts__112) begin
-            m = prb_lanes & s_exp__parts__112 & ~s_arr__parts__112 & s_prb_thi_eq__parts__112 & s_prb_pc_eq__parts__112;
-        end
-        if (|new_lanes__112) begin
-            m = prb_lanes & new_lanes__112 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__112;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__112__drv = s_valid__parts__112;
-        c_complete__parts__112__drv = s_complete__parts__112;
-        c_pc__parts__112__drv = s_pc__parts__112;
-        c_exp__parts__112__drv = exp;
-        c_arr__parts__112__drv = arr;
-        c_ord__parts__112__drv = s_ord__parts__112;
-        c_keep__parts__112__drv = s_exp__parts__112;
+    end
+    always @(*) begin
         c_new__parts__112__drv = new_lanes__112;
-        if (|new_lanes__112) begin
-            c_valid__parts__112__drv = 1'b1;
-            c_pc__parts__112__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__112__drv = 1'b1;
-            c_ord__parts__112__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__112) begin
-            c_ord__parts__112__drv = s_ord__parts__112 - 64'h1;
-            if (~|s_ord__parts__112) begin
-                c_valid__parts__112__drv = 1'b0;
-                c_complete__parts__112__drv = 1'b0;
-                c_pc__parts__112__drv = 32'h0;
-                c_exp__parts__112__drv = 32'h0;
-                c_arr__parts__112__drv = 32'h0;
-                c_ord__parts__112__drv = 32'h0;
-                c_keep__parts__112__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__113;
-        exp = s_exp__parts__113;
-        if (|s_valid__parts__113 & ~|s_complete__parts__113) begin
-            m = prb_lanes & s_exp__parts__113 & ~s_arr__parts__113 & s_prb_thi_eq__parts__113 & s_prb_pc_eq__parts__113;
-        end
-        if (|new_lanes__113) begin
-            m = prb_lanes & new_lanes__113 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__113;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__113__drv = s_valid__parts__113;
-        c_complete__parts__113__drv = s_complete__parts__113;
-        c_pc__parts__113__drv = s_pc__parts__113;
-        c_exp__parts__113__drv = exp;
-        c_arr__parts__113__drv = arr;
-        c_ord__parts__113__drv = s_ord__parts__113;
-        c_keep__parts__113__drv = s_exp__parts__113;
+    end
+    always @(*) begin
         c_new__parts__113__drv = new_lanes__113;
-        if (|new_lanes__113) begin
-            c_valid__parts__113__drv = 1'b1;
-            c_pc__parts__113__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__113__drv = 1'b1;
-            c_ord__parts__113__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__113) begin
-            c_ord__parts__113__drv = s_ord__parts__113 - 64'h1;
-            if (~|s_ord__parts__113) begin
-                c_valid__parts__113__drv = 1'b0;
-                c_complete__parts__113__drv = 1'b0;
-                c_pc__parts__113__drv = 32'h0;
-                c_exp__parts__113__drv = 32'h0;
-                c_arr__parts__113__drv = 32'h0;
-                c_ord__parts__113__drv = 32'h0;
-                c_keep__parts__113__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__114;
-        exp = s_exp__parts__114;
-        if (|s_valid__parts__114 & ~|s_complete__parts__114) begin
-            m = prb_lanes & s_exp__parts__114 & ~s_arr__parts__114 & s_prb_thi_eq__parts__114 & s_prb_pc_eq__parts__114;
-        end
-        if (|new_lanes__114) begin
-            m = prb_lanes & new_lanes__114 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__114;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__114__drv = s_valid__parts__114;
-        c_complete__parts__114__drv = s_complete__parts__114;
-        c_pc__parts__114__drv = s_pc__parts__114;
-        c_exp__parts__114__drv = exp;
-        c_arr__parts__114__drv = arr;
-        c_ord__parts__114__drv = s_ord__parts__114;
-        c_keep__parts__114__drv = s_exp__parts__114;
+    end
+    always @(*) begin
         c_new__parts__114__drv = new_lanes__114;
-        if (|new_lanes__114) begin
-            c_valid__parts__114__drv = 1'b1;
-            c_pc__parts__114__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__114__drv = 1'b1;
-            c_ord__parts__114__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__114) begin
-            c_ord__parts__114__drv = s_ord__parts__114 - 64'h1;
-            if (~|s_ord__parts__114) begin
-                c_valid__parts__114__drv = 1'b0;
-                c_complete__parts__114__drv = 1'b0;
-                c_pc__parts__114__drv = 32'h0;
-                c_exp__parts__114__drv = 32'h0;
-                c_arr__parts__114__drv = 32'h0;
-                c_ord__parts__114__drv = 32'h0;
-                c_keep__parts__114__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__115;
-        exp = s_exp__parts__115;
-        if (|s_valid__parts__115 & ~|s_complete__parts__115) begin
-            m = prb_lanes & s_exp__parts__115 & ~s_arr__parts__115 & s_prb_thi_eq__parts__115 & s_prb_pc_eq__parts__115;
-        end
-        if (|new_lanes__115) begin
-            m = prb_lanes & new_lanes__115 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__115;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__115__drv = s_valid__parts__115;
-        c_complete__parts__115__drv = s_complete__parts__115;
-        c_pc__parts__115__drv = s_pc__parts__115;
-        c_exp__parts__115__drv = exp;
-        c_arr__parts__115__drv = arr;
-        c_ord__parts__115__drv = s_ord__parts__115;
-        c_keep__parts__115__drv = s_exp__parts__115;
+    end
+    always @(*) begin
         c_new__parts__115__drv = new_lanes__115;
-        if (|new_lanes__115) begin
-            c_valid__parts__115__drv = 1'b1;
-            c_pc__parts__115__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__115__drv = 1'b1;
-            c_ord__parts__115__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__115) begin
-            c_ord__parts__115__drv = s_ord__parts__115 - 64'h1;
-            if (~|s_ord__parts__115) begin
-                c_valid__parts__115__drv = 1'b0;
-                c_complete__parts__115__drv = 1'b0;
-                c_pc__parts__115__drv = 32'h0;
-                c_exp__parts__115__drv = 32'h0;
-                c_arr__parts__115__drv = 32'h0;
-                c_ord__parts__115__drv = 32'h0;
-                c_keep__parts__115__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__116;
-        exp = s_exp__parts__116;
-        if (|s_valid__parts__116 & ~|s_complete__parts__116) begin
-            m = prb_lanes & s_exp__parts__116 & ~s_arr__parts__116 & s_prb_thi_eq__parts__116 & s_prb_pc_eq__parts__116;
-        end
-        if (|new_lanes__116) begin
-            m = prb_lanes & new_lanes__116 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__116;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__116__drv = s_valid__parts__116;
-        c_complete__parts__116__drv = s_complete__parts__116;
-        c_pc__parts__116__drv = s_pc__parts__116;
-        c_exp__parts__116__drv = exp;
-        c_arr__parts__116__drv = arr;
-        c_ord__parts__116__drv = s_ord__parts__116;
-        c_keep__parts__116__drv = s_exp__parts__116;
+    end
+    always @(*) begin
         c_new__parts__116__drv = new_lanes__116;
-        if (|new_lanes__116) begin
-            c_valid__parts__116__drv = 1'b1;
-            c_pc__parts__116__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__116__drv = 1'b1;
-            c_ord__parts__116__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__116) begin
-            c_ord__parts__116__drv = s_ord__parts__116 - 64'h1;
-            if (~|s_ord__parts__116) begin
-                c_valid__parts__116__drv = 1'b0;
-                c_complete__parts__116__drv = 1'b0;
-                c_pc__parts__116__drv = 32'h0;
-                c_exp__parts__116__drv = 32'h0;
-                c_arr__parts__116__drv = 32'h0;
-                c_ord__parts__116__drv = 32'h0;
-                c_keep__parts__116__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__117;
-        exp = s_exp__parts__117;
-        if (|s_valid__parts__117 & ~|s_complete__parts__117) begin
-            m = prb_lanes & s_exp__parts__117 & ~s_arr__parts__117 & s_prb_thi_eq__parts__117 & s_prb_pc_eq__parts__117;
-        end
-        if (|new_lanes__117) begin
-            m = prb_lanes & new_lanes__117 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__117;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__117__drv = s_valid__parts__117;
-        c_complete__parts__117__drv = s_complete__parts__117;
-        c_pc__parts__117__drv = s_pc__parts__117;
-        c_exp__parts__117__drv = exp;
-        c_arr__parts__117__drv = arr;
-        c_ord__parts__117__drv = s_ord__parts__117;
-        c_keep__parts__117__drv = s_exp__parts__117;
+    end
+    always @(*) begin
         c_new__parts__117__drv = new_lanes__117;
-        if (|new_lanes__117) begin
-            c_valid__parts__117__drv = 1'b1;
-            c_pc__parts__117__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__117__drv = 1'b1;
-            c_ord__parts__117__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__117) begin
-            c_ord__parts__117__drv = s_ord__parts__117 - 64'h1;
-            if (~|s_ord__parts__117) begin
-                c_valid__parts__117__drv = 1'b0;
-                c_complete__parts__117__drv = 1'b0;
-                c_pc__parts__117__drv = 32'h0;
-                c_exp__parts__117__drv = 32'h0;
-                c_arr__parts__117__drv = 32'h0;
-                c_ord__parts__117__drv = 32'h0;
-                c_keep__parts__117__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__118;
-        exp = s_exp__parts__118;
-        if (|s_valid__parts__118 & ~|s_complete__parts__118) begin
-            m = prb_lanes & s_exp__parts__118 & ~s_arr__parts__118 & s_prb_thi_eq__parts__118 & s_prb_pc_eq__parts__118;
-        end
-        if (|new_lanes__118) begin
-            m = prb_lanes & new_lanes__118 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__118;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__118__drv = s_valid__parts__118;
-        c_complete__parts__118__drv = s_complete__parts__118;
-        c_pc__parts__118__drv = s_pc__parts__118;
-        c_exp__parts__118__drv = exp;
-        c_arr__parts__118__drv = arr;
-        c_ord__parts__118__drv = s_ord__parts__118;
-        c_keep__parts__118__drv = s_exp__parts__118;
+    end
+    always @(*) begin
         c_new__parts__118__drv = new_lanes__118;
-        if (|new_lanes__118) begin
-            c_valid__parts__118__drv = 1'b1;
-            c_pc__parts__118__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__118__drv = 1'b1;
-            c_ord__parts__118__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__118) begin
-            c_ord__parts__118__drv = s_ord__parts__118 - 64'h1;
-            if (~|s_ord__parts__118) begin
-                c_valid__parts__118__drv = 1'b0;
-                c_complete__parts__118__drv = 1'b0;
-                c_pc__parts__118__drv = 32'h0;
-                c_exp__parts__118__drv = 32'h0;
-                c_arr__parts__118__drv = 32'h0;
-                c_ord__parts__118__drv = 32'h0;
-                c_keep__parts__118__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__119;
-        exp = s_exp__parts__119;
-        if (|s_valid__parts__119 & ~|s_complete__parts__119) begin
-            m = prb_lanes & s_exp__parts__119 & ~s_arr__parts__119 & s_prb_thi_eq__parts__119 & s_prb_pc_eq__parts__119;
-        end
-        if (|new_lanes__119) begin
-            m = prb_lanes & new_lanes__119 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__119;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__119__drv = s_valid__parts__119;
-        c_complete__parts__119__drv = s_complete__parts__119;
-        c_pc__parts__119__drv = s_pc__parts__119;
-        c_exp__parts__119__drv = exp;
-        c_arr__parts__119__drv = arr;
-        c_ord__parts__119__drv = s_ord__parts__119;
-        c_keep__parts__119__drv = s_exp__parts__119;
+    end
+    always @(*) begin
         c_new__parts__119__drv = new_lanes__119;
-        if (|new_lanes__119) begin
-            c_valid__parts__119__drv = 1'b1;
-            c_pc__parts__119__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__119__drv = 1'b1;
-            c_ord__parts__119__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__119) begin
-            c_ord__parts__119__drv = s_ord__parts__119 - 64'h1;
-            if (~|s_ord__parts__119) begin
-                c_valid__parts__119__drv = 1'b0;
-                c_complete__parts__119__drv = 1'b0;
-                c_pc__parts__119__drv = 32'h0;
-                c_exp__parts__119__drv = 32'h0;
-                c_arr__parts__119__drv = 32'h0;
-                c_ord__parts__119__drv = 32'h0;
-                c_keep__parts__119__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__120;
-        exp = s_exp__parts__120;
-        if (|s_valid__parts__120 & ~|s_complete__parts__120) begin
-            m = prb_lanes & s_exp__parts__120 & ~s_arr__parts__120 & s_prb_thi_eq__parts__120 & s_prb_pc_eq__parts__120;
-        end
-        if (|new_lanes__120) begin
-            m = prb_lanes & new_lanes__120 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__120;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__120__drv = s_valid__parts__120;
-        c_complete__parts__120__drv = s_complete__parts__120;
-        c_pc__parts__120__drv = s_pc__parts__120;
-        c_exp__parts__120__drv = exp;
-        c_arr__parts__120__drv = arr;
-        c_ord__parts__120__drv = s_ord__parts__120;
-        c_keep__parts__120__drv = s_exp__parts__120;
+    end
+    always @(*) begin
         c_new__parts__120__drv = new_lanes__120;
-        if (|new_lanes__120) begin
-            c_valid__parts__120__drv = 1'b1;
-            c_pc__parts__120__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__120__drv = 1'b1;
-            c_ord__parts__120__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__120) begin
-            c_ord__parts__120__drv = s_ord__parts__120 - 64'h1;
-            if (~|s_ord__parts__120) begin
-                c_valid__parts__120__drv = 1'b0;
-                c_complete__parts__120__drv = 1'b0;
-                c_pc__parts__120__drv = 32'h0;
-                c_exp__parts__120__drv = 32'h0;
-                c_arr__parts__120__drv = 32'h0;
-                c_ord__parts__120__drv = 32'h0;
-                c_keep__parts__120__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__121;
-        exp = s_exp__parts__121;
-        if (|s_valid__parts__121 & ~|s_complete__parts__121) begin
-            m = prb_lanes & s_exp__parts__121 & ~s_arr__parts__121 & s_prb_thi_eq__parts__121 & s_prb_pc_eq__parts__121;
-        end
-        if (|new_lanes__121) begin
-            m = prb_lanes & new_lanes__121 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__121;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__121__drv = s_valid__parts__121;
-        c_complete__parts__121__drv = s_complete__parts__121;
-        c_pc__parts__121__drv = s_pc__parts__121;
-        c_exp__parts__121__drv = exp;
-        c_arr__parts__121__drv = arr;
-        c_ord__parts__121__drv = s_ord__parts__121;
-        c_keep__parts__121__drv = s_exp__parts__121;
+    end
+    always @(*) begin
         c_new__parts__121__drv = new_lanes__121;
-        if (|new_lanes__121) begin
-            c_valid__parts__121__drv = 1'b1;
-            c_pc__parts__121__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__121__drv = 1'b1;
-            c_ord__parts__121__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__121) begin
-            c_ord__parts__121__drv = s_ord__parts__121 - 64'h1;
-            if (~|s_ord__parts__121) begin
-                c_valid__parts__121__drv = 1'b0;
-                c_complete__parts__121__drv = 1'b0;
-                c_pc__parts__121__drv = 32'h0;
-                c_exp__parts__121__drv = 32'h0;
-                c_arr__parts__121__drv = 32'h0;
-                c_ord__parts__121__drv = 32'h0;
-                c_keep__parts__121__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__122;
-        exp = s_exp__parts__122;
-        if (|s_valid__parts__122 & ~|s_complete__parts__122) begin
-            m = prb_lanes & s_exp__parts__122 & ~s_arr__parts__122 & s_prb_thi_eq__parts__122 & s_prb_pc_eq__parts__122;
-        end
-        if (|new_lanes__122) begin
-            m = prb_lanes & new_lanes__122 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__122;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__122__drv = s_valid__parts__122;
-        c_complete__parts__122__drv = s_complete__parts__122;
-        c_pc__parts__122__drv = s_pc__parts__122;
-        c_exp__parts__122__drv = exp;
-        c_arr__parts__122__drv = arr;
-        c_ord__parts__122__drv = s_ord__parts__122;
-        c_keep__parts__122__drv = s_exp__parts__122;
+    end
+    always @(*) begin
         c_new__parts__122__drv = new_lanes__122;
-        if (|new_lanes__122) begin
-            c_valid__parts__122__drv = 1'b1;
-            c_pc__parts__122__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__122__drv = 1'b1;
-            c_ord__parts__122__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__122) begin
-            c_ord__parts__122__drv = s_ord__parts__122 - 64'h1;
-            if (~|s_ord__parts__122) begin
-                c_valid__parts__122__drv = 1'b0;
-                c_complete__parts__122__drv = 1'b0;
-                c_pc__parts__122__drv = 32'h0;
-                c_exp__parts__122__drv = 32'h0;
-                c_arr__parts__122__drv = 32'h0;
-                c_ord__parts__122__drv = 32'h0;
-                c_keep__parts__122__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__123;
-        exp = s_exp__parts__123;
-        if (|s_valid__parts__123 & ~|s_complete__parts__123) begin
-            m = prb_lanes & s_exp__parts__123 & ~s_arr__parts__123 & s_prb_thi_eq__parts__123 & s_prb_pc_eq__parts__123;
-        end
-        if (|new_lanes__123) begin
-            m = prb_lanes & new_lanes__123 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__123;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__123__drv = s_valid__parts__123;
-        c_complete__parts__123__drv = s_complete__parts__123;
-        c_pc__parts__123__drv = s_pc__parts__123;
-        c_exp__parts__123__drv = exp;
-        c_arr__parts__123__drv = arr;
-        c_ord__parts__123__drv = s_ord__parts__123;
-        c_keep__parts__123__drv = s_exp__parts__123;
+    end
+    always @(*) begin
         c_new__parts__123__drv = new_lanes__123;
-        if (|new_lanes__123) begin
-            c_valid__parts__123__drv = 1'b1;
-            c_pc__parts__123__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__123__drv = 1'b1;
-            c_ord__parts__123__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__123) begin
-            c_ord__parts__123__drv = s_ord__parts__123 - 64'h1;
-            if (~|s_ord__parts__123) begin
-                c_valid__parts__123__drv = 1'b0;
-                c_complete__parts__123__drv = 1'b0;
-                c_pc__parts__123__drv = 32'h0;
-                c_exp__parts__123__drv = 32'h0;
-                c_arr__parts__123__drv = 32'h0;
-                c_ord__parts__123__drv = 32'h0;
-                c_keep__parts__123__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__124;
-        exp = s_exp__parts__124;
-        if (|s_valid__parts__124 & ~|s_complete__parts__124) begin
-            m = prb_lanes & s_exp__parts__124 & ~s_arr__parts__124 & s_prb_thi_eq__parts__124 & s_prb_pc_eq__parts__124;
-        end
-        if (|new_lanes__124) begin
-            m = prb_lanes & new_lanes__124 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__124;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__124__drv = s_valid__parts__124;
-        c_complete__parts__124__drv = s_complete__parts__124;
-        c_pc__parts__124__drv = s_pc__parts__124;
-        c_exp__parts__124__drv = exp;
-        c_arr__parts__124__drv = arr;
-        c_ord__parts__124__drv = s_ord__parts__124;
-        c_keep__parts__124__drv = s_exp__parts__124;
+    end
+    always @(*) begin
         c_new__parts__124__drv = new_lanes__124;
-        if (|new_lanes__124) begin
-            c_valid__parts__124__drv = 1'b1;
-            c_pc__parts__124__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__124__drv = 1'b1;
-            c_ord__parts__124__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__124) begin
-            c_ord__parts__124__drv = s_ord__parts__124 - 64'h1;
-            if (~|s_ord__parts__124) begin
-                c_valid__parts__124__drv = 1'b0;
-                c_complete__parts__124__drv = 1'b0;
-                c_pc__parts__124__drv = 32'h0;
-                c_exp__parts__124__drv = 32'h0;
-                c_arr__parts__124__drv = 32'h0;
-                c_ord__parts__124__drv = 32'h0;
-                c_keep__parts__124__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__125;
-        exp = s_exp__parts__125;
-        if (|s_valid__parts__125 & ~|s_complete__parts__125) begin
-            m = prb_lanes & s_exp__parts__125 & ~s_arr__parts__125 & s_prb_thi_eq__parts__125 & s_prb_pc_eq__parts__125;
-        end
-        if (|new_lanes__125) begin
-            m = prb_lanes & new_lanes__125 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__125;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__125__drv = s_valid__parts__125;
-        c_complete__parts__125__drv = s_complete__parts__125;
-        c_pc__parts__125__drv = s_pc__parts__125;
-        c_exp__parts__125__drv = exp;
-        c_arr__parts__125__drv = arr;
-        c_ord__parts__125__drv = s_ord__parts__125;
-        c_keep__parts__125__drv = s_exp__parts__125;
+    end
+    always @(*) begin
         c_new__parts__125__drv = new_lanes__125;
-        if (|new_lanes__125) begin
-            c_valid__parts__125__drv = 1'b1;
-            c_pc__parts__125__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__125__drv = 1'b1;
-            c_ord__parts__125__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__125) begin
-            c_ord__parts__125__drv = s_ord__parts__125 - 64'h1;
-            if (~|s_ord__parts__125) begin
-                c_valid__parts__125__drv = 1'b0;
-                c_complete__parts__125__drv = 1'b0;
-                c_pc__parts__125__drv = 32'h0;
-                c_exp__parts__125__drv = 32'h0;
-                c_arr__parts__125__drv = 32'h0;
-                c_ord__parts__125__drv = 32'h0;
-                c_keep__parts__125__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__126;
-        exp = s_exp__parts__126;
-        if (|s_valid__parts__126 & ~|s_complete__parts__126) begin
-            m = prb_lanes & s_exp__parts__126 & ~s_arr__parts__126 & s_prb_thi_eq__parts__126 & s_prb_pc_eq__parts__126;
-        end
-        if (|new_lanes__126) begin
-            m = prb_lanes & new_lanes__126 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__126;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__126__drv = s_valid__parts__126;
-        c_complete__parts__126__drv = s_complete__parts__126;
-        c_pc__parts__126__drv = s_pc__parts__126;
-        c_exp__parts__126__drv = exp;
-        c_arr__parts__126__drv = arr;
-        c_ord__parts__126__drv = s_ord__parts__126;
-        c_keep__parts__126__drv = s_exp__parts__126;
+    end
+    always @(*) begin
         c_new__parts__126__drv = new_lanes__126;
-        if (|new_lanes__126) begin
-            c_valid__parts__126__drv = 1'b1;
-            c_pc__parts__126__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__126__drv = 1'b1;
-            c_ord__parts__126__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__126) begin
-            c_ord__parts__126__drv = s_ord__parts__126 - 64'h1;
-            if (~|s_ord__parts__126) begin
-                c_valid__parts__126__drv = 1'b0;
-                c_complete__parts__126__drv = 1'b0;
-                c_pc__parts__126__drv = 32'h0;
-                c_exp__parts__126__drv = 32'h0;
-                c_arr__parts__126__drv = 32'h0;
-                c_ord__parts__126__drv = 32'h0;
-                c_keep__parts__126__drv = 32'h0;
-            end
-        end
-        m = 32'h0;
-        arr = s_arr__parts__127;
-        exp = s_exp__parts__127;
-        if (|s_valid__parts__127 & ~|s_complete__parts__127) begin
-            m = prb_lanes & s_exp__parts__127 & ~s_arr__parts__127 & s_prb_thi_eq__parts__127 & s_prb_pc_eq__parts__127;
-        end
-        if (|new_lanes__127) begin
-            m = prb_lanes & new_lanes__127 & new_thi_eq__eq & new_pc_eq__eq;
-            exp = new_lanes__127;
-        end
-        hit = hit | m;
-        arr = arr | m;
-        c_valid__parts__127__drv = s_valid__parts__127;
-        c_complete__parts__127__drv = s_complete__parts__127;
-        c_pc__parts__127__drv = s_pc__parts__127;
-        c_exp__parts__127__drv = exp;
-        c_arr__parts__127__drv = arr;
-        c_ord__parts__127__drv = s_ord__parts__127;
-        c_keep__parts__127__drv = s_exp__parts__127;
+    end
+    always @(*) begin
         c_new__parts__127__drv = new_lanes__127;
-        if (|new_lanes__127) begin
-            c_valid__parts__127__drv = 1'b1;
-            c_pc__parts__127__drv = rsv_pc;
-        end
-        if (|m & (arr == exp)) begin
-            c_complete__parts__127__drv = 1'b1;
-            c_ord__parts__127__drv = rank;
-            rank = rank + 64'h1;
-        end
-        if (draining & |s_complete__parts__127) begin
-            c_ord__parts__127__drv = s_ord__parts__127 - 64'h1;
-            if (~|s_ord__parts__127) begin
-                c_valid__parts__127__drv = 1'b0;
-                c_complete__parts__127__drv = 1'b0;
-                c_pc__parts__127__drv = 32'h0;
-                c_exp__parts__127__drv = 32'h0;
-                c_arr__parts__127__drv = 32'h0;
-                c_ord__parts__127__drv = 32'h0;
-                c_keep__parts__127__drv = 32'h0;
-            end
-        end
+    end
+    always @(*) begin
         prb_hit = hit;
+    end
+    always @(*) begin
         merge__base__drv = r_thi__q;
+    end
+    always @(*) begin
         merge__keep__drv = c_keep__whole;
+    end
+    always @(*) begin
         merge__a__drv = rsv_thi;
+    end
+    always @(*) begin
         merge__a_lanes__drv = c_new__whole;
+    end
+    always @(*) begin
         merge__b__drv = 32'h0;
+    end
+    always @(*) begin
         merge__b_lanes__drv = 32'h0;
+    end
+    always @(*) begin
         r_valid__d__drv = c_valid__whole;
+    end
+    always @(*) begin
         r_complete__d__drv = c_complete__whole;
+    end
+    always @(*) begin
         r_pc__d__drv = c_pc__whole;
+    end
+    always @(*) begin
         r_exp__d__drv = c_exp__whole;
+    end
+    always @(*) begin
         r_arr__d__drv = c_arr__whole;
+    end
+    always @(*) begin
         r_thi__d__drv = merge__merged;
+    end
+    always @(*) begin
         r_ord__d__drv = c_ord__whole;
+    end
+    always @(*) begin
         dbg_valid = r_valid__q;
+    end
+    always @(*) begin
         dbg_complete = r_complete__q;
+    end
+    always @(*) begin
         dbg_pc = r_pc__q;
+    end
+    always @(*) begin
         dbg_expected = r_exp__q;
+    end
+    always @(*) begin
         dbg_arrived = r_arr__q;
+    end
+    always @(*) begin
         dbg_thi = r_thi__q;
+    end
+    always @(*) begin
         dbg_ord = r_ord__q;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         r_valid__clock = r_valid__clock__drv;
+    end
+    always @(*) begin
         r_valid__reset = r_valid__reset__drv;
+    end
+    always @(*) begin
         r_valid__d = r_valid__d__drv;
+    end
+    always @(*) begin
         r_complete__clock = r_complete__clock__drv;
+    end
+    always @(*) begin
         r_complete__reset = r_complete__reset__drv;
+    end
+    always @(*) begin
         r_complete__d = r_complete__d__drv;
+    end
+    always @(*) begin
         r_pc__clock = r_pc__clock__drv;
+    end
+    always @(*) begin
         r_pc__reset = r_pc__reset__drv;
+    end
+    always @(*) begin
         r_pc__d = r_pc__d__drv;
+    end
+    always @(*) begin
         r_exp__clock = r_exp__clock__drv;
+    end
+    always @(*) begin
         r_exp__reset = r_exp__reset__drv;
+    end
+    always @(*) begin
         r_exp__d = r_exp__d__drv;
+    end
+    always @(*) begin
         r_arr__clock = r_arr__clock__drv;
+    end
+    always @(*) begin
         r_arr__reset = r_arr__reset__drv;
+    end
+    always @(*) begin
         r_arr__d = r_arr__d__drv;
+    end
+    always @(*) begin
         r_thi__clock = r_thi__clock__drv;
+    end
+    always @(*) begin
         r_thi__reset = r_thi__reset__drv;
+    end
+    always @(*) begin
         r_thi__d = r_thi__d__drv;
+    end
+    always @(*) begin
         r_ord__clock = r_ord__clock__drv;
+    end
+    always @(*) begin
         r_ord__reset = r_ord__reset__drv;
+    end
+    always @(*) begin
         r_ord__d = r_ord__d__drv;
+    end
+    always @(*) begin
         s_valid__whole = s_valid__whole__drv;
+    end
+    always @(*) begin
         s_complete__whole = s_complete__whole__drv;
+    end
+    always @(*) begin
         s_pc__whole = s_pc__whole__drv;
+    end
+    always @(*) begin
         s_exp__whole = s_exp__whole__drv;
+    end
+    always @(*) begin
         s_arr__whole = s_arr__whole__drv;
+    end
+    always @(*) begin
         s_thi__whole = s_thi__whole__drv;
+    end
+    always @(*) begin
         s_ord__whole = s_ord__whole__drv;
+    end
+    always @(*) begin
         c_valid__parts__0 = c_valid__parts__0__drv;
+    end
+    always @(*) begin
         c_valid__parts__1 = c_valid__parts__1__drv;
+    end
+    always @(*) begin
         c_valid__parts__2 = c_valid__parts__2__drv;
+    end
+    always @(*) begin
         c_valid__parts__3 = c_valid__parts__3__drv;
+    end
+    always @(*) begin
         c_valid__parts__4 = c_valid__parts__4__drv;
+    end
+    always @(*) begin
         c_valid__parts__5 = c_valid__parts__5__drv;
+    end
+    always @(*) begin
         c_valid__parts__6 = c_valid__parts__6__drv;
+    end
+    always @(*) begin
         c_valid__parts__7 = c_valid__parts__7__drv;
+    end
+    always @(*) begin
         c_valid__parts__8 = c_valid__parts__8__drv;
+    end
+    always @(*) begin
         c_valid__parts__9 = c_valid__parts__9__drv;
+    end
+    always @(*) begin
         c_valid__parts__10 = c_valid__parts__10__drv;
+    end
+    always @(*) begin
         c_valid__parts__11 = c_valid__parts__11__drv;
+    end
+    always @(*) begin
         c_valid__parts__12 = c_valid__parts__12__drv;
+    end
+    always @(*) begin
         c_valid__parts__13 = c_valid__parts__13__drv;
+    end
+    always @(*) begin
         c_valid__parts__14 = c_valid__parts__14__drv;
+    end
+    always @(*) begin
         c_valid__parts__15 = c_valid__parts__15__drv;
+    end
+    always @(*) begin
         c_valid__parts__16 = c_valid__parts__16__drv;
+    end
+    always @(*) begin
         c_valid__parts__17 = c_valid__parts__17__drv;
+    end
+    always @(*) begin
         c_valid__parts__18 = c_valid__parts__18__drv;
+    end
+    always @(*) begin
         c_valid__parts__19 = c_valid__parts__19__drv;
+    end
+    always @(*) begin
         c_valid__parts__20 = c_valid__parts__20__drv;
+    end
+    always @(*) begin
         c_valid__parts__21 = c_valid__parts__21__drv;
+    end
+    always @(*) begin
         c_valid__parts__22 = c_valid__parts__22__drv;
+    end
+    always @(*) begin
         c_valid__parts__23 = c_valid__parts__23__drv;
+    end
+    always @(*) begin
         c_valid__parts__24 = c_valid__parts__24__drv;
+    end
+    always @(*) begin
         c_valid__parts__25 = c_valid__parts__25__drv;
+    end
+    always @(*) begin
         c_valid__parts__26 = c_valid__parts__26__drv;
+    end
+    always @(*) begin
         c_valid__parts__27 = c_valid__parts__27__drv;
+    end
+    always @(*) begin
         c_valid__parts__28 = c_valid__parts__28__drv;
+    end
+    always @(*) begin
         c_valid__parts__29 = c_valid__parts__29__drv;
+    end
+    always @(*) begin
         c_valid__parts__30 = c_valid__parts__30__drv;
+    end
+    always @(*) begin
         c_valid__parts__31 = c_valid__parts__31__drv;
+    end
+    always @(*) begin
         c_valid__parts__32 = c_valid__parts__32__drv;
+    end
+    always @(*) begin
         c_valid__parts__33 = c_valid__parts__33__drv;
+    end
+    always @(*) begin
         c_valid__parts__34 = c_valid__parts__34__drv;
+    end
+    always @(*) begin
         c_valid__parts__35 = c_valid__parts__35__drv;
+    end
+    always @(*) begin
         c_valid__parts__36 = c_valid__parts__36__drv;
+    end
+    always @(*) begin
         c_valid__parts__37 = c_valid__parts__37__drv;
+    end
+    always @(*) begin
         c_valid__parts__38 = c_valid__parts__38__drv;
+    end
+    always @(*) begin
         c_valid__parts__39 = c_valid__parts__39__drv;
+    end
+    always @(*) begin
         c_valid__parts__40 = c_valid__parts__40__drv;
+    end
+    always @(*) begin
         c_valid__parts__41 = c_valid__parts__41__drv;
+    end
+    always @(*) begin
         c_valid__parts__42 = c_valid__parts__42__drv;
+    end
+    always @(*) begin
         c_valid__parts__43 = c_valid__parts__43__drv;
+    end
+    always @(*) begin
         c_valid__parts__44 = c_valid__parts__44__drv;
+    end
+    always @(*) begin
         c_valid__parts__45 = c_valid__parts__45__drv;
+    end
+    always @(*) begin
         c_valid__parts__46 = c_valid__parts__46__drv;
+    end
+    always @(*) begin
         c_valid__parts__47 = c_valid__parts__47__drv;
+    end
+    always @(*) begin
         c_valid__parts__48 = c_valid__parts__48__drv;
+    end
+    always @(*) begin
         c_valid__parts__49 = c_valid__parts__49__drv;
+    end
+    always @(*) begin
         c_valid__parts__50 = c_valid__parts__50__drv;
+    end
+    always @(*) begin
         c_valid__parts__51 = c_valid__parts__51__drv;
+    end
+    always @(*) begin
         c_valid__parts__52 = c_valid__parts__52__drv;
+    end
+    always @(*) begin
         c_valid__parts__53 = c_valid__parts__53__drv;
+    end
+    always @(*) begin
         c_valid__parts__54 = c_valid__parts__54__drv;
+    end
+    always @(*) begin
         c_valid__parts__55 = c_valid__parts__55__drv;
+    end
+    always @(*) begin
         c_valid__parts__56 = c_valid__parts__56__drv;
+    end
+    always @(*) begin
         c_valid__parts__57 = c_valid__parts__57__drv;
+    end
+    always @(*) begin
         c_valid__parts__58 = c_valid__parts__58__drv;
+    end
+    always @(*) begin
         c_valid__parts__59 = c_valid__parts__59__drv;
+    end
+    always @(*) begin
         c_valid__parts__60 = c_valid__parts__60__drv;
+    end
+    always @(*) begin
         c_valid__parts__61 = c_valid__parts__61__drv;
+    end
+    always @(*) begin
         c_valid__parts__62 = c_valid__parts__62__drv;
+    end
+    always @(*) begin
         c_valid__parts__63 = c_valid__parts__63__drv;
+    end
+    always @(*) begin
         c_valid__parts__64 = c_valid__parts__64__drv;
+    end
+    always @(*) begin
         c_valid__parts__65 = c_valid__parts__65__drv;
+    end
+    always @(*) begin
         c_valid__parts__66 = c_valid__parts__66__drv;
+    end
+    always @(*) begin
         c_valid__parts__67 = c_valid__parts__67__drv;
+    end
+    always @(*) begin
         c_valid__parts__68 = c_valid__parts__68__drv;
+    end
+    always @(*) begin
         c_valid__parts__69 = c_valid__parts__69__drv;
+    end
+    always @(*) begin
         c_valid__parts__70 = c_valid__parts__70__drv;
+    end
+    always @(*) begin
         c_valid__parts__71 = c_valid__parts__71__drv;
+    end
+    always @(*) begin
         c_valid__parts__72 = c_valid__parts__72__drv;
+    end
+    always @(*) begin
         c_valid__parts__73 = c_valid__parts__73__drv;
+    end
+    always @(*) begin
         c_valid__parts__74 = c_valid__parts__74__drv;
+    end
+    always @(*) begin
         c_valid__parts__75 = c_valid__parts__75__drv;
+    end
+    always @(*) begin
         c_valid__parts__76 = c_valid__parts__76__drv;
+    end
+    always @(*) begin
         c_valid__parts__77 = c_valid__parts__77__drv;
+    end
+    always @(*) begin
         c_valid__parts__78 = c_valid__parts__78__drv;
+    end
+    always @(*) begin
         c_valid__parts__79 = c_valid__parts__79__drv;
+    end
+    always @(*) begin
         c_valid__parts__80 = c_valid__parts__80__drv;
+    end
+    always @(*) begin
         c_valid__parts__81 = c_valid__parts__81__drv;
+    end
+    always @(*) begin
         c_valid__parts__82 = c_valid__parts__82__drv;
+    end
+    always @(*) begin
         c_valid__parts__83 = c_valid__parts__83__drv;
+    end
+    always @(*) begin
         c_valid__parts__84 = c_valid__parts__84__drv;
+    end
+    always @(*) begin
         c_valid__parts__85 = c_valid__parts__85__drv;
+    end
+    always @(*) begin
         c_valid__parts__86 = c_valid__parts__86__drv;
+    end
+    always @(*) begin
         c_valid__parts__87 = c_valid__parts__87__drv;
+    end
+    always @(*) begin
         c_valid__parts__88 = c_valid__parts__88__drv;
+    end
+    always @(*) begin
         c_valid__parts__89 = c_valid__parts__89__drv;
+    end
+    always @(*) begin
         c_valid__parts__90 = c_valid__parts__90__drv;
+    end
+    always @(*) begin
         c_valid__parts__91 = c_valid__parts__91__drv;
+    end
+    always @(*) begin
         c_valid__parts__92 = c_valid__parts__92__drv;
+    end
+    always @(*) begin
         c_valid__parts__93 = c_valid__parts__93__drv;
+    end
+    always @(*) begin
         c_valid__parts__94 = c_valid__parts__94__drv;
+    end
+    always @(*) begin
         c_valid__parts__95 = c_valid__parts__95__drv;
+    end
+    always @(*) begin
         c_valid__parts__96 = c_valid__parts__96__drv;
+    end
+    always @(*) begin
         c_valid__parts__97 = c_valid__parts__97__drv;
+    end
+    always @(*) begin
         c_valid__parts__98 = c_valid__parts__98__drv;
+    end
+    always @(*) begin
         c_valid__parts__99 = c_valid__parts__99__drv;
+    end
+    always @(*) begin
         c_valid__parts__100 = c_valid__parts__100__drv;
+    end
+    always @(*) begin
         c_valid__parts__101 = c_valid__parts__101__drv;
+    end
+    always @(*) begin
         c_valid__parts__102 = c_valid__parts__102__drv;
+    end
+    always @(*) begin
         c_valid__parts__103 = c_valid__parts__103__drv;
+    end
+    always @(*) begin
         c_valid__parts__104 = c_valid__parts__104__drv;
+    end
+    always @(*) begin
         c_valid__parts__105 = c_valid__parts__105__drv;
+    end
+    always @(*) begin
         c_valid__parts__106 = c_valid__parts__106__drv;
+    end
+    always @(*) begin
         c_valid__parts__107 = c_valid__parts__107__drv;
+    end
+    always @(*) begin
         c_valid__parts__108 = c_valid__parts__108__drv;
+    end
+    always @(*) begin
         c_valid__parts__109 = c_valid__parts__109__drv;
+    end
+    always @(*) begin
         c_valid__parts__110 = c_valid__parts__110__drv;
+    end
+    always @(*) begin
         c_valid__parts__111 = c_valid__parts__111__drv;
+    end
+    always @(*) begin
         c_valid__parts__112 = c_valid__parts__112__drv;
+    end
+    always @(*) begin
         c_valid__parts__113 = c_valid__parts__113__drv;
+    end
+    always @(*) begin
         c_valid__parts__114 = c_valid__parts__114__drv;
+    end
+    always @(*) begin
         c_valid__parts__115 = c_valid__parts__115__drv;
+    end
+    always @(*) begin
         c_valid__parts__116 = c_valid__parts__116__drv;
+    end
+    always @(*) begin
         c_valid__parts__117 = c_valid__parts__117__drv;
+    end
+    always @(*) begin
         c_valid__parts__118 = c_valid__parts__118__drv;
+    end
+    always @(*) begin
         c_valid__parts__119 = c_valid__parts__119__drv;
+    end
+    always @(*) begin
         c_valid__parts__120 = c_valid__parts__120__drv;
+    end
+    always @(*) begin
         c_valid__parts__121 = c_valid__parts__121__drv;
+    end
+    always @(*) begin
         c_valid__parts__122 = c_valid__parts__122__drv;
+    end
+    always @(*) begin
         c_valid__parts__123 = c_valid__parts__123__drv;
+    end
+    always @(*) begin
         c_valid__parts__124 = c_valid__parts__124__drv;
+    end
+    always @(*) begin
         c_valid__parts__125 = c_valid__parts__125__drv;
+    end
+    always @(*) begin
         c_valid__parts__126 = c_valid__parts__126__drv;
+    end
+    always @(*) begin
         c_valid__parts__127 = c_valid__parts__127__drv;
+    end
+    always @(*) begin
         c_complete__parts__0 = c_complete__parts__0__drv;
+    end
+    always @(*) begin
         c_complete__parts__1 = c_complete__parts__1__drv;
+    end
+    always @(*) begin
         c_complete__parts__2 = c_complete__parts__2__drv;
+    end
+    always @(*) begin
         c_complete__parts__3 = c_complete__parts__3__drv;
+    end
+    always @(*) begin
         c_complete__parts__4 = c_complete__parts__4__drv;
+    end
+    always @(*) begin
         c_complete__parts__5 = c_complete__parts__5__drv;
+    end
+    always @(*) begin
         c_complete__parts__6 = c_complete__parts__6__drv;
+    end
+    always @(*) begin
         c_complete__parts__7 = c_complete__parts__7__drv;
+    end
+    always @(*) begin
         c_complete__parts__8 = c_complete__parts__8__drv;
+    end
+    always @(*) begin
         c_complete__parts__9 = c_complete__parts__9__drv;
+    end
+    always @(*) begin
         c_complete__parts__10 = c_complete__parts__10__drv;
+    end
+    always @(*) begin
         c_complete__parts__11 = c_complete__parts__11__drv;
+    end
+    always @(*) begin
         c_complete__parts__12 = c_complete__parts__12__drv;
+    end
+    always @(*) begin
         c_complete__parts__13 = c_complete__parts__13__drv;
+    end
+    always @(*) begin
         c_complete__parts__14 = c_complete__parts__14__drv;
+    end
+    always @(*) begin
         c_complete__parts__15 = c_complete__parts__15__drv;
+    end
+    always @(*) begin
         c_complete__parts__16 = c_complete__parts__16__drv;
+    end
+    always @(*) begin
         c_complete__parts__17 = c_complete__parts__17__drv;
+    end
+    always @(*) begin
         c_complete__parts__18 = c_complete__parts__18__drv;
+    end
+    always @(*) begin
         c_complete__parts__19 = c_complete__parts__19__drv;
+    end
+    always @(*) begin
         c_complete__parts__20 = c_complete__parts__20__drv;
+    end
+    always @(*) begin
         c_complete__parts__21 = c_complete__parts__21__drv;
+    end
+    always @(*) begin
         c_complete__parts__22 = c_complete__parts__22__drv;
+    end
+    always @(*) begin
         c_complete__parts__23 = c_complete__parts__23__drv;
+    end
+    always @(*) begin
         c_complete__parts__24 = c_complete__parts__24__drv;
+    end
+    always @(*) begin
         c_complete__parts__25 = c_complete__parts__25__drv;
+    end
+    always @(*) begin
         c_complete__parts__26 = c_complete__parts__26__drv;
+    end
+    always @(*) begin
         c_complete__parts__27 = c_complete__parts__27__drv;
+    end
+    always @(*) begin
         c_complete__parts__28 = c_complete__parts__28__drv;
+    end
+    always @(*) begin
         c_complete__parts__29 = c_complete__parts__29__drv;
+    end
+    always @(*) begin
         c_complete__parts__30 = c_complete__parts__30__drv;
+    end
+    always @(*) begin
         c_complete__parts__31 = c_complete__parts__31__drv;
+    end
+    always @(*) begin
         c_complete__parts__32 = c_complete__parts__32__drv;
+    end
+    always @(*) begin
         c_complete__parts__33 = c_complete__parts__33__drv;
+    end
+    always @(*) begin
         c_complete__parts__34 = c_complete__parts__34__drv;
+    end
+    always @(*) begin
         c_complete__parts__35 = c_complete__parts__35__drv;
+    end
+    always @(*) begin
         c_complete__parts__36 = c_complete__parts__36__drv;
+    end
+    always @(*) begin
         c_complete__parts__37 = c_complete__parts__37__drv;
+    end
+    always @(*) begin
         c_complete__parts__38 = c_complete__parts__38__drv;
+    end
+    always @(*) begin
         c_complete__parts__39 = c_complete__parts__39__drv;
+    end
+    always @(*) begin
         c_complete__parts__40 = c_complete__parts__40__drv;
+    end
+    always @(*) begin
         c_complete__parts__41 = c_complete__parts__41__drv;
+    end
+    always @(*) begin
         c_complete__parts__42 = c_complete__parts__42__drv;
+    end
+    always @(*) begin
         c_complete__parts__43 = c_complete__parts__43__drv;
+    end
+    always @(*) begin
         c_complete__parts__44 = c_complete__parts__44__drv;
+    end
+    always @(*) begin
         c_complete__parts__45 = c_complete__parts__45__drv;
+    end
+    always @(*) begin
         c_complete__parts__46 = c_complete__parts__46__drv;
+    end
+    always @(*) begin
         c_complete__parts__47 = c_complete__parts__47__drv;
+    end
+    always @(*) begin
         c_complete__parts__48 = c_complete__parts__48__drv;
+    end
+    always @(*) begin
         c_complete__parts__49 = c_complete__parts__49__drv;
+    end
+    always @(*) begin
         c_complete__parts__50 = c_complete__parts__50__drv;
+    end
+    always @(*) begin
         c_complete__parts__51 = c_complete__parts__51__drv;
+    end
+    always @(*) begin
         c_complete__parts__52 = c_complete__parts__52__drv;
+    end
+    always @(*) begin
         c_complete__parts__53 = c_complete__parts__53__drv;
+    end
+    always @(*) begin
         c_complete__parts__54 = c_complete__parts__54__drv;
+    end
+    always @(*) begin
         c_complete__parts__55 = c_complete__parts__55__drv;
+    end
+    always @(*) begin
         c_complete__parts__56 = c_complete__parts__56__drv;
+    end
+    always @(*) begin
         c_complete__parts__57 = c_complete__parts__57__drv;
+    end
+    always @(*) begin
         c_complete__parts__58 = c_complete__parts__58__drv;
+    end
+    always @(*) begin
         c_complete__parts__59 = c_complete__parts__59__drv;
+    end
+    always @(*) begin
         c_complete__parts__60 = c_complete__parts__60__drv;
+    end
+    always @(*) begin
         c_complete__parts__61 = c_complete__parts__61__drv;
+    end
+    always @(*) begin
         c_complete__parts__62 = c_complete__parts__62__drv;
+    end
+    always @(*) begin
         c_complete__parts__63 = c_complete__parts__63__drv;
+    end
+    always @(*) begin
         c_complete__parts__64 = c_complete__parts__64__drv;
+    end
+    always @(*) begin
         c_complete__parts__65 = c_complete__parts__65__drv;
+    end
+    always @(*) begin
         c_complete__parts__66 = c_complete__parts__66__drv;
+    end
+    always @(*) begin
         c_complete__parts__67 = c_complete__parts__67__drv;
+    end
+    always @(*) begin
         c_complete__parts__68 = c_complete__parts__68__drv;
+    end
+    always @(*) begin
         c_complete__parts__69 = c_complete__parts__69__drv;
+    end
+    always @(*) begin
         c_complete__parts__70 = c_complete__parts__70__drv;
+    end
+    always @(*) begin
         c_complete__parts__71 = c_complete__parts__71__drv;
+    end
+    always @(*) begin
         c_complete__parts__72 = c_complete__parts__72__drv;
+    end
+    always @(*) begin
         c_complete__parts__73 = c_complete__parts__73__drv;
+    end
+    always @(*) begin
         c_complete__parts__74 = c_complete__parts__74__drv;
+    end
+    always @(*) begin
         c_complete__parts__75 = c_complete__parts__75__drv;
+    end
+    always @(*) begin
         c_complete__parts__76 = c_complete__parts__76__drv;
+    end
+    always @(*) begin
         c_complete__parts__77 = c_complete__parts__77__drv;
+    end
+    always @(*) begin
         c_complete__parts__78 = c_complete__parts__78__drv;
+    end
+    always @(*) begin
         c_complete__parts__79 = c_complete__parts__79__drv;
+    end
+    always @(*) begin
         c_complete__parts__80 = c_complete__parts__80__drv;
+    end
+    always @(*) begin
         c_complete__parts__81 = c_complete__parts__81__drv;
+    end
+    always @(*) begin
         c_complete__parts__82 = c_complete__parts__82__drv;
+    end
+    always @(*) begin
         c_complete__parts__83 = c_complete__parts__83__drv;
+    end
+    always @(*) begin
         c_complete__parts__84 = c_complete__parts__84__drv;
+    end
+    always @(*) begin
         c_complete__parts__85 = c_complete__parts__85__drv;
+    end
+    always @(*) begin
         c_complete__parts__86 = c_complete__parts__86__drv;
+    end
+    always @(*) begin
         c_complete__parts__87 = c_complete__parts__87__drv;
+    end
+    always @(*) begin
         c_complete__parts__88 = c_complete__parts__88__drv;
+    end
+    always @(*) begin
         c_complete__parts__89 = c_complete__parts__89__drv;
+    end
+    always @(*) begin
         c_complete__parts__90 = c_complete__parts__90__drv;
+    end
+    always @(*) begin
         c_complete__parts__91 = c_complete__parts__91__drv;
+    end
+    always @(*) begin
         c_complete__parts__92 = c_complete__parts__92__drv;
+    end
+    always @(*) begin
         c_complete__parts__93 = c_complete__parts__93__drv;
+    end
+    always @(*) begin
         c_complete__parts__94 = c_complete__parts__94__drv;
+    end
+    always @(*) begin
         c_complete__parts__95 = c_complete__parts__95__drv;
+    end
+    always @(*) begin
         c_complete__parts__96 = c_complete__parts__96__drv;
+    end
+    always @(*) begin
         c_complete__parts__97 = c_complete__parts__97__drv;
+    end
+    always @(*) begin
         c_complete__parts__98 = c_complete__parts__98__drv;
+    end
+    always @(*) begin
         c_complete__parts__99 = c_complete__parts__99__drv;
+    end
+    always @(*) begin
         c_complete__parts__100 = c_complete__parts__100__drv;
+    end
+    always @(*) begin
         c_complete__parts__101 = c_complete__parts__101__drv;
+    end
+    always @(*) begin
         c_complete__parts__102 = c_complete__parts__102__drv;
+    end
+    always @(*) begin
         c_complete__parts__103 = c_complete__parts__103__drv;
+    end
+    always @(*) begin
         c_complete__parts__104 = c_complete__parts__104__drv;
+    end
+    always @(*) begin
         c_complete__parts__105 = c_complete__parts__105__drv;
+    end
+    always @(*) begin
         c_complete__parts__106 = c_complete__parts__106__drv;
+    end
+    always @(*) begin
         c_complete__parts__107 = c_complete__parts__107__drv;
+    end
+    always @(*) begin
         c_complete__parts__108 = c_complete__parts__108__drv;
+    end
+    always @(*) begin
         c_complete__parts__109 = c_complete__parts__109__drv;
+    end
+    always @(*) begin
         c_complete__parts__110 = c_complete__parts__110__drv;
+    end
+    always @(*) begin
         c_complete__parts__111 = c_complete__parts__111__drv;
+    end
+    always @(*) begin
         c_complete__parts__112 = c_complete__parts__112__drv;
+    end
+    always @(*) begin
         c_complete__parts__113 = c_complete__parts__113__drv;
+    end
+    always @(*) begin
         c_complete__parts__114 = c_complete__parts__114__drv;
+    end
+    always @(*) begin
         c_complete__parts__115 = c_complete__parts__115__drv;
+    end
+    always @(*) begin
         c_complete__parts__116 = c_complete__parts__116__drv;
+    end
+    always @(*) begin
         c_complete__parts__117 = c_complete__parts__117__drv;
+    end
+    always @(*) begin
         c_complete__parts__118 = c_complete__parts__118__drv;
+    end
+    always @(*) begin
         c_complete__parts__119 = c_complete__parts__119__drv;
+    end
+    always @(*) begin
         c_complete__parts__120 = c_complete__parts__120__drv;
+    end
+    always @(*) begin
         c_complete__parts__121 = c_complete__parts__121__drv;
+    end
+    always @(*) begin
         c_complete__parts__122 = c_complete__parts__122__drv;
+    end
+    always @(*) begin
         c_complete__parts__123 = c_complete__parts__123__drv;
+    end
+    always @(*) begin
         c_complete__parts__124 = c_complete__parts__124__drv;
+    end
+    always @(*) begin
         c_complete__parts__125 = c_complete__parts__125__drv;
+    end
+    always @(*) begin
         c_complete__parts__126 = c_complete__parts__126__drv;
+    end
+    always @(*) begin
         c_complete__parts__127 = c_complete__parts__127__drv;
+    end
+    always @(*) begin
         c_pc__parts__0 = c_pc__parts__0__drv;
+    end
+    always @(*) begin
         c_pc__parts__1 = c_pc__parts__1__drv;
+    end
+    always @(*) begin
         c_pc__parts__2 = c_pc__parts__2__drv;
+    end
+    always @(*) begin
         c_pc__parts__3 = c_pc__parts__3__drv;
+    end
+    always @(*) begin
         c_pc__parts__4 = c_pc__parts__4__drv;
+    end
+    always @(*) begin
         c_pc__parts__5 = c_pc__parts__5__drv;
+    end
+    always @(*) begin
         c_pc__parts__6 = c_pc__parts__6__drv;
+    end
+    always @(*) begin
         c_pc__parts__7 = c_pc__parts__7__drv;
+    end
+    always @(*) begin
         c_pc__parts__8 = c_pc__parts__8__drv;
+    end
+    always @(*) begin
         c_pc__parts__9 = c_pc__parts__9__drv;
+    end
+    always @(*) begin
         c_pc__parts__10 = c_pc__parts__10__drv;
+    end
+    always @(*) begin
         c_pc__parts__11 = c_pc__parts__11__drv;
+    end
+    always @(*) begin
         c_pc__parts__12 = c_pc__parts__12__drv;
+    end
+    always @(*) begin
         c_pc__parts__13 = c_pc__parts__13__drv;
+    end
+    always @(*) begin
         c_pc__parts__14 = c_pc__parts__14__drv;
+    end
+    always @(*) begin
         c_pc__parts__15 = c_pc__parts__15__drv;
+    end
+    always @(*) begin
         c_pc__parts__16 = c_pc__parts__16__drv;
+    end
+    always @(*) begin
         c_pc__parts__17 = c_pc__parts__17__drv;
+    end
+    always @(*) begin
         c_pc__parts__18 = c_pc__parts__18__drv;
+    end
+    always @(*) begin
         c_pc__parts__19 = c_pc__parts__19__drv;
+    end
+    always @(*) begin
         c_pc__parts__20 = c_pc__parts__20__drv;
+    end
+    always @(*) begin
         c_pc__parts__21 = c_pc__parts__21__drv;
+    end
+    always @(*) begin
         c_pc__parts__22 = c_pc__parts__22__drv;
+    end
+    always @(*) begin
         c_pc__parts__23 = c_pc__parts__23__drv;
+    end
+    always @(*) begin
         c_pc__parts__24 = c_pc__parts__24__drv;
+    end
+    always @(*) begin
         c_pc__parts__25 = c_pc__parts__25__drv;
+    end
+    always @(*) begin
         c_pc__parts__26 = c_pc__parts__26__drv;
+    end
+    always @(*) begin
         c_pc__parts__27 = c_pc__parts__27__drv;
+    end
+    always @(*) begin
         c_pc__parts__28 = c_pc__parts__28__drv;
+    end
+    always @(*) begin
         c_pc__parts__29 = c_pc__parts__29__drv;
+    end
+    always @(*) begin
         c_pc__parts__30 = c_pc__parts__30__drv;
+    end
+    always @(*) begin
         c_pc__parts__31 = c_pc__parts__31__drv;
+    end
+    always @(*) begin
         c_pc__parts__32 = c_pc__parts__32__drv;
+    end
+    always @(*) begin
         c_pc__parts__33 = c_pc__parts__33__drv;
+    end
+    always @(*) begin
         c_pc__parts__34 = c_pc__parts__34__drv;
+    end
+    always @(*) begin
         c_pc__parts__35 = c_pc__parts__35__drv;
+    end
+    always @(*) begin
         c_pc__parts__36 = c_pc__parts__36__drv;
+    end
+    always @(*) begin
         c_pc__parts__37 = c_pc__parts__37__drv;
+    end
+    always @(*) begin
         c_pc__parts__38 = c_pc__parts__38__drv;
+    end
+    always @(*) begin
         c_pc__parts__39 = c_pc__parts__39__drv;
+    end
+    always @(*) begin
         c_pc__parts__40 = c_pc__parts__40__drv;
+    end
+    always @(*) begin
         c_pc__parts__41 = c_pc__parts__41__drv;
+    end
+    always @(*) begin
         c_pc__parts__42 = c_pc__parts__42__drv;
+    end
+    always @(*) begin
         c_pc__parts__43 = c_pc__parts__43__drv;
+    end
+    always @(*) begin
         c_pc__parts__44 = c_pc__parts__44__drv;
+    end
+    always @(*) begin
         c_pc__parts__45 = c_pc__parts__45__drv;
+    end
+    always @(*) begin
         c_pc__parts__46 = c_pc__parts__46__drv;
+    end
+    always @(*) begin
         c_pc__parts__47 = c_pc__parts__47__drv;
+    end
+    always @(*) begin
         c_pc__parts__48 = c_pc__parts__48__drv;
+    end
+    always @(*) begin
         c_pc__parts__49 = c_pc__parts__49__drv;
+    end
+    always @(*) begin
         c_pc__parts__50 = c_pc__parts__50__drv;
+    end
+    always @(*) begin
         c_pc__parts__51 = c_pc__parts__51__drv;
+    end
+    always @(*) begin
         c_pc__parts__52 = c_pc__parts__52__drv;
+    end
+    always @(*) begin
         c_pc__parts__53 = c_pc__parts__53__drv;
+    end
+    always @(*) begin
         c_pc__parts__54 = c_pc__parts__54__drv;
+    end
+    always @(*) begin
         c_pc__parts__55 = c_pc__parts__55__drv;
+    end
+    always @(*) begin
         c_pc__parts__56 = c_pc__parts__56__drv;
+    end
+    always @(*) begin
         c_pc__parts__57 = c_pc__parts__57__drv;
+    end
+    always @(*) begin
         c_pc__parts__58 = c_pc__parts__58__drv;
+    end
+    always @(*) begin
         c_pc__parts__59 = c_pc__parts__59__drv;
+    end
+    always @(*) begin
         c_pc__parts__60 = c_pc__parts__60__drv;
+    end
+    always @(*) begin
         c_pc__parts__61 = c_pc__parts__61__drv;
+    end
+    always @(*) begin
         c_pc__parts__62 = c_pc__parts__62__drv;
+    end
+    always @(*) begin
         c_pc__parts__63 = c_pc__parts__63__drv;
+    end
+    always @(*) begin
         c_pc__parts__64 = c_pc__parts__64__drv;
+    end
+    always @(*) begin
         c_pc__parts__65 = c_pc__parts__65__drv;
+    end
+    always @(*) begin
         c_pc__parts__66 = c_pc__parts__66__drv;
+    end
+    always @(*) begin
         c_pc__parts__67 = c_pc__parts__67__drv;
+    end
+    always @(*) begin
         c_pc__parts__68 = c_pc__parts__68__drv;
+    end
+    always @(*) begin
         c_pc__parts__69 = c_pc__parts__69__drv;
+    end
+    always @(*) begin
         c_pc__parts__70 = c_pc__parts__70__drv;
+    end
+    always @(*) begin
         c_pc__parts__71 = c_pc__parts__71__drv;
+    end
+    always @(*) begin
         c_pc__parts__72 = c_pc__parts__72__drv;
+    end
+    always @(*) begin
         c_pc__parts__73 = c_pc__parts__73__drv;
+    end
+    always @(*) begin
         c_pc__parts__74 = c_pc__parts__74__drv;
+    end
+    always @(*) begin
         c_pc__parts__75 = c_pc__parts__75__drv;
+    end
+    always @(*) begin
         c_pc__parts__76 = c_pc__parts__76__drv;
+    end
+    always @(*) begin
         c_pc__parts__77 = c_pc__parts__77__drv;
+    end
+    always @(*) begin
         c_pc__parts__78 = c_pc__parts__78__drv;
+    end
+    always @(*) begin
         c_pc__parts__79 = c_pc__parts__79__drv;
+    end
+    always @(*) begin
         c_pc__parts__80 = c_pc__parts__80__drv;
+    end
+    always @(*) begin
         c_pc__parts__81 = c_pc__parts__81__drv;
+    end
+    always @(*) begin
         c_pc__parts__82 = c_pc__parts__82__drv;
+    end
+    always @(*) begin
         c_pc__parts__83 = c_pc__parts__83__drv;
+    end
+    always @(*) begin
         c_pc__parts__84 = c_pc__parts__84__drv;
+    end
+    always @(*) begin
         c_pc__parts__85 = c_pc__parts__85__drv;
+    end
+    always @(*) begin
         c_pc__parts__86 = c_pc__parts__86__drv;
+    end
+    always @(*) begin
         c_pc__parts__87 = c_pc__parts__87__drv;
+    end
+    always @(*) begin
         c_pc__parts__88 = c_pc__parts__88__drv;
+    end
+    always @(*) begin
         c_pc__parts__89 = c_pc__parts__89__drv;
+    end
+    always @(*) begin
         c_pc__parts__90 = c_pc__parts__90__drv;
+    end
+    always @(*) begin
         c_pc__parts__91 = c_pc__parts__91__drv;
+    end
+    always @(*) begin
         c_pc__parts__92 = c_pc__parts__92__drv;
+    end
+    always @(*) begin
         c_pc__parts__93 = c_pc__parts__93__drv;
+    end
+    always @(*) begin
         c_pc__parts__94 = c_pc__parts__94__drv;
+    end
+    always @(*) begin
         c_pc__parts__95 = c_pc__parts__95__drv;
+    end
+    always @(*) begin
         c_pc__parts__96 = c_pc__parts__96__drv;
+    end
+    always @(*) begin
         c_pc__parts__97 = c_pc__parts__97__drv;
+    end
+    always @(*) begin
         c_pc__parts__98 = c_pc__parts__98__drv;
+    end
+    always @(*) begin
         c_pc__parts__99 = c_pc__parts__99__drv;
+    end
+    always @(*) begin
         c_pc__parts__100 = c_pc__parts__100__drv;
+    end
+    always @(*) begin
         c_pc__parts__101 = c_pc__parts__101__drv;
+    end
+    always @(*) begin
         c_pc__parts__102 = c_pc__parts__102__drv;
+    end
+    always @(*) begin
         c_pc__parts__103 = c_pc__parts__103__drv;
+    end
+    always @(*) begin
         c_pc__parts__104 = c_pc__parts__104__drv;
+    end
+    always @(*) begin
         c_pc__parts__105 = c_pc__parts__105__drv;
+    end
+    always @(*) begin
         c_pc__parts__106 = c_pc__parts__106__drv;
+    end
+    always @(*) begin
         c_pc__parts__107 = c_pc__parts__107__drv;
+    end
+    always @(*) begin
         c_pc__parts__108 = c_pc__parts__108__drv;
+    end
+    always @(*) begin
         c_pc__parts__109 = c_pc__parts__109__drv;
+    end
+    always @(*) begin
         c_pc__parts__110 = c_pc__parts__110__drv;
+    end
+    always @(*) begin
         c_pc__parts__111 = c_pc__parts__111__drv;
+    end
+    always @(*) begin
         c_pc__parts__112 = c_pc__parts__112__drv;
+    end
+    always @(*) begin
         c_pc__parts__113 = c_pc__parts__113__drv;
+    end
+    always @(*) begin
         c_pc__parts__114 = c_pc__parts__114__drv;
+    end
+    always @(*) begin
         c_pc__parts__115 = c_pc__parts__115__drv;
+    end
+    always @(*) begin
         c_pc__parts__116 = c_pc__parts__116__drv;
+    end
+    always @(*) begin
         c_pc__parts__117 = c_pc__parts__117__drv;
+    end
+    always @(*) begin
         c_pc__parts__118 = c_pc__parts__118__drv;
+    end
+    always @(*) begin
         c_pc__parts__119 = c_pc__parts__119__drv;
+    end
+    always @(*) begin
         c_pc__parts__120 = c_pc__parts__120__drv;
+    end
+    always @(*) begin
         c_pc__parts__121 = c_pc__parts__121__drv;
+    end
+    always @(*) begin
         c_pc__parts__122 = c_pc__parts__122__drv;
+    end
+    always @(*) begin
         c_pc__parts__123 = c_pc__parts__123__drv;
+    end
+    always @(*) begin
         c_pc__parts__124 = c_pc__parts__124__drv;
+    end
+    always @(*) begin
         c_pc__parts__125 = c_pc__parts__125__drv;
+    end
+    always @(*) begin
         c_pc__parts__126 = c_pc__parts__126__drv;
+    end
+    always @(*) begin
         c_pc__parts__127 = c_pc__parts__127__drv;
+    end
+    always @(*) begin
         c_exp__parts__0 = c_exp__parts__0__drv;
+    end
+    always @(*) begin
         c_exp__parts__1 = c_exp__parts__1__drv;
+    end
+    always @(*) begin
         c_exp__parts__2 = c_exp__parts__2__drv;
+    end
+    always @(*) begin
         c_exp__parts__3 = c_exp__parts__3__drv;
+    end
+    always @(*) begin
         c_exp__parts__4 = c_exp__parts__4__drv;
+    end
+    always @(*) begin
         c_exp__parts__5 = c_exp__parts__5__drv;
+    end
+    always @(*) begin
         c_exp__parts__6 = c_exp__parts__6__drv;
+    end
+    always @(*) begin
         c_exp__parts__7 = c_exp__parts__7__drv;
+    end
+    always @(*) begin
         c_exp__parts__8 = c_exp__parts__8__drv;
+    end
+    always @(*) begin
         c_exp__parts__9 = c_exp__parts__9__drv;
+    end
+    always @(*) begin
         c_exp__parts__10 = c_exp__parts__10__drv;
+    end
+    always @(*) begin
         c_exp__parts__11 = c_exp__parts__11__drv;
+    end
+    always @(*) begin
         c_exp__parts__12 = c_exp__parts__12__drv;
+    end
+    always @(*) begin
         c_exp__parts__13 = c_exp__parts__13__drv;
+    end
+    always @(*) begin
         c_exp__parts__14 = c_exp__parts__14__drv;
+    end
+    always @(*) begin
         c_exp__parts__15 = c_exp__parts__15__drv;
+    end
+    always @(*) begin
         c_exp__parts__16 = c_exp__parts__16__drv;
+    end
+    always @(*) begin
         c_exp__parts__17 = c_exp__parts__17__drv;
+    end
+    always @(*) begin
         c_exp__parts__18 = c_exp__parts__18__drv;
+    end
+    always @(*) begin
         c_exp__parts__19 = c_exp__parts__19__drv;
+    end
+    always @(*) begin
         c_exp__parts__20 = c_exp__parts__20__drv;
+    end
+    always @(*) begin
         c_exp__parts__21 = c_exp__parts__21__drv;
+    end
+    always @(*) begin
         c_exp__parts__22 = c_exp__parts__22__drv;
+    end
+    always @(*) begin
         c_exp__parts__23 = c_exp__parts__23__drv;
+    end
+    always @(*) begin
         c_exp__parts__24 = c_exp__parts__24__drv;
+    end
+    always @(*) begin
         c_exp__parts__25 = c_exp__parts__25__drv;
+    end
+    always @(*) begin
         c_exp__parts__26 = c_exp__parts__26__drv;
+    end
+    always @(*) begin
         c_exp__parts__27 = c_exp__parts__27__drv;
+    end
+    always @(*) begin
         c_exp__parts__28 = c_exp__parts__28__drv;
+    end
+    always @(*) begin
         c_exp__parts__29 = c_exp__parts__29__drv;
+    end
+    always @(*) begin
         c_exp__parts__30 = c_exp__parts__30__drv;
+    end
+    always @(*) begin
         c_exp__parts__31 = c_exp__parts__31__drv;
+    end
+    always @(*) begin
         c_exp__parts__32 = c_exp__parts__32__drv;
+    end
+    always @(*) begin
         c_exp__parts__33 = c_exp__parts__33__drv;
+    end
+    always @(*) begin
         c_exp__parts__34 = c_exp__parts__34__drv;
+    end
+    always @(*) begin
         c_exp__parts__35 = c_exp__parts__35__drv;
+    end
+    always @(*) begin
         c_exp__parts__36 = c_exp__parts__36__drv;
+    end
+    always @(*) begin
         c_exp__parts__37 = c_exp__parts__37__drv;
+    end
+    always @(*) begin
         c_exp__parts__38 = c_exp__parts__38__drv;
+    end
+    always @(*) begin
         c_exp__parts__39 = c_exp__parts__39__drv;
+    end
+    always @(*) begin
         c_exp__parts__40 = c_exp__parts__40__drv;
+    end
+    always @(*) begin
         c_exp__parts__41 = c_exp__parts__41__drv;
+    end
+    always @(*) begin
         c_exp__parts__42 = c_exp__parts__42__drv;
+    end
+    always @(*) begin
         c_exp__parts__43 = c_exp__parts__43__drv;
+    end
+    always @(*) begin
         c_exp__parts__44 = c_exp__parts__44__drv;
+    end
+    always @(*) begin
         c_exp__parts__45 = c_exp__parts__45__drv;
+    end
+    always @(*) begin
         c_exp__parts__46 = c_exp__parts__46__drv;
+    end
+    always @(*) begin
         c_exp__parts__47 = c_exp__parts__47__drv;
+    end
+    always @(*) begin
         c_exp__parts__48 = c_exp__parts__48__drv;
+    end
+    always @(*) begin
         c_exp__parts__49 = c_exp__parts__49__drv;
+    end
+    always @(*) begin
         c_exp__parts__50 = c_exp__parts__50__drv;
+    end
+    always @(*) begin
         c_exp__parts__51 = c_exp__parts__51__drv;
+    end
+    always @(*) begin
         c_exp__parts__52 = c_exp__parts__52__drv;
+    end
+    always @(*) begin
         c_exp__parts__53 = c_exp__parts__53__drv;
+    end
+    always @(*) begin
         c_exp__parts__54 = c_exp__parts__54__drv;
+    end
+    always @(*) begin
         c_exp__parts__55 = c_exp__parts__55__drv;
+    end
+    always @(*) begin
         c_exp__parts__56 = c_exp__parts__56__drv;
+    end
+    always @(*) begin
         c_exp__parts__57 = c_exp__parts__57__drv;
+    end
+    always @(*) begin
         c_exp__parts__58 = c_exp__parts__58__drv;
+    end
+    always @(*) begin
         c_exp__parts__59 = c_exp__parts__59__drv;
+    end
+    always @(*) begin
         c_exp__parts__60 = c_exp__parts__60__drv;
+    end
+    always @(*) begin
         c_exp__parts__61 = c_exp__parts__61__drv;
+    end
+    always @(*) begin
         c_exp__parts__62 = c_exp__parts__62__drv;
+    end
+    always @(*) begin
         c_exp__parts__63 = c_exp__parts__63__drv;
+    end
+    always @(*) begin
         c_exp__parts__64 = c_exp__parts__64__drv;
+    end
+    always @(*) begin
         c_exp__parts__65 = c_exp__parts__65__drv;
+    end
+    always @(*) begin
         c_exp__parts__66 = c_exp__parts__66__drv;
+    end
+    always @(*) begin
         c_exp__parts__67 = c_exp__parts__67__drv;
+    end
+    always @(*) begin
         c_exp__parts__68 = c_exp__parts__68__drv;
+    end
+    always @(*) begin
         c_exp__parts__69 = c_exp__parts__69__drv;
+    end
+    always @(*) begin
         c_exp__parts__70 = c_exp__parts__70__drv;
+    end
+    always @(*) begin
         c_exp__parts__71 = c_exp__parts__71__drv;
+    end
+    always @(*) begin
         c_exp__parts__72 = c_exp__parts__72__drv;
+    end
+    always @(*) begin
         c_exp__parts__73 = c_exp__parts__73__drv;
+    end
+    always @(*) begin
         c_exp__parts__74 = c_exp__parts__74__drv;
+    end
+    always @(*) begin
         c_exp__parts__75 = c_exp__parts__75__drv;
+    end
+    always @(*) begin
         c_exp__parts__76 = c_exp__parts__76__drv;
+    end
+    always @(*) begin
         c_exp__parts__77 = c_exp__parts__77__drv;
+    end
+    always @(*) begin
         c_exp__parts__78 = c_exp__parts__78__drv;
+    end
+    always @(*) begin
         c_exp__parts__79 = c_exp__parts__79__drv;
+    end
+    always @(*) begin
         c_exp__parts__80 = c_exp__parts__80__drv;
+    end
+    always @(*) begin
         c_exp__parts__81 = c_exp__parts__81__drv;
+    end
+    always @(*) begin
         c_exp__parts__82 = c_exp__parts__82__drv;
+    end
+    always @(*) begin
         c_exp__parts__83 = c_exp__parts__83__drv;
+    end
+    always @(*) begin
         c_exp__parts__84 = c_exp__parts__84__drv;
+    end
+    always @(*) begin
         c_exp__parts__85 = c_exp__parts__85__drv;
+    end
+    always @(*) begin
         c_exp__parts__86 = c_exp__parts__86__drv;
+    end
+    always @(*) begin
         c_exp__parts__87 = c_exp__parts__87__drv;
+    end
+    always @(*) begin
         c_exp__parts__88 = c_exp__parts__88__drv;
+    end
+    always @(*) begin
         c_exp__parts__89 = c_exp__parts__89__drv;
+    end
+    always @(*) begin
         c_exp__parts__90 = c_exp__parts__90__drv;
+    end
+    always @(*) begin
         c_exp__parts__91 = c_exp__parts__91__drv;
+    end
+    always @(*) begin
         c_exp__parts__92 = c_exp__parts__92__drv;
+    end
+    always @(*) begin
         c_exp__parts__93 = c_exp__parts__93__drv;
+    end
+    always @(*) begin
         c_exp__parts__94 = c_exp__parts__94__drv;
+    end
+    always @(*) begin
         c_exp__parts__95 = c_exp__parts__95__drv;
+    end
+    always @(*) begin
         c_exp__parts__96 = c_exp__parts__96__drv;
+    end
+    always @(*) begin
         c_exp__parts__97 = c_exp__parts__97__drv;
+    end
+    always @(*) begin
         c_exp__parts__98 = c_exp__parts__98__drv;
+    end
+    always @(*) begin
         c_exp__parts__99 = c_exp__parts__99__drv;
+    end
+    always @(*) begin
         c_exp__parts__100 = c_exp__parts__100__drv;
+    end
+    always @(*) begin
         c_exp__parts__101 = c_exp__parts__101__drv;
+    end
+    always @(*) begin
         c_exp__parts__102 = c_exp__parts__102__drv;
+    end
+    always @(*) begin
         c_exp__parts__103 = c_exp__parts__103__drv;
+    end
+    always @(*) begin
         c_exp__parts__104 = c_exp__parts__104__drv;
+    end
+    always @(*) begin
         c_exp__parts__105 = c_exp__parts__105__drv;
+    end
+    always @(*) begin
         c_exp__parts__106 = c_exp__parts__106__drv;
+    end
+    always @(*) begin
         c_exp__parts__107 = c_exp__parts__107__drv;
+    end
+    always @(*) begin
         c_exp__parts__108 = c_exp__parts__108__drv;
+    end
+    always @(*) begin
         c_exp__parts__109 = c_exp__parts__109__drv;
+    end
+    always @(*) begin
         c_exp__parts__110 = c_exp__parts__110__drv;
+    end
+    always @(*) begin
         c_exp__parts__111 = c_exp__parts__111__drv;
+    end
+    always @(*) begin
         c_exp__parts__112 = c_exp__parts__112__drv;
+    end
+    always @(*) begin
         c_exp__parts__113 = c_exp__parts__113__drv;
+    end
+    always @(*) begin
         c_exp__parts__114 = c_exp__parts__114__drv;
+    end
+    always @(*) begin
         c_exp__parts__115 = c_exp__parts__115__drv;
+    end
+    always @(*) begin
         c_exp__parts__116 = c_exp__parts__116__drv;
+    end
+    always @(*) begin
         c_exp__parts__117 = c_exp__parts__117__drv;
+    end
+    always @(*) begin
         c_exp__parts__118 = c_exp__parts__118__drv;
+    end
+    always @(*) begin
         c_exp__parts__119 = c_exp__parts__119__drv;
+    end
+    always @(*) begin
         c_exp__parts__120 = c_exp__parts__120__drv;
+    end
+    always @(*) begin
         c_exp__parts__121 = c_exp__parts__121__drv;
+    end
+    always @(*) begin
         c_exp__parts__122 = c_exp__parts__122__drv;
+    end
+    always @(*) begin
         c_exp__parts__123 = c_exp__parts__123__drv;
+    end
+    always @(*) begin
         c_exp__parts__124 = c_exp__parts__124__drv;
+    end
+    always @(*) begin
         c_exp__parts__125 = c_exp__parts__125__drv;
+    end
+    always @(*) begin
         c_exp__parts__126 = c_exp__parts__126__drv;
+    end
+    always @(*) begin
         c_exp__parts__127 = c_exp__parts__127__drv;
+    end
+    always @(*) begin
         c_arr__parts__0 = c_arr__parts__0__drv;
+    end
+    always @(*) begin
         c_arr__parts__1 = c_arr__parts__1__drv;
+    end
+    always @(*) begin
         c_arr__parts__2 = c_arr__parts__2__drv;
+    end
+    always @(*) begin
         c_arr__parts__3 = c_arr__parts__3__drv;
+    end
+    always @(*) begin
         c_arr__parts__4 = c_arr__parts__4__drv;
+    end
+    always @(*) begin
         c_arr__parts__5 = c_arr__parts__5__drv;
+    end
+    always @(*) begin
         c_arr__parts__6 = c_arr__parts__6__drv;
+    end
+    always @(*) begin
         c_arr__parts__7 = c_arr__parts__7__drv;
+    end
+    always @(*) begin
         c_arr__parts__8 = c_arr__parts__8__drv;
+    end
+    always @(*) begin
         c_arr__parts__9 = c_arr__parts__9__drv;
+    end
+    always @(*) begin
         c_arr__parts__10 = c_arr__parts__10__drv;
+    end
+    always @(*) begin
         c_arr__parts__11 = c_arr__parts__11__drv;
+    end
+    always @(*) begin
         c_arr__parts__12 = c_arr__parts__12__drv;
+    end
+    always @(*) begin
         c_arr__parts__13 = c_arr__parts__13__drv;
+    end
+    always @(*) begin
         c_arr__parts__14 = c_arr__parts__14__drv;
+    end
+    always @(*) begin
         c_arr__parts__15 = c_arr__parts__15__drv;
+    end
+    always @(*) begin
         c_arr__parts__16 = c_arr__parts__16__drv;
+    end
+    always @(*) begin
         c_arr__parts__17 = c_arr__parts__17__drv;
+    end
+    always @(*) begin
         c_arr__parts__18 = c_arr__parts__18__drv;
+    end
+    always @(*) begin
         c_arr__parts__19 = c_arr__parts__19__drv;
+    end
+    always @(*) begin
         c_arr__parts__20 = c_arr__parts__20__drv;
+    end
+    always @(*) begin
         c_arr__parts__21 = c_arr__parts__21__drv;
+    end
+    always @(*) begin
         c_arr__parts__22 = c_arr__parts__22__drv;
+    end
+    always @(*) begin
         c_arr__parts__23 = c_arr__parts__23__drv;
+    end
+    always @(*) begin
         c_arr__parts__24 = c_arr__parts__24__drv;
+    end
+    always @(*) begin
         c_arr__parts__25 = c_arr__parts__25__drv;
+    end
+    always @(*) begin
         c_arr__parts__26 = c_arr__parts__26__drv;
+    end
+    always @(*) begin
         c_arr__parts__27 = c_arr__parts__27__drv;
+    end
+    always @(*) begin
         c_arr__parts__28 = c_arr__parts__28__drv;
+    end
+    always @(*) begin
         c_arr__parts__29 = c_arr__parts__29__drv;
+    end
+    always @(*) begin
         c_arr__parts__30 = c_arr__parts__30__drv;
+    end
+    always @(*) begin
         c_arr__parts__31 = c_arr__parts__31__drv;
+    end
+    always @(*) begin
         c_arr__parts__32 = c_arr__parts__32__drv;
+    end
+    always @(*) begin
         c_arr__parts__33 = c_arr__parts__33__drv;
+    end
+    always @(*) begin
         c_arr__parts__34 = c_arr__parts__34__drv;
+    end
+    always @(*) begin
         c_arr__parts__35 = c_arr__parts__35__drv;
+    end
+    always @(*) begin
         c_arr__parts__36 = c_arr__parts__36__drv;
+    end
+    always @(*) begin
         c_arr__parts__37 = c_arr__parts__37__drv;
+    end
+    always @(*) begin
         c_arr__parts__38 = c_arr__parts__38__drv;
+    end
+    always @(*) begin
         c_arr__parts__39 = c_arr__parts__39__drv;
+    end
+    always @(*) begin
         c_arr__parts__40 = c_arr__parts__40__drv;
+    end
+    always @(*) begin
         c_arr__parts__41 = c_arr__parts__41__drv;
+    end
+    always @(*) begin
         c_arr__parts__42 = c_arr__parts__42__drv;
+    end
+    always @(*) begin
         c_arr__parts__43 = c_arr__parts__43__drv;
+    end
+    always @(*) begin
         c_arr__parts__44 = c_arr__parts__44__drv;
+    end
+    always @(*) begin
         c_arr__parts__45 = c_arr__parts__45__drv;
+    end
+    always @(*) begin
         c_arr__parts__46 = c_arr__parts__46__drv;
+    end
+    always @(*) begin
         c_arr__parts__47 = c_arr__parts__47__drv;
+    end
+    always @(*) begin
         c_arr__parts__48 = c_arr__parts__48__drv;
+    end
+    always @(*) begin
         c_arr__parts__49 = c_arr__parts__49__drv;
+    end
+    always @(*) begin
         c_arr__parts__50 = c_arr__parts__50__drv;
+    end
+    always @(*) begin
         c_arr__parts__51 = c_arr__parts__51__drv;
+    end
+    always @(*) begin
         c_arr__parts__52 = c_arr__parts__52__drv;
+    end
+    always @(*) begin
         c_arr__parts__53 = c_arr__parts__53__drv;
+    end
+    always @(*) begin
         c_arr__parts__54 = c_arr__parts__54__drv;
+    end
+    always @(*) begin
         c_arr__parts__55 = c_arr__parts__55__drv;
+    end
+    always @(*) begin
         c_arr__parts__56 = c_arr__parts__56__drv;
+    end
+    always @(*) begin
         c_arr__parts__57 = c_arr__parts__57__drv;
+    end
+    always @(*) begin
         c_arr__parts__58 = c_arr__parts__58__drv;
+    end
+    always @(*) begin
         c_arr__parts__59 = c_arr__parts__59__drv;
+    end
+    always @(*) begin
         c_arr__parts__60 = c_arr__parts__60__drv;
+    end
+    always @(*) begin
         c_arr__parts__61 = c_arr__parts__61__drv;
+    end
+    always @(*) begin
         c_arr__parts__62 = c_arr__parts__62__drv;
+    end
+    always @(*) begin
         c_arr__parts__63 = c_arr__parts__63__drv;
+    end
+    always @(*) begin
         c_arr__parts__64 = c_arr__parts__64__drv;
+    end
+    always @(*) begin
         c_arr__parts__65 = c_arr__parts__65__drv;
+    end
+    always @(*) begin
         c_arr__parts__66 = c_arr__parts__66__drv;
+    end
+    always @(*) begin
         c_arr__parts__67 = c_arr__parts__67__drv;
+    end
+    always @(*) begin
         c_arr__parts__68 = c_arr__parts__68__drv;
+    end
+    always @(*) begin
         c_arr__parts__69 = c_arr__parts__69__drv;
+    end
+    always @(*) begin
         c_arr__parts__70 = c_arr__parts__70__drv;
+    end
+    always @(*) begin
         c_arr__parts__71 = c_arr__parts__71__drv;
+    end
+    always @(*) begin
         c_arr__parts__72 = c_arr__parts__72__drv;
+    end
+    always @(*) begin
         c_arr__parts__73 = c_arr__parts__73__drv;
+    end
+    always @(*) begin
         c_arr__parts__74 = c_arr__parts__74__drv;
+    end
+    always @(*) begin
         c_arr__parts__75 = c_arr__parts__75__drv;
+    end
+    always @(*) begin
         c_arr__parts__76 = c_arr__parts__76__drv;
+    end
+    always @(*) begin
         c_arr__parts__77 = c_arr__parts__77__drv;
+    end
+    always @(*) begin
         c_arr__parts__78 = c_arr__parts__78__drv;
+    end
+    always @(*) begin
         c_arr__parts__79 = c_arr__parts__79__drv;
+    end
+    always @(*) begin
         c_arr__parts__80 = c_arr__parts__80__drv;
+    end
+    always @(*) begin
         c_arr__parts__81 = c_arr__parts__81__drv;
+    end
+    always @(*) begin
         c_arr__parts__82 = c_arr__parts__82__drv;
+    end
+    always @(*) begin
         c_arr__parts__83 = c_arr__parts__83__drv;
+    end
+    always @(*) begin
         c_arr__parts__84 = c_arr__parts__84__drv;
+    end
+    always @(*) begin
         c_arr__parts__85 = c_arr__parts__85__drv;
+    end
+    always @(*) begin
         c_arr__parts__86 = c_arr__parts__86__drv;
+    end
+    always @(*) begin
         c_arr__parts__87 = c_arr__parts__87__drv;
+    end
+    always @(*) begin
         c_arr__parts__88 = c_arr__parts__88__drv;
+    end
+    always @(*) begin
         c_arr__parts__89 = c_arr__parts__89__drv;
+    end
+    always @(*) begin
         c_arr__parts__90 = c_arr__parts__90__drv;
+    end
+    always @(*) begin
         c_arr__parts__91 = c_arr__parts__91__drv;
+    end
+    always @(*) begin
         c_arr__parts__92 = c_arr__parts__92__drv;
+    end
+    always @(*) begin
         c_arr__parts__93 = c_arr__parts__93__drv;
+    end
+    always @(*) begin
         c_arr__parts__94 = c_arr__parts__94__drv;
+    end
+    always @(*) begin
         c_arr__parts__95 = c_arr__parts__95__drv;
+    end
+    always @(*) begin
         c_arr__parts__96 = c_arr__parts__96__drv;
+    end
+    always @(*) begin
         c_arr__parts__97 = c_arr__parts__97__drv;
+    end
+    always @(*) begin
         c_arr__parts__98 = c_arr__parts__98__drv;
+    end
+    always @(*) begin
         c_arr__parts__99 = c_arr__parts__99__drv;
+    end
+    always @(*) begin
         c_arr__parts__100 = c_arr__parts__100__drv;
+    end
+    always @(*) begin
         c_arr__parts__101 = c_arr__parts__101__drv;
+    end
+    always @(*) begin
         c_arr__parts__102 = c_arr__parts__102__drv;
+    end
+    always @(*) begin
         c_arr__parts__103 = c_arr__parts__103__drv;
+    end
+    always @(*) begin
         c_arr__parts__104 = c_arr__parts__104__drv;
+    end
+    always @(*) begin
         c_arr__parts__105 = c_arr__parts__105__drv;
+    end
+    always @(*) begin
         c_arr__parts__106 = c_arr__parts__106__drv;
+    end
+    always @(*) begin
         c_arr__parts__107 = c_arr__parts__107__drv;
+    end
+    always @(*) begin
         c_arr__parts__108 = c_arr__parts__108__drv;
+    end
+    always @(*) begin
         c_arr__parts__109 = c_arr__parts__109__drv;
+    end
+    always @(*) begin
         c_arr__parts__110 = c_arr__parts__110__drv;
+    end
+    always @(*) begin
         c_arr__parts__111 = c_arr__parts__111__drv;
+    end
+    always @(*) begin
         c_arr__parts__112 = c_arr__parts__112__drv;
+    end
+    always @(*) begin
         c_arr__parts__113 = c_arr__parts__113__drv;
+    end
+    always @(*) begin
         c_arr__parts__114 = c_arr__parts__114__drv;
+    end
+    always @(*) begin
         c_arr__parts__115 = c_arr__parts__115__drv;
+    end
+    always @(*) begin
         c_arr__parts__116 = c_arr__parts__116__drv;
+    end
+    always @(*) begin
         c_arr__parts__117 = c_arr__parts__117__drv;
+    end
+    always @(*) begin
         c_arr__parts__118 = c_arr__parts__118__drv;
+    end
+    always @(*) begin
         c_arr__parts__119 = c_arr__parts__119__drv;
+    end
+    always @(*) begin
         c_arr__parts__120 = c_arr__parts__120__drv;
+    end
+    always @(*) begin
         c_arr__parts__121 = c_arr__parts__121__drv;
+    end
+    always @(*) begin
         c_arr__parts__122 = c_arr__parts__122__drv;
+    end
+    always @(*) begin
         c_arr__parts__123 = c_arr__parts__123__drv;
+    end
+    always @(*) begin
         c_arr__parts__124 = c_arr__parts__124__drv;
+    end
+    always @(*) begin
         c_arr__parts__125 = c_arr__parts__125__drv;
+    end
+    always @(*) begin
         c_arr__parts__126 = c_arr__parts__126__drv;
+    end
+    always @(*) begin
         c_arr__parts__127 = c_arr__parts__127__drv;
+    end
+    always @(*) begin
         c_ord__parts__0 = c_ord__parts__0__drv;
+    end
+    always @(*) begin
         c_ord__parts__1 = c_ord__parts__1__drv;
+    end
+    always @(*) begin
         c_ord__parts__2 = c_ord__parts__2__drv;
+    end
+    always @(*) begin
         c_ord__parts__3 = c_ord__parts__3__drv;
+    end
+    always @(*) begin
         c_ord__parts__4 = c_ord__parts__4__drv;
+    end
+    always @(*) begin
         c_ord__parts__5 = c_ord__parts__5__drv;
+    end
+    always @(*) begin
         c_ord__parts__6 = c_ord__parts__6__drv;
+    end
+    always @(*) begin
         c_ord__parts__7 = c_ord__parts__7__drv;
+    end
+    always @(*) begin
         c_ord__parts__8 = c_ord__parts__8__drv;
+    end
+    always @(*) begin
         c_ord__parts__9 = c_ord__parts__9__drv;
+    end
+    always @(*) begin
         c_ord__parts__10 = c_ord__parts__10__drv;
+    end
+    always @(*) begin
         c_ord__parts__11 = c_ord__parts__11__drv;
+    end
+    always @(*) begin
         c_ord__parts__12 = c_ord__parts__12__drv;
+    end
+    always @(*) begin
         c_ord__parts__13 = c_ord__parts__13__drv;
+    end
+    always @(*) begin
         c_ord__parts__14 = c_ord__parts__14__drv;
+    end
+    always @(*) begin
         c_ord__parts__15 = c_ord__parts__15__drv;
+    end
+    always @(*) begin
         c_ord__parts__16 = c_ord__parts__16__drv;
+    end
+    always @(*) begin
         c_ord__parts__17 = c_ord__parts__17__drv;
+    end
+    always @(*) begin
         c_ord__parts__18 = c_ord__parts__18__drv;
+    end
+    always @(*) begin
         c_ord__parts__19 = c_ord__parts__19__drv;
+    end
+    always @(*) begin
         c_ord__parts__20 = c_ord__parts__20__drv;
+    end
+    always @(*) begin
         c_ord__parts__21 = c_ord__parts__21__drv;
+    end
+    always @(*) begin
         c_ord__parts__22 = c_ord__parts__22__drv;
+    end
+    always @(*) begin
         c_ord__parts__23 = c_ord__parts__23__drv;
+    end
+    always @(*) begin
         c_ord__parts__24 = c_ord__parts__24__drv;
+    end
+    always @(*) begin
         c_ord__parts__25 = c_ord__parts__25__drv;
+    end
+    always @(*) begin
         c_ord__parts__26 = c_ord__parts__26__drv;
+    end
+    always @(*) begin
         c_ord__parts__27 = c_ord__parts__27__drv;
+    end
+    always @(*) begin
         c_ord__parts__28 = c_ord__parts__28__drv;
+    end
+    always @(*) begin
         c_ord__parts__29 = c_ord__parts__29__drv;
+    end
+    always @(*) begin
         c_ord__parts__30 = c_ord__parts__30__drv;
+    end
+    always @(*) begin
         c_ord__parts__31 = c_ord__parts__31__drv;
+    end
+    always @(*) begin
         c_ord__parts__32 = c_ord__parts__32__drv;
+    end
+    always @(*) begin
         c_ord__parts__33 = c_ord__parts__33__drv;
+    end
+    always @(*) begin
         c_ord__parts__34 = c_ord__parts__34__drv;
+    end
+    always @(*) begin
         c_ord__parts__35 = c_ord__parts__35__drv;
+    end
+    always @(*) begin
         c_ord__parts__36 = c_ord__parts__36__drv;
+    end
+    always @(*) begin
         c_ord__parts__37 = c_ord__parts__37__drv;
+    end
+    always @(*) begin
         c_ord__parts__38 = c_ord__parts__38__drv;
+    end
+    always @(*) begin
         c_ord__parts__39 = c_ord__parts__39__drv;
+    end
+    always @(*) begin
         c_ord__parts__40 = c_ord__parts__40__drv;
+    end
+    always @(*) begin
         c_ord__parts__41 = c_ord__parts__41__drv;
+    end
+    always @(*) begin
         c_ord__parts__42 = c_ord__parts__42__drv;
+    end
+    always @(*) begin
         c_ord__parts__43 = c_ord__parts__43__drv;
+    end
+    always @(*) begin
         c_ord__parts__44 = c_ord__parts__44__drv;
+    end
+    always @(*) begin
         c_ord__parts__45 = c_ord__parts__45__drv;
+    end
+    always @(*) begin
         c_ord__parts__46 = c_ord__parts__46__drv;
+    end
+    always @(*) begin
         c_ord__parts__47 = c_ord__parts__47__drv;
+    end
+    always @(*) begin
         c_ord__parts__48 = c_ord__parts__48__drv;
+    end
+    always @(*) begin
         c_ord__parts__49 = c_ord__parts__49__drv;
+    end
+    always @(*) begin
         c_ord__parts__50 = c_ord__parts__50__drv;
+    end
+    always @(*) begin
         c_ord__parts__51 = c_ord__parts__51__drv;
+    end
+    always @(*) begin
         c_ord__parts__52 = c_ord__parts__52__drv;
+    end
+    always @(*) begin
         c_ord__parts__53 = c_ord__parts__53__drv;
+    end
+    always @(*) begin
         c_ord__parts__54 = c_ord__parts__54__drv;
+    end
+    always @(*) begin
         c_ord__parts__55 = c_ord__parts__55__drv;
+    end
+    always @(*) begin
         c_ord__parts__56 = c_ord__parts__56__drv;
+    end
+    always @(*) begin
         c_ord__parts__57 = c_ord__parts__57__drv;
+    end
+    always @(*) begin
         c_ord__parts__58 = c_ord__parts__58__drv;
+    end
+    always @(*) begin
         c_ord__parts__59 = c_ord__parts__59__drv;
+    end
+    always @(*) begin
         c_ord__parts__60 = c_ord__parts__60__drv;
+    end
+    always @(*) begin
         c_ord__parts__61 = c_ord__parts__61__drv;
+    end
+    always @(*) begin
         c_ord__parts__62 = c_ord__parts__62__drv;
+    end
+    always @(*) begin
         c_ord__parts__63 = c_ord__parts__63__drv;
+    end
+    always @(*) begin
         c_ord__parts__64 = c_ord__parts__64__drv;
+    end
+    always @(*) begin
         c_ord__parts__65 = c_ord__parts__65__drv;
+    end
+    always @(*) begin
         c_ord__parts__66 = c_ord__parts__66__drv;
+    end
+    always @(*) begin
         c_ord__parts__67 = c_ord__parts__67__drv;
+    end
+    always @(*) begin
         c_ord__parts__68 = c_ord__parts__68__drv;
+    end
+    always @(*) begin
         c_ord__parts__69 = c_ord__parts__69__drv;
+    end
+    always @(*) begin
         c_ord__parts__70 = c_ord__parts__70__drv;
+    end
+    always @(*) begin
         c_ord__parts__71 = c_ord__parts__71__drv;
+    end
+    always @(*) begin
         c_ord__parts__72 = c_ord__parts__72__drv;
+    end
+    always @(*) begin
         c_ord__parts__73 = c_ord__parts__73__drv;
+    end
+    always @(*) begin
         c_ord__parts__74 = c_ord__parts__74__drv;
+    end
+    always @(*) begin
         c_ord__parts__75 = c_ord__parts__75__drv;
+    end
+    always @(*) begin
         c_ord__parts__76 = c_ord__parts__76__drv;
+    end
+    always @(*) begin
         c_ord__parts__77 = c_ord__parts__77__drv;
+    end
+    always @(*) begin
         c_ord__parts__78 = c_ord__parts__78__drv;
+    end
+    always @(*) begin
         c_ord__parts__79 = c_ord__parts__79__drv;
+    end
+    always @(*) begin
         c_ord__parts__80 = c_ord__parts__80__drv;
+    end
+    always @(*) begin
         c_ord__parts__81 = c_ord__parts__81__drv;
+    end
+    always @(*) begin
         c_ord__parts__82 = c_ord__parts__82__drv;
+    end
+    always @(*) begin
         c_ord__parts__83 = c_ord__parts__83__drv;
+    end
+    always @(*) begin
         c_ord__parts__84 = c_ord__parts__84__drv;
+    end
+    always @(*) begin
         c_ord__parts__85 = c_ord__parts__85__drv;
+    end
+    always @(*) begin
         c_ord__parts__86 = c_ord__parts__86__drv;
+    end
+    always @(*) begin
         c_ord__parts__87 = c_ord__parts__87__drv;
+    end
+    always @(*) begin
         c_ord__parts__88 = c_ord__parts__88__drv;
+    end
+    always @(*) begin
         c_ord__parts__89 = c_ord__parts__89__drv;
+    end
+    always @(*) begin
         c_ord__parts__90 = c_ord__parts__90__drv;
+    end
+    always @(*) begin
         c_ord__parts__91 = c_ord__parts__91__drv;
+    end
+    always @(*) begin
         c_ord__parts__92 = c_ord__parts__92__drv;
+    end
+    always @(*) begin
         c_ord__parts__93 = c_ord__parts__93__drv;
+    end
+    always @(*) begin
         c_ord__parts__94 = c_ord__parts__94__drv;
+    end
+    always @(*) begin
         c_ord__parts__95 = c_ord__parts__95__drv;
+    end
+    always @(*) begin
         c_ord__parts__96 = c_ord__parts__96__drv;
+    end
+    always @(*) begin
         c_ord__parts__97 = c_ord__parts__97__drv;
+    end
+    always @(*) begin
         c_ord__parts__98 = c_ord__parts__98__drv;
+    end
+    always @(*) begin
         c_ord__parts__99 = c_ord__parts__99__drv;
+    end
+    always @(*) begin
         c_ord__parts__100 = c_ord__parts__100__drv;
+    end
+    always @(*) begin
         c_ord__parts__101 = c_ord__parts__101__drv;
+    end
+    always @(*) begin
         c_ord__parts__102 = c_ord__parts__102__drv;
+    end
+    always @(*) begin
         c_ord__parts__103 = c_ord__parts__103__drv;
+    end
+    always @(*) begin
         c_ord__parts__104 = c_ord__parts__104__drv;
+    end
+    always @(*) begin
         c_ord__parts__105 = c_ord__parts__105__drv;
+    end
+    always @(*) begin
         c_ord__parts__106 = c_ord__parts__106__drv;
+    end
+    always @(*) begin
         c_ord__parts__107 = c_ord__parts__107__drv;
+    end
+    always @(*) begin
         c_ord__parts__108 = c_ord__parts__108__drv;
+    end
+    always @(*) begin
         c_ord__parts__109 = c_ord__parts__109__drv;
+    end
+    always @(*) begin
         c_ord__parts__110 = c_ord__parts__110__drv;
+    end
+    always @(*) begin
         c_ord__parts__111 = c_ord__parts__111__drv;
+    end
+    always @(*) begin
         c_ord__parts__112 = c_ord__parts__112__drv;
+    end
+    always @(*) begin
         c_ord__parts__113 = c_ord__parts__113__drv;
+    end
+    always @(*) begin
         c_ord__parts__114 = c_ord__parts__114__drv;
+    end
+    always @(*) begin
         c_ord__parts__115 = c_ord__parts__115__drv;
+    end
+    always @(*) begin
         c_ord__parts__116 = c_ord__parts__116__drv;
+    end
+    always @(*) begin
         c_ord__parts__117 = c_ord__parts__117__drv;
+    end
+    always @(*) begin
         c_ord__parts__118 = c_ord__parts__118__drv;
+    end
+    always @(*) begin
         c_ord__parts__119 = c_ord__parts__119__drv;
+    end
+    always @(*) begin
         c_ord__parts__120 = c_ord__parts__120__drv;
+    end
+    always @(*) begin
         c_ord__parts__121 = c_ord__parts__121__drv;
+    end
+    always @(*) begin
         c_ord__parts__122 = c_ord__parts__122__drv;
+    end
+    always @(*) begin
         c_ord__parts__123 = c_ord__parts__123__drv;
+    end
+    always @(*) begin
         c_ord__parts__124 = c_ord__parts__124__drv;
+    end
+    always @(*) begin
         c_ord__parts__125 = c_ord__parts__125__drv;
+    end
+    always @(*) begin
         c_ord__parts__126 = c_ord__parts__126__drv;
+    end
+    always @(*) begin
         c_ord__parts__127 = c_ord__parts__127__drv;
+    end
+    always @(*) begin
         c_keep__parts__0 = c_keep__parts__0__drv;
+    end
+    always @(*) begin
         c_keep__parts__1 = c_keep__parts__1__drv;
+    end
+    always @(*) begin
         c_keep__parts__2 = c_keep__parts__2__drv;
+    end
+    always @(*) begin
         c_keep__parts__3 = c_keep__parts__3__drv;
+    end
+    always @(*) begin
         c_keep__parts__4 = c_keep__parts__4__drv;
+    end
+    always @(*) begin
         c_keep__parts__5 = c_keep__parts__5__drv;
+    end
+    always @(*) begin
         c_keep__parts__6 = c_keep__parts__6__drv;
+    end
+    always @(*) begin
         c_keep__parts__7 = c_keep__parts__7__drv;
+    end
+    always @(*) begin
         c_keep__parts__8 = c_keep__parts__8__drv;
+    end
+    always @(*) begin
         c_keep__parts__9 = c_keep__parts__9__drv;
+    end
+    always @(*) begin
         c_keep__parts__10 = c_keep__parts__10__drv;
+    end
+    always @(*) begin
         c_keep__parts__11 = c_keep__parts__11__drv;
+    end
+    always @(*) begin
         c_keep__parts__12 = c_keep__parts__12__drv;
+    end
+    always @(*) begin
         c_keep__parts__13 = c_keep__parts__13__drv;
+    end
+    always @(*) begin
         c_keep__parts__14 = c_keep__parts__14__drv;
+    end
+    always @(*) begin
         c_keep__parts__15 = c_keep__parts__15__drv;
+    end
+    always @(*) begin
         c_keep__parts__16 = c_keep__parts__16__drv;
+    end
+    always @(*) begin
         c_keep__parts__17 = c_keep__parts__17__drv;
+    end
+    always @(*) begin
         c_keep__parts__18 = c_keep__parts__18__drv;
+    end
+    always @(*) begin
         c_keep__parts__19 = c_keep__parts__19__drv;
+    end
+    always @(*) begin
         c_keep__parts__20 = c_keep__parts__20__drv;
+    end
+    always @(*) begin
         c_keep__parts__21 = c_keep__parts__21__drv;
+    end
+    always @(*) begin
         c_keep__parts__22 = c_keep__parts__22__drv;
+    end
+    always @(*) begin
         c_keep__parts__23 = c_keep__parts__23__drv;
+    end
+    always @(*) begin
         c_keep__parts__24 = c_keep__parts__24__drv;
+    end
+    always @(*) begin
         c_keep__parts__25 = c_keep__parts__25__drv;
+    end
+    always @(*) begin
         c_keep__parts__26 = c_keep__parts__26__drv;
+    end
+    always @(*) begin
         c_keep__parts__27 = c_keep__parts__27__drv;
+    end
+    always @(*) begin
         c_keep__parts__28 = c_keep__parts__28__drv;
+    end
+    always @(*) begin
         c_keep__parts__29 = c_keep__parts__29__drv;
+    end
+    always @(*) begin
         c_keep__parts__30 = c_keep__parts__30__drv;
+    end
+    always @(*) begin
         c_keep__parts__31 = c_keep__parts__31__drv;
+    end
+    always @(*) begin
         c_keep__parts__32 = c_keep__parts__32__drv;
+    end
+    always @(*) begin
         c_keep__parts__33 = c_keep__parts__33__drv;
+    end
+    always @(*) begin
         c_keep__parts__34 = c_keep__parts__34__drv;
+    end
+    always @(*) begin
         c_keep__parts__35 = c_keep__parts__35__drv;
+    end
+    always @(*) begin
         c_keep__parts__36 = c_keep__parts__36__drv;
+    end
+    always @(*) begin
         c_keep__parts__37 = c_keep__parts__37__drv;
+    end
+    always @(*) begin
         c_keep__parts__38 = c_keep__parts__38__drv;
+    end
+    always @(*) begin
         c_keep__parts__39 = c_keep__parts__39__drv;
+    end
+    always @(*) begin
         c_keep__parts__40 = c_keep__parts__40__drv;
+    end
+    always @(*) begin
         c_keep__parts__41 = c_keep__parts__41__drv;
+    end
+    always @(*) begin
         c_keep__parts__42 = c_keep__parts__42__drv;
+    end
+    always @(*) begin
         c_keep__parts__43 = c_keep__parts__43__drv;
+    end
+    always @(*) begin
         c_keep__parts__44 = c_keep__parts__44__drv;
+    end
+    always @(*) begin
         c_keep__parts__45 = c_keep__parts__45__drv;
+    end
+    always @(*) begin
         c_keep__parts__46 = c_keep__parts__46__drv;
+    end
+    always @(*) begin
         c_keep__parts__47 = c_keep__parts__47__drv;
+    end
+    always @(*) begin
         c_keep__parts__48 = c_keep__parts__48__drv;
+    end
+    always @(*) begin
         c_keep__parts__49 = c_keep__parts__49__drv;
+    end
+    always @(*) begin
         c_keep__parts__50 = c_keep__parts__50__drv;
+    end
+    always @(*) begin
         c_keep__parts__51 = c_keep__parts__51__drv;
+    end
+    always @(*) begin
         c_keep__parts__52 = c_keep__parts__52__drv;
+    end
+    always @(*) begin
         c_keep__parts__53 = c_keep__parts__53__drv;
+    end
+    always @(*) begin
         c_keep__parts__54 = c_keep__parts__54__drv;
+    end
+    always @(*) begin
         c_keep__parts__55 = c_keep__parts__55__drv;
+    end
+    always @(*) begin
         c_keep__parts__56 = c_keep__parts__56__drv;
+    end
+    always @(*) begin
         c_keep__parts__57 = c_keep__parts__57__drv;
+    end
+    always @(*) begin
         c_keep__parts__58 = c_keep__parts__58__drv;
+    end
+    always @(*) begin
         c_keep__parts__59 = c_keep__parts__59__drv;
+    end
+    always @(*) begin
         c_keep__parts__60 = c_keep__parts__60__drv;
+    end
+    always @(*) begin
         c_keep__parts__61 = c_keep__parts__61__drv;
+    end
+    always @(*) begin
         c_keep__parts__62 = c_keep__parts__62__drv;
+    end
+    always @(*) begin
         c_keep__parts__63 = c_keep__parts__63__drv;
+    end
+    always @(*) begin
         c_keep__parts__64 = c_keep__parts__64__drv;
+    end
+    always @(*) begin
         c_keep__parts__65 = c_keep__parts__65__drv;
+    end
+    always @(*) begin
         c_keep__parts__66 = c_keep__parts__66__drv;
+    end
+    always @(*) begin
         c_keep__parts__67 = c_keep__parts__67__drv;
+    end
+    always @(*) begin
         c_keep__parts__68 = c_keep__parts__68__drv;
+    end
+    always @(*) begin
         c_keep__parts__69 = c_keep__parts__69__drv;
+    end
+    always @(*) begin
         c_keep__parts__70 = c_keep__parts__70__drv;
+    end
+    always @(*) begin
         c_keep__parts__71 = c_keep__parts__71__drv;
+    end
+    always @(*) begin
         c_keep__parts__72 = c_keep__parts__72__drv;
+    end
+    always @(*) begin
         c_keep__parts__73 = c_keep__parts__73__drv;
+    end
+    always @(*) begin
         c_keep__parts__74 = c_keep__parts__74__drv;
+    end
+    always @(*) begin
         c_keep__parts__75 = c_keep__parts__75__drv;
+    end
+    always @(*) begin
         c_keep__parts__76 = c_keep__parts__76__drv;
+    end
+    always @(*) begin
         c_keep__parts__77 = c_keep__parts__77__drv;
+    end
+    always @(*) begin
         c_keep__parts__78 = c_keep__parts__78__drv;
+    end
+    always @(*) begin
         c_keep__parts__79 = c_keep__parts__79__drv;
+    end
+    always @(*) begin
         c_keep__parts__80 = c_keep__parts__80__drv;
+    end
+    always @(*) begin
         c_keep__parts__81 = c_keep__parts__81__drv;
+    end
+    always @(*) begin
         c_keep__parts__82 = c_keep__parts__82__drv;
+    end
+    always @(*) begin
         c_keep__parts__83 = c_keep__parts__83__drv;
+    end
+    always @(*) begin
         c_keep__parts__84 = c_keep__parts__84__drv;
+    end
+    always @(*) begin
         c_keep__parts__85 = c_keep__parts__85__drv;
+    end
+    always @(*) begin
         c_keep__parts__86 = c_keep__parts__86__drv;
+    end
+    always @(*) begin
         c_keep__parts__87 = c_keep__parts__87__drv;
+    end
+    always @(*) begin
         c_keep__parts__88 = c_keep__parts__88__drv;
+    end
+    always @(*) begin
         c_keep__parts__89 = c_keep__parts__89__drv;
+    end
+    always @(*) begin
         c_keep__parts__90 = c_keep__parts__90__drv;
+    end
+    always @(*) begin
         c_keep__parts__91 = c_keep__parts__91__drv;
+    end
+    always @(*) begin
         c_keep__parts__92 = c_keep__parts__92__drv;
+    end
+    always @(*) begin
         c_keep__parts__93 = c_keep__parts__93__drv;
+    end
+    always @(*) begin
         c_keep__parts__94 = c_keep__parts__94__drv;
+    end
+    always @(*) begin
         c_keep__parts__95 = c_keep__parts__95__drv;
+    end
+    always @(*) begin
         c_keep__parts__96 = c_keep__parts__96__drv;
+    end
+    always @(*) begin
         c_keep__parts__97 = c_keep__parts__97__drv;
+    end
+    always @(*) begin
         c_keep__parts__98 = c_keep__parts__98__drv;
+    end
+    always @(*) begin
         c_keep__parts__99 = c_keep__parts__99__drv;
+    end
+    always @(*) begin
         c_keep__parts__100 = c_keep__parts__100__drv;
+    end
+    always @(*) begin
         c_keep__parts__101 = c_keep__parts__101__drv;
+    end
+    always @(*) begin
         c_keep__parts__102 = c_keep__parts__102__drv;
+    end
+    always @(*) begin
         c_keep__parts__103 = c_keep__parts__103__drv;
+    end
+    always @(*) begin
         c_keep__parts__104 = c_keep__parts__104__drv;
+    end
+    always @(*) begin
         c_keep__parts__105 = c_keep__parts__105__drv;
+    end
+    always @(*) begin
         c_keep__parts__106 = c_keep__parts__106__drv;
+    end
+    always @(*) begin
         c_keep__parts__107 = c_keep__parts__107__drv;
+    end
+    always @(*) begin
         c_keep__parts__108 = c_keep__parts__108__drv;
+    end
+    always @(*) begin
         c_keep__parts__109 = c_keep__parts__109__drv;
+    end
+    always @(*) begin
         c_keep__parts__110 = c_keep__parts__110__drv;
+    end
+    always @(*) begin
         c_keep__parts__111 = c_keep__parts__111__drv;
+    end
+    always @(*) begin
         c_keep__parts__112 = c_keep__parts__112__drv;
+    end
+    always @(*) begin
         c_keep__parts__113 = c_keep__parts__113__drv;
+    end
+    always @(*) begin
         c_keep__parts__114 = c_keep__parts__114__drv;
+    end
+    always @(*) begin
         c_keep__parts__115 = c_keep__parts__115__drv;
+    end
+    always @(*) begin
         c_keep__parts__116 = c_keep__parts__116__drv;
+    end
+    always @(*) begin
         c_keep__parts__117 = c_keep__parts__117__drv;
+    end
+    always @(*) begin
         c_keep__parts__118 = c_keep__parts__118__drv;
+    end
+    always @(*) begin
         c_keep__parts__119 = c_keep__parts__119__drv;
+    end
+    always @(*) begin
         c_keep__parts__120 = c_keep__parts__120__drv;
+    end
+    always @(*) begin
         c_keep__parts__121 = c_keep__parts__121__drv;
+    end
+    always @(*) begin
         c_keep__parts__122 = c_keep__parts__122__drv;
+    end
+    always @(*) begin
         c_keep__parts__123 = c_keep__parts__123__drv;
+    end
+    always @(*) begin
         c_keep__parts__124 = c_keep__parts__124__drv;
+    end
+    always @(*) begin
         c_keep__parts__125 = c_keep__parts__125__drv;
+    end
+    always @(*) begin
         c_keep__parts__126 = c_keep__parts__126__drv;
+    end
+    always @(*) begin
         c_keep__parts__127 = c_keep__parts__127__drv;
+    end
+    always @(*) begin
         c_new__parts__0 = c_new__parts__0__drv;
+    end
+    always @(*) begin
         c_new__parts__1 = c_new__parts__1__drv;
+    end
+    always @(*) begin
         c_new__parts__2 = c_new__parts__2__drv;
+    end
+    always @(*) begin
         c_new__parts__3 = c_new__parts__3__drv;
+    end
+    always @(*) begin
         c_new__parts__4 = c_new__parts__4__drv;
+    end
+    always @(*) begin
         c_new__parts__5 = c_new__parts__5__drv;
+    end
+    always @(*) begin
         c_new__parts__6 = c_new__parts__6__drv;
+    end
+    always @(*) begin
         c_new__parts__7 = c_new__parts__7__drv;
+    end
+    always @(*) begin
         c_new__parts__8 = c_new__parts__8__drv;
+    end
+    always @(*) begin
         c_new__parts__9 = c_new__parts__9__drv;
+    end
+    always @(*) begin
         c_new__parts__10 = c_new__parts__10__drv;
+    end
+    always @(*) begin
         c_new__parts__11 = c_new__parts__11__drv;
+    end
+    always @(*) begin
         c_new__parts__12 = c_new__parts__12__drv;
+    end
+    always @(*) begin
         c_new__parts__13 = c_new__parts__13__drv;
+    end
+    always @(*) begin
         c_new__parts__14 = c_new__parts__14__drv;
+    end
+    always @(*) begin
         c_new__parts__15 = c_new__parts__15__drv;
+    end
+    always @(*) begin
         c_new__parts__16 = c_new__parts__16__drv;
+    end
+    always @(*) begin
         c_new__parts__17 = c_new__parts__17__drv;
+    end
+    always @(*) begin
         c_new__parts__18 = c_new__parts__18__drv;
+    end
+    always @(*) begin
         c_new__parts__19 = c_new__parts__19__drv;
+    end
+    always @(*) begin
         c_new__parts__20 = c_new__parts__20__drv;
+    end
+    always @(*) begin
         c_new__parts__21 = c_new__parts__21__drv;
+    end
+    always @(*) begin
         c_new__parts__22 = c_new__parts__22__drv;
+    end
+    always @(*) begin
         c_new__parts__23 = c_new__parts__23__drv;
+    end
+    always @(*) begin
         c_new__parts__24 = c_new__parts__24__drv;
+    end
+    always @(*) begin
         c_new__parts__25 = c_new__parts__25__drv;
+    end
+    always @(*) begin
         c_new__parts__26 = c_new__parts__26__drv;
+    end
+    always @(*) begin
         c_new__parts__27 = c_new__parts__27__drv;
+    end
+    always @(*) begin
         c_new__parts__28 = c_new__parts__28__drv;
+    end
+    always @(*) begin
         c_new__parts__29 = c_new__parts__29__drv;
+    end
+    always @(*) begin
         c_new__parts__30 = c_new__parts__30__drv;
+    end
+    always @(*) begin
         c_new__parts__31 = c_new__parts__31__drv;
+    end
+    always @(*) begin
         c_new__parts__32 = c_new__parts__32__drv;
+    end
+    always @(*) begin
         c_new__parts__33 = c_new__parts__33__drv;
+    end
+    always @(*) begin
         c_new__parts__34 = c_new__parts__34__drv;
+    end
+    always @(*) begin
         c_new__parts__35 = c_new__parts__35__drv;
+    end
+    always @(*) begin
         c_new__parts__36 = c_new__parts__36__drv;
+    end
+    always @(*) begin
         c_new__parts__37 = c_new__parts__37__drv;
+    end
+    always @(*) begin
         c_new__parts__38 = c_new__parts__38__drv;
+    end
+    always @(*) begin
         c_new__parts__39 = c_new__parts__39__drv;
+    end
+    always @(*) begin
         c_new__parts__40 = c_new__parts__40__drv;
+    end
+    always @(*) begin
         c_new__parts__41 = c_new__parts__41__drv;
+    end
+    always @(*) begin
         c_new__parts__42 = c_new__parts__42__drv;
+    end
+    always @(*) begin
         c_new__parts__43 = c_new__parts__43__drv;
+    end
+    always @(*) begin
         c_new__parts__44 = c_new__parts__44__drv;
+    end
+    always @(*) begin
         c_new__parts__45 = c_new__parts__45__drv;
+    end
+    always @(*) begin
         c_new__parts__46 = c_new__parts__46__drv;
+    end
+    always @(*) begin
         c_new__parts__47 = c_new__parts__47__drv;
+    end
+    always @(*) begin
         c_new__parts__48 = c_new__parts__48__drv;
+    end
+    always @(*) begin
         c_new__parts__49 = c_new__parts__49__drv;
+    end
+    always @(*) begin
         c_new__parts__50 = c_new__parts__50__drv;
+    end
+    always @(*) begin
         c_new__parts__51 = c_new__parts__51__drv;
+    end
+    always @(*) begin
         c_new__parts__52 = c_new__parts__52__drv;
+    end
+    always @(*) begin
         c_new__parts__53 = c_new__parts__53__drv;
+    end
+    always @(*) begin
         c_new__parts__54 = c_new__parts__54__drv;
+    end
+    always @(*) begin
         c_new__parts__55 = c_new__parts__55__drv;
+    end
+    always @(*) begin
         c_new__parts__56 = c_new__parts__56__drv;
+    end
+    always @(*) begin
         c_new__parts__57 = c_new__parts__57__drv;
+    end
+    always @(*) begin
         c_new__parts__58 = c_new__parts__58__drv;
+    end
+    always @(*) begin
         c_new__parts__59 = c_new__parts__59__drv;
+    end
+    always @(*) begin
         c_new__parts__60 = c_new__parts__60__drv;
+    end
+    always @(*) begin
         c_new__parts__61 = c_new__parts__61__drv;
+    end
+    always @(*) begin
         c_new__parts__62 = c_new__parts__62__drv;
+    end
+    always @(*) begin
         c_new__parts__63 = c_new__parts__63__drv;
+    end
+    always @(*) begin
         c_new__parts__64 = c_new__parts__64__drv;
+    end
+    always @(*) begin
         c_new__parts__65 = c_new__parts__65__drv;
+    end
+    always @(*) begin
         c_new__parts__66 = c_new__parts__66__drv;
+    end
+    always @(*) begin
         c_new__parts__67 = c_new__parts__67__drv;
+    end
+    always @(*) begin
         c_new__parts__68 = c_new__parts__68__drv;
+    end
+    always @(*) begin
         c_new__parts__69 = c_new__parts__69__drv;
+    end
+    always @(*) begin
         c_new__parts__70 = c_new__parts__70__drv;
+    end
+    always @(*) begin
         c_new__parts__71 = c_new__parts__71__drv;
+    end
+    always @(*) begin
         c_new__parts__72 = c_new__parts__72__drv;
+    end
+    always @(*) begin
         c_new__parts__73 = c_new__parts__73__drv;
+    end
+    always @(*) begin
         c_new__parts__74 = c_new__parts__74__drv;
+    end
+    always @(*) begin
         c_new__parts__75 = c_new__parts__75__drv;
+    end
+    always @(*) begin
         c_new__parts__76 = c_new__parts__76__drv;
+    end
+    always @(*) begin
         c_new__parts__77 = c_new__parts__77__drv;
+    end
+    always @(*) begin
         c_new__parts__78 = c_new__parts__78__drv;
+    end
+    always @(*) begin
         c_new__parts__79 = c_new__parts__79__drv;
+    end
+    always @(*) begin
         c_new__parts__80 = c_new__parts__80__drv;
+    end
+    always @(*) begin
         c_new__parts__81 = c_new__parts__81__drv;
+    end
+    always @(*) begin
         c_new__parts__82 = c_new__parts__82__drv;
+    end
+    always @(*) begin
         c_new__parts__83 = c_new__parts__83__drv;
+    end
+    always @(*) begin
         c_new__parts__84 = c_new__parts__84__drv;
+    end
+    always @(*) begin
         c_new__parts__85 = c_new__parts__85__drv;
+    end
+    always @(*) begin
         c_new__parts__86 = c_new__parts__86__drv;
+    end
+    always @(*) begin
         c_new__parts__87 = c_new__parts__87__drv;
+    end
+    always @(*) begin
         c_new__parts__88 = c_new__parts__88__drv;
+    end
+    always @(*) begin
         c_new__parts__89 = c_new__parts__89__drv;
+    end
+    always @(*) begin
         c_new__parts__90 = c_new__parts__90__drv;
+    end
+    always @(*) begin
         c_new__parts__91 = c_new__parts__91__drv;
+    end
+    always @(*) begin
         c_new__parts__92 = c_new__parts__92__drv;
+    end
+    always @(*) begin
         c_new__parts__93 = c_new__parts__93__drv;
+    end
+    always @(*) begin
         c_new__parts__94 = c_new__parts__94__drv;
+    end
+    always @(*) begin
         c_new__parts__95 = c_new__parts__95__drv;
+    end
+    always @(*) begin
         c_new__parts__96 = c_new__parts__96__drv;
+    end
+    always @(*) begin
         c_new__parts__97 = c_new__parts__97__drv;
+    end
+    always @(*) begin
         c_new__parts__98 = c_new__parts__98__drv;
+    end
+    always @(*) begin
         c_new__parts__99 = c_new__parts__99__drv;
+    end
+    always @(*) begin
         c_new__parts__100 = c_new__parts__100__drv;
+    end
+    always @(*) begin
         c_new__parts__101 = c_new__parts__101__drv;
+    end
+    always @(*) begin
         c_new__parts__102 = c_new__parts__102__drv;
+    end
+    always @(*) begin
         c_new__parts__103 = c_new__parts__103__drv;
+    end
+    always @(*) begin
         c_new__parts__104 = c_new__parts__104__drv;
+    end
+    always @(*) begin
         c_new__parts__105 = c_new__parts__105__drv;
+    end
+    always @(*) begin
         c_new__parts__106 = c_new__parts__106__drv;
+    end
+    always @(*) begin
         c_new__parts__107 = c_new__parts__107__drv;
+    end
+    always @(*) begin
         c_new__parts__108 = c_new__parts__108__drv;
+    end
+    always @(*) begin
         c_new__parts__109 = c_new__parts__109__drv;
+    end
+    always @(*) begin
         c_new__parts__110 = c_new__parts__110__drv;
+    end
+    always @(*) begin
         c_new__parts__111 = c_new__parts__111__drv;
+    end
+    always @(*) begin
         c_new__parts__112 = c_new__parts__112__drv;
+    end
+    always @(*) begin
         c_new__parts__113 = c_new__parts__113__drv;
+    end
+    always @(*) begin
         c_new__parts__114 = c_new__parts__114__drv;
+    end
+    always @(*) begin
         c_new__parts__115 = c_new__parts__115__drv;
+    end
+    always @(*) begin
         c_new__parts__116 = c_new__parts__116__drv;
+    end
+    always @(*) begin
         c_new__parts__117 = c_new__parts__117__drv;
+    end
+    always @(*) begin
         c_new__parts__118 = c_new__parts__118__drv;
+    end
+    always @(*) begin
         c_new__parts__119 = c_new__parts__119__drv;
+    end
+    always @(*) begin
         c_new__parts__120 = c_new__parts__120__drv;
+    end
+    always @(*) begin
         c_new__parts__121 = c_new__parts__121__drv;
+    end
+    always @(*) begin
         c_new__parts__122 = c_new__parts__122__drv;
+    end
+    always @(*) begin
         c_new__parts__123 = c_new__parts__123__drv;
+    end
+    always @(*) begin
         c_new__parts__124 = c_new__parts__124__drv;
+    end
+    always @(*) begin
         c_new__parts__125 = c_new__parts__125__drv;
+    end
+    always @(*) begin
         c_new__parts__126 = c_new__parts__126__drv;
+    end
+    always @(*) begin
         c_new__parts__127 = c_new__parts__127__drv;
+    end
+    always @(*) begin
         merge__base = merge__base__drv;
+    end
+    always @(*) begin
         merge__keep = merge__keep__drv;
+    end
+    always @(*) begin
         merge__a = merge__a__drv;
+    end
+    always @(*) begin
         merge__a_lanes = merge__a_lanes__drv;
+    end
+    always @(*) begin
         merge__b = merge__b__drv;
+    end
+    always @(*) begin
         merge__b_lanes = merge__b_lanes__drv;
+    end
+    always @(*) begin
         rsv_thi_eq__fields = rsv_thi_eq__fields__drv;
+    end
+    always @(*) begin
         rsv_thi_eq__v = rsv_thi_eq__v__drv;
+    end
+    always @(*) begin
         prb_thi_eq__fields = prb_thi_eq__fields__drv;
+    end
+    always @(*) begin
         prb_thi_eq__v = prb_thi_eq__v__drv;
+    end
+    always @(*) begin
         prb_pc_eq__rows = prb_pc_eq__rows__drv;
+    end
+    always @(*) begin
         prb_pc_eq__v = prb_pc_eq__v__drv;
+    end
+    always @(*) begin
         new_thi_eq__fields = new_thi_eq__fields__drv;
+    end
+    always @(*) begin
         new_thi_eq__v = new_thi_eq__v__drv;
+    end
+    always @(*) begin
         new_pc_eq__rows = new_pc_eq__rows__drv;
+    end
+    always @(*) begin
         new_pc_eq__v = new_pc_eq__v__drv;
+    end
+    always @(*) begin
         sets__thi = sets__thi__drv;
+    end
+    always @(*) begin
         s_rsv_thi_eq__whole = s_rsv_thi_eq__whole__drv;
+    end
+    always @(*) begin
         s_prb_thi_eq__whole = s_prb_thi_eq__whole__drv;
+    end
+    always @(*) begin
         s_prb_pc_eq__whole = s_prb_pc_eq__whole__drv;
+    end
+    always @(*) begin
         s_sets__whole = s_sets__whole__drv;
+    end
+    always @(*) begin
         dedup_pop__x = dedup_pop__x__drv;
+    end
+    always @(*) begin
         new_pop__x = new_pop__x__drv;
+    end
+    always @(*) begin
         fail_pop__x = fail_pop__x__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar
@@ -21254,132 +24198,386 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp(whole,parts__0,parts__
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[7:0];
+    end
+    always @(*) begin
         parts__1 = whole[15:8];
+    end
+    always @(*) begin
         parts__2 = whole[23:16];
+    end
+    always @(*) begin
         parts__3 = whole[31:24];
+    end
+    always @(*) begin
         parts__4 = whole[39:32];
+    end
+    always @(*) begin
         parts__5 = whole[47:40];
+    end
+    always @(*) begin
         parts__6 = whole[55:48];
+    end
+    always @(*) begin
         parts__7 = whole[63:56];
+    end
+    always @(*) begin
         parts__8 = whole[71:64];
+    end
+    always @(*) begin
         parts__9 = whole[79:72];
+    end
+    always @(*) begin
         parts__10 = whole[87:80];
+    end
+    always @(*) begin
         parts__11 = whole[95:88];
+    end
+    always @(*) begin
         parts__12 = whole[103:96];
+    end
+    always @(*) begin
         parts__13 = whole[111:104];
+    end
+    always @(*) begin
         parts__14 = whole[119:112];
+    end
+    always @(*) begin
         parts__15 = whole[127:120];
+    end
+    always @(*) begin
         parts__16 = whole[135:128];
+    end
+    always @(*) begin
         parts__17 = whole[143:136];
+    end
+    always @(*) begin
         parts__18 = whole[151:144];
+    end
+    always @(*) begin
         parts__19 = whole[159:152];
+    end
+    always @(*) begin
         parts__20 = whole[167:160];
+    end
+    always @(*) begin
         parts__21 = whole[175:168];
+    end
+    always @(*) begin
         parts__22 = whole[183:176];
+    end
+    always @(*) begin
         parts__23 = whole[191:184];
+    end
+    always @(*) begin
         parts__24 = whole[199:192];
+    end
+    always @(*) begin
         parts__25 = whole[207:200];
+    end
+    always @(*) begin
         parts__26 = whole[215:208];
+    end
+    always @(*) begin
         parts__27 = whole[223:216];
+    end
+    always @(*) begin
         parts__28 = whole[231:224];
+    end
+    always @(*) begin
         parts__29 = whole[239:232];
+    end
+    always @(*) begin
         parts__30 = whole[247:240];
+    end
+    always @(*) begin
         parts__31 = whole[255:248];
+    end
+    always @(*) begin
         parts__32 = whole[263:256];
+    end
+    always @(*) begin
         parts__33 = whole[271:264];
+    end
+    always @(*) begin
         parts__34 = whole[279:272];
+    end
+    always @(*) begin
         parts__35 = whole[287:280];
+    end
+    always @(*) begin
         parts__36 = whole[295:288];
+    end
+    always @(*) begin
         parts__37 = whole[303:296];
+    end
+    always @(*) begin
         parts__38 = whole[311:304];
+    end
+    always @(*) begin
         parts__39 = whole[319:312];
+    end
+    always @(*) begin
         parts__40 = whole[327:320];
+    end
+    always @(*) begin
         parts__41 = whole[335:328];
+    end
+    always @(*) begin
         parts__42 = whole[343:336];
+    end
+    always @(*) begin
         parts__43 = whole[351:344];
+    end
+    always @(*) begin
         parts__44 = whole[359:352];
+    end
+    always @(*) begin
         parts__45 = whole[367:360];
+    end
+    always @(*) begin
         parts__46 = whole[375:368];
+    end
+    always @(*) begin
         parts__47 = whole[383:376];
+    end
+    always @(*) begin
         parts__48 = whole[391:384];
+    end
+    always @(*) begin
         parts__49 = whole[399:392];
+    end
+    always @(*) begin
         parts__50 = whole[407:400];
+    end
+    always @(*) begin
         parts__51 = whole[415:408];
+    end
+    always @(*) begin
         parts__52 = whole[423:416];
+    end
+    always @(*) begin
         parts__53 = whole[431:424];
+    end
+    always @(*) begin
         parts__54 = whole[439:432];
+    end
+    always @(*) begin
         parts__55 = whole[447:440];
+    end
+    always @(*) begin
         parts__56 = whole[455:448];
+    end
+    always @(*) begin
         parts__57 = whole[463:456];
+    end
+    always @(*) begin
         parts__58 = whole[471:464];
+    end
+    always @(*) begin
         parts__59 = whole[479:472];
+    end
+    always @(*) begin
         parts__60 = whole[487:480];
+    end
+    always @(*) begin
         parts__61 = whole[495:488];
+    end
+    always @(*) begin
         parts__62 = whole[503:496];
+    end
+    always @(*) begin
         parts__63 = whole[511:504];
+    end
+    always @(*) begin
         parts__64 = whole[519:512];
+    end
+    always @(*) begin
         parts__65 = whole[527:520];
+    end
+    always @(*) begin
         parts__66 = whole[535:528];
+    end
+    always @(*) begin
         parts__67 = whole[543:536];
+    end
+    always @(*) begin
         parts__68 = whole[551:544];
+    end
+    always @(*) begin
         parts__69 = whole[559:552];
+    end
+    always @(*) begin
         parts__70 = whole[567:560];
+    end
+    always @(*) begin
         parts__71 = whole[575:568];
+    end
+    always @(*) begin
         parts__72 = whole[583:576];
+    end
+    always @(*) begin
         parts__73 = whole[591:584];
+    end
+    always @(*) begin
         parts__74 = whole[599:592];
+    end
+    always @(*) begin
         parts__75 = whole[607:600];
+    end
+    always @(*) begin
         parts__76 = whole[615:608];
+    end
+    always @(*) begin
         parts__77 = whole[623:616];
+    end
+    always @(*) begin
         parts__78 = whole[631:624];
+    end
+    always @(*) begin
         parts__79 = whole[639:632];
+    end
+    always @(*) begin
         parts__80 = whole[647:640];
+    end
+    always @(*) begin
         parts__81 = whole[655:648];
+    end
+    always @(*) begin
         parts__82 = whole[663:656];
+    end
+    always @(*) begin
         parts__83 = whole[671:664];
+    end
+    always @(*) begin
         parts__84 = whole[679:672];
+    end
+    always @(*) begin
         parts__85 = whole[687:680];
+    end
+    always @(*) begin
         parts__86 = whole[695:688];
+    end
+    always @(*) begin
         parts__87 = whole[703:696];
+    end
+    always @(*) begin
         parts__88 = whole[711:704];
+    end
+    always @(*) begin
         parts__89 = whole[719:712];
+    end
+    always @(*) begin
         parts__90 = whole[727:720];
+    end
+    always @(*) begin
         parts__91 = whole[735:728];
+    end
+    always @(*) begin
         parts__92 = whole[743:736];
+    end
+    always @(*) begin
         parts__93 = whole[751:744];
+    end
+    always @(*) begin
         parts__94 = whole[759:752];
+    end
+    always @(*) begin
         parts__95 = whole[767:760];
+    end
+    always @(*) begin
         parts__96 = whole[775:768];
+    end
+    always @(*) begin
         parts__97 = whole[783:776];
+    end
+    always @(*) begin
         parts__98 = whole[791:784];
+    end
+    always @(*) begin
         parts__99 = whole[799:792];
+    end
+    always @(*) begin
         parts__100 = whole[807:800];
+    end
+    always @(*) begin
         parts__101 = whole[815:808];
+    end
+    always @(*) begin
         parts__102 = whole[823:816];
+    end
+    always @(*) begin
         parts__103 = whole[831:824];
+    end
+    always @(*) begin
         parts__104 = whole[839:832];
+    end
+    always @(*) begin
         parts__105 = whole[847:840];
+    end
+    always @(*) begin
         parts__106 = whole[855:848];
+    end
+    always @(*) begin
         parts__107 = whole[863:856];
+    end
+    always @(*) begin
         parts__108 = whole[871:864];
+    end
+    always @(*) begin
         parts__109 = whole[879:872];
+    end
+    always @(*) begin
         parts__110 = whole[887:880];
+    end
+    always @(*) begin
         parts__111 = whole[895:888];
+    end
+    always @(*) begin
         parts__112 = whole[903:896];
+    end
+    always @(*) begin
         parts__113 = whole[911:904];
+    end
+    always @(*) begin
         parts__114 = whole[919:912];
+    end
+    always @(*) begin
         parts__115 = whole[927:920];
+    end
+    always @(*) begin
         parts__116 = whole[935:928];
+    end
+    always @(*) begin
         parts__117 = whole[943:936];
+    end
+    always @(*) begin
         parts__118 = whole[951:944];
+    end
+    always @(*) begin
         parts__119 = whole[959:952];
+    end
+    always @(*) begin
         parts__120 = whole[967:960];
+    end
+    always @(*) begin
         parts__121 = whole[975:968];
+    end
+    always @(*) begin
         parts__122 = whole[983:976];
+    end
+    always @(*) begin
         parts__123 = whole[991:984];
+    end
+    always @(*) begin
         parts__124 = whole[999:992];
+    end
+    always @(*) begin
         parts__125 = whole[1007:1000];
+    end
+    always @(*) begin
         parts__126 = whole[1015:1008];
+    end
+    always @(*) begin
         parts__127 = whole[1023:1016];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_exp
@@ -21521,132 +24719,386 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_ord(whole,parts__0,parts__
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[6:0];
+    end
+    always @(*) begin
         parts__1 = whole[13:7];
+    end
+    always @(*) begin
         parts__2 = whole[20:14];
+    end
+    always @(*) begin
         parts__3 = whole[27:21];
+    end
+    always @(*) begin
         parts__4 = whole[34:28];
+    end
+    always @(*) begin
         parts__5 = whole[41:35];
+    end
+    always @(*) begin
         parts__6 = whole[48:42];
+    end
+    always @(*) begin
         parts__7 = whole[55:49];
+    end
+    always @(*) begin
         parts__8 = whole[62:56];
+    end
+    always @(*) begin
         parts__9 = whole[69:63];
+    end
+    always @(*) begin
         parts__10 = whole[76:70];
+    end
+    always @(*) begin
         parts__11 = whole[83:77];
+    end
+    always @(*) begin
         parts__12 = whole[90:84];
+    end
+    always @(*) begin
         parts__13 = whole[97:91];
+    end
+    always @(*) begin
         parts__14 = whole[104:98];
+    end
+    always @(*) begin
         parts__15 = whole[111:105];
+    end
+    always @(*) begin
         parts__16 = whole[118:112];
+    end
+    always @(*) begin
         parts__17 = whole[125:119];
+    end
+    always @(*) begin
         parts__18 = whole[132:126];
+    end
+    always @(*) begin
         parts__19 = whole[139:133];
+    end
+    always @(*) begin
         parts__20 = whole[146:140];
+    end
+    always @(*) begin
         parts__21 = whole[153:147];
+    end
+    always @(*) begin
         parts__22 = whole[160:154];
+    end
+    always @(*) begin
         parts__23 = whole[167:161];
+    end
+    always @(*) begin
         parts__24 = whole[174:168];
+    end
+    always @(*) begin
         parts__25 = whole[181:175];
+    end
+    always @(*) begin
         parts__26 = whole[188:182];
+    end
+    always @(*) begin
         parts__27 = whole[195:189];
+    end
+    always @(*) begin
         parts__28 = whole[202:196];
+    end
+    always @(*) begin
         parts__29 = whole[209:203];
+    end
+    always @(*) begin
         parts__30 = whole[216:210];
+    end
+    always @(*) begin
         parts__31 = whole[223:217];
+    end
+    always @(*) begin
         parts__32 = whole[230:224];
+    end
+    always @(*) begin
         parts__33 = whole[237:231];
+    end
+    always @(*) begin
         parts__34 = whole[244:238];
+    end
+    always @(*) begin
         parts__35 = whole[251:245];
+    end
+    always @(*) begin
         parts__36 = whole[258:252];
+    end
+    always @(*) begin
         parts__37 = whole[265:259];
+    end
+    always @(*) begin
         parts__38 = whole[272:266];
+    end
+    always @(*) begin
         parts__39 = whole[279:273];
+    end
+    always @(*) begin
         parts__40 = whole[286:280];
+    end
+    always @(*) begin
         parts__41 = whole[293:287];
+    end
+    always @(*) begin
         parts__42 = whole[300:294];
+    end
+    always @(*) begin
         parts__43 = whole[307:301];
+    end
+    always @(*) begin
         parts__44 = whole[314:308];
+    end
+    always @(*) begin
         parts__45 = whole[321:315];
+    end
+    always @(*) begin
         parts__46 = whole[328:322];
+    end
+    always @(*) begin
         parts__47 = whole[335:329];
+    end
+    always @(*) begin
         parts__48 = whole[342:336];
+    end
+    always @(*) begin
         parts__49 = whole[349:343];
+    end
+    always @(*) begin
         parts__50 = whole[356:350];
+    end
+    always @(*) begin
         parts__51 = whole[363:357];
+    end
+    always @(*) begin
         parts__52 = whole[370:364];
+    end
+    always @(*) begin
         parts__53 = whole[377:371];
+    end
+    always @(*) begin
         parts__54 = whole[384:378];
+    end
+    always @(*) begin
         parts__55 = whole[391:385];
+    end
+    always @(*) begin
         parts__56 = whole[398:392];
+    end
+    always @(*) begin
         parts__57 = whole[405:399];
+    end
+    always @(*) begin
         parts__58 = whole[412:406];
+    end
+    always @(*) begin
         parts__59 = whole[419:413];
+    end
+    always @(*) begin
         parts__60 = whole[426:420];
+    end
+    always @(*) begin
         parts__61 = whole[433:427];
+    end
+    always @(*) begin
         parts__62 = whole[440:434];
+    end
+    always @(*) begin
         parts__63 = whole[447:441];
+    end
+    always @(*) begin
         parts__64 = whole[454:448];
+    end
+    always @(*) begin
         parts__65 = whole[461:455];
+    end
+    always @(*) begin
         parts__66 = whole[468:462];
+    end
+    always @(*) begin
         parts__67 = whole[475:469];
+    end
+    always @(*) begin
         parts__68 = whole[482:476];
+    end
+    always @(*) begin
         parts__69 = whole[489:483];
+    end
+    always @(*) begin
         parts__70 = whole[496:490];
+    end
+    always @(*) begin
         parts__71 = whole[503:497];
+    end
+    always @(*) begin
         parts__72 = whole[510:504];
+    end
+    always @(*) begin
         parts__73 = whole[517:511];
+    end
+    always @(*) begin
         parts__74 = whole[524:518];
+    end
+    always @(*) begin
         parts__75 = whole[531:525];
+    end
+    always @(*) begin
         parts__76 = whole[538:532];
+    end
+    always @(*) begin
         parts__77 = whole[545:539];
+    end
+    always @(*) begin
         parts__78 = whole[552:546];
+    end
+    always @(*) begin
         parts__79 = whole[559:553];
+    end
+    always @(*) begin
         parts__80 = whole[566:560];
+    end
+    always @(*) begin
         parts__81 = whole[573:567];
+    end
+    always @(*) begin
         parts__82 = whole[580:574];
+    end
+    always @(*) begin
         parts__83 = whole[587:581];
+    end
+    always @(*) begin
         parts__84 = whole[594:588];
+    end
+    always @(*) begin
         parts__85 = whole[601:595];
+    end
+    always @(*) begin
         parts__86 = whole[608:602];
+    end
+    always @(*) begin
         parts__87 = whole[615:609];
+    end
+    always @(*) begin
         parts__88 = whole[622:616];
+    end
+    always @(*) begin
         parts__89 = whole[629:623];
+    end
+    always @(*) begin
         parts__90 = whole[636:630];
+    end
+    always @(*) begin
         parts__91 = whole[643:637];
+    end
+    always @(*) begin
         parts__92 = whole[650:644];
+    end
+    always @(*) begin
         parts__93 = whole[657:651];
+    end
+    always @(*) begin
         parts__94 = whole[664:658];
+    end
+    always @(*) begin
         parts__95 = whole[671:665];
+    end
+    always @(*) begin
         parts__96 = whole[678:672];
+    end
+    always @(*) begin
         parts__97 = whole[685:679];
+    end
+    always @(*) begin
         parts__98 = whole[692:686];
+    end
+    always @(*) begin
         parts__99 = whole[699:693];
+    end
+    always @(*) begin
         parts__100 = whole[706:700];
+    end
+    always @(*) begin
         parts__101 = whole[713:707];
+    end
+    always @(*) begin
         parts__102 = whole[720:714];
+    end
+    always @(*) begin
         parts__103 = whole[727:721];
+    end
+    always @(*) begin
         parts__104 = whole[734:728];
+    end
+    always @(*) begin
         parts__105 = whole[741:735];
+    end
+    always @(*) begin
         parts__106 = whole[748:742];
+    end
+    always @(*) begin
         parts__107 = whole[755:749];
+    end
+    always @(*) begin
         parts__108 = whole[762:756];
+    end
+    always @(*) begin
         parts__109 = whole[769:763];
+    end
+    always @(*) begin
         parts__110 = whole[776:770];
+    end
+    always @(*) begin
         parts__111 = whole[783:777];
+    end
+    always @(*) begin
         parts__112 = whole[790:784];
+    end
+    always @(*) begin
         parts__113 = whole[797:791];
+    end
+    always @(*) begin
         parts__114 = whole[804:798];
+    end
+    always @(*) begin
         parts__115 = whole[811:805];
+    end
+    always @(*) begin
         parts__116 = whole[818:812];
+    end
+    always @(*) begin
         parts__117 = whole[825:819];
+    end
+    always @(*) begin
         parts__118 = whole[832:826];
+    end
+    always @(*) begin
         parts__119 = whole[839:833];
+    end
+    always @(*) begin
         parts__120 = whole[846:840];
+    end
+    always @(*) begin
         parts__121 = whole[853:847];
+    end
+    always @(*) begin
         parts__122 = whole[860:854];
+    end
+    always @(*) begin
         parts__123 = whole[867:861];
+    end
+    always @(*) begin
         parts__124 = whole[874:868];
+    end
+    always @(*) begin
         parts__125 = whole[881:875];
+    end
+    always @(*) begin
         parts__126 = whole[888:882];
+    end
+    always @(*) begin
         parts__127 = whole[895:889];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_ord
@@ -21788,132 +25240,386 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_pc(whole,parts__0,parts__1
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[31:0];
+    end
+    always @(*) begin
         parts__1 = whole[63:32];
+    end
+    always @(*) begin
         parts__2 = whole[95:64];
+    end
+    always @(*) begin
         parts__3 = whole[127:96];
+    end
+    always @(*) begin
         parts__4 = whole[159:128];
+    end
+    always @(*) begin
         parts__5 = whole[191:160];
+    end
+    always @(*) begin
         parts__6 = whole[223:192];
+    end
+    always @(*) begin
         parts__7 = whole[255:224];
+    end
+    always @(*) begin
         parts__8 = whole[287:256];
+    end
+    always @(*) begin
         parts__9 = whole[319:288];
+    end
+    always @(*) begin
         parts__10 = whole[351:320];
+    end
+    always @(*) begin
         parts__11 = whole[383:352];
+    end
+    always @(*) begin
         parts__12 = whole[415:384];
+    end
+    always @(*) begin
         parts__13 = whole[447:416];
+    end
+    always @(*) begin
         parts__14 = whole[479:448];
+    end
+    always @(*) begin
         parts__15 = whole[511:480];
+    end
+    always @(*) begin
         parts__16 = whole[543:512];
+    end
+    always @(*) begin
         parts__17 = whole[575:544];
+    end
+    always @(*) begin
         parts__18 = whole[607:576];
+    end
+    always @(*) begin
         parts__19 = whole[639:608];
+    end
+    always @(*) begin
         parts__20 = whole[671:640];
+    end
+    always @(*) begin
         parts__21 = whole[703:672];
+    end
+    always @(*) begin
         parts__22 = whole[735:704];
+    end
+    always @(*) begin
         parts__23 = whole[767:736];
+    end
+    always @(*) begin
         parts__24 = whole[799:768];
+    end
+    always @(*) begin
         parts__25 = whole[831:800];
+    end
+    always @(*) begin
         parts__26 = whole[863:832];
+    end
+    always @(*) begin
         parts__27 = whole[895:864];
+    end
+    always @(*) begin
         parts__28 = whole[927:896];
+    end
+    always @(*) begin
         parts__29 = whole[959:928];
+    end
+    always @(*) begin
         parts__30 = whole[991:960];
+    end
+    always @(*) begin
         parts__31 = whole[1023:992];
+    end
+    always @(*) begin
         parts__32 = whole[1055:1024];
+    end
+    always @(*) begin
         parts__33 = whole[1087:1056];
+    end
+    always @(*) begin
         parts__34 = whole[1119:1088];
+    end
+    always @(*) begin
         parts__35 = whole[1151:1120];
+    end
+    always @(*) begin
         parts__36 = whole[1183:1152];
+    end
+    always @(*) begin
         parts__37 = whole[1215:1184];
+    end
+    always @(*) begin
         parts__38 = whole[1247:1216];
+    end
+    always @(*) begin
         parts__39 = whole[1279:1248];
+    end
+    always @(*) begin
         parts__40 = whole[1311:1280];
+    end
+    always @(*) begin
         parts__41 = whole[1343:1312];
+    end
+    always @(*) begin
         parts__42 = whole[1375:1344];
+    end
+    always @(*) begin
         parts__43 = whole[1407:1376];
+    end
+    always @(*) begin
         parts__44 = whole[1439:1408];
+    end
+    always @(*) begin
         parts__45 = whole[1471:1440];
+    end
+    always @(*) begin
         parts__46 = whole[1503:1472];
+    end
+    always @(*) begin
         parts__47 = whole[1535:1504];
+    end
+    always @(*) begin
         parts__48 = whole[1567:1536];
+    end
+    always @(*) begin
         parts__49 = whole[1599:1568];
+    end
+    always @(*) begin
         parts__50 = whole[1631:1600];
+    end
+    always @(*) begin
         parts__51 = whole[1663:1632];
+    end
+    always @(*) begin
         parts__52 = whole[1695:1664];
+    end
+    always @(*) begin
         parts__53 = whole[1727:1696];
+    end
+    always @(*) begin
         parts__54 = whole[1759:1728];
+    end
+    always @(*) begin
         parts__55 = whole[1791:1760];
+    end
+    always @(*) begin
         parts__56 = whole[1823:1792];
+    end
+    always @(*) begin
         parts__57 = whole[1855:1824];
+    end
+    always @(*) begin
         parts__58 = whole[1887:1856];
+    end
+    always @(*) begin
         parts__59 = whole[1919:1888];
+    end
+    always @(*) begin
         parts__60 = whole[1951:1920];
+    end
+    always @(*) begin
         parts__61 = whole[1983:1952];
+    end
+    always @(*) begin
         parts__62 = whole[2015:1984];
+    end
+    always @(*) begin
         parts__63 = whole[2047:2016];
+    end
+    always @(*) begin
         parts__64 = whole[2079:2048];
+    end
+    always @(*) begin
         parts__65 = whole[2111:2080];
+    end
+    always @(*) begin
         parts__66 = whole[2143:2112];
+    end
+    always @(*) begin
         parts__67 = whole[2175:2144];
+    end
+    always @(*) begin
         parts__68 = whole[2207:2176];
+    end
+    always @(*) begin
         parts__69 = whole[2239:2208];
+    end
+    always @(*) begin
         parts__70 = whole[2271:2240];
+    end
+    always @(*) begin
         parts__71 = whole[2303:2272];
+    end
+    always @(*) begin
         parts__72 = whole[2335:2304];
+    end
+    always @(*) begin
         parts__73 = whole[2367:2336];
+    end
+    always @(*) begin
         parts__74 = whole[2399:2368];
+    end
+    always @(*) begin
         parts__75 = whole[2431:2400];
+    end
+    always @(*) begin
         parts__76 = whole[2463:2432];
+    end
+    always @(*) begin
         parts__77 = whole[2495:2464];
+    end
+    always @(*) begin
         parts__78 = whole[2527:2496];
+    end
+    always @(*) begin
         parts__79 = whole[2559:2528];
+    end
+    always @(*) begin
         parts__80 = whole[2591:2560];
+    end
+    always @(*) begin
         parts__81 = whole[2623:2592];
+    end
+    always @(*) begin
         parts__82 = whole[2655:2624];
+    end
+    always @(*) begin
         parts__83 = whole[2687:2656];
+    end
+    always @(*) begin
         parts__84 = whole[2719:2688];
+    end
+    always @(*) begin
         parts__85 = whole[2751:2720];
+    end
+    always @(*) begin
         parts__86 = whole[2783:2752];
+    end
+    always @(*) begin
         parts__87 = whole[2815:2784];
+    end
+    always @(*) begin
         parts__88 = whole[2847:2816];
+    end
+    always @(*) begin
         parts__89 = whole[2879:2848];
+    end
+    always @(*) begin
         parts__90 = whole[2911:2880];
+    end
+    always @(*) begin
         parts__91 = whole[2943:2912];
+    end
+    always @(*) begin
         parts__92 = whole[2975:2944];
+    end
+    always @(*) begin
         parts__93 = whole[3007:2976];
+    end
+    always @(*) begin
         parts__94 = whole[3039:3008];
+    end
+    always @(*) begin
         parts__95 = whole[3071:3040];
+    end
+    always @(*) begin
         parts__96 = whole[3103:3072];
+    end
+    always @(*) begin
         parts__97 = whole[3135:3104];
+    end
+    always @(*) begin
         parts__98 = whole[3167:3136];
+    end
+    always @(*) begin
         parts__99 = whole[3199:3168];
+    end
+    always @(*) begin
         parts__100 = whole[3231:3200];
+    end
+    always @(*) begin
         parts__101 = whole[3263:3232];
+    end
+    always @(*) begin
         parts__102 = whole[3295:3264];
+    end
+    always @(*) begin
         parts__103 = whole[3327:3296];
+    end
+    always @(*) begin
         parts__104 = whole[3359:3328];
+    end
+    always @(*) begin
         parts__105 = whole[3391:3360];
+    end
+    always @(*) begin
         parts__106 = whole[3423:3392];
+    end
+    always @(*) begin
         parts__107 = whole[3455:3424];
+    end
+    always @(*) begin
         parts__108 = whole[3487:3456];
+    end
+    always @(*) begin
         parts__109 = whole[3519:3488];
+    end
+    always @(*) begin
         parts__110 = whole[3551:3520];
+    end
+    always @(*) begin
         parts__111 = whole[3583:3552];
+    end
+    always @(*) begin
         parts__112 = whole[3615:3584];
+    end
+    always @(*) begin
         parts__113 = whole[3647:3616];
+    end
+    always @(*) begin
         parts__114 = whole[3679:3648];
+    end
+    always @(*) begin
         parts__115 = whole[3711:3680];
+    end
+    always @(*) begin
         parts__116 = whole[3743:3712];
+    end
+    always @(*) begin
         parts__117 = whole[3775:3744];
+    end
+    always @(*) begin
         parts__118 = whole[3807:3776];
+    end
+    always @(*) begin
         parts__119 = whole[3839:3808];
+    end
+    always @(*) begin
         parts__120 = whole[3871:3840];
+    end
+    always @(*) begin
         parts__121 = whole[3903:3872];
+    end
+    always @(*) begin
         parts__122 = whole[3935:3904];
+    end
+    always @(*) begin
         parts__123 = whole[3967:3936];
+    end
+    always @(*) begin
         parts__124 = whole[3999:3968];
+    end
+    always @(*) begin
         parts__125 = whole[4031:4000];
+    end
+    always @(*) begin
         parts__126 = whole[4063:4032];
+    end
+    always @(*) begin
         parts__127 = whole[4095:4064];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_pc
@@ -22055,132 +25761,386 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_thi(whole,parts__0,parts__
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[55:0];
+    end
+    always @(*) begin
         parts__1 = whole[111:56];
+    end
+    always @(*) begin
         parts__2 = whole[167:112];
+    end
+    always @(*) begin
         parts__3 = whole[223:168];
+    end
+    always @(*) begin
         parts__4 = whole[279:224];
+    end
+    always @(*) begin
         parts__5 = whole[335:280];
+    end
+    always @(*) begin
         parts__6 = whole[391:336];
+    end
+    always @(*) begin
         parts__7 = whole[447:392];
+    end
+    always @(*) begin
         parts__8 = whole[503:448];
+    end
+    always @(*) begin
         parts__9 = whole[559:504];
+    end
+    always @(*) begin
         parts__10 = whole[615:560];
+    end
+    always @(*) begin
         parts__11 = whole[671:616];
+    end
+    always @(*) begin
         parts__12 = whole[727:672];
+    end
+    always @(*) begin
         parts__13 = whole[783:728];
+    end
+    always @(*) begin
         parts__14 = whole[839:784];
+    end
+    always @(*) begin
         parts__15 = whole[895:840];
+    end
+    always @(*) begin
         parts__16 = whole[951:896];
+    end
+    always @(*) begin
         parts__17 = whole[1007:952];
+    end
+    always @(*) begin
         parts__18 = whole[1063:1008];
+    end
+    always @(*) begin
         parts__19 = whole[1119:1064];
+    end
+    always @(*) begin
         parts__20 = whole[1175:1120];
+    end
+    always @(*) begin
         parts__21 = whole[1231:1176];
+    end
+    always @(*) begin
         parts__22 = whole[1287:1232];
+    end
+    always @(*) begin
         parts__23 = whole[1343:1288];
+    end
+    always @(*) begin
         parts__24 = whole[1399:1344];
+    end
+    always @(*) begin
         parts__25 = whole[1455:1400];
+    end
+    always @(*) begin
         parts__26 = whole[1511:1456];
+    end
+    always @(*) begin
         parts__27 = whole[1567:1512];
+    end
+    always @(*) begin
         parts__28 = whole[1623:1568];
+    end
+    always @(*) begin
         parts__29 = whole[1679:1624];
+    end
+    always @(*) begin
         parts__30 = whole[1735:1680];
+    end
+    always @(*) begin
         parts__31 = whole[1791:1736];
+    end
+    always @(*) begin
         parts__32 = whole[1847:1792];
+    end
+    always @(*) begin
         parts__33 = whole[1903:1848];
+    end
+    always @(*) begin
         parts__34 = whole[1959:1904];
+    end
+    always @(*) begin
         parts__35 = whole[2015:1960];
+    end
+    always @(*) begin
         parts__36 = whole[2071:2016];
+    end
+    always @(*) begin
         parts__37 = whole[2127:2072];
+    end
+    always @(*) begin
         parts__38 = whole[2183:2128];
+    end
+    always @(*) begin
         parts__39 = whole[2239:2184];
+    end
+    always @(*) begin
         parts__40 = whole[2295:2240];
+    end
+    always @(*) begin
         parts__41 = whole[2351:2296];
+    end
+    always @(*) begin
         parts__42 = whole[2407:2352];
+    end
+    always @(*) begin
         parts__43 = whole[2463:2408];
+    end
+    always @(*) begin
         parts__44 = whole[2519:2464];
+    end
+    always @(*) begin
         parts__45 = whole[2575:2520];
+    end
+    always @(*) begin
         parts__46 = whole[2631:2576];
+    end
+    always @(*) begin
         parts__47 = whole[2687:2632];
+    end
+    always @(*) begin
         parts__48 = whole[2743:2688];
+    end
+    always @(*) begin
         parts__49 = whole[2799:2744];
+    end
+    always @(*) begin
         parts__50 = whole[2855:2800];
+    end
+    always @(*) begin
         parts__51 = whole[2911:2856];
+    end
+    always @(*) begin
         parts__52 = whole[2967:2912];
+    end
+    always @(*) begin
         parts__53 = whole[3023:2968];
+    end
+    always @(*) begin
         parts__54 = whole[3079:3024];
+    end
+    always @(*) begin
         parts__55 = whole[3135:3080];
+    end
+    always @(*) begin
         parts__56 = whole[3191:3136];
+    end
+    always @(*) begin
         parts__57 = whole[3247:3192];
+    end
+    always @(*) begin
         parts__58 = whole[3303:3248];
+    end
+    always @(*) begin
         parts__59 = whole[3359:3304];
+    end
+    always @(*) begin
         parts__60 = whole[3415:3360];
+    end
+    always @(*) begin
         parts__61 = whole[3471:3416];
+    end
+    always @(*) begin
         parts__62 = whole[3527:3472];
+    end
+    always @(*) begin
         parts__63 = whole[3583:3528];
+    end
+    always @(*) begin
         parts__64 = whole[3639:3584];
+    end
+    always @(*) begin
         parts__65 = whole[3695:3640];
+    end
+    always @(*) begin
         parts__66 = whole[3751:3696];
+    end
+    always @(*) begin
         parts__67 = whole[3807:3752];
+    end
+    always @(*) begin
         parts__68 = whole[3863:3808];
+    end
+    always @(*) begin
         parts__69 = whole[3919:3864];
+    end
+    always @(*) begin
         parts__70 = whole[3975:3920];
+    end
+    always @(*) begin
         parts__71 = whole[4031:3976];
+    end
+    always @(*) begin
         parts__72 = whole[4087:4032];
+    end
+    always @(*) begin
         parts__73 = whole[4143:4088];
+    end
+    always @(*) begin
         parts__74 = whole[4199:4144];
+    end
+    always @(*) begin
         parts__75 = whole[4255:4200];
+    end
+    always @(*) begin
         parts__76 = whole[4311:4256];
+    end
+    always @(*) begin
         parts__77 = whole[4367:4312];
+    end
+    always @(*) begin
         parts__78 = whole[4423:4368];
+    end
+    always @(*) begin
         parts__79 = whole[4479:4424];
+    end
+    always @(*) begin
         parts__80 = whole[4535:4480];
+    end
+    always @(*) begin
         parts__81 = whole[4591:4536];
+    end
+    always @(*) begin
         parts__82 = whole[4647:4592];
+    end
+    always @(*) begin
         parts__83 = whole[4703:4648];
+    end
+    always @(*) begin
         parts__84 = whole[4759:4704];
+    end
+    always @(*) begin
         parts__85 = whole[4815:4760];
+    end
+    always @(*) begin
         parts__86 = whole[4871:4816];
+    end
+    always @(*) begin
         parts__87 = whole[4927:4872];
+    end
+    always @(*) begin
         parts__88 = whole[4983:4928];
+    end
+    always @(*) begin
         parts__89 = whole[5039:4984];
+    end
+    always @(*) begin
         parts__90 = whole[5095:5040];
+    end
+    always @(*) begin
         parts__91 = whole[5151:5096];
+    end
+    always @(*) begin
         parts__92 = whole[5207:5152];
+    end
+    always @(*) begin
         parts__93 = whole[5263:5208];
+    end
+    always @(*) begin
         parts__94 = whole[5319:5264];
+    end
+    always @(*) begin
         parts__95 = whole[5375:5320];
+    end
+    always @(*) begin
         parts__96 = whole[5431:5376];
+    end
+    always @(*) begin
         parts__97 = whole[5487:5432];
+    end
+    always @(*) begin
         parts__98 = whole[5543:5488];
+    end
+    always @(*) begin
         parts__99 = whole[5599:5544];
+    end
+    always @(*) begin
         parts__100 = whole[5655:5600];
+    end
+    always @(*) begin
         parts__101 = whole[5711:5656];
+    end
+    always @(*) begin
         parts__102 = whole[5767:5712];
+    end
+    always @(*) begin
         parts__103 = whole[5823:5768];
+    end
+    always @(*) begin
         parts__104 = whole[5879:5824];
+    end
+    always @(*) begin
         parts__105 = whole[5935:5880];
+    end
+    always @(*) begin
         parts__106 = whole[5991:5936];
+    end
+    always @(*) begin
         parts__107 = whole[6047:5992];
+    end
+    always @(*) begin
         parts__108 = whole[6103:6048];
+    end
+    always @(*) begin
         parts__109 = whole[6159:6104];
+    end
+    always @(*) begin
         parts__110 = whole[6215:6160];
+    end
+    always @(*) begin
         parts__111 = whole[6271:6216];
+    end
+    always @(*) begin
         parts__112 = whole[6327:6272];
+    end
+    always @(*) begin
         parts__113 = whole[6383:6328];
+    end
+    always @(*) begin
         parts__114 = whole[6439:6384];
+    end
+    always @(*) begin
         parts__115 = whole[6495:6440];
+    end
+    always @(*) begin
         parts__116 = whole[6551:6496];
+    end
+    always @(*) begin
         parts__117 = whole[6607:6552];
+    end
+    always @(*) begin
         parts__118 = whole[6663:6608];
+    end
+    always @(*) begin
         parts__119 = whole[6719:6664];
+    end
+    always @(*) begin
         parts__120 = whole[6775:6720];
+    end
+    always @(*) begin
         parts__121 = whole[6831:6776];
+    end
+    always @(*) begin
         parts__122 = whole[6887:6832];
+    end
+    always @(*) begin
         parts__123 = whole[6943:6888];
+    end
+    always @(*) begin
         parts__124 = whole[6999:6944];
+    end
+    always @(*) begin
         parts__125 = whole[7055:7000];
+    end
+    always @(*) begin
         parts__126 = whole[7111:7056];
+    end
+    always @(*) begin
         parts__127 = whole[7167:7112];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_thi
@@ -22322,132 +26282,386 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_valid(whole,parts__0,parts
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[0:0];
+    end
+    always @(*) begin
         parts__1 = whole[1:1];
+    end
+    always @(*) begin
         parts__2 = whole[2:2];
+    end
+    always @(*) begin
         parts__3 = whole[3:3];
+    end
+    always @(*) begin
         parts__4 = whole[4:4];
+    end
+    always @(*) begin
         parts__5 = whole[5:5];
+    end
+    always @(*) begin
         parts__6 = whole[6:6];
+    end
+    always @(*) begin
         parts__7 = whole[7:7];
+    end
+    always @(*) begin
         parts__8 = whole[8:8];
+    end
+    always @(*) begin
         parts__9 = whole[9:9];
+    end
+    always @(*) begin
         parts__10 = whole[10:10];
+    end
+    always @(*) begin
         parts__11 = whole[11:11];
+    end
+    always @(*) begin
         parts__12 = whole[12:12];
+    end
+    always @(*) begin
         parts__13 = whole[13:13];
+    end
+    always @(*) begin
         parts__14 = whole[14:14];
+    end
+    always @(*) begin
         parts__15 = whole[15:15];
+    end
+    always @(*) begin
         parts__16 = whole[16:16];
+    end
+    always @(*) begin
         parts__17 = whole[17:17];
+    end
+    always @(*) begin
         parts__18 = whole[18:18];
+    end
+    always @(*) begin
         parts__19 = whole[19:19];
+    end
+    always @(*) begin
         parts__20 = whole[20:20];
+    end
+    always @(*) begin
         parts__21 = whole[21:21];
+    end
+    always @(*) begin
         parts__22 = whole[22:22];
+    end
+    always @(*) begin
         parts__23 = whole[23:23];
+    end
+    always @(*) begin
         parts__24 = whole[24:24];
+    end
+    always @(*) begin
         parts__25 = whole[25:25];
+    end
+    always @(*) begin
         parts__26 = whole[26:26];
+    end
+    always @(*) begin
         parts__27 = whole[27:27];
+    end
+    always @(*) begin
         parts__28 = whole[28:28];
+    end
+    always @(*) begin
         parts__29 = whole[29:29];
+    end
+    always @(*) begin
         parts__30 = whole[30:30];
+    end
+    always @(*) begin
         parts__31 = whole[31:31];
+    end
+    always @(*) begin
         parts__32 = whole[32:32];
+    end
+    always @(*) begin
         parts__33 = whole[33:33];
+    end
+    always @(*) begin
         parts__34 = whole[34:34];
+    end
+    always @(*) begin
         parts__35 = whole[35:35];
+    end
+    always @(*) begin
         parts__36 = whole[36:36];
+    end
+    always @(*) begin
         parts__37 = whole[37:37];
+    end
+    always @(*) begin
         parts__38 = whole[38:38];
+    end
+    always @(*) begin
         parts__39 = whole[39:39];
+    end
+    always @(*) begin
         parts__40 = whole[40:40];
+    end
+    always @(*) begin
         parts__41 = whole[41:41];
+    end
+    always @(*) begin
         parts__42 = whole[42:42];
+    end
+    always @(*) begin
         parts__43 = whole[43:43];
+    end
+    always @(*) begin
         parts__44 = whole[44:44];
+    end
+    always @(*) begin
         parts__45 = whole[45:45];
+    end
+    always @(*) begin
         parts__46 = whole[46:46];
+    end
+    always @(*) begin
         parts__47 = whole[47:47];
+    end
+    always @(*) begin
         parts__48 = whole[48:48];
+    end
+    always @(*) begin
         parts__49 = whole[49:49];
+    end
+    always @(*) begin
         parts__50 = whole[50:50];
+    end
+    always @(*) begin
         parts__51 = whole[51:51];
+    end
+    always @(*) begin
         parts__52 = whole[52:52];
+    end
+    always @(*) begin
         parts__53 = whole[53:53];
+    end
+    always @(*) begin
         parts__54 = whole[54:54];
+    end
+    always @(*) begin
         parts__55 = whole[55:55];
+    end
+    always @(*) begin
         parts__56 = whole[56:56];
+    end
+    always @(*) begin
         parts__57 = whole[57:57];
+    end
+    always @(*) begin
         parts__58 = whole[58:58];
+    end
+    always @(*) begin
         parts__59 = whole[59:59];
+    end
+    always @(*) begin
         parts__60 = whole[60:60];
+    end
+    always @(*) begin
         parts__61 = whole[61:61];
+    end
+    always @(*) begin
         parts__62 = whole[62:62];
+    end
+    always @(*) begin
         parts__63 = whole[63:63];
+    end
+    always @(*) begin
         parts__64 = whole[64:64];
+    end
+    always @(*) begin
         parts__65 = whole[65:65];
+    end
+    always @(*) begin
         parts__66 = whole[66:66];
+    end
+    always @(*) begin
         parts__67 = whole[67:67];
+    end
+    always @(*) begin
         parts__68 = whole[68:68];
+    end
+    always @(*) begin
         parts__69 = whole[69:69];
+    end
+    always @(*) begin
         parts__70 = whole[70:70];
+    end
+    always @(*) begin
         parts__71 = whole[71:71];
+    end
+    always @(*) begin
         parts__72 = whole[72:72];
+    end
+    always @(*) begin
         parts__73 = whole[73:73];
+    end
+    always @(*) begin
         parts__74 = whole[74:74];
+    end
+    always @(*) begin
         parts__75 = whole[75:75];
+    end
+    always @(*) begin
         parts__76 = whole[76:76];
+    end
+    always @(*) begin
         parts__77 = whole[77:77];
+    end
+    always @(*) begin
         parts__78 = whole[78:78];
+    end
+    always @(*) begin
         parts__79 = whole[79:79];
+    end
+    always @(*) begin
         parts__80 = whole[80:80];
+    end
+    always @(*) begin
         parts__81 = whole[81:81];
+    end
+    always @(*) begin
         parts__82 = whole[82:82];
+    end
+    always @(*) begin
         parts__83 = whole[83:83];
+    end
+    always @(*) begin
         parts__84 = whole[84:84];
+    end
+    always @(*) begin
         parts__85 = whole[85:85];
+    end
+    always @(*) begin
         parts__86 = whole[86:86];
+    end
+    always @(*) begin
         parts__87 = whole[87:87];
+    end
+    always @(*) begin
         parts__88 = whole[88:88];
+    end
+    always @(*) begin
         parts__89 = whole[89:89];
+    end
+    always @(*) begin
         parts__90 = whole[90:90];
+    end
+    always @(*) begin
         parts__91 = whole[91:91];
+    end
+    always @(*) begin
         parts__92 = whole[92:92];
+    end
+    always @(*) begin
         parts__93 = whole[93:93];
+    end
+    always @(*) begin
         parts__94 = whole[94:94];
+    end
+    always @(*) begin
         parts__95 = whole[95:95];
+    end
+    always @(*) begin
         parts__96 = whole[96:96];
+    end
+    always @(*) begin
         parts__97 = whole[97:97];
+    end
+    always @(*) begin
         parts__98 = whole[98:98];
+    end
+    always @(*) begin
         parts__99 = whole[99:99];
+    end
+    always @(*) begin
         parts__100 = whole[100:100];
+    end
+    always @(*) begin
         parts__101 = whole[101:101];
+    end
+    always @(*) begin
         parts__102 = whole[102:102];
+    end
+    always @(*) begin
         parts__103 = whole[103:103];
+    end
+    always @(*) begin
         parts__104 = whole[104:104];
+    end
+    always @(*) begin
         parts__105 = whole[105:105];
+    end
+    always @(*) begin
         parts__106 = whole[106:106];
+    end
+    always @(*) begin
         parts__107 = whole[107:107];
+    end
+    always @(*) begin
         parts__108 = whole[108:108];
+    end
+    always @(*) begin
         parts__109 = whole[109:109];
+    end
+    always @(*) begin
         parts__110 = whole[110:110];
+    end
+    always @(*) begin
         parts__111 = whole[111:111];
+    end
+    always @(*) begin
         parts__112 = whole[112:112];
+    end
+    always @(*) begin
         parts__113 = whole[113:113];
+    end
+    always @(*) begin
         parts__114 = whole[114:114];
+    end
+    always @(*) begin
         parts__115 = whole[115:115];
+    end
+    always @(*) begin
         parts__116 = whole[116:116];
+    end
+    always @(*) begin
         parts__117 = whole[117:117];
+    end
+    always @(*) begin
         parts__118 = whole[118:118];
+    end
+    always @(*) begin
         parts__119 = whole[119:119];
+    end
+    always @(*) begin
         parts__120 = whole[120:120];
+    end
+    always @(*) begin
         parts__121 = whole[121:121];
+    end
+    always @(*) begin
         parts__122 = whole[122:122];
+    end
+    always @(*) begin
         parts__123 = whole[123:123];
+    end
+    always @(*) begin
         parts__124 = whole[124:124];
+    end
+    always @(*) begin
         parts__125 = whole[125:125];
+    end
+    always @(*) begin
         parts__126 = whole[126:126];
+    end
+    always @(*) begin
         parts__127 = whole[127:127];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar__s_valid
@@ -23921,57 +28135,161 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     // Update code
     always @(*) begin
         state__clock__drv = clock;
+    end
+    always @(*) begin
         state__reset__drv = reset;
+    end
+    always @(*) begin
         in_pool__clock__drv = clock;
+    end
+    always @(*) begin
         in_pool__reset__drv = reset;
+    end
+    always @(*) begin
         ring_even__clock__drv = clock;
+    end
+    always @(*) begin
         ring_odd__clock__drv = clock;
+    end
+    always @(*) begin
         h0__clock__drv = clock;
+    end
+    always @(*) begin
         h0__reset__drv = reset;
+    end
+    always @(*) begin
         h1__clock__drv = clock;
+    end
+    always @(*) begin
         h1__reset__drv = reset;
+    end
+    always @(*) begin
         h1_ram__clock__drv = clock;
+    end
+    always @(*) begin
         h1_ram__reset__drv = reset;
+    end
+    always @(*) begin
         head__clock__drv = clock;
+    end
+    always @(*) begin
         head__reset__drv = reset;
+    end
+    always @(*) begin
         tail__clock__drv = clock;
+    end
+    always @(*) begin
         tail__reset__drv = reset;
+    end
+    always @(*) begin
         count__clock__drv = clock;
+    end
+    always @(*) begin
         count__reset__drv = reset;
+    end
+    always @(*) begin
         nfree__clock__drv = clock;
+    end
+    always @(*) begin
         nfree__reset__drv = reset;
+    end
+    always @(*) begin
         rd_valid__clock__drv = clock;
+    end
+    always @(*) begin
         rd_valid__reset__drv = reset;
+    end
+    always @(*) begin
         rd_row__clock__drv = clock;
+    end
+    always @(*) begin
         rd_row__reset__drv = reset;
+    end
+    always @(*) begin
         pl_ram__clock__drv = clock;
+    end
+    always @(*) begin
         thi_ram__clock__drv = clock;
+    end
+    always @(*) begin
         state_planes__whole__drv = state__q;
+    end
+    always @(*) begin
         lowest_free__x__drv = state_planes__parts__0 | state_planes__parts__1;
+    end
+    always @(*) begin
         popping = pop & |count__q;
+    end
+    always @(*) begin
         inserting = ins_valid & |nfree__q;
+    end
+    always @(*) begin
         upd_ready = upd_valid & (upd_state == 32'h1);
+    end
+    always @(*) begin
         upd_frees = upd_valid & (upd_state == 32'h0);
+    end
+    always @(*) begin
         state__we__0__drv = inserting;
+    end
+    always @(*) begin
         state__waddr__0__drv = lowest_free__idx;
+    end
+    always @(*) begin
         state__wdata__0__drv = 32'h1;
+    end
+    always @(*) begin
         state__we__1__drv = upd_valid;
+    end
+    always @(*) begin
         state__waddr__1__drv = upd_row;
+    end
+    always @(*) begin
         state__wdata__1__drv = upd_state;
+    end
+    always @(*) begin
         state__we__2__drv = iss_valid;
+    end
+    always @(*) begin
         state__waddr__2__drv = iss_row;
+    end
+    always @(*) begin
         state__wdata__2__drv = 32'h2;
+    end
+    always @(*) begin
         state__raddr__drv = 32'h0;
+    end
+    always @(*) begin
         in_pool__we__0__drv = inserting;
+    end
+    always @(*) begin
         in_pool__waddr__0__drv = lowest_free__idx;
+    end
+    always @(*) begin
         in_pool__wdata__0__drv = 32'h0;
+    end
+    always @(*) begin
         in_pool__we__1__drv = popping;
+    end
+    always @(*) begin
         in_pool__waddr__1__drv = h0__q;
+    end
+    always @(*) begin
         in_pool__wdata__1__drv = 32'h1;
+    end
+    always @(*) begin
         in_pool__we__2__drv = iss_valid;
+    end
+    always @(*) begin
         in_pool__waddr__2__drv = iss_row;
+    end
+    always @(*) begin
         in_pool__wdata__2__drv = 32'h0;
+    end
+    always @(*) begin
         in_pool__raddr__drv = 32'h0;
+    end
+    always @(*) begin
         first = upd_row;
         second = upd_row;
         if (inserting) begin
@@ -23981,6 +28299,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
                 second = lowest_free__idx;
             end
         end
+    end
+    always @(*) begin
         npush = 32'h0;
         if (inserting & upd_ready) begin
             npush = 32'h2;
@@ -23988,15 +28308,16 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         else if (inserting | upd_ready) begin
             npush = 32'h1;
         end
+    end
+    always @(*) begin
         tail_next = tail__q + 32'h1;
+    end
+    always @(*) begin
         ring_even__we__drv = 1'b0;
         ring_odd__we__drv = 1'b0;
         ring_even__waddr__drv = tail__q >> 32'h1;
-        ring_odd__waddr__drv = tail__q >> 32'h1;
         ring_even__wdata__drv = first;
         ring_odd__wdata__drv = first;
-        ring_even__wbe__drv = 32'h1;
-        ring_odd__wbe__drv = 32'h1;
         if (|(tail__q & odd)) begin
             ring_odd__we__drv = |npush;
             ring_even__we__drv = npush == 32'h2;
@@ -24008,6 +28329,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
             ring_odd__we__drv = npush == 32'h2;
             ring_odd__wdata__drv = second;
         end
+    end
+    always @(*) begin
+        ring_odd__waddr__drv = tail__q >> 32'h1;
+    end
+    always @(*) begin
+        ring_even__wbe__drv = 32'h1;
+    end
+    always @(*) begin
+        ring_odd__wbe__drv = 32'h1;
+    end
+    always @(*) begin
         h1_now = h1__q;
         if (|h1_ram__q) begin
             if (|(head__q & odd)) begin
@@ -24017,10 +28349,14 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
                 h1_now = ring_odd__rdata;
             end
         end
+    end
+    always @(*) begin
         kept = count__q;
         if (popping) begin
             kept = count__q - 32'h1;
         end
+    end
+    always @(*) begin
         h0__d__drv = first;
         if (|kept) begin
             h0__d__drv = h0__q;
@@ -24028,6 +28364,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
                 h0__d__drv = h1_now;
             end
         end
+    end
+    always @(*) begin
         h1__d__drv = second;
         h1_ram__d__drv = 32'h0;
         if (kept == 32'h1) begin
@@ -24040,9 +28378,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
                 h1_ram__d__drv = 32'h1;
             end
         end
+    end
+    always @(*) begin
         head_after = head__q + 32'h2;
+    end
+    always @(*) begin
         ring_even__raddr__drv = head_after >> 32'h1;
+    end
+    always @(*) begin
         ring_odd__raddr__drv = head_after >> 32'h1;
+    end
+    always @(*) begin
         ring_even__re__drv = 1'b0;
         ring_odd__re__drv = 1'b0;
         if (popping & (kept >= 32'h2)) begin
@@ -24053,13 +28399,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
                 ring_even__re__drv = 1'b1;
             end
         end
+    end
+    always @(*) begin
         tail__d__drv = tail__q + npush;
+    end
+    always @(*) begin
         head__d__drv = head__q;
         count__d__drv = count__q + npush;
         if (popping) begin
             head__d__drv = head__q + 32'h1;
             count__d__drv = count__q + npush - 32'h1;
         end
+    end
+    always @(*) begin
         nfree__d__drv = nfree__q;
         if (upd_frees & ~inserting) begin
             nfree__d__drv = nfree__q + 32'h1;
@@ -24067,35 +28419,79 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         if (inserting & ~upd_frees) begin
             nfree__d__drv = nfree__q - 32'h1;
         end
+    end
+    always @(*) begin
         rd_valid__d__drv = popping;
+    end
+    always @(*) begin
         rd_row__d__drv = rd_row__q;
         if (popping) begin
             rd_row__d__drv = h0__q;
         end
+    end
+    always @(*) begin
         ins_word__parts__0__drv = ins_pc;
+    end
+    always @(*) begin
         ins_word__parts__1__drv = ins_lanes;
+    end
+    always @(*) begin
         upd_word__parts__0__drv = upd_pc;
+    end
+    always @(*) begin
         upd_word__parts__1__drv = upd_lanes;
+    end
+    always @(*) begin
         ins_mask__lanes__drv = ins_lanes;
+    end
+    always @(*) begin
         pl_ram__we__drv = inserting | (upd_valid & upd_wr);
+    end
+    always @(*) begin
         pl_ram__waddr__drv = upd_row;
         pl_ram__wdata__drv = upd_word__whole;
         if (inserting) begin
             pl_ram__waddr__drv = lowest_free__idx;
             pl_ram__wdata__drv = ins_word__whole;
         end
+    end
+    always @(*) begin
         pl_ram__wbe__drv = 32'h1;
+    end
+    always @(*) begin
         pl_ram__re__drv = popping;
+    end
+    always @(*) begin
         pl_ram__raddr__drv = h0__q;
+    end
+    always @(*) begin
         thi_ram__we__drv = inserting;
+    end
+    always @(*) begin
         thi_ram__waddr__drv = lowest_free__idx;
+    end
+    always @(*) begin
         thi_ram__wdata__drv = ins_thi & ins_mask__mask;
+    end
+    always @(*) begin
         thi_ram__wbe__drv = 32'h1;
+    end
+    always @(*) begin
         thi_ram__re__drv = popping;
+    end
+    always @(*) begin
         thi_ram__raddr__drv = h0__q;
+    end
+    always @(*) begin
         rd_word__whole__drv = pl_ram__rdata;
+    end
+    always @(*) begin
         out_mask__lanes__drv = rd_word__parts__1;
+    end
+    always @(*) begin
         out_valid = |rd_valid__q;
+    end
+    always @(*) begin
         out_row = 32'h0;
         out_pc = 32'h0;
         out_lanes = 32'h0;
@@ -24106,13 +28502,29 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
             out_lanes = rd_word__parts__1;
             out_thi = thi_ram__rdata & out_mask__mask;
         end
+    end
+    always @(*) begin
         ins_row = lowest_free__idx;
+    end
+    always @(*) begin
         full = ~|nfree__q;
+    end
+    always @(*) begin
         ready_count = count__q;
+    end
+    always @(*) begin
         free_count = nfree__q;
+    end
+    always @(*) begin
         occupancy = rows - nfree__q;
+    end
+    always @(*) begin
         dbg_state = state__q;
+    end
+    always @(*) begin
         dbg_in_pool = in_pool__q;
+    end
+    always @(*) begin
         dbg_head = 32'h0;
         if (|count__q) begin
             dbg_head = h0__q;
@@ -24122,92 +28534,266 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         pl_ram__clock = pl_ram__clock__drv;
+    end
+    always @(*) begin
         pl_ram__we = pl_ram__we__drv;
+    end
+    always @(*) begin
         pl_ram__wbe = pl_ram__wbe__drv;
+    end
+    always @(*) begin
         pl_ram__waddr = pl_ram__waddr__drv;
+    end
+    always @(*) begin
         pl_ram__wdata = pl_ram__wdata__drv;
+    end
+    always @(*) begin
         pl_ram__re = pl_ram__re__drv;
+    end
+    always @(*) begin
         pl_ram__raddr = pl_ram__raddr__drv;
+    end
+    always @(*) begin
         thi_ram__clock = thi_ram__clock__drv;
+    end
+    always @(*) begin
         thi_ram__we = thi_ram__we__drv;
+    end
+    always @(*) begin
         thi_ram__wbe = thi_ram__wbe__drv;
+    end
+    always @(*) begin
         thi_ram__waddr = thi_ram__waddr__drv;
+    end
+    always @(*) begin
         thi_ram__wdata = thi_ram__wdata__drv;
+    end
+    always @(*) begin
         thi_ram__re = thi_ram__re__drv;
+    end
+    always @(*) begin
         thi_ram__raddr = thi_ram__raddr__drv;
+    end
+    always @(*) begin
         ring_even__clock = ring_even__clock__drv;
+    end
+    always @(*) begin
         ring_even__we = ring_even__we__drv;
+    end
+    always @(*) begin
         ring_even__wbe = ring_even__wbe__drv;
+    end
+    always @(*) begin
         ring_even__waddr = ring_even__waddr__drv;
+    end
+    always @(*) begin
         ring_even__wdata = ring_even__wdata__drv;
+    end
+    always @(*) begin
         ring_even__re = ring_even__re__drv;
+    end
+    always @(*) begin
         ring_even__raddr = ring_even__raddr__drv;
+    end
+    always @(*) begin
         ring_odd__clock = ring_odd__clock__drv;
+    end
+    always @(*) begin
         ring_odd__we = ring_odd__we__drv;
+    end
+    always @(*) begin
         ring_odd__wbe = ring_odd__wbe__drv;
+    end
+    always @(*) begin
         ring_odd__waddr = ring_odd__waddr__drv;
+    end
+    always @(*) begin
         ring_odd__wdata = ring_odd__wdata__drv;
+    end
+    always @(*) begin
         ring_odd__re = ring_odd__re__drv;
+    end
+    always @(*) begin
         ring_odd__raddr = ring_odd__raddr__drv;
+    end
+    always @(*) begin
         state__clock = state__clock__drv;
+    end
+    always @(*) begin
         state__reset = state__reset__drv;
+    end
+    always @(*) begin
         state__we__0 = state__we__0__drv;
+    end
+    always @(*) begin
         state__we__1 = state__we__1__drv;
+    end
+    always @(*) begin
         state__we__2 = state__we__2__drv;
+    end
+    always @(*) begin
         state__waddr__0 = state__waddr__0__drv;
+    end
+    always @(*) begin
         state__waddr__1 = state__waddr__1__drv;
+    end
+    always @(*) begin
         state__waddr__2 = state__waddr__2__drv;
+    end
+    always @(*) begin
         state__wdata__0 = state__wdata__0__drv;
+    end
+    always @(*) begin
         state__wdata__1 = state__wdata__1__drv;
+    end
+    always @(*) begin
         state__wdata__2 = state__wdata__2__drv;
+    end
+    always @(*) begin
         state__raddr = state__raddr__drv;
+    end
+    always @(*) begin
         in_pool__clock = in_pool__clock__drv;
+    end
+    always @(*) begin
         in_pool__reset = in_pool__reset__drv;
+    end
+    always @(*) begin
         in_pool__we__0 = in_pool__we__0__drv;
+    end
+    always @(*) begin
         in_pool__we__1 = in_pool__we__1__drv;
+    end
+    always @(*) begin
         in_pool__we__2 = in_pool__we__2__drv;
+    end
+    always @(*) begin
         in_pool__waddr__0 = in_pool__waddr__0__drv;
+    end
+    always @(*) begin
         in_pool__waddr__1 = in_pool__waddr__1__drv;
+    end
+    always @(*) begin
         in_pool__waddr__2 = in_pool__waddr__2__drv;
+    end
+    always @(*) begin
         in_pool__wdata__0 = in_pool__wdata__0__drv;
+    end
+    always @(*) begin
         in_pool__wdata__1 = in_pool__wdata__1__drv;
+    end
+    always @(*) begin
         in_pool__wdata__2 = in_pool__wdata__2__drv;
+    end
+    always @(*) begin
         in_pool__raddr = in_pool__raddr__drv;
+    end
+    always @(*) begin
         h0__clock = h0__clock__drv;
+    end
+    always @(*) begin
         h0__reset = h0__reset__drv;
+    end
+    always @(*) begin
         h0__d = h0__d__drv;
+    end
+    always @(*) begin
         h1__clock = h1__clock__drv;
+    end
+    always @(*) begin
         h1__reset = h1__reset__drv;
+    end
+    always @(*) begin
         h1__d = h1__d__drv;
+    end
+    always @(*) begin
         h1_ram__clock = h1_ram__clock__drv;
+    end
+    always @(*) begin
         h1_ram__reset = h1_ram__reset__drv;
+    end
+    always @(*) begin
         h1_ram__d = h1_ram__d__drv;
+    end
+    always @(*) begin
         head__clock = head__clock__drv;
+    end
+    always @(*) begin
         head__reset = head__reset__drv;
+    end
+    always @(*) begin
         head__d = head__d__drv;
+    end
+    always @(*) begin
         tail__clock = tail__clock__drv;
+    end
+    always @(*) begin
         tail__reset = tail__reset__drv;
+    end
+    always @(*) begin
         tail__d = tail__d__drv;
+    end
+    always @(*) begin
         count__clock = count__clock__drv;
+    end
+    always @(*) begin
         count__reset = count__reset__drv;
+    end
+    always @(*) begin
         count__d = count__d__drv;
+    end
+    always @(*) begin
         nfree__clock = nfree__clock__drv;
+    end
+    always @(*) begin
         nfree__reset = nfree__reset__drv;
+    end
+    always @(*) begin
         nfree__d = nfree__d__drv;
+    end
+    always @(*) begin
         rd_valid__clock = rd_valid__clock__drv;
+    end
+    always @(*) begin
         rd_valid__reset = rd_valid__reset__drv;
+    end
+    always @(*) begin
         rd_valid__d = rd_valid__d__drv;
+    end
+    always @(*) begin
         rd_row__clock = rd_row__clock__drv;
+    end
+    always @(*) begin
         rd_row__reset = rd_row__reset__drv;
+    end
+    always @(*) begin
         rd_row__d = rd_row__d__drv;
+    end
+    always @(*) begin
         lowest_free__x = lowest_free__x__drv;
+    end
+    always @(*) begin
         state_planes__whole = state_planes__whole__drv;
+    end
+    always @(*) begin
         ins_word__parts__0 = ins_word__parts__0__drv;
+    end
+    always @(*) begin
         ins_word__parts__1 = ins_word__parts__1__drv;
+    end
+    always @(*) begin
         upd_word__parts__0 = upd_word__parts__0__drv;
+    end
+    always @(*) begin
         upd_word__parts__1 = upd_word__parts__1__drv;
+    end
+    always @(*) begin
         rd_word__whole = rd_word__whole__drv;
+    end
+    always @(*) begin
         ins_mask__lanes = ins_mask__lanes__drv;
+    end
+    always @(*) begin
         out_mask__lanes = out_mask__lanes__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2
@@ -24336,6 +28922,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__lowest_free(x,idx,found);
     wire [511:0] lowest = zeros & (~zeros + 1'b1);
     always @(*) begin
         found = |zeros;
+    end
+    always @(*) begin
         idx[0] = |(lowest & 512'haaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa);
         idx[1] = |(lowest & 512'hcccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc);
         idx[2] = |(lowest & 512'hf0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0);
@@ -24400,6 +28988,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_word(whole,parts__0,parts_
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[31:0];
+    end
+    always @(*) begin
         parts__1 = whole[39:32];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__rd_word
@@ -24485,6 +29075,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes(whole,parts__0,p
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[511:0];
+    end
+    always @(*) begin
         parts__1 = whole[1023:512];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2__state_planes
@@ -25153,88 +29745,254 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
     // Update code
     always @(*) begin
         ent_valid__0__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__0__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__0__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__0__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__0__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__0__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__0__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__0__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__0__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__0__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__1__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__1__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__1__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__1__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__1__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__1__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__1__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__1__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__1__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__1__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__2__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__2__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__2__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__2__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__2__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__2__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__2__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__2__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__2__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__2__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__3__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__3__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__3__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__3__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__3__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__3__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__3__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__3__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__3__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__3__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__4__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__4__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__4__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__4__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__4__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__4__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__4__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__4__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__4__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__4__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__5__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__5__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__5__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__5__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__5__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__5__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__5__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__5__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__5__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__5__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__6__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__6__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__6__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__6__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__6__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__6__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__6__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__6__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__6__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__6__reset__drv = reset;
+    end
+    always @(*) begin
         ent_valid__7__clock__drv = clock;
+    end
+    always @(*) begin
         ent_valid__7__reset__drv = reset;
+    end
+    always @(*) begin
         ent_pc__7__clock__drv = clock;
+    end
+    always @(*) begin
         ent_pc__7__reset__drv = reset;
+    end
+    always @(*) begin
         ent_lanes__7__clock__drv = clock;
+    end
+    always @(*) begin
         ent_lanes__7__reset__drv = reset;
+    end
+    always @(*) begin
         ent_thi__7__clock__drv = clock;
+    end
+    always @(*) begin
         ent_thi__7__reset__drv = reset;
+    end
+    always @(*) begin
         ent_slot__7__clock__drv = clock;
+    end
+    always @(*) begin
         ent_slot__7__reset__drv = reset;
+    end
+    always @(*) begin
         last__clock__drv = clock;
+    end
+    always @(*) begin
         last__reset__drv = reset;
+    end
+    always @(*) begin
         ref_mask__lanes__drv = ref_lanes;
+    end
+    always @(*) begin
         free_found = 1'b0;
         free_idx = zero_idx;
         cnt = zero_idx;
@@ -25294,6 +30052,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
             free_found = 1'b1;
             free_idx = 7;
         end
+    end
+    always @(*) begin
         found = 1'b0;
         sel = zero_idx;
         sel_pc = 32'h0;
@@ -25420,12 +30180,20 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
             sel_thi = ent_thi__7__q;
             sel_slot = ent_slot__7__q;
         end
+    end
+    always @(*) begin
         filling = ref_valid & free_found;
+    end
+    always @(*) begin
         issuing = issue & found;
+    end
+    always @(*) begin
         last__d__drv = last__q;
         if (issuing) begin
             last__d__drv = sel;
         end
+    end
+    always @(*) begin
         ent_valid__0__d__drv = ent_valid__0__q;
         ent_pc__0__d__drv = ent_pc__0__q;
         ent_lanes__0__d__drv = ent_lanes__0__q;
@@ -25441,11 +30209,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 0)) begin
             ent_valid__0__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__0__drv = ent_valid__0__q;
+    end
+    always @(*) begin
         slot_pack__parts__0__drv = 32'h0;
         if (|ent_valid__0__q) begin
             slot_pack__parts__0__drv = ent_slot__0__q;
         end
+    end
+    always @(*) begin
         ent_valid__1__d__drv = ent_valid__1__q;
         ent_pc__1__d__drv = ent_pc__1__q;
         ent_lanes__1__d__drv = ent_lanes__1__q;
@@ -25461,11 +30235,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 1)) begin
             ent_valid__1__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__1__drv = ent_valid__1__q;
+    end
+    always @(*) begin
         slot_pack__parts__1__drv = 32'h0;
         if (|ent_valid__1__q) begin
             slot_pack__parts__1__drv = ent_slot__1__q;
         end
+    end
+    always @(*) begin
         ent_valid__2__d__drv = ent_valid__2__q;
         ent_pc__2__d__drv = ent_pc__2__q;
         ent_lanes__2__d__drv = ent_lanes__2__q;
@@ -25481,11 +30261,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 2)) begin
             ent_valid__2__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__2__drv = ent_valid__2__q;
+    end
+    always @(*) begin
         slot_pack__parts__2__drv = 32'h0;
         if (|ent_valid__2__q) begin
             slot_pack__parts__2__drv = ent_slot__2__q;
         end
+    end
+    always @(*) begin
         ent_valid__3__d__drv = ent_valid__3__q;
         ent_pc__3__d__drv = ent_pc__3__q;
         ent_lanes__3__d__drv = ent_lanes__3__q;
@@ -25501,11 +30287,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 3)) begin
             ent_valid__3__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__3__drv = ent_valid__3__q;
+    end
+    always @(*) begin
         slot_pack__parts__3__drv = 32'h0;
         if (|ent_valid__3__q) begin
             slot_pack__parts__3__drv = ent_slot__3__q;
         end
+    end
+    always @(*) begin
         ent_valid__4__d__drv = ent_valid__4__q;
         ent_pc__4__d__drv = ent_pc__4__q;
         ent_lanes__4__d__drv = ent_lanes__4__q;
@@ -25521,11 +30313,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 4)) begin
             ent_valid__4__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__4__drv = ent_valid__4__q;
+    end
+    always @(*) begin
         slot_pack__parts__4__drv = 32'h0;
         if (|ent_valid__4__q) begin
             slot_pack__parts__4__drv = ent_slot__4__q;
         end
+    end
+    always @(*) begin
         ent_valid__5__d__drv = ent_valid__5__q;
         ent_pc__5__d__drv = ent_pc__5__q;
         ent_lanes__5__d__drv = ent_lanes__5__q;
@@ -25541,11 +30339,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 5)) begin
             ent_valid__5__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__5__drv = ent_valid__5__q;
+    end
+    always @(*) begin
         slot_pack__parts__5__drv = 32'h0;
         if (|ent_valid__5__q) begin
             slot_pack__parts__5__drv = ent_slot__5__q;
         end
+    end
+    always @(*) begin
         ent_valid__6__d__drv = ent_valid__6__q;
         ent_pc__6__d__drv = ent_pc__6__q;
         ent_lanes__6__d__drv = ent_lanes__6__q;
@@ -25561,11 +30365,17 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 6)) begin
             ent_valid__6__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__6__drv = ent_valid__6__q;
+    end
+    always @(*) begin
         slot_pack__parts__6__drv = 32'h0;
         if (|ent_valid__6__q) begin
             slot_pack__parts__6__drv = ent_slot__6__q;
         end
+    end
+    always @(*) begin
         ent_valid__7__d__drv = ent_valid__7__q;
         ent_pc__7__d__drv = ent_pc__7__q;
         ent_lanes__7__d__drv = ent_lanes__7__q;
@@ -25581,161 +30391,457 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool(clock,reset,ref_valid,ref_pc
         if (issuing & (sel == 7)) begin
             ent_valid__7__d__drv = 1'b0;
         end
+    end
+    always @(*) begin
         valid_pack__parts__7__drv = ent_valid__7__q;
+    end
+    always @(*) begin
         slot_pack__parts__7__drv = 32'h0;
         if (|ent_valid__7__q) begin
             slot_pack__parts__7__drv = ent_slot__7__q;
         end
+    end
+    always @(*) begin
         has_free = free_found;
+    end
+    always @(*) begin
         sel_valid = found;
+    end
+    always @(*) begin
         sel_idx = sel;
+    end
+    always @(*) begin
         count = cnt;
+    end
+    always @(*) begin
         dbg_valid = valid_pack__whole;
+    end
+    always @(*) begin
         dbg_last = last__q;
+    end
+    always @(*) begin
         dbg_slot = slot_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         ent_valid__0__clock = ent_valid__0__clock__drv;
+    end
+    always @(*) begin
         ent_valid__0__reset = ent_valid__0__reset__drv;
+    end
+    always @(*) begin
         ent_valid__0__d = ent_valid__0__d__drv;
+    end
+    always @(*) begin
         ent_valid__1__clock = ent_valid__1__clock__drv;
+    end
+    always @(*) begin
         ent_valid__1__reset = ent_valid__1__reset__drv;
+    end
+    always @(*) begin
         ent_valid__1__d = ent_valid__1__d__drv;
+    end
+    always @(*) begin
         ent_valid__2__clock = ent_valid__2__clock__drv;
+    end
+    always @(*) begin
         ent_valid__2__reset = ent_valid__2__reset__drv;
+    end
+    always @(*) begin
         ent_valid__2__d = ent_valid__2__d__drv;
+    end
+    always @(*) begin
         ent_valid__3__clock = ent_valid__3__clock__drv;
+    end
+    always @(*) begin
         ent_valid__3__reset = ent_valid__3__reset__drv;
+    end
+    always @(*) begin
         ent_valid__3__d = ent_valid__3__d__drv;
+    end
+    always @(*) begin
         ent_valid__4__clock = ent_valid__4__clock__drv;
+    end
+    always @(*) begin
         ent_valid__4__reset = ent_valid__4__reset__drv;
+    end
+    always @(*) begin
         ent_valid__4__d = ent_valid__4__d__drv;
+    end
+    always @(*) begin
         ent_valid__5__clock = ent_valid__5__clock__drv;
+    end
+    always @(*) begin
         ent_valid__5__reset = ent_valid__5__reset__drv;
+    end
+    always @(*) begin
         ent_valid__5__d = ent_valid__5__d__drv;
+    end
+    always @(*) begin
         ent_valid__6__clock = ent_valid__6__clock__drv;
+    end
+    always @(*) begin
         ent_valid__6__reset = ent_valid__6__reset__drv;
+    end
+    always @(*) begin
         ent_valid__6__d = ent_valid__6__d__drv;
+    end
+    always @(*) begin
         ent_valid__7__clock = ent_valid__7__clock__drv;
+    end
+    always @(*) begin
         ent_valid__7__reset = ent_valid__7__reset__drv;
+    end
+    always @(*) begin
         ent_valid__7__d = ent_valid__7__d__drv;
+    end
+    always @(*) begin
         ent_pc__0__clock = ent_pc__0__clock__drv;
+    end
+    always @(*) begin
         ent_pc__0__reset = ent_pc__0__reset__drv;
+    end
+    always @(*) begin
         ent_pc__0__d = ent_pc__0__d__drv;
+    end
+    always @(*) begin
         ent_pc__1__clock = ent_pc__1__clock__drv;
+    end
+    always @(*) begin
         ent_pc__1__reset = ent_pc__1__reset__drv;
+    end
+    always @(*) begin
         ent_pc__1__d = ent_pc__1__d__drv;
+    end
+    always @(*) begin
         ent_pc__2__clock = ent_pc__2__clock__drv;
+    end
+    always @(*) begin
         ent_pc__2__reset = ent_pc__2__reset__drv;
+    end
+    always @(*) begin
         ent_pc__2__d = ent_pc__2__d__drv;
+    end
+    always @(*) begin
         ent_pc__3__clock = ent_pc__3__clock__drv;
+    end
+    always @(*) begin
         ent_pc__3__reset = ent_pc__3__reset__drv;
+    end
+    always @(*) begin
         ent_pc__3__d = ent_pc__3__d__drv;
+    end
+    always @(*) begin
         ent_pc__4__clock = ent_pc__4__clock__drv;
+    end
+    always @(*) begin
         ent_pc__4__reset = ent_pc__4__reset__drv;
+    end
+    always @(*) begin
         ent_pc__4__d = ent_pc__4__d__drv;
+    end
+    always @(*) begin
         ent_pc__5__clock = ent_pc__5__clock__drv;
+    end
+    always @(*) begin
         ent_pc__5__reset = ent_pc__5__reset__drv;
+    end
+    always @(*) begin
         ent_pc__5__d = ent_pc__5__d__drv;
+    end
+    always @(*) begin
         ent_pc__6__clock = ent_pc__6__clock__drv;
+    end
+    always @(*) begin
         ent_pc__6__reset = ent_pc__6__reset__drv;
+    end
+    always @(*) begin
         ent_pc__6__d = ent_pc__6__d__drv;
+    end
+    always @(*) begin
         ent_pc__7__clock = ent_pc__7__clock__drv;
+    end
+    always @(*) begin
         ent_pc__7__reset = ent_pc__7__reset__drv;
+    end
+    always @(*) begin
         ent_pc__7__d = ent_pc__7__d__drv;
+    end
+    always @(*) begin
         ent_lanes__0__clock = ent_lanes__0__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__0__reset = ent_lanes__0__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__0__d = ent_lanes__0__d__drv;
+    end
+    always @(*) begin
         ent_lanes__1__clock = ent_lanes__1__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__1__reset = ent_lanes__1__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__1__d = ent_lanes__1__d__drv;
+    end
+    always @(*) begin
         ent_lanes__2__clock = ent_lanes__2__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__2__reset = ent_lanes__2__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__2__d = ent_lanes__2__d__drv;
+    end
+    always @(*) begin
         ent_lanes__3__clock = ent_lanes__3__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__3__reset = ent_lanes__3__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__3__d = ent_lanes__3__d__drv;
+    end
+    always @(*) begin
         ent_lanes__4__clock = ent_lanes__4__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__4__reset = ent_lanes__4__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__4__d = ent_lanes__4__d__drv;
+    end
+    always @(*) begin
         ent_lanes__5__clock = ent_lanes__5__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__5__reset = ent_lanes__5__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__5__d = ent_lanes__5__d__drv;
+    end
+    always @(*) begin
         ent_lanes__6__clock = ent_lanes__6__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__6__reset = ent_lanes__6__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__6__d = ent_lanes__6__d__drv;
+    end
+    always @(*) begin
         ent_lanes__7__clock = ent_lanes__7__clock__drv;
+    end
+    always @(*) begin
         ent_lanes__7__reset = ent_lanes__7__reset__drv;
+    end
+    always @(*) begin
         ent_lanes__7__d = ent_lanes__7__d__drv;
+    end
+    always @(*) begin
         ent_thi__0__clock = ent_thi__0__clock__drv;
+    end
+    always @(*) begin
         ent_thi__0__reset = ent_thi__0__reset__drv;
+    end
+    always @(*) begin
         ent_thi__0__d = ent_thi__0__d__drv;
+    end
+    always @(*) begin
         ent_thi__1__clock = ent_thi__1__clock__drv;
+    end
+    always @(*) begin
         ent_thi__1__reset = ent_thi__1__reset__drv;
+    end
+    always @(*) begin
         ent_thi__1__d = ent_thi__1__d__drv;
+    end
+    always @(*) begin
         ent_thi__2__clock = ent_thi__2__clock__drv;
+    end
+    always @(*) begin
         ent_thi__2__reset = ent_thi__2__reset__drv;
+    end
+    always @(*) begin
         ent_thi__2__d = ent_thi__2__d__drv;
+    end
+    always @(*) begin
         ent_thi__3__clock = ent_thi__3__clock__drv;
+    end
+    always @(*) begin
         ent_thi__3__reset = ent_thi__3__reset__drv;
+    end
+    always @(*) begin
         ent_thi__3__d = ent_thi__3__d__drv;
+    end
+    always @(*) begin
         ent_thi__4__clock = ent_thi__4__clock__drv;
+    end
+    always @(*) begin
         ent_thi__4__reset = ent_thi__4__reset__drv;
+    end
+    always @(*) begin
         ent_thi__4__d = ent_thi__4__d__drv;
+    end
+    always @(*) begin
         ent_thi__5__clock = ent_thi__5__clock__drv;
+    end
+    always @(*) begin
         ent_thi__5__reset = ent_thi__5__reset__drv;
+    end
+    always @(*) begin
         ent_thi__5__d = ent_thi__5__d__drv;
+    end
+    always @(*) begin
         ent_thi__6__clock = ent_thi__6__clock__drv;
+    end
+    always @(*) begin
         ent_thi__6__reset = ent_thi__6__reset__drv;
+    end
+    always @(*) begin
         ent_thi__6__d = ent_thi__6__d__drv;
+    end
+    always @(*) begin
         ent_thi__7__clock = ent_thi__7__clock__drv;
+    end
+    always @(*) begin
         ent_thi__7__reset = ent_thi__7__reset__drv;
+    end
+    always @(*) begin
         ent_thi__7__d = ent_thi__7__d__drv;
+    end
+    always @(*) begin
         ent_slot__0__clock = ent_slot__0__clock__drv;
+    end
+    always @(*) begin
         ent_slot__0__reset = ent_slot__0__reset__drv;
+    end
+    always @(*) begin
         ent_slot__0__d = ent_slot__0__d__drv;
+    end
+    always @(*) begin
         ent_slot__1__clock = ent_slot__1__clock__drv;
+    end
+    always @(*) begin
         ent_slot__1__reset = ent_slot__1__reset__drv;
+    end
+    always @(*) begin
         ent_slot__1__d = ent_slot__1__d__drv;
+    end
+    always @(*) begin
         ent_slot__2__clock = ent_slot__2__clock__drv;
+    end
+    always @(*) begin
         ent_slot__2__reset = ent_slot__2__reset__drv;
+    end
+    always @(*) begin
         ent_slot__2__d = ent_slot__2__d__drv;
+    end
+    always @(*) begin
         ent_slot__3__clock = ent_slot__3__clock__drv;
+    end
+    always @(*) begin
         ent_slot__3__reset = ent_slot__3__reset__drv;
+    end
+    always @(*) begin
         ent_slot__3__d = ent_slot__3__d__drv;
+    end
+    always @(*) begin
         ent_slot__4__clock = ent_slot__4__clock__drv;
+    end
+    always @(*) begin
         ent_slot__4__reset = ent_slot__4__reset__drv;
+    end
+    always @(*) begin
         ent_slot__4__d = ent_slot__4__d__drv;
+    end
+    always @(*) begin
         ent_slot__5__clock = ent_slot__5__clock__drv;
+    end
+    always @(*) begin
         ent_slot__5__reset = ent_slot__5__reset__drv;
+    end
+    always @(*) begin
         ent_slot__5__d = ent_slot__5__d__drv;
+    end
+    always @(*) begin
         ent_slot__6__clock = ent_slot__6__clock__drv;
+    end
+    always @(*) begin
         ent_slot__6__reset = ent_slot__6__reset__drv;
+    end
+    always @(*) begin
         ent_slot__6__d = ent_slot__6__d__drv;
+    end
+    always @(*) begin
         ent_slot__7__clock = ent_slot__7__clock__drv;
+    end
+    always @(*) begin
         ent_slot__7__reset = ent_slot__7__reset__drv;
+    end
+    always @(*) begin
         ent_slot__7__d = ent_slot__7__d__drv;
+    end
+    always @(*) begin
         last__clock = last__clock__drv;
+    end
+    always @(*) begin
         last__reset = last__reset__drv;
+    end
+    always @(*) begin
         last__d = last__d__drv;
+    end
+    always @(*) begin
         ref_mask__lanes = ref_mask__lanes__drv;
+    end
+    always @(*) begin
         valid_pack__parts__0 = valid_pack__parts__0__drv;
+    end
+    always @(*) begin
         valid_pack__parts__1 = valid_pack__parts__1__drv;
+    end
+    always @(*) begin
         valid_pack__parts__2 = valid_pack__parts__2__drv;
+    end
+    always @(*) begin
         valid_pack__parts__3 = valid_pack__parts__3__drv;
+    end
+    always @(*) begin
         valid_pack__parts__4 = valid_pack__parts__4__drv;
+    end
+    always @(*) begin
         valid_pack__parts__5 = valid_pack__parts__5__drv;
+    end
+    always @(*) begin
         valid_pack__parts__6 = valid_pack__parts__6__drv;
+    end
+    always @(*) begin
         valid_pack__parts__7 = valid_pack__parts__7__drv;
+    end
+    always @(*) begin
         slot_pack__parts__0 = slot_pack__parts__0__drv;
+    end
+    always @(*) begin
         slot_pack__parts__1 = slot_pack__parts__1__drv;
+    end
+    always @(*) begin
         slot_pack__parts__2 = slot_pack__parts__2__drv;
+    end
+    always @(*) begin
         slot_pack__parts__3 = slot_pack__parts__3__drv;
+    end
+    always @(*) begin
         slot_pack__parts__4 = slot_pack__parts__4__drv;
+    end
+    always @(*) begin
         slot_pack__parts__5 = slot_pack__parts__5__drv;
+    end
+    always @(*) begin
         slot_pack__parts__6 = slot_pack__parts__6__drv;
+    end
+    always @(*) begin
         slot_pack__parts__7 = slot_pack__parts__7__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__pool
@@ -26477,30 +31583,80 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
     // Update code
     always @(*) begin
         r_valid__clock__drv = clock;
+    end
+    always @(*) begin
         r_valid__reset__drv = reset;
+    end
+    always @(*) begin
         r_pc__clock__drv = clock;
+    end
+    always @(*) begin
         r_pc__reset__drv = reset;
+    end
+    always @(*) begin
         r_lanes__clock__drv = clock;
+    end
+    always @(*) begin
         r_lanes__reset__drv = reset;
+    end
+    always @(*) begin
         r_thi__clock__drv = clock;
+    end
+    always @(*) begin
         r_thi__reset__drv = reset;
+    end
+    always @(*) begin
         r_ord__clock__drv = clock;
+    end
+    always @(*) begin
         r_ord__reset__drv = reset;
+    end
+    always @(*) begin
         s_valid__whole__drv = r_valid__q;
+    end
+    always @(*) begin
         s_pc__whole__drv = r_pc__q;
+    end
+    always @(*) begin
         s_lanes__whole__drv = r_lanes__q;
+    end
+    always @(*) begin
         s_thi__whole__drv = r_thi__q;
+    end
+    always @(*) begin
         s_ord__whole__drv = r_ord__q;
+    end
+    always @(*) begin
         row_tag__thi__drv = r_thi__q;
+    end
+    always @(*) begin
         row_tag__lanes__drv = r_lanes__q;
+    end
+    always @(*) begin
         row_tag__mask__drv = cta_mask;
+    end
+    always @(*) begin
         s_tag__whole__drv = row_tag__tag;
+    end
+    always @(*) begin
         ins0_tag__thi__drv = ins0_thi;
+    end
+    always @(*) begin
         ins0_tag__lanes__drv = ins0_lanes;
+    end
+    always @(*) begin
         ins0_tag__mask__drv = cta_mask;
+    end
+    always @(*) begin
         ins1_tag__thi__drv = ins1_thi;
+    end
+    always @(*) begin
         ins1_tag__lanes__drv = ins1_lanes;
+    end
+    always @(*) begin
         ins1_tag__mask__drv = cta_mask;
+    end
+    always @(*) begin
         cnt = 32'h0;
         head_row = 32'h0;
         head_pc = 32'h0;
@@ -26578,10 +31734,20 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 head_thi = s_thi__parts__7;
             end
         end
+    end
+    always @(*) begin
         count = cnt;
+    end
+    always @(*) begin
         head_valid = |cnt;
+    end
+    always @(*) begin
         full = cnt == rows;
+    end
+    always @(*) begin
         draining = drain & |cnt;
+    end
+    always @(*) begin
         rank = cnt;
         if (draining) begin
             rank = cnt - 64'h1;
@@ -26934,31 +32100,67 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
             bl1 = left;
             byp1_pc = ins1_pc;
         end
+    end
+    always @(*) begin
         byp0_lanes = bl0;
+    end
+    always @(*) begin
         byp1_lanes = bl1;
+    end
+    always @(*) begin
         byp0_merge__base__drv = 32'h0;
+    end
+    always @(*) begin
         byp0_merge__keep__drv = 32'h0;
+    end
+    always @(*) begin
         byp0_merge__a__drv = ins0_thi;
+    end
+    always @(*) begin
         byp0_merge__a_lanes__drv = bl0;
+    end
+    always @(*) begin
         byp0_merge__b__drv = 32'h0;
+    end
+    always @(*) begin
         byp0_merge__b_lanes__drv = 32'h0;
+    end
+    always @(*) begin
         byp0_thi = byp0_merge__merged;
+    end
+    always @(*) begin
         byp1_merge__base__drv = 32'h0;
+    end
+    always @(*) begin
         byp1_merge__keep__drv = 32'h0;
+    end
+    always @(*) begin
         byp1_merge__a__drv = ins1_thi;
+    end
+    always @(*) begin
         byp1_merge__a_lanes__drv = bl1;
+    end
+    always @(*) begin
         byp1_merge__b__drv = 32'h0;
+    end
+    always @(*) begin
         byp1_merge__b_lanes__drv = 32'h0;
+    end
+    always @(*) begin
         byp1_thi = byp1_merge__merged;
+    end
+    always @(*) begin
         ev_merge = pop0__count + pop1__count;
+    end
+    always @(*) begin
         ev_alloc = ev;
+    end
+    always @(*) begin
         c_valid__parts__0__drv = cur_valid__0;
         c_pc__parts__0__drv = cur_pc__0;
         c_lanes__parts__0__drv = cur_lanes__0;
         c_ord__parts__0__drv = cur_ord__0;
         c_keep__parts__0__drv = s_lanes__parts__0;
-        c_a__parts__0__drv = cur_a__0;
-        c_b__parts__0__drv = cur_b__0;
         if (draining & |s_valid__parts__0) begin
             c_ord__parts__0__drv = s_ord__parts__0 - 64'h1;
             if (~|s_ord__parts__0) begin
@@ -26969,13 +32171,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__0__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__0__drv = cur_a__0;
+    end
+    always @(*) begin
+        c_b__parts__0__drv = cur_b__0;
+    end
+    always @(*) begin
         c_valid__parts__1__drv = cur_valid__1;
         c_pc__parts__1__drv = cur_pc__1;
         c_lanes__parts__1__drv = cur_lanes__1;
         c_ord__parts__1__drv = cur_ord__1;
         c_keep__parts__1__drv = s_lanes__parts__1;
-        c_a__parts__1__drv = cur_a__1;
-        c_b__parts__1__drv = cur_b__1;
         if (draining & |s_valid__parts__1) begin
             c_ord__parts__1__drv = s_ord__parts__1 - 64'h1;
             if (~|s_ord__parts__1) begin
@@ -26986,13 +32194,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__1__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__1__drv = cur_a__1;
+    end
+    always @(*) begin
+        c_b__parts__1__drv = cur_b__1;
+    end
+    always @(*) begin
         c_valid__parts__2__drv = cur_valid__2;
         c_pc__parts__2__drv = cur_pc__2;
         c_lanes__parts__2__drv = cur_lanes__2;
         c_ord__parts__2__drv = cur_ord__2;
         c_keep__parts__2__drv = s_lanes__parts__2;
-        c_a__parts__2__drv = cur_a__2;
-        c_b__parts__2__drv = cur_b__2;
         if (draining & |s_valid__parts__2) begin
             c_ord__parts__2__drv = s_ord__parts__2 - 64'h1;
             if (~|s_ord__parts__2) begin
@@ -27003,13 +32217,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__2__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__2__drv = cur_a__2;
+    end
+    always @(*) begin
+        c_b__parts__2__drv = cur_b__2;
+    end
+    always @(*) begin
         c_valid__parts__3__drv = cur_valid__3;
         c_pc__parts__3__drv = cur_pc__3;
         c_lanes__parts__3__drv = cur_lanes__3;
         c_ord__parts__3__drv = cur_ord__3;
         c_keep__parts__3__drv = s_lanes__parts__3;
-        c_a__parts__3__drv = cur_a__3;
-        c_b__parts__3__drv = cur_b__3;
         if (draining & |s_valid__parts__3) begin
             c_ord__parts__3__drv = s_ord__parts__3 - 64'h1;
             if (~|s_ord__parts__3) begin
@@ -27020,13 +32240,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__3__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__3__drv = cur_a__3;
+    end
+    always @(*) begin
+        c_b__parts__3__drv = cur_b__3;
+    end
+    always @(*) begin
         c_valid__parts__4__drv = cur_valid__4;
         c_pc__parts__4__drv = cur_pc__4;
         c_lanes__parts__4__drv = cur_lanes__4;
         c_ord__parts__4__drv = cur_ord__4;
         c_keep__parts__4__drv = s_lanes__parts__4;
-        c_a__parts__4__drv = cur_a__4;
-        c_b__parts__4__drv = cur_b__4;
         if (draining & |s_valid__parts__4) begin
             c_ord__parts__4__drv = s_ord__parts__4 - 64'h1;
             if (~|s_ord__parts__4) begin
@@ -27037,13 +32263,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__4__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__4__drv = cur_a__4;
+    end
+    always @(*) begin
+        c_b__parts__4__drv = cur_b__4;
+    end
+    always @(*) begin
         c_valid__parts__5__drv = cur_valid__5;
         c_pc__parts__5__drv = cur_pc__5;
         c_lanes__parts__5__drv = cur_lanes__5;
         c_ord__parts__5__drv = cur_ord__5;
         c_keep__parts__5__drv = s_lanes__parts__5;
-        c_a__parts__5__drv = cur_a__5;
-        c_b__parts__5__drv = cur_b__5;
         if (draining & |s_valid__parts__5) begin
             c_ord__parts__5__drv = s_ord__parts__5 - 64'h1;
             if (~|s_ord__parts__5) begin
@@ -27054,13 +32286,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__5__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__5__drv = cur_a__5;
+    end
+    always @(*) begin
+        c_b__parts__5__drv = cur_b__5;
+    end
+    always @(*) begin
         c_valid__parts__6__drv = cur_valid__6;
         c_pc__parts__6__drv = cur_pc__6;
         c_lanes__parts__6__drv = cur_lanes__6;
         c_ord__parts__6__drv = cur_ord__6;
         c_keep__parts__6__drv = s_lanes__parts__6;
-        c_a__parts__6__drv = cur_a__6;
-        c_b__parts__6__drv = cur_b__6;
         if (draining & |s_valid__parts__6) begin
             c_ord__parts__6__drv = s_ord__parts__6 - 64'h1;
             if (~|s_ord__parts__6) begin
@@ -27071,13 +32309,19 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__6__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__6__drv = cur_a__6;
+    end
+    always @(*) begin
+        c_b__parts__6__drv = cur_b__6;
+    end
+    always @(*) begin
         c_valid__parts__7__drv = cur_valid__7;
         c_pc__parts__7__drv = cur_pc__7;
         c_lanes__parts__7__drv = cur_lanes__7;
         c_ord__parts__7__drv = cur_ord__7;
         c_keep__parts__7__drv = s_lanes__parts__7;
-        c_a__parts__7__drv = cur_a__7;
-        c_b__parts__7__drv = cur_b__7;
         if (draining & |s_valid__parts__7) begin
             c_ord__parts__7__drv = s_ord__parts__7 - 64'h1;
             if (~|s_ord__parts__7) begin
@@ -27088,131 +32332,379 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__7__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__7__drv = cur_a__7;
+    end
+    always @(*) begin
+        c_b__parts__7__drv = cur_b__7;
+    end
+    always @(*) begin
         merge__base__drv = r_thi__q;
+    end
+    always @(*) begin
         merge__keep__drv = c_keep__whole;
+    end
+    always @(*) begin
         merge__a__drv = ins0_thi;
+    end
+    always @(*) begin
         merge__a_lanes__drv = c_a__whole;
+    end
+    always @(*) begin
         merge__b__drv = ins1_thi;
+    end
+    always @(*) begin
         merge__b_lanes__drv = c_b__whole;
+    end
+    always @(*) begin
         r_valid__d__drv = c_valid__whole;
+    end
+    always @(*) begin
         r_pc__d__drv = c_pc__whole;
+    end
+    always @(*) begin
         r_lanes__d__drv = c_lanes__whole;
+    end
+    always @(*) begin
         r_thi__d__drv = merge__merged;
+    end
+    always @(*) begin
         r_ord__d__drv = c_ord__whole;
+    end
+    always @(*) begin
         dbg_valid = r_valid__q;
+    end
+    always @(*) begin
         dbg_pc = r_pc__q;
+    end
+    always @(*) begin
         dbg_lanes = r_lanes__q;
+    end
+    always @(*) begin
         dbg_thi = r_thi__q;
+    end
+    always @(*) begin
         dbg_ord = r_ord__q;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         r_valid__clock = r_valid__clock__drv;
+    end
+    always @(*) begin
         r_valid__reset = r_valid__reset__drv;
+    end
+    always @(*) begin
         r_valid__d = r_valid__d__drv;
+    end
+    always @(*) begin
         r_pc__clock = r_pc__clock__drv;
+    end
+    always @(*) begin
         r_pc__reset = r_pc__reset__drv;
+    end
+    always @(*) begin
         r_pc__d = r_pc__d__drv;
+    end
+    always @(*) begin
         r_lanes__clock = r_lanes__clock__drv;
+    end
+    always @(*) begin
         r_lanes__reset = r_lanes__reset__drv;
+    end
+    always @(*) begin
         r_lanes__d = r_lanes__d__drv;
+    end
+    always @(*) begin
         r_thi__clock = r_thi__clock__drv;
+    end
+    always @(*) begin
         r_thi__reset = r_thi__reset__drv;
+    end
+    always @(*) begin
         r_thi__d = r_thi__d__drv;
+    end
+    always @(*) begin
         r_ord__clock = r_ord__clock__drv;
+    end
+    always @(*) begin
         r_ord__reset = r_ord__reset__drv;
+    end
+    always @(*) begin
         r_ord__d = r_ord__d__drv;
+    end
+    always @(*) begin
         s_valid__whole = s_valid__whole__drv;
+    end
+    always @(*) begin
         s_pc__whole = s_pc__whole__drv;
+    end
+    always @(*) begin
         s_lanes__whole = s_lanes__whole__drv;
+    end
+    always @(*) begin
         s_thi__whole = s_thi__whole__drv;
+    end
+    always @(*) begin
         s_ord__whole = s_ord__whole__drv;
+    end
+    always @(*) begin
         c_valid__parts__0 = c_valid__parts__0__drv;
+    end
+    always @(*) begin
         c_valid__parts__1 = c_valid__parts__1__drv;
+    end
+    always @(*) begin
         c_valid__parts__2 = c_valid__parts__2__drv;
+    end
+    always @(*) begin
         c_valid__parts__3 = c_valid__parts__3__drv;
+    end
+    always @(*) begin
         c_valid__parts__4 = c_valid__parts__4__drv;
+    end
+    always @(*) begin
         c_valid__parts__5 = c_valid__parts__5__drv;
+    end
+    always @(*) begin
         c_valid__parts__6 = c_valid__parts__6__drv;
+    end
+    always @(*) begin
         c_valid__parts__7 = c_valid__parts__7__drv;
+    end
+    always @(*) begin
         c_pc__parts__0 = c_pc__parts__0__drv;
+    end
+    always @(*) begin
         c_pc__parts__1 = c_pc__parts__1__drv;
+    end
+    always @(*) begin
         c_pc__parts__2 = c_pc__parts__2__drv;
+    end
+    always @(*) begin
         c_pc__parts__3 = c_pc__parts__3__drv;
+    end
+    always @(*) begin
         c_pc__parts__4 = c_pc__parts__4__drv;
+    end
+    always @(*) begin
         c_pc__parts__5 = c_pc__parts__5__drv;
+    end
+    always @(*) begin
         c_pc__parts__6 = c_pc__parts__6__drv;
+    end
+    always @(*) begin
         c_pc__parts__7 = c_pc__parts__7__drv;
+    end
+    always @(*) begin
         c_lanes__parts__0 = c_lanes__parts__0__drv;
+    end
+    always @(*) begin
         c_lanes__parts__1 = c_lanes__parts__1__drv;
+    end
+    always @(*) begin
         c_lanes__parts__2 = c_lanes__parts__2__drv;
+    end
+    always @(*) begin
         c_lanes__parts__3 = c_lanes__parts__3__drv;
+    end
+    always @(*) begin
         c_lanes__parts__4 = c_lanes__parts__4__drv;
+    end
+    always @(*) begin
         c_lanes__parts__5 = c_lanes__parts__5__drv;
+    end
+    always @(*) begin
         c_lanes__parts__6 = c_lanes__parts__6__drv;
+    end
+    always @(*) begin
         c_lanes__parts__7 = c_lanes__parts__7__drv;
+    end
+    always @(*) begin
         c_ord__parts__0 = c_ord__parts__0__drv;
+    end
+    always @(*) begin
         c_ord__parts__1 = c_ord__parts__1__drv;
+    end
+    always @(*) begin
         c_ord__parts__2 = c_ord__parts__2__drv;
+    end
+    always @(*) begin
         c_ord__parts__3 = c_ord__parts__3__drv;
+    end
+    always @(*) begin
         c_ord__parts__4 = c_ord__parts__4__drv;
+    end
+    always @(*) begin
         c_ord__parts__5 = c_ord__parts__5__drv;
+    end
+    always @(*) begin
         c_ord__parts__6 = c_ord__parts__6__drv;
+    end
+    always @(*) begin
         c_ord__parts__7 = c_ord__parts__7__drv;
+    end
+    always @(*) begin
         c_keep__parts__0 = c_keep__parts__0__drv;
+    end
+    always @(*) begin
         c_keep__parts__1 = c_keep__parts__1__drv;
+    end
+    always @(*) begin
         c_keep__parts__2 = c_keep__parts__2__drv;
+    end
+    always @(*) begin
         c_keep__parts__3 = c_keep__parts__3__drv;
+    end
+    always @(*) begin
         c_keep__parts__4 = c_keep__parts__4__drv;
+    end
+    always @(*) begin
         c_keep__parts__5 = c_keep__parts__5__drv;
+    end
+    always @(*) begin
         c_keep__parts__6 = c_keep__parts__6__drv;
+    end
+    always @(*) begin
         c_keep__parts__7 = c_keep__parts__7__drv;
+    end
+    always @(*) begin
         c_a__parts__0 = c_a__parts__0__drv;
+    end
+    always @(*) begin
         c_a__parts__1 = c_a__parts__1__drv;
+    end
+    always @(*) begin
         c_a__parts__2 = c_a__parts__2__drv;
+    end
+    always @(*) begin
         c_a__parts__3 = c_a__parts__3__drv;
+    end
+    always @(*) begin
         c_a__parts__4 = c_a__parts__4__drv;
+    end
+    always @(*) begin
         c_a__parts__5 = c_a__parts__5__drv;
+    end
+    always @(*) begin
         c_a__parts__6 = c_a__parts__6__drv;
+    end
+    always @(*) begin
         c_a__parts__7 = c_a__parts__7__drv;
+    end
+    always @(*) begin
         c_b__parts__0 = c_b__parts__0__drv;
+    end
+    always @(*) begin
         c_b__parts__1 = c_b__parts__1__drv;
+    end
+    always @(*) begin
         c_b__parts__2 = c_b__parts__2__drv;
+    end
+    always @(*) begin
         c_b__parts__3 = c_b__parts__3__drv;
+    end
+    always @(*) begin
         c_b__parts__4 = c_b__parts__4__drv;
+    end
+    always @(*) begin
         c_b__parts__5 = c_b__parts__5__drv;
+    end
+    always @(*) begin
         c_b__parts__6 = c_b__parts__6__drv;
+    end
+    always @(*) begin
         c_b__parts__7 = c_b__parts__7__drv;
+    end
+    always @(*) begin
         merge__base = merge__base__drv;
+    end
+    always @(*) begin
         merge__keep = merge__keep__drv;
+    end
+    always @(*) begin
         merge__a = merge__a__drv;
+    end
+    always @(*) begin
         merge__a_lanes = merge__a_lanes__drv;
+    end
+    always @(*) begin
         merge__b = merge__b__drv;
+    end
+    always @(*) begin
         merge__b_lanes = merge__b_lanes__drv;
+    end
+    always @(*) begin
         byp0_merge__base = byp0_merge__base__drv;
+    end
+    always @(*) begin
         byp0_merge__keep = byp0_merge__keep__drv;
+    end
+    always @(*) begin
         byp0_merge__a = byp0_merge__a__drv;
+    end
+    always @(*) begin
         byp0_merge__a_lanes = byp0_merge__a_lanes__drv;
+    end
+    always @(*) begin
         byp0_merge__b = byp0_merge__b__drv;
+    end
+    always @(*) begin
         byp0_merge__b_lanes = byp0_merge__b_lanes__drv;
+    end
+    always @(*) begin
         byp1_merge__base = byp1_merge__base__drv;
+    end
+    always @(*) begin
         byp1_merge__keep = byp1_merge__keep__drv;
+    end
+    always @(*) begin
         byp1_merge__a = byp1_merge__a__drv;
+    end
+    always @(*) begin
         byp1_merge__a_lanes = byp1_merge__a_lanes__drv;
+    end
+    always @(*) begin
         byp1_merge__b = byp1_merge__b__drv;
+    end
+    always @(*) begin
         byp1_merge__b_lanes = byp1_merge__b_lanes__drv;
+    end
+    always @(*) begin
         pop0__x = pop0__x__drv;
+    end
+    always @(*) begin
         pop1__x = pop1__x__drv;
+    end
+    always @(*) begin
         row_tag__thi = row_tag__thi__drv;
+    end
+    always @(*) begin
         row_tag__lanes = row_tag__lanes__drv;
+    end
+    always @(*) begin
         row_tag__mask = row_tag__mask__drv;
+    end
+    always @(*) begin
         s_tag__whole = s_tag__whole__drv;
+    end
+    always @(*) begin
         ins0_tag__thi = ins0_tag__thi__drv;
+    end
+    always @(*) begin
         ins0_tag__lanes = ins0_tag__lanes__drv;
+    end
+    always @(*) begin
         ins0_tag__mask = ins0_tag__mask__drv;
+    end
+    always @(*) begin
         ins1_tag__thi = ins1_tag__thi__drv;
+    end
+    always @(*) begin
         ins1_tag__lanes = ins1_tag__lanes__drv;
+    end
+    always @(*) begin
         ins1_tag__mask = ins1_tag__mask__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl
@@ -27506,12 +32998,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_lanes(whole,parts__0,parts_
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[7:0];
+    end
+    always @(*) begin
         parts__1 = whole[15:8];
+    end
+    always @(*) begin
         parts__2 = whole[23:16];
+    end
+    always @(*) begin
         parts__3 = whole[31:24];
+    end
+    always @(*) begin
         parts__4 = whole[39:32];
+    end
+    always @(*) begin
         parts__5 = whole[47:40];
+    end
+    always @(*) begin
         parts__6 = whole[55:48];
+    end
+    always @(*) begin
         parts__7 = whole[63:56];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_lanes
@@ -27533,12 +33039,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_ord(whole,parts__0,parts__1
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[2:0];
+    end
+    always @(*) begin
         parts__1 = whole[5:3];
+    end
+    always @(*) begin
         parts__2 = whole[8:6];
+    end
+    always @(*) begin
         parts__3 = whole[11:9];
+    end
+    always @(*) begin
         parts__4 = whole[14:12];
+    end
+    always @(*) begin
         parts__5 = whole[17:15];
+    end
+    always @(*) begin
         parts__6 = whole[20:18];
+    end
+    always @(*) begin
         parts__7 = whole[23:21];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_ord
@@ -27560,12 +33080,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_pc(whole,parts__0,parts__1,
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[31:0];
+    end
+    always @(*) begin
         parts__1 = whole[63:32];
+    end
+    always @(*) begin
         parts__2 = whole[95:64];
+    end
+    always @(*) begin
         parts__3 = whole[127:96];
+    end
+    always @(*) begin
         parts__4 = whole[159:128];
+    end
+    always @(*) begin
         parts__5 = whole[191:160];
+    end
+    always @(*) begin
         parts__6 = whole[223:192];
+    end
+    always @(*) begin
         parts__7 = whole[255:224];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_pc
@@ -27587,12 +33121,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_tag(whole,parts__0,parts__1
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[6:0];
+    end
+    always @(*) begin
         parts__1 = whole[13:7];
+    end
+    always @(*) begin
         parts__2 = whole[20:14];
+    end
+    always @(*) begin
         parts__3 = whole[27:21];
+    end
+    always @(*) begin
         parts__4 = whole[34:28];
+    end
+    always @(*) begin
         parts__5 = whole[41:35];
+    end
+    always @(*) begin
         parts__6 = whole[48:42];
+    end
+    always @(*) begin
         parts__7 = whole[55:49];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_tag
@@ -27614,12 +33162,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_thi(whole,parts__0,parts__1
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[55:0];
+    end
+    always @(*) begin
         parts__1 = whole[111:56];
+    end
+    always @(*) begin
         parts__2 = whole[167:112];
+    end
+    always @(*) begin
         parts__3 = whole[223:168];
+    end
+    always @(*) begin
         parts__4 = whole[279:224];
+    end
+    always @(*) begin
         parts__5 = whole[335:280];
+    end
+    always @(*) begin
         parts__6 = whole[391:336];
+    end
+    always @(*) begin
         parts__7 = whole[447:392];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_thi
@@ -27641,12 +33203,26 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_valid(whole,parts__0,parts_
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[0:0];
+    end
+    always @(*) begin
         parts__1 = whole[1:1];
+    end
+    always @(*) begin
         parts__2 = whole[2:2];
+    end
+    always @(*) begin
         parts__3 = whole[3:3];
+    end
+    always @(*) begin
         parts__4 = whole[4:4];
+    end
+    always @(*) begin
         parts__5 = whole[5:5];
+    end
+    always @(*) begin
         parts__6 = whole[6:6];
+    end
+    always @(*) begin
         parts__7 = whole[7:7];
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl__s_valid
@@ -27963,6 +33539,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
     reg  [3:0] cnt;
     reg  draining;
     reg  head_found;
+    reg  [3:0] ready_rows;
     reg  [3:0] ready_count;
     reg  partial;
     reg  placed;
@@ -28189,32 +33766,82 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
     // Update code
     always @(*) begin
         r_valid__clock__drv = clock;
+    end
+    always @(*) begin
         r_valid__reset__drv = reset;
+    end
+    always @(*) begin
         r_pc__clock__drv = clock;
+    end
+    always @(*) begin
         r_pc__reset__drv = reset;
+    end
+    always @(*) begin
         r_lanes__clock__drv = clock;
+    end
+    always @(*) begin
         r_lanes__reset__drv = reset;
+    end
+    always @(*) begin
         r_thi__clock__drv = clock;
+    end
+    always @(*) begin
         r_thi__reset__drv = reset;
+    end
+    always @(*) begin
         r_ord__clock__drv = clock;
+    end
+    always @(*) begin
         r_ord__reset__drv = reset;
+    end
+    always @(*) begin
         r_pending__clock__drv = clock;
+    end
+    always @(*) begin
         r_pending__reset__drv = reset;
+    end
+    always @(*) begin
         s_valid__whole__drv = r_valid__q;
+    end
+    always @(*) begin
         s_pc__whole__drv = r_pc__q;
+    end
+    always @(*) begin
         s_lanes__whole__drv = r_lanes__q;
+    end
+    always @(*) begin
         s_thi__whole__drv = r_thi__q;
+    end
+    always @(*) begin
         s_ord__whole__drv = r_ord__q;
+    end
+    always @(*) begin
         s_pending__whole__drv = r_pending__q;
+    end
+    always @(*) begin
         row_tag__thi__drv = r_thi__q;
+    end
+    always @(*) begin
         row_tag__lanes__drv = r_lanes__q;
+    end
+    always @(*) begin
         row_tag__mask__drv = cta_mask;
+    end
+    always @(*) begin
         s_tag__whole__drv = row_tag__tag;
+    end
+    always @(*) begin
         ins0_tag__thi__drv = ins0_thi;
+    end
+    always @(*) begin
         ins0_tag__lanes__drv = ins0_lanes;
+    end
+    always @(*) begin
         ins0_tag__mask__drv = cta_mask;
+    end
+    always @(*) begin
         cnt = 32'h0;
-        ready_count = 32'h0;
+        ready_rows = 32'h0;
         head_found = 1'b0;
         head_row = 32'h0;
         head_pc = 32'h0;
@@ -28223,7 +33850,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__0) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__0) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__0) begin
                     head_found = 1'b1;
                     head_row = 0;
@@ -28236,7 +33863,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__1) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__1) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__1) begin
                     head_found = 1'b1;
                     head_row = 1;
@@ -28249,7 +33876,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__2) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__2) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__2) begin
                     head_found = 1'b1;
                     head_row = 2;
@@ -28262,7 +33889,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__3) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__3) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__3) begin
                     head_found = 1'b1;
                     head_row = 3;
@@ -28275,7 +33902,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__4) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__4) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__4) begin
                     head_found = 1'b1;
                     head_row = 4;
@@ -28288,7 +33915,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__5) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__5) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__5) begin
                     head_found = 1'b1;
                     head_row = 5;
@@ -28301,7 +33928,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__6) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__6) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__6) begin
                     head_found = 1'b1;
                     head_row = 6;
@@ -28314,7 +33941,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         if (|s_valid__parts__7) begin
             cnt = cnt + 64'h1;
             if (~|s_pending__parts__7) begin
-                ready_count = ready_count + 64'h1;
+                ready_rows = ready_rows + 64'h1;
                 if (~|s_ord__parts__7) begin
                     head_found = 1'b1;
                     head_row = 7;
@@ -28324,14 +33951,29 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
                 end
             end
         end
+    end
+    always @(*) begin
         head_valid = head_found;
+    end
+    always @(*) begin
         count = cnt;
+    end
+    always @(*) begin
         full = cnt == rows;
+    end
+    always @(*) begin
         draining = drain & head_found;
+    end
+    always @(*) begin
+        ready_count = ready_rows;
         if (draining) begin
-            ready_count = ready_count - 64'h1;
+            ready_count = ready_rows - 64'h1;
         end
+    end
+    always @(*) begin
         partial = ins0_valid & |ins0_lanes & (ins0_lanes != all);
+    end
+    always @(*) begin
         placed = 1'b0;
         merging = 1'b0;
         ins_row = 32'h0;
@@ -28431,13 +34073,23 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
             ins_row = 7;
             placed_in__7 = ins0_lanes;
         end
+    end
+    always @(*) begin
         ins_ok = placed;
+    end
+    always @(*) begin
         ev_alloc = placed & ~merging;
+    end
+    always @(*) begin
         pop__x__drv = 32'h0;
         if (merging) begin
             pop__x__drv = ins0_lanes;
         end
+    end
+    always @(*) begin
         ev_merge = pop__count;
+    end
+    always @(*) begin
         pend = s_pending__parts__0;
         if (cpl_valid & (cpl_row == 0)) begin
             pend = pend & ~cpl_lanes;
@@ -28445,7 +34097,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__0;
         c_pending__parts__0__drv = pend;
         c_keep__parts__0__drv = s_lanes__parts__0;
-        c_a__parts__0__drv = placed_in__0;
         c_valid__parts__0__drv = s_valid__parts__0;
         c_pc__parts__0__drv = s_pc__parts__0;
         if (|placed_in__0) begin
@@ -28475,7 +34126,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__1;
         c_pending__parts__1__drv = pend;
         c_keep__parts__1__drv = s_lanes__parts__1;
-        c_a__parts__1__drv = placed_in__1;
         c_valid__parts__1__drv = s_valid__parts__1;
         c_pc__parts__1__drv = s_pc__parts__1;
         if (|placed_in__1) begin
@@ -28505,7 +34155,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__2;
         c_pending__parts__2__drv = pend;
         c_keep__parts__2__drv = s_lanes__parts__2;
-        c_a__parts__2__drv = placed_in__2;
         c_valid__parts__2__drv = s_valid__parts__2;
         c_pc__parts__2__drv = s_pc__parts__2;
         if (|placed_in__2) begin
@@ -28535,7 +34184,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__3;
         c_pending__parts__3__drv = pend;
         c_keep__parts__3__drv = s_lanes__parts__3;
-        c_a__parts__3__drv = placed_in__3;
         c_valid__parts__3__drv = s_valid__parts__3;
         c_pc__parts__3__drv = s_pc__parts__3;
         if (|placed_in__3) begin
@@ -28565,7 +34213,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__4;
         c_pending__parts__4__drv = pend;
         c_keep__parts__4__drv = s_lanes__parts__4;
-        c_a__parts__4__drv = placed_in__4;
         c_valid__parts__4__drv = s_valid__parts__4;
         c_pc__parts__4__drv = s_pc__parts__4;
         if (|placed_in__4) begin
@@ -28595,7 +34242,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__5;
         c_pending__parts__5__drv = pend;
         c_keep__parts__5__drv = s_lanes__parts__5;
-        c_a__parts__5__drv = placed_in__5;
         c_valid__parts__5__drv = s_valid__parts__5;
         c_pc__parts__5__drv = s_pc__parts__5;
         if (|placed_in__5) begin
@@ -28625,7 +34271,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
         pend = pend | placed_in__6;
         c_pending__parts__6__drv = pend;
         c_keep__parts__6__drv = s_lanes__parts__6;
-        c_a__parts__6__drv = placed_in__6;
         c_valid__parts__6__drv = s_valid__parts__6;
         c_pc__parts__6__drv = s_pc__parts__6;
         if (|placed_in__6) begin
@@ -28653,9 +34298,33 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
             pend = pend & ~cpl_lanes;
         end
         pend = pend | placed_in__7;
+    end
+    always @(*) begin
+        c_a__parts__0__drv = placed_in__0;
+    end
+    always @(*) begin
+        c_a__parts__1__drv = placed_in__1;
+    end
+    always @(*) begin
+        c_a__parts__2__drv = placed_in__2;
+    end
+    always @(*) begin
+        c_a__parts__3__drv = placed_in__3;
+    end
+    always @(*) begin
+        c_a__parts__4__drv = placed_in__4;
+    end
+    always @(*) begin
+        c_a__parts__5__drv = placed_in__5;
+    end
+    always @(*) begin
+        c_a__parts__6__drv = placed_in__6;
+    end
+    always @(*) begin
         c_pending__parts__7__drv = pend;
+    end
+    always @(*) begin
         c_keep__parts__7__drv = s_lanes__parts__7;
-        c_a__parts__7__drv = placed_in__7;
         c_valid__parts__7__drv = s_valid__parts__7;
         c_pc__parts__7__drv = s_pc__parts__7;
         if (|placed_in__7) begin
@@ -28678,121 +34347,346 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
                 c_keep__parts__7__drv = 32'h0;
             end
         end
+    end
+    always @(*) begin
+        c_a__parts__7__drv = placed_in__7;
+    end
+    always @(*) begin
         merge__base__drv = r_thi__q;
+    end
+    always @(*) begin
         merge__keep__drv = c_keep__whole;
+    end
+    always @(*) begin
         merge__a__drv = ins0_thi;
+    end
+    always @(*) begin
         merge__a_lanes__drv = c_a__whole;
+    end
+    always @(*) begin
         merge__b__drv = 32'h0;
+    end
+    always @(*) begin
         merge__b_lanes__drv = 32'h0;
+    end
+    always @(*) begin
         r_valid__d__drv = c_valid__whole;
+    end
+    always @(*) begin
         r_pc__d__drv = c_pc__whole;
+    end
+    always @(*) begin
         r_lanes__d__drv = c_lanes__whole;
+    end
+    always @(*) begin
         r_thi__d__drv = merge__merged;
+    end
+    always @(*) begin
         r_ord__d__drv = c_ord__whole;
+    end
+    always @(*) begin
         r_pending__d__drv = c_pending__whole;
+    end
+    always @(*) begin
         dbg_valid = r_valid__q;
+    end
+    always @(*) begin
         dbg_pc = r_pc__q;
+    end
+    always @(*) begin
         dbg_lanes = r_lanes__q;
+    end
+    always @(*) begin
         dbg_thi = r_thi__q;
+    end
+    always @(*) begin
         dbg_ord = r_ord__q;
+    end
+    always @(*) begin
         dbg_pending = r_pending__q;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         r_valid__clock = r_valid__clock__drv;
+    end
+    always @(*) begin
         r_valid__reset = r_valid__reset__drv;
+    end
+    always @(*) begin
         r_valid__d = r_valid__d__drv;
+    end
+    always @(*) begin
         r_pc__clock = r_pc__clock__drv;
+    end
+    always @(*) begin
         r_pc__reset = r_pc__reset__drv;
+    end
+    always @(*) begin
         r_pc__d = r_pc__d__drv;
+    end
+    always @(*) begin
         r_lanes__clock = r_lanes__clock__drv;
+    end
+    always @(*) begin
         r_lanes__reset = r_lanes__reset__drv;
+    end
+    always @(*) begin
         r_lanes__d = r_lanes__d__drv;
+    end
+    always @(*) begin
         r_thi__clock = r_thi__clock__drv;
+    end
+    always @(*) begin
         r_thi__reset = r_thi__reset__drv;
+    end
+    always @(*) begin
         r_thi__d = r_thi__d__drv;
+    end
+    always @(*) begin
         r_ord__clock = r_ord__clock__drv;
+    end
+    always @(*) begin
         r_ord__reset = r_ord__reset__drv;
+    end
+    always @(*) begin
         r_ord__d = r_ord__d__drv;
+    end
+    always @(*) begin
         r_pending__clock = r_pending__clock__drv;
+    end
+    always @(*) begin
         r_pending__reset = r_pending__reset__drv;
+    end
+    always @(*) begin
         r_pending__d = r_pending__d__drv;
+    end
+    always @(*) begin
         s_valid__whole = s_valid__whole__drv;
+    end
+    always @(*) begin
         s_pc__whole = s_pc__whole__drv;
+    end
+    always @(*) begin
         s_lanes__whole = s_lanes__whole__drv;
+    end
+    always @(*) begin
         s_thi__whole = s_thi__whole__drv;
+    end
+    always @(*) begin
         s_ord__whole = s_ord__whole__drv;
+    end
+    always @(*) begin
         s_pending__whole = s_pending__whole__drv;
+    end
+    always @(*) begin
         c_valid__parts__0 = c_valid__parts__0__drv;
+    end
+    always @(*) begin
         c_valid__parts__1 = c_valid__parts__1__drv;
+    end
+    always @(*) begin
         c_valid__parts__2 = c_valid__parts__2__drv;
+    end
+    always @(*) begin
         c_valid__parts__3 = c_valid__parts__3__drv;
+    end
+    always @(*) begin
         c_valid__parts__4 = c_valid__parts__4__drv;
+    end
+    always @(*) begin
         c_valid__parts__5 = c_valid__parts__5__drv;
+    end
+    always @(*) begin
         c_valid__parts__6 = c_valid__parts__6__drv;
+    end
+    always @(*) begin
         c_valid__parts__7 = c_valid__parts__7__drv;
+    end
+    always @(*) begin
         c_pc__parts__0 = c_pc__parts__0__drv;
+    end
+    always @(*) begin
         c_pc__parts__1 = c_pc__parts__1__drv;
+    end
+    always @(*) begin
         c_pc__parts__2 = c_pc__parts__2__drv;
+    end
+    always @(*) begin
         c_pc__parts__3 = c_pc__parts__3__drv;
+    end
+    always @(*) begin
         c_pc__parts__4 = c_pc__parts__4__drv;
+    end
+    always @(*) begin
         c_pc__parts__5 = c_pc__parts__5__drv;
+    end
+    always @(*) begin
         c_pc__parts__6 = c_pc__parts__6__drv;
+    end
+    always @(*) begin
         c_pc__parts__7 = c_pc__parts__7__drv;
+    end
+    always @(*) begin
         c_lanes__parts__0 = c_lanes__parts__0__drv;
+    end
+    always @(*) begin
         c_lanes__parts__1 = c_lanes__parts__1__drv;
+    end
+    always @(*) begin
         c_lanes__parts__2 = c_lanes__parts__2__drv;
+    end
+    always @(*) begin
         c_lanes__parts__3 = c_lanes__parts__3__drv;
+    end
+    always @(*) begin
         c_lanes__parts__4 = c_lanes__parts__4__drv;
+    end
+    always @(*) begin
         c_lanes__parts__5 = c_lanes__parts__5__drv;
+    end
+    always @(*) begin
         c_lanes__parts__6 = c_lanes__parts__6__drv;
+    end
+    always @(*) begin
         c_lanes__parts__7 = c_lanes__parts__7__drv;
+    end
+    always @(*) begin
         c_ord__parts__0 = c_ord__parts__0__drv;
+    end
+    always @(*) begin
         c_ord__parts__1 = c_ord__parts__1__drv;
+    end
+    always @(*) begin
         c_ord__parts__2 = c_ord__parts__2__drv;
+    end
+    always @(*) begin
         c_ord__parts__3 = c_ord__parts__3__drv;
+    end
+    always @(*) begin
         c_ord__parts__4 = c_ord__parts__4__drv;
+    end
+    always @(*) begin
         c_ord__parts__5 = c_ord__parts__5__drv;
+    end
+    always @(*) begin
         c_ord__parts__6 = c_ord__parts__6__drv;
+    end
+    always @(*) begin
         c_ord__parts__7 = c_ord__parts__7__drv;
+    end
+    always @(*) begin
         c_pending__parts__0 = c_pending__parts__0__drv;
+    end
+    always @(*) begin
         c_pending__parts__1 = c_pending__parts__1__drv;
+    end
+    always @(*) begin
         c_pending__parts__2 = c_pending__parts__2__drv;
+    end
+    always @(*) begin
         c_pending__parts__3 = c_pending__parts__3__drv;
+    end
+    always @(*) begin
         c_pending__parts__4 = c_pending__parts__4__drv;
+    end
+    always @(*) begin
         c_pending__parts__5 = c_pending__parts__5__drv;
+    end
+    always @(*) begin
         c_pending__parts__6 = c_pending__parts__6__drv;
+    end
+    always @(*) begin
         c_pending__parts__7 = c_pending__parts__7__drv;
+    end
+    always @(*) begin
         c_keep__parts__0 = c_keep__parts__0__drv;
+    end
+    always @(*) begin
         c_keep__parts__1 = c_keep__parts__1__drv;
+    end
+    always @(*) begin
         c_keep__parts__2 = c_keep__parts__2__drv;
+    end
+    always @(*) begin
         c_keep__parts__3 = c_keep__parts__3__drv;
+    end
+    always @(*) begin
         c_keep__parts__4 = c_keep__parts__4__drv;
+    end
+    always @(*) begin
         c_keep__parts__5 = c_keep__parts__5__drv;
+    end
+    always @(*) begin
         c_keep__parts__6 = c_keep__parts__6__drv;
+    end
+    always @(*) begin
         c_keep__parts__7 = c_keep__parts__7__drv;
+    end
+    always @(*) begin
         c_a__parts__0 = c_a__parts__0__drv;
+    end
+    always @(*) begin
         c_a__parts__1 = c_a__parts__1__drv;
+    end
+    always @(*) begin
         c_a__parts__2 = c_a__parts__2__drv;
+    end
+    always @(*) begin
         c_a__parts__3 = c_a__parts__3__drv;
+    end
+    always @(*) begin
         c_a__parts__4 = c_a__parts__4__drv;
+    end
+    always @(*) begin
         c_a__parts__5 = c_a__parts__5__drv;
+    end
+    always @(*) begin
         c_a__parts__6 = c_a__parts__6__drv;
+    end
+    always @(*) begin
         c_a__parts__7 = c_a__parts__7__drv;
+    end
+    always @(*) begin
         merge__base = merge__base__drv;
+    end
+    always @(*) begin
         merge__keep = merge__keep__drv;
+    end
+    always @(*) begin
         merge__a = merge__a__drv;
+    end
+    always @(*) begin
         merge__a_lanes = merge__a_lanes__drv;
+    end
+    always @(*) begin
         merge__b = merge__b__drv;
+    end
+    always @(*) begin
         merge__b_lanes = merge__b_lanes__drv;
+    end
+    always @(*) begin
         pop__x = pop__x__drv;
+    end
+    always @(*) begin
         row_tag__thi = row_tag__thi__drv;
+    end
+    always @(*) begin
         row_tag__lanes = row_tag__lanes__drv;
+    end
+    always @(*) begin
         row_tag__mask = row_tag__mask__drv;
+    end
+    always @(*) begin
         s_tag__whole = s_tag__whole__drv;
+    end
+    always @(*) begin
         ins0_tag__thi = ins0_tag__thi__drv;
+    end
+    always @(*) begin
         ins0_tag__lanes = ins0_tag__lanes__drv;
+    end
+    always @(*) begin
         ins0_tag__mask = ins0_tag__mask__drv;
     end
 endmodule // crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl

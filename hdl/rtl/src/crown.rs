@@ -532,8 +532,12 @@ impl Logic for Crown {
     }
 }
 
-/// Verilog of one crown configuration.
+/// Verilog of one crown configuration. The glue between the tables drives their inputs and
+/// reads their outputs in one `update`; its blocks are split into independent ones so that
+/// Verilator sees no loop through the tables (`comb_split`).
 pub fn generate(cfg: &CrownConfig) -> Design {
     let mut block = Crown::new(cfg);
-    emit(&mut block, &cfg.module_name())
+    let mut d = emit(&mut block, &cfg.module_name());
+    d.verilog = crate::comb_split::split_comb_blocks(&d.verilog);
+    d
 }

@@ -512,6 +512,7 @@ pub struct WaitingLookup {
     cnt: Wire<Local>,
     draining: Signal<Local, Bit>,
     head_found: Signal<Local, Bit>,
+    ready_rows: Wire<Local>,
     ready_count: Wire<Local>,
     partial: Signal<Local, Bit>,
     placed: Signal<Local, Bit>,
@@ -590,6 +591,7 @@ impl WaitingLookup {
             cnt: Wire::new(cfg.count_bits()),
             draining: Default::default(),
             head_found: Default::default(),
+            ready_rows: Wire::new(cfg.count_bits()),
             ready_count: Wire::new(cfg.count_bits()),
             partial: Default::default(),
             placed: Default::default(),
@@ -630,7 +632,7 @@ impl Logic for WaitingLookup {
 
         // Start of cycle: count, ready rows, head (the ready row of rank 0).
         self.cnt.next = 0.into();
-        self.ready_count.next = 0.into();
+        self.ready_rows.next = 0.into();
         self.head_found.next = false;
         self.head_row.next = 0.into();
         self.head_pc.next = 0.into();
@@ -640,7 +642,7 @@ impl Logic for WaitingLookup {
             if self.s_valid.parts[r].val().any() {
                 self.cnt.next = self.cnt.val() + 1usize;
                 if !self.s_pending.parts[r].val().any() {
-                    self.ready_count.next = self.ready_count.val() + 1usize;
+                    self.ready_rows.next = self.ready_rows.val() + 1usize;
                     if !self.s_ord.parts[r].val().any() {
                         self.head_found.next = true;
                         self.head_row.next = r.into();
@@ -654,9 +656,12 @@ impl Logic for WaitingLookup {
         self.head_valid.next = self.head_found.val();
         self.count.next = self.cnt.val();
         self.full.next = self.cnt.val() == self.rows.val();
+        // The count after the drain is its own variable, so the scan above (which the
+        // parent's transfer choice reads through `head_valid`) does not depend on `drain`.
         self.draining.next = self.drain.val() & self.head_found.val();
+        self.ready_count.next = self.ready_rows.val();
         if self.draining.val() {
-            self.ready_count.next = self.ready_count.val() - 1usize;
+            self.ready_count.next = self.ready_rows.val() - 1usize;
         }
 
         // The insert: a partial warp goes to the first pending row at its PC with disjoint

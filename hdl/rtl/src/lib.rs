@@ -3,6 +3,7 @@
 //! rust-hdl stays behind this crate's boundary: a unit's config goes in, Verilog text comes
 //! out ([`Design`]). Nothing else in warpforge touches rust-hdl types.
 
+pub mod comb_split;
 pub mod crown;
 pub mod crown_barrier;
 pub mod crown_bits;

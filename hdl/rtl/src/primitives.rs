@@ -393,7 +393,7 @@ fn module_with_inputs_driven_once(lines: &[&str]) -> String {
 }
 
 /// The variable a statement line assigns (`name = …;` or `name[…] = …;`), if it is one.
-fn assigned_name(line: &str) -> Option<&str> {
+pub(crate) fn assigned_name(line: &str) -> Option<&str> {
     let t = line.trim_start();
     let len = t
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
