@@ -66,9 +66,9 @@ fn identifiers(text: &str) -> BTreeSet<&str> {
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
                 i += 1;
             }
-            let after_literal =
-                start > 0 && (b[start - 1] == b'\'' || b[start - 1].is_ascii_digit());
-            if !after_literal && !(start > 0 && b[start - 1] == b'$') {
+            // A literal's base and digits (`8'h1f`) or a system name (`$signed`) is no read.
+            let prev = if start > 0 { b[start - 1] } else { b' ' };
+            if !(prev == b'\'' || prev == b'$' || prev.is_ascii_digit()) {
                 ids.insert(&text[start..i]);
             }
         } else if c.is_ascii_digit() {
