@@ -95,9 +95,9 @@ pub const Y: ParamSpec = ParamSpec::int("y", 0, 15, 3, "this router's row (< mes
 pub const VCS: ParamSpec = ParamSpec::int(
     "vcs",
     1,
+    4,
     1,
-    1,
-    "virtual channels per port (V; the paper's 1 is the one built)",
+    "virtual channels per port (V: 1, the paper's, 2 or 4)",
 );
 pub const BUF_DEPTH: ParamSpec = ParamSpec::int(
     "buf_depth",
@@ -205,6 +205,24 @@ impl RouterConfig {
                 c.buf_depth
             )));
         }
+        if c.vcs == 3 {
+            return Err(ParamError(
+                "vcs = 3: must be 1, 2 or 4 (a power of two: the flit's vc field indexes it)"
+                    .into(),
+            ));
+        }
+        if c.vcs > 1 && c.pipe_stages != 4 {
+            return Err(ParamError(format!(
+                "pipe_stages = {}: must be 4 with vcs > 1 (the folded pipelines are built for V = 1)",
+                c.pipe_stages
+            )));
+        }
+        if c.vcs > 1 && c.age_thresh > 0 {
+            return Err(ParamError(format!(
+                "age_thresh = {}: must be 0 with vcs > 1 (per-VC loss counters are built for V = 1)",
+                c.age_thresh
+            )));
+        }
         if c.age_thresh > 0 && !c.msaa_en {
             return Err(ParamError(format!(
                 "age_thresh = {}: must be 0 with msaa_en = false (every requester is at level 0)",
@@ -224,21 +242,44 @@ impl RouterConfig {
             self.age_thresh,
         )
     }
+    /// Stage-1 arbiter of a separable allocator (V > 1): per input port over its V VCs.
+    pub fn arbiter1(&self) -> ArbiterConfig {
+        ArbiterConfig::new(self.vcs, self.pl_bits, self.msaa_en, self.shared_ptr, 0)
+    }
+    /// Bits of the flit's `vc` field: 0 with V = 1.
+    pub fn vb(&self) -> usize {
+        if self.vcs > 1 {
+            index_bits(self.vcs)
+        } else {
+            0
+        }
+    }
+    /// Input VCs (and output VCs): 5·V; input VC q is port q / V, VC q % V.
+    pub fn nq(&self) -> usize {
+        PORTS * self.vcs
+    }
+    /// Owner field of an output VC: the owning input VC p·V + v.
+    pub fn owner_bits(&self) -> usize {
+        3 + self.vb()
+    }
+    pub fn vc_at(&self) -> usize {
+        2
+    }
     pub fn xb(&self) -> usize {
         index_bits(self.mesh_x)
     }
     pub fn yb(&self) -> usize {
         index_bits(self.mesh_y)
     }
-    /// Flit field offsets: head 0, tail 1, dst_x, dst_y, pl, payload.
+    /// Flit field offsets: head 0, tail 1, vc (V > 1), dst_x, dst_y, pl, payload.
     pub fn dst_x_at(&self) -> usize {
-        2
+        2 + self.vb()
     }
     pub fn dst_y_at(&self) -> usize {
-        2 + self.xb()
+        self.dst_x_at() + self.xb()
     }
     pub fn pl_at(&self) -> usize {
-        2 + self.xb() + self.yb()
+        self.dst_y_at() + self.yb()
     }
     pub fn payload_at(&self) -> usize {
         self.pl_at() + self.pl_bits
@@ -271,8 +312,13 @@ impl RouterConfig {
     }
 
     pub fn module_name(&self) -> String {
+        let v = if self.vcs > 1 {
+            format!("_v{}", self.vcs)
+        } else {
+            String::new()
+        };
         format!(
-            "msap_router_m{}x{}_at{}_{}_b{}_s{}_pb{}_w{}_{}_{}_a{}",
+            "msap_router_m{}x{}_at{}_{}_b{}_s{}_pb{}_w{}_{}_{}_a{}{v}",
             self.mesh_x,
             self.mesh_y,
             self.x,
@@ -289,8 +335,9 @@ impl RouterConfig {
 
     pub fn ports(&self) -> Vec<Port> {
         let (n, fb, cb, pb) = (PORTS, self.flit_bits(), self.count_bits(), self.pl_bits);
+        let (nq, ob) = (self.nq(), self.owner_bits());
         let a = self.arbiter();
-        vec![
+        let mut v = vec![
             Port::input(
                 "reset",
                 1,
@@ -300,25 +347,33 @@ impl RouterConfig {
             Port::input("in_flit", n * fb, "input p's flit at bits p*flit_bits"),
             Port::input(
                 "out_credit",
-                n,
-                "the downstream of output p returns one credit",
+                nq,
+                "the downstream of output VC o*V+w returns one credit",
             ),
             Port::output("out_valid", n, false, "output p sends a flit (ST register)"),
             Port::output("out_flit", n * fb, false, "output p's flit, 0 when idle"),
             Port::output(
                 "in_credit",
-                n,
+                nq,
                 false,
-                "input p freed a buffer row in the last cycle",
+                "input VC p*V+v freed a buffer row in the last cycle",
             ),
-            Port::debug("dbg_count", n * cb, "per input: flits in its RAM"),
-            Port::debug("dbg_front", n, "per input: the front register holds a flit"),
-            Port::debug("dbg_state", n * 2, "per input: IDLE 0, VA 1, ACTIVE 2"),
-            Port::debug("dbg_route", n * 3, "per input: latched output port"),
-            Port::debug("dbg_vcpl", n * pb, "per input: latched PL"),
-            Port::debug("dbg_busy", n, "per output: owned by a packet"),
-            Port::debug("dbg_owner", n * 3, "per output: the owning input"),
-            Port::debug("dbg_credit", n * cb, "per output: downstream credits"),
+            Port::debug("dbg_count", nq * cb, "per input VC: flits in its RAM"),
+            Port::debug(
+                "dbg_front",
+                nq,
+                "per input VC: the front register holds a flit",
+            ),
+            Port::debug("dbg_state", nq * 2, "per input VC: IDLE 0, VA 1, ACTIVE 2"),
+            Port::debug("dbg_route", nq * 3, "per input VC: latched output port"),
+            Port::debug("dbg_vcpl", nq * pb, "per input VC: latched PL"),
+            Port::debug("dbg_busy", nq, "per output VC: owned by a packet"),
+            Port::debug(
+                "dbg_owner",
+                nq * ob,
+                "per output VC: the owning input VC p*V+v",
+            ),
+            Port::debug("dbg_credit", nq * cb, "per output VC: downstream credits"),
             Port::debug(
                 "dbg_gnt",
                 n * n,
@@ -327,18 +382,50 @@ impl RouterConfig {
             Port::debug(
                 "dbg_ptr",
                 n * a.ptrs() * a.idx_bits(),
-                "per output: its arbiter's pointers",
+                "per output: its VA arbiter's pointers",
             ),
             Port::debug(
                 "dbg_lost",
                 n * (n * a.lost_bits()).max(1),
-                "per output: its arbiter's loss counters",
+                "per output: its VA arbiter's loss counters",
             ),
-        ]
+        ];
+        if self.vcs > 1 {
+            let a1 = self.arbiter1();
+            let p1 = a1.ptrs() * a1.idx_bits();
+            v.extend([
+                Port::debug(
+                    "dbg_ovc",
+                    nq * self.vb(),
+                    "per input VC: the output VC it was granted",
+                ),
+                Port::debug(
+                    "dbg_sa",
+                    n * n,
+                    "per output o: its SA grant this cycle (one-hot over inputs) at bits 5o",
+                ),
+                Port::debug(
+                    "dbg_ptr_va1",
+                    n * p1,
+                    "per input: its VA stage-1 arbiter's pointers",
+                ),
+                Port::debug(
+                    "dbg_ptr_sa1",
+                    n * p1,
+                    "per input: its SA stage-1 arbiter's pointers",
+                ),
+                Port::debug(
+                    "dbg_ptr_sa2",
+                    n * a.ptrs() * a.idx_bits(),
+                    "per output: its SA stage-2 arbiter's pointers",
+                ),
+            ]);
+        }
+        v
     }
 
     pub fn tables(&self) -> Vec<Table> {
-        let (n, cb) = (PORTS, self.count_bits());
+        let (n, nq, cb) = (PORTS, self.nq(), self.count_bits());
         let a = self.arbiter();
         let ib = a.idx_bits();
         let rows = self.buf_depth;
@@ -346,24 +433,42 @@ impl RouterConfig {
         let mut t = vec![
             Table::new(
                 "base_flit_buf",
-                n * rows,
+                nq * rows,
                 self.flit_bits(),
-                "input flit buffers (block RAM)",
+                "input VC flit buffers (block RAM)",
             ),
             Table::new(
                 "base_in_ctl",
-                n,
-                self.flit_bits() + 1 + cb + 2 * pw + 2 + 3 + 1,
-                "per input: front flit and valid, count, pointers, state, route, credit return",
+                nq,
+                self.flit_bits() + 1 + cb + 2 * pw + 2 + 3 + 1 + self.vb(),
+                "per input VC: front flit and valid, count, pointers, state, route, credit return, output VC",
             ),
             Table::new(
                 "base_out_ctl",
                 n,
-                1 + 3 + cb + 1 + self.flit_bits() + ib,
-                "per output: busy, owner, credits, output register, RR pointer",
+                self.vcs * (1 + self.owner_bits() + cb) + 1 + self.flit_bits() + ib,
+                "per output: per VC busy, owner, credits; output register, RR pointer",
             ),
-            Table::new("vcpl", n, self.pl_bits, "latched PL per input VC (§2.10)"),
+            Table::new("vcpl", nq, self.pl_bits, "latched PL per input VC (§2.10)"),
         ];
+        if self.vcs > 1 {
+            let a1 = self.arbiter1();
+            // Stage-1 arbiters (VA and SA) per input, the SA stage-2 arbiter per output.
+            t.push(Table::new(
+                "base_sep_ptr",
+                3 * n,
+                a1.idx_bits().max(ib),
+                "separable allocators' RR pointers (VA stage 1, SA stages 1 and 2)",
+            ));
+            if a.ptrs() > 1 {
+                t.push(Table::new(
+                    "extra_sep_lvl_ptr",
+                    2 * n * (a1.ptrs() - 1) + n * (a.ptrs() - 1),
+                    ib,
+                    "per-level pointers of the separable allocators' arbiters",
+                ));
+            }
+        }
         if a.ptrs() > 1 {
             t.push(Table::new(
                 "extra_lvl_ptr",
