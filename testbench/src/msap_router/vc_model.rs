@@ -277,6 +277,12 @@ impl VcRouter {
             }
         };
         let pls: Vec<u32> = self.inp.iter().map(pl_of).collect();
+        // RC from the state at the start of the cycle: an IDLE VC with a head in front.
+        let rc: Vec<bool> = self
+            .inp
+            .iter()
+            .map(|i| i.state == IDLE && i.front.is_some_and(|f| decode(&cfg, f).head))
+            .collect();
         let routes: Vec<usize> = self.inp.iter().map(|i| i.route).collect();
 
         // VA: an input VC in VA asks for its route while one of that output's VCs is free.
@@ -381,12 +387,11 @@ impl VcRouter {
         // Input VCs: RC latches, buffer reads, arrivals.
         for (q, g) in go.iter().enumerate() {
             let i = &mut self.inp[q];
-            if i.state == IDLE {
-                if let Some(f) = i.front.map(|f| decode(&cfg, f)).filter(|f| f.head) {
-                    i.state = VA;
-                    i.route = xy_route(cfg.x, cfg.y, f.dst_x, f.dst_y);
-                    i.vcpl = f.pl;
-                }
+            if rc[q] {
+                let f = decode(&cfg, i.front.unwrap());
+                i.state = VA;
+                i.route = xy_route(cfg.x, cfg.y, f.dst_x, f.dst_y);
+                i.vcpl = f.pl;
             }
             let rd = !i.buf.is_empty() && (i.front.is_none() || *g);
             if *g {
