@@ -19,7 +19,15 @@ const CONFIGS: &[&[&str]] = &[
     &["vcs=2"],
     &["vcs=4", "buf_depth=4"],
     &["vcs=2", "msaa_en=false", "buf_depth=2"],
-    &["vcs=4", "rr_ptr=shared", "pl_bits=2", "mesh_x=4", "mesh_y=4", "x=0", "y=3"],
+    &[
+        "vcs=4",
+        "rr_ptr=shared",
+        "pl_bits=2",
+        "mesh_x=4",
+        "mesh_y=4",
+        "x=0",
+        "y=3",
+    ],
 ];
 
 #[test]
@@ -114,7 +122,10 @@ fn two_vcs_of_one_input_share_the_output() {
     // flit by flit (equal PLs: stage 1 is round-robin), one flit per cycle on the link.
     let vcs = |s: &[(u64, u64, u64)]| s.iter().map(|f| f.1).collect::<Vec<_>>();
     let s = two_vcs(&["vcs=2"], 0);
-    assert_eq!(s.iter().map(|f| f.0).collect::<Vec<_>>(), (6..14).collect::<Vec<_>>());
+    assert_eq!(
+        s.iter().map(|f| f.0).collect::<Vec<_>>(),
+        (6..14).collect::<Vec<_>>()
+    );
     assert_eq!(vcs(&s), [0, 1, 0, 1, 0, 1, 0, 1], "{s:?}");
     // PL 7 on the second packet: SA's stage 1 gives it the switch whenever its front holds a
     // flit, so its tail leaves first although its head came second.

@@ -765,7 +765,11 @@ pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
     for mark in [STAGE2_START, GRANT_START] {
-        assert_eq!(d.verilog.matches(mark).count(), 1, "{mark:?} starts one part");
+        assert_eq!(
+            d.verilog.matches(mark).count(),
+            1,
+            "{mark:?} starts one part"
+        );
         d.verilog = d
             .verilog
             .replace(mark, &format!("    end\n    always @(*) begin\n{mark}"));

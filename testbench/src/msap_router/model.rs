@@ -24,6 +24,9 @@ pub enum RouterFault {
     NoCreditCheck,
     /// The output is released at the head, not the tail (packets interleave).
     ReleaseAtHead,
+    /// V > 1: SA's stage-1 arbiters commit every grant, also when stage 2 refused it (breaks
+    /// §2.6's iSLIP commit rule).
+    Stage1AlwaysCommits,
 }
 
 #[derive(Clone, Copy, Debug, Default)]

@@ -199,6 +199,19 @@ impl VcRouter {
     }
 
     fn commit(&mut self, r: &Round, sa: bool) {
+        if sa && self.fault == Some(RouterFault::Stage1AlwaysCommits) {
+            for (p, s) in r.s1.iter().enumerate() {
+                if let Some((k, m1, req1)) = *s {
+                    self.sa1[p].commit(req1, k, m1);
+                }
+            }
+            for (o, s) in r.s2.iter().enumerate() {
+                if let Some((g, m, req)) = *s {
+                    self.sa2[o].commit(req, g, m);
+                }
+            }
+            return;
+        }
         for (o, s) in r.s2.iter().enumerate() {
             let Some((g, m, req)) = *s else { continue };
             let (k, m1, req1) = r.s1[g].expect("a stage-2 grant has a stage-1 winner");
@@ -411,7 +424,9 @@ impl VcRouter {
             let vc = ((f >> cfg.vc_at()) & ((1u64 << cfg.vb()) - 1)) as usize;
             let q = p * v + vc;
             if self.inp[q].buf.len() >= depth {
-                self.fail(format!("I-10: input {p} VC {vc}: a flit into a full buffer"));
+                self.fail(format!(
+                    "I-10: input {p} VC {vc}: a flit into a full buffer"
+                ));
             }
             self.inp[q].buf.push_back(f);
             self.arrived += 1;

@@ -334,6 +334,7 @@ impl RouterConfig {
     }
 
     pub fn ports(&self) -> Vec<Port> {
+        let doc = |vc: &'static str, one: &'static str| if self.vcs > 1 { vc } else { one };
         let (n, fb, cb, pb) = (PORTS, self.flit_bits(), self.count_bits(), self.pl_bits);
         let (nq, ob) = (self.nq(), self.owner_bits());
         let a = self.arbiter();
@@ -348,7 +349,10 @@ impl RouterConfig {
             Port::input(
                 "out_credit",
                 nq,
-                "the downstream of output VC o*V+w returns one credit",
+                doc(
+                    "the downstream of output VC o*V+w returns one credit",
+                    "the downstream of output p returns one credit",
+                ),
             ),
             Port::output("out_valid", n, false, "output p sends a flit (ST register)"),
             Port::output("out_flit", n * fb, false, "output p's flit, 0 when idle"),
@@ -356,24 +360,72 @@ impl RouterConfig {
                 "in_credit",
                 nq,
                 false,
-                "input VC p*V+v freed a buffer row in the last cycle",
+                doc(
+                    "input VC p*V+v freed a buffer row in the last cycle",
+                    "input p freed a buffer row in the last cycle",
+                ),
             ),
-            Port::debug("dbg_count", nq * cb, "per input VC: flits in its RAM"),
+            Port::debug(
+                "dbg_count",
+                nq * cb,
+                doc(
+                    "per input VC: flits in its RAM",
+                    "per input: flits in its RAM",
+                ),
+            ),
             Port::debug(
                 "dbg_front",
                 nq,
-                "per input VC: the front register holds a flit",
+                doc(
+                    "per input VC: the front register holds a flit",
+                    "per input: the front register holds a flit",
+                ),
             ),
-            Port::debug("dbg_state", nq * 2, "per input VC: IDLE 0, VA 1, ACTIVE 2"),
-            Port::debug("dbg_route", nq * 3, "per input VC: latched output port"),
-            Port::debug("dbg_vcpl", nq * pb, "per input VC: latched PL"),
-            Port::debug("dbg_busy", nq, "per output VC: owned by a packet"),
+            Port::debug(
+                "dbg_state",
+                nq * 2,
+                doc(
+                    "per input VC: IDLE 0, VA 1, ACTIVE 2",
+                    "per input: IDLE 0, VA 1, ACTIVE 2",
+                ),
+            ),
+            Port::debug(
+                "dbg_route",
+                nq * 3,
+                doc(
+                    "per input VC: latched output port",
+                    "per input: latched output port",
+                ),
+            ),
+            Port::debug(
+                "dbg_vcpl",
+                nq * pb,
+                doc("per input VC: latched PL", "per input: latched PL"),
+            ),
+            Port::debug(
+                "dbg_busy",
+                nq,
+                doc(
+                    "per output VC: owned by a packet",
+                    "per output: owned by a packet",
+                ),
+            ),
             Port::debug(
                 "dbg_owner",
                 nq * ob,
-                "per output VC: the owning input VC p*V+v",
+                doc(
+                    "per output VC: the owning input VC p*V+v",
+                    "per output: the owning input",
+                ),
             ),
-            Port::debug("dbg_credit", nq * cb, "per output VC: downstream credits"),
+            Port::debug(
+                "dbg_credit",
+                nq * cb,
+                doc(
+                    "per output VC: downstream credits",
+                    "per output: downstream credits",
+                ),
+            ),
             Port::debug(
                 "dbg_gnt",
                 n * n,
@@ -382,12 +434,18 @@ impl RouterConfig {
             Port::debug(
                 "dbg_ptr",
                 n * a.ptrs() * a.idx_bits(),
-                "per output: its VA arbiter's pointers",
+                doc(
+                    "per output: its VA arbiter's pointers",
+                    "per output: its arbiter's pointers",
+                ),
             ),
             Port::debug(
                 "dbg_lost",
                 n * (n * a.lost_bits()).max(1),
-                "per output: its VA arbiter's loss counters",
+                doc(
+                    "per output: its VA arbiter's loss counters",
+                    "per output: its arbiter's loss counters",
+                ),
             ),
         ];
         if self.vcs > 1 {
@@ -425,6 +483,7 @@ impl RouterConfig {
     }
 
     pub fn tables(&self) -> Vec<Table> {
+        let doc = |vc: &'static str, one: &'static str| if self.vcs > 1 { vc } else { one };
         let (n, nq, cb) = (PORTS, self.nq(), self.count_bits());
         let a = self.arbiter();
         let ib = a.idx_bits();
@@ -435,19 +494,19 @@ impl RouterConfig {
                 "base_flit_buf",
                 nq * rows,
                 self.flit_bits(),
-                "input VC flit buffers (block RAM)",
+                doc("input VC flit buffers (block RAM)", "input flit buffers (block RAM)"),
             ),
             Table::new(
                 "base_in_ctl",
                 nq,
                 self.flit_bits() + 1 + cb + 2 * pw + 2 + 3 + 1 + self.vb(),
-                "per input VC: front flit and valid, count, pointers, state, route, credit return, output VC",
+                doc("per input VC: front flit and valid, count, pointers, state, route, credit return, output VC", "per input: front flit and valid, count, pointers, state, route, credit return"),
             ),
             Table::new(
                 "base_out_ctl",
                 n,
                 self.vcs * (1 + self.owner_bits() + cb) + 1 + self.flit_bits() + ib,
-                "per output: per VC busy, owner, credits; output register, RR pointer",
+                doc("per output: per VC busy, owner, credits; output register, RR pointer", "per output: busy, owner, credits, output register, RR pointer"),
             ),
             Table::new("vcpl", nq, self.pl_bits, "latched PL per input VC (§2.10)"),
         ];
@@ -540,7 +599,28 @@ mod tests {
             cfg(&["buf_depth=0"]).unwrap_err().0,
             "--set buf_depth=0: buf_depth must be an integer from 2 to 16"
         );
-        assert!(cfg(&["vcs=0"]).unwrap_err().0.contains("from 1 to 1"));
+        assert!(cfg(&["vcs=0"]).unwrap_err().0.contains("from 1 to 4"));
+        assert!(cfg(&["vcs=3"])
+            .unwrap_err()
+            .0
+            .starts_with("vcs = 3: must be 1, 2 or 4"));
+        assert!(cfg(&["vcs=2", "pipe_stages=3"])
+            .unwrap_err()
+            .0
+            .starts_with("pipe_stages = 3: must be 4 with vcs > 1"));
+        assert!(cfg(&["vcs=4", "age_thresh=2"])
+            .unwrap_err()
+            .0
+            .starts_with("age_thresh = 2: must be 0 with vcs > 1"));
+        // V > 1: the vc field after the framing bits, ports per VC.
+        let c = cfg(&["vcs=4"]).unwrap();
+        assert_eq!(
+            (c.vb(), c.dst_x_at(), c.flit_bits(), c.nq()),
+            (2, 4, 29, 20)
+        );
+        assert_port_names_ok(&c.ports());
+        assert!(c.module_name().ends_with("_a0_v4"));
+        assert_eq!(cfg(&[]).unwrap().vb(), 0);
         assert!(cfg(&["msaa_en=false", "age_thresh=3"])
             .unwrap_err()
             .0
