@@ -456,11 +456,6 @@ impl Logic for MsapRouterVc {
             self.sa2[o].pl.next = self.sa2_plc.whole.val();
             self.va2[o].commit.next = true;
             self.sa2[o].commit.next = true;
-            self.gnt_pack.parts[o].next = self.va2[o].gnt.val();
-            self.sa_pack.parts[o].next = self.sa2[o].gnt.val();
-            self.ptr_pack.parts[o].next = self.va2[o].dbg_ptr.val();
-            self.lost_pack.parts[o].next = self.va2[o].dbg_lost.val();
-            self.psa2_pack.parts[o].next = self.sa2[o].dbg_ptr.val();
         }
 
         // Grants (reads stage-2 grants): stage 1 commits for the inputs that won stage 2.
@@ -477,6 +472,12 @@ impl Logic for MsapRouterVc {
             }
             self.pva1_pack.parts[p].next = self.va1[p].dbg_ptr.val();
             self.psa1_pack.parts[p].next = self.sa1[p].dbg_ptr.val();
+            // Stage-2 grants and state, read in this part only (no loop through a block).
+            self.gnt_pack.parts[p].next = self.va2[p].gnt.val();
+            self.sa_pack.parts[p].next = self.sa2[p].gnt.val();
+            self.ptr_pack.parts[p].next = self.va2[p].dbg_ptr.val();
+            self.lost_pack.parts[p].next = self.va2[p].dbg_lost.val();
+            self.psa2_pack.parts[p].next = self.sa2[p].dbg_ptr.val();
         }
         for q in 0..self.cnt.len() {
             self.vgrant[q].next = false;
@@ -758,21 +759,32 @@ impl Logic for MsapRouterVcAt {
 const STAGE2_START: &str = "        s1va__0 = 1'b0;\n";
 const GRANT_START: &str = "        va1__0__commit__drv = 1'b0;\n";
 
+/// In each arbiter's kernel: where its pointer update (reads `commit`) and its grant outputs
+/// start.
+const ARB_UPDATE_START: &str = "        upd = commit & found;\n";
+const ARB_GRANT_START: &str = "        gnt_valid = found;\n";
+
 /// Verilog of one V > 1 msap-router configuration. As for V = 1 the kernel is cut into
 /// always blocks where a part starts reading the arbiters' grants (stage 1, then stage 2),
-/// so Verilator sees no combinational loop through one block.
+/// so Verilator sees no combinational loop through one block. A stage-1 arbiter's `commit`
+/// depends on stage-2 grants, and `PrioArb`'s kernel computes its grant and its pointer
+/// update in one block: each arbiter module of this design (not the V = 1 router's) is cut
+/// the same way, into search, pointer update and grant outputs — the same logic.
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
+    let cut =
+        |v: &str, mark: &str| v.replace(mark, &format!("    end\n    always @(*) begin\n{mark}"));
     for mark in [STAGE2_START, GRANT_START] {
-        assert_eq!(
-            d.verilog.matches(mark).count(),
-            1,
-            "{mark:?} starts one part"
-        );
-        d.verilog = d
-            .verilog
-            .replace(mark, &format!("    end\n    always @(*) begin\n{mark}"));
+        let n = d.verilog.matches(mark).count();
+        assert_eq!(n, 1, "{mark:?} starts one part");
+        d.verilog = cut(&d.verilog, mark);
+    }
+    let arbs = d.verilog.matches("(clock,reset,req,pl,commit,").count();
+    for mark in [ARB_UPDATE_START, ARB_GRANT_START] {
+        let n = d.verilog.matches(mark).count();
+        assert_eq!(n, arbs, "{mark:?} once per arbiter module");
+        d.verilog = cut(&d.verilog, mark);
     }
     d
 }
