@@ -1,5 +1,6 @@
 //! msap-router with V > 1 in lockstep: what the quick and full suites' constrained-random jobs
-//! cover with VCs (run by tests/lockstep.rs and `regress --suite full`), and proof that
+//! cover with VCs (V = 2 in the quick suite, run by tests/lockstep.rs; V = 2 and V = 4 in
+//! `regress --suite full`), and proof that
 //! lockstep catches a wrong V > 1 RTL: SA stage-1 arbiters that commit every grant (the iSLIP
 //! rule of §2.6 broken) reported at the first cycle and port the model with that fault
 //! predicts.
@@ -15,11 +16,17 @@ const UNIT: &str = "msap-router";
 
 #[test]
 fn vc_configurations_in_the_suites() {
-    let quick = regress::configs(UNIT).concat().join(",");
-    for v in ["vcs=2", "vcs=4"] {
-        assert!(quick.contains(v), "no quick configuration with {v}");
-    }
+    // V = 2 in the quick suite (run by `cargo test`), V = 4 in the full one.
+    let quick = regress::configs(UNIT).concat();
+    assert!(
+        quick.iter().any(|s| s == "vcs=2"),
+        "no quick configuration at V = 2"
+    );
     let full: Vec<Vec<String>> = regress::full_only_configs(UNIT);
+    assert!(
+        full.concat().iter().any(|s| s == "vcs=4"),
+        "no full configuration at V = 4"
+    );
     let vc = regress::configs(UNIT)
         .into_iter()
         .chain(full)
