@@ -1,5 +1,6 @@
 //! `msap-router`: one mesh router of the MSAP network (spec/msap.md §2.5, §3.4): 5 ports,
-//! input-queued, credit-based wormhole, XY routing, one VC per port (the paper's V = 1), MSAA
+//! input-queued, credit-based wormhole, XY routing, one VC per port (the paper's V = 1; 2 or 4
+//! with separable allocators, below), MSAA
 //! arbitration by the packet's latched PL at every output port (`msaa_en = false`: the
 //! baseline round-robin router).
 //!
@@ -58,6 +59,28 @@
 //! `reset` (synchronous: buffers empty, IDLE, credits `buf_depth`, arbiters reset), per port
 //! `in_valid`, `in_flit` (only with upstream credit: a flit into a full buffer is a protocol
 //! error), `out_credit` (one credit per cycle and port, never above `buf_depth`).
+//!
+//! # V > 1 (`vcs` = 2 or 4; 4 stages, no ageing)
+//!
+//! The flit gains `vc` (⌈log2 V⌉ bits) after `tail`; `in_valid[p]` writes the flit into the
+//! buffer of input VC q = p·V + vc. Everything per input above is per input VC q (buffer,
+//! front, `state`, `route`, `vcpl`, plus `ovc`, the output VC it holds; `in_credit` bit q);
+//! `busy`, `owner` (= q) and `credit` are per output VC o·V + w (`out_credit` bit o·V + w).
+//!
+//! ```text
+//! free[o]   = some w with !busy[o][w];  fw[o] = the lowest such w
+//! VA  s1[p] : arbiter over v with state[q] == VA && free[route[q]]           (n = V, PL vcpl)
+//!     s2[o] : arbiter over inputs p whose s1 winner routes to o      (n = 5, PL its vcpl)
+//!             grant g: output VC (o, fw[o]) busy, owner q; q ACTIVE, ovc[q] = fw[o]
+//! SA  s1[p] : arbiter over v with state[q] == ACTIVE && fv[q] && credit[route[q]][ovc[q]] > 0
+//!     s2[o] : arbiter over inputs p whose s1 winner routes to o
+//!             grant g: go[q] — front[q] with vc = ovc[q] into output o's register, credit
+//!             of (o, ovc) − 1, a tail frees (o, ovc) and returns q to IDLE
+//! ```
+//!
+//! Stage-2 arbiters commit every grant; a stage-1 arbiter commits only when its input won
+//! stage 2 (§2.6, iSLIP). VA and SA read only the state at the start of the cycle. RC, buffer
+//! reads and credit returns are as for V = 1, per input VC.
 //!
 //! # Storage
 //!
