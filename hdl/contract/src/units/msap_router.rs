@@ -535,19 +535,32 @@ impl RouterConfig {
         ];
         if self.vcs > 1 {
             let a1 = self.arbiter1();
+            let ib1 = a1.idx_bits();
             // Stage-1 arbiters (VA and SA) per input, the SA stage-2 arbiter per output.
             t.push(Table::new(
-                "base_sep_ptr",
-                3 * n,
-                a1.idx_bits().max(ib),
-                "separable allocators' RR pointers (VA stage 1, SA stages 1 and 2)",
+                "base_sep1_ptr",
+                2 * n,
+                ib1,
+                "separable allocators' stage-1 RR pointers (VA, SA) per input",
+            ));
+            t.push(Table::new(
+                "base_sa2_ptr",
+                n,
+                ib,
+                "SA stage-2 RR pointer per output",
             ));
             if a.ptrs() > 1 {
                 t.push(Table::new(
-                    "extra_sep_lvl_ptr",
-                    2 * n * (a1.ptrs() - 1) + n * (a.ptrs() - 1),
+                    "extra_sep1_lvl_ptr",
+                    2 * n * (a1.ptrs() - 1),
+                    ib1,
+                    "per-level pointers of the stage-1 arbiters",
+                ));
+                t.push(Table::new(
+                    "extra_sa2_lvl_ptr",
+                    n * (a.ptrs() - 1),
                     ib,
-                    "per-level pointers of the separable allocators' arbiters",
+                    "per-level pointers of the SA stage-2 arbiters",
                 ));
             }
         }
