@@ -91,7 +91,33 @@ fn mc_parameters() {
 fn router_parameters() {
     assert_error(
         &["generate", "msap-router", "--set", "vcs=0"],
-        &["vcs=0", "from 1 to 1"],
+        &["vcs=0", "from 1 to 4"],
+    );
+    assert_error(
+        &["generate", "msap-router", "--set", "vcs=3"],
+        &["vcs = 3", "1, 2 or 4"],
+    );
+    assert_error(
+        &[
+            "cosim",
+            "msap-router",
+            "--set",
+            "vcs=2",
+            "--set",
+            "pipe_stages=2",
+        ],
+        &["pipe_stages = 2", "must be 4 with vcs > 1"],
+    );
+    assert_error(
+        &[
+            "lint",
+            "msap-router",
+            "--set",
+            "vcs=2",
+            "--set",
+            "age_thresh=32",
+        ],
+        &["age_thresh = 32", "must be 0 with vcs > 1"],
     );
     assert_error(
         &["cosim", "msap-router", "--set", "buf_depth=0"],

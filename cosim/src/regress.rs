@@ -637,9 +637,11 @@ pub fn configs(unit: &str) -> Vec<Vec<String>> {
         ],
         // The default router (8x8, centre, 8-flit buffers, 4 stages, MSAA per-level); a corner
         // router of a 4x4 mesh with 2 stages, 2-flit buffers, the RR baseline; 3 stages, a
-        // shared pointer, ageing and 2-bit PLs.
+        // shared pointer, ageing and 2-bit PLs. With VCs: the default at V = 2 (V = 4 is in
+        // the full suite: its Verilator build alone is ~50 s).
         "msap-router" => vec![
             sets(&[]),
+            sets(&["vcs=2"]),
             sets(&[
                 "mesh_x=4",
                 "mesh_y=4",
@@ -842,7 +844,39 @@ pub fn full_only_configs(unit: &str) -> Vec<Vec<String>> {
             sets(&["mesh_x=8", "mesh_y=8"]),
             sets(&["mesh_x=8", "mesh_y=8", "msaa_en=false", "msar_en=false"]),
         ],
+        // VCs: a corner router of a 4x4 mesh at V = 4 with 2-flit buffers, the RR baseline;
+        // V = 4 with a shared pointer and 2-bit PLs; V = 2 at a corner of a 16x16 mesh with
+        // 16-flit buffers, 4-bit PLs and 32-bit payloads.
         "msap-router" => vec![
+            sets(&[
+                "vcs=4",
+                "mesh_x=4",
+                "mesh_y=4",
+                "x=3",
+                "y=0",
+                "buf_depth=2",
+                "msaa_en=false",
+            ]),
+            sets(&[
+                "vcs=4",
+                "mesh_x=4",
+                "mesh_y=4",
+                "x=1",
+                "y=2",
+                "rr_ptr=shared",
+                "pl_bits=2",
+                "buf_depth=4",
+            ]),
+            sets(&[
+                "vcs=2",
+                "mesh_x=16",
+                "mesh_y=16",
+                "x=15",
+                "y=15",
+                "buf_depth=16",
+                "pl_bits=4",
+                "payload_bits=32",
+            ]),
             sets(&[
                 "mesh_x=16",
                 "mesh_y=2",

@@ -24,6 +24,7 @@ pub mod msap_mc;
 pub mod msap_noc;
 pub mod msap_pl;
 pub mod msap_router;
+pub mod msap_router_vc;
 pub mod primitives;
 pub mod ram;
 pub mod regfile;

@@ -518,6 +518,9 @@ const SA_START: &str = "        granted__0 = 1'b0;\n";
 /// block is cut in two where SA starts (everything before it — RC, the requests — reads no
 /// grant; nothing after it writes a variable the first part writes), which is the same logic.
 pub fn generate(cfg: &RouterConfig) -> Design {
+    if cfg.vcs > 1 {
+        return crate::msap_router_vc::generate(cfg);
+    }
     let mut block = MsapRouterAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
     d.verilog = split_kernels(&d.verilog, 1);

@@ -5,6 +5,7 @@
 
 mod model;
 mod stimulus;
+mod vc_model;
 mod vectors;
 
 pub use model::{decode, xy_route, Flit, MsapRouterModel, RouterEvents, RouterFault};

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use warpforge_contract::units::msap_router::{RouterConfig, ACTIVE, IDLE, PORTS, VA};
 use warpforge_contract::Layout;
 
+use super::vc_model::VcRouter;
 use crate::msap_arbiter::PrioRr;
 use crate::words;
 use crate::Model;
@@ -23,6 +24,9 @@ pub enum RouterFault {
     NoCreditCheck,
     /// The output is released at the head, not the tail (packets interleave).
     ReleaseAtHead,
+    /// V > 1: SA's stage-1 arbiters commit every grant, also when stage 2 refused it (breaks
+    /// §2.6's iSLIP commit rule).
+    Stage1AlwaysCommits,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -70,6 +74,12 @@ pub(crate) struct Ports {
     pub dbg_gnt: usize,
     pub dbg_ptr: usize,
     pub dbg_lost: usize,
+    /// V > 1 only (0 otherwise).
+    pub dbg_ovc: usize,
+    pub dbg_sa: usize,
+    pub dbg_ptr_va1: usize,
+    pub dbg_ptr_sa1: usize,
+    pub dbg_ptr_sa2: usize,
 }
 
 impl Ports {
@@ -77,6 +87,7 @@ impl Ports {
         let l = Layout::new(&cfg.ports());
         let i = |n: &str| l.input(n).unwrap().offset;
         let o = |n: &str| l.output(n).unwrap().offset;
+        let vo = |n: &str| l.output(n).map_or(0, |s| s.offset);
         Ports {
             reset: i("reset"),
             in_valid: i("in_valid"),
@@ -96,6 +107,11 @@ impl Ports {
             dbg_gnt: o("dbg_gnt"),
             dbg_ptr: o("dbg_ptr"),
             dbg_lost: o("dbg_lost"),
+            dbg_ovc: vo("dbg_ovc"),
+            dbg_sa: vo("dbg_sa"),
+            dbg_ptr_va1: vo("dbg_ptr_va1"),
+            dbg_ptr_sa1: vo("dbg_ptr_sa1"),
+            dbg_ptr_sa2: vo("dbg_ptr_sa2"),
         }
     }
 }
@@ -176,6 +192,8 @@ pub struct MsapRouterModel {
     violation: Option<String>,
     fault: Option<RouterFault>,
     pub ev: RouterEvents,
+    /// With V > 1 the router is this one (separable allocators, per-VC state).
+    vc: Option<Box<VcRouter>>,
 }
 
 impl MsapRouterModel {
@@ -191,6 +209,7 @@ impl MsapRouterModel {
             violation: None,
             fault: None,
             ev: RouterEvents::default(),
+            vc: (cfg.vcs > 1).then(|| Box::new(VcRouter::new(cfg, Ports::new(cfg)))),
             cfg: cfg.clone(),
         };
         m.reset();
@@ -209,6 +228,14 @@ impl MsapRouterModel {
 
     pub fn inject_fault(&mut self, fault: Option<RouterFault>) {
         self.fault = fault;
+        if let Some(r) = &mut self.vc {
+            r.fault = fault;
+        }
+    }
+
+    /// The event counters (the V > 1 router's when `vcs > 1`).
+    pub fn counters(&self) -> RouterEvents {
+        self.vc.as_ref().map_or(self.ev, |r| r.ev)
     }
 
     fn reset(&mut self) {
@@ -276,6 +303,9 @@ impl MsapRouterModel {
 
 impl Model for MsapRouterModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        if let Some(r) = &mut self.vc {
+            return r.step(inputs, outputs);
+        }
         self.cycles += 1;
         let cfg = self.cfg.clone();
         let reset = inputs[self.p.reset] & 1 == 1;
@@ -498,6 +528,9 @@ impl Model for MsapRouterModel {
     }
 
     fn check_invariants(&self) -> Result<(), String> {
+        if let Some(r) = &self.vc {
+            return r.check_invariants();
+        }
         if let Some(v) = &self.violation {
             return Err(v.clone());
         }
@@ -539,6 +572,9 @@ impl Model for MsapRouterModel {
     }
 
     fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
+        if let Some(r) = &self.vc {
+            return r.check_inputs(inputs);
+        }
         if inputs[self.p.reset] & 1 == 1 {
             return Ok(());
         }
@@ -559,6 +595,9 @@ impl Model for MsapRouterModel {
     }
 
     fn state_line(&self) -> String {
+        if let Some(r) = &self.vc {
+            return r.state_line();
+        }
         let ins: Vec<String> = self
             .inp
             .iter()
@@ -582,8 +621,8 @@ impl Model for MsapRouterModel {
     }
 
     fn events(&self) -> Vec<(&'static str, u64)> {
-        let e = &self.ev;
-        vec![
+        let e = &self.counters();
+        let mut v = vec![
             ("flits", e.flits),
             ("packets", e.packets),
             ("grants", e.grants),
@@ -594,6 +633,12 @@ impl Model for MsapRouterModel {
             ("full_buffers", e.full_buffers),
             ("ejected", e.ejected),
             ("back_to_back", e.back_to_back),
-        ]
+        ];
+        if let Some(r) = &self.vc {
+            v.retain(|(n, _)| !matches!(*n, "urgent_grants" | "back_to_back"));
+            v.push(("sa_contended", r.sa_contended));
+            v.push(("vc_interleaved", r.vc_interleaved));
+        }
+        v
     }
 }

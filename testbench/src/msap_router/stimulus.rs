@@ -24,10 +24,10 @@ pub struct MsapRouterStimulus {
     rng: Rng,
     cfg: RouterConfig,
     p: Ports,
-    /// Upstream credits per input, and flits left in the packet being sent.
-    credits: [u32; PORTS],
-    left: [u32; PORTS],
-    /// Downstream: per output, the cycles at which the received flits' credits return.
+    /// Upstream credits per input VC, and flits left in the packet being sent on it.
+    credits: Vec<u32>,
+    left: Vec<u32>,
+    /// Downstream: per output VC, the cycles at which the received flits' credits return.
     returns: Vec<VecDeque<u64>>,
     phase_left: u64,
     /// Per 64: an input sends a flit this cycle.
@@ -49,9 +49,9 @@ impl MsapRouterStimulus {
         MsapRouterStimulus {
             rng: Rng::new(seed),
             p: Ports::new(cfg),
-            credits: [cfg.buf_depth as u32; PORTS],
-            left: [0; PORTS],
-            returns: vec![VecDeque::new(); PORTS],
+            credits: vec![cfg.buf_depth as u32; cfg.nq()],
+            left: vec![0; cfg.nq()],
+            returns: vec![VecDeque::new(); cfg.nq()],
             phase_left: 0,
             p_send: 32,
             mix: 0,
@@ -128,7 +128,7 @@ impl MsapRouterStimulus {
         Some(d)
     }
 
-    fn flit(&mut self, p: usize, head: bool, tail: bool) -> u64 {
+    fn flit(&mut self, p: usize, vc: usize, head: bool, tail: bool) -> u64 {
         let c = self.cfg.clone();
         let noise = self.rng.next_u64();
         let mut f = (head as u64) | (tail as u64) << 1;
@@ -143,7 +143,9 @@ impl MsapRouterStimulus {
             let hdr = (noise >> 32) & ((1u64 << (c.payload_at() - 2)) - 1);
             f |= hdr << 2;
         }
-        f
+        // The link VC (V > 1) on every flit: it picks the buffer.
+        let vmask = ((1u64 << c.vb()) - 1) << c.vc_at();
+        (f & !vmask) | (vc as u64) << c.vc_at()
     }
 }
 
@@ -158,14 +160,16 @@ impl Stimulus for MsapRouterStimulus {
         let depth = self.cfg.buf_depth as u32;
         if cycle < 2 || self.rng.chance(1, 100_000) {
             inputs[p.reset] = 1;
-            self.credits = [depth; PORTS];
-            self.left = [0; PORTS];
+            self.credits.iter_mut().for_each(|c| *c = depth);
+            self.left.iter_mut().for_each(|l| *l = 0);
             self.returns.iter_mut().for_each(|q| q.clear());
             self.fresh = true;
             return;
         }
         // Last cycle's outputs (none that count right after a reset).
-        if !self.fresh {
+        if !self.fresh && self.cfg.vcs > 1 {
+            self.take_vc(cycle, prev);
+        } else if !self.fresh {
             for k in 0..PORTS {
                 if prev[p.in_credit] >> k & 1 == 1 {
                     self.credits[k] += 1;
@@ -182,6 +186,9 @@ impl Stimulus for MsapRouterStimulus {
             }
         }
         self.fresh = false;
+        if self.cfg.vcs > 1 {
+            return self.send_vc(cycle, inputs);
+        }
         let fb = self.cfg.flit_bits();
         for k in 0..PORTS {
             if self.returns[k].front().is_some_and(|&t| t <= cycle) {
@@ -196,8 +203,78 @@ impl Stimulus for MsapRouterStimulus {
                 self.left[k] = 1 + self.rng.below(6) as u32;
             }
             self.left[k] -= 1;
-            let f = self.flit(k, head, self.left[k] == 0);
+            let f = self.flit(k, 0, head, self.left[k] == 0);
             self.credits[k] -= 1;
+            inputs[p.in_valid] |= 1 << k;
+            crate::words::set(&mut inputs[p.in_flit..], k * fb, fb, f);
+        }
+    }
+}
+
+impl MsapRouterStimulus {
+    /// V > 1: credits per input VC back from `in_credit`, and per output VC the credits of the
+    /// flits the router sent (the output VC is the flit's `vc` field).
+    fn take_vc(&mut self, cycle: u64, prev: &[u64]) {
+        let (p, c) = (self.p.clone(), self.cfg.clone());
+        let v = c.vcs;
+        for q in 0..c.nq() {
+            if crate::words::get(&prev[p.in_credit..], q, 1) == 1 {
+                self.credits[q] += 1;
+            }
+        }
+        for k in 0..PORTS {
+            if prev[p.out_valid] >> k & 1 == 0 {
+                continue;
+            }
+            let f = crate::words::get(&prev[p.out_flit..], k * c.flit_bits(), c.flit_bits());
+            let q = k * v + ((f >> c.vc_at()) & ((1 << c.vb()) - 1)) as usize;
+            let mut d = self.rng.below(self.delay + 1);
+            if self.rng.chance(self.p_stall, 64) {
+                d += self.rng.below(40);
+            }
+            let at = (cycle + d).max(self.returns[q].back().map_or(0, |&b| b + 1));
+            self.returns[q].push_back(at);
+        }
+    }
+
+    /// V > 1: credits due per output VC; per input one flit on a VC with a credit, packets of
+    /// different VCs interleaved on the link (each VC's own packet is contiguous).
+    fn send_vc(&mut self, cycle: u64, inputs: &mut [u64]) {
+        let (p, c) = (self.p.clone(), self.cfg.clone());
+        let (v, fb) = (c.vcs, c.flit_bits());
+        for q in 0..c.nq() {
+            if self.returns[q].front().is_some_and(|&t| t <= cycle) {
+                self.returns[q].pop_front();
+                crate::words::set(&mut inputs[p.out_credit..], q, 1, 1);
+            }
+        }
+        for k in 0..PORTS {
+            if !c.has_port(k) || !self.rng.chance(self.p_send, 64) {
+                continue;
+            }
+            // Mostly keep sending on a VC with an open packet; sometimes start another.
+            let ready: Vec<usize> = (0..v).filter(|&w| self.credits[k * v + w] > 0).collect();
+            if ready.is_empty() {
+                continue;
+            }
+            let open: Vec<usize> = ready
+                .iter()
+                .copied()
+                .filter(|&w| self.left[k * v + w] > 0)
+                .collect();
+            let w = if !open.is_empty() && self.rng.chance(3, 4) {
+                open[self.rng.below(open.len() as u64) as usize]
+            } else {
+                ready[self.rng.below(ready.len() as u64) as usize]
+            };
+            let q = k * v + w;
+            let head = self.left[q] == 0;
+            if head {
+                self.left[q] = 1 + self.rng.below(6) as u32;
+            }
+            self.left[q] -= 1;
+            let f = self.flit(k, w, head, self.left[q] == 0);
+            self.credits[q] -= 1;
             inputs[p.in_valid] |= 1 << k;
             crate::words::set(&mut inputs[p.in_flit..], k * fb, fb, f);
         }

@@ -274,7 +274,7 @@ impl NocConfig {
         let vcs = p.usize("vcs");
         if vcs != 1 {
             return err(format!(
-                "vcs = {vcs}: only V = 1 is built (the paper's one VC per port; V > 1 needs per-VC buffers and a two-stage allocator)"
+                "vcs = {vcs}: only V = 1 is built for the network (the paper's one VC per port; the NIs pick no VC; msap-router alone takes 2 and 4)"
             ));
         }
         for (name, v) in [

@@ -1,5 +1,6 @@
 //! `msap-router`: one mesh router of the MSAP network (spec/msap.md §2.5, §3.4): 5 ports,
-//! input-queued, credit-based wormhole, XY routing, one VC per port (the paper's V = 1), MSAA
+//! input-queued, credit-based wormhole, XY routing, one VC per port (the paper's V = 1; 2 or 4
+//! with separable allocators, below), MSAA
 //! arbitration by the packet's latched PL at every output port (`msaa_en = false`: the
 //! baseline round-robin router).
 //!
@@ -59,6 +60,28 @@
 //! `in_valid`, `in_flit` (only with upstream credit: a flit into a full buffer is a protocol
 //! error), `out_credit` (one credit per cycle and port, never above `buf_depth`).
 //!
+//! # V > 1 (`vcs` = 2 or 4; 4 stages, no ageing)
+//!
+//! The flit gains `vc` (⌈log2 V⌉ bits) after `tail`; `in_valid[p]` writes the flit into the
+//! buffer of input VC q = p·V + vc. Everything per input above is per input VC q (buffer,
+//! front, `state`, `route`, `vcpl`, plus `ovc`, the output VC it holds; `in_credit` bit q);
+//! `busy`, `owner` (= q) and `credit` are per output VC o·V + w (`out_credit` bit o·V + w).
+//!
+//! ```text
+//! free[o]   = some w with !busy[o][w];  fw[o] = the lowest such w
+//! VA  s1[p] : arbiter over v with state[q] == VA && free[route[q]]           (n = V, PL vcpl)
+//!     s2[o] : arbiter over inputs p whose s1 winner routes to o      (n = 5, PL its vcpl)
+//!             grant g: output VC (o, fw[o]) busy, owner q; q ACTIVE, ovc[q] = fw[o]
+//! SA  s1[p] : arbiter over v with state[q] == ACTIVE && fv[q] && credit[route[q]][ovc[q]] > 0
+//!     s2[o] : arbiter over inputs p whose s1 winner routes to o
+//!             grant g: go[q] — front[q] with vc = ovc[q] into output o's register, credit
+//!             of (o, ovc) − 1, a tail frees (o, ovc) and returns q to IDLE
+//! ```
+//!
+//! Stage-2 arbiters commit every grant; a stage-1 arbiter commits only when its input won
+//! stage 2 (§2.6, iSLIP). VA and SA read only the state at the start of the cycle. RC, buffer
+//! reads and credit returns are as for V = 1, per input VC.
+//!
 //! # Storage
 //!
 //! Base (any VC router): flit buffers, fronts, occupancy counters, state, route, owner, busy,
@@ -95,9 +118,9 @@ pub const Y: ParamSpec = ParamSpec::int("y", 0, 15, 3, "this router's row (< mes
 pub const VCS: ParamSpec = ParamSpec::int(
     "vcs",
     1,
+    4,
     1,
-    1,
-    "virtual channels per port (V; the paper's 1 is the one built)",
+    "virtual channels per port (V: 1, the paper's, 2 or 4)",
 );
 pub const BUF_DEPTH: ParamSpec = ParamSpec::int(
     "buf_depth",
@@ -205,6 +228,24 @@ impl RouterConfig {
                 c.buf_depth
             )));
         }
+        if c.vcs == 3 {
+            return Err(ParamError(
+                "vcs = 3: must be 1, 2 or 4 (a power of two: the flit's vc field indexes it)"
+                    .into(),
+            ));
+        }
+        if c.vcs > 1 && c.pipe_stages != 4 {
+            return Err(ParamError(format!(
+                "pipe_stages = {}: must be 4 with vcs > 1 (the folded pipelines are built for V = 1)",
+                c.pipe_stages
+            )));
+        }
+        if c.vcs > 1 && c.age_thresh > 0 {
+            return Err(ParamError(format!(
+                "age_thresh = {}: must be 0 with vcs > 1 (per-VC loss counters are built for V = 1)",
+                c.age_thresh
+            )));
+        }
         if c.age_thresh > 0 && !c.msaa_en {
             return Err(ParamError(format!(
                 "age_thresh = {}: must be 0 with msaa_en = false (every requester is at level 0)",
@@ -224,21 +265,44 @@ impl RouterConfig {
             self.age_thresh,
         )
     }
+    /// Stage-1 arbiter of a separable allocator (V > 1): per input port over its V VCs.
+    pub fn arbiter1(&self) -> ArbiterConfig {
+        ArbiterConfig::new(self.vcs, self.pl_bits, self.msaa_en, self.shared_ptr, 0)
+    }
+    /// Bits of the flit's `vc` field: 0 with V = 1.
+    pub fn vb(&self) -> usize {
+        if self.vcs > 1 {
+            index_bits(self.vcs)
+        } else {
+            0
+        }
+    }
+    /// Input VCs (and output VCs): 5·V; input VC q is port q / V, VC q % V.
+    pub fn nq(&self) -> usize {
+        PORTS * self.vcs
+    }
+    /// Owner field of an output VC: the owning input VC p·V + v.
+    pub fn owner_bits(&self) -> usize {
+        3 + self.vb()
+    }
+    pub fn vc_at(&self) -> usize {
+        2
+    }
     pub fn xb(&self) -> usize {
         index_bits(self.mesh_x)
     }
     pub fn yb(&self) -> usize {
         index_bits(self.mesh_y)
     }
-    /// Flit field offsets: head 0, tail 1, dst_x, dst_y, pl, payload.
+    /// Flit field offsets: head 0, tail 1, vc (V > 1), dst_x, dst_y, pl, payload.
     pub fn dst_x_at(&self) -> usize {
-        2
+        2 + self.vb()
     }
     pub fn dst_y_at(&self) -> usize {
-        2 + self.xb()
+        self.dst_x_at() + self.xb()
     }
     pub fn pl_at(&self) -> usize {
-        2 + self.xb() + self.yb()
+        self.dst_y_at() + self.yb()
     }
     pub fn payload_at(&self) -> usize {
         self.pl_at() + self.pl_bits
@@ -271,8 +335,13 @@ impl RouterConfig {
     }
 
     pub fn module_name(&self) -> String {
+        let v = if self.vcs > 1 {
+            format!("_v{}", self.vcs)
+        } else {
+            String::new()
+        };
         format!(
-            "msap_router_m{}x{}_at{}_{}_b{}_s{}_pb{}_w{}_{}_{}_a{}",
+            "msap_router_m{}x{}_at{}_{}_b{}_s{}_pb{}_w{}_{}_{}_a{}{v}",
             self.mesh_x,
             self.mesh_y,
             self.x,
@@ -288,9 +357,11 @@ impl RouterConfig {
     }
 
     pub fn ports(&self) -> Vec<Port> {
+        let doc = |vc: &'static str, one: &'static str| if self.vcs > 1 { vc } else { one };
         let (n, fb, cb, pb) = (PORTS, self.flit_bits(), self.count_bits(), self.pl_bits);
+        let (nq, ob) = (self.nq(), self.owner_bits());
         let a = self.arbiter();
-        vec![
+        let mut v = vec![
             Port::input(
                 "reset",
                 1,
@@ -300,25 +371,84 @@ impl RouterConfig {
             Port::input("in_flit", n * fb, "input p's flit at bits p*flit_bits"),
             Port::input(
                 "out_credit",
-                n,
-                "the downstream of output p returns one credit",
+                nq,
+                doc(
+                    "the downstream of output VC o*V+w returns one credit",
+                    "the downstream of output p returns one credit",
+                ),
             ),
             Port::output("out_valid", n, false, "output p sends a flit (ST register)"),
             Port::output("out_flit", n * fb, false, "output p's flit, 0 when idle"),
             Port::output(
                 "in_credit",
-                n,
+                nq,
                 false,
-                "input p freed a buffer row in the last cycle",
+                doc(
+                    "input VC p*V+v freed a buffer row in the last cycle",
+                    "input p freed a buffer row in the last cycle",
+                ),
             ),
-            Port::debug("dbg_count", n * cb, "per input: flits in its RAM"),
-            Port::debug("dbg_front", n, "per input: the front register holds a flit"),
-            Port::debug("dbg_state", n * 2, "per input: IDLE 0, VA 1, ACTIVE 2"),
-            Port::debug("dbg_route", n * 3, "per input: latched output port"),
-            Port::debug("dbg_vcpl", n * pb, "per input: latched PL"),
-            Port::debug("dbg_busy", n, "per output: owned by a packet"),
-            Port::debug("dbg_owner", n * 3, "per output: the owning input"),
-            Port::debug("dbg_credit", n * cb, "per output: downstream credits"),
+            Port::debug(
+                "dbg_count",
+                nq * cb,
+                doc(
+                    "per input VC: flits in its RAM",
+                    "per input: flits in its RAM",
+                ),
+            ),
+            Port::debug(
+                "dbg_front",
+                nq,
+                doc(
+                    "per input VC: the front register holds a flit",
+                    "per input: the front register holds a flit",
+                ),
+            ),
+            Port::debug(
+                "dbg_state",
+                nq * 2,
+                doc(
+                    "per input VC: IDLE 0, VA 1, ACTIVE 2",
+                    "per input: IDLE 0, VA 1, ACTIVE 2",
+                ),
+            ),
+            Port::debug(
+                "dbg_route",
+                nq * 3,
+                doc(
+                    "per input VC: latched output port",
+                    "per input: latched output port",
+                ),
+            ),
+            Port::debug(
+                "dbg_vcpl",
+                nq * pb,
+                doc("per input VC: latched PL", "per input: latched PL"),
+            ),
+            Port::debug(
+                "dbg_busy",
+                nq,
+                doc(
+                    "per output VC: owned by a packet",
+                    "per output: owned by a packet",
+                ),
+            ),
+            Port::debug(
+                "dbg_owner",
+                nq * ob,
+                doc(
+                    "per output VC: the owning input VC p*V+v",
+                    "per output: the owning input",
+                ),
+            ),
+            Port::debug(
+                "dbg_credit",
+                nq * cb,
+                doc(
+                    "per output VC: downstream credits",
+                    "per output: downstream credits",
+                ),
+            ),
             Port::debug(
                 "dbg_gnt",
                 n * n,
@@ -327,18 +457,57 @@ impl RouterConfig {
             Port::debug(
                 "dbg_ptr",
                 n * a.ptrs() * a.idx_bits(),
-                "per output: its arbiter's pointers",
+                doc(
+                    "per output: its VA arbiter's pointers",
+                    "per output: its arbiter's pointers",
+                ),
             ),
             Port::debug(
                 "dbg_lost",
                 n * (n * a.lost_bits()).max(1),
-                "per output: its arbiter's loss counters",
+                doc(
+                    "per output: its VA arbiter's loss counters",
+                    "per output: its arbiter's loss counters",
+                ),
             ),
-        ]
+        ];
+        if self.vcs > 1 {
+            let a1 = self.arbiter1();
+            let p1 = a1.ptrs() * a1.idx_bits();
+            v.extend([
+                Port::debug(
+                    "dbg_ovc",
+                    nq * self.vb(),
+                    "per input VC: the output VC it was granted",
+                ),
+                Port::debug(
+                    "dbg_sa",
+                    n * n,
+                    "per output o: its SA grant this cycle (one-hot over inputs) at bits 5o",
+                ),
+                Port::debug(
+                    "dbg_ptr_va1",
+                    n * p1,
+                    "per input: its VA stage-1 arbiter's pointers",
+                ),
+                Port::debug(
+                    "dbg_ptr_sa1",
+                    n * p1,
+                    "per input: its SA stage-1 arbiter's pointers",
+                ),
+                Port::debug(
+                    "dbg_ptr_sa2",
+                    n * a.ptrs() * a.idx_bits(),
+                    "per output: its SA stage-2 arbiter's pointers",
+                ),
+            ]);
+        }
+        v
     }
 
     pub fn tables(&self) -> Vec<Table> {
-        let (n, cb) = (PORTS, self.count_bits());
+        let doc = |vc: &'static str, one: &'static str| if self.vcs > 1 { vc } else { one };
+        let (n, nq, cb) = (PORTS, self.nq(), self.count_bits());
         let a = self.arbiter();
         let ib = a.idx_bits();
         let rows = self.buf_depth;
@@ -346,24 +515,55 @@ impl RouterConfig {
         let mut t = vec![
             Table::new(
                 "base_flit_buf",
-                n * rows,
+                nq * rows,
                 self.flit_bits(),
-                "input flit buffers (block RAM)",
+                doc("input VC flit buffers (block RAM)", "input flit buffers (block RAM)"),
             ),
             Table::new(
                 "base_in_ctl",
-                n,
-                self.flit_bits() + 1 + cb + 2 * pw + 2 + 3 + 1,
-                "per input: front flit and valid, count, pointers, state, route, credit return",
+                nq,
+                self.flit_bits() + 1 + cb + 2 * pw + 2 + 3 + 1 + self.vb(),
+                doc("per input VC: front flit and valid, count, pointers, state, route, credit return, output VC", "per input: front flit and valid, count, pointers, state, route, credit return"),
             ),
             Table::new(
                 "base_out_ctl",
                 n,
-                1 + 3 + cb + 1 + self.flit_bits() + ib,
-                "per output: busy, owner, credits, output register, RR pointer",
+                self.vcs * (1 + self.owner_bits() + cb) + 1 + self.flit_bits() + ib,
+                doc("per output: per VC busy, owner, credits; output register, RR pointer", "per output: busy, owner, credits, output register, RR pointer"),
             ),
-            Table::new("vcpl", n, self.pl_bits, "latched PL per input VC (§2.10)"),
+            Table::new("vcpl", nq, self.pl_bits, "latched PL per input VC (§2.10)"),
         ];
+        if self.vcs > 1 {
+            let a1 = self.arbiter1();
+            let ib1 = a1.idx_bits();
+            // Stage-1 arbiters (VA and SA) per input, the SA stage-2 arbiter per output.
+            t.push(Table::new(
+                "base_sep1_ptr",
+                2 * n,
+                ib1,
+                "separable allocators' stage-1 RR pointers (VA, SA) per input",
+            ));
+            t.push(Table::new(
+                "base_sa2_ptr",
+                n,
+                ib,
+                "SA stage-2 RR pointer per output",
+            ));
+            if a.ptrs() > 1 {
+                t.push(Table::new(
+                    "extra_sep1_lvl_ptr",
+                    2 * n * (a1.ptrs() - 1),
+                    ib1,
+                    "per-level pointers of the stage-1 arbiters",
+                ));
+                t.push(Table::new(
+                    "extra_sa2_lvl_ptr",
+                    n * (a.ptrs() - 1),
+                    ib,
+                    "per-level pointers of the SA stage-2 arbiters",
+                ));
+            }
+        }
         if a.ptrs() > 1 {
             t.push(Table::new(
                 "extra_lvl_ptr",
@@ -435,7 +635,28 @@ mod tests {
             cfg(&["buf_depth=0"]).unwrap_err().0,
             "--set buf_depth=0: buf_depth must be an integer from 2 to 16"
         );
-        assert!(cfg(&["vcs=0"]).unwrap_err().0.contains("from 1 to 1"));
+        assert!(cfg(&["vcs=0"]).unwrap_err().0.contains("from 1 to 4"));
+        assert!(cfg(&["vcs=3"])
+            .unwrap_err()
+            .0
+            .starts_with("vcs = 3: must be 1, 2 or 4"));
+        assert!(cfg(&["vcs=2", "pipe_stages=3"])
+            .unwrap_err()
+            .0
+            .starts_with("pipe_stages = 3: must be 4 with vcs > 1"));
+        assert!(cfg(&["vcs=4", "age_thresh=2"])
+            .unwrap_err()
+            .0
+            .starts_with("age_thresh = 2: must be 0 with vcs > 1"));
+        // V > 1: the vc field after the framing bits, ports per VC.
+        let c = cfg(&["vcs=4"]).unwrap();
+        assert_eq!(
+            (c.vb(), c.dst_x_at(), c.flit_bits(), c.nq()),
+            (2, 4, 29, 20)
+        );
+        assert_port_names_ok(&c.ports());
+        assert!(c.module_name().ends_with("_a0_v4"));
+        assert_eq!(cfg(&[]).unwrap().vb(), 0);
         assert!(cfg(&["msaa_en=false", "age_thresh=3"])
             .unwrap_err()
             .0
