@@ -23,13 +23,27 @@ use std::collections::{BTreeSet, HashMap};
 pub fn split_comb_blocks(verilog: &str) -> String {
     let lines: Vec<&str> = verilog.split_inclusive('\n').collect();
     let mut out = String::with_capacity(verilog.len() + verilog.len() / 16);
+    // The current module's constants (`localparam`): reading one is not reading a variable.
+    let mut constants: BTreeSet<&str> = BTreeSet::new();
     let mut i = 0;
     while i < lines.len() {
+        let t = lines[i].trim_start();
+        if t.starts_with("module ") {
+            constants.clear();
+        } else if let Some(rest) = t.strip_prefix("localparam") {
+            if let Some(name) = rest
+                .split('=')
+                .next()
+                .and_then(|d| d.split_whitespace().last())
+            {
+                constants.insert(name);
+            }
+        }
         if lines[i].trim_end() == "    always @(*) begin" {
             let end = (i + 1..lines.len())
                 .find(|&j| lines[j].trim_end() == "    end")
                 .expect("an always block ends with `    end`");
-            match split_block(&lines[i + 1..end]) {
+            match split_block(&lines[i + 1..end], &constants) {
                 Some(groups) => {
                     for g in groups {
                         out += "    always @(*) begin\n";
@@ -103,7 +117,7 @@ impl Sets {
 
 /// The body of one block as groups of lines, or None when it is one group (or not in the
 /// statement layout rust-hdl writes).
-fn split_block<'a>(body: &[&'a str]) -> Option<Vec<Vec<&'a str>>> {
+fn split_block<'a>(body: &[&'a str], constants: &BTreeSet<&str>) -> Option<Vec<Vec<&'a str>>> {
     // Top-level statements start at eight spaces; `end`/`else` lines there continue one;
     // comment lines go with the statement after them.
     let mut stmts: Vec<Vec<&str>> = vec![];
@@ -137,7 +151,12 @@ fn split_block<'a>(body: &[&'a str]) -> Option<Vec<Vec<&'a str>>> {
         .collect();
     let reads: Vec<BTreeSet<&str>> = stmts
         .iter()
-        .map(|s| s.iter().flat_map(|l| identifiers(l)).collect())
+        .map(|s| {
+            s.iter()
+                .flat_map(|l| identifiers(l))
+                .filter(|v| !constants.contains(v))
+                .collect()
+        })
         .collect();
     let mut writers: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, w) in writes.iter().enumerate() {
@@ -161,6 +180,7 @@ fn split_block<'a>(body: &[&'a str]) -> Option<Vec<Vec<&'a str>>> {
             }
         }
     }
+    join_constant_groups(&mut sets, &writes, &reads);
     merge_cycles(&mut sets, &writes, &reads, &writers);
     let mut order: Vec<usize> = vec![];
     let mut groups: HashMap<usize, Vec<&str>> = HashMap::new();
@@ -180,6 +200,37 @@ fn split_block<'a>(body: &[&'a str]) -> Option<Vec<Vec<&'a str>>> {
             .map(|r| groups.remove(&r).unwrap())
             .collect(),
     )
+}
+
+/// Join every group that reads nothing but what it writes itself (constants) to the group of
+/// the statement before it (or after it, for the first): an event-driven simulator runs an
+/// `always @(*)` block only when something it reads changes, so such a block alone would
+/// never run and leave its variables undefined (Icarus does exactly that).
+fn join_constant_groups(sets: &mut Sets, writes: &[BTreeSet<&str>], reads: &[BTreeSet<&str>]) {
+    let n = writes.len();
+    loop {
+        let roots: Vec<usize> = (0..n).map(|i| sets.find(i)).collect();
+        let mut w: HashMap<usize, BTreeSet<&str>> = HashMap::new();
+        let mut r: HashMap<usize, BTreeSet<&str>> = HashMap::new();
+        for i in 0..n {
+            w.entry(roots[i]).or_default().extend(&writes[i]);
+            r.entry(roots[i]).or_default().extend(&reads[i]);
+        }
+        let constant = |g: usize| r[&g].iter().all(|v| w[&g].contains(v));
+        let Some(i) = (0..n).find(|&i| constant(roots[i])) else {
+            return;
+        };
+        // The statement nearest to the group's first one that belongs to another group.
+        let first = (0..n).find(|&j| roots[j] == roots[i]).unwrap();
+        let other = (0..first)
+            .rev()
+            .chain(first + 1..n)
+            .find(|&j| roots[j] != roots[i]);
+        match other {
+            Some(j) => sets.join(i, j),
+            None => return,
+        }
+    }
 }
 
 /// Join the groups of every strongly connected component of "group A writes what group B
@@ -297,6 +348,35 @@ mod tests {
         let s = split_comb_blocks(&v);
         assert_eq!(blocks(&s), 2, "{s}");
         assert!(s.contains(body), "{s}");
+    }
+
+    #[test]
+    fn a_group_of_constants_joins_a_neighbour() {
+        // `k = 32'h0;` alone would be a block that reads nothing, which an event-driven
+        // simulator never runs: it stays with the statement before it.
+        let v = block("        x = a;\n        k = 32'h0;\n        y = b;\n");
+        let s = split_comb_blocks(&v);
+        assert_eq!(blocks(&s), 2, "{s}");
+        assert!(
+            s.contains("        x = a;\n        k = 32'h0;\n    end\n"),
+            "{s}"
+        );
+        let v = block("        k = 32'h0;\n        y = b;\n        z = c;\n");
+        let s = split_comb_blocks(&v);
+        assert!(
+            s.contains("        k = 32'h0;\n        y = b;\n    end\n"),
+            "{s}"
+        );
+        // A module's localparam is a constant too.
+        let v = block("        x = a;\n        k = p;\n        y = b;\n").replace(
+            "module m(a);\n",
+            "module m(a);\n    localparam  p = 64'h3;\n",
+        );
+        let s = split_comb_blocks(&v);
+        assert!(
+            s.contains("        x = a;\n        k = p;\n    end\n"),
+            "{s}"
+        );
     }
 
     #[test]
