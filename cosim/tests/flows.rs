@@ -569,10 +569,7 @@ fn hierarchical_area_agrees_with_the_flat_flow() {
     let hier = area_hierarchical(&u.design(), &u.manifest()).unwrap();
     assert!(hier.hierarchical && !flat.hierarchical);
     let (f, h) = (&flat.yosys, &hier.yosys);
-    assert_eq!(
-        (h.flip_flops, h.ram_arrays),
-        (f.flip_flops, f.ram_arrays)
-    );
+    assert_eq!((h.flip_flops, h.ram_arrays), (f.flip_flops, f.ram_arrays));
     assert_eq!(h.ram_arrays, 6, "four way RAMs and two meta RAMs");
     let near = |a: u64, b: u64, tol: f64| (a as f64 - b as f64).abs() / (b as f64) < tol;
     assert!(
