@@ -193,21 +193,37 @@ impl Mtt {
             nc * rb - 1
         );
         // Stage 2: the set's rows (through the bypass), valid bits, kids, ranks. The set's
-        // flip-flops are read as one slice at `s2_set * width`, which synthesis maps to a
-        // multiplexer over the sets; a select at `(s2_set * ways + k) * width` per way became a
-        // barrel shifter over the whole table (Yosys' techmap did not finish in 8 minutes).
+        // flip-flops (and stage 3's ranks) are chosen by a `case` over the sets, which
+        // synthesis maps to a parallel multiplexer; a select at a run-time offset
+        // (`x[s2_set * width +: width]`) became barrel shifters over the whole table that
+        // Yosys' techmap did not finish in 8 minutes.
         s += &format!(
-            "wire [{}:0] s2_vset = valid[s2_set * {w} +: {w}];\n\
-             wire [{}:0] s2_kset = kidv[s2_set * {} +: {}];\n\
-             wire [{}:0] s2_rset = rank[s2_set * {} +: {}];\n",
+            "reg [{}:0] s2_vset;\nreg [{}:0] s2_kset;\nreg [{}:0] s2_rset;\nreg [{}:0] s3_rset;\n\
+             always @(*) begin\n    s2_vset = 0;\n    s2_kset = 0;\n    s2_rset = 0;\n    s3_rset = 0;\n    case (s2_set)\n",
             w - 1,
             w * kb - 1,
-            w * kb,
-            w * kb,
             w * wb - 1,
-            w * wb,
-            w * wb
+            w * wb - 1
         );
+        for set in 0..c.sets() {
+            s += &format!(
+                "        {sb}'d{set}: begin s2_vset = valid[{} +: {w}]; s2_kset = kidv[{} +: {}]; s2_rset = rank[{} +: {}]; end\n",
+                set * w,
+                set * w * kb,
+                w * kb,
+                set * w * wb,
+                w * wb
+            );
+        }
+        s += "        default: ;\n    endcase\n    case (s3_set)\n";
+        for set in 0..c.sets() {
+            s += &format!(
+                "        {sb}'d{set}: s3_rset = rank[{} +: {}];\n",
+                set * w * wb,
+                w * wb
+            );
+        }
+        s += "        default: ;\n    endcase\nend\n";
         for k in 0..w {
             s += &format!(
                 "wire [{rbm}:0] row{k} = (fw_v && fw_set == s2_set && fw_way == {wb}'d{k}) ? fw_row : rows${k}$rdata;\n\
@@ -334,10 +350,8 @@ impl Mtt {
         );
         s += &touch("rk_a", "rk_s2", "u_way");
         s += &format!(
-            "wire [{}:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : rank[s3_set * {} +: {}];\n",
-            w * wb - 1,
-            w * wb,
-            w * wb
+            "wire [{}:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : s3_rset;\n",
+            w * wb - 1
         );
         s += &touch("rk_b", "rk_s3", "h_way");
         // Reset ranks: way k of every set has rank k.
