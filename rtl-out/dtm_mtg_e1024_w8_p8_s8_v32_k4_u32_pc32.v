@@ -34,1807 +34,559 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     output reg  [3:0] dbg_sweep_row;
     
     // Stub signals
-    reg  way_ram__0__clock;
-    reg  way_ram__0__we;
-    reg  way_ram__0__wbe;
-    reg  [3:0] way_ram__0__waddr;
-    reg  [195:0] way_ram__0__wdata;
-    reg  way_ram__0__re;
-    reg  [3:0] way_ram__0__raddr;
-    wire  [195:0] way_ram__0__rdata;
-    reg  way_ram__1__clock;
-    reg  way_ram__1__we;
-    reg  way_ram__1__wbe;
-    reg  [3:0] way_ram__1__waddr;
-    reg  [195:0] way_ram__1__wdata;
-    reg  way_ram__1__re;
-    reg  [3:0] way_ram__1__raddr;
-    wire  [195:0] way_ram__1__rdata;
-    reg  way_ram__2__clock;
-    reg  way_ram__2__we;
-    reg  way_ram__2__wbe;
-    reg  [3:0] way_ram__2__waddr;
-    reg  [195:0] way_ram__2__wdata;
-    reg  way_ram__2__re;
-    reg  [3:0] way_ram__2__raddr;
-    wire  [195:0] way_ram__2__rdata;
-    reg  way_ram__3__clock;
-    reg  way_ram__3__we;
-    reg  way_ram__3__wbe;
-    reg  [3:0] way_ram__3__waddr;
-    reg  [195:0] way_ram__3__wdata;
-    reg  way_ram__3__re;
-    reg  [3:0] way_ram__3__raddr;
-    wire  [195:0] way_ram__3__rdata;
-    reg  way_ram__4__clock;
-    reg  way_ram__4__we;
-    reg  way_ram__4__wbe;
-    reg  [3:0] way_ram__4__waddr;
-    reg  [195:0] way_ram__4__wdata;
-    reg  way_ram__4__re;
-    reg  [3:0] way_ram__4__raddr;
-    wire  [195:0] way_ram__4__rdata;
-    reg  way_ram__5__clock;
-    reg  way_ram__5__we;
-    reg  way_ram__5__wbe;
-    reg  [3:0] way_ram__5__waddr;
-    reg  [195:0] way_ram__5__wdata;
-    reg  way_ram__5__re;
-    reg  [3:0] way_ram__5__raddr;
-    wire  [195:0] way_ram__5__rdata;
-    reg  way_ram__6__clock;
-    reg  way_ram__6__we;
-    reg  way_ram__6__wbe;
-    reg  [3:0] way_ram__6__waddr;
-    reg  [195:0] way_ram__6__wdata;
-    reg  way_ram__6__re;
-    reg  [3:0] way_ram__6__raddr;
-    wire  [195:0] way_ram__6__rdata;
-    reg  way_ram__7__clock;
-    reg  way_ram__7__we;
-    reg  way_ram__7__wbe;
-    reg  [3:0] way_ram__7__waddr;
-    reg  [195:0] way_ram__7__wdata;
-    reg  way_ram__7__re;
-    reg  [3:0] way_ram__7__raddr;
-    wire  [195:0] way_ram__7__rdata;
-    reg  way_ram__8__clock;
-    reg  way_ram__8__we;
-    reg  way_ram__8__wbe;
-    reg  [3:0] way_ram__8__waddr;
-    reg  [195:0] way_ram__8__wdata;
-    reg  way_ram__8__re;
-    reg  [3:0] way_ram__8__raddr;
-    wire  [195:0] way_ram__8__rdata;
-    reg  way_ram__9__clock;
-    reg  way_ram__9__we;
-    reg  way_ram__9__wbe;
-    reg  [3:0] way_ram__9__waddr;
-    reg  [195:0] way_ram__9__wdata;
-    reg  way_ram__9__re;
-    reg  [3:0] way_ram__9__raddr;
-    wire  [195:0] way_ram__9__rdata;
-    reg  way_ram__10__clock;
-    reg  way_ram__10__we;
-    reg  way_ram__10__wbe;
-    reg  [3:0] way_ram__10__waddr;
-    reg  [195:0] way_ram__10__wdata;
-    reg  way_ram__10__re;
-    reg  [3:0] way_ram__10__raddr;
-    wire  [195:0] way_ram__10__rdata;
-    reg  way_ram__11__clock;
-    reg  way_ram__11__we;
-    reg  way_ram__11__wbe;
-    reg  [3:0] way_ram__11__waddr;
-    reg  [195:0] way_ram__11__wdata;
-    reg  way_ram__11__re;
-    reg  [3:0] way_ram__11__raddr;
-    wire  [195:0] way_ram__11__rdata;
-    reg  way_ram__12__clock;
-    reg  way_ram__12__we;
-    reg  way_ram__12__wbe;
-    reg  [3:0] way_ram__12__waddr;
-    reg  [195:0] way_ram__12__wdata;
-    reg  way_ram__12__re;
-    reg  [3:0] way_ram__12__raddr;
-    wire  [195:0] way_ram__12__rdata;
-    reg  way_ram__13__clock;
-    reg  way_ram__13__we;
-    reg  way_ram__13__wbe;
-    reg  [3:0] way_ram__13__waddr;
-    reg  [195:0] way_ram__13__wdata;
-    reg  way_ram__13__re;
-    reg  [3:0] way_ram__13__raddr;
-    wire  [195:0] way_ram__13__rdata;
-    reg  way_ram__14__clock;
-    reg  way_ram__14__we;
-    reg  way_ram__14__wbe;
-    reg  [3:0] way_ram__14__waddr;
-    reg  [195:0] way_ram__14__wdata;
-    reg  way_ram__14__re;
-    reg  [3:0] way_ram__14__raddr;
-    wire  [195:0] way_ram__14__rdata;
-    reg  way_ram__15__clock;
-    reg  way_ram__15__we;
-    reg  way_ram__15__wbe;
-    reg  [3:0] way_ram__15__waddr;
-    reg  [195:0] way_ram__15__wdata;
-    reg  way_ram__15__re;
-    reg  [3:0] way_ram__15__raddr;
-    wire  [195:0] way_ram__15__rdata;
-    reg  way_ram__16__clock;
-    reg  way_ram__16__we;
-    reg  way_ram__16__wbe;
-    reg  [3:0] way_ram__16__waddr;
-    reg  [195:0] way_ram__16__wdata;
-    reg  way_ram__16__re;
-    reg  [3:0] way_ram__16__raddr;
-    wire  [195:0] way_ram__16__rdata;
-    reg  way_ram__17__clock;
-    reg  way_ram__17__we;
-    reg  way_ram__17__wbe;
-    reg  [3:0] way_ram__17__waddr;
-    reg  [195:0] way_ram__17__wdata;
-    reg  way_ram__17__re;
-    reg  [3:0] way_ram__17__raddr;
-    wire  [195:0] way_ram__17__rdata;
-    reg  way_ram__18__clock;
-    reg  way_ram__18__we;
-    reg  way_ram__18__wbe;
-    reg  [3:0] way_ram__18__waddr;
-    reg  [195:0] way_ram__18__wdata;
-    reg  way_ram__18__re;
-    reg  [3:0] way_ram__18__raddr;
-    wire  [195:0] way_ram__18__rdata;
-    reg  way_ram__19__clock;
-    reg  way_ram__19__we;
-    reg  way_ram__19__wbe;
-    reg  [3:0] way_ram__19__waddr;
-    reg  [195:0] way_ram__19__wdata;
-    reg  way_ram__19__re;
-    reg  [3:0] way_ram__19__raddr;
-    wire  [195:0] way_ram__19__rdata;
-    reg  way_ram__20__clock;
-    reg  way_ram__20__we;
-    reg  way_ram__20__wbe;
-    reg  [3:0] way_ram__20__waddr;
-    reg  [195:0] way_ram__20__wdata;
-    reg  way_ram__20__re;
-    reg  [3:0] way_ram__20__raddr;
-    wire  [195:0] way_ram__20__rdata;
-    reg  way_ram__21__clock;
-    reg  way_ram__21__we;
-    reg  way_ram__21__wbe;
-    reg  [3:0] way_ram__21__waddr;
-    reg  [195:0] way_ram__21__wdata;
-    reg  way_ram__21__re;
-    reg  [3:0] way_ram__21__raddr;
-    wire  [195:0] way_ram__21__rdata;
-    reg  way_ram__22__clock;
-    reg  way_ram__22__we;
-    reg  way_ram__22__wbe;
-    reg  [3:0] way_ram__22__waddr;
-    reg  [195:0] way_ram__22__wdata;
-    reg  way_ram__22__re;
-    reg  [3:0] way_ram__22__raddr;
-    wire  [195:0] way_ram__22__rdata;
-    reg  way_ram__23__clock;
-    reg  way_ram__23__we;
-    reg  way_ram__23__wbe;
-    reg  [3:0] way_ram__23__waddr;
-    reg  [195:0] way_ram__23__wdata;
-    reg  way_ram__23__re;
-    reg  [3:0] way_ram__23__raddr;
-    wire  [195:0] way_ram__23__rdata;
-    reg  way_ram__24__clock;
-    reg  way_ram__24__we;
-    reg  way_ram__24__wbe;
-    reg  [3:0] way_ram__24__waddr;
-    reg  [195:0] way_ram__24__wdata;
-    reg  way_ram__24__re;
-    reg  [3:0] way_ram__24__raddr;
-    wire  [195:0] way_ram__24__rdata;
-    reg  way_ram__25__clock;
-    reg  way_ram__25__we;
-    reg  way_ram__25__wbe;
-    reg  [3:0] way_ram__25__waddr;
-    reg  [195:0] way_ram__25__wdata;
-    reg  way_ram__25__re;
-    reg  [3:0] way_ram__25__raddr;
-    wire  [195:0] way_ram__25__rdata;
-    reg  way_ram__26__clock;
-    reg  way_ram__26__we;
-    reg  way_ram__26__wbe;
-    reg  [3:0] way_ram__26__waddr;
-    reg  [195:0] way_ram__26__wdata;
-    reg  way_ram__26__re;
-    reg  [3:0] way_ram__26__raddr;
-    wire  [195:0] way_ram__26__rdata;
-    reg  way_ram__27__clock;
-    reg  way_ram__27__we;
-    reg  way_ram__27__wbe;
-    reg  [3:0] way_ram__27__waddr;
-    reg  [195:0] way_ram__27__wdata;
-    reg  way_ram__27__re;
-    reg  [3:0] way_ram__27__raddr;
-    wire  [195:0] way_ram__27__rdata;
-    reg  way_ram__28__clock;
-    reg  way_ram__28__we;
-    reg  way_ram__28__wbe;
-    reg  [3:0] way_ram__28__waddr;
-    reg  [195:0] way_ram__28__wdata;
-    reg  way_ram__28__re;
-    reg  [3:0] way_ram__28__raddr;
-    wire  [195:0] way_ram__28__rdata;
-    reg  way_ram__29__clock;
-    reg  way_ram__29__we;
-    reg  way_ram__29__wbe;
-    reg  [3:0] way_ram__29__waddr;
-    reg  [195:0] way_ram__29__wdata;
-    reg  way_ram__29__re;
-    reg  [3:0] way_ram__29__raddr;
-    wire  [195:0] way_ram__29__rdata;
-    reg  way_ram__30__clock;
-    reg  way_ram__30__we;
-    reg  way_ram__30__wbe;
-    reg  [3:0] way_ram__30__waddr;
-    reg  [195:0] way_ram__30__wdata;
-    reg  way_ram__30__re;
-    reg  [3:0] way_ram__30__raddr;
-    wire  [195:0] way_ram__30__rdata;
-    reg  way_ram__31__clock;
-    reg  way_ram__31__we;
-    reg  way_ram__31__wbe;
-    reg  [3:0] way_ram__31__waddr;
-    reg  [195:0] way_ram__31__wdata;
-    reg  way_ram__31__re;
-    reg  [3:0] way_ram__31__raddr;
-    wire  [195:0] way_ram__31__rdata;
-    reg  way_ram__32__clock;
-    reg  way_ram__32__we;
-    reg  way_ram__32__wbe;
-    reg  [3:0] way_ram__32__waddr;
-    reg  [195:0] way_ram__32__wdata;
-    reg  way_ram__32__re;
-    reg  [3:0] way_ram__32__raddr;
-    wire  [195:0] way_ram__32__rdata;
-    reg  way_ram__33__clock;
-    reg  way_ram__33__we;
-    reg  way_ram__33__wbe;
-    reg  [3:0] way_ram__33__waddr;
-    reg  [195:0] way_ram__33__wdata;
-    reg  way_ram__33__re;
-    reg  [3:0] way_ram__33__raddr;
-    wire  [195:0] way_ram__33__rdata;
-    reg  way_ram__34__clock;
-    reg  way_ram__34__we;
-    reg  way_ram__34__wbe;
-    reg  [3:0] way_ram__34__waddr;
-    reg  [195:0] way_ram__34__wdata;
-    reg  way_ram__34__re;
-    reg  [3:0] way_ram__34__raddr;
-    wire  [195:0] way_ram__34__rdata;
-    reg  way_ram__35__clock;
-    reg  way_ram__35__we;
-    reg  way_ram__35__wbe;
-    reg  [3:0] way_ram__35__waddr;
-    reg  [195:0] way_ram__35__wdata;
-    reg  way_ram__35__re;
-    reg  [3:0] way_ram__35__raddr;
-    wire  [195:0] way_ram__35__rdata;
-    reg  way_ram__36__clock;
-    reg  way_ram__36__we;
-    reg  way_ram__36__wbe;
-    reg  [3:0] way_ram__36__waddr;
-    reg  [195:0] way_ram__36__wdata;
-    reg  way_ram__36__re;
-    reg  [3:0] way_ram__36__raddr;
-    wire  [195:0] way_ram__36__rdata;
-    reg  way_ram__37__clock;
-    reg  way_ram__37__we;
-    reg  way_ram__37__wbe;
-    reg  [3:0] way_ram__37__waddr;
-    reg  [195:0] way_ram__37__wdata;
-    reg  way_ram__37__re;
-    reg  [3:0] way_ram__37__raddr;
-    wire  [195:0] way_ram__37__rdata;
-    reg  way_ram__38__clock;
-    reg  way_ram__38__we;
-    reg  way_ram__38__wbe;
-    reg  [3:0] way_ram__38__waddr;
-    reg  [195:0] way_ram__38__wdata;
-    reg  way_ram__38__re;
-    reg  [3:0] way_ram__38__raddr;
-    wire  [195:0] way_ram__38__rdata;
-    reg  way_ram__39__clock;
-    reg  way_ram__39__we;
-    reg  way_ram__39__wbe;
-    reg  [3:0] way_ram__39__waddr;
-    reg  [195:0] way_ram__39__wdata;
-    reg  way_ram__39__re;
-    reg  [3:0] way_ram__39__raddr;
-    wire  [195:0] way_ram__39__rdata;
-    reg  way_ram__40__clock;
-    reg  way_ram__40__we;
-    reg  way_ram__40__wbe;
-    reg  [3:0] way_ram__40__waddr;
-    reg  [195:0] way_ram__40__wdata;
-    reg  way_ram__40__re;
-    reg  [3:0] way_ram__40__raddr;
-    wire  [195:0] way_ram__40__rdata;
-    reg  way_ram__41__clock;
-    reg  way_ram__41__we;
-    reg  way_ram__41__wbe;
-    reg  [3:0] way_ram__41__waddr;
-    reg  [195:0] way_ram__41__wdata;
-    reg  way_ram__41__re;
-    reg  [3:0] way_ram__41__raddr;
-    wire  [195:0] way_ram__41__rdata;
-    reg  way_ram__42__clock;
-    reg  way_ram__42__we;
-    reg  way_ram__42__wbe;
-    reg  [3:0] way_ram__42__waddr;
-    reg  [195:0] way_ram__42__wdata;
-    reg  way_ram__42__re;
-    reg  [3:0] way_ram__42__raddr;
-    wire  [195:0] way_ram__42__rdata;
-    reg  way_ram__43__clock;
-    reg  way_ram__43__we;
-    reg  way_ram__43__wbe;
-    reg  [3:0] way_ram__43__waddr;
-    reg  [195:0] way_ram__43__wdata;
-    reg  way_ram__43__re;
-    reg  [3:0] way_ram__43__raddr;
-    wire  [195:0] way_ram__43__rdata;
-    reg  way_ram__44__clock;
-    reg  way_ram__44__we;
-    reg  way_ram__44__wbe;
-    reg  [3:0] way_ram__44__waddr;
-    reg  [195:0] way_ram__44__wdata;
-    reg  way_ram__44__re;
-    reg  [3:0] way_ram__44__raddr;
-    wire  [195:0] way_ram__44__rdata;
-    reg  way_ram__45__clock;
-    reg  way_ram__45__we;
-    reg  way_ram__45__wbe;
-    reg  [3:0] way_ram__45__waddr;
-    reg  [195:0] way_ram__45__wdata;
-    reg  way_ram__45__re;
-    reg  [3:0] way_ram__45__raddr;
-    wire  [195:0] way_ram__45__rdata;
-    reg  way_ram__46__clock;
-    reg  way_ram__46__we;
-    reg  way_ram__46__wbe;
-    reg  [3:0] way_ram__46__waddr;
-    reg  [195:0] way_ram__46__wdata;
-    reg  way_ram__46__re;
-    reg  [3:0] way_ram__46__raddr;
-    wire  [195:0] way_ram__46__rdata;
-    reg  way_ram__47__clock;
-    reg  way_ram__47__we;
-    reg  way_ram__47__wbe;
-    reg  [3:0] way_ram__47__waddr;
-    reg  [195:0] way_ram__47__wdata;
-    reg  way_ram__47__re;
-    reg  [3:0] way_ram__47__raddr;
-    wire  [195:0] way_ram__47__rdata;
-    reg  way_ram__48__clock;
-    reg  way_ram__48__we;
-    reg  way_ram__48__wbe;
-    reg  [3:0] way_ram__48__waddr;
-    reg  [195:0] way_ram__48__wdata;
-    reg  way_ram__48__re;
-    reg  [3:0] way_ram__48__raddr;
-    wire  [195:0] way_ram__48__rdata;
-    reg  way_ram__49__clock;
-    reg  way_ram__49__we;
-    reg  way_ram__49__wbe;
-    reg  [3:0] way_ram__49__waddr;
-    reg  [195:0] way_ram__49__wdata;
-    reg  way_ram__49__re;
-    reg  [3:0] way_ram__49__raddr;
-    wire  [195:0] way_ram__49__rdata;
-    reg  way_ram__50__clock;
-    reg  way_ram__50__we;
-    reg  way_ram__50__wbe;
-    reg  [3:0] way_ram__50__waddr;
-    reg  [195:0] way_ram__50__wdata;
-    reg  way_ram__50__re;
-    reg  [3:0] way_ram__50__raddr;
-    wire  [195:0] way_ram__50__rdata;
-    reg  way_ram__51__clock;
-    reg  way_ram__51__we;
-    reg  way_ram__51__wbe;
-    reg  [3:0] way_ram__51__waddr;
-    reg  [195:0] way_ram__51__wdata;
-    reg  way_ram__51__re;
-    reg  [3:0] way_ram__51__raddr;
-    wire  [195:0] way_ram__51__rdata;
-    reg  way_ram__52__clock;
-    reg  way_ram__52__we;
-    reg  way_ram__52__wbe;
-    reg  [3:0] way_ram__52__waddr;
-    reg  [195:0] way_ram__52__wdata;
-    reg  way_ram__52__re;
-    reg  [3:0] way_ram__52__raddr;
-    wire  [195:0] way_ram__52__rdata;
-    reg  way_ram__53__clock;
-    reg  way_ram__53__we;
-    reg  way_ram__53__wbe;
-    reg  [3:0] way_ram__53__waddr;
-    reg  [195:0] way_ram__53__wdata;
-    reg  way_ram__53__re;
-    reg  [3:0] way_ram__53__raddr;
-    wire  [195:0] way_ram__53__rdata;
-    reg  way_ram__54__clock;
-    reg  way_ram__54__we;
-    reg  way_ram__54__wbe;
-    reg  [3:0] way_ram__54__waddr;
-    reg  [195:0] way_ram__54__wdata;
-    reg  way_ram__54__re;
-    reg  [3:0] way_ram__54__raddr;
-    wire  [195:0] way_ram__54__rdata;
-    reg  way_ram__55__clock;
-    reg  way_ram__55__we;
-    reg  way_ram__55__wbe;
-    reg  [3:0] way_ram__55__waddr;
-    reg  [195:0] way_ram__55__wdata;
-    reg  way_ram__55__re;
-    reg  [3:0] way_ram__55__raddr;
-    wire  [195:0] way_ram__55__rdata;
-    reg  way_ram__56__clock;
-    reg  way_ram__56__we;
-    reg  way_ram__56__wbe;
-    reg  [3:0] way_ram__56__waddr;
-    reg  [195:0] way_ram__56__wdata;
-    reg  way_ram__56__re;
-    reg  [3:0] way_ram__56__raddr;
-    wire  [195:0] way_ram__56__rdata;
-    reg  way_ram__57__clock;
-    reg  way_ram__57__we;
-    reg  way_ram__57__wbe;
-    reg  [3:0] way_ram__57__waddr;
-    reg  [195:0] way_ram__57__wdata;
-    reg  way_ram__57__re;
-    reg  [3:0] way_ram__57__raddr;
-    wire  [195:0] way_ram__57__rdata;
-    reg  way_ram__58__clock;
-    reg  way_ram__58__we;
-    reg  way_ram__58__wbe;
-    reg  [3:0] way_ram__58__waddr;
-    reg  [195:0] way_ram__58__wdata;
-    reg  way_ram__58__re;
-    reg  [3:0] way_ram__58__raddr;
-    wire  [195:0] way_ram__58__rdata;
-    reg  way_ram__59__clock;
-    reg  way_ram__59__we;
-    reg  way_ram__59__wbe;
-    reg  [3:0] way_ram__59__waddr;
-    reg  [195:0] way_ram__59__wdata;
-    reg  way_ram__59__re;
-    reg  [3:0] way_ram__59__raddr;
-    wire  [195:0] way_ram__59__rdata;
-    reg  way_ram__60__clock;
-    reg  way_ram__60__we;
-    reg  way_ram__60__wbe;
-    reg  [3:0] way_ram__60__waddr;
-    reg  [195:0] way_ram__60__wdata;
-    reg  way_ram__60__re;
-    reg  [3:0] way_ram__60__raddr;
-    wire  [195:0] way_ram__60__rdata;
-    reg  way_ram__61__clock;
-    reg  way_ram__61__we;
-    reg  way_ram__61__wbe;
-    reg  [3:0] way_ram__61__waddr;
-    reg  [195:0] way_ram__61__wdata;
-    reg  way_ram__61__re;
-    reg  [3:0] way_ram__61__raddr;
-    wire  [195:0] way_ram__61__rdata;
-    reg  way_ram__62__clock;
-    reg  way_ram__62__we;
-    reg  way_ram__62__wbe;
-    reg  [3:0] way_ram__62__waddr;
-    reg  [195:0] way_ram__62__wdata;
-    reg  way_ram__62__re;
-    reg  [3:0] way_ram__62__raddr;
-    wire  [195:0] way_ram__62__rdata;
-    reg  way_ram__63__clock;
-    reg  way_ram__63__we;
-    reg  way_ram__63__wbe;
-    reg  [3:0] way_ram__63__waddr;
-    reg  [195:0] way_ram__63__wdata;
-    reg  way_ram__63__re;
-    reg  [3:0] way_ram__63__raddr;
-    wire  [195:0] way_ram__63__rdata;
-    reg  meta_ram__0__clock;
-    reg  meta_ram__0__we;
-    reg  meta_ram__0__wbe;
-    reg  [3:0] meta_ram__0__waddr;
-    reg  [31:0] meta_ram__0__wdata;
-    reg  meta_ram__0__re;
-    reg  [3:0] meta_ram__0__raddr;
-    wire  [31:0] meta_ram__0__rdata;
-    reg  meta_ram__1__clock;
-    reg  meta_ram__1__we;
-    reg  meta_ram__1__wbe;
-    reg  [3:0] meta_ram__1__waddr;
-    reg  [31:0] meta_ram__1__wdata;
-    reg  meta_ram__1__re;
-    reg  [3:0] meta_ram__1__raddr;
-    wire  [31:0] meta_ram__1__rdata;
-    reg  meta_ram__2__clock;
-    reg  meta_ram__2__we;
-    reg  meta_ram__2__wbe;
-    reg  [3:0] meta_ram__2__waddr;
-    reg  [31:0] meta_ram__2__wdata;
-    reg  meta_ram__2__re;
-    reg  [3:0] meta_ram__2__raddr;
-    wire  [31:0] meta_ram__2__rdata;
-    reg  meta_ram__3__clock;
-    reg  meta_ram__3__we;
-    reg  meta_ram__3__wbe;
-    reg  [3:0] meta_ram__3__waddr;
-    reg  [31:0] meta_ram__3__wdata;
-    reg  meta_ram__3__re;
-    reg  [3:0] meta_ram__3__raddr;
-    wire  [31:0] meta_ram__3__rdata;
-    reg  meta_ram__4__clock;
-    reg  meta_ram__4__we;
-    reg  meta_ram__4__wbe;
-    reg  [3:0] meta_ram__4__waddr;
-    reg  [31:0] meta_ram__4__wdata;
-    reg  meta_ram__4__re;
-    reg  [3:0] meta_ram__4__raddr;
-    wire  [31:0] meta_ram__4__rdata;
-    reg  meta_ram__5__clock;
-    reg  meta_ram__5__we;
-    reg  meta_ram__5__wbe;
-    reg  [3:0] meta_ram__5__waddr;
-    reg  [31:0] meta_ram__5__wdata;
-    reg  meta_ram__5__re;
-    reg  [3:0] meta_ram__5__raddr;
-    wire  [31:0] meta_ram__5__rdata;
-    reg  meta_ram__6__clock;
-    reg  meta_ram__6__we;
-    reg  meta_ram__6__wbe;
-    reg  [3:0] meta_ram__6__waddr;
-    reg  [31:0] meta_ram__6__wdata;
-    reg  meta_ram__6__re;
-    reg  [3:0] meta_ram__6__raddr;
-    wire  [31:0] meta_ram__6__rdata;
-    reg  meta_ram__7__clock;
-    reg  meta_ram__7__we;
-    reg  meta_ram__7__wbe;
-    reg  [3:0] meta_ram__7__waddr;
-    reg  [31:0] meta_ram__7__wdata;
-    reg  meta_ram__7__re;
-    reg  [3:0] meta_ram__7__raddr;
-    wire  [31:0] meta_ram__7__rdata;
-    reg  way_ram__0__clock__drv;
-    reg  way_ram__0__we__drv;
-    reg  way_ram__0__wbe__drv;
-    reg  [3:0] way_ram__0__waddr__drv;
-    reg  [195:0] way_ram__0__wdata__drv;
-    reg  way_ram__0__re__drv;
-    reg  [3:0] way_ram__0__raddr__drv;
-    reg  way_ram__1__clock__drv;
-    reg  way_ram__1__we__drv;
-    reg  way_ram__1__wbe__drv;
-    reg  [3:0] way_ram__1__waddr__drv;
-    reg  [195:0] way_ram__1__wdata__drv;
-    reg  way_ram__1__re__drv;
-    reg  [3:0] way_ram__1__raddr__drv;
-    reg  way_ram__2__clock__drv;
-    reg  way_ram__2__we__drv;
-    reg  way_ram__2__wbe__drv;
-    reg  [3:0] way_ram__2__waddr__drv;
-    reg  [195:0] way_ram__2__wdata__drv;
-    reg  way_ram__2__re__drv;
-    reg  [3:0] way_ram__2__raddr__drv;
-    reg  way_ram__3__clock__drv;
-    reg  way_ram__3__we__drv;
-    reg  way_ram__3__wbe__drv;
-    reg  [3:0] way_ram__3__waddr__drv;
-    reg  [195:0] way_ram__3__wdata__drv;
-    reg  way_ram__3__re__drv;
-    reg  [3:0] way_ram__3__raddr__drv;
-    reg  way_ram__4__clock__drv;
-    reg  way_ram__4__we__drv;
-    reg  way_ram__4__wbe__drv;
-    reg  [3:0] way_ram__4__waddr__drv;
-    reg  [195:0] way_ram__4__wdata__drv;
-    reg  way_ram__4__re__drv;
-    reg  [3:0] way_ram__4__raddr__drv;
-    reg  way_ram__5__clock__drv;
-    reg  way_ram__5__we__drv;
-    reg  way_ram__5__wbe__drv;
-    reg  [3:0] way_ram__5__waddr__drv;
-    reg  [195:0] way_ram__5__wdata__drv;
-    reg  way_ram__5__re__drv;
-    reg  [3:0] way_ram__5__raddr__drv;
-    reg  way_ram__6__clock__drv;
-    reg  way_ram__6__we__drv;
-    reg  way_ram__6__wbe__drv;
-    reg  [3:0] way_ram__6__waddr__drv;
-    reg  [195:0] way_ram__6__wdata__drv;
-    reg  way_ram__6__re__drv;
-    reg  [3:0] way_ram__6__raddr__drv;
-    reg  way_ram__7__clock__drv;
-    reg  way_ram__7__we__drv;
-    reg  way_ram__7__wbe__drv;
-    reg  [3:0] way_ram__7__waddr__drv;
-    reg  [195:0] way_ram__7__wdata__drv;
-    reg  way_ram__7__re__drv;
-    reg  [3:0] way_ram__7__raddr__drv;
-    reg  way_ram__8__clock__drv;
-    reg  way_ram__8__we__drv;
-    reg  way_ram__8__wbe__drv;
-    reg  [3:0] way_ram__8__waddr__drv;
-    reg  [195:0] way_ram__8__wdata__drv;
-    reg  way_ram__8__re__drv;
-    reg  [3:0] way_ram__8__raddr__drv;
-    reg  way_ram__9__clock__drv;
-    reg  way_ram__9__we__drv;
-    reg  way_ram__9__wbe__drv;
-    reg  [3:0] way_ram__9__waddr__drv;
-    reg  [195:0] way_ram__9__wdata__drv;
-    reg  way_ram__9__re__drv;
-    reg  [3:0] way_ram__9__raddr__drv;
-    reg  way_ram__10__clock__drv;
-    reg  way_ram__10__we__drv;
-    reg  way_ram__10__wbe__drv;
-    reg  [3:0] way_ram__10__waddr__drv;
-    reg  [195:0] way_ram__10__wdata__drv;
-    reg  way_ram__10__re__drv;
-    reg  [3:0] way_ram__10__raddr__drv;
-    reg  way_ram__11__clock__drv;
-    reg  way_ram__11__we__drv;
-    reg  way_ram__11__wbe__drv;
-    reg  [3:0] way_ram__11__waddr__drv;
-    reg  [195:0] way_ram__11__wdata__drv;
-    reg  way_ram__11__re__drv;
-    reg  [3:0] way_ram__11__raddr__drv;
-    reg  way_ram__12__clock__drv;
-    reg  way_ram__12__we__drv;
-    reg  way_ram__12__wbe__drv;
-    reg  [3:0] way_ram__12__waddr__drv;
-    reg  [195:0] way_ram__12__wdata__drv;
-    reg  way_ram__12__re__drv;
-    reg  [3:0] way_ram__12__raddr__drv;
-    reg  way_ram__13__clock__drv;
-    reg  way_ram__13__we__drv;
-    reg  way_ram__13__wbe__drv;
-    reg  [3:0] way_ram__13__waddr__drv;
-    reg  [195:0] way_ram__13__wdata__drv;
-    reg  way_ram__13__re__drv;
-    reg  [3:0] way_ram__13__raddr__drv;
-    reg  way_ram__14__clock__drv;
-    reg  way_ram__14__we__drv;
-    reg  way_ram__14__wbe__drv;
-    reg  [3:0] way_ram__14__waddr__drv;
-    reg  [195:0] way_ram__14__wdata__drv;
-    reg  way_ram__14__re__drv;
-    reg  [3:0] way_ram__14__raddr__drv;
-    reg  way_ram__15__clock__drv;
-    reg  way_ram__15__we__drv;
-    reg  way_ram__15__wbe__drv;
-    reg  [3:0] way_ram__15__waddr__drv;
-    reg  [195:0] way_ram__15__wdata__drv;
-    reg  way_ram__15__re__drv;
-    reg  [3:0] way_ram__15__raddr__drv;
-    reg  way_ram__16__clock__drv;
-    reg  way_ram__16__we__drv;
-    reg  way_ram__16__wbe__drv;
-    reg  [3:0] way_ram__16__waddr__drv;
-    reg  [195:0] way_ram__16__wdata__drv;
-    reg  way_ram__16__re__drv;
-    reg  [3:0] way_ram__16__raddr__drv;
-    reg  way_ram__17__clock__drv;
-    reg  way_ram__17__we__drv;
-    reg  way_ram__17__wbe__drv;
-    reg  [3:0] way_ram__17__waddr__drv;
-    reg  [195:0] way_ram__17__wdata__drv;
-    reg  way_ram__17__re__drv;
-    reg  [3:0] way_ram__17__raddr__drv;
-    reg  way_ram__18__clock__drv;
-    reg  way_ram__18__we__drv;
-    reg  way_ram__18__wbe__drv;
-    reg  [3:0] way_ram__18__waddr__drv;
-    reg  [195:0] way_ram__18__wdata__drv;
-    reg  way_ram__18__re__drv;
-    reg  [3:0] way_ram__18__raddr__drv;
-    reg  way_ram__19__clock__drv;
-    reg  way_ram__19__we__drv;
-    reg  way_ram__19__wbe__drv;
-    reg  [3:0] way_ram__19__waddr__drv;
-    reg  [195:0] way_ram__19__wdata__drv;
-    reg  way_ram__19__re__drv;
-    reg  [3:0] way_ram__19__raddr__drv;
-    reg  way_ram__20__clock__drv;
-    reg  way_ram__20__we__drv;
-    reg  way_ram__20__wbe__drv;
-    reg  [3:0] way_ram__20__waddr__drv;
-    reg  [195:0] way_ram__20__wdata__drv;
-    reg  way_ram__20__re__drv;
-    reg  [3:0] way_ram__20__raddr__drv;
-    reg  way_ram__21__clock__drv;
-    reg  way_ram__21__we__drv;
-    reg  way_ram__21__wbe__drv;
-    reg  [3:0] way_ram__21__waddr__drv;
-    reg  [195:0] way_ram__21__wdata__drv;
-    reg  way_ram__21__re__drv;
-    reg  [3:0] way_ram__21__raddr__drv;
-    reg  way_ram__22__clock__drv;
-    reg  way_ram__22__we__drv;
-    reg  way_ram__22__wbe__drv;
-    reg  [3:0] way_ram__22__waddr__drv;
-    reg  [195:0] way_ram__22__wdata__drv;
-    reg  way_ram__22__re__drv;
-    reg  [3:0] way_ram__22__raddr__drv;
-    reg  way_ram__23__clock__drv;
-    reg  way_ram__23__we__drv;
-    reg  way_ram__23__wbe__drv;
-    reg  [3:0] way_ram__23__waddr__drv;
-    reg  [195:0] way_ram__23__wdata__drv;
-    reg  way_ram__23__re__drv;
-    reg  [3:0] way_ram__23__raddr__drv;
-    reg  way_ram__24__clock__drv;
-    reg  way_ram__24__we__drv;
-    reg  way_ram__24__wbe__drv;
-    reg  [3:0] way_ram__24__waddr__drv;
-    reg  [195:0] way_ram__24__wdata__drv;
-    reg  way_ram__24__re__drv;
-    reg  [3:0] way_ram__24__raddr__drv;
-    reg  way_ram__25__clock__drv;
-    reg  way_ram__25__we__drv;
-    reg  way_ram__25__wbe__drv;
-    reg  [3:0] way_ram__25__waddr__drv;
-    reg  [195:0] way_ram__25__wdata__drv;
-    reg  way_ram__25__re__drv;
-    reg  [3:0] way_ram__25__raddr__drv;
-    reg  way_ram__26__clock__drv;
-    reg  way_ram__26__we__drv;
-    reg  way_ram__26__wbe__drv;
-    reg  [3:0] way_ram__26__waddr__drv;
-    reg  [195:0] way_ram__26__wdata__drv;
-    reg  way_ram__26__re__drv;
-    reg  [3:0] way_ram__26__raddr__drv;
-    reg  way_ram__27__clock__drv;
-    reg  way_ram__27__we__drv;
-    reg  way_ram__27__wbe__drv;
-    reg  [3:0] way_ram__27__waddr__drv;
-    reg  [195:0] way_ram__27__wdata__drv;
-    reg  way_ram__27__re__drv;
-    reg  [3:0] way_ram__27__raddr__drv;
-    reg  way_ram__28__clock__drv;
-    reg  way_ram__28__we__drv;
-    reg  way_ram__28__wbe__drv;
-    reg  [3:0] way_ram__28__waddr__drv;
-    reg  [195:0] way_ram__28__wdata__drv;
-    reg  way_ram__28__re__drv;
-    reg  [3:0] way_ram__28__raddr__drv;
-    reg  way_ram__29__clock__drv;
-    reg  way_ram__29__we__drv;
-    reg  way_ram__29__wbe__drv;
-    reg  [3:0] way_ram__29__waddr__drv;
-    reg  [195:0] way_ram__29__wdata__drv;
-    reg  way_ram__29__re__drv;
-    reg  [3:0] way_ram__29__raddr__drv;
-    reg  way_ram__30__clock__drv;
-    reg  way_ram__30__we__drv;
-    reg  way_ram__30__wbe__drv;
-    reg  [3:0] way_ram__30__waddr__drv;
-    reg  [195:0] way_ram__30__wdata__drv;
-    reg  way_ram__30__re__drv;
-    reg  [3:0] way_ram__30__raddr__drv;
-    reg  way_ram__31__clock__drv;
-    reg  way_ram__31__we__drv;
-    reg  way_ram__31__wbe__drv;
-    reg  [3:0] way_ram__31__waddr__drv;
-    reg  [195:0] way_ram__31__wdata__drv;
-    reg  way_ram__31__re__drv;
-    reg  [3:0] way_ram__31__raddr__drv;
-    reg  way_ram__32__clock__drv;
-    reg  way_ram__32__we__drv;
-    reg  way_ram__32__wbe__drv;
-    reg  [3:0] way_ram__32__waddr__drv;
-    reg  [195:0] way_ram__32__wdata__drv;
-    reg  way_ram__32__re__drv;
-    reg  [3:0] way_ram__32__raddr__drv;
-    reg  way_ram__33__clock__drv;
-    reg  way_ram__33__we__drv;
-    reg  way_ram__33__wbe__drv;
-    reg  [3:0] way_ram__33__waddr__drv;
-    reg  [195:0] way_ram__33__wdata__drv;
-    reg  way_ram__33__re__drv;
-    reg  [3:0] way_ram__33__raddr__drv;
-    reg  way_ram__34__clock__drv;
-    reg  way_ram__34__we__drv;
-    reg  way_ram__34__wbe__drv;
-    reg  [3:0] way_ram__34__waddr__drv;
-    reg  [195:0] way_ram__34__wdata__drv;
-    reg  way_ram__34__re__drv;
-    reg  [3:0] way_ram__34__raddr__drv;
-    reg  way_ram__35__clock__drv;
-    reg  way_ram__35__we__drv;
-    reg  way_ram__35__wbe__drv;
-    reg  [3:0] way_ram__35__waddr__drv;
-    reg  [195:0] way_ram__35__wdata__drv;
-    reg  way_ram__35__re__drv;
-    reg  [3:0] way_ram__35__raddr__drv;
-    reg  way_ram__36__clock__drv;
-    reg  way_ram__36__we__drv;
-    reg  way_ram__36__wbe__drv;
-    reg  [3:0] way_ram__36__waddr__drv;
-    reg  [195:0] way_ram__36__wdata__drv;
-    reg  way_ram__36__re__drv;
-    reg  [3:0] way_ram__36__raddr__drv;
-    reg  way_ram__37__clock__drv;
-    reg  way_ram__37__we__drv;
-    reg  way_ram__37__wbe__drv;
-    reg  [3:0] way_ram__37__waddr__drv;
-    reg  [195:0] way_ram__37__wdata__drv;
-    reg  way_ram__37__re__drv;
-    reg  [3:0] way_ram__37__raddr__drv;
-    reg  way_ram__38__clock__drv;
-    reg  way_ram__38__we__drv;
-    reg  way_ram__38__wbe__drv;
-    reg  [3:0] way_ram__38__waddr__drv;
-    reg  [195:0] way_ram__38__wdata__drv;
-    reg  way_ram__38__re__drv;
-    reg  [3:0] way_ram__38__raddr__drv;
-    reg  way_ram__39__clock__drv;
-    reg  way_ram__39__we__drv;
-    reg  way_ram__39__wbe__drv;
-    reg  [3:0] way_ram__39__waddr__drv;
-    reg  [195:0] way_ram__39__wdata__drv;
-    reg  way_ram__39__re__drv;
-    reg  [3:0] way_ram__39__raddr__drv;
-    reg  way_ram__40__clock__drv;
-    reg  way_ram__40__we__drv;
-    reg  way_ram__40__wbe__drv;
-    reg  [3:0] way_ram__40__waddr__drv;
-    reg  [195:0] way_ram__40__wdata__drv;
-    reg  way_ram__40__re__drv;
-    reg  [3:0] way_ram__40__raddr__drv;
-    reg  way_ram__41__clock__drv;
-    reg  way_ram__41__we__drv;
-    reg  way_ram__41__wbe__drv;
-    reg  [3:0] way_ram__41__waddr__drv;
-    reg  [195:0] way_ram__41__wdata__drv;
-    reg  way_ram__41__re__drv;
-    reg  [3:0] way_ram__41__raddr__drv;
-    reg  way_ram__42__clock__drv;
-    reg  way_ram__42__we__drv;
-    reg  way_ram__42__wbe__drv;
-    reg  [3:0] way_ram__42__waddr__drv;
-    reg  [195:0] way_ram__42__wdata__drv;
-    reg  way_ram__42__re__drv;
-    reg  [3:0] way_ram__42__raddr__drv;
-    reg  way_ram__43__clock__drv;
-    reg  way_ram__43__we__drv;
-    reg  way_ram__43__wbe__drv;
-    reg  [3:0] way_ram__43__waddr__drv;
-    reg  [195:0] way_ram__43__wdata__drv;
-    reg  way_ram__43__re__drv;
-    reg  [3:0] way_ram__43__raddr__drv;
-    reg  way_ram__44__clock__drv;
-    reg  way_ram__44__we__drv;
-    reg  way_ram__44__wbe__drv;
-    reg  [3:0] way_ram__44__waddr__drv;
-    reg  [195:0] way_ram__44__wdata__drv;
-    reg  way_ram__44__re__drv;
-    reg  [3:0] way_ram__44__raddr__drv;
-    reg  way_ram__45__clock__drv;
-    reg  way_ram__45__we__drv;
-    reg  way_ram__45__wbe__drv;
-    reg  [3:0] way_ram__45__waddr__drv;
-    reg  [195:0] way_ram__45__wdata__drv;
-    reg  way_ram__45__re__drv;
-    reg  [3:0] way_ram__45__raddr__drv;
-    reg  way_ram__46__clock__drv;
-    reg  way_ram__46__we__drv;
-    reg  way_ram__46__wbe__drv;
-    reg  [3:0] way_ram__46__waddr__drv;
-    reg  [195:0] way_ram__46__wdata__drv;
-    reg  way_ram__46__re__drv;
-    reg  [3:0] way_ram__46__raddr__drv;
-    reg  way_ram__47__clock__drv;
-    reg  way_ram__47__we__drv;
-    reg  way_ram__47__wbe__drv;
-    reg  [3:0] way_ram__47__waddr__drv;
-    reg  [195:0] way_ram__47__wdata__drv;
-    reg  way_ram__47__re__drv;
-    reg  [3:0] way_ram__47__raddr__drv;
-    reg  way_ram__48__clock__drv;
-    reg  way_ram__48__we__drv;
-    reg  way_ram__48__wbe__drv;
-    reg  [3:0] way_ram__48__waddr__drv;
-    reg  [195:0] way_ram__48__wdata__drv;
-    reg  way_ram__48__re__drv;
-    reg  [3:0] way_ram__48__raddr__drv;
-    reg  way_ram__49__clock__drv;
-    reg  way_ram__49__we__drv;
-    reg  way_ram__49__wbe__drv;
-    reg  [3:0] way_ram__49__waddr__drv;
-    reg  [195:0] way_ram__49__wdata__drv;
-    reg  way_ram__49__re__drv;
-    reg  [3:0] way_ram__49__raddr__drv;
-    reg  way_ram__50__clock__drv;
-    reg  way_ram__50__we__drv;
-    reg  way_ram__50__wbe__drv;
-    reg  [3:0] way_ram__50__waddr__drv;
-    reg  [195:0] way_ram__50__wdata__drv;
-    reg  way_ram__50__re__drv;
-    reg  [3:0] way_ram__50__raddr__drv;
-    reg  way_ram__51__clock__drv;
-    reg  way_ram__51__we__drv;
-    reg  way_ram__51__wbe__drv;
-    reg  [3:0] way_ram__51__waddr__drv;
-    reg  [195:0] way_ram__51__wdata__drv;
-    reg  way_ram__51__re__drv;
-    reg  [3:0] way_ram__51__raddr__drv;
-    reg  way_ram__52__clock__drv;
-    reg  way_ram__52__we__drv;
-    reg  way_ram__52__wbe__drv;
-    reg  [3:0] way_ram__52__waddr__drv;
-    reg  [195:0] way_ram__52__wdata__drv;
-    reg  way_ram__52__re__drv;
-    reg  [3:0] way_ram__52__raddr__drv;
-    reg  way_ram__53__clock__drv;
-    reg  way_ram__53__we__drv;
-    reg  way_ram__53__wbe__drv;
-    reg  [3:0] way_ram__53__waddr__drv;
-    reg  [195:0] way_ram__53__wdata__drv;
-    reg  way_ram__53__re__drv;
-    reg  [3:0] way_ram__53__raddr__drv;
-    reg  way_ram__54__clock__drv;
-    reg  way_ram__54__we__drv;
-    reg  way_ram__54__wbe__drv;
-    reg  [3:0] way_ram__54__waddr__drv;
-    reg  [195:0] way_ram__54__wdata__drv;
-    reg  way_ram__54__re__drv;
-    reg  [3:0] way_ram__54__raddr__drv;
-    reg  way_ram__55__clock__drv;
-    reg  way_ram__55__we__drv;
-    reg  way_ram__55__wbe__drv;
-    reg  [3:0] way_ram__55__waddr__drv;
-    reg  [195:0] way_ram__55__wdata__drv;
-    reg  way_ram__55__re__drv;
-    reg  [3:0] way_ram__55__raddr__drv;
-    reg  way_ram__56__clock__drv;
-    reg  way_ram__56__we__drv;
-    reg  way_ram__56__wbe__drv;
-    reg  [3:0] way_ram__56__waddr__drv;
-    reg  [195:0] way_ram__56__wdata__drv;
-    reg  way_ram__56__re__drv;
-    reg  [3:0] way_ram__56__raddr__drv;
-    reg  way_ram__57__clock__drv;
-    reg  way_ram__57__we__drv;
-    reg  way_ram__57__wbe__drv;
-    reg  [3:0] way_ram__57__waddr__drv;
-    reg  [195:0] way_ram__57__wdata__drv;
-    reg  way_ram__57__re__drv;
-    reg  [3:0] way_ram__57__raddr__drv;
-    reg  way_ram__58__clock__drv;
-    reg  way_ram__58__we__drv;
-    reg  way_ram__58__wbe__drv;
-    reg  [3:0] way_ram__58__waddr__drv;
-    reg  [195:0] way_ram__58__wdata__drv;
-    reg  way_ram__58__re__drv;
-    reg  [3:0] way_ram__58__raddr__drv;
-    reg  way_ram__59__clock__drv;
-    reg  way_ram__59__we__drv;
-    reg  way_ram__59__wbe__drv;
-    reg  [3:0] way_ram__59__waddr__drv;
-    reg  [195:0] way_ram__59__wdata__drv;
-    reg  way_ram__59__re__drv;
-    reg  [3:0] way_ram__59__raddr__drv;
-    reg  way_ram__60__clock__drv;
-    reg  way_ram__60__we__drv;
-    reg  way_ram__60__wbe__drv;
-    reg  [3:0] way_ram__60__waddr__drv;
-    reg  [195:0] way_ram__60__wdata__drv;
-    reg  way_ram__60__re__drv;
-    reg  [3:0] way_ram__60__raddr__drv;
-    reg  way_ram__61__clock__drv;
-    reg  way_ram__61__we__drv;
-    reg  way_ram__61__wbe__drv;
-    reg  [3:0] way_ram__61__waddr__drv;
-    reg  [195:0] way_ram__61__wdata__drv;
-    reg  way_ram__61__re__drv;
-    reg  [3:0] way_ram__61__raddr__drv;
-    reg  way_ram__62__clock__drv;
-    reg  way_ram__62__we__drv;
-    reg  way_ram__62__wbe__drv;
-    reg  [3:0] way_ram__62__waddr__drv;
-    reg  [195:0] way_ram__62__wdata__drv;
-    reg  way_ram__62__re__drv;
-    reg  [3:0] way_ram__62__raddr__drv;
-    reg  way_ram__63__clock__drv;
-    reg  way_ram__63__we__drv;
-    reg  way_ram__63__wbe__drv;
-    reg  [3:0] way_ram__63__waddr__drv;
-    reg  [195:0] way_ram__63__wdata__drv;
-    reg  way_ram__63__re__drv;
-    reg  [3:0] way_ram__63__raddr__drv;
-    reg  meta_ram__0__clock__drv;
-    reg  meta_ram__0__we__drv;
-    reg  meta_ram__0__wbe__drv;
-    reg  [3:0] meta_ram__0__waddr__drv;
-    reg  [31:0] meta_ram__0__wdata__drv;
-    reg  meta_ram__0__re__drv;
-    reg  [3:0] meta_ram__0__raddr__drv;
-    reg  meta_ram__1__clock__drv;
-    reg  meta_ram__1__we__drv;
-    reg  meta_ram__1__wbe__drv;
-    reg  [3:0] meta_ram__1__waddr__drv;
-    reg  [31:0] meta_ram__1__wdata__drv;
-    reg  meta_ram__1__re__drv;
-    reg  [3:0] meta_ram__1__raddr__drv;
-    reg  meta_ram__2__clock__drv;
-    reg  meta_ram__2__we__drv;
-    reg  meta_ram__2__wbe__drv;
-    reg  [3:0] meta_ram__2__waddr__drv;
-    reg  [31:0] meta_ram__2__wdata__drv;
-    reg  meta_ram__2__re__drv;
-    reg  [3:0] meta_ram__2__raddr__drv;
-    reg  meta_ram__3__clock__drv;
-    reg  meta_ram__3__we__drv;
-    reg  meta_ram__3__wbe__drv;
-    reg  [3:0] meta_ram__3__waddr__drv;
-    reg  [31:0] meta_ram__3__wdata__drv;
-    reg  meta_ram__3__re__drv;
-    reg  [3:0] meta_ram__3__raddr__drv;
-    reg  meta_ram__4__clock__drv;
-    reg  meta_ram__4__we__drv;
-    reg  meta_ram__4__wbe__drv;
-    reg  [3:0] meta_ram__4__waddr__drv;
-    reg  [31:0] meta_ram__4__wdata__drv;
-    reg  meta_ram__4__re__drv;
-    reg  [3:0] meta_ram__4__raddr__drv;
-    reg  meta_ram__5__clock__drv;
-    reg  meta_ram__5__we__drv;
-    reg  meta_ram__5__wbe__drv;
-    reg  [3:0] meta_ram__5__waddr__drv;
-    reg  [31:0] meta_ram__5__wdata__drv;
-    reg  meta_ram__5__re__drv;
-    reg  [3:0] meta_ram__5__raddr__drv;
-    reg  meta_ram__6__clock__drv;
-    reg  meta_ram__6__we__drv;
-    reg  meta_ram__6__wbe__drv;
-    reg  [3:0] meta_ram__6__waddr__drv;
-    reg  [31:0] meta_ram__6__wdata__drv;
-    reg  meta_ram__6__re__drv;
-    reg  [3:0] meta_ram__6__raddr__drv;
-    reg  meta_ram__7__clock__drv;
-    reg  meta_ram__7__we__drv;
-    reg  meta_ram__7__wbe__drv;
-    reg  [3:0] meta_ram__7__waddr__drv;
-    reg  [31:0] meta_ram__7__wdata__drv;
-    reg  meta_ram__7__re__drv;
-    reg  [3:0] meta_ram__7__raddr__drv;
+    reg  bank__0__clock;
+    reg  bank__0__reset;
+    reg  bank__0__go;
+    reg  bank__0__busy;
+    reg  [3:0] bank__0__raddr;
+    reg  [2:0] bank__0__lane;
+    reg  [31:0] bank__0__sv1;
+    reg  [31:0] bank__0__sv2;
+    reg  [31:0] bank__0__sv3;
+    reg  [31:0] bank__0__res;
+    reg  [31:0] bank__0__uid;
+    reg  bank__0__op;
+    reg  [3:0] bank__0__kid;
+    reg  [31:0] bank__0__pc;
+    reg  bank__0__sw_v;
+    reg  bank__0__sw_all;
+    reg  [3:0] bank__0__sw_kid;
+    wire  bank__0__s2_v;
+    wire  [2:0] bank__0__s2_lane;
+    wire  [3:0] bank__0__rd_row;
+    wire  bank__0__rsp_hit;
+    wire  [2:0] bank__0__rsp_way;
+    wire  bank__0__rsp_evict;
+    wire  [31:0] bank__0__rsp_res;
+    wire  [31:0] bank__0__rsp_uid;
+    reg  bank__1__clock;
+    reg  bank__1__reset;
+    reg  bank__1__go;
+    reg  bank__1__busy;
+    reg  [3:0] bank__1__raddr;
+    reg  [2:0] bank__1__lane;
+    reg  [31:0] bank__1__sv1;
+    reg  [31:0] bank__1__sv2;
+    reg  [31:0] bank__1__sv3;
+    reg  [31:0] bank__1__res;
+    reg  [31:0] bank__1__uid;
+    reg  bank__1__op;
+    reg  [3:0] bank__1__kid;
+    reg  [31:0] bank__1__pc;
+    reg  bank__1__sw_v;
+    reg  bank__1__sw_all;
+    reg  [3:0] bank__1__sw_kid;
+    wire  bank__1__s2_v;
+    wire  [2:0] bank__1__s2_lane;
+    wire  [3:0] bank__1__rd_row;
+    wire  bank__1__rsp_hit;
+    wire  [2:0] bank__1__rsp_way;
+    wire  bank__1__rsp_evict;
+    wire  [31:0] bank__1__rsp_res;
+    wire  [31:0] bank__1__rsp_uid;
+    reg  bank__2__clock;
+    reg  bank__2__reset;
+    reg  bank__2__go;
+    reg  bank__2__busy;
+    reg  [3:0] bank__2__raddr;
+    reg  [2:0] bank__2__lane;
+    reg  [31:0] bank__2__sv1;
+    reg  [31:0] bank__2__sv2;
+    reg  [31:0] bank__2__sv3;
+    reg  [31:0] bank__2__res;
+    reg  [31:0] bank__2__uid;
+    reg  bank__2__op;
+    reg  [3:0] bank__2__kid;
+    reg  [31:0] bank__2__pc;
+    reg  bank__2__sw_v;
+    reg  bank__2__sw_all;
+    reg  [3:0] bank__2__sw_kid;
+    wire  bank__2__s2_v;
+    wire  [2:0] bank__2__s2_lane;
+    wire  [3:0] bank__2__rd_row;
+    wire  bank__2__rsp_hit;
+    wire  [2:0] bank__2__rsp_way;
+    wire  bank__2__rsp_evict;
+    wire  [31:0] bank__2__rsp_res;
+    wire  [31:0] bank__2__rsp_uid;
+    reg  bank__3__clock;
+    reg  bank__3__reset;
+    reg  bank__3__go;
+    reg  bank__3__busy;
+    reg  [3:0] bank__3__raddr;
+    reg  [2:0] bank__3__lane;
+    reg  [31:0] bank__3__sv1;
+    reg  [31:0] bank__3__sv2;
+    reg  [31:0] bank__3__sv3;
+    reg  [31:0] bank__3__res;
+    reg  [31:0] bank__3__uid;
+    reg  bank__3__op;
+    reg  [3:0] bank__3__kid;
+    reg  [31:0] bank__3__pc;
+    reg  bank__3__sw_v;
+    reg  bank__3__sw_all;
+    reg  [3:0] bank__3__sw_kid;
+    wire  bank__3__s2_v;
+    wire  [2:0] bank__3__s2_lane;
+    wire  [3:0] bank__3__rd_row;
+    wire  bank__3__rsp_hit;
+    wire  [2:0] bank__3__rsp_way;
+    wire  bank__3__rsp_evict;
+    wire  [31:0] bank__3__rsp_res;
+    wire  [31:0] bank__3__rsp_uid;
+    reg  bank__4__clock;
+    reg  bank__4__reset;
+    reg  bank__4__go;
+    reg  bank__4__busy;
+    reg  [3:0] bank__4__raddr;
+    reg  [2:0] bank__4__lane;
+    reg  [31:0] bank__4__sv1;
+    reg  [31:0] bank__4__sv2;
+    reg  [31:0] bank__4__sv3;
+    reg  [31:0] bank__4__res;
+    reg  [31:0] bank__4__uid;
+    reg  bank__4__op;
+    reg  [3:0] bank__4__kid;
+    reg  [31:0] bank__4__pc;
+    reg  bank__4__sw_v;
+    reg  bank__4__sw_all;
+    reg  [3:0] bank__4__sw_kid;
+    wire  bank__4__s2_v;
+    wire  [2:0] bank__4__s2_lane;
+    wire  [3:0] bank__4__rd_row;
+    wire  bank__4__rsp_hit;
+    wire  [2:0] bank__4__rsp_way;
+    wire  bank__4__rsp_evict;
+    wire  [31:0] bank__4__rsp_res;
+    wire  [31:0] bank__4__rsp_uid;
+    reg  bank__5__clock;
+    reg  bank__5__reset;
+    reg  bank__5__go;
+    reg  bank__5__busy;
+    reg  [3:0] bank__5__raddr;
+    reg  [2:0] bank__5__lane;
+    reg  [31:0] bank__5__sv1;
+    reg  [31:0] bank__5__sv2;
+    reg  [31:0] bank__5__sv3;
+    reg  [31:0] bank__5__res;
+    reg  [31:0] bank__5__uid;
+    reg  bank__5__op;
+    reg  [3:0] bank__5__kid;
+    reg  [31:0] bank__5__pc;
+    reg  bank__5__sw_v;
+    reg  bank__5__sw_all;
+    reg  [3:0] bank__5__sw_kid;
+    wire  bank__5__s2_v;
+    wire  [2:0] bank__5__s2_lane;
+    wire  [3:0] bank__5__rd_row;
+    wire  bank__5__rsp_hit;
+    wire  [2:0] bank__5__rsp_way;
+    wire  bank__5__rsp_evict;
+    wire  [31:0] bank__5__rsp_res;
+    wire  [31:0] bank__5__rsp_uid;
+    reg  bank__6__clock;
+    reg  bank__6__reset;
+    reg  bank__6__go;
+    reg  bank__6__busy;
+    reg  [3:0] bank__6__raddr;
+    reg  [2:0] bank__6__lane;
+    reg  [31:0] bank__6__sv1;
+    reg  [31:0] bank__6__sv2;
+    reg  [31:0] bank__6__sv3;
+    reg  [31:0] bank__6__res;
+    reg  [31:0] bank__6__uid;
+    reg  bank__6__op;
+    reg  [3:0] bank__6__kid;
+    reg  [31:0] bank__6__pc;
+    reg  bank__6__sw_v;
+    reg  bank__6__sw_all;
+    reg  [3:0] bank__6__sw_kid;
+    wire  bank__6__s2_v;
+    wire  [2:0] bank__6__s2_lane;
+    wire  [3:0] bank__6__rd_row;
+    wire  bank__6__rsp_hit;
+    wire  [2:0] bank__6__rsp_way;
+    wire  bank__6__rsp_evict;
+    wire  [31:0] bank__6__rsp_res;
+    wire  [31:0] bank__6__rsp_uid;
+    reg  bank__7__clock;
+    reg  bank__7__reset;
+    reg  bank__7__go;
+    reg  bank__7__busy;
+    reg  [3:0] bank__7__raddr;
+    reg  [2:0] bank__7__lane;
+    reg  [31:0] bank__7__sv1;
+    reg  [31:0] bank__7__sv2;
+    reg  [31:0] bank__7__sv3;
+    reg  [31:0] bank__7__res;
+    reg  [31:0] bank__7__uid;
+    reg  bank__7__op;
+    reg  [3:0] bank__7__kid;
+    reg  [31:0] bank__7__pc;
+    reg  bank__7__sw_v;
+    reg  bank__7__sw_all;
+    reg  [3:0] bank__7__sw_kid;
+    wire  bank__7__s2_v;
+    wire  [2:0] bank__7__s2_lane;
+    wire  [3:0] bank__7__rd_row;
+    wire  bank__7__rsp_hit;
+    wire  [2:0] bank__7__rsp_way;
+    wire  bank__7__rsp_evict;
+    wire  [31:0] bank__7__rsp_res;
+    wire  [31:0] bank__7__rsp_uid;
+    reg  bank__0__clock__drv;
+    reg  bank__0__reset__drv;
+    reg  bank__0__go__drv;
+    reg  bank__0__busy__drv;
+    reg  [3:0] bank__0__raddr__drv;
+    reg  [2:0] bank__0__lane__drv;
+    reg  [31:0] bank__0__sv1__drv;
+    reg  [31:0] bank__0__sv2__drv;
+    reg  [31:0] bank__0__sv3__drv;
+    reg  [31:0] bank__0__res__drv;
+    reg  [31:0] bank__0__uid__drv;
+    reg  bank__0__op__drv;
+    reg  [3:0] bank__0__kid__drv;
+    reg  [31:0] bank__0__pc__drv;
+    reg  bank__0__sw_v__drv;
+    reg  bank__0__sw_all__drv;
+    reg  [3:0] bank__0__sw_kid__drv;
+    reg  bank__1__clock__drv;
+    reg  bank__1__reset__drv;
+    reg  bank__1__go__drv;
+    reg  bank__1__busy__drv;
+    reg  [3:0] bank__1__raddr__drv;
+    reg  [2:0] bank__1__lane__drv;
+    reg  [31:0] bank__1__sv1__drv;
+    reg  [31:0] bank__1__sv2__drv;
+    reg  [31:0] bank__1__sv3__drv;
+    reg  [31:0] bank__1__res__drv;
+    reg  [31:0] bank__1__uid__drv;
+    reg  bank__1__op__drv;
+    reg  [3:0] bank__1__kid__drv;
+    reg  [31:0] bank__1__pc__drv;
+    reg  bank__1__sw_v__drv;
+    reg  bank__1__sw_all__drv;
+    reg  [3:0] bank__1__sw_kid__drv;
+    reg  bank__2__clock__drv;
+    reg  bank__2__reset__drv;
+    reg  bank__2__go__drv;
+    reg  bank__2__busy__drv;
+    reg  [3:0] bank__2__raddr__drv;
+    reg  [2:0] bank__2__lane__drv;
+    reg  [31:0] bank__2__sv1__drv;
+    reg  [31:0] bank__2__sv2__drv;
+    reg  [31:0] bank__2__sv3__drv;
+    reg  [31:0] bank__2__res__drv;
+    reg  [31:0] bank__2__uid__drv;
+    reg  bank__2__op__drv;
+    reg  [3:0] bank__2__kid__drv;
+    reg  [31:0] bank__2__pc__drv;
+    reg  bank__2__sw_v__drv;
+    reg  bank__2__sw_all__drv;
+    reg  [3:0] bank__2__sw_kid__drv;
+    reg  bank__3__clock__drv;
+    reg  bank__3__reset__drv;
+    reg  bank__3__go__drv;
+    reg  bank__3__busy__drv;
+    reg  [3:0] bank__3__raddr__drv;
+    reg  [2:0] bank__3__lane__drv;
+    reg  [31:0] bank__3__sv1__drv;
+    reg  [31:0] bank__3__sv2__drv;
+    reg  [31:0] bank__3__sv3__drv;
+    reg  [31:0] bank__3__res__drv;
+    reg  [31:0] bank__3__uid__drv;
+    reg  bank__3__op__drv;
+    reg  [3:0] bank__3__kid__drv;
+    reg  [31:0] bank__3__pc__drv;
+    reg  bank__3__sw_v__drv;
+    reg  bank__3__sw_all__drv;
+    reg  [3:0] bank__3__sw_kid__drv;
+    reg  bank__4__clock__drv;
+    reg  bank__4__reset__drv;
+    reg  bank__4__go__drv;
+    reg  bank__4__busy__drv;
+    reg  [3:0] bank__4__raddr__drv;
+    reg  [2:0] bank__4__lane__drv;
+    reg  [31:0] bank__4__sv1__drv;
+    reg  [31:0] bank__4__sv2__drv;
+    reg  [31:0] bank__4__sv3__drv;
+    reg  [31:0] bank__4__res__drv;
+    reg  [31:0] bank__4__uid__drv;
+    reg  bank__4__op__drv;
+    reg  [3:0] bank__4__kid__drv;
+    reg  [31:0] bank__4__pc__drv;
+    reg  bank__4__sw_v__drv;
+    reg  bank__4__sw_all__drv;
+    reg  [3:0] bank__4__sw_kid__drv;
+    reg  bank__5__clock__drv;
+    reg  bank__5__reset__drv;
+    reg  bank__5__go__drv;
+    reg  bank__5__busy__drv;
+    reg  [3:0] bank__5__raddr__drv;
+    reg  [2:0] bank__5__lane__drv;
+    reg  [31:0] bank__5__sv1__drv;
+    reg  [31:0] bank__5__sv2__drv;
+    reg  [31:0] bank__5__sv3__drv;
+    reg  [31:0] bank__5__res__drv;
+    reg  [31:0] bank__5__uid__drv;
+    reg  bank__5__op__drv;
+    reg  [3:0] bank__5__kid__drv;
+    reg  [31:0] bank__5__pc__drv;
+    reg  bank__5__sw_v__drv;
+    reg  bank__5__sw_all__drv;
+    reg  [3:0] bank__5__sw_kid__drv;
+    reg  bank__6__clock__drv;
+    reg  bank__6__reset__drv;
+    reg  bank__6__go__drv;
+    reg  bank__6__busy__drv;
+    reg  [3:0] bank__6__raddr__drv;
+    reg  [2:0] bank__6__lane__drv;
+    reg  [31:0] bank__6__sv1__drv;
+    reg  [31:0] bank__6__sv2__drv;
+    reg  [31:0] bank__6__sv3__drv;
+    reg  [31:0] bank__6__res__drv;
+    reg  [31:0] bank__6__uid__drv;
+    reg  bank__6__op__drv;
+    reg  [3:0] bank__6__kid__drv;
+    reg  [31:0] bank__6__pc__drv;
+    reg  bank__6__sw_v__drv;
+    reg  bank__6__sw_all__drv;
+    reg  [3:0] bank__6__sw_kid__drv;
+    reg  bank__7__clock__drv;
+    reg  bank__7__reset__drv;
+    reg  bank__7__go__drv;
+    reg  bank__7__busy__drv;
+    reg  [3:0] bank__7__raddr__drv;
+    reg  [2:0] bank__7__lane__drv;
+    reg  [31:0] bank__7__sv1__drv;
+    reg  [31:0] bank__7__sv2__drv;
+    reg  [31:0] bank__7__sv3__drv;
+    reg  [31:0] bank__7__res__drv;
+    reg  [31:0] bank__7__uid__drv;
+    reg  bank__7__op__drv;
+    reg  [3:0] bank__7__kid__drv;
+    reg  [31:0] bank__7__pc__drv;
+    reg  bank__7__sw_v__drv;
+    reg  bank__7__sw_all__drv;
+    reg  [3:0] bank__7__sw_kid__drv;
     
     // Sub module instances
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__0(
-        .clock(way_ram__0__clock),
-        .we(way_ram__0__we),
-        .wbe(way_ram__0__wbe),
-        .waddr(way_ram__0__waddr),
-        .wdata(way_ram__0__wdata),
-        .re(way_ram__0__re),
-        .raddr(way_ram__0__raddr),
-        .rdata(way_ram__0__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__1(
-        .clock(way_ram__1__clock),
-        .we(way_ram__1__we),
-        .wbe(way_ram__1__wbe),
-        .waddr(way_ram__1__waddr),
-        .wdata(way_ram__1__wdata),
-        .re(way_ram__1__re),
-        .raddr(way_ram__1__raddr),
-        .rdata(way_ram__1__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__2(
-        .clock(way_ram__2__clock),
-        .we(way_ram__2__we),
-        .wbe(way_ram__2__wbe),
-        .waddr(way_ram__2__waddr),
-        .wdata(way_ram__2__wdata),
-        .re(way_ram__2__re),
-        .raddr(way_ram__2__raddr),
-        .rdata(way_ram__2__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__3(
-        .clock(way_ram__3__clock),
-        .we(way_ram__3__we),
-        .wbe(way_ram__3__wbe),
-        .waddr(way_ram__3__waddr),
-        .wdata(way_ram__3__wdata),
-        .re(way_ram__3__re),
-        .raddr(way_ram__3__raddr),
-        .rdata(way_ram__3__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__4(
-        .clock(way_ram__4__clock),
-        .we(way_ram__4__we),
-        .wbe(way_ram__4__wbe),
-        .waddr(way_ram__4__waddr),
-        .wdata(way_ram__4__wdata),
-        .re(way_ram__4__re),
-        .raddr(way_ram__4__raddr),
-        .rdata(way_ram__4__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__5(
-        .clock(way_ram__5__clock),
-        .we(way_ram__5__we),
-        .wbe(way_ram__5__wbe),
-        .waddr(way_ram__5__waddr),
-        .wdata(way_ram__5__wdata),
-        .re(way_ram__5__re),
-        .raddr(way_ram__5__raddr),
-        .rdata(way_ram__5__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__6(
-        .clock(way_ram__6__clock),
-        .we(way_ram__6__we),
-        .wbe(way_ram__6__wbe),
-        .waddr(way_ram__6__waddr),
-        .wdata(way_ram__6__wdata),
-        .re(way_ram__6__re),
-        .raddr(way_ram__6__raddr),
-        .rdata(way_ram__6__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__7(
-        .clock(way_ram__7__clock),
-        .we(way_ram__7__we),
-        .wbe(way_ram__7__wbe),
-        .waddr(way_ram__7__waddr),
-        .wdata(way_ram__7__wdata),
-        .re(way_ram__7__re),
-        .raddr(way_ram__7__raddr),
-        .rdata(way_ram__7__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__8(
-        .clock(way_ram__8__clock),
-        .we(way_ram__8__we),
-        .wbe(way_ram__8__wbe),
-        .waddr(way_ram__8__waddr),
-        .wdata(way_ram__8__wdata),
-        .re(way_ram__8__re),
-        .raddr(way_ram__8__raddr),
-        .rdata(way_ram__8__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__9(
-        .clock(way_ram__9__clock),
-        .we(way_ram__9__we),
-        .wbe(way_ram__9__wbe),
-        .waddr(way_ram__9__waddr),
-        .wdata(way_ram__9__wdata),
-        .re(way_ram__9__re),
-        .raddr(way_ram__9__raddr),
-        .rdata(way_ram__9__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__10(
-        .clock(way_ram__10__clock),
-        .we(way_ram__10__we),
-        .wbe(way_ram__10__wbe),
-        .waddr(way_ram__10__waddr),
-        .wdata(way_ram__10__wdata),
-        .re(way_ram__10__re),
-        .raddr(way_ram__10__raddr),
-        .rdata(way_ram__10__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__11(
-        .clock(way_ram__11__clock),
-        .we(way_ram__11__we),
-        .wbe(way_ram__11__wbe),
-        .waddr(way_ram__11__waddr),
-        .wdata(way_ram__11__wdata),
-        .re(way_ram__11__re),
-        .raddr(way_ram__11__raddr),
-        .rdata(way_ram__11__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__12(
-        .clock(way_ram__12__clock),
-        .we(way_ram__12__we),
-        .wbe(way_ram__12__wbe),
-        .waddr(way_ram__12__waddr),
-        .wdata(way_ram__12__wdata),
-        .re(way_ram__12__re),
-        .raddr(way_ram__12__raddr),
-        .rdata(way_ram__12__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__13(
-        .clock(way_ram__13__clock),
-        .we(way_ram__13__we),
-        .wbe(way_ram__13__wbe),
-        .waddr(way_ram__13__waddr),
-        .wdata(way_ram__13__wdata),
-        .re(way_ram__13__re),
-        .raddr(way_ram__13__raddr),
-        .rdata(way_ram__13__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__14(
-        .clock(way_ram__14__clock),
-        .we(way_ram__14__we),
-        .wbe(way_ram__14__wbe),
-        .waddr(way_ram__14__waddr),
-        .wdata(way_ram__14__wdata),
-        .re(way_ram__14__re),
-        .raddr(way_ram__14__raddr),
-        .rdata(way_ram__14__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__15(
-        .clock(way_ram__15__clock),
-        .we(way_ram__15__we),
-        .wbe(way_ram__15__wbe),
-        .waddr(way_ram__15__waddr),
-        .wdata(way_ram__15__wdata),
-        .re(way_ram__15__re),
-        .raddr(way_ram__15__raddr),
-        .rdata(way_ram__15__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__16(
-        .clock(way_ram__16__clock),
-        .we(way_ram__16__we),
-        .wbe(way_ram__16__wbe),
-        .waddr(way_ram__16__waddr),
-        .wdata(way_ram__16__wdata),
-        .re(way_ram__16__re),
-        .raddr(way_ram__16__raddr),
-        .rdata(way_ram__16__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__17(
-        .clock(way_ram__17__clock),
-        .we(way_ram__17__we),
-        .wbe(way_ram__17__wbe),
-        .waddr(way_ram__17__waddr),
-        .wdata(way_ram__17__wdata),
-        .re(way_ram__17__re),
-        .raddr(way_ram__17__raddr),
-        .rdata(way_ram__17__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__18(
-        .clock(way_ram__18__clock),
-        .we(way_ram__18__we),
-        .wbe(way_ram__18__wbe),
-        .waddr(way_ram__18__waddr),
-        .wdata(way_ram__18__wdata),
-        .re(way_ram__18__re),
-        .raddr(way_ram__18__raddr),
-        .rdata(way_ram__18__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__19(
-        .clock(way_ram__19__clock),
-        .we(way_ram__19__we),
-        .wbe(way_ram__19__wbe),
-        .waddr(way_ram__19__waddr),
-        .wdata(way_ram__19__wdata),
-        .re(way_ram__19__re),
-        .raddr(way_ram__19__raddr),
-        .rdata(way_ram__19__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__20(
-        .clock(way_ram__20__clock),
-        .we(way_ram__20__we),
-        .wbe(way_ram__20__wbe),
-        .waddr(way_ram__20__waddr),
-        .wdata(way_ram__20__wdata),
-        .re(way_ram__20__re),
-        .raddr(way_ram__20__raddr),
-        .rdata(way_ram__20__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__21(
-        .clock(way_ram__21__clock),
-        .we(way_ram__21__we),
-        .wbe(way_ram__21__wbe),
-        .waddr(way_ram__21__waddr),
-        .wdata(way_ram__21__wdata),
-        .re(way_ram__21__re),
-        .raddr(way_ram__21__raddr),
-        .rdata(way_ram__21__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__22(
-        .clock(way_ram__22__clock),
-        .we(way_ram__22__we),
-        .wbe(way_ram__22__wbe),
-        .waddr(way_ram__22__waddr),
-        .wdata(way_ram__22__wdata),
-        .re(way_ram__22__re),
-        .raddr(way_ram__22__raddr),
-        .rdata(way_ram__22__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__23(
-        .clock(way_ram__23__clock),
-        .we(way_ram__23__we),
-        .wbe(way_ram__23__wbe),
-        .waddr(way_ram__23__waddr),
-        .wdata(way_ram__23__wdata),
-        .re(way_ram__23__re),
-        .raddr(way_ram__23__raddr),
-        .rdata(way_ram__23__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__24(
-        .clock(way_ram__24__clock),
-        .we(way_ram__24__we),
-        .wbe(way_ram__24__wbe),
-        .waddr(way_ram__24__waddr),
-        .wdata(way_ram__24__wdata),
-        .re(way_ram__24__re),
-        .raddr(way_ram__24__raddr),
-        .rdata(way_ram__24__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__25(
-        .clock(way_ram__25__clock),
-        .we(way_ram__25__we),
-        .wbe(way_ram__25__wbe),
-        .waddr(way_ram__25__waddr),
-        .wdata(way_ram__25__wdata),
-        .re(way_ram__25__re),
-        .raddr(way_ram__25__raddr),
-        .rdata(way_ram__25__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__26(
-        .clock(way_ram__26__clock),
-        .we(way_ram__26__we),
-        .wbe(way_ram__26__wbe),
-        .waddr(way_ram__26__waddr),
-        .wdata(way_ram__26__wdata),
-        .re(way_ram__26__re),
-        .raddr(way_ram__26__raddr),
-        .rdata(way_ram__26__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__27(
-        .clock(way_ram__27__clock),
-        .we(way_ram__27__we),
-        .wbe(way_ram__27__wbe),
-        .waddr(way_ram__27__waddr),
-        .wdata(way_ram__27__wdata),
-        .re(way_ram__27__re),
-        .raddr(way_ram__27__raddr),
-        .rdata(way_ram__27__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__28(
-        .clock(way_ram__28__clock),
-        .we(way_ram__28__we),
-        .wbe(way_ram__28__wbe),
-        .waddr(way_ram__28__waddr),
-        .wdata(way_ram__28__wdata),
-        .re(way_ram__28__re),
-        .raddr(way_ram__28__raddr),
-        .rdata(way_ram__28__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__29(
-        .clock(way_ram__29__clock),
-        .we(way_ram__29__we),
-        .wbe(way_ram__29__wbe),
-        .waddr(way_ram__29__waddr),
-        .wdata(way_ram__29__wdata),
-        .re(way_ram__29__re),
-        .raddr(way_ram__29__raddr),
-        .rdata(way_ram__29__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__30(
-        .clock(way_ram__30__clock),
-        .we(way_ram__30__we),
-        .wbe(way_ram__30__wbe),
-        .waddr(way_ram__30__waddr),
-        .wdata(way_ram__30__wdata),
-        .re(way_ram__30__re),
-        .raddr(way_ram__30__raddr),
-        .rdata(way_ram__30__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__31(
-        .clock(way_ram__31__clock),
-        .we(way_ram__31__we),
-        .wbe(way_ram__31__wbe),
-        .waddr(way_ram__31__waddr),
-        .wdata(way_ram__31__wdata),
-        .re(way_ram__31__re),
-        .raddr(way_ram__31__raddr),
-        .rdata(way_ram__31__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__32(
-        .clock(way_ram__32__clock),
-        .we(way_ram__32__we),
-        .wbe(way_ram__32__wbe),
-        .waddr(way_ram__32__waddr),
-        .wdata(way_ram__32__wdata),
-        .re(way_ram__32__re),
-        .raddr(way_ram__32__raddr),
-        .rdata(way_ram__32__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__33(
-        .clock(way_ram__33__clock),
-        .we(way_ram__33__we),
-        .wbe(way_ram__33__wbe),
-        .waddr(way_ram__33__waddr),
-        .wdata(way_ram__33__wdata),
-        .re(way_ram__33__re),
-        .raddr(way_ram__33__raddr),
-        .rdata(way_ram__33__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__34(
-        .clock(way_ram__34__clock),
-        .we(way_ram__34__we),
-        .wbe(way_ram__34__wbe),
-        .waddr(way_ram__34__waddr),
-        .wdata(way_ram__34__wdata),
-        .re(way_ram__34__re),
-        .raddr(way_ram__34__raddr),
-        .rdata(way_ram__34__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__35(
-        .clock(way_ram__35__clock),
-        .we(way_ram__35__we),
-        .wbe(way_ram__35__wbe),
-        .waddr(way_ram__35__waddr),
-        .wdata(way_ram__35__wdata),
-        .re(way_ram__35__re),
-        .raddr(way_ram__35__raddr),
-        .rdata(way_ram__35__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__36(
-        .clock(way_ram__36__clock),
-        .we(way_ram__36__we),
-        .wbe(way_ram__36__wbe),
-        .waddr(way_ram__36__waddr),
-        .wdata(way_ram__36__wdata),
-        .re(way_ram__36__re),
-        .raddr(way_ram__36__raddr),
-        .rdata(way_ram__36__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__37(
-        .clock(way_ram__37__clock),
-        .we(way_ram__37__we),
-        .wbe(way_ram__37__wbe),
-        .waddr(way_ram__37__waddr),
-        .wdata(way_ram__37__wdata),
-        .re(way_ram__37__re),
-        .raddr(way_ram__37__raddr),
-        .rdata(way_ram__37__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__38(
-        .clock(way_ram__38__clock),
-        .we(way_ram__38__we),
-        .wbe(way_ram__38__wbe),
-        .waddr(way_ram__38__waddr),
-        .wdata(way_ram__38__wdata),
-        .re(way_ram__38__re),
-        .raddr(way_ram__38__raddr),
-        .rdata(way_ram__38__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__39(
-        .clock(way_ram__39__clock),
-        .we(way_ram__39__we),
-        .wbe(way_ram__39__wbe),
-        .waddr(way_ram__39__waddr),
-        .wdata(way_ram__39__wdata),
-        .re(way_ram__39__re),
-        .raddr(way_ram__39__raddr),
-        .rdata(way_ram__39__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__40(
-        .clock(way_ram__40__clock),
-        .we(way_ram__40__we),
-        .wbe(way_ram__40__wbe),
-        .waddr(way_ram__40__waddr),
-        .wdata(way_ram__40__wdata),
-        .re(way_ram__40__re),
-        .raddr(way_ram__40__raddr),
-        .rdata(way_ram__40__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__41(
-        .clock(way_ram__41__clock),
-        .we(way_ram__41__we),
-        .wbe(way_ram__41__wbe),
-        .waddr(way_ram__41__waddr),
-        .wdata(way_ram__41__wdata),
-        .re(way_ram__41__re),
-        .raddr(way_ram__41__raddr),
-        .rdata(way_ram__41__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__42(
-        .clock(way_ram__42__clock),
-        .we(way_ram__42__we),
-        .wbe(way_ram__42__wbe),
-        .waddr(way_ram__42__waddr),
-        .wdata(way_ram__42__wdata),
-        .re(way_ram__42__re),
-        .raddr(way_ram__42__raddr),
-        .rdata(way_ram__42__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__43(
-        .clock(way_ram__43__clock),
-        .we(way_ram__43__we),
-        .wbe(way_ram__43__wbe),
-        .waddr(way_ram__43__waddr),
-        .wdata(way_ram__43__wdata),
-        .re(way_ram__43__re),
-        .raddr(way_ram__43__raddr),
-        .rdata(way_ram__43__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__44(
-        .clock(way_ram__44__clock),
-        .we(way_ram__44__we),
-        .wbe(way_ram__44__wbe),
-        .waddr(way_ram__44__waddr),
-        .wdata(way_ram__44__wdata),
-        .re(way_ram__44__re),
-        .raddr(way_ram__44__raddr),
-        .rdata(way_ram__44__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__45(
-        .clock(way_ram__45__clock),
-        .we(way_ram__45__we),
-        .wbe(way_ram__45__wbe),
-        .waddr(way_ram__45__waddr),
-        .wdata(way_ram__45__wdata),
-        .re(way_ram__45__re),
-        .raddr(way_ram__45__raddr),
-        .rdata(way_ram__45__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__46(
-        .clock(way_ram__46__clock),
-        .we(way_ram__46__we),
-        .wbe(way_ram__46__wbe),
-        .waddr(way_ram__46__waddr),
-        .wdata(way_ram__46__wdata),
-        .re(way_ram__46__re),
-        .raddr(way_ram__46__raddr),
-        .rdata(way_ram__46__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__47(
-        .clock(way_ram__47__clock),
-        .we(way_ram__47__we),
-        .wbe(way_ram__47__wbe),
-        .waddr(way_ram__47__waddr),
-        .wdata(way_ram__47__wdata),
-        .re(way_ram__47__re),
-        .raddr(way_ram__47__raddr),
-        .rdata(way_ram__47__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__48(
-        .clock(way_ram__48__clock),
-        .we(way_ram__48__we),
-        .wbe(way_ram__48__wbe),
-        .waddr(way_ram__48__waddr),
-        .wdata(way_ram__48__wdata),
-        .re(way_ram__48__re),
-        .raddr(way_ram__48__raddr),
-        .rdata(way_ram__48__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__49(
-        .clock(way_ram__49__clock),
-        .we(way_ram__49__we),
-        .wbe(way_ram__49__wbe),
-        .waddr(way_ram__49__waddr),
-        .wdata(way_ram__49__wdata),
-        .re(way_ram__49__re),
-        .raddr(way_ram__49__raddr),
-        .rdata(way_ram__49__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__50(
-        .clock(way_ram__50__clock),
-        .we(way_ram__50__we),
-        .wbe(way_ram__50__wbe),
-        .waddr(way_ram__50__waddr),
-        .wdata(way_ram__50__wdata),
-        .re(way_ram__50__re),
-        .raddr(way_ram__50__raddr),
-        .rdata(way_ram__50__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__51(
-        .clock(way_ram__51__clock),
-        .we(way_ram__51__we),
-        .wbe(way_ram__51__wbe),
-        .waddr(way_ram__51__waddr),
-        .wdata(way_ram__51__wdata),
-        .re(way_ram__51__re),
-        .raddr(way_ram__51__raddr),
-        .rdata(way_ram__51__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__52(
-        .clock(way_ram__52__clock),
-        .we(way_ram__52__we),
-        .wbe(way_ram__52__wbe),
-        .waddr(way_ram__52__waddr),
-        .wdata(way_ram__52__wdata),
-        .re(way_ram__52__re),
-        .raddr(way_ram__52__raddr),
-        .rdata(way_ram__52__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__53(
-        .clock(way_ram__53__clock),
-        .we(way_ram__53__we),
-        .wbe(way_ram__53__wbe),
-        .waddr(way_ram__53__waddr),
-        .wdata(way_ram__53__wdata),
-        .re(way_ram__53__re),
-        .raddr(way_ram__53__raddr),
-        .rdata(way_ram__53__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__54(
-        .clock(way_ram__54__clock),
-        .we(way_ram__54__we),
-        .wbe(way_ram__54__wbe),
-        .waddr(way_ram__54__waddr),
-        .wdata(way_ram__54__wdata),
-        .re(way_ram__54__re),
-        .raddr(way_ram__54__raddr),
-        .rdata(way_ram__54__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__55(
-        .clock(way_ram__55__clock),
-        .we(way_ram__55__we),
-        .wbe(way_ram__55__wbe),
-        .waddr(way_ram__55__waddr),
-        .wdata(way_ram__55__wdata),
-        .re(way_ram__55__re),
-        .raddr(way_ram__55__raddr),
-        .rdata(way_ram__55__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__56(
-        .clock(way_ram__56__clock),
-        .we(way_ram__56__we),
-        .wbe(way_ram__56__wbe),
-        .waddr(way_ram__56__waddr),
-        .wdata(way_ram__56__wdata),
-        .re(way_ram__56__re),
-        .raddr(way_ram__56__raddr),
-        .rdata(way_ram__56__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__57(
-        .clock(way_ram__57__clock),
-        .we(way_ram__57__we),
-        .wbe(way_ram__57__wbe),
-        .waddr(way_ram__57__waddr),
-        .wdata(way_ram__57__wdata),
-        .re(way_ram__57__re),
-        .raddr(way_ram__57__raddr),
-        .rdata(way_ram__57__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__58(
-        .clock(way_ram__58__clock),
-        .we(way_ram__58__we),
-        .wbe(way_ram__58__wbe),
-        .waddr(way_ram__58__waddr),
-        .wdata(way_ram__58__wdata),
-        .re(way_ram__58__re),
-        .raddr(way_ram__58__raddr),
-        .rdata(way_ram__58__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__59(
-        .clock(way_ram__59__clock),
-        .we(way_ram__59__we),
-        .wbe(way_ram__59__wbe),
-        .waddr(way_ram__59__waddr),
-        .wdata(way_ram__59__wdata),
-        .re(way_ram__59__re),
-        .raddr(way_ram__59__raddr),
-        .rdata(way_ram__59__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__60(
-        .clock(way_ram__60__clock),
-        .we(way_ram__60__we),
-        .wbe(way_ram__60__wbe),
-        .waddr(way_ram__60__waddr),
-        .wdata(way_ram__60__wdata),
-        .re(way_ram__60__re),
-        .raddr(way_ram__60__raddr),
-        .rdata(way_ram__60__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__61(
-        .clock(way_ram__61__clock),
-        .we(way_ram__61__we),
-        .wbe(way_ram__61__wbe),
-        .waddr(way_ram__61__waddr),
-        .wdata(way_ram__61__wdata),
-        .re(way_ram__61__re),
-        .raddr(way_ram__61__raddr),
-        .rdata(way_ram__61__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__62(
-        .clock(way_ram__62__clock),
-        .we(way_ram__62__we),
-        .wbe(way_ram__62__wbe),
-        .waddr(way_ram__62__waddr),
-        .wdata(way_ram__62__wdata),
-        .re(way_ram__62__re),
-        .raddr(way_ram__62__raddr),
-        .rdata(way_ram__62__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0 way_ram__63(
-        .clock(way_ram__63__clock),
-        .we(way_ram__63__we),
-        .wbe(way_ram__63__wbe),
-        .waddr(way_ram__63__waddr),
-        .wdata(way_ram__63__wdata),
-        .re(way_ram__63__re),
-        .raddr(way_ram__63__raddr),
-        .rdata(way_ram__63__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__0(
-        .clock(meta_ram__0__clock),
-        .we(meta_ram__0__we),
-        .wbe(meta_ram__0__wbe),
-        .waddr(meta_ram__0__waddr),
-        .wdata(meta_ram__0__wdata),
-        .re(meta_ram__0__re),
-        .raddr(meta_ram__0__raddr),
-        .rdata(meta_ram__0__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__1(
-        .clock(meta_ram__1__clock),
-        .we(meta_ram__1__we),
-        .wbe(meta_ram__1__wbe),
-        .waddr(meta_ram__1__waddr),
-        .wdata(meta_ram__1__wdata),
-        .re(meta_ram__1__re),
-        .raddr(meta_ram__1__raddr),
-        .rdata(meta_ram__1__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__2(
-        .clock(meta_ram__2__clock),
-        .we(meta_ram__2__we),
-        .wbe(meta_ram__2__wbe),
-        .waddr(meta_ram__2__waddr),
-        .wdata(meta_ram__2__wdata),
-        .re(meta_ram__2__re),
-        .raddr(meta_ram__2__raddr),
-        .rdata(meta_ram__2__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__3(
-        .clock(meta_ram__3__clock),
-        .we(meta_ram__3__we),
-        .wbe(meta_ram__3__wbe),
-        .waddr(meta_ram__3__waddr),
-        .wdata(meta_ram__3__wdata),
-        .re(meta_ram__3__re),
-        .raddr(meta_ram__3__raddr),
-        .rdata(meta_ram__3__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__4(
-        .clock(meta_ram__4__clock),
-        .we(meta_ram__4__we),
-        .wbe(meta_ram__4__wbe),
-        .waddr(meta_ram__4__waddr),
-        .wdata(meta_ram__4__wdata),
-        .re(meta_ram__4__re),
-        .raddr(meta_ram__4__raddr),
-        .rdata(meta_ram__4__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__5(
-        .clock(meta_ram__5__clock),
-        .we(meta_ram__5__we),
-        .wbe(meta_ram__5__wbe),
-        .waddr(meta_ram__5__waddr),
-        .wdata(meta_ram__5__wdata),
-        .re(meta_ram__5__re),
-        .raddr(meta_ram__5__raddr),
-        .rdata(meta_ram__5__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__6(
-        .clock(meta_ram__6__clock),
-        .we(meta_ram__6__we),
-        .wbe(meta_ram__6__wbe),
-        .waddr(meta_ram__6__waddr),
-        .wdata(meta_ram__6__wdata),
-        .re(meta_ram__6__re),
-        .raddr(meta_ram__6__raddr),
-        .rdata(meta_ram__6__rdata)
-    );
-    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0 meta_ram__7(
-        .clock(meta_ram__7__clock),
-        .we(meta_ram__7__we),
-        .wbe(meta_ram__7__wbe),
-        .waddr(meta_ram__7__waddr),
-        .wdata(meta_ram__7__wdata),
-        .re(meta_ram__7__re),
-        .raddr(meta_ram__7__raddr),
-        .rdata(meta_ram__7__rdata)
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__0(
+        .clock(bank__0__clock),
+        .reset(bank__0__reset),
+        .go(bank__0__go),
+        .busy(bank__0__busy),
+        .raddr(bank__0__raddr),
+        .lane(bank__0__lane),
+        .sv1(bank__0__sv1),
+        .sv2(bank__0__sv2),
+        .sv3(bank__0__sv3),
+        .res(bank__0__res),
+        .uid(bank__0__uid),
+        .op(bank__0__op),
+        .kid(bank__0__kid),
+        .pc(bank__0__pc),
+        .sw_v(bank__0__sw_v),
+        .sw_all(bank__0__sw_all),
+        .sw_kid(bank__0__sw_kid),
+        .s2_v(bank__0__s2_v),
+        .s2_lane(bank__0__s2_lane),
+        .rd_row(bank__0__rd_row),
+        .rsp_hit(bank__0__rsp_hit),
+        .rsp_way(bank__0__rsp_way),
+        .rsp_evict(bank__0__rsp_evict),
+        .rsp_res(bank__0__rsp_res),
+        .rsp_uid(bank__0__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__1(
+        .clock(bank__1__clock),
+        .reset(bank__1__reset),
+        .go(bank__1__go),
+        .busy(bank__1__busy),
+        .raddr(bank__1__raddr),
+        .lane(bank__1__lane),
+        .sv1(bank__1__sv1),
+        .sv2(bank__1__sv2),
+        .sv3(bank__1__sv3),
+        .res(bank__1__res),
+        .uid(bank__1__uid),
+        .op(bank__1__op),
+        .kid(bank__1__kid),
+        .pc(bank__1__pc),
+        .sw_v(bank__1__sw_v),
+        .sw_all(bank__1__sw_all),
+        .sw_kid(bank__1__sw_kid),
+        .s2_v(bank__1__s2_v),
+        .s2_lane(bank__1__s2_lane),
+        .rd_row(bank__1__rd_row),
+        .rsp_hit(bank__1__rsp_hit),
+        .rsp_way(bank__1__rsp_way),
+        .rsp_evict(bank__1__rsp_evict),
+        .rsp_res(bank__1__rsp_res),
+        .rsp_uid(bank__1__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__2(
+        .clock(bank__2__clock),
+        .reset(bank__2__reset),
+        .go(bank__2__go),
+        .busy(bank__2__busy),
+        .raddr(bank__2__raddr),
+        .lane(bank__2__lane),
+        .sv1(bank__2__sv1),
+        .sv2(bank__2__sv2),
+        .sv3(bank__2__sv3),
+        .res(bank__2__res),
+        .uid(bank__2__uid),
+        .op(bank__2__op),
+        .kid(bank__2__kid),
+        .pc(bank__2__pc),
+        .sw_v(bank__2__sw_v),
+        .sw_all(bank__2__sw_all),
+        .sw_kid(bank__2__sw_kid),
+        .s2_v(bank__2__s2_v),
+        .s2_lane(bank__2__s2_lane),
+        .rd_row(bank__2__rd_row),
+        .rsp_hit(bank__2__rsp_hit),
+        .rsp_way(bank__2__rsp_way),
+        .rsp_evict(bank__2__rsp_evict),
+        .rsp_res(bank__2__rsp_res),
+        .rsp_uid(bank__2__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__3(
+        .clock(bank__3__clock),
+        .reset(bank__3__reset),
+        .go(bank__3__go),
+        .busy(bank__3__busy),
+        .raddr(bank__3__raddr),
+        .lane(bank__3__lane),
+        .sv1(bank__3__sv1),
+        .sv2(bank__3__sv2),
+        .sv3(bank__3__sv3),
+        .res(bank__3__res),
+        .uid(bank__3__uid),
+        .op(bank__3__op),
+        .kid(bank__3__kid),
+        .pc(bank__3__pc),
+        .sw_v(bank__3__sw_v),
+        .sw_all(bank__3__sw_all),
+        .sw_kid(bank__3__sw_kid),
+        .s2_v(bank__3__s2_v),
+        .s2_lane(bank__3__s2_lane),
+        .rd_row(bank__3__rd_row),
+        .rsp_hit(bank__3__rsp_hit),
+        .rsp_way(bank__3__rsp_way),
+        .rsp_evict(bank__3__rsp_evict),
+        .rsp_res(bank__3__rsp_res),
+        .rsp_uid(bank__3__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__4(
+        .clock(bank__4__clock),
+        .reset(bank__4__reset),
+        .go(bank__4__go),
+        .busy(bank__4__busy),
+        .raddr(bank__4__raddr),
+        .lane(bank__4__lane),
+        .sv1(bank__4__sv1),
+        .sv2(bank__4__sv2),
+        .sv3(bank__4__sv3),
+        .res(bank__4__res),
+        .uid(bank__4__uid),
+        .op(bank__4__op),
+        .kid(bank__4__kid),
+        .pc(bank__4__pc),
+        .sw_v(bank__4__sw_v),
+        .sw_all(bank__4__sw_all),
+        .sw_kid(bank__4__sw_kid),
+        .s2_v(bank__4__s2_v),
+        .s2_lane(bank__4__s2_lane),
+        .rd_row(bank__4__rd_row),
+        .rsp_hit(bank__4__rsp_hit),
+        .rsp_way(bank__4__rsp_way),
+        .rsp_evict(bank__4__rsp_evict),
+        .rsp_res(bank__4__rsp_res),
+        .rsp_uid(bank__4__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__5(
+        .clock(bank__5__clock),
+        .reset(bank__5__reset),
+        .go(bank__5__go),
+        .busy(bank__5__busy),
+        .raddr(bank__5__raddr),
+        .lane(bank__5__lane),
+        .sv1(bank__5__sv1),
+        .sv2(bank__5__sv2),
+        .sv3(bank__5__sv3),
+        .res(bank__5__res),
+        .uid(bank__5__uid),
+        .op(bank__5__op),
+        .kid(bank__5__kid),
+        .pc(bank__5__pc),
+        .sw_v(bank__5__sw_v),
+        .sw_all(bank__5__sw_all),
+        .sw_kid(bank__5__sw_kid),
+        .s2_v(bank__5__s2_v),
+        .s2_lane(bank__5__s2_lane),
+        .rd_row(bank__5__rd_row),
+        .rsp_hit(bank__5__rsp_hit),
+        .rsp_way(bank__5__rsp_way),
+        .rsp_evict(bank__5__rsp_evict),
+        .rsp_res(bank__5__rsp_res),
+        .rsp_uid(bank__5__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__6(
+        .clock(bank__6__clock),
+        .reset(bank__6__reset),
+        .go(bank__6__go),
+        .busy(bank__6__busy),
+        .raddr(bank__6__raddr),
+        .lane(bank__6__lane),
+        .sv1(bank__6__sv1),
+        .sv2(bank__6__sv2),
+        .sv3(bank__6__sv3),
+        .res(bank__6__res),
+        .uid(bank__6__uid),
+        .op(bank__6__op),
+        .kid(bank__6__kid),
+        .pc(bank__6__pc),
+        .sw_v(bank__6__sw_v),
+        .sw_all(bank__6__sw_all),
+        .sw_kid(bank__6__sw_kid),
+        .s2_v(bank__6__s2_v),
+        .s2_lane(bank__6__s2_lane),
+        .rd_row(bank__6__rd_row),
+        .rsp_hit(bank__6__rsp_hit),
+        .rsp_way(bank__6__rsp_way),
+        .rsp_evict(bank__6__rsp_evict),
+        .rsp_res(bank__6__rsp_res),
+        .rsp_uid(bank__6__rsp_uid)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0 bank__7(
+        .clock(bank__7__clock),
+        .reset(bank__7__reset),
+        .go(bank__7__go),
+        .busy(bank__7__busy),
+        .raddr(bank__7__raddr),
+        .lane(bank__7__lane),
+        .sv1(bank__7__sv1),
+        .sv2(bank__7__sv2),
+        .sv3(bank__7__sv3),
+        .res(bank__7__res),
+        .uid(bank__7__uid),
+        .op(bank__7__op),
+        .kid(bank__7__kid),
+        .pc(bank__7__pc),
+        .sw_v(bank__7__sw_v),
+        .sw_all(bank__7__sw_all),
+        .sw_kid(bank__7__sw_kid),
+        .s2_v(bank__7__s2_v),
+        .s2_lane(bank__7__s2_lane),
+        .rd_row(bank__7__rd_row),
+        .rsp_hit(bank__7__rsp_hit),
+        .rsp_way(bank__7__rsp_way),
+        .rsp_evict(bank__7__rsp_evict),
+        .rsp_res(bank__7__rsp_res),
+        .rsp_uid(bank__7__rsp_uid)
     );
     
     // Update code (custom)
@@ -1850,118 +602,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     reg s2_op;
     reg [3:0] s2_kid;
     reg [31:0] s2_pc;
-    reg b0_s2_v;
-    reg [2:0] b0_s2_lane;
-    reg [3:0] b0_rd_row;
-    reg [31:0] b0_s2_sv1;
-    reg [31:0] b0_s2_sv2;
-    reg [31:0] b0_s2_sv3;
-    reg [31:0] b0_s2_res;
-    reg [31:0] b0_s2_uid;
-    reg b0_bpm_v;
-    reg b0_bpr_v;
-    reg [3:0] b0_bp_row;
-    reg [2:0] b0_bp_way;
-    reg [195:0] b0_bp_data;
-    reg [31:0] b0_bp_meta;
-    reg b1_s2_v;
-    reg [2:0] b1_s2_lane;
-    reg [3:0] b1_rd_row;
-    reg [31:0] b1_s2_sv1;
-    reg [31:0] b1_s2_sv2;
-    reg [31:0] b1_s2_sv3;
-    reg [31:0] b1_s2_res;
-    reg [31:0] b1_s2_uid;
-    reg b1_bpm_v;
-    reg b1_bpr_v;
-    reg [3:0] b1_bp_row;
-    reg [2:0] b1_bp_way;
-    reg [195:0] b1_bp_data;
-    reg [31:0] b1_bp_meta;
-    reg b2_s2_v;
-    reg [2:0] b2_s2_lane;
-    reg [3:0] b2_rd_row;
-    reg [31:0] b2_s2_sv1;
-    reg [31:0] b2_s2_sv2;
-    reg [31:0] b2_s2_sv3;
-    reg [31:0] b2_s2_res;
-    reg [31:0] b2_s2_uid;
-    reg b2_bpm_v;
-    reg b2_bpr_v;
-    reg [3:0] b2_bp_row;
-    reg [2:0] b2_bp_way;
-    reg [195:0] b2_bp_data;
-    reg [31:0] b2_bp_meta;
-    reg b3_s2_v;
-    reg [2:0] b3_s2_lane;
-    reg [3:0] b3_rd_row;
-    reg [31:0] b3_s2_sv1;
-    reg [31:0] b3_s2_sv2;
-    reg [31:0] b3_s2_sv3;
-    reg [31:0] b3_s2_res;
-    reg [31:0] b3_s2_uid;
-    reg b3_bpm_v;
-    reg b3_bpr_v;
-    reg [3:0] b3_bp_row;
-    reg [2:0] b3_bp_way;
-    reg [195:0] b3_bp_data;
-    reg [31:0] b3_bp_meta;
-    reg b4_s2_v;
-    reg [2:0] b4_s2_lane;
-    reg [3:0] b4_rd_row;
-    reg [31:0] b4_s2_sv1;
-    reg [31:0] b4_s2_sv2;
-    reg [31:0] b4_s2_sv3;
-    reg [31:0] b4_s2_res;
-    reg [31:0] b4_s2_uid;
-    reg b4_bpm_v;
-    reg b4_bpr_v;
-    reg [3:0] b4_bp_row;
-    reg [2:0] b4_bp_way;
-    reg [195:0] b4_bp_data;
-    reg [31:0] b4_bp_meta;
-    reg b5_s2_v;
-    reg [2:0] b5_s2_lane;
-    reg [3:0] b5_rd_row;
-    reg [31:0] b5_s2_sv1;
-    reg [31:0] b5_s2_sv2;
-    reg [31:0] b5_s2_sv3;
-    reg [31:0] b5_s2_res;
-    reg [31:0] b5_s2_uid;
-    reg b5_bpm_v;
-    reg b5_bpr_v;
-    reg [3:0] b5_bp_row;
-    reg [2:0] b5_bp_way;
-    reg [195:0] b5_bp_data;
-    reg [31:0] b5_bp_meta;
-    reg b6_s2_v;
-    reg [2:0] b6_s2_lane;
-    reg [3:0] b6_rd_row;
-    reg [31:0] b6_s2_sv1;
-    reg [31:0] b6_s2_sv2;
-    reg [31:0] b6_s2_sv3;
-    reg [31:0] b6_s2_res;
-    reg [31:0] b6_s2_uid;
-    reg b6_bpm_v;
-    reg b6_bpr_v;
-    reg [3:0] b6_bp_row;
-    reg [2:0] b6_bp_way;
-    reg [195:0] b6_bp_data;
-    reg [31:0] b6_bp_meta;
-    reg b7_s2_v;
-    reg [2:0] b7_s2_lane;
-    reg [3:0] b7_rd_row;
-    reg [31:0] b7_s2_sv1;
-    reg [31:0] b7_s2_sv2;
-    reg [31:0] b7_s2_sv3;
-    reg [31:0] b7_s2_res;
-    reg [31:0] b7_s2_uid;
-    reg b7_bpm_v;
-    reg b7_bpr_v;
-    reg [3:0] b7_bp_row;
-    reg [2:0] b7_bp_way;
-    reg [195:0] b7_bp_data;
-    reg [31:0] b7_bp_meta;
     // Stage 1: H per lane (§2.5), set, bank, bank row.
     wire [31:0] l0_sv1 = req_sv1[31:0];
     wire [31:0] l0_sv2 = req_sv2[31:0];
@@ -2089,7 +729,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b0_sv3 = (b0_sel0 ? l0_sv3 : 32'd0) | (b0_sel1 ? l1_sv3 : 32'd0) | (b0_sel2 ? l2_sv3 : 32'd0) | (b0_sel3 ? l3_sv3 : 32'd0) | (b0_sel4 ? l4_sv3 : 32'd0) | (b0_sel5 ? l5_sv3 : 32'd0) | (b0_sel6 ? l6_sv3 : 32'd0) | (b0_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b0_res = (b0_sel0 ? req_res[31:0] : 32'd0) | (b0_sel1 ? req_res[63:32] : 32'd0) | (b0_sel2 ? req_res[95:64] : 32'd0) | (b0_sel3 ? req_res[127:96] : 32'd0) | (b0_sel4 ? req_res[159:128] : 32'd0) | (b0_sel5 ? req_res[191:160] : 32'd0) | (b0_sel6 ? req_res[223:192] : 32'd0) | (b0_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b0_uid = (b0_sel0 ? req_uid[31:0] : 32'd0) | (b0_sel1 ? req_uid[63:32] : 32'd0) | (b0_sel2 ? req_uid[95:64] : 32'd0) | (b0_sel3 ? req_uid[127:96] : 32'd0) | (b0_sel4 ? req_uid[159:128] : 32'd0) | (b0_sel5 ? req_uid[191:160] : 32'd0) | (b0_sel6 ? req_uid[223:192] : 32'd0) | (b0_sel7 ? req_uid[255:224] : 32'd0);
-    wire b0_re = !reset && (busy_q || b0_go);
     wire [3:0] b0_raddr = busy_q ? sweep_row_q : b0_row1;
     wire b1_sel0 = (take_0 && l0_bank == 3'd1);
     wire b1_sel1 = (take_1 && l1_bank == 3'd1);
@@ -2107,7 +746,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b1_sv3 = (b1_sel0 ? l0_sv3 : 32'd0) | (b1_sel1 ? l1_sv3 : 32'd0) | (b1_sel2 ? l2_sv3 : 32'd0) | (b1_sel3 ? l3_sv3 : 32'd0) | (b1_sel4 ? l4_sv3 : 32'd0) | (b1_sel5 ? l5_sv3 : 32'd0) | (b1_sel6 ? l6_sv3 : 32'd0) | (b1_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b1_res = (b1_sel0 ? req_res[31:0] : 32'd0) | (b1_sel1 ? req_res[63:32] : 32'd0) | (b1_sel2 ? req_res[95:64] : 32'd0) | (b1_sel3 ? req_res[127:96] : 32'd0) | (b1_sel4 ? req_res[159:128] : 32'd0) | (b1_sel5 ? req_res[191:160] : 32'd0) | (b1_sel6 ? req_res[223:192] : 32'd0) | (b1_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b1_uid = (b1_sel0 ? req_uid[31:0] : 32'd0) | (b1_sel1 ? req_uid[63:32] : 32'd0) | (b1_sel2 ? req_uid[95:64] : 32'd0) | (b1_sel3 ? req_uid[127:96] : 32'd0) | (b1_sel4 ? req_uid[159:128] : 32'd0) | (b1_sel5 ? req_uid[191:160] : 32'd0) | (b1_sel6 ? req_uid[223:192] : 32'd0) | (b1_sel7 ? req_uid[255:224] : 32'd0);
-    wire b1_re = !reset && (busy_q || b1_go);
     wire [3:0] b1_raddr = busy_q ? sweep_row_q : b1_row1;
     wire b2_sel0 = (take_0 && l0_bank == 3'd2);
     wire b2_sel1 = (take_1 && l1_bank == 3'd2);
@@ -2125,7 +763,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b2_sv3 = (b2_sel0 ? l0_sv3 : 32'd0) | (b2_sel1 ? l1_sv3 : 32'd0) | (b2_sel2 ? l2_sv3 : 32'd0) | (b2_sel3 ? l3_sv3 : 32'd0) | (b2_sel4 ? l4_sv3 : 32'd0) | (b2_sel5 ? l5_sv3 : 32'd0) | (b2_sel6 ? l6_sv3 : 32'd0) | (b2_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b2_res = (b2_sel0 ? req_res[31:0] : 32'd0) | (b2_sel1 ? req_res[63:32] : 32'd0) | (b2_sel2 ? req_res[95:64] : 32'd0) | (b2_sel3 ? req_res[127:96] : 32'd0) | (b2_sel4 ? req_res[159:128] : 32'd0) | (b2_sel5 ? req_res[191:160] : 32'd0) | (b2_sel6 ? req_res[223:192] : 32'd0) | (b2_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b2_uid = (b2_sel0 ? req_uid[31:0] : 32'd0) | (b2_sel1 ? req_uid[63:32] : 32'd0) | (b2_sel2 ? req_uid[95:64] : 32'd0) | (b2_sel3 ? req_uid[127:96] : 32'd0) | (b2_sel4 ? req_uid[159:128] : 32'd0) | (b2_sel5 ? req_uid[191:160] : 32'd0) | (b2_sel6 ? req_uid[223:192] : 32'd0) | (b2_sel7 ? req_uid[255:224] : 32'd0);
-    wire b2_re = !reset && (busy_q || b2_go);
     wire [3:0] b2_raddr = busy_q ? sweep_row_q : b2_row1;
     wire b3_sel0 = (take_0 && l0_bank == 3'd3);
     wire b3_sel1 = (take_1 && l1_bank == 3'd3);
@@ -2143,7 +780,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b3_sv3 = (b3_sel0 ? l0_sv3 : 32'd0) | (b3_sel1 ? l1_sv3 : 32'd0) | (b3_sel2 ? l2_sv3 : 32'd0) | (b3_sel3 ? l3_sv3 : 32'd0) | (b3_sel4 ? l4_sv3 : 32'd0) | (b3_sel5 ? l5_sv3 : 32'd0) | (b3_sel6 ? l6_sv3 : 32'd0) | (b3_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b3_res = (b3_sel0 ? req_res[31:0] : 32'd0) | (b3_sel1 ? req_res[63:32] : 32'd0) | (b3_sel2 ? req_res[95:64] : 32'd0) | (b3_sel3 ? req_res[127:96] : 32'd0) | (b3_sel4 ? req_res[159:128] : 32'd0) | (b3_sel5 ? req_res[191:160] : 32'd0) | (b3_sel6 ? req_res[223:192] : 32'd0) | (b3_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b3_uid = (b3_sel0 ? req_uid[31:0] : 32'd0) | (b3_sel1 ? req_uid[63:32] : 32'd0) | (b3_sel2 ? req_uid[95:64] : 32'd0) | (b3_sel3 ? req_uid[127:96] : 32'd0) | (b3_sel4 ? req_uid[159:128] : 32'd0) | (b3_sel5 ? req_uid[191:160] : 32'd0) | (b3_sel6 ? req_uid[223:192] : 32'd0) | (b3_sel7 ? req_uid[255:224] : 32'd0);
-    wire b3_re = !reset && (busy_q || b3_go);
     wire [3:0] b3_raddr = busy_q ? sweep_row_q : b3_row1;
     wire b4_sel0 = (take_0 && l0_bank == 3'd4);
     wire b4_sel1 = (take_1 && l1_bank == 3'd4);
@@ -2161,7 +797,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b4_sv3 = (b4_sel0 ? l0_sv3 : 32'd0) | (b4_sel1 ? l1_sv3 : 32'd0) | (b4_sel2 ? l2_sv3 : 32'd0) | (b4_sel3 ? l3_sv3 : 32'd0) | (b4_sel4 ? l4_sv3 : 32'd0) | (b4_sel5 ? l5_sv3 : 32'd0) | (b4_sel6 ? l6_sv3 : 32'd0) | (b4_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b4_res = (b4_sel0 ? req_res[31:0] : 32'd0) | (b4_sel1 ? req_res[63:32] : 32'd0) | (b4_sel2 ? req_res[95:64] : 32'd0) | (b4_sel3 ? req_res[127:96] : 32'd0) | (b4_sel4 ? req_res[159:128] : 32'd0) | (b4_sel5 ? req_res[191:160] : 32'd0) | (b4_sel6 ? req_res[223:192] : 32'd0) | (b4_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b4_uid = (b4_sel0 ? req_uid[31:0] : 32'd0) | (b4_sel1 ? req_uid[63:32] : 32'd0) | (b4_sel2 ? req_uid[95:64] : 32'd0) | (b4_sel3 ? req_uid[127:96] : 32'd0) | (b4_sel4 ? req_uid[159:128] : 32'd0) | (b4_sel5 ? req_uid[191:160] : 32'd0) | (b4_sel6 ? req_uid[223:192] : 32'd0) | (b4_sel7 ? req_uid[255:224] : 32'd0);
-    wire b4_re = !reset && (busy_q || b4_go);
     wire [3:0] b4_raddr = busy_q ? sweep_row_q : b4_row1;
     wire b5_sel0 = (take_0 && l0_bank == 3'd5);
     wire b5_sel1 = (take_1 && l1_bank == 3'd5);
@@ -2179,7 +814,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b5_sv3 = (b5_sel0 ? l0_sv3 : 32'd0) | (b5_sel1 ? l1_sv3 : 32'd0) | (b5_sel2 ? l2_sv3 : 32'd0) | (b5_sel3 ? l3_sv3 : 32'd0) | (b5_sel4 ? l4_sv3 : 32'd0) | (b5_sel5 ? l5_sv3 : 32'd0) | (b5_sel6 ? l6_sv3 : 32'd0) | (b5_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b5_res = (b5_sel0 ? req_res[31:0] : 32'd0) | (b5_sel1 ? req_res[63:32] : 32'd0) | (b5_sel2 ? req_res[95:64] : 32'd0) | (b5_sel3 ? req_res[127:96] : 32'd0) | (b5_sel4 ? req_res[159:128] : 32'd0) | (b5_sel5 ? req_res[191:160] : 32'd0) | (b5_sel6 ? req_res[223:192] : 32'd0) | (b5_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b5_uid = (b5_sel0 ? req_uid[31:0] : 32'd0) | (b5_sel1 ? req_uid[63:32] : 32'd0) | (b5_sel2 ? req_uid[95:64] : 32'd0) | (b5_sel3 ? req_uid[127:96] : 32'd0) | (b5_sel4 ? req_uid[159:128] : 32'd0) | (b5_sel5 ? req_uid[191:160] : 32'd0) | (b5_sel6 ? req_uid[223:192] : 32'd0) | (b5_sel7 ? req_uid[255:224] : 32'd0);
-    wire b5_re = !reset && (busy_q || b5_go);
     wire [3:0] b5_raddr = busy_q ? sweep_row_q : b5_row1;
     wire b6_sel0 = (take_0 && l0_bank == 3'd6);
     wire b6_sel1 = (take_1 && l1_bank == 3'd6);
@@ -2197,7 +831,6 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b6_sv3 = (b6_sel0 ? l0_sv3 : 32'd0) | (b6_sel1 ? l1_sv3 : 32'd0) | (b6_sel2 ? l2_sv3 : 32'd0) | (b6_sel3 ? l3_sv3 : 32'd0) | (b6_sel4 ? l4_sv3 : 32'd0) | (b6_sel5 ? l5_sv3 : 32'd0) | (b6_sel6 ? l6_sv3 : 32'd0) | (b6_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b6_res = (b6_sel0 ? req_res[31:0] : 32'd0) | (b6_sel1 ? req_res[63:32] : 32'd0) | (b6_sel2 ? req_res[95:64] : 32'd0) | (b6_sel3 ? req_res[127:96] : 32'd0) | (b6_sel4 ? req_res[159:128] : 32'd0) | (b6_sel5 ? req_res[191:160] : 32'd0) | (b6_sel6 ? req_res[223:192] : 32'd0) | (b6_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b6_uid = (b6_sel0 ? req_uid[31:0] : 32'd0) | (b6_sel1 ? req_uid[63:32] : 32'd0) | (b6_sel2 ? req_uid[95:64] : 32'd0) | (b6_sel3 ? req_uid[127:96] : 32'd0) | (b6_sel4 ? req_uid[159:128] : 32'd0) | (b6_sel5 ? req_uid[191:160] : 32'd0) | (b6_sel6 ? req_uid[223:192] : 32'd0) | (b6_sel7 ? req_uid[255:224] : 32'd0);
-    wire b6_re = !reset && (busy_q || b6_go);
     wire [3:0] b6_raddr = busy_q ? sweep_row_q : b6_row1;
     wire b7_sel0 = (take_0 && l0_bank == 3'd7);
     wire b7_sel1 = (take_1 && l1_bank == 3'd7);
@@ -2215,544 +848,79 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
     wire [31:0] b7_sv3 = (b7_sel0 ? l0_sv3 : 32'd0) | (b7_sel1 ? l1_sv3 : 32'd0) | (b7_sel2 ? l2_sv3 : 32'd0) | (b7_sel3 ? l3_sv3 : 32'd0) | (b7_sel4 ? l4_sv3 : 32'd0) | (b7_sel5 ? l5_sv3 : 32'd0) | (b7_sel6 ? l6_sv3 : 32'd0) | (b7_sel7 ? l7_sv3 : 32'd0);
     wire [31:0] b7_res = (b7_sel0 ? req_res[31:0] : 32'd0) | (b7_sel1 ? req_res[63:32] : 32'd0) | (b7_sel2 ? req_res[95:64] : 32'd0) | (b7_sel3 ? req_res[127:96] : 32'd0) | (b7_sel4 ? req_res[159:128] : 32'd0) | (b7_sel5 ? req_res[191:160] : 32'd0) | (b7_sel6 ? req_res[223:192] : 32'd0) | (b7_sel7 ? req_res[255:224] : 32'd0);
     wire [31:0] b7_uid = (b7_sel0 ? req_uid[31:0] : 32'd0) | (b7_sel1 ? req_uid[63:32] : 32'd0) | (b7_sel2 ? req_uid[95:64] : 32'd0) | (b7_sel3 ? req_uid[127:96] : 32'd0) | (b7_sel4 ? req_uid[159:128] : 32'd0) | (b7_sel5 ? req_uid[191:160] : 32'd0) | (b7_sel6 ? req_uid[223:192] : 32'd0) | (b7_sel7 ? req_uid[255:224] : 32'd0);
-    wire b7_re = !reset && (busy_q || b7_go);
     wire [3:0] b7_raddr = busy_q ? sweep_row_q : b7_row1;
-    // Stage 2: the rows as read (or as written at the last edge), compare, victim, LRU.
-    wire [31:0] b0_m = (b0_bpm_v && b0_bp_row == b0_rd_row) ? b0_bp_meta : meta_ram__0__rdata;
-    wire [7:0] b0_vb = b0_m[7:0];
-    wire [195:0] b0_r0 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd0) ? b0_bp_data : way_ram__0__rdata;
-    wire [2:0] b0_k0 = b0_m[10:8] ^ 3'd0;
-    wire b0_mt0 = b0_vb[0] && (b0_r0[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr0 = b0_vb[0] && (sw2_all || b0_r0[195:192] == sw2_kid);
-    wire [195:0] b0_r1 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd1) ? b0_bp_data : way_ram__1__rdata;
-    wire [2:0] b0_k1 = b0_m[13:11] ^ 3'd1;
-    wire b0_mt1 = b0_vb[1] && (b0_r1[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr1 = b0_vb[1] && (sw2_all || b0_r1[195:192] == sw2_kid);
-    wire [195:0] b0_r2 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd2) ? b0_bp_data : way_ram__2__rdata;
-    wire [2:0] b0_k2 = b0_m[16:14] ^ 3'd2;
-    wire b0_mt2 = b0_vb[2] && (b0_r2[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr2 = b0_vb[2] && (sw2_all || b0_r2[195:192] == sw2_kid);
-    wire [195:0] b0_r3 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd3) ? b0_bp_data : way_ram__3__rdata;
-    wire [2:0] b0_k3 = b0_m[19:17] ^ 3'd3;
-    wire b0_mt3 = b0_vb[3] && (b0_r3[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr3 = b0_vb[3] && (sw2_all || b0_r3[195:192] == sw2_kid);
-    wire [195:0] b0_r4 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd4) ? b0_bp_data : way_ram__4__rdata;
-    wire [2:0] b0_k4 = b0_m[22:20] ^ 3'd4;
-    wire b0_mt4 = b0_vb[4] && (b0_r4[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr4 = b0_vb[4] && (sw2_all || b0_r4[195:192] == sw2_kid);
-    wire [195:0] b0_r5 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd5) ? b0_bp_data : way_ram__5__rdata;
-    wire [2:0] b0_k5 = b0_m[25:23] ^ 3'd5;
-    wire b0_mt5 = b0_vb[5] && (b0_r5[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr5 = b0_vb[5] && (sw2_all || b0_r5[195:192] == sw2_kid);
-    wire [195:0] b0_r6 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd6) ? b0_bp_data : way_ram__6__rdata;
-    wire [2:0] b0_k6 = b0_m[28:26] ^ 3'd6;
-    wire b0_mt6 = b0_vb[6] && (b0_r6[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr6 = b0_vb[6] && (sw2_all || b0_r6[195:192] == sw2_kid);
-    wire [195:0] b0_r7 = (b0_bpr_v && b0_bp_row == b0_rd_row && b0_bp_way == 3'd7) ? b0_bp_data : way_ram__7__rdata;
-    wire [2:0] b0_k7 = b0_m[31:29] ^ 3'd7;
-    wire b0_mt7 = b0_vb[7] && (b0_r7[195:64] == {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3});
-    wire b0_clr7 = b0_vb[7] && (sw2_all || b0_r7[195:192] == sw2_kid);
-    wire b0_hit = b0_mt0 || b0_mt1 || b0_mt2 || b0_mt3 || b0_mt4 || b0_mt5 || b0_mt6 || b0_mt7;
-    wire [2:0] b0_hway = (b0_mt0) ? 3'd0 : (b0_mt1) ? 3'd1 : (b0_mt2) ? 3'd2 : (b0_mt3) ? 3'd3 : (b0_mt4) ? 3'd4 : (b0_mt5) ? 3'd5 : (b0_mt6) ? 3'd6 : (b0_mt7) ? 3'd7 : 3'd0;
-    wire b0_hasinv = !b0_vb[0] || !b0_vb[1] || !b0_vb[2] || !b0_vb[3] || !b0_vb[4] || !b0_vb[5] || !b0_vb[6] || !b0_vb[7];
-    wire [2:0] b0_iway = (!b0_vb[0]) ? 3'd0 : (!b0_vb[1]) ? 3'd1 : (!b0_vb[2]) ? 3'd2 : (!b0_vb[3]) ? 3'd3 : (!b0_vb[4]) ? 3'd4 : (!b0_vb[5]) ? 3'd5 : (!b0_vb[6]) ? 3'd6 : (!b0_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b0_lway = (b0_k0 == 3'd7) ? 3'd0 : (b0_k1 == 3'd7) ? 3'd1 : (b0_k2 == 3'd7) ? 3'd2 : (b0_k3 == 3'd7) ? 3'd3 : (b0_k4 == 3'd7) ? 3'd4 : (b0_k5 == 3'd7) ? 3'd5 : (b0_k6 == 3'd7) ? 3'd6 : (b0_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b0_vway = b0_hasinv ? b0_iway : b0_lway;
-    wire [2:0] b0_tway = b0_hit ? b0_hway : b0_vway;
-    wire b0_touch = b0_s2_v && (b0_hit || s2_op);
-    wire b0_wrow = b0_s2_v && s2_op;
-    wire [195:0] b0_trow = (b0_tway == 3'd0) ? b0_r0 : (b0_tway == 3'd1) ? b0_r1 : (b0_tway == 3'd2) ? b0_r2 : (b0_tway == 3'd3) ? b0_r3 : (b0_tway == 3'd4) ? b0_r4 : (b0_tway == 3'd5) ? b0_r5 : (b0_tway == 3'd6) ? b0_r6 : (b0_tway == 3'd7) ? b0_r7 : 196'd0;
-    wire [2:0] b0_tk = (b0_tway == 3'd0) ? b0_k0 : (b0_tway == 3'd1) ? b0_k1 : (b0_tway == 3'd2) ? b0_k2 : (b0_tway == 3'd3) ? b0_k3 : (b0_tway == 3'd4) ? b0_k4 : (b0_tway == 3'd5) ? b0_k5 : (b0_tway == 3'd6) ? b0_k6 : (b0_tway == 3'd7) ? b0_k7 : 3'd0;
-    wire [2:0] b0_nk0 = (b0_tway == 3'd0) ? 3'd0 : (b0_k0 < b0_tk) ? b0_k0 + 3'd1 : b0_k0;
-    wire [2:0] b0_nk1 = (b0_tway == 3'd1) ? 3'd0 : (b0_k1 < b0_tk) ? b0_k1 + 3'd1 : b0_k1;
-    wire [2:0] b0_nk2 = (b0_tway == 3'd2) ? 3'd0 : (b0_k2 < b0_tk) ? b0_k2 + 3'd1 : b0_k2;
-    wire [2:0] b0_nk3 = (b0_tway == 3'd3) ? 3'd0 : (b0_k3 < b0_tk) ? b0_k3 + 3'd1 : b0_k3;
-    wire [2:0] b0_nk4 = (b0_tway == 3'd4) ? 3'd0 : (b0_k4 < b0_tk) ? b0_k4 + 3'd1 : b0_k4;
-    wire [2:0] b0_nk5 = (b0_tway == 3'd5) ? 3'd0 : (b0_k5 < b0_tk) ? b0_k5 + 3'd1 : b0_k5;
-    wire [2:0] b0_nk6 = (b0_tway == 3'd6) ? 3'd0 : (b0_k6 < b0_tk) ? b0_k6 + 3'd1 : b0_k6;
-    wire [2:0] b0_nk7 = (b0_tway == 3'd7) ? 3'd0 : (b0_k7 < b0_tk) ? b0_k7 + 3'd1 : b0_k7;
-    wire [7:0] b0_nvb = b0_vb | (s2_op ? (8'd1 << b0_tway) : 8'd0);
-    wire [31:0] b0_req_meta = {(b0_nk7 ^ 3'd7), (b0_nk6 ^ 3'd6), (b0_nk5 ^ 3'd5), (b0_nk4 ^ 3'd4), (b0_nk3 ^ 3'd3), (b0_nk2 ^ 3'd2), (b0_nk1 ^ 3'd1), (b0_nk0 ^ 3'd0), b0_nvb};
-    wire [7:0] b0_svb = b0_vb & ~{b0_clr7, b0_clr6, b0_clr5, b0_clr4, b0_clr3, b0_clr2, b0_clr1, b0_clr0};
-    wire [31:0] b0_sweep_meta = sw2_all ? 32'd0 : {b0_m[31:8], b0_svb};
-    wire b0_mwe = !reset && (sw2_v || b0_touch);
-    wire [31:0] b0_mwdata = sw2_v ? b0_sweep_meta : b0_req_meta;
-    wire [195:0] b0_rwdata = b0_hit ? {b0_trow[195:32], b0_s2_uid} : {s2_kid, s2_pc, b0_s2_sv1, b0_s2_sv2, b0_s2_sv3, b0_s2_res, b0_s2_uid};
-    wire b0_rwe = !reset && b0_wrow;
-    wire b0_o_hit = b0_s2_v && b0_hit;
-    wire [2:0] b0_o_way = (b0_hit || s2_op) ? b0_tway : 3'd0;
-    wire b0_o_evict = b0_wrow && !b0_hit && !b0_hasinv;
-    wire [31:0] b0_o_res = b0_hit ? b0_trow[63:32] : 32'd0;
-    wire [31:0] b0_o_uid = b0_hit ? b0_trow[31:0] : 32'd0;
+    // Stage 2 is each bank's; its outputs, and the set of its lane (bank row above the bank bits).
+    wire b0_s2_v = bank__0__s2_v;
+    wire [2:0] b0_s2_lane = bank__0__s2_lane;
+    wire [3:0] b0_rd_row = bank__0__rd_row;
+    wire [0:0] b0_o_hit = bank__0__rsp_hit;
+    wire [2:0] b0_o_way = bank__0__rsp_way;
+    wire [0:0] b0_o_evict = bank__0__rsp_evict;
+    wire [31:0] b0_o_res = bank__0__rsp_res;
+    wire [31:0] b0_o_uid = bank__0__rsp_uid;
     wire [6:0] b0_o_set = {b0_rd_row[3:0], 3'd0};
-    wire [31:0] b1_m = (b1_bpm_v && b1_bp_row == b1_rd_row) ? b1_bp_meta : meta_ram__1__rdata;
-    wire [7:0] b1_vb = b1_m[7:0];
-    wire [195:0] b1_r0 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd0) ? b1_bp_data : way_ram__8__rdata;
-    wire [2:0] b1_k0 = b1_m[10:8] ^ 3'd0;
-    wire b1_mt0 = b1_vb[0] && (b1_r0[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr0 = b1_vb[0] && (sw2_all || b1_r0[195:192] == sw2_kid);
-    wire [195:0] b1_r1 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd1) ? b1_bp_data : way_ram__9__rdata;
-    wire [2:0] b1_k1 = b1_m[13:11] ^ 3'd1;
-    wire b1_mt1 = b1_vb[1] && (b1_r1[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr1 = b1_vb[1] && (sw2_all || b1_r1[195:192] == sw2_kid);
-    wire [195:0] b1_r2 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd2) ? b1_bp_data : way_ram__10__rdata;
-    wire [2:0] b1_k2 = b1_m[16:14] ^ 3'd2;
-    wire b1_mt2 = b1_vb[2] && (b1_r2[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr2 = b1_vb[2] && (sw2_all || b1_r2[195:192] == sw2_kid);
-    wire [195:0] b1_r3 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd3) ? b1_bp_data : way_ram__11__rdata;
-    wire [2:0] b1_k3 = b1_m[19:17] ^ 3'd3;
-    wire b1_mt3 = b1_vb[3] && (b1_r3[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr3 = b1_vb[3] && (sw2_all || b1_r3[195:192] == sw2_kid);
-    wire [195:0] b1_r4 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd4) ? b1_bp_data : way_ram__12__rdata;
-    wire [2:0] b1_k4 = b1_m[22:20] ^ 3'd4;
-    wire b1_mt4 = b1_vb[4] && (b1_r4[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr4 = b1_vb[4] && (sw2_all || b1_r4[195:192] == sw2_kid);
-    wire [195:0] b1_r5 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd5) ? b1_bp_data : way_ram__13__rdata;
-    wire [2:0] b1_k5 = b1_m[25:23] ^ 3'd5;
-    wire b1_mt5 = b1_vb[5] && (b1_r5[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr5 = b1_vb[5] && (sw2_all || b1_r5[195:192] == sw2_kid);
-    wire [195:0] b1_r6 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd6) ? b1_bp_data : way_ram__14__rdata;
-    wire [2:0] b1_k6 = b1_m[28:26] ^ 3'd6;
-    wire b1_mt6 = b1_vb[6] && (b1_r6[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr6 = b1_vb[6] && (sw2_all || b1_r6[195:192] == sw2_kid);
-    wire [195:0] b1_r7 = (b1_bpr_v && b1_bp_row == b1_rd_row && b1_bp_way == 3'd7) ? b1_bp_data : way_ram__15__rdata;
-    wire [2:0] b1_k7 = b1_m[31:29] ^ 3'd7;
-    wire b1_mt7 = b1_vb[7] && (b1_r7[195:64] == {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3});
-    wire b1_clr7 = b1_vb[7] && (sw2_all || b1_r7[195:192] == sw2_kid);
-    wire b1_hit = b1_mt0 || b1_mt1 || b1_mt2 || b1_mt3 || b1_mt4 || b1_mt5 || b1_mt6 || b1_mt7;
-    wire [2:0] b1_hway = (b1_mt0) ? 3'd0 : (b1_mt1) ? 3'd1 : (b1_mt2) ? 3'd2 : (b1_mt3) ? 3'd3 : (b1_mt4) ? 3'd4 : (b1_mt5) ? 3'd5 : (b1_mt6) ? 3'd6 : (b1_mt7) ? 3'd7 : 3'd0;
-    wire b1_hasinv = !b1_vb[0] || !b1_vb[1] || !b1_vb[2] || !b1_vb[3] || !b1_vb[4] || !b1_vb[5] || !b1_vb[6] || !b1_vb[7];
-    wire [2:0] b1_iway = (!b1_vb[0]) ? 3'd0 : (!b1_vb[1]) ? 3'd1 : (!b1_vb[2]) ? 3'd2 : (!b1_vb[3]) ? 3'd3 : (!b1_vb[4]) ? 3'd4 : (!b1_vb[5]) ? 3'd5 : (!b1_vb[6]) ? 3'd6 : (!b1_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b1_lway = (b1_k0 == 3'd7) ? 3'd0 : (b1_k1 == 3'd7) ? 3'd1 : (b1_k2 == 3'd7) ? 3'd2 : (b1_k3 == 3'd7) ? 3'd3 : (b1_k4 == 3'd7) ? 3'd4 : (b1_k5 == 3'd7) ? 3'd5 : (b1_k6 == 3'd7) ? 3'd6 : (b1_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b1_vway = b1_hasinv ? b1_iway : b1_lway;
-    wire [2:0] b1_tway = b1_hit ? b1_hway : b1_vway;
-    wire b1_touch = b1_s2_v && (b1_hit || s2_op);
-    wire b1_wrow = b1_s2_v && s2_op;
-    wire [195:0] b1_trow = (b1_tway == 3'd0) ? b1_r0 : (b1_tway == 3'd1) ? b1_r1 : (b1_tway == 3'd2) ? b1_r2 : (b1_tway == 3'd3) ? b1_r3 : (b1_tway == 3'd4) ? b1_r4 : (b1_tway == 3'd5) ? b1_r5 : (b1_tway == 3'd6) ? b1_r6 : (b1_tway == 3'd7) ? b1_r7 : 196'd0;
-    wire [2:0] b1_tk = (b1_tway == 3'd0) ? b1_k0 : (b1_tway == 3'd1) ? b1_k1 : (b1_tway == 3'd2) ? b1_k2 : (b1_tway == 3'd3) ? b1_k3 : (b1_tway == 3'd4) ? b1_k4 : (b1_tway == 3'd5) ? b1_k5 : (b1_tway == 3'd6) ? b1_k6 : (b1_tway == 3'd7) ? b1_k7 : 3'd0;
-    wire [2:0] b1_nk0 = (b1_tway == 3'd0) ? 3'd0 : (b1_k0 < b1_tk) ? b1_k0 + 3'd1 : b1_k0;
-    wire [2:0] b1_nk1 = (b1_tway == 3'd1) ? 3'd0 : (b1_k1 < b1_tk) ? b1_k1 + 3'd1 : b1_k1;
-    wire [2:0] b1_nk2 = (b1_tway == 3'd2) ? 3'd0 : (b1_k2 < b1_tk) ? b1_k2 + 3'd1 : b1_k2;
-    wire [2:0] b1_nk3 = (b1_tway == 3'd3) ? 3'd0 : (b1_k3 < b1_tk) ? b1_k3 + 3'd1 : b1_k3;
-    wire [2:0] b1_nk4 = (b1_tway == 3'd4) ? 3'd0 : (b1_k4 < b1_tk) ? b1_k4 + 3'd1 : b1_k4;
-    wire [2:0] b1_nk5 = (b1_tway == 3'd5) ? 3'd0 : (b1_k5 < b1_tk) ? b1_k5 + 3'd1 : b1_k5;
-    wire [2:0] b1_nk6 = (b1_tway == 3'd6) ? 3'd0 : (b1_k6 < b1_tk) ? b1_k6 + 3'd1 : b1_k6;
-    wire [2:0] b1_nk7 = (b1_tway == 3'd7) ? 3'd0 : (b1_k7 < b1_tk) ? b1_k7 + 3'd1 : b1_k7;
-    wire [7:0] b1_nvb = b1_vb | (s2_op ? (8'd1 << b1_tway) : 8'd0);
-    wire [31:0] b1_req_meta = {(b1_nk7 ^ 3'd7), (b1_nk6 ^ 3'd6), (b1_nk5 ^ 3'd5), (b1_nk4 ^ 3'd4), (b1_nk3 ^ 3'd3), (b1_nk2 ^ 3'd2), (b1_nk1 ^ 3'd1), (b1_nk0 ^ 3'd0), b1_nvb};
-    wire [7:0] b1_svb = b1_vb & ~{b1_clr7, b1_clr6, b1_clr5, b1_clr4, b1_clr3, b1_clr2, b1_clr1, b1_clr0};
-    wire [31:0] b1_sweep_meta = sw2_all ? 32'd0 : {b1_m[31:8], b1_svb};
-    wire b1_mwe = !reset && (sw2_v || b1_touch);
-    wire [31:0] b1_mwdata = sw2_v ? b1_sweep_meta : b1_req_meta;
-    wire [195:0] b1_rwdata = b1_hit ? {b1_trow[195:32], b1_s2_uid} : {s2_kid, s2_pc, b1_s2_sv1, b1_s2_sv2, b1_s2_sv3, b1_s2_res, b1_s2_uid};
-    wire b1_rwe = !reset && b1_wrow;
-    wire b1_o_hit = b1_s2_v && b1_hit;
-    wire [2:0] b1_o_way = (b1_hit || s2_op) ? b1_tway : 3'd0;
-    wire b1_o_evict = b1_wrow && !b1_hit && !b1_hasinv;
-    wire [31:0] b1_o_res = b1_hit ? b1_trow[63:32] : 32'd0;
-    wire [31:0] b1_o_uid = b1_hit ? b1_trow[31:0] : 32'd0;
+    wire b1_s2_v = bank__1__s2_v;
+    wire [2:0] b1_s2_lane = bank__1__s2_lane;
+    wire [3:0] b1_rd_row = bank__1__rd_row;
+    wire [0:0] b1_o_hit = bank__1__rsp_hit;
+    wire [2:0] b1_o_way = bank__1__rsp_way;
+    wire [0:0] b1_o_evict = bank__1__rsp_evict;
+    wire [31:0] b1_o_res = bank__1__rsp_res;
+    wire [31:0] b1_o_uid = bank__1__rsp_uid;
     wire [6:0] b1_o_set = {b1_rd_row[3:0], 3'd1};
-    wire [31:0] b2_m = (b2_bpm_v && b2_bp_row == b2_rd_row) ? b2_bp_meta : meta_ram__2__rdata;
-    wire [7:0] b2_vb = b2_m[7:0];
-    wire [195:0] b2_r0 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd0) ? b2_bp_data : way_ram__16__rdata;
-    wire [2:0] b2_k0 = b2_m[10:8] ^ 3'd0;
-    wire b2_mt0 = b2_vb[0] && (b2_r0[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr0 = b2_vb[0] && (sw2_all || b2_r0[195:192] == sw2_kid);
-    wire [195:0] b2_r1 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd1) ? b2_bp_data : way_ram__17__rdata;
-    wire [2:0] b2_k1 = b2_m[13:11] ^ 3'd1;
-    wire b2_mt1 = b2_vb[1] && (b2_r1[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr1 = b2_vb[1] && (sw2_all || b2_r1[195:192] == sw2_kid);
-    wire [195:0] b2_r2 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd2) ? b2_bp_data : way_ram__18__rdata;
-    wire [2:0] b2_k2 = b2_m[16:14] ^ 3'd2;
-    wire b2_mt2 = b2_vb[2] && (b2_r2[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr2 = b2_vb[2] && (sw2_all || b2_r2[195:192] == sw2_kid);
-    wire [195:0] b2_r3 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd3) ? b2_bp_data : way_ram__19__rdata;
-    wire [2:0] b2_k3 = b2_m[19:17] ^ 3'd3;
-    wire b2_mt3 = b2_vb[3] && (b2_r3[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr3 = b2_vb[3] && (sw2_all || b2_r3[195:192] == sw2_kid);
-    wire [195:0] b2_r4 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd4) ? b2_bp_data : way_ram__20__rdata;
-    wire [2:0] b2_k4 = b2_m[22:20] ^ 3'd4;
-    wire b2_mt4 = b2_vb[4] && (b2_r4[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr4 = b2_vb[4] && (sw2_all || b2_r4[195:192] == sw2_kid);
-    wire [195:0] b2_r5 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd5) ? b2_bp_data : way_ram__21__rdata;
-    wire [2:0] b2_k5 = b2_m[25:23] ^ 3'd5;
-    wire b2_mt5 = b2_vb[5] && (b2_r5[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr5 = b2_vb[5] && (sw2_all || b2_r5[195:192] == sw2_kid);
-    wire [195:0] b2_r6 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd6) ? b2_bp_data : way_ram__22__rdata;
-    wire [2:0] b2_k6 = b2_m[28:26] ^ 3'd6;
-    wire b2_mt6 = b2_vb[6] && (b2_r6[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr6 = b2_vb[6] && (sw2_all || b2_r6[195:192] == sw2_kid);
-    wire [195:0] b2_r7 = (b2_bpr_v && b2_bp_row == b2_rd_row && b2_bp_way == 3'd7) ? b2_bp_data : way_ram__23__rdata;
-    wire [2:0] b2_k7 = b2_m[31:29] ^ 3'd7;
-    wire b2_mt7 = b2_vb[7] && (b2_r7[195:64] == {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3});
-    wire b2_clr7 = b2_vb[7] && (sw2_all || b2_r7[195:192] == sw2_kid);
-    wire b2_hit = b2_mt0 || b2_mt1 || b2_mt2 || b2_mt3 || b2_mt4 || b2_mt5 || b2_mt6 || b2_mt7;
-    wire [2:0] b2_hway = (b2_mt0) ? 3'd0 : (b2_mt1) ? 3'd1 : (b2_mt2) ? 3'd2 : (b2_mt3) ? 3'd3 : (b2_mt4) ? 3'd4 : (b2_mt5) ? 3'd5 : (b2_mt6) ? 3'd6 : (b2_mt7) ? 3'd7 : 3'd0;
-    wire b2_hasinv = !b2_vb[0] || !b2_vb[1] || !b2_vb[2] || !b2_vb[3] || !b2_vb[4] || !b2_vb[5] || !b2_vb[6] || !b2_vb[7];
-    wire [2:0] b2_iway = (!b2_vb[0]) ? 3'd0 : (!b2_vb[1]) ? 3'd1 : (!b2_vb[2]) ? 3'd2 : (!b2_vb[3]) ? 3'd3 : (!b2_vb[4]) ? 3'd4 : (!b2_vb[5]) ? 3'd5 : (!b2_vb[6]) ? 3'd6 : (!b2_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b2_lway = (b2_k0 == 3'd7) ? 3'd0 : (b2_k1 == 3'd7) ? 3'd1 : (b2_k2 == 3'd7) ? 3'd2 : (b2_k3 == 3'd7) ? 3'd3 : (b2_k4 == 3'd7) ? 3'd4 : (b2_k5 == 3'd7) ? 3'd5 : (b2_k6 == 3'd7) ? 3'd6 : (b2_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b2_vway = b2_hasinv ? b2_iway : b2_lway;
-    wire [2:0] b2_tway = b2_hit ? b2_hway : b2_vway;
-    wire b2_touch = b2_s2_v && (b2_hit || s2_op);
-    wire b2_wrow = b2_s2_v && s2_op;
-    wire [195:0] b2_trow = (b2_tway == 3'd0) ? b2_r0 : (b2_tway == 3'd1) ? b2_r1 : (b2_tway == 3'd2) ? b2_r2 : (b2_tway == 3'd3) ? b2_r3 : (b2_tway == 3'd4) ? b2_r4 : (b2_tway == 3'd5) ? b2_r5 : (b2_tway == 3'd6) ? b2_r6 : (b2_tway == 3'd7) ? b2_r7 : 196'd0;
-    wire [2:0] b2_tk = (b2_tway == 3'd0) ? b2_k0 : (b2_tway == 3'd1) ? b2_k1 : (b2_tway == 3'd2) ? b2_k2 : (b2_tway == 3'd3) ? b2_k3 : (b2_tway == 3'd4) ? b2_k4 : (b2_tway == 3'd5) ? b2_k5 : (b2_tway == 3'd6) ? b2_k6 : (b2_tway == 3'd7) ? b2_k7 : 3'd0;
-    wire [2:0] b2_nk0 = (b2_tway == 3'd0) ? 3'd0 : (b2_k0 < b2_tk) ? b2_k0 + 3'd1 : b2_k0;
-    wire [2:0] b2_nk1 = (b2_tway == 3'd1) ? 3'd0 : (b2_k1 < b2_tk) ? b2_k1 + 3'd1 : b2_k1;
-    wire [2:0] b2_nk2 = (b2_tway == 3'd2) ? 3'd0 : (b2_k2 < b2_tk) ? b2_k2 + 3'd1 : b2_k2;
-    wire [2:0] b2_nk3 = (b2_tway == 3'd3) ? 3'd0 : (b2_k3 < b2_tk) ? b2_k3 + 3'd1 : b2_k3;
-    wire [2:0] b2_nk4 = (b2_tway == 3'd4) ? 3'd0 : (b2_k4 < b2_tk) ? b2_k4 + 3'd1 : b2_k4;
-    wire [2:0] b2_nk5 = (b2_tway == 3'd5) ? 3'd0 : (b2_k5 < b2_tk) ? b2_k5 + 3'd1 : b2_k5;
-    wire [2:0] b2_nk6 = (b2_tway == 3'd6) ? 3'd0 : (b2_k6 < b2_tk) ? b2_k6 + 3'd1 : b2_k6;
-    wire [2:0] b2_nk7 = (b2_tway == 3'd7) ? 3'd0 : (b2_k7 < b2_tk) ? b2_k7 + 3'd1 : b2_k7;
-    wire [7:0] b2_nvb = b2_vb | (s2_op ? (8'd1 << b2_tway) : 8'd0);
-    wire [31:0] b2_req_meta = {(b2_nk7 ^ 3'd7), (b2_nk6 ^ 3'd6), (b2_nk5 ^ 3'd5), (b2_nk4 ^ 3'd4), (b2_nk3 ^ 3'd3), (b2_nk2 ^ 3'd2), (b2_nk1 ^ 3'd1), (b2_nk0 ^ 3'd0), b2_nvb};
-    wire [7:0] b2_svb = b2_vb & ~{b2_clr7, b2_clr6, b2_clr5, b2_clr4, b2_clr3, b2_clr2, b2_clr1, b2_clr0};
-    wire [31:0] b2_sweep_meta = sw2_all ? 32'd0 : {b2_m[31:8], b2_svb};
-    wire b2_mwe = !reset && (sw2_v || b2_touch);
-    wire [31:0] b2_mwdata = sw2_v ? b2_sweep_meta : b2_req_meta;
-    wire [195:0] b2_rwdata = b2_hit ? {b2_trow[195:32], b2_s2_uid} : {s2_kid, s2_pc, b2_s2_sv1, b2_s2_sv2, b2_s2_sv3, b2_s2_res, b2_s2_uid};
-    wire b2_rwe = !reset && b2_wrow;
-    wire b2_o_hit = b2_s2_v && b2_hit;
-    wire [2:0] b2_o_way = (b2_hit || s2_op) ? b2_tway : 3'd0;
-    wire b2_o_evict = b2_wrow && !b2_hit && !b2_hasinv;
-    wire [31:0] b2_o_res = b2_hit ? b2_trow[63:32] : 32'd0;
-    wire [31:0] b2_o_uid = b2_hit ? b2_trow[31:0] : 32'd0;
+    wire b2_s2_v = bank__2__s2_v;
+    wire [2:0] b2_s2_lane = bank__2__s2_lane;
+    wire [3:0] b2_rd_row = bank__2__rd_row;
+    wire [0:0] b2_o_hit = bank__2__rsp_hit;
+    wire [2:0] b2_o_way = bank__2__rsp_way;
+    wire [0:0] b2_o_evict = bank__2__rsp_evict;
+    wire [31:0] b2_o_res = bank__2__rsp_res;
+    wire [31:0] b2_o_uid = bank__2__rsp_uid;
     wire [6:0] b2_o_set = {b2_rd_row[3:0], 3'd2};
-    wire [31:0] b3_m = (b3_bpm_v && b3_bp_row == b3_rd_row) ? b3_bp_meta : meta_ram__3__rdata;
-    wire [7:0] b3_vb = b3_m[7:0];
-    wire [195:0] b3_r0 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd0) ? b3_bp_data : way_ram__24__rdata;
-    wire [2:0] b3_k0 = b3_m[10:8] ^ 3'd0;
-    wire b3_mt0 = b3_vb[0] && (b3_r0[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr0 = b3_vb[0] && (sw2_all || b3_r0[195:192] == sw2_kid);
-    wire [195:0] b3_r1 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd1) ? b3_bp_data : way_ram__25__rdata;
-    wire [2:0] b3_k1 = b3_m[13:11] ^ 3'd1;
-    wire b3_mt1 = b3_vb[1] && (b3_r1[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr1 = b3_vb[1] && (sw2_all || b3_r1[195:192] == sw2_kid);
-    wire [195:0] b3_r2 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd2) ? b3_bp_data : way_ram__26__rdata;
-    wire [2:0] b3_k2 = b3_m[16:14] ^ 3'd2;
-    wire b3_mt2 = b3_vb[2] && (b3_r2[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr2 = b3_vb[2] && (sw2_all || b3_r2[195:192] == sw2_kid);
-    wire [195:0] b3_r3 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd3) ? b3_bp_data : way_ram__27__rdata;
-    wire [2:0] b3_k3 = b3_m[19:17] ^ 3'd3;
-    wire b3_mt3 = b3_vb[3] && (b3_r3[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr3 = b3_vb[3] && (sw2_all || b3_r3[195:192] == sw2_kid);
-    wire [195:0] b3_r4 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd4) ? b3_bp_data : way_ram__28__rdata;
-    wire [2:0] b3_k4 = b3_m[22:20] ^ 3'd4;
-    wire b3_mt4 = b3_vb[4] && (b3_r4[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr4 = b3_vb[4] && (sw2_all || b3_r4[195:192] == sw2_kid);
-    wire [195:0] b3_r5 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd5) ? b3_bp_data : way_ram__29__rdata;
-    wire [2:0] b3_k5 = b3_m[25:23] ^ 3'd5;
-    wire b3_mt5 = b3_vb[5] && (b3_r5[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr5 = b3_vb[5] && (sw2_all || b3_r5[195:192] == sw2_kid);
-    wire [195:0] b3_r6 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd6) ? b3_bp_data : way_ram__30__rdata;
-    wire [2:0] b3_k6 = b3_m[28:26] ^ 3'd6;
-    wire b3_mt6 = b3_vb[6] && (b3_r6[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr6 = b3_vb[6] && (sw2_all || b3_r6[195:192] == sw2_kid);
-    wire [195:0] b3_r7 = (b3_bpr_v && b3_bp_row == b3_rd_row && b3_bp_way == 3'd7) ? b3_bp_data : way_ram__31__rdata;
-    wire [2:0] b3_k7 = b3_m[31:29] ^ 3'd7;
-    wire b3_mt7 = b3_vb[7] && (b3_r7[195:64] == {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3});
-    wire b3_clr7 = b3_vb[7] && (sw2_all || b3_r7[195:192] == sw2_kid);
-    wire b3_hit = b3_mt0 || b3_mt1 || b3_mt2 || b3_mt3 || b3_mt4 || b3_mt5 || b3_mt6 || b3_mt7;
-    wire [2:0] b3_hway = (b3_mt0) ? 3'd0 : (b3_mt1) ? 3'd1 : (b3_mt2) ? 3'd2 : (b3_mt3) ? 3'd3 : (b3_mt4) ? 3'd4 : (b3_mt5) ? 3'd5 : (b3_mt6) ? 3'd6 : (b3_mt7) ? 3'd7 : 3'd0;
-    wire b3_hasinv = !b3_vb[0] || !b3_vb[1] || !b3_vb[2] || !b3_vb[3] || !b3_vb[4] || !b3_vb[5] || !b3_vb[6] || !b3_vb[7];
-    wire [2:0] b3_iway = (!b3_vb[0]) ? 3'd0 : (!b3_vb[1]) ? 3'd1 : (!b3_vb[2]) ? 3'd2 : (!b3_vb[3]) ? 3'd3 : (!b3_vb[4]) ? 3'd4 : (!b3_vb[5]) ? 3'd5 : (!b3_vb[6]) ? 3'd6 : (!b3_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b3_lway = (b3_k0 == 3'd7) ? 3'd0 : (b3_k1 == 3'd7) ? 3'd1 : (b3_k2 == 3'd7) ? 3'd2 : (b3_k3 == 3'd7) ? 3'd3 : (b3_k4 == 3'd7) ? 3'd4 : (b3_k5 == 3'd7) ? 3'd5 : (b3_k6 == 3'd7) ? 3'd6 : (b3_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b3_vway = b3_hasinv ? b3_iway : b3_lway;
-    wire [2:0] b3_tway = b3_hit ? b3_hway : b3_vway;
-    wire b3_touch = b3_s2_v && (b3_hit || s2_op);
-    wire b3_wrow = b3_s2_v && s2_op;
-    wire [195:0] b3_trow = (b3_tway == 3'd0) ? b3_r0 : (b3_tway == 3'd1) ? b3_r1 : (b3_tway == 3'd2) ? b3_r2 : (b3_tway == 3'd3) ? b3_r3 : (b3_tway == 3'd4) ? b3_r4 : (b3_tway == 3'd5) ? b3_r5 : (b3_tway == 3'd6) ? b3_r6 : (b3_tway == 3'd7) ? b3_r7 : 196'd0;
-    wire [2:0] b3_tk = (b3_tway == 3'd0) ? b3_k0 : (b3_tway == 3'd1) ? b3_k1 : (b3_tway == 3'd2) ? b3_k2 : (b3_tway == 3'd3) ? b3_k3 : (b3_tway == 3'd4) ? b3_k4 : (b3_tway == 3'd5) ? b3_k5 : (b3_tway == 3'd6) ? b3_k6 : (b3_tway == 3'd7) ? b3_k7 : 3'd0;
-    wire [2:0] b3_nk0 = (b3_tway == 3'd0) ? 3'd0 : (b3_k0 < b3_tk) ? b3_k0 + 3'd1 : b3_k0;
-    wire [2:0] b3_nk1 = (b3_tway == 3'd1) ? 3'd0 : (b3_k1 < b3_tk) ? b3_k1 + 3'd1 : b3_k1;
-    wire [2:0] b3_nk2 = (b3_tway == 3'd2) ? 3'd0 : (b3_k2 < b3_tk) ? b3_k2 + 3'd1 : b3_k2;
-    wire [2:0] b3_nk3 = (b3_tway == 3'd3) ? 3'd0 : (b3_k3 < b3_tk) ? b3_k3 + 3'd1 : b3_k3;
-    wire [2:0] b3_nk4 = (b3_tway == 3'd4) ? 3'd0 : (b3_k4 < b3_tk) ? b3_k4 + 3'd1 : b3_k4;
-    wire [2:0] b3_nk5 = (b3_tway == 3'd5) ? 3'd0 : (b3_k5 < b3_tk) ? b3_k5 + 3'd1 : b3_k5;
-    wire [2:0] b3_nk6 = (b3_tway == 3'd6) ? 3'd0 : (b3_k6 < b3_tk) ? b3_k6 + 3'd1 : b3_k6;
-    wire [2:0] b3_nk7 = (b3_tway == 3'd7) ? 3'd0 : (b3_k7 < b3_tk) ? b3_k7 + 3'd1 : b3_k7;
-    wire [7:0] b3_nvb = b3_vb | (s2_op ? (8'd1 << b3_tway) : 8'd0);
-    wire [31:0] b3_req_meta = {(b3_nk7 ^ 3'd7), (b3_nk6 ^ 3'd6), (b3_nk5 ^ 3'd5), (b3_nk4 ^ 3'd4), (b3_nk3 ^ 3'd3), (b3_nk2 ^ 3'd2), (b3_nk1 ^ 3'd1), (b3_nk0 ^ 3'd0), b3_nvb};
-    wire [7:0] b3_svb = b3_vb & ~{b3_clr7, b3_clr6, b3_clr5, b3_clr4, b3_clr3, b3_clr2, b3_clr1, b3_clr0};
-    wire [31:0] b3_sweep_meta = sw2_all ? 32'd0 : {b3_m[31:8], b3_svb};
-    wire b3_mwe = !reset && (sw2_v || b3_touch);
-    wire [31:0] b3_mwdata = sw2_v ? b3_sweep_meta : b3_req_meta;
-    wire [195:0] b3_rwdata = b3_hit ? {b3_trow[195:32], b3_s2_uid} : {s2_kid, s2_pc, b3_s2_sv1, b3_s2_sv2, b3_s2_sv3, b3_s2_res, b3_s2_uid};
-    wire b3_rwe = !reset && b3_wrow;
-    wire b3_o_hit = b3_s2_v && b3_hit;
-    wire [2:0] b3_o_way = (b3_hit || s2_op) ? b3_tway : 3'd0;
-    wire b3_o_evict = b3_wrow && !b3_hit && !b3_hasinv;
-    wire [31:0] b3_o_res = b3_hit ? b3_trow[63:32] : 32'd0;
-    wire [31:0] b3_o_uid = b3_hit ? b3_trow[31:0] : 32'd0;
+    wire b3_s2_v = bank__3__s2_v;
+    wire [2:0] b3_s2_lane = bank__3__s2_lane;
+    wire [3:0] b3_rd_row = bank__3__rd_row;
+    wire [0:0] b3_o_hit = bank__3__rsp_hit;
+    wire [2:0] b3_o_way = bank__3__rsp_way;
+    wire [0:0] b3_o_evict = bank__3__rsp_evict;
+    wire [31:0] b3_o_res = bank__3__rsp_res;
+    wire [31:0] b3_o_uid = bank__3__rsp_uid;
     wire [6:0] b3_o_set = {b3_rd_row[3:0], 3'd3};
-    wire [31:0] b4_m = (b4_bpm_v && b4_bp_row == b4_rd_row) ? b4_bp_meta : meta_ram__4__rdata;
-    wire [7:0] b4_vb = b4_m[7:0];
-    wire [195:0] b4_r0 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd0) ? b4_bp_data : way_ram__32__rdata;
-    wire [2:0] b4_k0 = b4_m[10:8] ^ 3'd0;
-    wire b4_mt0 = b4_vb[0] && (b4_r0[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr0 = b4_vb[0] && (sw2_all || b4_r0[195:192] == sw2_kid);
-    wire [195:0] b4_r1 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd1) ? b4_bp_data : way_ram__33__rdata;
-    wire [2:0] b4_k1 = b4_m[13:11] ^ 3'd1;
-    wire b4_mt1 = b4_vb[1] && (b4_r1[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr1 = b4_vb[1] && (sw2_all || b4_r1[195:192] == sw2_kid);
-    wire [195:0] b4_r2 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd2) ? b4_bp_data : way_ram__34__rdata;
-    wire [2:0] b4_k2 = b4_m[16:14] ^ 3'd2;
-    wire b4_mt2 = b4_vb[2] && (b4_r2[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr2 = b4_vb[2] && (sw2_all || b4_r2[195:192] == sw2_kid);
-    wire [195:0] b4_r3 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd3) ? b4_bp_data : way_ram__35__rdata;
-    wire [2:0] b4_k3 = b4_m[19:17] ^ 3'd3;
-    wire b4_mt3 = b4_vb[3] && (b4_r3[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr3 = b4_vb[3] && (sw2_all || b4_r3[195:192] == sw2_kid);
-    wire [195:0] b4_r4 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd4) ? b4_bp_data : way_ram__36__rdata;
-    wire [2:0] b4_k4 = b4_m[22:20] ^ 3'd4;
-    wire b4_mt4 = b4_vb[4] && (b4_r4[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr4 = b4_vb[4] && (sw2_all || b4_r4[195:192] == sw2_kid);
-    wire [195:0] b4_r5 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd5) ? b4_bp_data : way_ram__37__rdata;
-    wire [2:0] b4_k5 = b4_m[25:23] ^ 3'd5;
-    wire b4_mt5 = b4_vb[5] && (b4_r5[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr5 = b4_vb[5] && (sw2_all || b4_r5[195:192] == sw2_kid);
-    wire [195:0] b4_r6 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd6) ? b4_bp_data : way_ram__38__rdata;
-    wire [2:0] b4_k6 = b4_m[28:26] ^ 3'd6;
-    wire b4_mt6 = b4_vb[6] && (b4_r6[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr6 = b4_vb[6] && (sw2_all || b4_r6[195:192] == sw2_kid);
-    wire [195:0] b4_r7 = (b4_bpr_v && b4_bp_row == b4_rd_row && b4_bp_way == 3'd7) ? b4_bp_data : way_ram__39__rdata;
-    wire [2:0] b4_k7 = b4_m[31:29] ^ 3'd7;
-    wire b4_mt7 = b4_vb[7] && (b4_r7[195:64] == {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3});
-    wire b4_clr7 = b4_vb[7] && (sw2_all || b4_r7[195:192] == sw2_kid);
-    wire b4_hit = b4_mt0 || b4_mt1 || b4_mt2 || b4_mt3 || b4_mt4 || b4_mt5 || b4_mt6 || b4_mt7;
-    wire [2:0] b4_hway = (b4_mt0) ? 3'd0 : (b4_mt1) ? 3'd1 : (b4_mt2) ? 3'd2 : (b4_mt3) ? 3'd3 : (b4_mt4) ? 3'd4 : (b4_mt5) ? 3'd5 : (b4_mt6) ? 3'd6 : (b4_mt7) ? 3'd7 : 3'd0;
-    wire b4_hasinv = !b4_vb[0] || !b4_vb[1] || !b4_vb[2] || !b4_vb[3] || !b4_vb[4] || !b4_vb[5] || !b4_vb[6] || !b4_vb[7];
-    wire [2:0] b4_iway = (!b4_vb[0]) ? 3'd0 : (!b4_vb[1]) ? 3'd1 : (!b4_vb[2]) ? 3'd2 : (!b4_vb[3]) ? 3'd3 : (!b4_vb[4]) ? 3'd4 : (!b4_vb[5]) ? 3'd5 : (!b4_vb[6]) ? 3'd6 : (!b4_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b4_lway = (b4_k0 == 3'd7) ? 3'd0 : (b4_k1 == 3'd7) ? 3'd1 : (b4_k2 == 3'd7) ? 3'd2 : (b4_k3 == 3'd7) ? 3'd3 : (b4_k4 == 3'd7) ? 3'd4 : (b4_k5 == 3'd7) ? 3'd5 : (b4_k6 == 3'd7) ? 3'd6 : (b4_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b4_vway = b4_hasinv ? b4_iway : b4_lway;
-    wire [2:0] b4_tway = b4_hit ? b4_hway : b4_vway;
-    wire b4_touch = b4_s2_v && (b4_hit || s2_op);
-    wire b4_wrow = b4_s2_v && s2_op;
-    wire [195:0] b4_trow = (b4_tway == 3'd0) ? b4_r0 : (b4_tway == 3'd1) ? b4_r1 : (b4_tway == 3'd2) ? b4_r2 : (b4_tway == 3'd3) ? b4_r3 : (b4_tway == 3'd4) ? b4_r4 : (b4_tway == 3'd5) ? b4_r5 : (b4_tway == 3'd6) ? b4_r6 : (b4_tway == 3'd7) ? b4_r7 : 196'd0;
-    wire [2:0] b4_tk = (b4_tway == 3'd0) ? b4_k0 : (b4_tway == 3'd1) ? b4_k1 : (b4_tway == 3'd2) ? b4_k2 : (b4_tway == 3'd3) ? b4_k3 : (b4_tway == 3'd4) ? b4_k4 : (b4_tway == 3'd5) ? b4_k5 : (b4_tway == 3'd6) ? b4_k6 : (b4_tway == 3'd7) ? b4_k7 : 3'd0;
-    wire [2:0] b4_nk0 = (b4_tway == 3'd0) ? 3'd0 : (b4_k0 < b4_tk) ? b4_k0 + 3'd1 : b4_k0;
-    wire [2:0] b4_nk1 = (b4_tway == 3'd1) ? 3'd0 : (b4_k1 < b4_tk) ? b4_k1 + 3'd1 : b4_k1;
-    wire [2:0] b4_nk2 = (b4_tway == 3'd2) ? 3'd0 : (b4_k2 < b4_tk) ? b4_k2 + 3'd1 : b4_k2;
-    wire [2:0] b4_nk3 = (b4_tway == 3'd3) ? 3'd0 : (b4_k3 < b4_tk) ? b4_k3 + 3'd1 : b4_k3;
-    wire [2:0] b4_nk4 = (b4_tway == 3'd4) ? 3'd0 : (b4_k4 < b4_tk) ? b4_k4 + 3'd1 : b4_k4;
-    wire [2:0] b4_nk5 = (b4_tway == 3'd5) ? 3'd0 : (b4_k5 < b4_tk) ? b4_k5 + 3'd1 : b4_k5;
-    wire [2:0] b4_nk6 = (b4_tway == 3'd6) ? 3'd0 : (b4_k6 < b4_tk) ? b4_k6 + 3'd1 : b4_k6;
-    wire [2:0] b4_nk7 = (b4_tway == 3'd7) ? 3'd0 : (b4_k7 < b4_tk) ? b4_k7 + 3'd1 : b4_k7;
-    wire [7:0] b4_nvb = b4_vb | (s2_op ? (8'd1 << b4_tway) : 8'd0);
-    wire [31:0] b4_req_meta = {(b4_nk7 ^ 3'd7), (b4_nk6 ^ 3'd6), (b4_nk5 ^ 3'd5), (b4_nk4 ^ 3'd4), (b4_nk3 ^ 3'd3), (b4_nk2 ^ 3'd2), (b4_nk1 ^ 3'd1), (b4_nk0 ^ 3'd0), b4_nvb};
-    wire [7:0] b4_svb = b4_vb & ~{b4_clr7, b4_clr6, b4_clr5, b4_clr4, b4_clr3, b4_clr2, b4_clr1, b4_clr0};
-    wire [31:0] b4_sweep_meta = sw2_all ? 32'd0 : {b4_m[31:8], b4_svb};
-    wire b4_mwe = !reset && (sw2_v || b4_touch);
-    wire [31:0] b4_mwdata = sw2_v ? b4_sweep_meta : b4_req_meta;
-    wire [195:0] b4_rwdata = b4_hit ? {b4_trow[195:32], b4_s2_uid} : {s2_kid, s2_pc, b4_s2_sv1, b4_s2_sv2, b4_s2_sv3, b4_s2_res, b4_s2_uid};
-    wire b4_rwe = !reset && b4_wrow;
-    wire b4_o_hit = b4_s2_v && b4_hit;
-    wire [2:0] b4_o_way = (b4_hit || s2_op) ? b4_tway : 3'd0;
-    wire b4_o_evict = b4_wrow && !b4_hit && !b4_hasinv;
-    wire [31:0] b4_o_res = b4_hit ? b4_trow[63:32] : 32'd0;
-    wire [31:0] b4_o_uid = b4_hit ? b4_trow[31:0] : 32'd0;
+    wire b4_s2_v = bank__4__s2_v;
+    wire [2:0] b4_s2_lane = bank__4__s2_lane;
+    wire [3:0] b4_rd_row = bank__4__rd_row;
+    wire [0:0] b4_o_hit = bank__4__rsp_hit;
+    wire [2:0] b4_o_way = bank__4__rsp_way;
+    wire [0:0] b4_o_evict = bank__4__rsp_evict;
+    wire [31:0] b4_o_res = bank__4__rsp_res;
+    wire [31:0] b4_o_uid = bank__4__rsp_uid;
     wire [6:0] b4_o_set = {b4_rd_row[3:0], 3'd4};
-    wire [31:0] b5_m = (b5_bpm_v && b5_bp_row == b5_rd_row) ? b5_bp_meta : meta_ram__5__rdata;
-    wire [7:0] b5_vb = b5_m[7:0];
-    wire [195:0] b5_r0 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd0) ? b5_bp_data : way_ram__40__rdata;
-    wire [2:0] b5_k0 = b5_m[10:8] ^ 3'd0;
-    wire b5_mt0 = b5_vb[0] && (b5_r0[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr0 = b5_vb[0] && (sw2_all || b5_r0[195:192] == sw2_kid);
-    wire [195:0] b5_r1 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd1) ? b5_bp_data : way_ram__41__rdata;
-    wire [2:0] b5_k1 = b5_m[13:11] ^ 3'd1;
-    wire b5_mt1 = b5_vb[1] && (b5_r1[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr1 = b5_vb[1] && (sw2_all || b5_r1[195:192] == sw2_kid);
-    wire [195:0] b5_r2 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd2) ? b5_bp_data : way_ram__42__rdata;
-    wire [2:0] b5_k2 = b5_m[16:14] ^ 3'd2;
-    wire b5_mt2 = b5_vb[2] && (b5_r2[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr2 = b5_vb[2] && (sw2_all || b5_r2[195:192] == sw2_kid);
-    wire [195:0] b5_r3 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd3) ? b5_bp_data : way_ram__43__rdata;
-    wire [2:0] b5_k3 = b5_m[19:17] ^ 3'd3;
-    wire b5_mt3 = b5_vb[3] && (b5_r3[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr3 = b5_vb[3] && (sw2_all || b5_r3[195:192] == sw2_kid);
-    wire [195:0] b5_r4 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd4) ? b5_bp_data : way_ram__44__rdata;
-    wire [2:0] b5_k4 = b5_m[22:20] ^ 3'd4;
-    wire b5_mt4 = b5_vb[4] && (b5_r4[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr4 = b5_vb[4] && (sw2_all || b5_r4[195:192] == sw2_kid);
-    wire [195:0] b5_r5 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd5) ? b5_bp_data : way_ram__45__rdata;
-    wire [2:0] b5_k5 = b5_m[25:23] ^ 3'd5;
-    wire b5_mt5 = b5_vb[5] && (b5_r5[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr5 = b5_vb[5] && (sw2_all || b5_r5[195:192] == sw2_kid);
-    wire [195:0] b5_r6 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd6) ? b5_bp_data : way_ram__46__rdata;
-    wire [2:0] b5_k6 = b5_m[28:26] ^ 3'd6;
-    wire b5_mt6 = b5_vb[6] && (b5_r6[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr6 = b5_vb[6] && (sw2_all || b5_r6[195:192] == sw2_kid);
-    wire [195:0] b5_r7 = (b5_bpr_v && b5_bp_row == b5_rd_row && b5_bp_way == 3'd7) ? b5_bp_data : way_ram__47__rdata;
-    wire [2:0] b5_k7 = b5_m[31:29] ^ 3'd7;
-    wire b5_mt7 = b5_vb[7] && (b5_r7[195:64] == {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3});
-    wire b5_clr7 = b5_vb[7] && (sw2_all || b5_r7[195:192] == sw2_kid);
-    wire b5_hit = b5_mt0 || b5_mt1 || b5_mt2 || b5_mt3 || b5_mt4 || b5_mt5 || b5_mt6 || b5_mt7;
-    wire [2:0] b5_hway = (b5_mt0) ? 3'd0 : (b5_mt1) ? 3'd1 : (b5_mt2) ? 3'd2 : (b5_mt3) ? 3'd3 : (b5_mt4) ? 3'd4 : (b5_mt5) ? 3'd5 : (b5_mt6) ? 3'd6 : (b5_mt7) ? 3'd7 : 3'd0;
-    wire b5_hasinv = !b5_vb[0] || !b5_vb[1] || !b5_vb[2] || !b5_vb[3] || !b5_vb[4] || !b5_vb[5] || !b5_vb[6] || !b5_vb[7];
-    wire [2:0] b5_iway = (!b5_vb[0]) ? 3'd0 : (!b5_vb[1]) ? 3'd1 : (!b5_vb[2]) ? 3'd2 : (!b5_vb[3]) ? 3'd3 : (!b5_vb[4]) ? 3'd4 : (!b5_vb[5]) ? 3'd5 : (!b5_vb[6]) ? 3'd6 : (!b5_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b5_lway = (b5_k0 == 3'd7) ? 3'd0 : (b5_k1 == 3'd7) ? 3'd1 : (b5_k2 == 3'd7) ? 3'd2 : (b5_k3 == 3'd7) ? 3'd3 : (b5_k4 == 3'd7) ? 3'd4 : (b5_k5 == 3'd7) ? 3'd5 : (b5_k6 == 3'd7) ? 3'd6 : (b5_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b5_vway = b5_hasinv ? b5_iway : b5_lway;
-    wire [2:0] b5_tway = b5_hit ? b5_hway : b5_vway;
-    wire b5_touch = b5_s2_v && (b5_hit || s2_op);
-    wire b5_wrow = b5_s2_v && s2_op;
-    wire [195:0] b5_trow = (b5_tway == 3'd0) ? b5_r0 : (b5_tway == 3'd1) ? b5_r1 : (b5_tway == 3'd2) ? b5_r2 : (b5_tway == 3'd3) ? b5_r3 : (b5_tway == 3'd4) ? b5_r4 : (b5_tway == 3'd5) ? b5_r5 : (b5_tway == 3'd6) ? b5_r6 : (b5_tway == 3'd7) ? b5_r7 : 196'd0;
-    wire [2:0] b5_tk = (b5_tway == 3'd0) ? b5_k0 : (b5_tway == 3'd1) ? b5_k1 : (b5_tway == 3'd2) ? b5_k2 : (b5_tway == 3'd3) ? b5_k3 : (b5_tway == 3'd4) ? b5_k4 : (b5_tway == 3'd5) ? b5_k5 : (b5_tway == 3'd6) ? b5_k6 : (b5_tway == 3'd7) ? b5_k7 : 3'd0;
-    wire [2:0] b5_nk0 = (b5_tway == 3'd0) ? 3'd0 : (b5_k0 < b5_tk) ? b5_k0 + 3'd1 : b5_k0;
-    wire [2:0] b5_nk1 = (b5_tway == 3'd1) ? 3'd0 : (b5_k1 < b5_tk) ? b5_k1 + 3'd1 : b5_k1;
-    wire [2:0] b5_nk2 = (b5_tway == 3'd2) ? 3'd0 : (b5_k2 < b5_tk) ? b5_k2 + 3'd1 : b5_k2;
-    wire [2:0] b5_nk3 = (b5_tway == 3'd3) ? 3'd0 : (b5_k3 < b5_tk) ? b5_k3 + 3'd1 : b5_k3;
-    wire [2:0] b5_nk4 = (b5_tway == 3'd4) ? 3'd0 : (b5_k4 < b5_tk) ? b5_k4 + 3'd1 : b5_k4;
-    wire [2:0] b5_nk5 = (b5_tway == 3'd5) ? 3'd0 : (b5_k5 < b5_tk) ? b5_k5 + 3'd1 : b5_k5;
-    wire [2:0] b5_nk6 = (b5_tway == 3'd6) ? 3'd0 : (b5_k6 < b5_tk) ? b5_k6 + 3'd1 : b5_k6;
-    wire [2:0] b5_nk7 = (b5_tway == 3'd7) ? 3'd0 : (b5_k7 < b5_tk) ? b5_k7 + 3'd1 : b5_k7;
-    wire [7:0] b5_nvb = b5_vb | (s2_op ? (8'd1 << b5_tway) : 8'd0);
-    wire [31:0] b5_req_meta = {(b5_nk7 ^ 3'd7), (b5_nk6 ^ 3'd6), (b5_nk5 ^ 3'd5), (b5_nk4 ^ 3'd4), (b5_nk3 ^ 3'd3), (b5_nk2 ^ 3'd2), (b5_nk1 ^ 3'd1), (b5_nk0 ^ 3'd0), b5_nvb};
-    wire [7:0] b5_svb = b5_vb & ~{b5_clr7, b5_clr6, b5_clr5, b5_clr4, b5_clr3, b5_clr2, b5_clr1, b5_clr0};
-    wire [31:0] b5_sweep_meta = sw2_all ? 32'd0 : {b5_m[31:8], b5_svb};
-    wire b5_mwe = !reset && (sw2_v || b5_touch);
-    wire [31:0] b5_mwdata = sw2_v ? b5_sweep_meta : b5_req_meta;
-    wire [195:0] b5_rwdata = b5_hit ? {b5_trow[195:32], b5_s2_uid} : {s2_kid, s2_pc, b5_s2_sv1, b5_s2_sv2, b5_s2_sv3, b5_s2_res, b5_s2_uid};
-    wire b5_rwe = !reset && b5_wrow;
-    wire b5_o_hit = b5_s2_v && b5_hit;
-    wire [2:0] b5_o_way = (b5_hit || s2_op) ? b5_tway : 3'd0;
-    wire b5_o_evict = b5_wrow && !b5_hit && !b5_hasinv;
-    wire [31:0] b5_o_res = b5_hit ? b5_trow[63:32] : 32'd0;
-    wire [31:0] b5_o_uid = b5_hit ? b5_trow[31:0] : 32'd0;
+    wire b5_s2_v = bank__5__s2_v;
+    wire [2:0] b5_s2_lane = bank__5__s2_lane;
+    wire [3:0] b5_rd_row = bank__5__rd_row;
+    wire [0:0] b5_o_hit = bank__5__rsp_hit;
+    wire [2:0] b5_o_way = bank__5__rsp_way;
+    wire [0:0] b5_o_evict = bank__5__rsp_evict;
+    wire [31:0] b5_o_res = bank__5__rsp_res;
+    wire [31:0] b5_o_uid = bank__5__rsp_uid;
     wire [6:0] b5_o_set = {b5_rd_row[3:0], 3'd5};
-    wire [31:0] b6_m = (b6_bpm_v && b6_bp_row == b6_rd_row) ? b6_bp_meta : meta_ram__6__rdata;
-    wire [7:0] b6_vb = b6_m[7:0];
-    wire [195:0] b6_r0 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd0) ? b6_bp_data : way_ram__48__rdata;
-    wire [2:0] b6_k0 = b6_m[10:8] ^ 3'd0;
-    wire b6_mt0 = b6_vb[0] && (b6_r0[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr0 = b6_vb[0] && (sw2_all || b6_r0[195:192] == sw2_kid);
-    wire [195:0] b6_r1 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd1) ? b6_bp_data : way_ram__49__rdata;
-    wire [2:0] b6_k1 = b6_m[13:11] ^ 3'd1;
-    wire b6_mt1 = b6_vb[1] && (b6_r1[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr1 = b6_vb[1] && (sw2_all || b6_r1[195:192] == sw2_kid);
-    wire [195:0] b6_r2 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd2) ? b6_bp_data : way_ram__50__rdata;
-    wire [2:0] b6_k2 = b6_m[16:14] ^ 3'd2;
-    wire b6_mt2 = b6_vb[2] && (b6_r2[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr2 = b6_vb[2] && (sw2_all || b6_r2[195:192] == sw2_kid);
-    wire [195:0] b6_r3 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd3) ? b6_bp_data : way_ram__51__rdata;
-    wire [2:0] b6_k3 = b6_m[19:17] ^ 3'd3;
-    wire b6_mt3 = b6_vb[3] && (b6_r3[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr3 = b6_vb[3] && (sw2_all || b6_r3[195:192] == sw2_kid);
-    wire [195:0] b6_r4 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd4) ? b6_bp_data : way_ram__52__rdata;
-    wire [2:0] b6_k4 = b6_m[22:20] ^ 3'd4;
-    wire b6_mt4 = b6_vb[4] && (b6_r4[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr4 = b6_vb[4] && (sw2_all || b6_r4[195:192] == sw2_kid);
-    wire [195:0] b6_r5 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd5) ? b6_bp_data : way_ram__53__rdata;
-    wire [2:0] b6_k5 = b6_m[25:23] ^ 3'd5;
-    wire b6_mt5 = b6_vb[5] && (b6_r5[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr5 = b6_vb[5] && (sw2_all || b6_r5[195:192] == sw2_kid);
-    wire [195:0] b6_r6 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd6) ? b6_bp_data : way_ram__54__rdata;
-    wire [2:0] b6_k6 = b6_m[28:26] ^ 3'd6;
-    wire b6_mt6 = b6_vb[6] && (b6_r6[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr6 = b6_vb[6] && (sw2_all || b6_r6[195:192] == sw2_kid);
-    wire [195:0] b6_r7 = (b6_bpr_v && b6_bp_row == b6_rd_row && b6_bp_way == 3'd7) ? b6_bp_data : way_ram__55__rdata;
-    wire [2:0] b6_k7 = b6_m[31:29] ^ 3'd7;
-    wire b6_mt7 = b6_vb[7] && (b6_r7[195:64] == {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3});
-    wire b6_clr7 = b6_vb[7] && (sw2_all || b6_r7[195:192] == sw2_kid);
-    wire b6_hit = b6_mt0 || b6_mt1 || b6_mt2 || b6_mt3 || b6_mt4 || b6_mt5 || b6_mt6 || b6_mt7;
-    wire [2:0] b6_hway = (b6_mt0) ? 3'd0 : (b6_mt1) ? 3'd1 : (b6_mt2) ? 3'd2 : (b6_mt3) ? 3'd3 : (b6_mt4) ? 3'd4 : (b6_mt5) ? 3'd5 : (b6_mt6) ? 3'd6 : (b6_mt7) ? 3'd7 : 3'd0;
-    wire b6_hasinv = !b6_vb[0] || !b6_vb[1] || !b6_vb[2] || !b6_vb[3] || !b6_vb[4] || !b6_vb[5] || !b6_vb[6] || !b6_vb[7];
-    wire [2:0] b6_iway = (!b6_vb[0]) ? 3'd0 : (!b6_vb[1]) ? 3'd1 : (!b6_vb[2]) ? 3'd2 : (!b6_vb[3]) ? 3'd3 : (!b6_vb[4]) ? 3'd4 : (!b6_vb[5]) ? 3'd5 : (!b6_vb[6]) ? 3'd6 : (!b6_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b6_lway = (b6_k0 == 3'd7) ? 3'd0 : (b6_k1 == 3'd7) ? 3'd1 : (b6_k2 == 3'd7) ? 3'd2 : (b6_k3 == 3'd7) ? 3'd3 : (b6_k4 == 3'd7) ? 3'd4 : (b6_k5 == 3'd7) ? 3'd5 : (b6_k6 == 3'd7) ? 3'd6 : (b6_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b6_vway = b6_hasinv ? b6_iway : b6_lway;
-    wire [2:0] b6_tway = b6_hit ? b6_hway : b6_vway;
-    wire b6_touch = b6_s2_v && (b6_hit || s2_op);
-    wire b6_wrow = b6_s2_v && s2_op;
-    wire [195:0] b6_trow = (b6_tway == 3'd0) ? b6_r0 : (b6_tway == 3'd1) ? b6_r1 : (b6_tway == 3'd2) ? b6_r2 : (b6_tway == 3'd3) ? b6_r3 : (b6_tway == 3'd4) ? b6_r4 : (b6_tway == 3'd5) ? b6_r5 : (b6_tway == 3'd6) ? b6_r6 : (b6_tway == 3'd7) ? b6_r7 : 196'd0;
-    wire [2:0] b6_tk = (b6_tway == 3'd0) ? b6_k0 : (b6_tway == 3'd1) ? b6_k1 : (b6_tway == 3'd2) ? b6_k2 : (b6_tway == 3'd3) ? b6_k3 : (b6_tway == 3'd4) ? b6_k4 : (b6_tway == 3'd5) ? b6_k5 : (b6_tway == 3'd6) ? b6_k6 : (b6_tway == 3'd7) ? b6_k7 : 3'd0;
-    wire [2:0] b6_nk0 = (b6_tway == 3'd0) ? 3'd0 : (b6_k0 < b6_tk) ? b6_k0 + 3'd1 : b6_k0;
-    wire [2:0] b6_nk1 = (b6_tway == 3'd1) ? 3'd0 : (b6_k1 < b6_tk) ? b6_k1 + 3'd1 : b6_k1;
-    wire [2:0] b6_nk2 = (b6_tway == 3'd2) ? 3'd0 : (b6_k2 < b6_tk) ? b6_k2 + 3'd1 : b6_k2;
-    wire [2:0] b6_nk3 = (b6_tway == 3'd3) ? 3'd0 : (b6_k3 < b6_tk) ? b6_k3 + 3'd1 : b6_k3;
-    wire [2:0] b6_nk4 = (b6_tway == 3'd4) ? 3'd0 : (b6_k4 < b6_tk) ? b6_k4 + 3'd1 : b6_k4;
-    wire [2:0] b6_nk5 = (b6_tway == 3'd5) ? 3'd0 : (b6_k5 < b6_tk) ? b6_k5 + 3'd1 : b6_k5;
-    wire [2:0] b6_nk6 = (b6_tway == 3'd6) ? 3'd0 : (b6_k6 < b6_tk) ? b6_k6 + 3'd1 : b6_k6;
-    wire [2:0] b6_nk7 = (b6_tway == 3'd7) ? 3'd0 : (b6_k7 < b6_tk) ? b6_k7 + 3'd1 : b6_k7;
-    wire [7:0] b6_nvb = b6_vb | (s2_op ? (8'd1 << b6_tway) : 8'd0);
-    wire [31:0] b6_req_meta = {(b6_nk7 ^ 3'd7), (b6_nk6 ^ 3'd6), (b6_nk5 ^ 3'd5), (b6_nk4 ^ 3'd4), (b6_nk3 ^ 3'd3), (b6_nk2 ^ 3'd2), (b6_nk1 ^ 3'd1), (b6_nk0 ^ 3'd0), b6_nvb};
-    wire [7:0] b6_svb = b6_vb & ~{b6_clr7, b6_clr6, b6_clr5, b6_clr4, b6_clr3, b6_clr2, b6_clr1, b6_clr0};
-    wire [31:0] b6_sweep_meta = sw2_all ? 32'd0 : {b6_m[31:8], b6_svb};
-    wire b6_mwe = !reset && (sw2_v || b6_touch);
-    wire [31:0] b6_mwdata = sw2_v ? b6_sweep_meta : b6_req_meta;
-    wire [195:0] b6_rwdata = b6_hit ? {b6_trow[195:32], b6_s2_uid} : {s2_kid, s2_pc, b6_s2_sv1, b6_s2_sv2, b6_s2_sv3, b6_s2_res, b6_s2_uid};
-    wire b6_rwe = !reset && b6_wrow;
-    wire b6_o_hit = b6_s2_v && b6_hit;
-    wire [2:0] b6_o_way = (b6_hit || s2_op) ? b6_tway : 3'd0;
-    wire b6_o_evict = b6_wrow && !b6_hit && !b6_hasinv;
-    wire [31:0] b6_o_res = b6_hit ? b6_trow[63:32] : 32'd0;
-    wire [31:0] b6_o_uid = b6_hit ? b6_trow[31:0] : 32'd0;
+    wire b6_s2_v = bank__6__s2_v;
+    wire [2:0] b6_s2_lane = bank__6__s2_lane;
+    wire [3:0] b6_rd_row = bank__6__rd_row;
+    wire [0:0] b6_o_hit = bank__6__rsp_hit;
+    wire [2:0] b6_o_way = bank__6__rsp_way;
+    wire [0:0] b6_o_evict = bank__6__rsp_evict;
+    wire [31:0] b6_o_res = bank__6__rsp_res;
+    wire [31:0] b6_o_uid = bank__6__rsp_uid;
     wire [6:0] b6_o_set = {b6_rd_row[3:0], 3'd6};
-    wire [31:0] b7_m = (b7_bpm_v && b7_bp_row == b7_rd_row) ? b7_bp_meta : meta_ram__7__rdata;
-    wire [7:0] b7_vb = b7_m[7:0];
-    wire [195:0] b7_r0 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd0) ? b7_bp_data : way_ram__56__rdata;
-    wire [2:0] b7_k0 = b7_m[10:8] ^ 3'd0;
-    wire b7_mt0 = b7_vb[0] && (b7_r0[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr0 = b7_vb[0] && (sw2_all || b7_r0[195:192] == sw2_kid);
-    wire [195:0] b7_r1 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd1) ? b7_bp_data : way_ram__57__rdata;
-    wire [2:0] b7_k1 = b7_m[13:11] ^ 3'd1;
-    wire b7_mt1 = b7_vb[1] && (b7_r1[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr1 = b7_vb[1] && (sw2_all || b7_r1[195:192] == sw2_kid);
-    wire [195:0] b7_r2 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd2) ? b7_bp_data : way_ram__58__rdata;
-    wire [2:0] b7_k2 = b7_m[16:14] ^ 3'd2;
-    wire b7_mt2 = b7_vb[2] && (b7_r2[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr2 = b7_vb[2] && (sw2_all || b7_r2[195:192] == sw2_kid);
-    wire [195:0] b7_r3 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd3) ? b7_bp_data : way_ram__59__rdata;
-    wire [2:0] b7_k3 = b7_m[19:17] ^ 3'd3;
-    wire b7_mt3 = b7_vb[3] && (b7_r3[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr3 = b7_vb[3] && (sw2_all || b7_r3[195:192] == sw2_kid);
-    wire [195:0] b7_r4 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd4) ? b7_bp_data : way_ram__60__rdata;
-    wire [2:0] b7_k4 = b7_m[22:20] ^ 3'd4;
-    wire b7_mt4 = b7_vb[4] && (b7_r4[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr4 = b7_vb[4] && (sw2_all || b7_r4[195:192] == sw2_kid);
-    wire [195:0] b7_r5 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd5) ? b7_bp_data : way_ram__61__rdata;
-    wire [2:0] b7_k5 = b7_m[25:23] ^ 3'd5;
-    wire b7_mt5 = b7_vb[5] && (b7_r5[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr5 = b7_vb[5] && (sw2_all || b7_r5[195:192] == sw2_kid);
-    wire [195:0] b7_r6 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd6) ? b7_bp_data : way_ram__62__rdata;
-    wire [2:0] b7_k6 = b7_m[28:26] ^ 3'd6;
-    wire b7_mt6 = b7_vb[6] && (b7_r6[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr6 = b7_vb[6] && (sw2_all || b7_r6[195:192] == sw2_kid);
-    wire [195:0] b7_r7 = (b7_bpr_v && b7_bp_row == b7_rd_row && b7_bp_way == 3'd7) ? b7_bp_data : way_ram__63__rdata;
-    wire [2:0] b7_k7 = b7_m[31:29] ^ 3'd7;
-    wire b7_mt7 = b7_vb[7] && (b7_r7[195:64] == {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3});
-    wire b7_clr7 = b7_vb[7] && (sw2_all || b7_r7[195:192] == sw2_kid);
-    wire b7_hit = b7_mt0 || b7_mt1 || b7_mt2 || b7_mt3 || b7_mt4 || b7_mt5 || b7_mt6 || b7_mt7;
-    wire [2:0] b7_hway = (b7_mt0) ? 3'd0 : (b7_mt1) ? 3'd1 : (b7_mt2) ? 3'd2 : (b7_mt3) ? 3'd3 : (b7_mt4) ? 3'd4 : (b7_mt5) ? 3'd5 : (b7_mt6) ? 3'd6 : (b7_mt7) ? 3'd7 : 3'd0;
-    wire b7_hasinv = !b7_vb[0] || !b7_vb[1] || !b7_vb[2] || !b7_vb[3] || !b7_vb[4] || !b7_vb[5] || !b7_vb[6] || !b7_vb[7];
-    wire [2:0] b7_iway = (!b7_vb[0]) ? 3'd0 : (!b7_vb[1]) ? 3'd1 : (!b7_vb[2]) ? 3'd2 : (!b7_vb[3]) ? 3'd3 : (!b7_vb[4]) ? 3'd4 : (!b7_vb[5]) ? 3'd5 : (!b7_vb[6]) ? 3'd6 : (!b7_vb[7]) ? 3'd7 : 3'd0;
-    wire [2:0] b7_lway = (b7_k0 == 3'd7) ? 3'd0 : (b7_k1 == 3'd7) ? 3'd1 : (b7_k2 == 3'd7) ? 3'd2 : (b7_k3 == 3'd7) ? 3'd3 : (b7_k4 == 3'd7) ? 3'd4 : (b7_k5 == 3'd7) ? 3'd5 : (b7_k6 == 3'd7) ? 3'd6 : (b7_k7 == 3'd7) ? 3'd7 : 3'd0;
-    wire [2:0] b7_vway = b7_hasinv ? b7_iway : b7_lway;
-    wire [2:0] b7_tway = b7_hit ? b7_hway : b7_vway;
-    wire b7_touch = b7_s2_v && (b7_hit || s2_op);
-    wire b7_wrow = b7_s2_v && s2_op;
-    wire [195:0] b7_trow = (b7_tway == 3'd0) ? b7_r0 : (b7_tway == 3'd1) ? b7_r1 : (b7_tway == 3'd2) ? b7_r2 : (b7_tway == 3'd3) ? b7_r3 : (b7_tway == 3'd4) ? b7_r4 : (b7_tway == 3'd5) ? b7_r5 : (b7_tway == 3'd6) ? b7_r6 : (b7_tway == 3'd7) ? b7_r7 : 196'd0;
-    wire [2:0] b7_tk = (b7_tway == 3'd0) ? b7_k0 : (b7_tway == 3'd1) ? b7_k1 : (b7_tway == 3'd2) ? b7_k2 : (b7_tway == 3'd3) ? b7_k3 : (b7_tway == 3'd4) ? b7_k4 : (b7_tway == 3'd5) ? b7_k5 : (b7_tway == 3'd6) ? b7_k6 : (b7_tway == 3'd7) ? b7_k7 : 3'd0;
-    wire [2:0] b7_nk0 = (b7_tway == 3'd0) ? 3'd0 : (b7_k0 < b7_tk) ? b7_k0 + 3'd1 : b7_k0;
-    wire [2:0] b7_nk1 = (b7_tway == 3'd1) ? 3'd0 : (b7_k1 < b7_tk) ? b7_k1 + 3'd1 : b7_k1;
-    wire [2:0] b7_nk2 = (b7_tway == 3'd2) ? 3'd0 : (b7_k2 < b7_tk) ? b7_k2 + 3'd1 : b7_k2;
-    wire [2:0] b7_nk3 = (b7_tway == 3'd3) ? 3'd0 : (b7_k3 < b7_tk) ? b7_k3 + 3'd1 : b7_k3;
-    wire [2:0] b7_nk4 = (b7_tway == 3'd4) ? 3'd0 : (b7_k4 < b7_tk) ? b7_k4 + 3'd1 : b7_k4;
-    wire [2:0] b7_nk5 = (b7_tway == 3'd5) ? 3'd0 : (b7_k5 < b7_tk) ? b7_k5 + 3'd1 : b7_k5;
-    wire [2:0] b7_nk6 = (b7_tway == 3'd6) ? 3'd0 : (b7_k6 < b7_tk) ? b7_k6 + 3'd1 : b7_k6;
-    wire [2:0] b7_nk7 = (b7_tway == 3'd7) ? 3'd0 : (b7_k7 < b7_tk) ? b7_k7 + 3'd1 : b7_k7;
-    wire [7:0] b7_nvb = b7_vb | (s2_op ? (8'd1 << b7_tway) : 8'd0);
-    wire [31:0] b7_req_meta = {(b7_nk7 ^ 3'd7), (b7_nk6 ^ 3'd6), (b7_nk5 ^ 3'd5), (b7_nk4 ^ 3'd4), (b7_nk3 ^ 3'd3), (b7_nk2 ^ 3'd2), (b7_nk1 ^ 3'd1), (b7_nk0 ^ 3'd0), b7_nvb};
-    wire [7:0] b7_svb = b7_vb & ~{b7_clr7, b7_clr6, b7_clr5, b7_clr4, b7_clr3, b7_clr2, b7_clr1, b7_clr0};
-    wire [31:0] b7_sweep_meta = sw2_all ? 32'd0 : {b7_m[31:8], b7_svb};
-    wire b7_mwe = !reset && (sw2_v || b7_touch);
-    wire [31:0] b7_mwdata = sw2_v ? b7_sweep_meta : b7_req_meta;
-    wire [195:0] b7_rwdata = b7_hit ? {b7_trow[195:32], b7_s2_uid} : {s2_kid, s2_pc, b7_s2_sv1, b7_s2_sv2, b7_s2_sv3, b7_s2_res, b7_s2_uid};
-    wire b7_rwe = !reset && b7_wrow;
-    wire b7_o_hit = b7_s2_v && b7_hit;
-    wire [2:0] b7_o_way = (b7_hit || s2_op) ? b7_tway : 3'd0;
-    wire b7_o_evict = b7_wrow && !b7_hit && !b7_hasinv;
-    wire [31:0] b7_o_res = b7_hit ? b7_trow[63:32] : 32'd0;
-    wire [31:0] b7_o_uid = b7_hit ? b7_trow[31:0] : 32'd0;
+    wire b7_s2_v = bank__7__s2_v;
+    wire [2:0] b7_s2_lane = bank__7__s2_lane;
+    wire [3:0] b7_rd_row = bank__7__rd_row;
+    wire [0:0] b7_o_hit = bank__7__rsp_hit;
+    wire [2:0] b7_o_way = bank__7__rsp_way;
+    wire [0:0] b7_o_evict = bank__7__rsp_evict;
+    wire [31:0] b7_o_res = bank__7__rsp_res;
+    wire [31:0] b7_o_uid = bank__7__rsp_uid;
     wire [6:0] b7_o_set = {b7_rd_row[3:0], 3'd7};
     wire o0_b0 = b0_s2_v && b0_s2_lane == 3'd0;
     wire o0_b1 = b1_s2_v && b1_s2_lane == 3'd0;
@@ -2845,625 +1013,145 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         s2_op <= req_op;
         s2_kid <= req_kid;
         s2_pc <= req_pc;
-        b0_s2_v <= !reset && !busy_q && b0_go;
-        b0_s2_lane <= b0_lane;
-        if (b0_re) b0_rd_row <= b0_raddr;
-        b0_s2_sv1 <= b0_sv1;
-        b0_s2_sv2 <= b0_sv2;
-        b0_s2_sv3 <= b0_sv3;
-        b0_s2_res <= b0_res;
-        b0_s2_uid <= b0_uid;
-        b0_bpm_v <= b0_mwe;
-        b0_bpr_v <= b0_rwe;
-        b0_bp_row <= b0_rd_row;
-        b0_bp_way <= b0_tway;
-        b0_bp_data <= b0_rwdata;
-        b0_bp_meta <= b0_mwdata;
-        b1_s2_v <= !reset && !busy_q && b1_go;
-        b1_s2_lane <= b1_lane;
-        if (b1_re) b1_rd_row <= b1_raddr;
-        b1_s2_sv1 <= b1_sv1;
-        b1_s2_sv2 <= b1_sv2;
-        b1_s2_sv3 <= b1_sv3;
-        b1_s2_res <= b1_res;
-        b1_s2_uid <= b1_uid;
-        b1_bpm_v <= b1_mwe;
-        b1_bpr_v <= b1_rwe;
-        b1_bp_row <= b1_rd_row;
-        b1_bp_way <= b1_tway;
-        b1_bp_data <= b1_rwdata;
-        b1_bp_meta <= b1_mwdata;
-        b2_s2_v <= !reset && !busy_q && b2_go;
-        b2_s2_lane <= b2_lane;
-        if (b2_re) b2_rd_row <= b2_raddr;
-        b2_s2_sv1 <= b2_sv1;
-        b2_s2_sv2 <= b2_sv2;
-        b2_s2_sv3 <= b2_sv3;
-        b2_s2_res <= b2_res;
-        b2_s2_uid <= b2_uid;
-        b2_bpm_v <= b2_mwe;
-        b2_bpr_v <= b2_rwe;
-        b2_bp_row <= b2_rd_row;
-        b2_bp_way <= b2_tway;
-        b2_bp_data <= b2_rwdata;
-        b2_bp_meta <= b2_mwdata;
-        b3_s2_v <= !reset && !busy_q && b3_go;
-        b3_s2_lane <= b3_lane;
-        if (b3_re) b3_rd_row <= b3_raddr;
-        b3_s2_sv1 <= b3_sv1;
-        b3_s2_sv2 <= b3_sv2;
-        b3_s2_sv3 <= b3_sv3;
-        b3_s2_res <= b3_res;
-        b3_s2_uid <= b3_uid;
-        b3_bpm_v <= b3_mwe;
-        b3_bpr_v <= b3_rwe;
-        b3_bp_row <= b3_rd_row;
-        b3_bp_way <= b3_tway;
-        b3_bp_data <= b3_rwdata;
-        b3_bp_meta <= b3_mwdata;
-        b4_s2_v <= !reset && !busy_q && b4_go;
-        b4_s2_lane <= b4_lane;
-        if (b4_re) b4_rd_row <= b4_raddr;
-        b4_s2_sv1 <= b4_sv1;
-        b4_s2_sv2 <= b4_sv2;
-        b4_s2_sv3 <= b4_sv3;
-        b4_s2_res <= b4_res;
-        b4_s2_uid <= b4_uid;
-        b4_bpm_v <= b4_mwe;
-        b4_bpr_v <= b4_rwe;
-        b4_bp_row <= b4_rd_row;
-        b4_bp_way <= b4_tway;
-        b4_bp_data <= b4_rwdata;
-        b4_bp_meta <= b4_mwdata;
-        b5_s2_v <= !reset && !busy_q && b5_go;
-        b5_s2_lane <= b5_lane;
-        if (b5_re) b5_rd_row <= b5_raddr;
-        b5_s2_sv1 <= b5_sv1;
-        b5_s2_sv2 <= b5_sv2;
-        b5_s2_sv3 <= b5_sv3;
-        b5_s2_res <= b5_res;
-        b5_s2_uid <= b5_uid;
-        b5_bpm_v <= b5_mwe;
-        b5_bpr_v <= b5_rwe;
-        b5_bp_row <= b5_rd_row;
-        b5_bp_way <= b5_tway;
-        b5_bp_data <= b5_rwdata;
-        b5_bp_meta <= b5_mwdata;
-        b6_s2_v <= !reset && !busy_q && b6_go;
-        b6_s2_lane <= b6_lane;
-        if (b6_re) b6_rd_row <= b6_raddr;
-        b6_s2_sv1 <= b6_sv1;
-        b6_s2_sv2 <= b6_sv2;
-        b6_s2_sv3 <= b6_sv3;
-        b6_s2_res <= b6_res;
-        b6_s2_uid <= b6_uid;
-        b6_bpm_v <= b6_mwe;
-        b6_bpr_v <= b6_rwe;
-        b6_bp_row <= b6_rd_row;
-        b6_bp_way <= b6_tway;
-        b6_bp_data <= b6_rwdata;
-        b6_bp_meta <= b6_mwdata;
-        b7_s2_v <= !reset && !busy_q && b7_go;
-        b7_s2_lane <= b7_lane;
-        if (b7_re) b7_rd_row <= b7_raddr;
-        b7_s2_sv1 <= b7_sv1;
-        b7_s2_sv2 <= b7_sv2;
-        b7_s2_sv3 <= b7_sv3;
-        b7_s2_res <= b7_res;
-        b7_s2_uid <= b7_uid;
-        b7_bpm_v <= b7_mwe;
-        b7_bpr_v <= b7_rwe;
-        b7_bp_row <= b7_rd_row;
-        b7_bp_way <= b7_tway;
-        b7_bp_data <= b7_rwdata;
-        b7_bp_meta <= b7_mwdata;
     end
-    // The RAMs: read at stage 1, written at stage 2 (address: the row read).
+    // The banks: stage 1's lane and row in, stage 2's shared registers.
     always @(*) begin
-        way_ram__0__clock__drv = clock;
-        way_ram__0__we__drv = b0_rwe && b0_tway == 3'd0;
-        way_ram__0__wbe__drv = 1'b1;
-        way_ram__0__waddr__drv = b0_rd_row;
-        way_ram__0__wdata__drv = b0_rwdata;
-        way_ram__0__re__drv = b0_re;
-        way_ram__0__raddr__drv = b0_raddr;
-        way_ram__1__clock__drv = clock;
-        way_ram__1__we__drv = b0_rwe && b0_tway == 3'd1;
-        way_ram__1__wbe__drv = 1'b1;
-        way_ram__1__waddr__drv = b0_rd_row;
-        way_ram__1__wdata__drv = b0_rwdata;
-        way_ram__1__re__drv = b0_re;
-        way_ram__1__raddr__drv = b0_raddr;
-        way_ram__2__clock__drv = clock;
-        way_ram__2__we__drv = b0_rwe && b0_tway == 3'd2;
-        way_ram__2__wbe__drv = 1'b1;
-        way_ram__2__waddr__drv = b0_rd_row;
-        way_ram__2__wdata__drv = b0_rwdata;
-        way_ram__2__re__drv = b0_re;
-        way_ram__2__raddr__drv = b0_raddr;
-        way_ram__3__clock__drv = clock;
-        way_ram__3__we__drv = b0_rwe && b0_tway == 3'd3;
-        way_ram__3__wbe__drv = 1'b1;
-        way_ram__3__waddr__drv = b0_rd_row;
-        way_ram__3__wdata__drv = b0_rwdata;
-        way_ram__3__re__drv = b0_re;
-        way_ram__3__raddr__drv = b0_raddr;
-        way_ram__4__clock__drv = clock;
-        way_ram__4__we__drv = b0_rwe && b0_tway == 3'd4;
-        way_ram__4__wbe__drv = 1'b1;
-        way_ram__4__waddr__drv = b0_rd_row;
-        way_ram__4__wdata__drv = b0_rwdata;
-        way_ram__4__re__drv = b0_re;
-        way_ram__4__raddr__drv = b0_raddr;
-        way_ram__5__clock__drv = clock;
-        way_ram__5__we__drv = b0_rwe && b0_tway == 3'd5;
-        way_ram__5__wbe__drv = 1'b1;
-        way_ram__5__waddr__drv = b0_rd_row;
-        way_ram__5__wdata__drv = b0_rwdata;
-        way_ram__5__re__drv = b0_re;
-        way_ram__5__raddr__drv = b0_raddr;
-        way_ram__6__clock__drv = clock;
-        way_ram__6__we__drv = b0_rwe && b0_tway == 3'd6;
-        way_ram__6__wbe__drv = 1'b1;
-        way_ram__6__waddr__drv = b0_rd_row;
-        way_ram__6__wdata__drv = b0_rwdata;
-        way_ram__6__re__drv = b0_re;
-        way_ram__6__raddr__drv = b0_raddr;
-        way_ram__7__clock__drv = clock;
-        way_ram__7__we__drv = b0_rwe && b0_tway == 3'd7;
-        way_ram__7__wbe__drv = 1'b1;
-        way_ram__7__waddr__drv = b0_rd_row;
-        way_ram__7__wdata__drv = b0_rwdata;
-        way_ram__7__re__drv = b0_re;
-        way_ram__7__raddr__drv = b0_raddr;
-        meta_ram__0__clock__drv = clock;
-        meta_ram__0__we__drv = b0_mwe;
-        meta_ram__0__wbe__drv = 1'b1;
-        meta_ram__0__waddr__drv = b0_rd_row;
-        meta_ram__0__wdata__drv = b0_mwdata;
-        meta_ram__0__re__drv = b0_re;
-        meta_ram__0__raddr__drv = b0_raddr;
-        way_ram__8__clock__drv = clock;
-        way_ram__8__we__drv = b1_rwe && b1_tway == 3'd0;
-        way_ram__8__wbe__drv = 1'b1;
-        way_ram__8__waddr__drv = b1_rd_row;
-        way_ram__8__wdata__drv = b1_rwdata;
-        way_ram__8__re__drv = b1_re;
-        way_ram__8__raddr__drv = b1_raddr;
-        way_ram__9__clock__drv = clock;
-        way_ram__9__we__drv = b1_rwe && b1_tway == 3'd1;
-        way_ram__9__wbe__drv = 1'b1;
-        way_ram__9__waddr__drv = b1_rd_row;
-        way_ram__9__wdata__drv = b1_rwdata;
-        way_ram__9__re__drv = b1_re;
-        way_ram__9__raddr__drv = b1_raddr;
-        way_ram__10__clock__drv = clock;
-        way_ram__10__we__drv = b1_rwe && b1_tway == 3'd2;
-        way_ram__10__wbe__drv = 1'b1;
-        way_ram__10__waddr__drv = b1_rd_row;
-        way_ram__10__wdata__drv = b1_rwdata;
-        way_ram__10__re__drv = b1_re;
-        way_ram__10__raddr__drv = b1_raddr;
-        way_ram__11__clock__drv = clock;
-        way_ram__11__we__drv = b1_rwe && b1_tway == 3'd3;
-        way_ram__11__wbe__drv = 1'b1;
-        way_ram__11__waddr__drv = b1_rd_row;
-        way_ram__11__wdata__drv = b1_rwdata;
-        way_ram__11__re__drv = b1_re;
-        way_ram__11__raddr__drv = b1_raddr;
-        way_ram__12__clock__drv = clock;
-        way_ram__12__we__drv = b1_rwe && b1_tway == 3'd4;
-        way_ram__12__wbe__drv = 1'b1;
-        way_ram__12__waddr__drv = b1_rd_row;
-        way_ram__12__wdata__drv = b1_rwdata;
-        way_ram__12__re__drv = b1_re;
-        way_ram__12__raddr__drv = b1_raddr;
-        way_ram__13__clock__drv = clock;
-        way_ram__13__we__drv = b1_rwe && b1_tway == 3'd5;
-        way_ram__13__wbe__drv = 1'b1;
-        way_ram__13__waddr__drv = b1_rd_row;
-        way_ram__13__wdata__drv = b1_rwdata;
-        way_ram__13__re__drv = b1_re;
-        way_ram__13__raddr__drv = b1_raddr;
-        way_ram__14__clock__drv = clock;
-        way_ram__14__we__drv = b1_rwe && b1_tway == 3'd6;
-        way_ram__14__wbe__drv = 1'b1;
-        way_ram__14__waddr__drv = b1_rd_row;
-        way_ram__14__wdata__drv = b1_rwdata;
-        way_ram__14__re__drv = b1_re;
-        way_ram__14__raddr__drv = b1_raddr;
-        way_ram__15__clock__drv = clock;
-        way_ram__15__we__drv = b1_rwe && b1_tway == 3'd7;
-        way_ram__15__wbe__drv = 1'b1;
-        way_ram__15__waddr__drv = b1_rd_row;
-        way_ram__15__wdata__drv = b1_rwdata;
-        way_ram__15__re__drv = b1_re;
-        way_ram__15__raddr__drv = b1_raddr;
-        meta_ram__1__clock__drv = clock;
-        meta_ram__1__we__drv = b1_mwe;
-        meta_ram__1__wbe__drv = 1'b1;
-        meta_ram__1__waddr__drv = b1_rd_row;
-        meta_ram__1__wdata__drv = b1_mwdata;
-        meta_ram__1__re__drv = b1_re;
-        meta_ram__1__raddr__drv = b1_raddr;
-        way_ram__16__clock__drv = clock;
-        way_ram__16__we__drv = b2_rwe && b2_tway == 3'd0;
-        way_ram__16__wbe__drv = 1'b1;
-        way_ram__16__waddr__drv = b2_rd_row;
-        way_ram__16__wdata__drv = b2_rwdata;
-        way_ram__16__re__drv = b2_re;
-        way_ram__16__raddr__drv = b2_raddr;
-        way_ram__17__clock__drv = clock;
-        way_ram__17__we__drv = b2_rwe && b2_tway == 3'd1;
-        way_ram__17__wbe__drv = 1'b1;
-        way_ram__17__waddr__drv = b2_rd_row;
-        way_ram__17__wdata__drv = b2_rwdata;
-        way_ram__17__re__drv = b2_re;
-        way_ram__17__raddr__drv = b2_raddr;
-        way_ram__18__clock__drv = clock;
-        way_ram__18__we__drv = b2_rwe && b2_tway == 3'd2;
-        way_ram__18__wbe__drv = 1'b1;
-        way_ram__18__waddr__drv = b2_rd_row;
-        way_ram__18__wdata__drv = b2_rwdata;
-        way_ram__18__re__drv = b2_re;
-        way_ram__18__raddr__drv = b2_raddr;
-        way_ram__19__clock__drv = clock;
-        way_ram__19__we__drv = b2_rwe && b2_tway == 3'd3;
-        way_ram__19__wbe__drv = 1'b1;
-        way_ram__19__waddr__drv = b2_rd_row;
-        way_ram__19__wdata__drv = b2_rwdata;
-        way_ram__19__re__drv = b2_re;
-        way_ram__19__raddr__drv = b2_raddr;
-        way_ram__20__clock__drv = clock;
-        way_ram__20__we__drv = b2_rwe && b2_tway == 3'd4;
-        way_ram__20__wbe__drv = 1'b1;
-        way_ram__20__waddr__drv = b2_rd_row;
-        way_ram__20__wdata__drv = b2_rwdata;
-        way_ram__20__re__drv = b2_re;
-        way_ram__20__raddr__drv = b2_raddr;
-        way_ram__21__clock__drv = clock;
-        way_ram__21__we__drv = b2_rwe && b2_tway == 3'd5;
-        way_ram__21__wbe__drv = 1'b1;
-        way_ram__21__waddr__drv = b2_rd_row;
-        way_ram__21__wdata__drv = b2_rwdata;
-        way_ram__21__re__drv = b2_re;
-        way_ram__21__raddr__drv = b2_raddr;
-        way_ram__22__clock__drv = clock;
-        way_ram__22__we__drv = b2_rwe && b2_tway == 3'd6;
-        way_ram__22__wbe__drv = 1'b1;
-        way_ram__22__waddr__drv = b2_rd_row;
-        way_ram__22__wdata__drv = b2_rwdata;
-        way_ram__22__re__drv = b2_re;
-        way_ram__22__raddr__drv = b2_raddr;
-        way_ram__23__clock__drv = clock;
-        way_ram__23__we__drv = b2_rwe && b2_tway == 3'd7;
-        way_ram__23__wbe__drv = 1'b1;
-        way_ram__23__waddr__drv = b2_rd_row;
-        way_ram__23__wdata__drv = b2_rwdata;
-        way_ram__23__re__drv = b2_re;
-        way_ram__23__raddr__drv = b2_raddr;
-        meta_ram__2__clock__drv = clock;
-        meta_ram__2__we__drv = b2_mwe;
-        meta_ram__2__wbe__drv = 1'b1;
-        meta_ram__2__waddr__drv = b2_rd_row;
-        meta_ram__2__wdata__drv = b2_mwdata;
-        meta_ram__2__re__drv = b2_re;
-        meta_ram__2__raddr__drv = b2_raddr;
-        way_ram__24__clock__drv = clock;
-        way_ram__24__we__drv = b3_rwe && b3_tway == 3'd0;
-        way_ram__24__wbe__drv = 1'b1;
-        way_ram__24__waddr__drv = b3_rd_row;
-        way_ram__24__wdata__drv = b3_rwdata;
-        way_ram__24__re__drv = b3_re;
-        way_ram__24__raddr__drv = b3_raddr;
-        way_ram__25__clock__drv = clock;
-        way_ram__25__we__drv = b3_rwe && b3_tway == 3'd1;
-        way_ram__25__wbe__drv = 1'b1;
-        way_ram__25__waddr__drv = b3_rd_row;
-        way_ram__25__wdata__drv = b3_rwdata;
-        way_ram__25__re__drv = b3_re;
-        way_ram__25__raddr__drv = b3_raddr;
-        way_ram__26__clock__drv = clock;
-        way_ram__26__we__drv = b3_rwe && b3_tway == 3'd2;
-        way_ram__26__wbe__drv = 1'b1;
-        way_ram__26__waddr__drv = b3_rd_row;
-        way_ram__26__wdata__drv = b3_rwdata;
-        way_ram__26__re__drv = b3_re;
-        way_ram__26__raddr__drv = b3_raddr;
-        way_ram__27__clock__drv = clock;
-        way_ram__27__we__drv = b3_rwe && b3_tway == 3'd3;
-        way_ram__27__wbe__drv = 1'b1;
-        way_ram__27__waddr__drv = b3_rd_row;
-        way_ram__27__wdata__drv = b3_rwdata;
-        way_ram__27__re__drv = b3_re;
-        way_ram__27__raddr__drv = b3_raddr;
-        way_ram__28__clock__drv = clock;
-        way_ram__28__we__drv = b3_rwe && b3_tway == 3'd4;
-        way_ram__28__wbe__drv = 1'b1;
-        way_ram__28__waddr__drv = b3_rd_row;
-        way_ram__28__wdata__drv = b3_rwdata;
-        way_ram__28__re__drv = b3_re;
-        way_ram__28__raddr__drv = b3_raddr;
-        way_ram__29__clock__drv = clock;
-        way_ram__29__we__drv = b3_rwe && b3_tway == 3'd5;
-        way_ram__29__wbe__drv = 1'b1;
-        way_ram__29__waddr__drv = b3_rd_row;
-        way_ram__29__wdata__drv = b3_rwdata;
-        way_ram__29__re__drv = b3_re;
-        way_ram__29__raddr__drv = b3_raddr;
-        way_ram__30__clock__drv = clock;
-        way_ram__30__we__drv = b3_rwe && b3_tway == 3'd6;
-        way_ram__30__wbe__drv = 1'b1;
-        way_ram__30__waddr__drv = b3_rd_row;
-        way_ram__30__wdata__drv = b3_rwdata;
-        way_ram__30__re__drv = b3_re;
-        way_ram__30__raddr__drv = b3_raddr;
-        way_ram__31__clock__drv = clock;
-        way_ram__31__we__drv = b3_rwe && b3_tway == 3'd7;
-        way_ram__31__wbe__drv = 1'b1;
-        way_ram__31__waddr__drv = b3_rd_row;
-        way_ram__31__wdata__drv = b3_rwdata;
-        way_ram__31__re__drv = b3_re;
-        way_ram__31__raddr__drv = b3_raddr;
-        meta_ram__3__clock__drv = clock;
-        meta_ram__3__we__drv = b3_mwe;
-        meta_ram__3__wbe__drv = 1'b1;
-        meta_ram__3__waddr__drv = b3_rd_row;
-        meta_ram__3__wdata__drv = b3_mwdata;
-        meta_ram__3__re__drv = b3_re;
-        meta_ram__3__raddr__drv = b3_raddr;
-        way_ram__32__clock__drv = clock;
-        way_ram__32__we__drv = b4_rwe && b4_tway == 3'd0;
-        way_ram__32__wbe__drv = 1'b1;
-        way_ram__32__waddr__drv = b4_rd_row;
-        way_ram__32__wdata__drv = b4_rwdata;
-        way_ram__32__re__drv = b4_re;
-        way_ram__32__raddr__drv = b4_raddr;
-        way_ram__33__clock__drv = clock;
-        way_ram__33__we__drv = b4_rwe && b4_tway == 3'd1;
-        way_ram__33__wbe__drv = 1'b1;
-        way_ram__33__waddr__drv = b4_rd_row;
-        way_ram__33__wdata__drv = b4_rwdata;
-        way_ram__33__re__drv = b4_re;
-        way_ram__33__raddr__drv = b4_raddr;
-        way_ram__34__clock__drv = clock;
-        way_ram__34__we__drv = b4_rwe && b4_tway == 3'd2;
-        way_ram__34__wbe__drv = 1'b1;
-        way_ram__34__waddr__drv = b4_rd_row;
-        way_ram__34__wdata__drv = b4_rwdata;
-        way_ram__34__re__drv = b4_re;
-        way_ram__34__raddr__drv = b4_raddr;
-        way_ram__35__clock__drv = clock;
-        way_ram__35__we__drv = b4_rwe && b4_tway == 3'd3;
-        way_ram__35__wbe__drv = 1'b1;
-        way_ram__35__waddr__drv = b4_rd_row;
-        way_ram__35__wdata__drv = b4_rwdata;
-        way_ram__35__re__drv = b4_re;
-        way_ram__35__raddr__drv = b4_raddr;
-        way_ram__36__clock__drv = clock;
-        way_ram__36__we__drv = b4_rwe && b4_tway == 3'd4;
-        way_ram__36__wbe__drv = 1'b1;
-        way_ram__36__waddr__drv = b4_rd_row;
-        way_ram__36__wdata__drv = b4_rwdata;
-        way_ram__36__re__drv = b4_re;
-        way_ram__36__raddr__drv = b4_raddr;
-        way_ram__37__clock__drv = clock;
-        way_ram__37__we__drv = b4_rwe && b4_tway == 3'd5;
-        way_ram__37__wbe__drv = 1'b1;
-        way_ram__37__waddr__drv = b4_rd_row;
-        way_ram__37__wdata__drv = b4_rwdata;
-        way_ram__37__re__drv = b4_re;
-        way_ram__37__raddr__drv = b4_raddr;
-        way_ram__38__clock__drv = clock;
-        way_ram__38__we__drv = b4_rwe && b4_tway == 3'd6;
-        way_ram__38__wbe__drv = 1'b1;
-        way_ram__38__waddr__drv = b4_rd_row;
-        way_ram__38__wdata__drv = b4_rwdata;
-        way_ram__38__re__drv = b4_re;
-        way_ram__38__raddr__drv = b4_raddr;
-        way_ram__39__clock__drv = clock;
-        way_ram__39__we__drv = b4_rwe && b4_tway == 3'd7;
-        way_ram__39__wbe__drv = 1'b1;
-        way_ram__39__waddr__drv = b4_rd_row;
-        way_ram__39__wdata__drv = b4_rwdata;
-        way_ram__39__re__drv = b4_re;
-        way_ram__39__raddr__drv = b4_raddr;
-        meta_ram__4__clock__drv = clock;
-        meta_ram__4__we__drv = b4_mwe;
-        meta_ram__4__wbe__drv = 1'b1;
-        meta_ram__4__waddr__drv = b4_rd_row;
-        meta_ram__4__wdata__drv = b4_mwdata;
-        meta_ram__4__re__drv = b4_re;
-        meta_ram__4__raddr__drv = b4_raddr;
-        way_ram__40__clock__drv = clock;
-        way_ram__40__we__drv = b5_rwe && b5_tway == 3'd0;
-        way_ram__40__wbe__drv = 1'b1;
-        way_ram__40__waddr__drv = b5_rd_row;
-        way_ram__40__wdata__drv = b5_rwdata;
-        way_ram__40__re__drv = b5_re;
-        way_ram__40__raddr__drv = b5_raddr;
-        way_ram__41__clock__drv = clock;
-        way_ram__41__we__drv = b5_rwe && b5_tway == 3'd1;
-        way_ram__41__wbe__drv = 1'b1;
-        way_ram__41__waddr__drv = b5_rd_row;
-        way_ram__41__wdata__drv = b5_rwdata;
-        way_ram__41__re__drv = b5_re;
-        way_ram__41__raddr__drv = b5_raddr;
-        way_ram__42__clock__drv = clock;
-        way_ram__42__we__drv = b5_rwe && b5_tway == 3'd2;
-        way_ram__42__wbe__drv = 1'b1;
-        way_ram__42__waddr__drv = b5_rd_row;
-        way_ram__42__wdata__drv = b5_rwdata;
-        way_ram__42__re__drv = b5_re;
-        way_ram__42__raddr__drv = b5_raddr;
-        way_ram__43__clock__drv = clock;
-        way_ram__43__we__drv = b5_rwe && b5_tway == 3'd3;
-        way_ram__43__wbe__drv = 1'b1;
-        way_ram__43__waddr__drv = b5_rd_row;
-        way_ram__43__wdata__drv = b5_rwdata;
-        way_ram__43__re__drv = b5_re;
-        way_ram__43__raddr__drv = b5_raddr;
-        way_ram__44__clock__drv = clock;
-        way_ram__44__we__drv = b5_rwe && b5_tway == 3'd4;
-        way_ram__44__wbe__drv = 1'b1;
-        way_ram__44__waddr__drv = b5_rd_row;
-        way_ram__44__wdata__drv = b5_rwdata;
-        way_ram__44__re__drv = b5_re;
-        way_ram__44__raddr__drv = b5_raddr;
-        way_ram__45__clock__drv = clock;
-        way_ram__45__we__drv = b5_rwe && b5_tway == 3'd5;
-        way_ram__45__wbe__drv = 1'b1;
-        way_ram__45__waddr__drv = b5_rd_row;
-        way_ram__45__wdata__drv = b5_rwdata;
-        way_ram__45__re__drv = b5_re;
-        way_ram__45__raddr__drv = b5_raddr;
-        way_ram__46__clock__drv = clock;
-        way_ram__46__we__drv = b5_rwe && b5_tway == 3'd6;
-        way_ram__46__wbe__drv = 1'b1;
-        way_ram__46__waddr__drv = b5_rd_row;
-        way_ram__46__wdata__drv = b5_rwdata;
-        way_ram__46__re__drv = b5_re;
-        way_ram__46__raddr__drv = b5_raddr;
-        way_ram__47__clock__drv = clock;
-        way_ram__47__we__drv = b5_rwe && b5_tway == 3'd7;
-        way_ram__47__wbe__drv = 1'b1;
-        way_ram__47__waddr__drv = b5_rd_row;
-        way_ram__47__wdata__drv = b5_rwdata;
-        way_ram__47__re__drv = b5_re;
-        way_ram__47__raddr__drv = b5_raddr;
-        meta_ram__5__clock__drv = clock;
-        meta_ram__5__we__drv = b5_mwe;
-        meta_ram__5__wbe__drv = 1'b1;
-        meta_ram__5__waddr__drv = b5_rd_row;
-        meta_ram__5__wdata__drv = b5_mwdata;
-        meta_ram__5__re__drv = b5_re;
-        meta_ram__5__raddr__drv = b5_raddr;
-        way_ram__48__clock__drv = clock;
-        way_ram__48__we__drv = b6_rwe && b6_tway == 3'd0;
-        way_ram__48__wbe__drv = 1'b1;
-        way_ram__48__waddr__drv = b6_rd_row;
-        way_ram__48__wdata__drv = b6_rwdata;
-        way_ram__48__re__drv = b6_re;
-        way_ram__48__raddr__drv = b6_raddr;
-        way_ram__49__clock__drv = clock;
-        way_ram__49__we__drv = b6_rwe && b6_tway == 3'd1;
-        way_ram__49__wbe__drv = 1'b1;
-        way_ram__49__waddr__drv = b6_rd_row;
-        way_ram__49__wdata__drv = b6_rwdata;
-        way_ram__49__re__drv = b6_re;
-        way_ram__49__raddr__drv = b6_raddr;
-        way_ram__50__clock__drv = clock;
-        way_ram__50__we__drv = b6_rwe && b6_tway == 3'd2;
-        way_ram__50__wbe__drv = 1'b1;
-        way_ram__50__waddr__drv = b6_rd_row;
-        way_ram__50__wdata__drv = b6_rwdata;
-        way_ram__50__re__drv = b6_re;
-        way_ram__50__raddr__drv = b6_raddr;
-        way_ram__51__clock__drv = clock;
-        way_ram__51__we__drv = b6_rwe && b6_tway == 3'd3;
-        way_ram__51__wbe__drv = 1'b1;
-        way_ram__51__waddr__drv = b6_rd_row;
-        way_ram__51__wdata__drv = b6_rwdata;
-        way_ram__51__re__drv = b6_re;
-        way_ram__51__raddr__drv = b6_raddr;
-        way_ram__52__clock__drv = clock;
-        way_ram__52__we__drv = b6_rwe && b6_tway == 3'd4;
-        way_ram__52__wbe__drv = 1'b1;
-        way_ram__52__waddr__drv = b6_rd_row;
-        way_ram__52__wdata__drv = b6_rwdata;
-        way_ram__52__re__drv = b6_re;
-        way_ram__52__raddr__drv = b6_raddr;
-        way_ram__53__clock__drv = clock;
-        way_ram__53__we__drv = b6_rwe && b6_tway == 3'd5;
-        way_ram__53__wbe__drv = 1'b1;
-        way_ram__53__waddr__drv = b6_rd_row;
-        way_ram__53__wdata__drv = b6_rwdata;
-        way_ram__53__re__drv = b6_re;
-        way_ram__53__raddr__drv = b6_raddr;
-        way_ram__54__clock__drv = clock;
-        way_ram__54__we__drv = b6_rwe && b6_tway == 3'd6;
-        way_ram__54__wbe__drv = 1'b1;
-        way_ram__54__waddr__drv = b6_rd_row;
-        way_ram__54__wdata__drv = b6_rwdata;
-        way_ram__54__re__drv = b6_re;
-        way_ram__54__raddr__drv = b6_raddr;
-        way_ram__55__clock__drv = clock;
-        way_ram__55__we__drv = b6_rwe && b6_tway == 3'd7;
-        way_ram__55__wbe__drv = 1'b1;
-        way_ram__55__waddr__drv = b6_rd_row;
-        way_ram__55__wdata__drv = b6_rwdata;
-        way_ram__55__re__drv = b6_re;
-        way_ram__55__raddr__drv = b6_raddr;
-        meta_ram__6__clock__drv = clock;
-        meta_ram__6__we__drv = b6_mwe;
-        meta_ram__6__wbe__drv = 1'b1;
-        meta_ram__6__waddr__drv = b6_rd_row;
-        meta_ram__6__wdata__drv = b6_mwdata;
-        meta_ram__6__re__drv = b6_re;
-        meta_ram__6__raddr__drv = b6_raddr;
-        way_ram__56__clock__drv = clock;
-        way_ram__56__we__drv = b7_rwe && b7_tway == 3'd0;
-        way_ram__56__wbe__drv = 1'b1;
-        way_ram__56__waddr__drv = b7_rd_row;
-        way_ram__56__wdata__drv = b7_rwdata;
-        way_ram__56__re__drv = b7_re;
-        way_ram__56__raddr__drv = b7_raddr;
-        way_ram__57__clock__drv = clock;
-        way_ram__57__we__drv = b7_rwe && b7_tway == 3'd1;
-        way_ram__57__wbe__drv = 1'b1;
-        way_ram__57__waddr__drv = b7_rd_row;
-        way_ram__57__wdata__drv = b7_rwdata;
-        way_ram__57__re__drv = b7_re;
-        way_ram__57__raddr__drv = b7_raddr;
-        way_ram__58__clock__drv = clock;
-        way_ram__58__we__drv = b7_rwe && b7_tway == 3'd2;
-        way_ram__58__wbe__drv = 1'b1;
-        way_ram__58__waddr__drv = b7_rd_row;
-        way_ram__58__wdata__drv = b7_rwdata;
-        way_ram__58__re__drv = b7_re;
-        way_ram__58__raddr__drv = b7_raddr;
-        way_ram__59__clock__drv = clock;
-        way_ram__59__we__drv = b7_rwe && b7_tway == 3'd3;
-        way_ram__59__wbe__drv = 1'b1;
-        way_ram__59__waddr__drv = b7_rd_row;
-        way_ram__59__wdata__drv = b7_rwdata;
-        way_ram__59__re__drv = b7_re;
-        way_ram__59__raddr__drv = b7_raddr;
-        way_ram__60__clock__drv = clock;
-        way_ram__60__we__drv = b7_rwe && b7_tway == 3'd4;
-        way_ram__60__wbe__drv = 1'b1;
-        way_ram__60__waddr__drv = b7_rd_row;
-        way_ram__60__wdata__drv = b7_rwdata;
-        way_ram__60__re__drv = b7_re;
-        way_ram__60__raddr__drv = b7_raddr;
-        way_ram__61__clock__drv = clock;
-        way_ram__61__we__drv = b7_rwe && b7_tway == 3'd5;
-        way_ram__61__wbe__drv = 1'b1;
-        way_ram__61__waddr__drv = b7_rd_row;
-        way_ram__61__wdata__drv = b7_rwdata;
-        way_ram__61__re__drv = b7_re;
-        way_ram__61__raddr__drv = b7_raddr;
-        way_ram__62__clock__drv = clock;
-        way_ram__62__we__drv = b7_rwe && b7_tway == 3'd6;
-        way_ram__62__wbe__drv = 1'b1;
-        way_ram__62__waddr__drv = b7_rd_row;
-        way_ram__62__wdata__drv = b7_rwdata;
-        way_ram__62__re__drv = b7_re;
-        way_ram__62__raddr__drv = b7_raddr;
-        way_ram__63__clock__drv = clock;
-        way_ram__63__we__drv = b7_rwe && b7_tway == 3'd7;
-        way_ram__63__wbe__drv = 1'b1;
-        way_ram__63__waddr__drv = b7_rd_row;
-        way_ram__63__wdata__drv = b7_rwdata;
-        way_ram__63__re__drv = b7_re;
-        way_ram__63__raddr__drv = b7_raddr;
-        meta_ram__7__clock__drv = clock;
-        meta_ram__7__we__drv = b7_mwe;
-        meta_ram__7__wbe__drv = 1'b1;
-        meta_ram__7__waddr__drv = b7_rd_row;
-        meta_ram__7__wdata__drv = b7_mwdata;
-        meta_ram__7__re__drv = b7_re;
-        meta_ram__7__raddr__drv = b7_raddr;
+        bank__0__clock__drv = clock;
+        bank__0__reset__drv = reset;
+        bank__0__go__drv = b0_go;
+        bank__0__busy__drv = busy_q;
+        bank__0__raddr__drv = b0_raddr;
+        bank__0__lane__drv = b0_lane;
+        bank__0__sv1__drv = b0_sv1;
+        bank__0__sv2__drv = b0_sv2;
+        bank__0__sv3__drv = b0_sv3;
+        bank__0__res__drv = b0_res;
+        bank__0__uid__drv = b0_uid;
+        bank__0__op__drv = s2_op;
+        bank__0__kid__drv = s2_kid;
+        bank__0__pc__drv = s2_pc;
+        bank__0__sw_v__drv = sw2_v;
+        bank__0__sw_all__drv = sw2_all;
+        bank__0__sw_kid__drv = sw2_kid;
+        bank__1__clock__drv = clock;
+        bank__1__reset__drv = reset;
+        bank__1__go__drv = b1_go;
+        bank__1__busy__drv = busy_q;
+        bank__1__raddr__drv = b1_raddr;
+        bank__1__lane__drv = b1_lane;
+        bank__1__sv1__drv = b1_sv1;
+        bank__1__sv2__drv = b1_sv2;
+        bank__1__sv3__drv = b1_sv3;
+        bank__1__res__drv = b1_res;
+        bank__1__uid__drv = b1_uid;
+        bank__1__op__drv = s2_op;
+        bank__1__kid__drv = s2_kid;
+        bank__1__pc__drv = s2_pc;
+        bank__1__sw_v__drv = sw2_v;
+        bank__1__sw_all__drv = sw2_all;
+        bank__1__sw_kid__drv = sw2_kid;
+        bank__2__clock__drv = clock;
+        bank__2__reset__drv = reset;
+        bank__2__go__drv = b2_go;
+        bank__2__busy__drv = busy_q;
+        bank__2__raddr__drv = b2_raddr;
+        bank__2__lane__drv = b2_lane;
+        bank__2__sv1__drv = b2_sv1;
+        bank__2__sv2__drv = b2_sv2;
+        bank__2__sv3__drv = b2_sv3;
+        bank__2__res__drv = b2_res;
+        bank__2__uid__drv = b2_uid;
+        bank__2__op__drv = s2_op;
+        bank__2__kid__drv = s2_kid;
+        bank__2__pc__drv = s2_pc;
+        bank__2__sw_v__drv = sw2_v;
+        bank__2__sw_all__drv = sw2_all;
+        bank__2__sw_kid__drv = sw2_kid;
+        bank__3__clock__drv = clock;
+        bank__3__reset__drv = reset;
+        bank__3__go__drv = b3_go;
+        bank__3__busy__drv = busy_q;
+        bank__3__raddr__drv = b3_raddr;
+        bank__3__lane__drv = b3_lane;
+        bank__3__sv1__drv = b3_sv1;
+        bank__3__sv2__drv = b3_sv2;
+        bank__3__sv3__drv = b3_sv3;
+        bank__3__res__drv = b3_res;
+        bank__3__uid__drv = b3_uid;
+        bank__3__op__drv = s2_op;
+        bank__3__kid__drv = s2_kid;
+        bank__3__pc__drv = s2_pc;
+        bank__3__sw_v__drv = sw2_v;
+        bank__3__sw_all__drv = sw2_all;
+        bank__3__sw_kid__drv = sw2_kid;
+        bank__4__clock__drv = clock;
+        bank__4__reset__drv = reset;
+        bank__4__go__drv = b4_go;
+        bank__4__busy__drv = busy_q;
+        bank__4__raddr__drv = b4_raddr;
+        bank__4__lane__drv = b4_lane;
+        bank__4__sv1__drv = b4_sv1;
+        bank__4__sv2__drv = b4_sv2;
+        bank__4__sv3__drv = b4_sv3;
+        bank__4__res__drv = b4_res;
+        bank__4__uid__drv = b4_uid;
+        bank__4__op__drv = s2_op;
+        bank__4__kid__drv = s2_kid;
+        bank__4__pc__drv = s2_pc;
+        bank__4__sw_v__drv = sw2_v;
+        bank__4__sw_all__drv = sw2_all;
+        bank__4__sw_kid__drv = sw2_kid;
+        bank__5__clock__drv = clock;
+        bank__5__reset__drv = reset;
+        bank__5__go__drv = b5_go;
+        bank__5__busy__drv = busy_q;
+        bank__5__raddr__drv = b5_raddr;
+        bank__5__lane__drv = b5_lane;
+        bank__5__sv1__drv = b5_sv1;
+        bank__5__sv2__drv = b5_sv2;
+        bank__5__sv3__drv = b5_sv3;
+        bank__5__res__drv = b5_res;
+        bank__5__uid__drv = b5_uid;
+        bank__5__op__drv = s2_op;
+        bank__5__kid__drv = s2_kid;
+        bank__5__pc__drv = s2_pc;
+        bank__5__sw_v__drv = sw2_v;
+        bank__5__sw_all__drv = sw2_all;
+        bank__5__sw_kid__drv = sw2_kid;
+        bank__6__clock__drv = clock;
+        bank__6__reset__drv = reset;
+        bank__6__go__drv = b6_go;
+        bank__6__busy__drv = busy_q;
+        bank__6__raddr__drv = b6_raddr;
+        bank__6__lane__drv = b6_lane;
+        bank__6__sv1__drv = b6_sv1;
+        bank__6__sv2__drv = b6_sv2;
+        bank__6__sv3__drv = b6_sv3;
+        bank__6__res__drv = b6_res;
+        bank__6__uid__drv = b6_uid;
+        bank__6__op__drv = s2_op;
+        bank__6__kid__drv = s2_kid;
+        bank__6__pc__drv = s2_pc;
+        bank__6__sw_v__drv = sw2_v;
+        bank__6__sw_all__drv = sw2_all;
+        bank__6__sw_kid__drv = sw2_kid;
+        bank__7__clock__drv = clock;
+        bank__7__reset__drv = reset;
+        bank__7__go__drv = b7_go;
+        bank__7__busy__drv = busy_q;
+        bank__7__raddr__drv = b7_raddr;
+        bank__7__lane__drv = b7_lane;
+        bank__7__sv1__drv = b7_sv1;
+        bank__7__sv2__drv = b7_sv2;
+        bank__7__sv3__drv = b7_sv3;
+        bank__7__res__drv = b7_res;
+        bank__7__uid__drv = b7_uid;
+        bank__7__op__drv = s2_op;
+        bank__7__kid__drv = s2_kid;
+        bank__7__pc__drv = s2_pc;
+        bank__7__sw_v__drv = sw2_v;
+        bank__7__sw_all__drv = sw2_all;
+        bank__7__sw_kid__drv = sw2_kid;
     end
     // Outputs.
     always @(*) begin
@@ -3480,6 +1168,582 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         rsp_uid = {((o7_b0 ? b0_o_uid : 32'd0) | (o7_b1 ? b1_o_uid : 32'd0) | (o7_b2 ? b2_o_uid : 32'd0) | (o7_b3 ? b3_o_uid : 32'd0) | (o7_b4 ? b4_o_uid : 32'd0) | (o7_b5 ? b5_o_uid : 32'd0) | (o7_b6 ? b6_o_uid : 32'd0) | (o7_b7 ? b7_o_uid : 32'd0)), ((o6_b0 ? b0_o_uid : 32'd0) | (o6_b1 ? b1_o_uid : 32'd0) | (o6_b2 ? b2_o_uid : 32'd0) | (o6_b3 ? b3_o_uid : 32'd0) | (o6_b4 ? b4_o_uid : 32'd0) | (o6_b5 ? b5_o_uid : 32'd0) | (o6_b6 ? b6_o_uid : 32'd0) | (o6_b7 ? b7_o_uid : 32'd0)), ((o5_b0 ? b0_o_uid : 32'd0) | (o5_b1 ? b1_o_uid : 32'd0) | (o5_b2 ? b2_o_uid : 32'd0) | (o5_b3 ? b3_o_uid : 32'd0) | (o5_b4 ? b4_o_uid : 32'd0) | (o5_b5 ? b5_o_uid : 32'd0) | (o5_b6 ? b6_o_uid : 32'd0) | (o5_b7 ? b7_o_uid : 32'd0)), ((o4_b0 ? b0_o_uid : 32'd0) | (o4_b1 ? b1_o_uid : 32'd0) | (o4_b2 ? b2_o_uid : 32'd0) | (o4_b3 ? b3_o_uid : 32'd0) | (o4_b4 ? b4_o_uid : 32'd0) | (o4_b5 ? b5_o_uid : 32'd0) | (o4_b6 ? b6_o_uid : 32'd0) | (o4_b7 ? b7_o_uid : 32'd0)), ((o3_b0 ? b0_o_uid : 32'd0) | (o3_b1 ? b1_o_uid : 32'd0) | (o3_b2 ? b2_o_uid : 32'd0) | (o3_b3 ? b3_o_uid : 32'd0) | (o3_b4 ? b4_o_uid : 32'd0) | (o3_b5 ? b5_o_uid : 32'd0) | (o3_b6 ? b6_o_uid : 32'd0) | (o3_b7 ? b7_o_uid : 32'd0)), ((o2_b0 ? b0_o_uid : 32'd0) | (o2_b1 ? b1_o_uid : 32'd0) | (o2_b2 ? b2_o_uid : 32'd0) | (o2_b3 ? b3_o_uid : 32'd0) | (o2_b4 ? b4_o_uid : 32'd0) | (o2_b5 ? b5_o_uid : 32'd0) | (o2_b6 ? b6_o_uid : 32'd0) | (o2_b7 ? b7_o_uid : 32'd0)), ((o1_b0 ? b0_o_uid : 32'd0) | (o1_b1 ? b1_o_uid : 32'd0) | (o1_b2 ? b2_o_uid : 32'd0) | (o1_b3 ? b3_o_uid : 32'd0) | (o1_b4 ? b4_o_uid : 32'd0) | (o1_b5 ? b5_o_uid : 32'd0) | (o1_b6 ? b6_o_uid : 32'd0) | (o1_b7 ? b7_o_uid : 32'd0)), ((o0_b0 ? b0_o_uid : 32'd0) | (o0_b1 ? b1_o_uid : 32'd0) | (o0_b2 ? b2_o_uid : 32'd0) | (o0_b3 ? b3_o_uid : 32'd0) | (o0_b4 ? b4_o_uid : 32'd0) | (o0_b5 ? b5_o_uid : 32'd0) | (o0_b6 ? b6_o_uid : 32'd0) | (o0_b7 ? b7_o_uid : 32'd0))};
         dbg_served = served_q;
         dbg_sweep_row = sweep_row_q;
+    end
+    // Each submodule input driven once, from its settled value.
+    always @(*) begin
+        bank__0__clock = bank__0__clock__drv;
+        bank__0__reset = bank__0__reset__drv;
+        bank__0__go = bank__0__go__drv;
+        bank__0__busy = bank__0__busy__drv;
+        bank__0__raddr = bank__0__raddr__drv;
+        bank__0__lane = bank__0__lane__drv;
+        bank__0__sv1 = bank__0__sv1__drv;
+        bank__0__sv2 = bank__0__sv2__drv;
+        bank__0__sv3 = bank__0__sv3__drv;
+        bank__0__res = bank__0__res__drv;
+        bank__0__uid = bank__0__uid__drv;
+        bank__0__op = bank__0__op__drv;
+        bank__0__kid = bank__0__kid__drv;
+        bank__0__pc = bank__0__pc__drv;
+        bank__0__sw_v = bank__0__sw_v__drv;
+        bank__0__sw_all = bank__0__sw_all__drv;
+        bank__0__sw_kid = bank__0__sw_kid__drv;
+        bank__1__clock = bank__1__clock__drv;
+        bank__1__reset = bank__1__reset__drv;
+        bank__1__go = bank__1__go__drv;
+        bank__1__busy = bank__1__busy__drv;
+        bank__1__raddr = bank__1__raddr__drv;
+        bank__1__lane = bank__1__lane__drv;
+        bank__1__sv1 = bank__1__sv1__drv;
+        bank__1__sv2 = bank__1__sv2__drv;
+        bank__1__sv3 = bank__1__sv3__drv;
+        bank__1__res = bank__1__res__drv;
+        bank__1__uid = bank__1__uid__drv;
+        bank__1__op = bank__1__op__drv;
+        bank__1__kid = bank__1__kid__drv;
+        bank__1__pc = bank__1__pc__drv;
+        bank__1__sw_v = bank__1__sw_v__drv;
+        bank__1__sw_all = bank__1__sw_all__drv;
+        bank__1__sw_kid = bank__1__sw_kid__drv;
+        bank__2__clock = bank__2__clock__drv;
+        bank__2__reset = bank__2__reset__drv;
+        bank__2__go = bank__2__go__drv;
+        bank__2__busy = bank__2__busy__drv;
+        bank__2__raddr = bank__2__raddr__drv;
+        bank__2__lane = bank__2__lane__drv;
+        bank__2__sv1 = bank__2__sv1__drv;
+        bank__2__sv2 = bank__2__sv2__drv;
+        bank__2__sv3 = bank__2__sv3__drv;
+        bank__2__res = bank__2__res__drv;
+        bank__2__uid = bank__2__uid__drv;
+        bank__2__op = bank__2__op__drv;
+        bank__2__kid = bank__2__kid__drv;
+        bank__2__pc = bank__2__pc__drv;
+        bank__2__sw_v = bank__2__sw_v__drv;
+        bank__2__sw_all = bank__2__sw_all__drv;
+        bank__2__sw_kid = bank__2__sw_kid__drv;
+        bank__3__clock = bank__3__clock__drv;
+        bank__3__reset = bank__3__reset__drv;
+        bank__3__go = bank__3__go__drv;
+        bank__3__busy = bank__3__busy__drv;
+        bank__3__raddr = bank__3__raddr__drv;
+        bank__3__lane = bank__3__lane__drv;
+        bank__3__sv1 = bank__3__sv1__drv;
+        bank__3__sv2 = bank__3__sv2__drv;
+        bank__3__sv3 = bank__3__sv3__drv;
+        bank__3__res = bank__3__res__drv;
+        bank__3__uid = bank__3__uid__drv;
+        bank__3__op = bank__3__op__drv;
+        bank__3__kid = bank__3__kid__drv;
+        bank__3__pc = bank__3__pc__drv;
+        bank__3__sw_v = bank__3__sw_v__drv;
+        bank__3__sw_all = bank__3__sw_all__drv;
+        bank__3__sw_kid = bank__3__sw_kid__drv;
+        bank__4__clock = bank__4__clock__drv;
+        bank__4__reset = bank__4__reset__drv;
+        bank__4__go = bank__4__go__drv;
+        bank__4__busy = bank__4__busy__drv;
+        bank__4__raddr = bank__4__raddr__drv;
+        bank__4__lane = bank__4__lane__drv;
+        bank__4__sv1 = bank__4__sv1__drv;
+        bank__4__sv2 = bank__4__sv2__drv;
+        bank__4__sv3 = bank__4__sv3__drv;
+        bank__4__res = bank__4__res__drv;
+        bank__4__uid = bank__4__uid__drv;
+        bank__4__op = bank__4__op__drv;
+        bank__4__kid = bank__4__kid__drv;
+        bank__4__pc = bank__4__pc__drv;
+        bank__4__sw_v = bank__4__sw_v__drv;
+        bank__4__sw_all = bank__4__sw_all__drv;
+        bank__4__sw_kid = bank__4__sw_kid__drv;
+        bank__5__clock = bank__5__clock__drv;
+        bank__5__reset = bank__5__reset__drv;
+        bank__5__go = bank__5__go__drv;
+        bank__5__busy = bank__5__busy__drv;
+        bank__5__raddr = bank__5__raddr__drv;
+        bank__5__lane = bank__5__lane__drv;
+        bank__5__sv1 = bank__5__sv1__drv;
+        bank__5__sv2 = bank__5__sv2__drv;
+        bank__5__sv3 = bank__5__sv3__drv;
+        bank__5__res = bank__5__res__drv;
+        bank__5__uid = bank__5__uid__drv;
+        bank__5__op = bank__5__op__drv;
+        bank__5__kid = bank__5__kid__drv;
+        bank__5__pc = bank__5__pc__drv;
+        bank__5__sw_v = bank__5__sw_v__drv;
+        bank__5__sw_all = bank__5__sw_all__drv;
+        bank__5__sw_kid = bank__5__sw_kid__drv;
+        bank__6__clock = bank__6__clock__drv;
+        bank__6__reset = bank__6__reset__drv;
+        bank__6__go = bank__6__go__drv;
+        bank__6__busy = bank__6__busy__drv;
+        bank__6__raddr = bank__6__raddr__drv;
+        bank__6__lane = bank__6__lane__drv;
+        bank__6__sv1 = bank__6__sv1__drv;
+        bank__6__sv2 = bank__6__sv2__drv;
+        bank__6__sv3 = bank__6__sv3__drv;
+        bank__6__res = bank__6__res__drv;
+        bank__6__uid = bank__6__uid__drv;
+        bank__6__op = bank__6__op__drv;
+        bank__6__kid = bank__6__kid__drv;
+        bank__6__pc = bank__6__pc__drv;
+        bank__6__sw_v = bank__6__sw_v__drv;
+        bank__6__sw_all = bank__6__sw_all__drv;
+        bank__6__sw_kid = bank__6__sw_kid__drv;
+        bank__7__clock = bank__7__clock__drv;
+        bank__7__reset = bank__7__reset__drv;
+        bank__7__go = bank__7__go__drv;
+        bank__7__busy = bank__7__busy__drv;
+        bank__7__raddr = bank__7__raddr__drv;
+        bank__7__lane = bank__7__lane__drv;
+        bank__7__sv1 = bank__7__sv1__drv;
+        bank__7__sv2 = bank__7__sv2__drv;
+        bank__7__sv3 = bank__7__sv3__drv;
+        bank__7__res = bank__7__res__drv;
+        bank__7__uid = bank__7__uid__drv;
+        bank__7__op = bank__7__op__drv;
+        bank__7__kid = bank__7__kid__drv;
+        bank__7__pc = bank__7__pc__drv;
+        bank__7__sw_v = bank__7__sw_v__drv;
+        bank__7__sw_all = bank__7__sw_all__drv;
+        bank__7__sw_kid = bank__7__sw_kid__drv;
+    end
+endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32
+
+
+module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0(clock,reset,go,busy,raddr,lane,sv1,sv2,sv3,res,uid,op,kid,pc,sw_v,sw_all,sw_kid,s2_v,s2_lane,rd_row,rsp_hit,rsp_way,rsp_evict,rsp_res,rsp_uid);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  reset;
+    input wire  go;
+    input wire  busy;
+    input wire  [3:0] raddr;
+    input wire  [2:0] lane;
+    input wire  [31:0] sv1;
+    input wire  [31:0] sv2;
+    input wire  [31:0] sv3;
+    input wire  [31:0] res;
+    input wire  [31:0] uid;
+    input wire  op;
+    input wire  [3:0] kid;
+    input wire  [31:0] pc;
+    input wire  sw_v;
+    input wire  sw_all;
+    input wire  [3:0] sw_kid;
+    output reg  s2_v;
+    output reg  [2:0] s2_lane;
+    output reg  [3:0] rd_row;
+    output reg  rsp_hit;
+    output reg  [2:0] rsp_way;
+    output reg  rsp_evict;
+    output reg  [31:0] rsp_res;
+    output reg  [31:0] rsp_uid;
+    
+    // Stub signals
+    reg  way_ram__0__clock;
+    reg  way_ram__0__we;
+    reg  way_ram__0__wbe;
+    reg  [3:0] way_ram__0__waddr;
+    reg  [195:0] way_ram__0__wdata;
+    reg  way_ram__0__re;
+    reg  [3:0] way_ram__0__raddr;
+    wire  [195:0] way_ram__0__rdata;
+    reg  way_ram__1__clock;
+    reg  way_ram__1__we;
+    reg  way_ram__1__wbe;
+    reg  [3:0] way_ram__1__waddr;
+    reg  [195:0] way_ram__1__wdata;
+    reg  way_ram__1__re;
+    reg  [3:0] way_ram__1__raddr;
+    wire  [195:0] way_ram__1__rdata;
+    reg  way_ram__2__clock;
+    reg  way_ram__2__we;
+    reg  way_ram__2__wbe;
+    reg  [3:0] way_ram__2__waddr;
+    reg  [195:0] way_ram__2__wdata;
+    reg  way_ram__2__re;
+    reg  [3:0] way_ram__2__raddr;
+    wire  [195:0] way_ram__2__rdata;
+    reg  way_ram__3__clock;
+    reg  way_ram__3__we;
+    reg  way_ram__3__wbe;
+    reg  [3:0] way_ram__3__waddr;
+    reg  [195:0] way_ram__3__wdata;
+    reg  way_ram__3__re;
+    reg  [3:0] way_ram__3__raddr;
+    wire  [195:0] way_ram__3__rdata;
+    reg  way_ram__4__clock;
+    reg  way_ram__4__we;
+    reg  way_ram__4__wbe;
+    reg  [3:0] way_ram__4__waddr;
+    reg  [195:0] way_ram__4__wdata;
+    reg  way_ram__4__re;
+    reg  [3:0] way_ram__4__raddr;
+    wire  [195:0] way_ram__4__rdata;
+    reg  way_ram__5__clock;
+    reg  way_ram__5__we;
+    reg  way_ram__5__wbe;
+    reg  [3:0] way_ram__5__waddr;
+    reg  [195:0] way_ram__5__wdata;
+    reg  way_ram__5__re;
+    reg  [3:0] way_ram__5__raddr;
+    wire  [195:0] way_ram__5__rdata;
+    reg  way_ram__6__clock;
+    reg  way_ram__6__we;
+    reg  way_ram__6__wbe;
+    reg  [3:0] way_ram__6__waddr;
+    reg  [195:0] way_ram__6__wdata;
+    reg  way_ram__6__re;
+    reg  [3:0] way_ram__6__raddr;
+    wire  [195:0] way_ram__6__rdata;
+    reg  way_ram__7__clock;
+    reg  way_ram__7__we;
+    reg  way_ram__7__wbe;
+    reg  [3:0] way_ram__7__waddr;
+    reg  [195:0] way_ram__7__wdata;
+    reg  way_ram__7__re;
+    reg  [3:0] way_ram__7__raddr;
+    wire  [195:0] way_ram__7__rdata;
+    reg  meta_ram__clock;
+    reg  meta_ram__we;
+    reg  meta_ram__wbe;
+    reg  [3:0] meta_ram__waddr;
+    reg  [31:0] meta_ram__wdata;
+    reg  meta_ram__re;
+    reg  [3:0] meta_ram__raddr;
+    wire  [31:0] meta_ram__rdata;
+    reg  way_ram__0__clock__drv;
+    reg  way_ram__0__we__drv;
+    reg  way_ram__0__wbe__drv;
+    reg  [3:0] way_ram__0__waddr__drv;
+    reg  [195:0] way_ram__0__wdata__drv;
+    reg  way_ram__0__re__drv;
+    reg  [3:0] way_ram__0__raddr__drv;
+    reg  way_ram__1__clock__drv;
+    reg  way_ram__1__we__drv;
+    reg  way_ram__1__wbe__drv;
+    reg  [3:0] way_ram__1__waddr__drv;
+    reg  [195:0] way_ram__1__wdata__drv;
+    reg  way_ram__1__re__drv;
+    reg  [3:0] way_ram__1__raddr__drv;
+    reg  way_ram__2__clock__drv;
+    reg  way_ram__2__we__drv;
+    reg  way_ram__2__wbe__drv;
+    reg  [3:0] way_ram__2__waddr__drv;
+    reg  [195:0] way_ram__2__wdata__drv;
+    reg  way_ram__2__re__drv;
+    reg  [3:0] way_ram__2__raddr__drv;
+    reg  way_ram__3__clock__drv;
+    reg  way_ram__3__we__drv;
+    reg  way_ram__3__wbe__drv;
+    reg  [3:0] way_ram__3__waddr__drv;
+    reg  [195:0] way_ram__3__wdata__drv;
+    reg  way_ram__3__re__drv;
+    reg  [3:0] way_ram__3__raddr__drv;
+    reg  way_ram__4__clock__drv;
+    reg  way_ram__4__we__drv;
+    reg  way_ram__4__wbe__drv;
+    reg  [3:0] way_ram__4__waddr__drv;
+    reg  [195:0] way_ram__4__wdata__drv;
+    reg  way_ram__4__re__drv;
+    reg  [3:0] way_ram__4__raddr__drv;
+    reg  way_ram__5__clock__drv;
+    reg  way_ram__5__we__drv;
+    reg  way_ram__5__wbe__drv;
+    reg  [3:0] way_ram__5__waddr__drv;
+    reg  [195:0] way_ram__5__wdata__drv;
+    reg  way_ram__5__re__drv;
+    reg  [3:0] way_ram__5__raddr__drv;
+    reg  way_ram__6__clock__drv;
+    reg  way_ram__6__we__drv;
+    reg  way_ram__6__wbe__drv;
+    reg  [3:0] way_ram__6__waddr__drv;
+    reg  [195:0] way_ram__6__wdata__drv;
+    reg  way_ram__6__re__drv;
+    reg  [3:0] way_ram__6__raddr__drv;
+    reg  way_ram__7__clock__drv;
+    reg  way_ram__7__we__drv;
+    reg  way_ram__7__wbe__drv;
+    reg  [3:0] way_ram__7__waddr__drv;
+    reg  [195:0] way_ram__7__wdata__drv;
+    reg  way_ram__7__re__drv;
+    reg  [3:0] way_ram__7__raddr__drv;
+    reg  meta_ram__clock__drv;
+    reg  meta_ram__we__drv;
+    reg  meta_ram__wbe__drv;
+    reg  [3:0] meta_ram__waddr__drv;
+    reg  [31:0] meta_ram__wdata__drv;
+    reg  meta_ram__re__drv;
+    reg  [3:0] meta_ram__raddr__drv;
+    
+    // Sub module instances
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__0(
+        .clock(way_ram__0__clock),
+        .we(way_ram__0__we),
+        .wbe(way_ram__0__wbe),
+        .waddr(way_ram__0__waddr),
+        .wdata(way_ram__0__wdata),
+        .re(way_ram__0__re),
+        .raddr(way_ram__0__raddr),
+        .rdata(way_ram__0__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__1(
+        .clock(way_ram__1__clock),
+        .we(way_ram__1__we),
+        .wbe(way_ram__1__wbe),
+        .waddr(way_ram__1__waddr),
+        .wdata(way_ram__1__wdata),
+        .re(way_ram__1__re),
+        .raddr(way_ram__1__raddr),
+        .rdata(way_ram__1__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__2(
+        .clock(way_ram__2__clock),
+        .we(way_ram__2__we),
+        .wbe(way_ram__2__wbe),
+        .waddr(way_ram__2__waddr),
+        .wdata(way_ram__2__wdata),
+        .re(way_ram__2__re),
+        .raddr(way_ram__2__raddr),
+        .rdata(way_ram__2__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__3(
+        .clock(way_ram__3__clock),
+        .we(way_ram__3__we),
+        .wbe(way_ram__3__wbe),
+        .waddr(way_ram__3__waddr),
+        .wdata(way_ram__3__wdata),
+        .re(way_ram__3__re),
+        .raddr(way_ram__3__raddr),
+        .rdata(way_ram__3__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__4(
+        .clock(way_ram__4__clock),
+        .we(way_ram__4__we),
+        .wbe(way_ram__4__wbe),
+        .waddr(way_ram__4__waddr),
+        .wdata(way_ram__4__wdata),
+        .re(way_ram__4__re),
+        .raddr(way_ram__4__raddr),
+        .rdata(way_ram__4__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__5(
+        .clock(way_ram__5__clock),
+        .we(way_ram__5__we),
+        .wbe(way_ram__5__wbe),
+        .waddr(way_ram__5__waddr),
+        .wdata(way_ram__5__wdata),
+        .re(way_ram__5__re),
+        .raddr(way_ram__5__raddr),
+        .rdata(way_ram__5__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__6(
+        .clock(way_ram__6__clock),
+        .we(way_ram__6__we),
+        .wbe(way_ram__6__wbe),
+        .waddr(way_ram__6__waddr),
+        .wdata(way_ram__6__wdata),
+        .re(way_ram__6__re),
+        .raddr(way_ram__6__raddr),
+        .rdata(way_ram__6__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0 way_ram__7(
+        .clock(way_ram__7__clock),
+        .we(way_ram__7__we),
+        .wbe(way_ram__7__wbe),
+        .waddr(way_ram__7__waddr),
+        .wdata(way_ram__7__wdata),
+        .re(way_ram__7__re),
+        .raddr(way_ram__7__raddr),
+        .rdata(way_ram__7__rdata)
+    );
+    dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__meta_ram meta_ram(
+        .clock(meta_ram__clock),
+        .we(meta_ram__we),
+        .wbe(meta_ram__wbe),
+        .waddr(meta_ram__waddr),
+        .wdata(meta_ram__wdata),
+        .re(meta_ram__re),
+        .raddr(meta_ram__raddr),
+        .rdata(meta_ram__rdata)
+    );
+    
+    // Update code (custom)
+    // Registers: stage 2 of the lane served, and the one-cycle write bypass.
+    reg s2_v_q;
+    reg [2:0] s2_lane_q;
+    reg [3:0] rd_row_q;
+    reg [31:0] s2_sv1;
+    reg [31:0] s2_sv2;
+    reg [31:0] s2_sv3;
+    reg [31:0] s2_res;
+    reg [31:0] s2_uid;
+    reg bpm_v;
+    reg bpr_v;
+    reg [3:0] bp_row;
+    reg [2:0] bp_way;
+    reg [195:0] bp_data;
+    reg [31:0] bp_meta;
+    wire re = !reset && (busy || go);
+    // Stage 2: the rows as read (or as written at the last edge), compare, victim, LRU.
+    wire [31:0] m = (bpm_v && bp_row == rd_row_q) ? bp_meta : meta_ram__rdata;
+    wire [7:0] vb = m[7:0];
+    wire [195:0] r0 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd0) ? bp_data : way_ram__0__rdata;
+    wire [2:0] k0 = m[10:8] ^ 3'd0;
+    wire mt0 = vb[0] && (r0[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr0 = vb[0] && (sw_all || r0[195:192] == sw_kid);
+    wire [195:0] r1 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd1) ? bp_data : way_ram__1__rdata;
+    wire [2:0] k1 = m[13:11] ^ 3'd1;
+    wire mt1 = vb[1] && (r1[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr1 = vb[1] && (sw_all || r1[195:192] == sw_kid);
+    wire [195:0] r2 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd2) ? bp_data : way_ram__2__rdata;
+    wire [2:0] k2 = m[16:14] ^ 3'd2;
+    wire mt2 = vb[2] && (r2[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr2 = vb[2] && (sw_all || r2[195:192] == sw_kid);
+    wire [195:0] r3 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd3) ? bp_data : way_ram__3__rdata;
+    wire [2:0] k3 = m[19:17] ^ 3'd3;
+    wire mt3 = vb[3] && (r3[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr3 = vb[3] && (sw_all || r3[195:192] == sw_kid);
+    wire [195:0] r4 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd4) ? bp_data : way_ram__4__rdata;
+    wire [2:0] k4 = m[22:20] ^ 3'd4;
+    wire mt4 = vb[4] && (r4[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr4 = vb[4] && (sw_all || r4[195:192] == sw_kid);
+    wire [195:0] r5 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd5) ? bp_data : way_ram__5__rdata;
+    wire [2:0] k5 = m[25:23] ^ 3'd5;
+    wire mt5 = vb[5] && (r5[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr5 = vb[5] && (sw_all || r5[195:192] == sw_kid);
+    wire [195:0] r6 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd6) ? bp_data : way_ram__6__rdata;
+    wire [2:0] k6 = m[28:26] ^ 3'd6;
+    wire mt6 = vb[6] && (r6[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr6 = vb[6] && (sw_all || r6[195:192] == sw_kid);
+    wire [195:0] r7 = (bpr_v && bp_row == rd_row_q && bp_way == 3'd7) ? bp_data : way_ram__7__rdata;
+    wire [2:0] k7 = m[31:29] ^ 3'd7;
+    wire mt7 = vb[7] && (r7[195:64] == {kid, pc, s2_sv1, s2_sv2, s2_sv3});
+    wire clr7 = vb[7] && (sw_all || r7[195:192] == sw_kid);
+    wire hit = mt0 || mt1 || mt2 || mt3 || mt4 || mt5 || mt6 || mt7;
+    wire [2:0] hway = (mt0) ? 3'd0 : (mt1) ? 3'd1 : (mt2) ? 3'd2 : (mt3) ? 3'd3 : (mt4) ? 3'd4 : (mt5) ? 3'd5 : (mt6) ? 3'd6 : (mt7) ? 3'd7 : 3'd0;
+    wire hasinv = !vb[0] || !vb[1] || !vb[2] || !vb[3] || !vb[4] || !vb[5] || !vb[6] || !vb[7];
+    wire [2:0] iway = (!vb[0]) ? 3'd0 : (!vb[1]) ? 3'd1 : (!vb[2]) ? 3'd2 : (!vb[3]) ? 3'd3 : (!vb[4]) ? 3'd4 : (!vb[5]) ? 3'd5 : (!vb[6]) ? 3'd6 : (!vb[7]) ? 3'd7 : 3'd0;
+    wire [2:0] lway = (k0 == 3'd7) ? 3'd0 : (k1 == 3'd7) ? 3'd1 : (k2 == 3'd7) ? 3'd2 : (k3 == 3'd7) ? 3'd3 : (k4 == 3'd7) ? 3'd4 : (k5 == 3'd7) ? 3'd5 : (k6 == 3'd7) ? 3'd6 : (k7 == 3'd7) ? 3'd7 : 3'd0;
+    wire [2:0] vway = hasinv ? iway : lway;
+    wire [2:0] tway = hit ? hway : vway;
+    wire touch = s2_v_q && (hit || op);
+    wire wrow = s2_v_q && op;
+    wire [195:0] trow = (tway == 3'd0) ? r0 : (tway == 3'd1) ? r1 : (tway == 3'd2) ? r2 : (tway == 3'd3) ? r3 : (tway == 3'd4) ? r4 : (tway == 3'd5) ? r5 : (tway == 3'd6) ? r6 : (tway == 3'd7) ? r7 : 196'd0;
+    wire [2:0] tk = (tway == 3'd0) ? k0 : (tway == 3'd1) ? k1 : (tway == 3'd2) ? k2 : (tway == 3'd3) ? k3 : (tway == 3'd4) ? k4 : (tway == 3'd5) ? k5 : (tway == 3'd6) ? k6 : (tway == 3'd7) ? k7 : 3'd0;
+    wire [2:0] nk0 = (tway == 3'd0) ? 3'd0 : (k0 < tk) ? k0 + 3'd1 : k0;
+    wire [2:0] nk1 = (tway == 3'd1) ? 3'd0 : (k1 < tk) ? k1 + 3'd1 : k1;
+    wire [2:0] nk2 = (tway == 3'd2) ? 3'd0 : (k2 < tk) ? k2 + 3'd1 : k2;
+    wire [2:0] nk3 = (tway == 3'd3) ? 3'd0 : (k3 < tk) ? k3 + 3'd1 : k3;
+    wire [2:0] nk4 = (tway == 3'd4) ? 3'd0 : (k4 < tk) ? k4 + 3'd1 : k4;
+    wire [2:0] nk5 = (tway == 3'd5) ? 3'd0 : (k5 < tk) ? k5 + 3'd1 : k5;
+    wire [2:0] nk6 = (tway == 3'd6) ? 3'd0 : (k6 < tk) ? k6 + 3'd1 : k6;
+    wire [2:0] nk7 = (tway == 3'd7) ? 3'd0 : (k7 < tk) ? k7 + 3'd1 : k7;
+    wire [7:0] nvb = vb | (op ? (8'd1 << tway) : 8'd0);
+    wire [31:0] req_meta = {(nk7 ^ 3'd7), (nk6 ^ 3'd6), (nk5 ^ 3'd5), (nk4 ^ 3'd4), (nk3 ^ 3'd3), (nk2 ^ 3'd2), (nk1 ^ 3'd1), (nk0 ^ 3'd0), nvb};
+    wire [7:0] svb = vb & ~{clr7, clr6, clr5, clr4, clr3, clr2, clr1, clr0};
+    wire [31:0] sweep_meta = sw_all ? 32'd0 : {m[31:8], svb};
+    wire mwe = !reset && (sw_v || touch);
+    wire [31:0] mwdata = sw_v ? sweep_meta : req_meta;
+    wire [195:0] rwdata = hit ? {trow[195:32], s2_uid} : {kid, pc, s2_sv1, s2_sv2, s2_sv3, s2_res, s2_uid};
+    wire rwe = !reset && wrow;
+    wire o_hit = s2_v_q && hit;
+    wire [2:0] o_way = (hit || op) ? tway : 3'd0;
+    wire o_evict = wrow && !hit && !hasinv;
+    wire [31:0] o_res = hit ? trow[63:32] : 32'd0;
+    wire [31:0] o_uid = hit ? trow[31:0] : 32'd0;
+    always @(posedge clock) begin
+        s2_v_q <= !reset && !busy && go;
+        s2_lane_q <= lane;
+        if (re) rd_row_q <= raddr;
+        s2_sv1 <= sv1;
+        s2_sv2 <= sv2;
+        s2_sv3 <= sv3;
+        s2_res <= res;
+        s2_uid <= uid;
+        bpm_v <= mwe;
+        bpr_v <= rwe;
+        bp_row <= rd_row_q;
+        bp_way <= tway;
+        bp_data <= rwdata;
+        bp_meta <= mwdata;
+    end
+    // The RAMs: read at stage 1, written at stage 2 (address: the row read).
+    always @(*) begin
+        way_ram__0__clock__drv = clock;
+        way_ram__0__we__drv = rwe && tway == 3'd0;
+        way_ram__0__wbe__drv = 1'b1;
+        way_ram__0__waddr__drv = rd_row_q;
+        way_ram__0__wdata__drv = rwdata;
+        way_ram__0__re__drv = re;
+        way_ram__0__raddr__drv = raddr;
+        way_ram__1__clock__drv = clock;
+        way_ram__1__we__drv = rwe && tway == 3'd1;
+        way_ram__1__wbe__drv = 1'b1;
+        way_ram__1__waddr__drv = rd_row_q;
+        way_ram__1__wdata__drv = rwdata;
+        way_ram__1__re__drv = re;
+        way_ram__1__raddr__drv = raddr;
+        way_ram__2__clock__drv = clock;
+        way_ram__2__we__drv = rwe && tway == 3'd2;
+        way_ram__2__wbe__drv = 1'b1;
+        way_ram__2__waddr__drv = rd_row_q;
+        way_ram__2__wdata__drv = rwdata;
+        way_ram__2__re__drv = re;
+        way_ram__2__raddr__drv = raddr;
+        way_ram__3__clock__drv = clock;
+        way_ram__3__we__drv = rwe && tway == 3'd3;
+        way_ram__3__wbe__drv = 1'b1;
+        way_ram__3__waddr__drv = rd_row_q;
+        way_ram__3__wdata__drv = rwdata;
+        way_ram__3__re__drv = re;
+        way_ram__3__raddr__drv = raddr;
+        way_ram__4__clock__drv = clock;
+        way_ram__4__we__drv = rwe && tway == 3'd4;
+        way_ram__4__wbe__drv = 1'b1;
+        way_ram__4__waddr__drv = rd_row_q;
+        way_ram__4__wdata__drv = rwdata;
+        way_ram__4__re__drv = re;
+        way_ram__4__raddr__drv = raddr;
+        way_ram__5__clock__drv = clock;
+        way_ram__5__we__drv = rwe && tway == 3'd5;
+        way_ram__5__wbe__drv = 1'b1;
+        way_ram__5__waddr__drv = rd_row_q;
+        way_ram__5__wdata__drv = rwdata;
+        way_ram__5__re__drv = re;
+        way_ram__5__raddr__drv = raddr;
+        way_ram__6__clock__drv = clock;
+        way_ram__6__we__drv = rwe && tway == 3'd6;
+        way_ram__6__wbe__drv = 1'b1;
+        way_ram__6__waddr__drv = rd_row_q;
+        way_ram__6__wdata__drv = rwdata;
+        way_ram__6__re__drv = re;
+        way_ram__6__raddr__drv = raddr;
+        way_ram__7__clock__drv = clock;
+        way_ram__7__we__drv = rwe && tway == 3'd7;
+        way_ram__7__wbe__drv = 1'b1;
+        way_ram__7__waddr__drv = rd_row_q;
+        way_ram__7__wdata__drv = rwdata;
+        way_ram__7__re__drv = re;
+        way_ram__7__raddr__drv = raddr;
+        meta_ram__clock__drv = clock;
+        meta_ram__we__drv = mwe;
+        meta_ram__wbe__drv = 1'b1;
+        meta_ram__waddr__drv = rd_row_q;
+        meta_ram__wdata__drv = mwdata;
+        meta_ram__re__drv = re;
+        meta_ram__raddr__drv = raddr;
+    end
+    always @(*) begin
+        s2_v = s2_v_q;
+        s2_lane = s2_lane_q;
+        rd_row = rd_row_q;
+        rsp_hit = o_hit;
+        rsp_way = o_way;
+        rsp_evict = o_evict;
+        rsp_res = o_res;
+        rsp_uid = o_uid;
     end
     // Each submodule input driven once, from its settled value.
     always @(*) begin
@@ -3539,459 +1803,18 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32(clock,reset,req_valid,req_op,req_m
         way_ram__7__wdata = way_ram__7__wdata__drv;
         way_ram__7__re = way_ram__7__re__drv;
         way_ram__7__raddr = way_ram__7__raddr__drv;
-        way_ram__8__clock = way_ram__8__clock__drv;
-        way_ram__8__we = way_ram__8__we__drv;
-        way_ram__8__wbe = way_ram__8__wbe__drv;
-        way_ram__8__waddr = way_ram__8__waddr__drv;
-        way_ram__8__wdata = way_ram__8__wdata__drv;
-        way_ram__8__re = way_ram__8__re__drv;
-        way_ram__8__raddr = way_ram__8__raddr__drv;
-        way_ram__9__clock = way_ram__9__clock__drv;
-        way_ram__9__we = way_ram__9__we__drv;
-        way_ram__9__wbe = way_ram__9__wbe__drv;
-        way_ram__9__waddr = way_ram__9__waddr__drv;
-        way_ram__9__wdata = way_ram__9__wdata__drv;
-        way_ram__9__re = way_ram__9__re__drv;
-        way_ram__9__raddr = way_ram__9__raddr__drv;
-        way_ram__10__clock = way_ram__10__clock__drv;
-        way_ram__10__we = way_ram__10__we__drv;
-        way_ram__10__wbe = way_ram__10__wbe__drv;
-        way_ram__10__waddr = way_ram__10__waddr__drv;
-        way_ram__10__wdata = way_ram__10__wdata__drv;
-        way_ram__10__re = way_ram__10__re__drv;
-        way_ram__10__raddr = way_ram__10__raddr__drv;
-        way_ram__11__clock = way_ram__11__clock__drv;
-        way_ram__11__we = way_ram__11__we__drv;
-        way_ram__11__wbe = way_ram__11__wbe__drv;
-        way_ram__11__waddr = way_ram__11__waddr__drv;
-        way_ram__11__wdata = way_ram__11__wdata__drv;
-        way_ram__11__re = way_ram__11__re__drv;
-        way_ram__11__raddr = way_ram__11__raddr__drv;
-        way_ram__12__clock = way_ram__12__clock__drv;
-        way_ram__12__we = way_ram__12__we__drv;
-        way_ram__12__wbe = way_ram__12__wbe__drv;
-        way_ram__12__waddr = way_ram__12__waddr__drv;
-        way_ram__12__wdata = way_ram__12__wdata__drv;
-        way_ram__12__re = way_ram__12__re__drv;
-        way_ram__12__raddr = way_ram__12__raddr__drv;
-        way_ram__13__clock = way_ram__13__clock__drv;
-        way_ram__13__we = way_ram__13__we__drv;
-        way_ram__13__wbe = way_ram__13__wbe__drv;
-        way_ram__13__waddr = way_ram__13__waddr__drv;
-        way_ram__13__wdata = way_ram__13__wdata__drv;
-        way_ram__13__re = way_ram__13__re__drv;
-        way_ram__13__raddr = way_ram__13__raddr__drv;
-        way_ram__14__clock = way_ram__14__clock__drv;
-        way_ram__14__we = way_ram__14__we__drv;
-        way_ram__14__wbe = way_ram__14__wbe__drv;
-        way_ram__14__waddr = way_ram__14__waddr__drv;
-        way_ram__14__wdata = way_ram__14__wdata__drv;
-        way_ram__14__re = way_ram__14__re__drv;
-        way_ram__14__raddr = way_ram__14__raddr__drv;
-        way_ram__15__clock = way_ram__15__clock__drv;
-        way_ram__15__we = way_ram__15__we__drv;
-        way_ram__15__wbe = way_ram__15__wbe__drv;
-        way_ram__15__waddr = way_ram__15__waddr__drv;
-        way_ram__15__wdata = way_ram__15__wdata__drv;
-        way_ram__15__re = way_ram__15__re__drv;
-        way_ram__15__raddr = way_ram__15__raddr__drv;
-        way_ram__16__clock = way_ram__16__clock__drv;
-        way_ram__16__we = way_ram__16__we__drv;
-        way_ram__16__wbe = way_ram__16__wbe__drv;
-        way_ram__16__waddr = way_ram__16__waddr__drv;
-        way_ram__16__wdata = way_ram__16__wdata__drv;
-        way_ram__16__re = way_ram__16__re__drv;
-        way_ram__16__raddr = way_ram__16__raddr__drv;
-        way_ram__17__clock = way_ram__17__clock__drv;
-        way_ram__17__we = way_ram__17__we__drv;
-        way_ram__17__wbe = way_ram__17__wbe__drv;
-        way_ram__17__waddr = way_ram__17__waddr__drv;
-        way_ram__17__wdata = way_ram__17__wdata__drv;
-        way_ram__17__re = way_ram__17__re__drv;
-        way_ram__17__raddr = way_ram__17__raddr__drv;
-        way_ram__18__clock = way_ram__18__clock__drv;
-        way_ram__18__we = way_ram__18__we__drv;
-        way_ram__18__wbe = way_ram__18__wbe__drv;
-        way_ram__18__waddr = way_ram__18__waddr__drv;
-        way_ram__18__wdata = way_ram__18__wdata__drv;
-        way_ram__18__re = way_ram__18__re__drv;
-        way_ram__18__raddr = way_ram__18__raddr__drv;
-        way_ram__19__clock = way_ram__19__clock__drv;
-        way_ram__19__we = way_ram__19__we__drv;
-        way_ram__19__wbe = way_ram__19__wbe__drv;
-        way_ram__19__waddr = way_ram__19__waddr__drv;
-        way_ram__19__wdata = way_ram__19__wdata__drv;
-        way_ram__19__re = way_ram__19__re__drv;
-        way_ram__19__raddr = way_ram__19__raddr__drv;
-        way_ram__20__clock = way_ram__20__clock__drv;
-        way_ram__20__we = way_ram__20__we__drv;
-        way_ram__20__wbe = way_ram__20__wbe__drv;
-        way_ram__20__waddr = way_ram__20__waddr__drv;
-        way_ram__20__wdata = way_ram__20__wdata__drv;
-        way_ram__20__re = way_ram__20__re__drv;
-        way_ram__20__raddr = way_ram__20__raddr__drv;
-        way_ram__21__clock = way_ram__21__clock__drv;
-        way_ram__21__we = way_ram__21__we__drv;
-        way_ram__21__wbe = way_ram__21__wbe__drv;
-        way_ram__21__waddr = way_ram__21__waddr__drv;
-        way_ram__21__wdata = way_ram__21__wdata__drv;
-        way_ram__21__re = way_ram__21__re__drv;
-        way_ram__21__raddr = way_ram__21__raddr__drv;
-        way_ram__22__clock = way_ram__22__clock__drv;
-        way_ram__22__we = way_ram__22__we__drv;
-        way_ram__22__wbe = way_ram__22__wbe__drv;
-        way_ram__22__waddr = way_ram__22__waddr__drv;
-        way_ram__22__wdata = way_ram__22__wdata__drv;
-        way_ram__22__re = way_ram__22__re__drv;
-        way_ram__22__raddr = way_ram__22__raddr__drv;
-        way_ram__23__clock = way_ram__23__clock__drv;
-        way_ram__23__we = way_ram__23__we__drv;
-        way_ram__23__wbe = way_ram__23__wbe__drv;
-        way_ram__23__waddr = way_ram__23__waddr__drv;
-        way_ram__23__wdata = way_ram__23__wdata__drv;
-        way_ram__23__re = way_ram__23__re__drv;
-        way_ram__23__raddr = way_ram__23__raddr__drv;
-        way_ram__24__clock = way_ram__24__clock__drv;
-        way_ram__24__we = way_ram__24__we__drv;
-        way_ram__24__wbe = way_ram__24__wbe__drv;
-        way_ram__24__waddr = way_ram__24__waddr__drv;
-        way_ram__24__wdata = way_ram__24__wdata__drv;
-        way_ram__24__re = way_ram__24__re__drv;
-        way_ram__24__raddr = way_ram__24__raddr__drv;
-        way_ram__25__clock = way_ram__25__clock__drv;
-        way_ram__25__we = way_ram__25__we__drv;
-        way_ram__25__wbe = way_ram__25__wbe__drv;
-        way_ram__25__waddr = way_ram__25__waddr__drv;
-        way_ram__25__wdata = way_ram__25__wdata__drv;
-        way_ram__25__re = way_ram__25__re__drv;
-        way_ram__25__raddr = way_ram__25__raddr__drv;
-        way_ram__26__clock = way_ram__26__clock__drv;
-        way_ram__26__we = way_ram__26__we__drv;
-        way_ram__26__wbe = way_ram__26__wbe__drv;
-        way_ram__26__waddr = way_ram__26__waddr__drv;
-        way_ram__26__wdata = way_ram__26__wdata__drv;
-        way_ram__26__re = way_ram__26__re__drv;
-        way_ram__26__raddr = way_ram__26__raddr__drv;
-        way_ram__27__clock = way_ram__27__clock__drv;
-        way_ram__27__we = way_ram__27__we__drv;
-        way_ram__27__wbe = way_ram__27__wbe__drv;
-        way_ram__27__waddr = way_ram__27__waddr__drv;
-        way_ram__27__wdata = way_ram__27__wdata__drv;
-        way_ram__27__re = way_ram__27__re__drv;
-        way_ram__27__raddr = way_ram__27__raddr__drv;
-        way_ram__28__clock = way_ram__28__clock__drv;
-        way_ram__28__we = way_ram__28__we__drv;
-        way_ram__28__wbe = way_ram__28__wbe__drv;
-        way_ram__28__waddr = way_ram__28__waddr__drv;
-        way_ram__28__wdata = way_ram__28__wdata__drv;
-        way_ram__28__re = way_ram__28__re__drv;
-        way_ram__28__raddr = way_ram__28__raddr__drv;
-        way_ram__29__clock = way_ram__29__clock__drv;
-        way_ram__29__we = way_ram__29__we__drv;
-        way_ram__29__wbe = way_ram__29__wbe__drv;
-        way_ram__29__waddr = way_ram__29__waddr__drv;
-        way_ram__29__wdata = way_ram__29__wdata__drv;
-        way_ram__29__re = way_ram__29__re__drv;
-        way_ram__29__raddr = way_ram__29__raddr__drv;
-        way_ram__30__clock = way_ram__30__clock__drv;
-        way_ram__30__we = way_ram__30__we__drv;
-        way_ram__30__wbe = way_ram__30__wbe__drv;
-        way_ram__30__waddr = way_ram__30__waddr__drv;
-        way_ram__30__wdata = way_ram__30__wdata__drv;
-        way_ram__30__re = way_ram__30__re__drv;
-        way_ram__30__raddr = way_ram__30__raddr__drv;
-        way_ram__31__clock = way_ram__31__clock__drv;
-        way_ram__31__we = way_ram__31__we__drv;
-        way_ram__31__wbe = way_ram__31__wbe__drv;
-        way_ram__31__waddr = way_ram__31__waddr__drv;
-        way_ram__31__wdata = way_ram__31__wdata__drv;
-        way_ram__31__re = way_ram__31__re__drv;
-        way_ram__31__raddr = way_ram__31__raddr__drv;
-        way_ram__32__clock = way_ram__32__clock__drv;
-        way_ram__32__we = way_ram__32__we__drv;
-        way_ram__32__wbe = way_ram__32__wbe__drv;
-        way_ram__32__waddr = way_ram__32__waddr__drv;
-        way_ram__32__wdata = way_ram__32__wdata__drv;
-        way_ram__32__re = way_ram__32__re__drv;
-        way_ram__32__raddr = way_ram__32__raddr__drv;
-        way_ram__33__clock = way_ram__33__clock__drv;
-        way_ram__33__we = way_ram__33__we__drv;
-        way_ram__33__wbe = way_ram__33__wbe__drv;
-        way_ram__33__waddr = way_ram__33__waddr__drv;
-        way_ram__33__wdata = way_ram__33__wdata__drv;
-        way_ram__33__re = way_ram__33__re__drv;
-        way_ram__33__raddr = way_ram__33__raddr__drv;
-        way_ram__34__clock = way_ram__34__clock__drv;
-        way_ram__34__we = way_ram__34__we__drv;
-        way_ram__34__wbe = way_ram__34__wbe__drv;
-        way_ram__34__waddr = way_ram__34__waddr__drv;
-        way_ram__34__wdata = way_ram__34__wdata__drv;
-        way_ram__34__re = way_ram__34__re__drv;
-        way_ram__34__raddr = way_ram__34__raddr__drv;
-        way_ram__35__clock = way_ram__35__clock__drv;
-        way_ram__35__we = way_ram__35__we__drv;
-        way_ram__35__wbe = way_ram__35__wbe__drv;
-        way_ram__35__waddr = way_ram__35__waddr__drv;
-        way_ram__35__wdata = way_ram__35__wdata__drv;
-        way_ram__35__re = way_ram__35__re__drv;
-        way_ram__35__raddr = way_ram__35__raddr__drv;
-        way_ram__36__clock = way_ram__36__clock__drv;
-        way_ram__36__we = way_ram__36__we__drv;
-        way_ram__36__wbe = way_ram__36__wbe__drv;
-        way_ram__36__waddr = way_ram__36__waddr__drv;
-        way_ram__36__wdata = way_ram__36__wdata__drv;
-        way_ram__36__re = way_ram__36__re__drv;
-        way_ram__36__raddr = way_ram__36__raddr__drv;
-        way_ram__37__clock = way_ram__37__clock__drv;
-        way_ram__37__we = way_ram__37__we__drv;
-        way_ram__37__wbe = way_ram__37__wbe__drv;
-        way_ram__37__waddr = way_ram__37__waddr__drv;
-        way_ram__37__wdata = way_ram__37__wdata__drv;
-        way_ram__37__re = way_ram__37__re__drv;
-        way_ram__37__raddr = way_ram__37__raddr__drv;
-        way_ram__38__clock = way_ram__38__clock__drv;
-        way_ram__38__we = way_ram__38__we__drv;
-        way_ram__38__wbe = way_ram__38__wbe__drv;
-        way_ram__38__waddr = way_ram__38__waddr__drv;
-        way_ram__38__wdata = way_ram__38__wdata__drv;
-        way_ram__38__re = way_ram__38__re__drv;
-        way_ram__38__raddr = way_ram__38__raddr__drv;
-        way_ram__39__clock = way_ram__39__clock__drv;
-        way_ram__39__we = way_ram__39__we__drv;
-        way_ram__39__wbe = way_ram__39__wbe__drv;
-        way_ram__39__waddr = way_ram__39__waddr__drv;
-        way_ram__39__wdata = way_ram__39__wdata__drv;
-        way_ram__39__re = way_ram__39__re__drv;
-        way_ram__39__raddr = way_ram__39__raddr__drv;
-        way_ram__40__clock = way_ram__40__clock__drv;
-        way_ram__40__we = way_ram__40__we__drv;
-        way_ram__40__wbe = way_ram__40__wbe__drv;
-        way_ram__40__waddr = way_ram__40__waddr__drv;
-        way_ram__40__wdata = way_ram__40__wdata__drv;
-        way_ram__40__re = way_ram__40__re__drv;
-        way_ram__40__raddr = way_ram__40__raddr__drv;
-        way_ram__41__clock = way_ram__41__clock__drv;
-        way_ram__41__we = way_ram__41__we__drv;
-        way_ram__41__wbe = way_ram__41__wbe__drv;
-        way_ram__41__waddr = way_ram__41__waddr__drv;
-        way_ram__41__wdata = way_ram__41__wdata__drv;
-        way_ram__41__re = way_ram__41__re__drv;
-        way_ram__41__raddr = way_ram__41__raddr__drv;
-        way_ram__42__clock = way_ram__42__clock__drv;
-        way_ram__42__we = way_ram__42__we__drv;
-        way_ram__42__wbe = way_ram__42__wbe__drv;
-        way_ram__42__waddr = way_ram__42__waddr__drv;
-        way_ram__42__wdata = way_ram__42__wdata__drv;
-        way_ram__42__re = way_ram__42__re__drv;
-        way_ram__42__raddr = way_ram__42__raddr__drv;
-        way_ram__43__clock = way_ram__43__clock__drv;
-        way_ram__43__we = way_ram__43__we__drv;
-        way_ram__43__wbe = way_ram__43__wbe__drv;
-        way_ram__43__waddr = way_ram__43__waddr__drv;
-        way_ram__43__wdata = way_ram__43__wdata__drv;
-        way_ram__43__re = way_ram__43__re__drv;
-        way_ram__43__raddr = way_ram__43__raddr__drv;
-        way_ram__44__clock = way_ram__44__clock__drv;
-        way_ram__44__we = way_ram__44__we__drv;
-        way_ram__44__wbe = way_ram__44__wbe__drv;
-        way_ram__44__waddr = way_ram__44__waddr__drv;
-        way_ram__44__wdata = way_ram__44__wdata__drv;
-        way_ram__44__re = way_ram__44__re__drv;
-        way_ram__44__raddr = way_ram__44__raddr__drv;
-        way_ram__45__clock = way_ram__45__clock__drv;
-        way_ram__45__we = way_ram__45__we__drv;
-        way_ram__45__wbe = way_ram__45__wbe__drv;
-        way_ram__45__waddr = way_ram__45__waddr__drv;
-        way_ram__45__wdata = way_ram__45__wdata__drv;
-        way_ram__45__re = way_ram__45__re__drv;
-        way_ram__45__raddr = way_ram__45__raddr__drv;
-        way_ram__46__clock = way_ram__46__clock__drv;
-        way_ram__46__we = way_ram__46__we__drv;
-        way_ram__46__wbe = way_ram__46__wbe__drv;
-        way_ram__46__waddr = way_ram__46__waddr__drv;
-        way_ram__46__wdata = way_ram__46__wdata__drv;
-        way_ram__46__re = way_ram__46__re__drv;
-        way_ram__46__raddr = way_ram__46__raddr__drv;
-        way_ram__47__clock = way_ram__47__clock__drv;
-        way_ram__47__we = way_ram__47__we__drv;
-        way_ram__47__wbe = way_ram__47__wbe__drv;
-        way_ram__47__waddr = way_ram__47__waddr__drv;
-        way_ram__47__wdata = way_ram__47__wdata__drv;
-        way_ram__47__re = way_ram__47__re__drv;
-        way_ram__47__raddr = way_ram__47__raddr__drv;
-        way_ram__48__clock = way_ram__48__clock__drv;
-        way_ram__48__we = way_ram__48__we__drv;
-        way_ram__48__wbe = way_ram__48__wbe__drv;
-        way_ram__48__waddr = way_ram__48__waddr__drv;
-        way_ram__48__wdata = way_ram__48__wdata__drv;
-        way_ram__48__re = way_ram__48__re__drv;
-        way_ram__48__raddr = way_ram__48__raddr__drv;
-        way_ram__49__clock = way_ram__49__clock__drv;
-        way_ram__49__we = way_ram__49__we__drv;
-        way_ram__49__wbe = way_ram__49__wbe__drv;
-        way_ram__49__waddr = way_ram__49__waddr__drv;
-        way_ram__49__wdata = way_ram__49__wdata__drv;
-        way_ram__49__re = way_ram__49__re__drv;
-        way_ram__49__raddr = way_ram__49__raddr__drv;
-        way_ram__50__clock = way_ram__50__clock__drv;
-        way_ram__50__we = way_ram__50__we__drv;
-        way_ram__50__wbe = way_ram__50__wbe__drv;
-        way_ram__50__waddr = way_ram__50__waddr__drv;
-        way_ram__50__wdata = way_ram__50__wdata__drv;
-        way_ram__50__re = way_ram__50__re__drv;
-        way_ram__50__raddr = way_ram__50__raddr__drv;
-        way_ram__51__clock = way_ram__51__clock__drv;
-        way_ram__51__we = way_ram__51__we__drv;
-        way_ram__51__wbe = way_ram__51__wbe__drv;
-        way_ram__51__waddr = way_ram__51__waddr__drv;
-        way_ram__51__wdata = way_ram__51__wdata__drv;
-        way_ram__51__re = way_ram__51__re__drv;
-        way_ram__51__raddr = way_ram__51__raddr__drv;
-        way_ram__52__clock = way_ram__52__clock__drv;
-        way_ram__52__we = way_ram__52__we__drv;
-        way_ram__52__wbe = way_ram__52__wbe__drv;
-        way_ram__52__waddr = way_ram__52__waddr__drv;
-        way_ram__52__wdata = way_ram__52__wdata__drv;
-        way_ram__52__re = way_ram__52__re__drv;
-        way_ram__52__raddr = way_ram__52__raddr__drv;
-        way_ram__53__clock = way_ram__53__clock__drv;
-        way_ram__53__we = way_ram__53__we__drv;
-        way_ram__53__wbe = way_ram__53__wbe__drv;
-        way_ram__53__waddr = way_ram__53__waddr__drv;
-        way_ram__53__wdata = way_ram__53__wdata__drv;
-        way_ram__53__re = way_ram__53__re__drv;
-        way_ram__53__raddr = way_ram__53__raddr__drv;
-        way_ram__54__clock = way_ram__54__clock__drv;
-        way_ram__54__we = way_ram__54__we__drv;
-        way_ram__54__wbe = way_ram__54__wbe__drv;
-        way_ram__54__waddr = way_ram__54__waddr__drv;
-        way_ram__54__wdata = way_ram__54__wdata__drv;
-        way_ram__54__re = way_ram__54__re__drv;
-        way_ram__54__raddr = way_ram__54__raddr__drv;
-        way_ram__55__clock = way_ram__55__clock__drv;
-        way_ram__55__we = way_ram__55__we__drv;
-        way_ram__55__wbe = way_ram__55__wbe__drv;
-        way_ram__55__waddr = way_ram__55__waddr__drv;
-        way_ram__55__wdata = way_ram__55__wdata__drv;
-        way_ram__55__re = way_ram__55__re__drv;
-        way_ram__55__raddr = way_ram__55__raddr__drv;
-        way_ram__56__clock = way_ram__56__clock__drv;
-        way_ram__56__we = way_ram__56__we__drv;
-        way_ram__56__wbe = way_ram__56__wbe__drv;
-        way_ram__56__waddr = way_ram__56__waddr__drv;
-        way_ram__56__wdata = way_ram__56__wdata__drv;
-        way_ram__56__re = way_ram__56__re__drv;
-        way_ram__56__raddr = way_ram__56__raddr__drv;
-        way_ram__57__clock = way_ram__57__clock__drv;
-        way_ram__57__we = way_ram__57__we__drv;
-        way_ram__57__wbe = way_ram__57__wbe__drv;
-        way_ram__57__waddr = way_ram__57__waddr__drv;
-        way_ram__57__wdata = way_ram__57__wdata__drv;
-        way_ram__57__re = way_ram__57__re__drv;
-        way_ram__57__raddr = way_ram__57__raddr__drv;
-        way_ram__58__clock = way_ram__58__clock__drv;
-        way_ram__58__we = way_ram__58__we__drv;
-        way_ram__58__wbe = way_ram__58__wbe__drv;
-        way_ram__58__waddr = way_ram__58__waddr__drv;
-        way_ram__58__wdata = way_ram__58__wdata__drv;
-        way_ram__58__re = way_ram__58__re__drv;
-        way_ram__58__raddr = way_ram__58__raddr__drv;
-        way_ram__59__clock = way_ram__59__clock__drv;
-        way_ram__59__we = way_ram__59__we__drv;
-        way_ram__59__wbe = way_ram__59__wbe__drv;
-        way_ram__59__waddr = way_ram__59__waddr__drv;
-        way_ram__59__wdata = way_ram__59__wdata__drv;
-        way_ram__59__re = way_ram__59__re__drv;
-        way_ram__59__raddr = way_ram__59__raddr__drv;
-        way_ram__60__clock = way_ram__60__clock__drv;
-        way_ram__60__we = way_ram__60__we__drv;
-        way_ram__60__wbe = way_ram__60__wbe__drv;
-        way_ram__60__waddr = way_ram__60__waddr__drv;
-        way_ram__60__wdata = way_ram__60__wdata__drv;
-        way_ram__60__re = way_ram__60__re__drv;
-        way_ram__60__raddr = way_ram__60__raddr__drv;
-        way_ram__61__clock = way_ram__61__clock__drv;
-        way_ram__61__we = way_ram__61__we__drv;
-        way_ram__61__wbe = way_ram__61__wbe__drv;
-        way_ram__61__waddr = way_ram__61__waddr__drv;
-        way_ram__61__wdata = way_ram__61__wdata__drv;
-        way_ram__61__re = way_ram__61__re__drv;
-        way_ram__61__raddr = way_ram__61__raddr__drv;
-        way_ram__62__clock = way_ram__62__clock__drv;
-        way_ram__62__we = way_ram__62__we__drv;
-        way_ram__62__wbe = way_ram__62__wbe__drv;
-        way_ram__62__waddr = way_ram__62__waddr__drv;
-        way_ram__62__wdata = way_ram__62__wdata__drv;
-        way_ram__62__re = way_ram__62__re__drv;
-        way_ram__62__raddr = way_ram__62__raddr__drv;
-        way_ram__63__clock = way_ram__63__clock__drv;
-        way_ram__63__we = way_ram__63__we__drv;
-        way_ram__63__wbe = way_ram__63__wbe__drv;
-        way_ram__63__waddr = way_ram__63__waddr__drv;
-        way_ram__63__wdata = way_ram__63__wdata__drv;
-        way_ram__63__re = way_ram__63__re__drv;
-        way_ram__63__raddr = way_ram__63__raddr__drv;
-        meta_ram__0__clock = meta_ram__0__clock__drv;
-        meta_ram__0__we = meta_ram__0__we__drv;
-        meta_ram__0__wbe = meta_ram__0__wbe__drv;
-        meta_ram__0__waddr = meta_ram__0__waddr__drv;
-        meta_ram__0__wdata = meta_ram__0__wdata__drv;
-        meta_ram__0__re = meta_ram__0__re__drv;
-        meta_ram__0__raddr = meta_ram__0__raddr__drv;
-        meta_ram__1__clock = meta_ram__1__clock__drv;
-        meta_ram__1__we = meta_ram__1__we__drv;
-        meta_ram__1__wbe = meta_ram__1__wbe__drv;
-        meta_ram__1__waddr = meta_ram__1__waddr__drv;
-        meta_ram__1__wdata = meta_ram__1__wdata__drv;
-        meta_ram__1__re = meta_ram__1__re__drv;
-        meta_ram__1__raddr = meta_ram__1__raddr__drv;
-        meta_ram__2__clock = meta_ram__2__clock__drv;
-        meta_ram__2__we = meta_ram__2__we__drv;
-        meta_ram__2__wbe = meta_ram__2__wbe__drv;
-        meta_ram__2__waddr = meta_ram__2__waddr__drv;
-        meta_ram__2__wdata = meta_ram__2__wdata__drv;
-        meta_ram__2__re = meta_ram__2__re__drv;
-        meta_ram__2__raddr = meta_ram__2__raddr__drv;
-        meta_ram__3__clock = meta_ram__3__clock__drv;
-        meta_ram__3__we = meta_ram__3__we__drv;
-        meta_ram__3__wbe = meta_ram__3__wbe__drv;
-        meta_ram__3__waddr = meta_ram__3__waddr__drv;
-        meta_ram__3__wdata = meta_ram__3__wdata__drv;
-        meta_ram__3__re = meta_ram__3__re__drv;
-        meta_ram__3__raddr = meta_ram__3__raddr__drv;
-        meta_ram__4__clock = meta_ram__4__clock__drv;
-        meta_ram__4__we = meta_ram__4__we__drv;
-        meta_ram__4__wbe = meta_ram__4__wbe__drv;
-        meta_ram__4__waddr = meta_ram__4__waddr__drv;
-        meta_ram__4__wdata = meta_ram__4__wdata__drv;
-        meta_ram__4__re = meta_ram__4__re__drv;
-        meta_ram__4__raddr = meta_ram__4__raddr__drv;
-        meta_ram__5__clock = meta_ram__5__clock__drv;
-        meta_ram__5__we = meta_ram__5__we__drv;
-        meta_ram__5__wbe = meta_ram__5__wbe__drv;
-        meta_ram__5__waddr = meta_ram__5__waddr__drv;
-        meta_ram__5__wdata = meta_ram__5__wdata__drv;
-        meta_ram__5__re = meta_ram__5__re__drv;
-        meta_ram__5__raddr = meta_ram__5__raddr__drv;
-        meta_ram__6__clock = meta_ram__6__clock__drv;
-        meta_ram__6__we = meta_ram__6__we__drv;
-        meta_ram__6__wbe = meta_ram__6__wbe__drv;
-        meta_ram__6__waddr = meta_ram__6__waddr__drv;
-        meta_ram__6__wdata = meta_ram__6__wdata__drv;
-        meta_ram__6__re = meta_ram__6__re__drv;
-        meta_ram__6__raddr = meta_ram__6__raddr__drv;
-        meta_ram__7__clock = meta_ram__7__clock__drv;
-        meta_ram__7__we = meta_ram__7__we__drv;
-        meta_ram__7__wbe = meta_ram__7__wbe__drv;
-        meta_ram__7__waddr = meta_ram__7__waddr__drv;
-        meta_ram__7__wdata = meta_ram__7__wdata__drv;
-        meta_ram__7__re = meta_ram__7__re__drv;
-        meta_ram__7__raddr = meta_ram__7__raddr__drv;
+        meta_ram__clock = meta_ram__clock__drv;
+        meta_ram__we = meta_ram__we__drv;
+        meta_ram__wbe = meta_ram__wbe__drv;
+        meta_ram__waddr = meta_ram__waddr__drv;
+        meta_ram__wdata = meta_ram__wdata__drv;
+        meta_ram__re = meta_ram__re__drv;
+        meta_ram__raddr = meta_ram__raddr__drv;
     end
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32
+endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0
 
 
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
+module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__meta_ram(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
     input wire  clock;
@@ -4013,10 +1836,10 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0(clock,we,wbe,waddr,wd
     end
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__meta_ram__0
+endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__meta_ram
 
 
-module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
+module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0(clock,we,wbe,waddr,wdata,re,raddr,rdata);
     
     // Module arguments
     input wire  clock;
@@ -4038,4 +1861,4 @@ module dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0(clock,we,wbe,waddr,wda
     end
     always @(posedge clock) if (we) mem_rows[waddr] <= wdata;
     always @(posedge clock) if (re) rdata <= mem_rows[raddr];
-endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__way_ram__0
+endmodule // dtm_mtg_e1024_w8_p8_s8_v32_k4_u32_pc32__bank__0__way_ram__0

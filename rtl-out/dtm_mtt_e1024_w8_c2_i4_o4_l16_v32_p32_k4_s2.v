@@ -269,67 +269,331 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
     reg [1:0] s3_cv;
     reg [5:0] s3_way;
     reg [809:0] s3_row;
+    reg [7:0] s2_vset;
+    reg [31:0] s2_kset;
+    reg [23:0] s2_rset;
+    reg [23:0] s3_rset;
+    always @(*) begin
+        s2_vset = 0;
+        s2_kset = 0;
+        s2_rset = 0;
+        s3_rset = 0;
+        case (s2_set)
+            7'd0: begin s2_vset = valid[0 +: 8]; s2_kset = kidv[0 +: 32]; s2_rset = rank[0 +: 24]; end
+            7'd1: begin s2_vset = valid[8 +: 8]; s2_kset = kidv[32 +: 32]; s2_rset = rank[24 +: 24]; end
+            7'd2: begin s2_vset = valid[16 +: 8]; s2_kset = kidv[64 +: 32]; s2_rset = rank[48 +: 24]; end
+            7'd3: begin s2_vset = valid[24 +: 8]; s2_kset = kidv[96 +: 32]; s2_rset = rank[72 +: 24]; end
+            7'd4: begin s2_vset = valid[32 +: 8]; s2_kset = kidv[128 +: 32]; s2_rset = rank[96 +: 24]; end
+            7'd5: begin s2_vset = valid[40 +: 8]; s2_kset = kidv[160 +: 32]; s2_rset = rank[120 +: 24]; end
+            7'd6: begin s2_vset = valid[48 +: 8]; s2_kset = kidv[192 +: 32]; s2_rset = rank[144 +: 24]; end
+            7'd7: begin s2_vset = valid[56 +: 8]; s2_kset = kidv[224 +: 32]; s2_rset = rank[168 +: 24]; end
+            7'd8: begin s2_vset = valid[64 +: 8]; s2_kset = kidv[256 +: 32]; s2_rset = rank[192 +: 24]; end
+            7'd9: begin s2_vset = valid[72 +: 8]; s2_kset = kidv[288 +: 32]; s2_rset = rank[216 +: 24]; end
+            7'd10: begin s2_vset = valid[80 +: 8]; s2_kset = kidv[320 +: 32]; s2_rset = rank[240 +: 24]; end
+            7'd11: begin s2_vset = valid[88 +: 8]; s2_kset = kidv[352 +: 32]; s2_rset = rank[264 +: 24]; end
+            7'd12: begin s2_vset = valid[96 +: 8]; s2_kset = kidv[384 +: 32]; s2_rset = rank[288 +: 24]; end
+            7'd13: begin s2_vset = valid[104 +: 8]; s2_kset = kidv[416 +: 32]; s2_rset = rank[312 +: 24]; end
+            7'd14: begin s2_vset = valid[112 +: 8]; s2_kset = kidv[448 +: 32]; s2_rset = rank[336 +: 24]; end
+            7'd15: begin s2_vset = valid[120 +: 8]; s2_kset = kidv[480 +: 32]; s2_rset = rank[360 +: 24]; end
+            7'd16: begin s2_vset = valid[128 +: 8]; s2_kset = kidv[512 +: 32]; s2_rset = rank[384 +: 24]; end
+            7'd17: begin s2_vset = valid[136 +: 8]; s2_kset = kidv[544 +: 32]; s2_rset = rank[408 +: 24]; end
+            7'd18: begin s2_vset = valid[144 +: 8]; s2_kset = kidv[576 +: 32]; s2_rset = rank[432 +: 24]; end
+            7'd19: begin s2_vset = valid[152 +: 8]; s2_kset = kidv[608 +: 32]; s2_rset = rank[456 +: 24]; end
+            7'd20: begin s2_vset = valid[160 +: 8]; s2_kset = kidv[640 +: 32]; s2_rset = rank[480 +: 24]; end
+            7'd21: begin s2_vset = valid[168 +: 8]; s2_kset = kidv[672 +: 32]; s2_rset = rank[504 +: 24]; end
+            7'd22: begin s2_vset = valid[176 +: 8]; s2_kset = kidv[704 +: 32]; s2_rset = rank[528 +: 24]; end
+            7'd23: begin s2_vset = valid[184 +: 8]; s2_kset = kidv[736 +: 32]; s2_rset = rank[552 +: 24]; end
+            7'd24: begin s2_vset = valid[192 +: 8]; s2_kset = kidv[768 +: 32]; s2_rset = rank[576 +: 24]; end
+            7'd25: begin s2_vset = valid[200 +: 8]; s2_kset = kidv[800 +: 32]; s2_rset = rank[600 +: 24]; end
+            7'd26: begin s2_vset = valid[208 +: 8]; s2_kset = kidv[832 +: 32]; s2_rset = rank[624 +: 24]; end
+            7'd27: begin s2_vset = valid[216 +: 8]; s2_kset = kidv[864 +: 32]; s2_rset = rank[648 +: 24]; end
+            7'd28: begin s2_vset = valid[224 +: 8]; s2_kset = kidv[896 +: 32]; s2_rset = rank[672 +: 24]; end
+            7'd29: begin s2_vset = valid[232 +: 8]; s2_kset = kidv[928 +: 32]; s2_rset = rank[696 +: 24]; end
+            7'd30: begin s2_vset = valid[240 +: 8]; s2_kset = kidv[960 +: 32]; s2_rset = rank[720 +: 24]; end
+            7'd31: begin s2_vset = valid[248 +: 8]; s2_kset = kidv[992 +: 32]; s2_rset = rank[744 +: 24]; end
+            7'd32: begin s2_vset = valid[256 +: 8]; s2_kset = kidv[1024 +: 32]; s2_rset = rank[768 +: 24]; end
+            7'd33: begin s2_vset = valid[264 +: 8]; s2_kset = kidv[1056 +: 32]; s2_rset = rank[792 +: 24]; end
+            7'd34: begin s2_vset = valid[272 +: 8]; s2_kset = kidv[1088 +: 32]; s2_rset = rank[816 +: 24]; end
+            7'd35: begin s2_vset = valid[280 +: 8]; s2_kset = kidv[1120 +: 32]; s2_rset = rank[840 +: 24]; end
+            7'd36: begin s2_vset = valid[288 +: 8]; s2_kset = kidv[1152 +: 32]; s2_rset = rank[864 +: 24]; end
+            7'd37: begin s2_vset = valid[296 +: 8]; s2_kset = kidv[1184 +: 32]; s2_rset = rank[888 +: 24]; end
+            7'd38: begin s2_vset = valid[304 +: 8]; s2_kset = kidv[1216 +: 32]; s2_rset = rank[912 +: 24]; end
+            7'd39: begin s2_vset = valid[312 +: 8]; s2_kset = kidv[1248 +: 32]; s2_rset = rank[936 +: 24]; end
+            7'd40: begin s2_vset = valid[320 +: 8]; s2_kset = kidv[1280 +: 32]; s2_rset = rank[960 +: 24]; end
+            7'd41: begin s2_vset = valid[328 +: 8]; s2_kset = kidv[1312 +: 32]; s2_rset = rank[984 +: 24]; end
+            7'd42: begin s2_vset = valid[336 +: 8]; s2_kset = kidv[1344 +: 32]; s2_rset = rank[1008 +: 24]; end
+            7'd43: begin s2_vset = valid[344 +: 8]; s2_kset = kidv[1376 +: 32]; s2_rset = rank[1032 +: 24]; end
+            7'd44: begin s2_vset = valid[352 +: 8]; s2_kset = kidv[1408 +: 32]; s2_rset = rank[1056 +: 24]; end
+            7'd45: begin s2_vset = valid[360 +: 8]; s2_kset = kidv[1440 +: 32]; s2_rset = rank[1080 +: 24]; end
+            7'd46: begin s2_vset = valid[368 +: 8]; s2_kset = kidv[1472 +: 32]; s2_rset = rank[1104 +: 24]; end
+            7'd47: begin s2_vset = valid[376 +: 8]; s2_kset = kidv[1504 +: 32]; s2_rset = rank[1128 +: 24]; end
+            7'd48: begin s2_vset = valid[384 +: 8]; s2_kset = kidv[1536 +: 32]; s2_rset = rank[1152 +: 24]; end
+            7'd49: begin s2_vset = valid[392 +: 8]; s2_kset = kidv[1568 +: 32]; s2_rset = rank[1176 +: 24]; end
+            7'd50: begin s2_vset = valid[400 +: 8]; s2_kset = kidv[1600 +: 32]; s2_rset = rank[1200 +: 24]; end
+            7'd51: begin s2_vset = valid[408 +: 8]; s2_kset = kidv[1632 +: 32]; s2_rset = rank[1224 +: 24]; end
+            7'd52: begin s2_vset = valid[416 +: 8]; s2_kset = kidv[1664 +: 32]; s2_rset = rank[1248 +: 24]; end
+            7'd53: begin s2_vset = valid[424 +: 8]; s2_kset = kidv[1696 +: 32]; s2_rset = rank[1272 +: 24]; end
+            7'd54: begin s2_vset = valid[432 +: 8]; s2_kset = kidv[1728 +: 32]; s2_rset = rank[1296 +: 24]; end
+            7'd55: begin s2_vset = valid[440 +: 8]; s2_kset = kidv[1760 +: 32]; s2_rset = rank[1320 +: 24]; end
+            7'd56: begin s2_vset = valid[448 +: 8]; s2_kset = kidv[1792 +: 32]; s2_rset = rank[1344 +: 24]; end
+            7'd57: begin s2_vset = valid[456 +: 8]; s2_kset = kidv[1824 +: 32]; s2_rset = rank[1368 +: 24]; end
+            7'd58: begin s2_vset = valid[464 +: 8]; s2_kset = kidv[1856 +: 32]; s2_rset = rank[1392 +: 24]; end
+            7'd59: begin s2_vset = valid[472 +: 8]; s2_kset = kidv[1888 +: 32]; s2_rset = rank[1416 +: 24]; end
+            7'd60: begin s2_vset = valid[480 +: 8]; s2_kset = kidv[1920 +: 32]; s2_rset = rank[1440 +: 24]; end
+            7'd61: begin s2_vset = valid[488 +: 8]; s2_kset = kidv[1952 +: 32]; s2_rset = rank[1464 +: 24]; end
+            7'd62: begin s2_vset = valid[496 +: 8]; s2_kset = kidv[1984 +: 32]; s2_rset = rank[1488 +: 24]; end
+            7'd63: begin s2_vset = valid[504 +: 8]; s2_kset = kidv[2016 +: 32]; s2_rset = rank[1512 +: 24]; end
+            7'd64: begin s2_vset = valid[512 +: 8]; s2_kset = kidv[2048 +: 32]; s2_rset = rank[1536 +: 24]; end
+            7'd65: begin s2_vset = valid[520 +: 8]; s2_kset = kidv[2080 +: 32]; s2_rset = rank[1560 +: 24]; end
+            7'd66: begin s2_vset = valid[528 +: 8]; s2_kset = kidv[2112 +: 32]; s2_rset = rank[1584 +: 24]; end
+            7'd67: begin s2_vset = valid[536 +: 8]; s2_kset = kidv[2144 +: 32]; s2_rset = rank[1608 +: 24]; end
+            7'd68: begin s2_vset = valid[544 +: 8]; s2_kset = kidv[2176 +: 32]; s2_rset = rank[1632 +: 24]; end
+            7'd69: begin s2_vset = valid[552 +: 8]; s2_kset = kidv[2208 +: 32]; s2_rset = rank[1656 +: 24]; end
+            7'd70: begin s2_vset = valid[560 +: 8]; s2_kset = kidv[2240 +: 32]; s2_rset = rank[1680 +: 24]; end
+            7'd71: begin s2_vset = valid[568 +: 8]; s2_kset = kidv[2272 +: 32]; s2_rset = rank[1704 +: 24]; end
+            7'd72: begin s2_vset = valid[576 +: 8]; s2_kset = kidv[2304 +: 32]; s2_rset = rank[1728 +: 24]; end
+            7'd73: begin s2_vset = valid[584 +: 8]; s2_kset = kidv[2336 +: 32]; s2_rset = rank[1752 +: 24]; end
+            7'd74: begin s2_vset = valid[592 +: 8]; s2_kset = kidv[2368 +: 32]; s2_rset = rank[1776 +: 24]; end
+            7'd75: begin s2_vset = valid[600 +: 8]; s2_kset = kidv[2400 +: 32]; s2_rset = rank[1800 +: 24]; end
+            7'd76: begin s2_vset = valid[608 +: 8]; s2_kset = kidv[2432 +: 32]; s2_rset = rank[1824 +: 24]; end
+            7'd77: begin s2_vset = valid[616 +: 8]; s2_kset = kidv[2464 +: 32]; s2_rset = rank[1848 +: 24]; end
+            7'd78: begin s2_vset = valid[624 +: 8]; s2_kset = kidv[2496 +: 32]; s2_rset = rank[1872 +: 24]; end
+            7'd79: begin s2_vset = valid[632 +: 8]; s2_kset = kidv[2528 +: 32]; s2_rset = rank[1896 +: 24]; end
+            7'd80: begin s2_vset = valid[640 +: 8]; s2_kset = kidv[2560 +: 32]; s2_rset = rank[1920 +: 24]; end
+            7'd81: begin s2_vset = valid[648 +: 8]; s2_kset = kidv[2592 +: 32]; s2_rset = rank[1944 +: 24]; end
+            7'd82: begin s2_vset = valid[656 +: 8]; s2_kset = kidv[2624 +: 32]; s2_rset = rank[1968 +: 24]; end
+            7'd83: begin s2_vset = valid[664 +: 8]; s2_kset = kidv[2656 +: 32]; s2_rset = rank[1992 +: 24]; end
+            7'd84: begin s2_vset = valid[672 +: 8]; s2_kset = kidv[2688 +: 32]; s2_rset = rank[2016 +: 24]; end
+            7'd85: begin s2_vset = valid[680 +: 8]; s2_kset = kidv[2720 +: 32]; s2_rset = rank[2040 +: 24]; end
+            7'd86: begin s2_vset = valid[688 +: 8]; s2_kset = kidv[2752 +: 32]; s2_rset = rank[2064 +: 24]; end
+            7'd87: begin s2_vset = valid[696 +: 8]; s2_kset = kidv[2784 +: 32]; s2_rset = rank[2088 +: 24]; end
+            7'd88: begin s2_vset = valid[704 +: 8]; s2_kset = kidv[2816 +: 32]; s2_rset = rank[2112 +: 24]; end
+            7'd89: begin s2_vset = valid[712 +: 8]; s2_kset = kidv[2848 +: 32]; s2_rset = rank[2136 +: 24]; end
+            7'd90: begin s2_vset = valid[720 +: 8]; s2_kset = kidv[2880 +: 32]; s2_rset = rank[2160 +: 24]; end
+            7'd91: begin s2_vset = valid[728 +: 8]; s2_kset = kidv[2912 +: 32]; s2_rset = rank[2184 +: 24]; end
+            7'd92: begin s2_vset = valid[736 +: 8]; s2_kset = kidv[2944 +: 32]; s2_rset = rank[2208 +: 24]; end
+            7'd93: begin s2_vset = valid[744 +: 8]; s2_kset = kidv[2976 +: 32]; s2_rset = rank[2232 +: 24]; end
+            7'd94: begin s2_vset = valid[752 +: 8]; s2_kset = kidv[3008 +: 32]; s2_rset = rank[2256 +: 24]; end
+            7'd95: begin s2_vset = valid[760 +: 8]; s2_kset = kidv[3040 +: 32]; s2_rset = rank[2280 +: 24]; end
+            7'd96: begin s2_vset = valid[768 +: 8]; s2_kset = kidv[3072 +: 32]; s2_rset = rank[2304 +: 24]; end
+            7'd97: begin s2_vset = valid[776 +: 8]; s2_kset = kidv[3104 +: 32]; s2_rset = rank[2328 +: 24]; end
+            7'd98: begin s2_vset = valid[784 +: 8]; s2_kset = kidv[3136 +: 32]; s2_rset = rank[2352 +: 24]; end
+            7'd99: begin s2_vset = valid[792 +: 8]; s2_kset = kidv[3168 +: 32]; s2_rset = rank[2376 +: 24]; end
+            7'd100: begin s2_vset = valid[800 +: 8]; s2_kset = kidv[3200 +: 32]; s2_rset = rank[2400 +: 24]; end
+            7'd101: begin s2_vset = valid[808 +: 8]; s2_kset = kidv[3232 +: 32]; s2_rset = rank[2424 +: 24]; end
+            7'd102: begin s2_vset = valid[816 +: 8]; s2_kset = kidv[3264 +: 32]; s2_rset = rank[2448 +: 24]; end
+            7'd103: begin s2_vset = valid[824 +: 8]; s2_kset = kidv[3296 +: 32]; s2_rset = rank[2472 +: 24]; end
+            7'd104: begin s2_vset = valid[832 +: 8]; s2_kset = kidv[3328 +: 32]; s2_rset = rank[2496 +: 24]; end
+            7'd105: begin s2_vset = valid[840 +: 8]; s2_kset = kidv[3360 +: 32]; s2_rset = rank[2520 +: 24]; end
+            7'd106: begin s2_vset = valid[848 +: 8]; s2_kset = kidv[3392 +: 32]; s2_rset = rank[2544 +: 24]; end
+            7'd107: begin s2_vset = valid[856 +: 8]; s2_kset = kidv[3424 +: 32]; s2_rset = rank[2568 +: 24]; end
+            7'd108: begin s2_vset = valid[864 +: 8]; s2_kset = kidv[3456 +: 32]; s2_rset = rank[2592 +: 24]; end
+            7'd109: begin s2_vset = valid[872 +: 8]; s2_kset = kidv[3488 +: 32]; s2_rset = rank[2616 +: 24]; end
+            7'd110: begin s2_vset = valid[880 +: 8]; s2_kset = kidv[3520 +: 32]; s2_rset = rank[2640 +: 24]; end
+            7'd111: begin s2_vset = valid[888 +: 8]; s2_kset = kidv[3552 +: 32]; s2_rset = rank[2664 +: 24]; end
+            7'd112: begin s2_vset = valid[896 +: 8]; s2_kset = kidv[3584 +: 32]; s2_rset = rank[2688 +: 24]; end
+            7'd113: begin s2_vset = valid[904 +: 8]; s2_kset = kidv[3616 +: 32]; s2_rset = rank[2712 +: 24]; end
+            7'd114: begin s2_vset = valid[912 +: 8]; s2_kset = kidv[3648 +: 32]; s2_rset = rank[2736 +: 24]; end
+            7'd115: begin s2_vset = valid[920 +: 8]; s2_kset = kidv[3680 +: 32]; s2_rset = rank[2760 +: 24]; end
+            7'd116: begin s2_vset = valid[928 +: 8]; s2_kset = kidv[3712 +: 32]; s2_rset = rank[2784 +: 24]; end
+            7'd117: begin s2_vset = valid[936 +: 8]; s2_kset = kidv[3744 +: 32]; s2_rset = rank[2808 +: 24]; end
+            7'd118: begin s2_vset = valid[944 +: 8]; s2_kset = kidv[3776 +: 32]; s2_rset = rank[2832 +: 24]; end
+            7'd119: begin s2_vset = valid[952 +: 8]; s2_kset = kidv[3808 +: 32]; s2_rset = rank[2856 +: 24]; end
+            7'd120: begin s2_vset = valid[960 +: 8]; s2_kset = kidv[3840 +: 32]; s2_rset = rank[2880 +: 24]; end
+            7'd121: begin s2_vset = valid[968 +: 8]; s2_kset = kidv[3872 +: 32]; s2_rset = rank[2904 +: 24]; end
+            7'd122: begin s2_vset = valid[976 +: 8]; s2_kset = kidv[3904 +: 32]; s2_rset = rank[2928 +: 24]; end
+            7'd123: begin s2_vset = valid[984 +: 8]; s2_kset = kidv[3936 +: 32]; s2_rset = rank[2952 +: 24]; end
+            7'd124: begin s2_vset = valid[992 +: 8]; s2_kset = kidv[3968 +: 32]; s2_rset = rank[2976 +: 24]; end
+            7'd125: begin s2_vset = valid[1000 +: 8]; s2_kset = kidv[4000 +: 32]; s2_rset = rank[3000 +: 24]; end
+            7'd126: begin s2_vset = valid[1008 +: 8]; s2_kset = kidv[4032 +: 32]; s2_rset = rank[3024 +: 24]; end
+            7'd127: begin s2_vset = valid[1016 +: 8]; s2_kset = kidv[4064 +: 32]; s2_rset = rank[3048 +: 24]; end
+            default: ;
+        endcase
+        case (s3_set)
+            7'd0: s3_rset = rank[0 +: 24];
+            7'd1: s3_rset = rank[24 +: 24];
+            7'd2: s3_rset = rank[48 +: 24];
+            7'd3: s3_rset = rank[72 +: 24];
+            7'd4: s3_rset = rank[96 +: 24];
+            7'd5: s3_rset = rank[120 +: 24];
+            7'd6: s3_rset = rank[144 +: 24];
+            7'd7: s3_rset = rank[168 +: 24];
+            7'd8: s3_rset = rank[192 +: 24];
+            7'd9: s3_rset = rank[216 +: 24];
+            7'd10: s3_rset = rank[240 +: 24];
+            7'd11: s3_rset = rank[264 +: 24];
+            7'd12: s3_rset = rank[288 +: 24];
+            7'd13: s3_rset = rank[312 +: 24];
+            7'd14: s3_rset = rank[336 +: 24];
+            7'd15: s3_rset = rank[360 +: 24];
+            7'd16: s3_rset = rank[384 +: 24];
+            7'd17: s3_rset = rank[408 +: 24];
+            7'd18: s3_rset = rank[432 +: 24];
+            7'd19: s3_rset = rank[456 +: 24];
+            7'd20: s3_rset = rank[480 +: 24];
+            7'd21: s3_rset = rank[504 +: 24];
+            7'd22: s3_rset = rank[528 +: 24];
+            7'd23: s3_rset = rank[552 +: 24];
+            7'd24: s3_rset = rank[576 +: 24];
+            7'd25: s3_rset = rank[600 +: 24];
+            7'd26: s3_rset = rank[624 +: 24];
+            7'd27: s3_rset = rank[648 +: 24];
+            7'd28: s3_rset = rank[672 +: 24];
+            7'd29: s3_rset = rank[696 +: 24];
+            7'd30: s3_rset = rank[720 +: 24];
+            7'd31: s3_rset = rank[744 +: 24];
+            7'd32: s3_rset = rank[768 +: 24];
+            7'd33: s3_rset = rank[792 +: 24];
+            7'd34: s3_rset = rank[816 +: 24];
+            7'd35: s3_rset = rank[840 +: 24];
+            7'd36: s3_rset = rank[864 +: 24];
+            7'd37: s3_rset = rank[888 +: 24];
+            7'd38: s3_rset = rank[912 +: 24];
+            7'd39: s3_rset = rank[936 +: 24];
+            7'd40: s3_rset = rank[960 +: 24];
+            7'd41: s3_rset = rank[984 +: 24];
+            7'd42: s3_rset = rank[1008 +: 24];
+            7'd43: s3_rset = rank[1032 +: 24];
+            7'd44: s3_rset = rank[1056 +: 24];
+            7'd45: s3_rset = rank[1080 +: 24];
+            7'd46: s3_rset = rank[1104 +: 24];
+            7'd47: s3_rset = rank[1128 +: 24];
+            7'd48: s3_rset = rank[1152 +: 24];
+            7'd49: s3_rset = rank[1176 +: 24];
+            7'd50: s3_rset = rank[1200 +: 24];
+            7'd51: s3_rset = rank[1224 +: 24];
+            7'd52: s3_rset = rank[1248 +: 24];
+            7'd53: s3_rset = rank[1272 +: 24];
+            7'd54: s3_rset = rank[1296 +: 24];
+            7'd55: s3_rset = rank[1320 +: 24];
+            7'd56: s3_rset = rank[1344 +: 24];
+            7'd57: s3_rset = rank[1368 +: 24];
+            7'd58: s3_rset = rank[1392 +: 24];
+            7'd59: s3_rset = rank[1416 +: 24];
+            7'd60: s3_rset = rank[1440 +: 24];
+            7'd61: s3_rset = rank[1464 +: 24];
+            7'd62: s3_rset = rank[1488 +: 24];
+            7'd63: s3_rset = rank[1512 +: 24];
+            7'd64: s3_rset = rank[1536 +: 24];
+            7'd65: s3_rset = rank[1560 +: 24];
+            7'd66: s3_rset = rank[1584 +: 24];
+            7'd67: s3_rset = rank[1608 +: 24];
+            7'd68: s3_rset = rank[1632 +: 24];
+            7'd69: s3_rset = rank[1656 +: 24];
+            7'd70: s3_rset = rank[1680 +: 24];
+            7'd71: s3_rset = rank[1704 +: 24];
+            7'd72: s3_rset = rank[1728 +: 24];
+            7'd73: s3_rset = rank[1752 +: 24];
+            7'd74: s3_rset = rank[1776 +: 24];
+            7'd75: s3_rset = rank[1800 +: 24];
+            7'd76: s3_rset = rank[1824 +: 24];
+            7'd77: s3_rset = rank[1848 +: 24];
+            7'd78: s3_rset = rank[1872 +: 24];
+            7'd79: s3_rset = rank[1896 +: 24];
+            7'd80: s3_rset = rank[1920 +: 24];
+            7'd81: s3_rset = rank[1944 +: 24];
+            7'd82: s3_rset = rank[1968 +: 24];
+            7'd83: s3_rset = rank[1992 +: 24];
+            7'd84: s3_rset = rank[2016 +: 24];
+            7'd85: s3_rset = rank[2040 +: 24];
+            7'd86: s3_rset = rank[2064 +: 24];
+            7'd87: s3_rset = rank[2088 +: 24];
+            7'd88: s3_rset = rank[2112 +: 24];
+            7'd89: s3_rset = rank[2136 +: 24];
+            7'd90: s3_rset = rank[2160 +: 24];
+            7'd91: s3_rset = rank[2184 +: 24];
+            7'd92: s3_rset = rank[2208 +: 24];
+            7'd93: s3_rset = rank[2232 +: 24];
+            7'd94: s3_rset = rank[2256 +: 24];
+            7'd95: s3_rset = rank[2280 +: 24];
+            7'd96: s3_rset = rank[2304 +: 24];
+            7'd97: s3_rset = rank[2328 +: 24];
+            7'd98: s3_rset = rank[2352 +: 24];
+            7'd99: s3_rset = rank[2376 +: 24];
+            7'd100: s3_rset = rank[2400 +: 24];
+            7'd101: s3_rset = rank[2424 +: 24];
+            7'd102: s3_rset = rank[2448 +: 24];
+            7'd103: s3_rset = rank[2472 +: 24];
+            7'd104: s3_rset = rank[2496 +: 24];
+            7'd105: s3_rset = rank[2520 +: 24];
+            7'd106: s3_rset = rank[2544 +: 24];
+            7'd107: s3_rset = rank[2568 +: 24];
+            7'd108: s3_rset = rank[2592 +: 24];
+            7'd109: s3_rset = rank[2616 +: 24];
+            7'd110: s3_rset = rank[2640 +: 24];
+            7'd111: s3_rset = rank[2664 +: 24];
+            7'd112: s3_rset = rank[2688 +: 24];
+            7'd113: s3_rset = rank[2712 +: 24];
+            7'd114: s3_rset = rank[2736 +: 24];
+            7'd115: s3_rset = rank[2760 +: 24];
+            7'd116: s3_rset = rank[2784 +: 24];
+            7'd117: s3_rset = rank[2808 +: 24];
+            7'd118: s3_rset = rank[2832 +: 24];
+            7'd119: s3_rset = rank[2856 +: 24];
+            7'd120: s3_rset = rank[2880 +: 24];
+            7'd121: s3_rset = rank[2904 +: 24];
+            7'd122: s3_rset = rank[2928 +: 24];
+            7'd123: s3_rset = rank[2952 +: 24];
+            7'd124: s3_rset = rank[2976 +: 24];
+            7'd125: s3_rset = rank[3000 +: 24];
+            7'd126: s3_rset = rank[3024 +: 24];
+            7'd127: s3_rset = rank[3048 +: 24];
+            default: ;
+        endcase
+    end
     wire [404:0] row0 = (fw_v && fw_set == s2_set && fw_way == 3'd0) ? fw_row : rows__0__rdata;
-    wire [11:0] idx0 = s2_set * 8 + 0;
-    wire sv0 = valid[idx0];
-    wire [3:0] sk0 = kidv[idx0 * 4 +: 4];
-    wire [2:0] sr0 = rank[idx0 * 3 +: 3];
+    wire sv0 = s2_vset[0];
+    wire [3:0] sk0 = s2_kset[0 +: 4];
+    wire [2:0] sr0 = s2_rset[0 +: 3];
     wire tag0 = sv0 && sk0 == s2_kid && row0[31:0] == s2_pc;
     wire mt0 = s2_lk && tag0;
     wire eq0 = tag0 && row0[64 +: 5] == s2_len && row0[69 +: 168] == s2_ic;
     wire [404:0] row1 = (fw_v && fw_set == s2_set && fw_way == 3'd1) ? fw_row : rows__1__rdata;
-    wire [11:0] idx1 = s2_set * 8 + 1;
-    wire sv1 = valid[idx1];
-    wire [3:0] sk1 = kidv[idx1 * 4 +: 4];
-    wire [2:0] sr1 = rank[idx1 * 3 +: 3];
+    wire sv1 = s2_vset[1];
+    wire [3:0] sk1 = s2_kset[4 +: 4];
+    wire [2:0] sr1 = s2_rset[3 +: 3];
     wire tag1 = sv1 && sk1 == s2_kid && row1[31:0] == s2_pc;
     wire mt1 = s2_lk && tag1;
     wire eq1 = tag1 && row1[64 +: 5] == s2_len && row1[69 +: 168] == s2_ic;
     wire [404:0] row2 = (fw_v && fw_set == s2_set && fw_way == 3'd2) ? fw_row : rows__2__rdata;
-    wire [11:0] idx2 = s2_set * 8 + 2;
-    wire sv2 = valid[idx2];
-    wire [3:0] sk2 = kidv[idx2 * 4 +: 4];
-    wire [2:0] sr2 = rank[idx2 * 3 +: 3];
+    wire sv2 = s2_vset[2];
+    wire [3:0] sk2 = s2_kset[8 +: 4];
+    wire [2:0] sr2 = s2_rset[6 +: 3];
     wire tag2 = sv2 && sk2 == s2_kid && row2[31:0] == s2_pc;
     wire mt2 = s2_lk && tag2;
     wire eq2 = tag2 && row2[64 +: 5] == s2_len && row2[69 +: 168] == s2_ic;
     wire [404:0] row3 = (fw_v && fw_set == s2_set && fw_way == 3'd3) ? fw_row : rows__3__rdata;
-    wire [11:0] idx3 = s2_set * 8 + 3;
-    wire sv3 = valid[idx3];
-    wire [3:0] sk3 = kidv[idx3 * 4 +: 4];
-    wire [2:0] sr3 = rank[idx3 * 3 +: 3];
+    wire sv3 = s2_vset[3];
+    wire [3:0] sk3 = s2_kset[12 +: 4];
+    wire [2:0] sr3 = s2_rset[9 +: 3];
     wire tag3 = sv3 && sk3 == s2_kid && row3[31:0] == s2_pc;
     wire mt3 = s2_lk && tag3;
     wire eq3 = tag3 && row3[64 +: 5] == s2_len && row3[69 +: 168] == s2_ic;
     wire [404:0] row4 = (fw_v && fw_set == s2_set && fw_way == 3'd4) ? fw_row : rows__4__rdata;
-    wire [11:0] idx4 = s2_set * 8 + 4;
-    wire sv4 = valid[idx4];
-    wire [3:0] sk4 = kidv[idx4 * 4 +: 4];
-    wire [2:0] sr4 = rank[idx4 * 3 +: 3];
+    wire sv4 = s2_vset[4];
+    wire [3:0] sk4 = s2_kset[16 +: 4];
+    wire [2:0] sr4 = s2_rset[12 +: 3];
     wire tag4 = sv4 && sk4 == s2_kid && row4[31:0] == s2_pc;
     wire mt4 = s2_lk && tag4;
     wire eq4 = tag4 && row4[64 +: 5] == s2_len && row4[69 +: 168] == s2_ic;
     wire [404:0] row5 = (fw_v && fw_set == s2_set && fw_way == 3'd5) ? fw_row : rows__5__rdata;
-    wire [11:0] idx5 = s2_set * 8 + 5;
-    wire sv5 = valid[idx5];
-    wire [3:0] sk5 = kidv[idx5 * 4 +: 4];
-    wire [2:0] sr5 = rank[idx5 * 3 +: 3];
+    wire sv5 = s2_vset[5];
+    wire [3:0] sk5 = s2_kset[20 +: 4];
+    wire [2:0] sr5 = s2_rset[15 +: 3];
     wire tag5 = sv5 && sk5 == s2_kid && row5[31:0] == s2_pc;
     wire mt5 = s2_lk && tag5;
     wire eq5 = tag5 && row5[64 +: 5] == s2_len && row5[69 +: 168] == s2_ic;
     wire [404:0] row6 = (fw_v && fw_set == s2_set && fw_way == 3'd6) ? fw_row : rows__6__rdata;
-    wire [11:0] idx6 = s2_set * 8 + 6;
-    wire sv6 = valid[idx6];
-    wire [3:0] sk6 = kidv[idx6 * 4 +: 4];
-    wire [2:0] sr6 = rank[idx6 * 3 +: 3];
+    wire sv6 = s2_vset[6];
+    wire [3:0] sk6 = s2_kset[24 +: 4];
+    wire [2:0] sr6 = s2_rset[18 +: 3];
     wire tag6 = sv6 && sk6 == s2_kid && row6[31:0] == s2_pc;
     wire mt6 = s2_lk && tag6;
     wire eq6 = tag6 && row6[64 +: 5] == s2_len && row6[69 +: 168] == s2_ic;
     wire [404:0] row7 = (fw_v && fw_set == s2_set && fw_way == 3'd7) ? fw_row : rows__7__rdata;
-    wire [11:0] idx7 = s2_set * 8 + 7;
-    wire sv7 = valid[idx7];
-    wire [3:0] sk7 = kidv[idx7 * 4 +: 4];
-    wire [2:0] sr7 = rank[idx7 * 3 +: 3];
+    wire sv7 = s2_vset[7];
+    wire [3:0] sk7 = s2_kset[28 +: 4];
+    wire [2:0] sr7 = s2_rset[21 +: 3];
     wire tag7 = sv7 && sk7 == s2_kid && row7[31:0] == s2_pc;
     wire mt7 = s2_lk && tag7;
     wire eq7 = tag7 && row7[64 +: 5] == s2_len && row7[69 +: 168] == s2_ic;
@@ -469,7 +733,7 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
         else if (rk_s2[21 +: 3] < rk_s2[u_way * 3 +: 3]) rk_a[21 +: 3] = rk_s2[21 +: 3] + 1'b1;
         else rk_a[21 +: 3] = rk_s2[21 +: 3];
     end
-    wire [23:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : rank[s3_set * 24 +: 24];
+    wire [23:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : s3_rset;
     reg [23:0] rk_b;
     always @(*) begin
         if (h_way == 3'd0) rk_b[0 +: 3] = 0;
@@ -532,9 +796,12 @@ module dtm_mtt_e1024_w8_c2_i4_o4_l16_v32_p32_k4_s2(clock,reset,lk_valid,lk_kid,l
             fw_set <= s2_set;
             fw_way <= u_way;
             fw_row <= new_row;
-            if (wr_en) begin valid[u_idx] <= 1'b1; kidv[u_idx * 4 +: 4] <= s2_kid; end
-            if (s2_up) rank[s2_set * 24 +: 24] <= rk_a;
-            if (hit) rank[s3_set * 24 +: 24] <= rk_b;
+            if (wr_en) for (i = 0; i < 1024; i = i + 1)
+                if (u_idx == i) begin valid[i] <= 1'b1; kidv[i * 4 +: 4] <= s2_kid; end
+            if (s2_up || hit) for (i = 0; i < 128; i = i + 1) begin
+                if (s2_up && s2_set == i) rank[i * 24 +: 24] <= rk_a;
+                if (hit && s3_set == i) rank[i * 24 +: 24] <= rk_b;
+            end
             up_done <= s2_up;
             up_found <= s2_up && u_found;
             up_evict <= wr_en && !any_inv;

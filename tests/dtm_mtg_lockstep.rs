@@ -55,9 +55,10 @@ fn a_victim_that_ignores_invalid_ways_in_the_rtl_is_caught() {
     let unit = Unit::resolve(UNIT, &sets).unwrap();
     // The planted bug: the victim is the LRU way even when an invalid way exists.
     let mut d: Design = unit.design();
-    let from = "b0_vway = b0_hasinv ?";
+    // One bank (ports = 1), so the bank module and this line exist once.
+    let from = "vway = hasinv ?";
     assert_eq!(d.verilog.matches(from).count(), 1);
-    d.verilog = d.verilog.replace(from, "b0_vway = 1'b0 ?");
+    d.verilog = d.verilog.replace(from, "vway = 1'b0 ?");
     let cfg = {
         use warpforge_contract::units::dtm_mtg::{MtgConfig, PARAMS};
         let p = warpforge_contract::Params::resolve(UNIT, PARAMS, None, &unit.params.as_sets())

@@ -703,7 +703,8 @@ pub(crate) fn read_stat(path: &PathBuf, module: &str) -> Result<Stat, FlowError>
 /// Parse `stat -json`: the `design` totals when Yosys gives them (a known top), else the top
 /// module's own entry.
 fn parse_stat(text: &str, module: &str) -> Result<Stat, String> {
-    let json: Value = serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
+    let json: Value =
+        serde_json::from_str(&without_hierarchy(text)).map_err(|e| format!("not JSON ({e})"))?;
     let stats = json
         .get("design")
         .or_else(|| json.get("modules")?.get(format!("\\{module}")))
@@ -782,19 +783,23 @@ fn read_blocks(dir: &Path, top: &str) -> Result<Vec<BlockArea>, FlowError> {
         .collect())
 }
 
+/// Yosys 0.23 prints the module hierarchy (lines `name count`, no JSON punctuation) into
+/// `stat -json` output when submodules remain (with `-top`, when they are two levels deep or
+/// more): `text` without those lines.
+fn without_hierarchy(text: &str) -> String {
+    text.lines()
+        .filter(|l| l.contains(['"', '{', '}', '[', ']', ':']) || l.trim().is_empty())
+        .flat_map(|l| [l, "\n"])
+        .collect()
+}
+
 /// From a hierarchical `stat -json`: for each instance of the top module `top` (named by its
 /// module `top__<instance>`, as every rust-hdl instance is its own module; identical instances
 /// share the first one's module and are listed together as `<instance> (xN)`) the cells of its
 /// whole subtree by type, and `(top)` for the top module's own cells.
 fn block_cells(text: &str, top: &str) -> Result<BTreeMap<String, BTreeMap<String, u64>>, String> {
-    // Yosys 0.23 prints the module hierarchy (lines `name count`, no JSON punctuation) into
-    // `stat -json` output when submodules remain: drop those lines.
-    let text: String = text
-        .lines()
-        .filter(|l| l.contains(['"', '{', '}', '[', ']', ':']) || l.trim().is_empty())
-        .flat_map(|l| [l, "\n"])
-        .collect();
-    let json: Value = serde_json::from_str(&text).map_err(|e| format!("not JSON ({e})"))?;
+    let json: Value =
+        serde_json::from_str(&without_hierarchy(text)).map_err(|e| format!("not JSON ({e})"))?;
     let modules = json
         .get("modules")
         .and_then(Value::as_object)
@@ -1053,6 +1058,21 @@ mod tests {
         assert_eq!(s.total_cells, 3);
         assert_eq!(s.cells["$_DFF_P_"], 2);
         assert_eq!(s.transistors, Some(34));
+    }
+
+    /// `stat -top` over two levels of submodules: the tree Yosys 0.23 writes into the JSON
+    /// before the `design` totals is skipped.
+    #[test]
+    fn stat_of_a_deep_hierarchy_skips_the_printed_tree() {
+        let text = "{\"modules\": {\"\\\\m\": {\"num_cells\": 1, \"num_cells_by_type\": {}}},\n\
+                    \x20      m__bank__0__ram      1\n\
+                    \x20 \"design\": {\"num_cells\": 9, \"num_cells_by_type\": {\"$_NOT_\": 9}}}";
+        assert!(
+            serde_json::from_str::<Value>(text).is_err(),
+            "the tree is there"
+        );
+        let s = parse_stat(text, "m").unwrap();
+        assert_eq!((s.total_cells, s.cells["$_NOT_"]), (9, 9));
     }
 
     #[test]

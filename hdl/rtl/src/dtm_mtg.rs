@@ -14,9 +14,12 @@
 //! else rank ways−1), the new ranks, the writes (the hit or victim way's row, the meta row),
 //! and the response.
 //!
-//! The datapath depends on `simd_width`, `ways` and `ports` at generation time, so the module
-//! body is written out as Verilog (one statement per lane, bank and way) around the RAM
-//! instances, as `RamUnit` wires its RAM.
+//! Each bank (its way RAMs, its meta RAM and its stage 2) is a module of its own, [`MtgBank`]:
+//! the banks are identical, so the emitter keeps one copy and synthesis maps it once.
+//!
+//! The datapath depends on `simd_width`, `ways` and `ports` at generation time, so each module
+//! body is written out as Verilog (one statement per lane, bank and way) around its instances,
+//! as `RamUnit` wires its RAM.
 
 use crate::primitives::{emit, Wire};
 use crate::ram::Ram;
@@ -57,24 +60,13 @@ pub struct Mtg {
     pub rsp_uid: Wire<Out>,
     pub dbg_served: Wire<Out>,
     pub dbg_sweep_row: Wire<Out>,
-    /// Way RAMs, bank-major: `ways[b * ways + w]`.
-    way_ram: Vec<Ram>,
-    /// One meta RAM per bank.
-    meta_ram: Vec<Ram>,
+    bank: Vec<MtgBank>,
     _cfg: MtgConfig,
 }
 
 impl Mtg {
     pub fn new(cfg: &MtgConfig) -> Mtg {
         let (s, v, u) = (cfg.simd, cfg.val_bits, cfg.uid_bits);
-        let ram = |width: usize| {
-            Ram::new(&RamConfig {
-                depth: cfg.ram_depth(),
-                width,
-                ports: 2,
-                byte_write: false,
-            })
-        };
         Mtg {
             clock: Default::default(),
             reset: Default::default(),
@@ -104,12 +96,317 @@ impl Mtg {
             rsp_uid: Wire::new(s * u),
             dbg_served: Wire::new(s),
             dbg_sweep_row: Wire::new(cfg.row_bits()),
-            way_ram: (0..cfg.ports * cfg.ways)
-                .map(|_| ram(cfg.way_row_bits()))
-                .collect(),
-            meta_ram: (0..cfg.ports).map(|_| ram(cfg.meta_bits())).collect(),
+            bank: (0..cfg.ports).map(|_| MtgBank::new(cfg)).collect(),
             _cfg: *cfg,
         }
+    }
+}
+
+/// One bank (A14): a way RAM per way and a meta RAM, `sets / ports` rows each, and the stage
+/// 2 of the lane it serves. Stage 1 (the pass, the lane's key and row) is the parent's; the
+/// key fields shared by all banks (`op`, `kid`, `pc`) and the sweep's stage 2 (`sw_*`) come in
+/// registered, the lane's values (`sv1`..`uid`) unregistered and are registered here.
+#[derive(LogicBlock)]
+pub struct MtgBank {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// Stage 1: this bank serves `lane` in this pass.
+    pub go: Signal<In, Bit>,
+    /// Stage 1: a sweep is on (read `raddr` for it, serve no lane).
+    pub busy: Signal<In, Bit>,
+    /// Stage 1: the bank row read.
+    pub raddr: Wire<In>,
+    pub lane: Wire<In>,
+    pub sv1: Wire<In>,
+    pub sv2: Wire<In>,
+    pub sv3: Wire<In>,
+    pub res: Wire<In>,
+    pub uid: Wire<In>,
+    /// Stage 2 (registered by the parent): the request's op, kid and pc.
+    pub op: Signal<In, Bit>,
+    pub kid: Wire<In>,
+    pub pc: Wire<In>,
+    /// Stage 2 of the sweep: on, flush, the kid retired.
+    pub sw_v: Signal<In, Bit>,
+    pub sw_all: Signal<In, Bit>,
+    pub sw_kid: Wire<In>,
+    /// Stage 2: a lane is served, which, and the bank row read for it.
+    pub s2_v: Signal<Out, Bit>,
+    pub s2_lane: Wire<Out>,
+    pub rd_row: Wire<Out>,
+    /// Stage 2: the lane's response.
+    pub rsp_hit: Signal<Out, Bit>,
+    pub rsp_way: Wire<Out>,
+    pub rsp_evict: Signal<Out, Bit>,
+    pub rsp_res: Wire<Out>,
+    pub rsp_uid: Wire<Out>,
+    way_ram: Vec<Ram>,
+    meta_ram: Ram,
+    _cfg: MtgConfig,
+}
+
+impl MtgBank {
+    pub fn new(cfg: &MtgConfig) -> MtgBank {
+        let (v, u) = (cfg.val_bits, cfg.uid_bits);
+        let ram = |width: usize| {
+            Ram::new(&RamConfig {
+                depth: cfg.ram_depth(),
+                width,
+                ports: 2,
+                byte_write: false,
+            })
+        };
+        MtgBank {
+            clock: Default::default(),
+            reset: Default::default(),
+            go: Default::default(),
+            busy: Default::default(),
+            raddr: Wire::new(cfg.row_bits()),
+            lane: Wire::new(cfg.lane_bits()),
+            sv1: Wire::new(v),
+            sv2: Wire::new(v),
+            sv3: Wire::new(v),
+            res: Wire::new(v),
+            uid: Wire::new(u),
+            op: Default::default(),
+            kid: Wire::new(cfg.kid_bits),
+            pc: Wire::new(cfg.pc_bits),
+            sw_v: Default::default(),
+            sw_all: Default::default(),
+            sw_kid: Wire::new(cfg.kid_bits),
+            s2_v: Default::default(),
+            s2_lane: Wire::new(cfg.lane_bits()),
+            rd_row: Wire::new(cfg.row_bits()),
+            rsp_hit: Default::default(),
+            rsp_way: Wire::new(cfg.way_bits()),
+            rsp_evict: Default::default(),
+            rsp_res: Wire::new(v),
+            rsp_uid: Wire::new(u),
+            way_ram: (0..cfg.ways).map(|_| ram(cfg.way_row_bits())).collect(),
+            meta_ram: ram(cfg.meta_bits()),
+            _cfg: *cfg,
+        }
+    }
+
+    fn verilog(&self) -> String {
+        let c = &self._cfg;
+        let (v, k, u, p) = (c.val_bits, c.kid_bits, c.uid_bits, c.pc_bits);
+        let nw = c.ways;
+        let (rb, lb, wb) = (c.row_bits(), c.lane_bits(), c.way_bits());
+        let rw = c.way_row_bits();
+        let mw = c.meta_bits();
+        let rk = c.rank_bits();
+        let keyw = k + p + 3 * v;
+        let mut o = String::new();
+        macro_rules! w {
+            ($($t:tt)*) => { writeln!(o, $($t)*).unwrap() };
+        }
+        w!("// Registers: stage 2 of the lane served, and the one-cycle write bypass.");
+        w!("reg s2_v_q;");
+        w!("reg [{}:0] s2_lane_q;", lb - 1);
+        w!("reg [{}:0] rd_row_q;", rb - 1);
+        for f in ["sv1", "sv2", "sv3", "res"] {
+            w!("reg [{}:0] s2_{f};", v - 1);
+        }
+        w!("reg [{}:0] s2_uid;", u - 1);
+        w!("reg bpm_v;");
+        w!("reg bpr_v;");
+        w!("reg [{}:0] bp_row;", rb - 1);
+        w!("reg [{}:0] bp_way;", wb - 1);
+        w!("reg [{}:0] bp_data;", rw - 1);
+        w!("reg [{}:0] bp_meta;", mw - 1);
+        w!("wire re = !reset && (busy || go);");
+        w!("// Stage 2: the rows as read (or as written at the last edge), compare, victim, LRU.");
+        let mram = "meta_ram$rdata";
+        w!(
+            "wire [{}:0] m = (bpm_v && bp_row == rd_row_q) ? bp_meta : {mram};",
+            mw - 1
+        );
+        w!("wire [{}:0] vb = m[{}:0];", nw - 1, nw - 1);
+        for wy in 0..nw {
+            let ram = format!("way_ram${wy}$rdata");
+            w!(
+                "wire [{}:0] r{wy} = (bpr_v && bp_row == rd_row_q && bp_way == {wb}'d{wy}) ? bp_data : {ram};",
+                rw - 1
+            );
+            if rk > 0 {
+                w!(
+                    "wire [{}:0] k{wy} = m[{}:{}] ^ {rk}'d{wy};",
+                    rk - 1,
+                    nw + (wy + 1) * rk - 1,
+                    nw + wy * rk
+                );
+            }
+            w!(
+                "wire mt{wy} = vb[{wy}] && (r{wy}[{}:{}] == {{kid, pc, s2_sv1, s2_sv2, s2_sv3}});",
+                rw - 1,
+                rw - keyw
+            );
+            w!(
+                "wire clr{wy} = vb[{wy}] && (sw_all || r{wy}[{}:{}] == sw_kid);",
+                rw - 1,
+                rw - k
+            );
+        }
+        let mts: Vec<String> = (0..nw).map(|wy| format!("mt{wy}")).collect();
+        w!("wire hit = {};", mts.join(" || "));
+        w!("wire [{}:0] hway = {};", wb - 1, first_index(&mts, wb));
+        let invs: Vec<String> = (0..nw).map(|wy| format!("!vb[{wy}]")).collect();
+        w!("wire hasinv = {};", invs.join(" || "));
+        w!("wire [{}:0] iway = {};", wb - 1, first_index(&invs, wb));
+        if rk > 0 {
+            let lrus: Vec<String> = (0..nw)
+                .map(|wy| format!("k{wy} == {rk}'d{}", nw - 1))
+                .collect();
+            w!("wire [{}:0] lway = {};", wb - 1, first_index(&lrus, wb));
+        } else {
+            w!("wire [{}:0] lway = {wb}'d0;", wb - 1);
+        }
+        w!("wire [{}:0] vway = hasinv ? iway : lway;", wb - 1);
+        w!("wire [{}:0] tway = hit ? hway : vway;", wb - 1);
+        w!("wire touch = s2_v_q && (hit || op);");
+        w!("wire wrow = s2_v_q && op;");
+        // The touched way's row and rank.
+        let mut trow = format!("{rw}'d0");
+        for wy in (0..nw).rev() {
+            trow = format!("(tway == {wb}'d{wy}) ? r{wy} : {trow}");
+        }
+        w!("wire [{}:0] trow = {trow};", rw - 1);
+        let mut ranks_new = vec![];
+        if rk > 0 {
+            let mut tk = format!("{rk}'d0");
+            for wy in (0..nw).rev() {
+                tk = format!("(tway == {wb}'d{wy}) ? k{wy} : {tk}");
+            }
+            w!("wire [{}:0] tk = {tk};", rk - 1);
+            for wy in 0..nw {
+                w!(
+                    "wire [{}:0] nk{wy} = (tway == {wb}'d{wy}) ? {rk}'d0 : (k{wy} < tk) ? k{wy} + {rk}'d1 : k{wy};",
+                    rk - 1
+                );
+                ranks_new.push(format!("(nk{wy} ^ {rk}'d{wy})"));
+            }
+        }
+        let tone = format!("({nw}'d1 << tway)");
+        w!("wire [{}:0] nvb = vb | (op ? {tone} : {nw}'d0);", nw - 1);
+        ranks_new.reverse();
+        ranks_new.push("nvb".to_string());
+        w!(
+            "wire [{}:0] req_meta = {{{}}};",
+            mw - 1,
+            ranks_new.join(", ")
+        );
+        let clrs: Vec<String> = (0..nw).rev().map(|wy| format!("clr{wy}")).collect();
+        w!("wire [{}:0] svb = vb & ~{{{}}};", nw - 1, clrs.join(", "));
+        if rk > 0 {
+            w!(
+                "wire [{}:0] sweep_meta = sw_all ? {mw}'d0 : {{m[{}:{nw}], svb}};",
+                mw - 1,
+                mw - 1
+            );
+        } else {
+            w!("wire [{}:0] sweep_meta = sw_all ? {mw}'d0 : svb;", mw - 1);
+        }
+        w!("wire mwe = !reset && (sw_v || touch);");
+        w!("wire [{}:0] mwdata = sw_v ? sweep_meta : req_meta;", mw - 1);
+        w!(
+            "wire [{}:0] rwdata = hit ? {{trow[{}:{u}], s2_uid}} : {{kid, pc, s2_sv1, s2_sv2, s2_sv3, s2_res, s2_uid}};",
+            rw - 1,
+            rw - 1
+        );
+        w!("wire rwe = !reset && wrow;");
+        // Response of this bank.
+        w!("wire o_hit = s2_v_q && hit;");
+        w!("wire [{}:0] o_way = (hit || op) ? tway : {wb}'d0;", wb - 1);
+        w!("wire o_evict = wrow && !hit && !hasinv;");
+        w!(
+            "wire [{}:0] o_res = hit ? trow[{}:{u}] : {v}'d0;",
+            v - 1,
+            u + v - 1
+        );
+        w!(
+            "wire [{}:0] o_uid = hit ? trow[{}:0] : {u}'d0;",
+            u - 1,
+            u - 1
+        );
+        w!("always @(posedge clock) begin");
+        w!("    s2_v_q <= !reset && !busy && go;");
+        w!("    s2_lane_q <= lane;");
+        w!("    if (re) rd_row_q <= raddr;");
+        for f in ["sv1", "sv2", "sv3", "res", "uid"] {
+            w!("    s2_{f} <= {f};");
+        }
+        w!("    bpm_v <= mwe;");
+        w!("    bpr_v <= rwe;");
+        w!("    bp_row <= rd_row_q;");
+        w!("    bp_way <= tway;");
+        w!("    bp_data <= rwdata;");
+        w!("    bp_meta <= mwdata;");
+        w!("end");
+        w!("// The RAMs: read at stage 1, written at stage 2 (address: the row read).");
+        w!("always @(*) begin");
+        let rams = (0..nw)
+            .map(|wy| {
+                (
+                    format!("way_ram${wy}$"),
+                    format!("rwe && tway == {wb}'d{wy}"),
+                    "rwdata",
+                )
+            })
+            .chain(std::iter::once((
+                "meta_ram$".to_string(),
+                "mwe".to_string(),
+                "mwdata",
+            )));
+        for (r, we, data) in rams {
+            w!("    {r}clock = clock;");
+            w!("    {r}we = {we};");
+            w!("    {r}wbe = 1'b1;");
+            w!("    {r}waddr = rd_row_q;");
+            w!("    {r}wdata = {data};");
+            w!("    {r}re = re;");
+            w!("    {r}raddr = raddr;");
+        }
+        w!("end");
+        w!("always @(*) begin");
+        w!("    s2_v = s2_v_q;");
+        w!("    s2_lane = s2_lane_q;");
+        w!("    rd_row = rd_row_q;");
+        for f in ["hit", "way", "evict", "res", "uid"] {
+            w!("    rsp_{f} = o_{f};");
+        }
+        w!("end");
+        o
+    }
+}
+
+impl Logic for MtgBank {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        for r in self
+            .way_ram
+            .iter_mut()
+            .chain(std::iter::once(&mut self.meta_ram))
+        {
+            r.clock.connect();
+            r.we.connect();
+            r.wbe.connect();
+            r.waddr.connect();
+            r.wdata.connect();
+            r.re.connect();
+            r.raddr.connect();
+        }
+        self.s2_v.connect();
+        self.s2_lane.connect();
+        self.rd_row.connect();
+        self.rsp_hit.connect();
+        self.rsp_way.connect();
+        self.rsp_evict.connect();
+        self.rsp_res.connect();
+        self.rsp_uid.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        Verilog::Custom(self.verilog())
     }
 }
 
@@ -149,13 +446,9 @@ impl Mtg {
     fn verilog(&self) -> String {
         let c = &self._cfg;
         let (s, v, k, u, p) = (c.simd, c.val_bits, c.kid_bits, c.uid_bits, c.pc_bits);
-        let (nb, nw) = (c.ports, c.ways);
+        let nb = c.ports;
         let (sl, pl) = (c.set_log2(), c.port_log2());
         let (rb, lb, sb, wb) = (c.row_bits(), c.lane_bits(), c.set_bits(), c.way_bits());
-        let rw = c.way_row_bits();
-        let mw = c.meta_bits();
-        let rk = c.rank_bits();
-        let keyw = k + p + 3 * v;
         let last_row = c.bank_rows() - 1;
         let mut o = String::new();
         macro_rules! w {
@@ -173,22 +466,6 @@ impl Mtg {
         w!("reg s2_op;");
         w!("reg [{}:0] s2_kid;", k - 1);
         w!("reg [{}:0] s2_pc;", p - 1);
-        for b in 0..nb {
-            w!("reg b{b}_s2_v;");
-            w!("reg [{}:0] b{b}_s2_lane;", lb - 1);
-            w!("reg [{}:0] b{b}_rd_row;", rb - 1);
-            for f in ["sv1", "sv2", "sv3", "res"] {
-                w!("reg [{}:0] b{b}_s2_{f};", v - 1);
-            }
-            w!("reg [{}:0] b{b}_s2_uid;", u - 1);
-            w!("reg b{b}_bpm_v;");
-            w!("reg b{b}_bpr_v;");
-            w!("reg [{}:0] b{b}_bp_row;", rb - 1);
-            w!("reg [{}:0] b{b}_bp_way;", wb - 1);
-            w!("reg [{}:0] b{b}_bp_data;", rw - 1);
-            w!("reg [{}:0] b{b}_bp_meta;", mw - 1);
-        }
-
         w!("// Stage 1: H per lane (§2.5), set, bank, bank row.");
         let pc_word = format!("({} >> 2)", zext("req_pc", p, 32));
         for l in 0..s {
@@ -299,158 +576,22 @@ impl Mtg {
                 })
                 .collect();
             w!("wire [{}:0] b{b}_uid = {};", u - 1, uid_l.join(" | "));
-            w!("wire b{b}_re = !reset && (busy_q || b{b}_go);");
             w!(
                 "wire [{}:0] b{b}_raddr = busy_q ? sweep_row_q : b{b}_row1;",
                 rb - 1
             );
         }
 
-        w!("// Stage 2: the rows as read (or as written at the last edge), compare, victim, LRU.");
+        w!("// Stage 2 is each bank's; its outputs, and the set of its lane (bank row above the bank bits).");
         for b in 0..nb {
-            let mram = format!("meta_ram${b}$rdata");
-            w!(
-                "wire [{}:0] b{b}_m = (b{b}_bpm_v && b{b}_bp_row == b{b}_rd_row) ? b{b}_bp_meta : {mram};",
-                mw - 1
-            );
-            w!("wire [{}:0] b{b}_vb = b{b}_m[{}:0];", nw - 1, nw - 1);
-            for wy in 0..nw {
-                let ram = format!("way_ram${}$rdata", b * nw + wy);
-                w!(
-                    "wire [{}:0] b{b}_r{wy} = (b{b}_bpr_v && b{b}_bp_row == b{b}_rd_row && b{b}_bp_way == {wb}'d{wy}) ? b{b}_bp_data : {ram};",
-                    rw - 1
-                );
-                if rk > 0 {
-                    w!(
-                        "wire [{}:0] b{b}_k{wy} = b{b}_m[{}:{}] ^ {rk}'d{wy};",
-                        rk - 1,
-                        nw + (wy + 1) * rk - 1,
-                        nw + wy * rk
-                    );
-                }
-                w!(
-                    "wire b{b}_mt{wy} = b{b}_vb[{wy}] && (b{b}_r{wy}[{}:{}] == {{s2_kid, s2_pc, b{b}_s2_sv1, b{b}_s2_sv2, b{b}_s2_sv3}});",
-                    rw - 1,
-                    rw - keyw
-                );
-                w!(
-                    "wire b{b}_clr{wy} = b{b}_vb[{wy}] && (sw2_all || b{b}_r{wy}[{}:{}] == sw2_kid);",
-                    rw - 1,
-                    rw - k
-                );
-            }
-            let mts: Vec<String> = (0..nw).map(|wy| format!("b{b}_mt{wy}")).collect();
-            w!("wire b{b}_hit = {};", mts.join(" || "));
-            w!("wire [{}:0] b{b}_hway = {};", wb - 1, first_index(&mts, wb));
-            let invs: Vec<String> = (0..nw).map(|wy| format!("!b{b}_vb[{wy}]")).collect();
-            w!("wire b{b}_hasinv = {};", invs.join(" || "));
-            w!(
-                "wire [{}:0] b{b}_iway = {};",
-                wb - 1,
-                first_index(&invs, wb)
-            );
-            if rk > 0 {
-                let lrus: Vec<String> = (0..nw)
-                    .map(|wy| format!("b{b}_k{wy} == {rk}'d{}", nw - 1))
-                    .collect();
-                w!(
-                    "wire [{}:0] b{b}_lway = {};",
-                    wb - 1,
-                    first_index(&lrus, wb)
-                );
-            } else {
-                w!("wire [{}:0] b{b}_lway = {wb}'d0;", wb - 1);
-            }
-            w!(
-                "wire [{}:0] b{b}_vway = b{b}_hasinv ? b{b}_iway : b{b}_lway;",
-                wb - 1
-            );
-            w!(
-                "wire [{}:0] b{b}_tway = b{b}_hit ? b{b}_hway : b{b}_vway;",
-                wb - 1
-            );
-            w!("wire b{b}_touch = b{b}_s2_v && (b{b}_hit || s2_op);");
-            w!("wire b{b}_wrow = b{b}_s2_v && s2_op;");
-            // The touched way's row and rank.
-            let mut trow = format!("{rw}'d0");
-            for wy in (0..nw).rev() {
-                trow = format!("(b{b}_tway == {wb}'d{wy}) ? b{b}_r{wy} : {trow}");
-            }
-            w!("wire [{}:0] b{b}_trow = {trow};", rw - 1);
-            let mut ranks_new = vec![];
-            if rk > 0 {
-                let mut tk = format!("{rk}'d0");
-                for wy in (0..nw).rev() {
-                    tk = format!("(b{b}_tway == {wb}'d{wy}) ? b{b}_k{wy} : {tk}");
-                }
-                w!("wire [{}:0] b{b}_tk = {tk};", rk - 1);
-                for wy in 0..nw {
-                    w!(
-                        "wire [{}:0] b{b}_nk{wy} = (b{b}_tway == {wb}'d{wy}) ? {rk}'d0 : (b{b}_k{wy} < b{b}_tk) ? b{b}_k{wy} + {rk}'d1 : b{b}_k{wy};",
-                        rk - 1
-                    );
-                    ranks_new.push(format!("(b{b}_nk{wy} ^ {rk}'d{wy})"));
-                }
-            }
-            let tone = format!("({nw}'d1 << b{b}_tway)");
-            w!(
-                "wire [{}:0] b{b}_nvb = b{b}_vb | (s2_op ? {tone} : {nw}'d0);",
-                nw - 1
-            );
-            ranks_new.reverse();
-            ranks_new.push(format!("b{b}_nvb"));
-            w!(
-                "wire [{}:0] b{b}_req_meta = {{{}}};",
-                mw - 1,
-                ranks_new.join(", ")
-            );
-            let clrs: Vec<String> = (0..nw).rev().map(|wy| format!("b{b}_clr{wy}")).collect();
-            w!(
-                "wire [{}:0] b{b}_svb = b{b}_vb & ~{{{}}};",
-                nw - 1,
-                clrs.join(", ")
-            );
-            if rk > 0 {
-                w!(
-                    "wire [{}:0] b{b}_sweep_meta = sw2_all ? {mw}'d0 : {{b{b}_m[{}:{nw}], b{b}_svb}};",
-                    mw - 1,
-                    mw - 1
-                );
-            } else {
-                w!(
-                    "wire [{}:0] b{b}_sweep_meta = sw2_all ? {mw}'d0 : b{b}_svb;",
-                    mw - 1
-                );
-            }
-            w!("wire b{b}_mwe = !reset && (sw2_v || b{b}_touch);");
-            w!(
-                "wire [{}:0] b{b}_mwdata = sw2_v ? b{b}_sweep_meta : b{b}_req_meta;",
-                mw - 1
-            );
-            w!(
-                "wire [{}:0] b{b}_rwdata = b{b}_hit ? {{b{b}_trow[{}:{u}], b{b}_s2_uid}} : {{s2_kid, s2_pc, b{b}_s2_sv1, b{b}_s2_sv2, b{b}_s2_sv3, b{b}_s2_res, b{b}_s2_uid}};",
-                rw - 1,
-                rw - 1
-            );
-            w!("wire b{b}_rwe = !reset && b{b}_wrow;");
-            // Response of this bank.
-            w!("wire b{b}_o_hit = b{b}_s2_v && b{b}_hit;");
-            w!(
-                "wire [{}:0] b{b}_o_way = (b{b}_hit || s2_op) ? b{b}_tway : {wb}'d0;",
-                wb - 1
-            );
-            w!("wire b{b}_o_evict = b{b}_wrow && !b{b}_hit && !b{b}_hasinv;");
-            w!(
-                "wire [{}:0] b{b}_o_res = b{b}_hit ? b{b}_trow[{}:{u}] : {v}'d0;",
-                v - 1,
-                u + v - 1
-            );
-            w!(
-                "wire [{}:0] b{b}_o_uid = b{b}_hit ? b{b}_trow[{}:0] : {u}'d0;",
-                u - 1,
-                u - 1
-            );
-            // The set of the bank's lane: bank row above the bank bits.
+            w!("wire b{b}_s2_v = bank${b}$s2_v;");
+            w!("wire [{}:0] b{b}_s2_lane = bank${b}$s2_lane;", lb - 1);
+            w!("wire [{}:0] b{b}_rd_row = bank${b}$rd_row;", rb - 1);
+            w!("wire [0:0] b{b}_o_hit = bank${b}$rsp_hit;");
+            w!("wire [{}:0] b{b}_o_way = bank${b}$rsp_way;", wb - 1);
+            w!("wire [0:0] b{b}_o_evict = bank${b}$rsp_evict;");
+            w!("wire [{}:0] b{b}_o_res = bank${b}$rsp_res;", v - 1);
+            w!("wire [{}:0] b{b}_o_uid = bank${b}$rsp_uid;", u - 1);
             let set_expr = if sl == 0 {
                 format!("{sb}'d0")
             } else if pl == 0 {
@@ -520,43 +661,27 @@ impl Mtg {
         w!("    s2_op <= req_op;");
         w!("    s2_kid <= req_kid;");
         w!("    s2_pc <= req_pc;");
-        for b in 0..nb {
-            w!("    b{b}_s2_v <= !reset && !busy_q && b{b}_go;");
-            w!("    b{b}_s2_lane <= b{b}_lane;");
-            w!("    if (b{b}_re) b{b}_rd_row <= b{b}_raddr;");
-            for f in ["sv1", "sv2", "sv3", "res", "uid"] {
-                w!("    b{b}_s2_{f} <= b{b}_{f};");
-            }
-            w!("    b{b}_bpm_v <= b{b}_mwe;");
-            w!("    b{b}_bpr_v <= b{b}_rwe;");
-            w!("    b{b}_bp_row <= b{b}_rd_row;");
-            w!("    b{b}_bp_way <= b{b}_tway;");
-            w!("    b{b}_bp_data <= b{b}_rwdata;");
-            w!("    b{b}_bp_meta <= b{b}_mwdata;");
-        }
         w!("end");
 
-        w!("// The RAMs: read at stage 1, written at stage 2 (address: the row read).");
+        w!("// The banks: stage 1's lane and row in, stage 2's shared registers.");
         w!("always @(*) begin");
         for b in 0..nb {
-            for wy in 0..nw {
-                let r = format!("way_ram${}$", b * nw + wy);
-                w!("    {r}clock = clock;");
-                w!("    {r}we = b{b}_rwe && b{b}_tway == {wb}'d{wy};");
-                w!("    {r}wbe = 1'b1;");
-                w!("    {r}waddr = b{b}_rd_row;");
-                w!("    {r}wdata = b{b}_rwdata;");
-                w!("    {r}re = b{b}_re;");
-                w!("    {r}raddr = b{b}_raddr;");
-            }
-            let r = format!("meta_ram${b}$");
+            let r = format!("bank${b}$");
             w!("    {r}clock = clock;");
-            w!("    {r}we = b{b}_mwe;");
-            w!("    {r}wbe = 1'b1;");
-            w!("    {r}waddr = b{b}_rd_row;");
-            w!("    {r}wdata = b{b}_mwdata;");
-            w!("    {r}re = b{b}_re;");
+            w!("    {r}reset = reset;");
+            w!("    {r}go = b{b}_go;");
+            w!("    {r}busy = busy_q;");
             w!("    {r}raddr = b{b}_raddr;");
+            w!("    {r}lane = b{b}_lane;");
+            for f in ["sv1", "sv2", "sv3", "res", "uid"] {
+                w!("    {r}{f} = b{b}_{f};");
+            }
+            w!("    {r}op = s2_op;");
+            w!("    {r}kid = s2_kid;");
+            w!("    {r}pc = s2_pc;");
+            w!("    {r}sw_v = sw2_v;");
+            w!("    {r}sw_all = sw2_all;");
+            w!("    {r}sw_kid = sw2_kid;");
         }
         w!("end");
 
@@ -584,14 +709,24 @@ impl Logic for Mtg {
     // Simulation is Verilator's job; rust-hdl only generates.
     fn update(&mut self) {}
     fn connect(&mut self) {
-        for r in self.way_ram.iter_mut().chain(self.meta_ram.iter_mut()) {
+        for r in self.bank.iter_mut() {
             r.clock.connect();
-            r.we.connect();
-            r.wbe.connect();
-            r.waddr.connect();
-            r.wdata.connect();
-            r.re.connect();
+            r.reset.connect();
+            r.go.connect();
+            r.busy.connect();
             r.raddr.connect();
+            r.lane.connect();
+            r.sv1.connect();
+            r.sv2.connect();
+            r.sv3.connect();
+            r.res.connect();
+            r.uid.connect();
+            r.op.connect();
+            r.kid.connect();
+            r.pc.connect();
+            r.sw_v.connect();
+            r.sw_all.connect();
+            r.sw_kid.connect();
         }
         self.req_ready.connect();
         self.busy.connect();

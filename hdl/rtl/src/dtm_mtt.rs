@@ -192,19 +192,50 @@ impl Mtt {
             nc * wb - 1,
             nc * rb - 1
         );
-        // Stage 2: the set's rows (through the bypass), valid bits, kids, ranks.
+        // Stage 2: the set's rows (through the bypass), valid bits, kids, ranks. The set's
+        // flip-flops (and stage 3's ranks) are chosen by a `case` over the sets, which
+        // synthesis maps to a parallel multiplexer; a select at a run-time offset
+        // (`x[s2_set * width +: width]`) became barrel shifters over the whole table that
+        // Yosys' techmap did not finish in 8 minutes.
+        s += &format!(
+            "reg [{}:0] s2_vset;\nreg [{}:0] s2_kset;\nreg [{}:0] s2_rset;\nreg [{}:0] s3_rset;\n\
+             always @(*) begin\n    s2_vset = 0;\n    s2_kset = 0;\n    s2_rset = 0;\n    s3_rset = 0;\n    case (s2_set)\n",
+            w - 1,
+            w * kb - 1,
+            w * wb - 1,
+            w * wb - 1
+        );
+        for set in 0..c.sets() {
+            s += &format!(
+                "        {sb}'d{set}: begin s2_vset = valid[{} +: {w}]; s2_kset = kidv[{} +: {}]; s2_rset = rank[{} +: {}]; end\n",
+                set * w,
+                set * w * kb,
+                w * kb,
+                set * w * wb,
+                w * wb
+            );
+        }
+        s += "        default: ;\n    endcase\n    case (s3_set)\n";
+        for set in 0..c.sets() {
+            s += &format!(
+                "        {sb}'d{set}: s3_rset = rank[{} +: {}];\n",
+                set * w * wb,
+                w * wb
+            );
+        }
+        s += "        default: ;\n    endcase\nend\n";
         for k in 0..w {
             s += &format!(
                 "wire [{rbm}:0] row{k} = (fw_v && fw_set == s2_set && fw_way == {wb}'d{k}) ? fw_row : rows${k}$rdata;\n\
-                 wire [{em}:0] idx{k} = s2_set * {w} + {k};\n\
-                 wire sv{k} = valid[idx{k}];\n\
-                 wire [{kbm}:0] sk{k} = kidv[idx{k} * {kb} +: {kb}];\n\
-                 wire [{wbm}:0] sr{k} = rank[idx{k} * {wb} +: {wb}];\n\
+                 wire sv{k} = s2_vset[{k}];\n\
+                 wire [{kbm}:0] sk{k} = s2_kset[{} +: {kb}];\n\
+                 wire [{wbm}:0] sr{k} = s2_rset[{} +: {wb}];\n\
                  wire tag{k} = sv{k} && sk{k} == s2_kid && row{k}[{pm}:0] == s2_pc;\n\
                  wire mt{k} = s2_lk && tag{k};\n\
                  wire eq{k} = tag{k} && row{k}[{o_len} +: {lb}] == s2_len && row{k}[{o_ic} +: {icb}] == s2_ic;\n",
+                k * kb,
+                k * wb,
                 rbm = rb - 1,
-                em = bits_for(e * 2) - 1,
                 kbm = kb - 1,
                 wbm = wb - 1,
                 pm = p - 1,
@@ -319,10 +350,8 @@ impl Mtt {
         );
         s += &touch("rk_a", "rk_s2", "u_way");
         s += &format!(
-            "wire [{}:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : rank[s3_set * {} +: {}];\n",
-            w * wb - 1,
-            w * wb,
-            w * wb
+            "wire [{}:0] rk_s3 = (s2_up && s3_set == s2_set) ? rk_a : s3_rset;\n",
+            w * wb - 1
         );
         s += &touch("rk_b", "rk_s3", "h_way");
         // Reset ranks: way k of every set has rank k.
@@ -342,18 +371,23 @@ impl Mtt {
         s += "        up_done <= 1'b0;\n        up_found <= 1'b0;\n        up_evict <= 1'b0;\n        up_set <= 0;\n        up_way <= 0;\n    end else begin\n";
         // Stage 1 → 2.
         s += "        s2_lk <= lk_valid;\n        s2_up <= up_valid && !lk_valid;\n        s2_set <= lk_valid ? lk_set : up_set1;\n        s2_kid <= lk_valid ? lk_kid : up_kid;\n        s2_pc <= lk_valid ? lk_pc : up_pc;\n        s2_npc <= up_npc;\n        s2_len <= up_len;\n        s2_ic <= up_ic;\n        s2_oc <= up_oc;\n";
-        // Stage 2: write, bypass, capture.
+        // Stage 2: write, bypass, capture. Rows are written through a decoder over constant
+        // indices (a run-time index on the left became a shifter over the whole table).
         s += &format!(
             "        fw_v <= wr_en;\n        fw_set <= s2_set;\n        fw_way <= u_way;\n        fw_row <= new_row;\n\
-             \x20       if (wr_en) begin valid[u_idx] <= 1'b1; kidv[u_idx * {kb} +: {kb}] <= s2_kid; end\n\
-             \x20       if (s2_up) rank[s2_set * {ww} +: {ww}] <= rk_a;\n\
-             \x20       if (hit) rank[s3_set * {ww} +: {ww}] <= rk_b;\n\
+             \x20       if (wr_en) for (i = 0; i < {e}; i = i + 1)\n\
+             \x20           if (u_idx == i) begin valid[i] <= 1'b1; kidv[i * {kb} +: {kb}] <= s2_kid; end\n\
+             \x20       if (s2_up || hit) for (i = 0; i < {sets}; i = i + 1) begin\n\
+             \x20           if (s2_up && s2_set == i) rank[i * {ww} +: {ww}] <= rk_a;\n\
+             \x20           if (hit && s3_set == i) rank[i * {ww} +: {ww}] <= rk_b;\n\
+             \x20       end\n\
              \x20       up_done <= s2_up;\n        up_found <= s2_up && u_found;\n        up_evict <= wr_en && !any_inv;\n\
              \x20       up_set <= s2_up ? s2_set : {sb}'d0;\n        up_way <= s2_up ? u_way : {wb}'d0;\n\
              \x20       s3_v <= s2_lk;\n        s3_set <= s2_set;\n        s3_cv <= c_valid;\n        s3_way <= c_way;\n        s3_row <= c_row;\n\
              \x20       res_valid <= s3_v;\n        res_hit <= hit;\n        res_way <= h_way;\n        res_len <= h_len;\n\
              \x20       res_npc <= hit ? h_row[{o_npc} +: {p}] : {p}'d0;\n        res_oc <= hit ? h_row[{o_oc} +: {ocb}] : {ocb}'d0;\n",
-            ww = w * wb
+            ww = w * wb,
+            sets = c.sets()
         );
         // Kernel retire and flush, after the insert.
         s += &format!(
