@@ -16980,11 +16980,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__bar(clock,reset,rsv_valid,rsv_pc,
     end
     always @(*) begin
         merge__a_lanes__drv = c_new__whole;
-    end
-    always @(*) begin
         merge__b__drv = 32'h0;
-    end
-    always @(*) begin
         merge__b_lanes__drv = 32'h0;
     end
     always @(*) begin
@@ -28234,8 +28230,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         state__waddr__0__drv = lowest_free__idx;
-    end
-    always @(*) begin
         state__wdata__0__drv = 32'h1;
     end
     always @(*) begin
@@ -28252,11 +28246,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         state__waddr__2__drv = iss_row;
-    end
-    always @(*) begin
         state__wdata__2__drv = 32'h2;
-    end
-    always @(*) begin
         state__raddr__drv = 32'h0;
     end
     always @(*) begin
@@ -28264,8 +28254,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         in_pool__waddr__0__drv = lowest_free__idx;
-    end
-    always @(*) begin
         in_pool__wdata__0__drv = 32'h0;
     end
     always @(*) begin
@@ -28273,8 +28261,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         in_pool__waddr__1__drv = h0__q;
-    end
-    always @(*) begin
         in_pool__wdata__1__drv = 32'h1;
     end
     always @(*) begin
@@ -28282,11 +28268,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         in_pool__waddr__2__drv = iss_row;
-    end
-    always @(*) begin
         in_pool__wdata__2__drv = 32'h0;
-    end
-    always @(*) begin
         in_pool__raddr__drv = 32'h0;
     end
     always @(*) begin
@@ -28318,6 +28300,8 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
         ring_even__waddr__drv = tail__q >> 32'h1;
         ring_even__wdata__drv = first;
         ring_odd__wdata__drv = first;
+        ring_even__wbe__drv = 32'h1;
+        ring_odd__wbe__drv = 32'h1;
         if (|(tail__q & odd)) begin
             ring_odd__we__drv = |npush;
             ring_even__we__drv = npush == 32'h2;
@@ -28332,12 +28316,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         ring_odd__waddr__drv = tail__q >> 32'h1;
-    end
-    always @(*) begin
-        ring_even__wbe__drv = 32'h1;
-    end
-    always @(*) begin
-        ring_odd__wbe__drv = 32'h1;
     end
     always @(*) begin
         h1_now = h1__q;
@@ -28454,8 +28432,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
             pl_ram__waddr__drv = lowest_free__idx;
             pl_ram__wdata__drv = ins_word__whole;
         end
-    end
-    always @(*) begin
         pl_ram__wbe__drv = 32'h1;
     end
     always @(*) begin
@@ -28472,8 +28448,6 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__l2(clock,reset,ins_valid,ins_pc,i
     end
     always @(*) begin
         thi_ram__wdata__drv = ins_thi & ins_mask__mask;
-    end
-    always @(*) begin
         thi_ram__wbe__drv = 32'h1;
     end
     always @(*) begin
@@ -32106,11 +32080,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
     end
     always @(*) begin
         byp1_lanes = bl1;
-    end
-    always @(*) begin
         byp0_merge__base__drv = 32'h0;
-    end
-    always @(*) begin
         byp0_merge__keep__drv = 32'h0;
     end
     always @(*) begin
@@ -32118,20 +32088,12 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
     end
     always @(*) begin
         byp0_merge__a_lanes__drv = bl0;
-    end
-    always @(*) begin
         byp0_merge__b__drv = 32'h0;
-    end
-    always @(*) begin
         byp0_merge__b_lanes__drv = 32'h0;
     end
     always @(*) begin
         byp0_thi = byp0_merge__merged;
-    end
-    always @(*) begin
         byp1_merge__base__drv = 32'h0;
-    end
-    always @(*) begin
         byp1_merge__keep__drv = 32'h0;
     end
     always @(*) begin
@@ -32139,11 +32101,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__rl(clock,reset,ins0_valid,ins0_pc
     end
     always @(*) begin
         byp1_merge__a_lanes__drv = bl1;
-    end
-    always @(*) begin
         byp1_merge__b__drv = 32'h0;
-    end
-    always @(*) begin
         byp1_merge__b_lanes__drv = 32'h0;
     end
     always @(*) begin
@@ -34362,11 +34320,7 @@ module crown_n512_e8_r8_q8_b16x8_w8_t1024_p32__wl(clock,reset,ins0_valid,ins0_pc
     end
     always @(*) begin
         merge__a_lanes__drv = c_a__whole;
-    end
-    always @(*) begin
         merge__b__drv = 32'h0;
-    end
-    always @(*) begin
         merge__b_lanes__drv = 32'h0;
     end
     always @(*) begin

@@ -549,7 +549,7 @@ fn area_blocks_put_the_memory_in_its_instance() {
 /// module is synthesised once and counted per instance. Flip-flops, RAM arrays and every FPGA
 /// memory count are identical; logic is not optimised across module boundaries, so generic
 /// cells (1,751 against 1,732 flat) and transistors (16,850 against 16,730) are held to 5 %,
-/// FPGA LUTs to 35 % (see below).
+/// iCE40 LUTs to 5 %, ECP5 and Xilinx LUTs to 35 % (see below).
 #[test]
 fn hierarchical_area_agrees_with_the_flat_flow() {
     let sets: Vec<String> = [
@@ -589,10 +589,10 @@ fn hierarchical_area_agrees_with_the_flat_flow() {
         h.cmos.transistors,
         f.cmos.transistors
     );
-    for (name, a, b) in [
-        ("ice40", &hier.fpga.ice40, &flat.fpga.ice40),
-        ("ecp5", &hier.fpga.ecp5, &flat.fpga.ecp5),
-        ("xilinx", &hier.fpga.xilinx, &flat.fpga.xilinx),
+    for (name, a, b, tol) in [
+        ("ice40", &hier.fpga.ice40, &flat.fpga.ice40, 0.05),
+        ("ecp5", &hier.fpga.ecp5, &flat.fpga.ecp5, 0.35),
+        ("xilinx", &hier.fpga.xilinx, &flat.fpga.xilinx, 0.35),
     ] {
         assert_eq!(
             (a.ffs, a.brams, a.lutrams),
@@ -602,8 +602,8 @@ fn hierarchical_area_agrees_with_the_flat_flow() {
         // Measured once the banks were modules: iCE40 1,088 against 1,077 (+1 %), ECP5 2,004
         // against 1,655 (+21 %), Xilinx 743 against 1,053 (−29 %): LUT mapping is not
         // optimised across the bank boundary, in either direction (not yet explained), so the
-        // hierarchical LUT counts are estimates within about a third of the flat ones.
-        let tol = 0.35;
+        // hierarchical ECP5 and Xilinx LUT counts are estimates within about a third of the
+        // flat ones; iCE40's stay within 5 %.
         eprintln!("{name}: {} LUTs against {} flat", a.luts, b.luts);
         assert!(
             near(a.luts, b.luts, tol),
