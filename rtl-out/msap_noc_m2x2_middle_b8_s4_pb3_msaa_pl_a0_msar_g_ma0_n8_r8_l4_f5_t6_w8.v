@@ -661,21 +661,11 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     end
     always @(*) begin
         ni__0__clock__drv = clock;
-    end
-    always @(*) begin
         ni__0__we__drv = ni_wr_0;
         ni__0__wbe__drv = 1'b1;
-    end
-    always @(*) begin
         ni__0__waddr__drv = ni_wp_0;
-    end
-    always @(*) begin
         ni__0__wdata__drv = {inj_line[0 +: 8], inj_tag[0 +: 6], 2'd0, inj_pl[0 +: 3], ni_dst_0, 2'b11};
-    end
-    always @(*) begin
         ni__0__re__drv = ni_rd_0;
-    end
-    always @(*) begin
         ni__0__raddr__drv = ni_rp_0;
     end
     always @(posedge clock) begin
@@ -712,21 +702,11 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     end
     always @(*) begin
         ni__1__clock__drv = clock;
-    end
-    always @(*) begin
         ni__1__we__drv = ni_wr_1;
         ni__1__wbe__drv = 1'b1;
-    end
-    always @(*) begin
         ni__1__waddr__drv = ni_wp_1;
-    end
-    always @(*) begin
         ni__1__wdata__drv = {inj_line[8 +: 8], inj_tag[6 +: 6], 2'd2, inj_pl[3 +: 3], ni_dst_1, 2'b11};
-    end
-    always @(*) begin
         ni__1__re__drv = ni_rd_1;
-    end
-    always @(*) begin
         ni__1__raddr__drv = ni_rp_1;
     end
     always @(posedge clock) begin
@@ -770,42 +750,20 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     wire [22:0] rq_fl_0 = {rqq__0__rdata[3 +: 8], rqq__0__rdata[13 +: 6], 2'd1, rqq__0__rdata[0 +: 3], rqq__0__rdata[11 +: 2], rq_k_0 == 3'd4, rq_k_0 == 3'd0};
     always @(*) begin
         mc__0__clock__drv = clock;
-    end
-    always @(*) begin
         mc__0__reset__drv = reset;
-    end
-    always @(*) begin
         mc__0__in_valid__drv = rq__1__out_valid[0];
-    end
-    always @(*) begin
         mc__0__in_line__drv = rq__1__out_flit[15 +: 8];
-    end
-    always @(*) begin
         mc__0__in_pl__drv = rq__1__out_flit[4 +: 3];
-    end
-    always @(*) begin
         mc__0__in_meta__drv = rq__1__out_flit[7 +: 8];
-    end
-    always @(*) begin
         mc__0__l2_ready__drv = l2r_0;
     end
     always @(*) begin
         rqq__0__clock__drv = clock;
-    end
-    always @(*) begin
         rqq__0__we__drv = rq_wr_0;
         rqq__0__wbe__drv = 1'b1;
-    end
-    always @(*) begin
         rqq__0__waddr__drv = rq_wp_0;
-    end
-    always @(*) begin
         rqq__0__wdata__drv = dr_0_2;
-    end
-    always @(*) begin
         rqq__0__re__drv = rq_rd_0;
-    end
-    always @(*) begin
         rqq__0__raddr__drv = rq_rp_0;
     end
     always @(posedge clock) begin
@@ -871,42 +829,20 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     wire [22:0] rq_fl_1 = {rqq__1__rdata[3 +: 8], rqq__1__rdata[13 +: 6], 2'd3, rqq__1__rdata[0 +: 3], rqq__1__rdata[11 +: 2], rq_k_1 == 3'd4, rq_k_1 == 3'd0};
     always @(*) begin
         mc__1__clock__drv = clock;
-    end
-    always @(*) begin
         mc__1__reset__drv = reset;
-    end
-    always @(*) begin
         mc__1__in_valid__drv = rq__3__out_valid[0];
-    end
-    always @(*) begin
         mc__1__in_line__drv = rq__3__out_flit[15 +: 8];
-    end
-    always @(*) begin
         mc__1__in_pl__drv = rq__3__out_flit[4 +: 3];
-    end
-    always @(*) begin
         mc__1__in_meta__drv = rq__3__out_flit[7 +: 8];
-    end
-    always @(*) begin
         mc__1__l2_ready__drv = l2r_1;
     end
     always @(*) begin
         rqq__1__clock__drv = clock;
-    end
-    always @(*) begin
         rqq__1__we__drv = rq_wr_1;
         rqq__1__wbe__drv = 1'b1;
-    end
-    always @(*) begin
         rqq__1__waddr__drv = rq_wp_1;
-    end
-    always @(*) begin
         rqq__1__wdata__drv = dr_1_2;
-    end
-    always @(*) begin
         rqq__1__re__drv = rq_rd_1;
-    end
-    always @(*) begin
         rqq__1__raddr__drv = rq_rp_1;
     end
     always @(posedge clock) begin
@@ -948,138 +884,74 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     end
     always @(*) begin
         rq__0__clock__drv = clock;
-    end
-    always @(*) begin
         rq__0__reset__drv = reset;
         rq__0__at_x__drv = 1'd0;
         rq__0__at_y__drv = 1'd0;
-    end
-    always @(*) begin
         rq__0__in_valid__drv = {1'b0, rq__2__out_valid[1], rq__1__out_valid[4], 1'b0, ni_send_0};
-    end
-    always @(*) begin
         rq__0__in_flit__drv = {23'd0, rq__2__out_flit[23 +: 23], rq__1__out_flit[92 +: 23], 23'd0, (ni_send_0 ? ni__0__rdata : 23'd0)};
-    end
-    always @(*) begin
         rq__0__out_credit__drv = {1'b0, rq__2__in_credit[1], rq__1__in_credit[4], 1'b0, rq__0__out_valid[0]};
     end
     always @(*) begin
         rq__1__clock__drv = clock;
-    end
-    always @(*) begin
         rq__1__reset__drv = reset;
         rq__1__at_x__drv = 1'd1;
         rq__1__at_y__drv = 1'd0;
-    end
-    always @(*) begin
         rq__1__in_valid__drv = {rq__0__out_valid[2], rq__3__out_valid[1], 1'b0, 1'b0, 1'b0};
-    end
-    always @(*) begin
         rq__1__in_flit__drv = {rq__0__out_flit[46 +: 23], rq__3__out_flit[23 +: 23], 23'd0, 23'd0, 23'd0};
-    end
-    always @(*) begin
         rq__1__out_credit__drv = {rq__0__in_credit[2], rq__3__in_credit[1], 1'b0, 1'b0, deq_0};
     end
     always @(*) begin
         rq__2__clock__drv = clock;
-    end
-    always @(*) begin
         rq__2__reset__drv = reset;
         rq__2__at_x__drv = 1'd0;
         rq__2__at_y__drv = 1'd1;
-    end
-    always @(*) begin
         rq__2__in_valid__drv = {1'b0, 1'b0, rq__3__out_valid[4], rq__0__out_valid[3], ni_send_1};
-    end
-    always @(*) begin
         rq__2__in_flit__drv = {23'd0, 23'd0, rq__3__out_flit[92 +: 23], rq__0__out_flit[69 +: 23], (ni_send_1 ? ni__1__rdata : 23'd0)};
-    end
-    always @(*) begin
         rq__2__out_credit__drv = {1'b0, 1'b0, rq__3__in_credit[4], rq__0__in_credit[3], rq__2__out_valid[0]};
     end
     always @(*) begin
         rq__3__clock__drv = clock;
-    end
-    always @(*) begin
         rq__3__reset__drv = reset;
         rq__3__at_x__drv = 1'd1;
         rq__3__at_y__drv = 1'd1;
-    end
-    always @(*) begin
         rq__3__in_valid__drv = {rq__2__out_valid[2], 1'b0, 1'b0, rq__1__out_valid[3], 1'b0};
-    end
-    always @(*) begin
         rq__3__in_flit__drv = {rq__2__out_flit[46 +: 23], 23'd0, 23'd0, rq__1__out_flit[69 +: 23], 23'd0};
-    end
-    always @(*) begin
         rq__3__out_credit__drv = {rq__2__in_credit[2], 1'b0, 1'b0, rq__1__in_credit[3], deq_1};
     end
     always @(*) begin
         rp__0__clock__drv = clock;
-    end
-    always @(*) begin
         rp__0__reset__drv = reset;
         rp__0__at_x__drv = 1'd0;
         rp__0__at_y__drv = 1'd0;
-    end
-    always @(*) begin
         rp__0__in_valid__drv = {1'b0, rp__2__out_valid[1], rp__1__out_valid[4], 1'b0, 1'b0};
-    end
-    always @(*) begin
         rp__0__in_flit__drv = {23'd0, rp__2__out_flit[23 +: 23], rp__1__out_flit[92 +: 23], 23'd0, 23'd0};
-    end
-    always @(*) begin
         rp__0__out_credit__drv = {1'b0, rp__2__in_credit[1], rp__1__in_credit[4], 1'b0, rp__0__out_valid[0]};
     end
     always @(*) begin
         rp__1__clock__drv = clock;
-    end
-    always @(*) begin
         rp__1__reset__drv = reset;
         rp__1__at_x__drv = 1'd1;
         rp__1__at_y__drv = 1'd0;
-    end
-    always @(*) begin
         rp__1__in_valid__drv = {rp__0__out_valid[2], rp__3__out_valid[1], 1'b0, 1'b0, rq_send_0};
-    end
-    always @(*) begin
         rp__1__in_flit__drv = {rp__0__out_flit[46 +: 23], rp__3__out_flit[23 +: 23], 23'd0, 23'd0, (rq_send_0 ? rq_fl_0 : 23'd0)};
-    end
-    always @(*) begin
         rp__1__out_credit__drv = {rp__0__in_credit[2], rp__3__in_credit[1], 1'b0, 1'b0, rp__1__out_valid[0]};
     end
     always @(*) begin
         rp__2__clock__drv = clock;
-    end
-    always @(*) begin
         rp__2__reset__drv = reset;
         rp__2__at_x__drv = 1'd0;
         rp__2__at_y__drv = 1'd1;
-    end
-    always @(*) begin
         rp__2__in_valid__drv = {1'b0, 1'b0, rp__3__out_valid[4], rp__0__out_valid[3], 1'b0};
-    end
-    always @(*) begin
         rp__2__in_flit__drv = {23'd0, 23'd0, rp__3__out_flit[92 +: 23], rp__0__out_flit[69 +: 23], 23'd0};
-    end
-    always @(*) begin
         rp__2__out_credit__drv = {1'b0, 1'b0, rp__3__in_credit[4], rp__0__in_credit[3], rp__2__out_valid[0]};
     end
     always @(*) begin
         rp__3__clock__drv = clock;
-    end
-    always @(*) begin
         rp__3__reset__drv = reset;
         rp__3__at_x__drv = 1'd1;
         rp__3__at_y__drv = 1'd1;
-    end
-    always @(*) begin
         rp__3__in_valid__drv = {rp__2__out_valid[2], 1'b0, 1'b0, rp__1__out_valid[3], rq_send_1};
-    end
-    always @(*) begin
         rp__3__in_flit__drv = {rp__2__out_flit[46 +: 23], 23'd0, 23'd0, rp__1__out_flit[69 +: 23], (rq_send_1 ? rq_fl_1 : 23'd0)};
-    end
-    always @(*) begin
         rp__3__out_credit__drv = {rp__2__in_credit[2], 1'b0, 1'b0, rp__1__in_credit[3], rp__3__out_valid[0]};
     end
     wire rv_0 = rp__0__out_valid[0] && rp__0__out_flit[1];
@@ -1092,330 +964,116 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8(cl
     wire [2:0] rpl_1 = rv_1 ? rp__2__out_flit[4 +: 3] : 3'd0;
     always @(*) begin
         inj_ready = {ni_ready_1, ni_ready_0};
-    end
-    always @(*) begin
         rep_valid = {rv_1, rv_0};
-    end
-    always @(*) begin
         rep_src = {rs_1, rs_0};
-    end
-    always @(*) begin
         rep_tag = {rt_1, rt_0};
-    end
-    always @(*) begin
         rep_pl = {rpl_1, rpl_0};
-    end
-    always @(*) begin
         mc_deq = {deq_1, deq_0};
-    end
-    always @(*) begin
         dbg_req = {rq__3__dbg_lost, rq__3__dbg_ptr, rq__3__dbg_gnt, rq__3__dbg_credit, rq__3__dbg_owner, rq__3__dbg_busy, rq__3__dbg_vcpl, rq__3__dbg_route, rq__3__dbg_state, rq__3__dbg_front, rq__3__dbg_count, rq__3__in_credit, rq__3__out_flit, rq__3__out_valid, rq__2__dbg_lost, rq__2__dbg_ptr, rq__2__dbg_gnt, rq__2__dbg_credit, rq__2__dbg_owner, rq__2__dbg_busy, rq__2__dbg_vcpl, rq__2__dbg_route, rq__2__dbg_state, rq__2__dbg_front, rq__2__dbg_count, rq__2__in_credit, rq__2__out_flit, rq__2__out_valid, rq__1__dbg_lost, rq__1__dbg_ptr, rq__1__dbg_gnt, rq__1__dbg_credit, rq__1__dbg_owner, rq__1__dbg_busy, rq__1__dbg_vcpl, rq__1__dbg_route, rq__1__dbg_state, rq__1__dbg_front, rq__1__dbg_count, rq__1__in_credit, rq__1__out_flit, rq__1__out_valid, rq__0__dbg_lost, rq__0__dbg_ptr, rq__0__dbg_gnt, rq__0__dbg_credit, rq__0__dbg_owner, rq__0__dbg_busy, rq__0__dbg_vcpl, rq__0__dbg_route, rq__0__dbg_state, rq__0__dbg_front, rq__0__dbg_count, rq__0__in_credit, rq__0__out_flit, rq__0__out_valid};
-    end
-    always @(*) begin
         dbg_rep = {rp__3__dbg_lost, rp__3__dbg_ptr, rp__3__dbg_gnt, rp__3__dbg_credit, rp__3__dbg_owner, rp__3__dbg_busy, rp__3__dbg_vcpl, rp__3__dbg_route, rp__3__dbg_state, rp__3__dbg_front, rp__3__dbg_count, rp__3__in_credit, rp__3__out_flit, rp__3__out_valid, rp__2__dbg_lost, rp__2__dbg_ptr, rp__2__dbg_gnt, rp__2__dbg_credit, rp__2__dbg_owner, rp__2__dbg_busy, rp__2__dbg_vcpl, rp__2__dbg_route, rp__2__dbg_state, rp__2__dbg_front, rp__2__dbg_count, rp__2__in_credit, rp__2__out_flit, rp__2__out_valid, rp__1__dbg_lost, rp__1__dbg_ptr, rp__1__dbg_gnt, rp__1__dbg_credit, rp__1__dbg_owner, rp__1__dbg_busy, rp__1__dbg_vcpl, rp__1__dbg_route, rp__1__dbg_state, rp__1__dbg_front, rp__1__dbg_count, rp__1__in_credit, rp__1__out_flit, rp__1__out_valid, rp__0__dbg_lost, rp__0__dbg_ptr, rp__0__dbg_gnt, rp__0__dbg_credit, rp__0__dbg_owner, rp__0__dbg_busy, rp__0__dbg_vcpl, rp__0__dbg_route, rp__0__dbg_state, rp__0__dbg_front, rp__0__dbg_count, rp__0__in_credit, rp__0__out_flit, rp__0__out_valid};
-    end
-    always @(*) begin
         dbg_mc = {mc__1__dbg_bypass, mc__1__dbg_older, mc__1__dbg_line, mc__1__dbg_pl, mc__1__dbg_elig, mc__1__dbg_valid, mc__1__count, mc__1__meta, mc__1__meta_valid, mc__1__out_urgent, mc__1__out_pl, mc__1__out_line, mc__1__out_idx, mc__1__out_valid, mc__1__in_ready, mc__0__dbg_bypass, mc__0__dbg_older, mc__0__dbg_line, mc__0__dbg_pl, mc__0__dbg_elig, mc__0__dbg_valid, mc__0__count, mc__0__meta, mc__0__meta_valid, mc__0__out_urgent, mc__0__out_pl, mc__0__out_line, mc__0__out_idx, mc__0__out_valid, mc__0__in_ready};
-    end
-    always @(*) begin
         dbg_ni = {ni_cr_1, ni_fv_1, ni_cnt_1, ni_cr_0, ni_fv_0, ni_cnt_0};
-    end
-    always @(*) begin
         dbg_mcni = {rq_cr_1, rq_k_1, rq_fv_1, rq_cnt_1, dr_1_2, dv_1_2, dr_1_1, dv_1_1, dr_1_0, dv_1_0, s0ln_1, s0pl_1, s0v_1, resv_1, rq_cr_0, rq_k_0, rq_fv_0, rq_cnt_0, dr_0_2, dv_0_2, dr_0_1, dv_0_1, dr_0_0, dv_0_0, s0ln_0, s0pl_0, s0v_0, resv_0};
     end
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         rq__0__clock = rq__0__clock__drv;
-    end
-    always @(*) begin
         rq__0__reset = rq__0__reset__drv;
-    end
-    always @(*) begin
         rq__0__in_valid = rq__0__in_valid__drv;
-    end
-    always @(*) begin
         rq__0__in_flit = rq__0__in_flit__drv;
-    end
-    always @(*) begin
         rq__0__out_credit = rq__0__out_credit__drv;
-    end
-    always @(*) begin
         rq__0__at_x = rq__0__at_x__drv;
-    end
-    always @(*) begin
         rq__0__at_y = rq__0__at_y__drv;
-    end
-    always @(*) begin
         rq__1__clock = rq__1__clock__drv;
-    end
-    always @(*) begin
         rq__1__reset = rq__1__reset__drv;
-    end
-    always @(*) begin
         rq__1__in_valid = rq__1__in_valid__drv;
-    end
-    always @(*) begin
         rq__1__in_flit = rq__1__in_flit__drv;
-    end
-    always @(*) begin
         rq__1__out_credit = rq__1__out_credit__drv;
-    end
-    always @(*) begin
         rq__1__at_x = rq__1__at_x__drv;
-    end
-    always @(*) begin
         rq__1__at_y = rq__1__at_y__drv;
-    end
-    always @(*) begin
         rq__2__clock = rq__2__clock__drv;
-    end
-    always @(*) begin
         rq__2__reset = rq__2__reset__drv;
-    end
-    always @(*) begin
         rq__2__in_valid = rq__2__in_valid__drv;
-    end
-    always @(*) begin
         rq__2__in_flit = rq__2__in_flit__drv;
-    end
-    always @(*) begin
         rq__2__out_credit = rq__2__out_credit__drv;
-    end
-    always @(*) begin
         rq__2__at_x = rq__2__at_x__drv;
-    end
-    always @(*) begin
         rq__2__at_y = rq__2__at_y__drv;
-    end
-    always @(*) begin
         rq__3__clock = rq__3__clock__drv;
-    end
-    always @(*) begin
         rq__3__reset = rq__3__reset__drv;
-    end
-    always @(*) begin
         rq__3__in_valid = rq__3__in_valid__drv;
-    end
-    always @(*) begin
         rq__3__in_flit = rq__3__in_flit__drv;
-    end
-    always @(*) begin
         rq__3__out_credit = rq__3__out_credit__drv;
-    end
-    always @(*) begin
         rq__3__at_x = rq__3__at_x__drv;
-    end
-    always @(*) begin
         rq__3__at_y = rq__3__at_y__drv;
-    end
-    always @(*) begin
         rp__0__clock = rp__0__clock__drv;
-    end
-    always @(*) begin
         rp__0__reset = rp__0__reset__drv;
-    end
-    always @(*) begin
         rp__0__in_valid = rp__0__in_valid__drv;
-    end
-    always @(*) begin
         rp__0__in_flit = rp__0__in_flit__drv;
-    end
-    always @(*) begin
         rp__0__out_credit = rp__0__out_credit__drv;
-    end
-    always @(*) begin
         rp__0__at_x = rp__0__at_x__drv;
-    end
-    always @(*) begin
         rp__0__at_y = rp__0__at_y__drv;
-    end
-    always @(*) begin
         rp__1__clock = rp__1__clock__drv;
-    end
-    always @(*) begin
         rp__1__reset = rp__1__reset__drv;
-    end
-    always @(*) begin
         rp__1__in_valid = rp__1__in_valid__drv;
-    end
-    always @(*) begin
         rp__1__in_flit = rp__1__in_flit__drv;
-    end
-    always @(*) begin
         rp__1__out_credit = rp__1__out_credit__drv;
-    end
-    always @(*) begin
         rp__1__at_x = rp__1__at_x__drv;
-    end
-    always @(*) begin
         rp__1__at_y = rp__1__at_y__drv;
-    end
-    always @(*) begin
         rp__2__clock = rp__2__clock__drv;
-    end
-    always @(*) begin
         rp__2__reset = rp__2__reset__drv;
-    end
-    always @(*) begin
         rp__2__in_valid = rp__2__in_valid__drv;
-    end
-    always @(*) begin
         rp__2__in_flit = rp__2__in_flit__drv;
-    end
-    always @(*) begin
         rp__2__out_credit = rp__2__out_credit__drv;
-    end
-    always @(*) begin
         rp__2__at_x = rp__2__at_x__drv;
-    end
-    always @(*) begin
         rp__2__at_y = rp__2__at_y__drv;
-    end
-    always @(*) begin
         rp__3__clock = rp__3__clock__drv;
-    end
-    always @(*) begin
         rp__3__reset = rp__3__reset__drv;
-    end
-    always @(*) begin
         rp__3__in_valid = rp__3__in_valid__drv;
-    end
-    always @(*) begin
         rp__3__in_flit = rp__3__in_flit__drv;
-    end
-    always @(*) begin
         rp__3__out_credit = rp__3__out_credit__drv;
-    end
-    always @(*) begin
         rp__3__at_x = rp__3__at_x__drv;
-    end
-    always @(*) begin
         rp__3__at_y = rp__3__at_y__drv;
-    end
-    always @(*) begin
         mc__0__clock = mc__0__clock__drv;
-    end
-    always @(*) begin
         mc__0__reset = mc__0__reset__drv;
-    end
-    always @(*) begin
         mc__0__in_valid = mc__0__in_valid__drv;
-    end
-    always @(*) begin
         mc__0__in_line = mc__0__in_line__drv;
-    end
-    always @(*) begin
         mc__0__in_pl = mc__0__in_pl__drv;
-    end
-    always @(*) begin
         mc__0__in_meta = mc__0__in_meta__drv;
-    end
-    always @(*) begin
         mc__0__l2_ready = mc__0__l2_ready__drv;
-    end
-    always @(*) begin
         mc__1__clock = mc__1__clock__drv;
-    end
-    always @(*) begin
         mc__1__reset = mc__1__reset__drv;
-    end
-    always @(*) begin
         mc__1__in_valid = mc__1__in_valid__drv;
-    end
-    always @(*) begin
         mc__1__in_line = mc__1__in_line__drv;
-    end
-    always @(*) begin
         mc__1__in_pl = mc__1__in_pl__drv;
-    end
-    always @(*) begin
         mc__1__in_meta = mc__1__in_meta__drv;
-    end
-    always @(*) begin
         mc__1__l2_ready = mc__1__l2_ready__drv;
-    end
-    always @(*) begin
         ni__0__clock = ni__0__clock__drv;
-    end
-    always @(*) begin
         ni__0__we = ni__0__we__drv;
-    end
-    always @(*) begin
         ni__0__wbe = ni__0__wbe__drv;
-    end
-    always @(*) begin
         ni__0__waddr = ni__0__waddr__drv;
-    end
-    always @(*) begin
         ni__0__wdata = ni__0__wdata__drv;
-    end
-    always @(*) begin
         ni__0__re = ni__0__re__drv;
-    end
-    always @(*) begin
         ni__0__raddr = ni__0__raddr__drv;
-    end
-    always @(*) begin
         ni__1__clock = ni__1__clock__drv;
-    end
-    always @(*) begin
         ni__1__we = ni__1__we__drv;
-    end
-    always @(*) begin
         ni__1__wbe = ni__1__wbe__drv;
-    end
-    always @(*) begin
         ni__1__waddr = ni__1__waddr__drv;
-    end
-    always @(*) begin
         ni__1__wdata = ni__1__wdata__drv;
-    end
-    always @(*) begin
         ni__1__re = ni__1__re__drv;
-    end
-    always @(*) begin
         ni__1__raddr = ni__1__raddr__drv;
-    end
-    always @(*) begin
         rqq__0__clock = rqq__0__clock__drv;
-    end
-    always @(*) begin
         rqq__0__we = rqq__0__we__drv;
-    end
-    always @(*) begin
         rqq__0__wbe = rqq__0__wbe__drv;
-    end
-    always @(*) begin
         rqq__0__waddr = rqq__0__waddr__drv;
-    end
-    always @(*) begin
         rqq__0__wdata = rqq__0__wdata__drv;
-    end
-    always @(*) begin
         rqq__0__re = rqq__0__re__drv;
-    end
-    always @(*) begin
         rqq__0__raddr = rqq__0__raddr__drv;
-    end
-    always @(*) begin
         rqq__1__clock = rqq__1__clock__drv;
-    end
-    always @(*) begin
         rqq__1__we = rqq__1__we__drv;
-    end
-    always @(*) begin
         rqq__1__wbe = rqq__1__wbe__drv;
-    end
-    always @(*) begin
         rqq__1__waddr = rqq__1__waddr__drv;
-    end
-    always @(*) begin
         rqq__1__wdata = rqq__1__wdata__drv;
-    end
-    always @(*) begin
         rqq__1__re = rqq__1__re__drv;
-    end
-    always @(*) begin
         rqq__1__raddr = rqq__1__raddr__drv;
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8
@@ -2101,207 +1759,73 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
     // Update code
     always @(*) begin
         valid__0__clock__drv = clock;
-    end
-    always @(*) begin
         valid__0__reset__drv = reset;
-    end
-    always @(*) begin
         line__0__clock__drv = clock;
-    end
-    always @(*) begin
         line__0__reset__drv = reset;
-    end
-    always @(*) begin
         pl__0__clock__drv = clock;
-    end
-    always @(*) begin
         pl__0__reset__drv = reset;
-    end
-    always @(*) begin
         older__0__clock__drv = clock;
-    end
-    always @(*) begin
         older__0__reset__drv = reset;
-    end
-    always @(*) begin
         valid__1__clock__drv = clock;
-    end
-    always @(*) begin
         valid__1__reset__drv = reset;
-    end
-    always @(*) begin
         line__1__clock__drv = clock;
-    end
-    always @(*) begin
         line__1__reset__drv = reset;
-    end
-    always @(*) begin
         pl__1__clock__drv = clock;
-    end
-    always @(*) begin
         pl__1__reset__drv = reset;
-    end
-    always @(*) begin
         older__1__clock__drv = clock;
-    end
-    always @(*) begin
         older__1__reset__drv = reset;
-    end
-    always @(*) begin
         valid__2__clock__drv = clock;
-    end
-    always @(*) begin
         valid__2__reset__drv = reset;
-    end
-    always @(*) begin
         line__2__clock__drv = clock;
-    end
-    always @(*) begin
         line__2__reset__drv = reset;
-    end
-    always @(*) begin
         pl__2__clock__drv = clock;
-    end
-    always @(*) begin
         pl__2__reset__drv = reset;
-    end
-    always @(*) begin
         older__2__clock__drv = clock;
-    end
-    always @(*) begin
         older__2__reset__drv = reset;
-    end
-    always @(*) begin
         valid__3__clock__drv = clock;
-    end
-    always @(*) begin
         valid__3__reset__drv = reset;
-    end
-    always @(*) begin
         line__3__clock__drv = clock;
-    end
-    always @(*) begin
         line__3__reset__drv = reset;
-    end
-    always @(*) begin
         pl__3__clock__drv = clock;
-    end
-    always @(*) begin
         pl__3__reset__drv = reset;
-    end
-    always @(*) begin
         older__3__clock__drv = clock;
-    end
-    always @(*) begin
         older__3__reset__drv = reset;
-    end
-    always @(*) begin
         valid__4__clock__drv = clock;
-    end
-    always @(*) begin
         valid__4__reset__drv = reset;
-    end
-    always @(*) begin
         line__4__clock__drv = clock;
-    end
-    always @(*) begin
         line__4__reset__drv = reset;
-    end
-    always @(*) begin
         pl__4__clock__drv = clock;
-    end
-    always @(*) begin
         pl__4__reset__drv = reset;
-    end
-    always @(*) begin
         older__4__clock__drv = clock;
-    end
-    always @(*) begin
         older__4__reset__drv = reset;
-    end
-    always @(*) begin
         valid__5__clock__drv = clock;
-    end
-    always @(*) begin
         valid__5__reset__drv = reset;
-    end
-    always @(*) begin
         line__5__clock__drv = clock;
-    end
-    always @(*) begin
         line__5__reset__drv = reset;
-    end
-    always @(*) begin
         pl__5__clock__drv = clock;
-    end
-    always @(*) begin
         pl__5__reset__drv = reset;
-    end
-    always @(*) begin
         older__5__clock__drv = clock;
-    end
-    always @(*) begin
         older__5__reset__drv = reset;
-    end
-    always @(*) begin
         valid__6__clock__drv = clock;
-    end
-    always @(*) begin
         valid__6__reset__drv = reset;
-    end
-    always @(*) begin
         line__6__clock__drv = clock;
-    end
-    always @(*) begin
         line__6__reset__drv = reset;
-    end
-    always @(*) begin
         pl__6__clock__drv = clock;
-    end
-    always @(*) begin
         pl__6__reset__drv = reset;
-    end
-    always @(*) begin
         older__6__clock__drv = clock;
-    end
-    always @(*) begin
         older__6__reset__drv = reset;
-    end
-    always @(*) begin
         valid__7__clock__drv = clock;
-    end
-    always @(*) begin
         valid__7__reset__drv = reset;
-    end
-    always @(*) begin
         line__7__clock__drv = clock;
-    end
-    always @(*) begin
         line__7__reset__drv = reset;
-    end
-    always @(*) begin
         pl__7__clock__drv = clock;
-    end
-    always @(*) begin
         pl__7__reset__drv = reset;
-    end
-    always @(*) begin
         older__7__clock__drv = clock;
-    end
-    always @(*) begin
         older__7__reset__drv = reset;
-    end
-    always @(*) begin
         meta_v__clock__drv = clock;
-    end
-    always @(*) begin
         meta_v__reset__drv = reset;
-    end
-    always @(*) begin
         meta_ram__clock__drv = clock;
         unit = 32'h1;
-    end
-    always @(*) begin
         blocked = 1'b0;
         if (older__0__q[0] & (line__0__q == line__0__q)) begin
             blocked = 1'b1;
@@ -2329,6 +1853,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__0 = |valid__0__q & ~(|guard & blocked);
         urg__0 = 1'b0;
+        key__0 = 32'h0;
+        if (|msar) begin
+            key__0 = pl__0__q;
+        end
         blocked = 1'b0;
         if (older__1__q[0] & (line__0__q == line__1__q)) begin
             blocked = 1'b1;
@@ -2356,6 +1884,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__1 = |valid__1__q & ~(|guard & blocked);
         urg__1 = 1'b0;
+        key__1 = 32'h0;
+        if (|msar) begin
+            key__1 = pl__1__q;
+        end
         blocked = 1'b0;
         if (older__2__q[0] & (line__0__q == line__2__q)) begin
             blocked = 1'b1;
@@ -2383,6 +1915,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__2 = |valid__2__q & ~(|guard & blocked);
         urg__2 = 1'b0;
+        key__2 = 32'h0;
+        if (|msar) begin
+            key__2 = pl__2__q;
+        end
         blocked = 1'b0;
         if (older__3__q[0] & (line__0__q == line__3__q)) begin
             blocked = 1'b1;
@@ -2410,6 +1946,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__3 = |valid__3__q & ~(|guard & blocked);
         urg__3 = 1'b0;
+        key__3 = 32'h0;
+        if (|msar) begin
+            key__3 = pl__3__q;
+        end
         blocked = 1'b0;
         if (older__4__q[0] & (line__0__q == line__4__q)) begin
             blocked = 1'b1;
@@ -2437,6 +1977,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__4 = |valid__4__q & ~(|guard & blocked);
         urg__4 = 1'b0;
+        key__4 = 32'h0;
+        if (|msar) begin
+            key__4 = pl__4__q;
+        end
         blocked = 1'b0;
         if (older__5__q[0] & (line__0__q == line__5__q)) begin
             blocked = 1'b1;
@@ -2464,6 +2008,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__5 = |valid__5__q & ~(|guard & blocked);
         urg__5 = 1'b0;
+        key__5 = 32'h0;
+        if (|msar) begin
+            key__5 = pl__5__q;
+        end
         blocked = 1'b0;
         if (older__6__q[0] & (line__0__q == line__6__q)) begin
             blocked = 1'b1;
@@ -2491,6 +2039,10 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         end
         elig__6 = |valid__6__q & ~(|guard & blocked);
         urg__6 = 1'b0;
+        key__6 = 32'h0;
+        if (|msar) begin
+            key__6 = pl__6__q;
+        end
         blocked = 1'b0;
         if (older__7__q[0] & (line__0__q == line__7__q)) begin
             blocked = 1'b1;
@@ -2516,60 +2068,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         if (older__7__q[7] & (line__7__q == line__7__q)) begin
             blocked = 1'b1;
         end
-    end
-    always @(*) begin
-        key__0 = 32'h0;
-        if (|msar) begin
-            key__0 = pl__0__q;
-        end
-    end
-    always @(*) begin
-        key__1 = 32'h0;
-        if (|msar) begin
-            key__1 = pl__1__q;
-        end
-    end
-    always @(*) begin
-        key__2 = 32'h0;
-        if (|msar) begin
-            key__2 = pl__2__q;
-        end
-    end
-    always @(*) begin
-        key__3 = 32'h0;
-        if (|msar) begin
-            key__3 = pl__3__q;
-        end
-    end
-    always @(*) begin
-        key__4 = 32'h0;
-        if (|msar) begin
-            key__4 = pl__4__q;
-        end
-    end
-    always @(*) begin
-        key__5 = 32'h0;
-        if (|msar) begin
-            key__5 = pl__5__q;
-        end
-    end
-    always @(*) begin
-        key__6 = 32'h0;
-        if (|msar) begin
-            key__6 = pl__6__q;
-        end
-    end
-    always @(*) begin
         elig__7 = |valid__7__q & ~(|guard & blocked);
         urg__7 = 1'b0;
-    end
-    always @(*) begin
         key__7 = 32'h0;
         if (|msar) begin
             key__7 = pl__7__q;
         end
-    end
-    always @(*) begin
         m = 32'h0;
         if (elig__0 & (key__0 > m)) begin
             m = key__0;
@@ -2595,62 +2099,56 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
         if (elig__7 & (key__7 > m)) begin
             m = key__7;
         end
-    end
-    always @(*) begin
         cand = 32'h0;
+        vvec = 32'h0;
         if (elig__0 & (key__0 == m)) begin
             cand = cand | (unit << 0);
+        end
+        if (|valid__0__q) begin
+            vvec = vvec | (unit << 0);
         end
         if (elig__1 & (key__1 == m)) begin
             cand = cand | (unit << 1);
         end
-        if (elig__2 & (key__2 == m)) begin
-            cand = cand | (unit << 2);
-        end
-        if (elig__3 & (key__3 == m)) begin
-            cand = cand | (unit << 3);
-        end
-        if (elig__4 & (key__4 == m)) begin
-            cand = cand | (unit << 4);
-        end
-        if (elig__5 & (key__5 == m)) begin
-            cand = cand | (unit << 5);
-        end
-        if (elig__6 & (key__6 == m)) begin
-            cand = cand | (unit << 6);
-        end
-        if (elig__7 & (key__7 == m)) begin
-            cand = cand | (unit << 7);
-        end
-    end
-    always @(*) begin
-        vvec = 32'h0;
-        if (|valid__0__q) begin
-            vvec = vvec | (unit << 0);
-        end
         if (|valid__1__q) begin
             vvec = vvec | (unit << 1);
+        end
+        if (elig__2 & (key__2 == m)) begin
+            cand = cand | (unit << 2);
         end
         if (|valid__2__q) begin
             vvec = vvec | (unit << 2);
         end
+        if (elig__3 & (key__3 == m)) begin
+            cand = cand | (unit << 3);
+        end
         if (|valid__3__q) begin
             vvec = vvec | (unit << 3);
+        end
+        if (elig__4 & (key__4 == m)) begin
+            cand = cand | (unit << 4);
         end
         if (|valid__4__q) begin
             vvec = vvec | (unit << 4);
         end
+        if (elig__5 & (key__5 == m)) begin
+            cand = cand | (unit << 5);
+        end
         if (|valid__5__q) begin
             vvec = vvec | (unit << 5);
+        end
+        if (elig__6 & (key__6 == m)) begin
+            cand = cand | (unit << 6);
         end
         if (|valid__6__q) begin
             vvec = vvec | (unit << 6);
         end
+        if (elig__7 & (key__7 == m)) begin
+            cand = cand | (unit << 7);
+        end
         if (|valid__7__q) begin
             vvec = vvec | (unit << 7);
         end
-    end
-    always @(*) begin
         found = 1'b0;
         sel = 32'h0;
         sel_older = 32'h0;
@@ -2721,8 +2219,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             out_pl = pl__7__q;
             out_urgent = urg__7;
         end
-    end
-    always @(*) begin
         free_found = 1'b0;
         free_idx = 32'h0;
         cnt = 32'h0;
@@ -2782,20 +2278,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             free_found = 1'b1;
             free_idx = 7;
         end
-    end
-    always @(*) begin
         deq = l2_ready & found;
-    end
-    always @(*) begin
         ins = in_valid & free_found;
-    end
-    always @(*) begin
         deq_mask = 32'h0;
         if (deq) begin
             deq_mask = unit << sel;
         end
-    end
-    always @(*) begin
         valid__0__d__drv = valid__0__q;
         line__0__d__drv = line__0__q;
         pl__0__d__drv = pl__0__q;
@@ -2810,8 +2298,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__0__d__drv = in_pl;
             older__0__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__1__d__drv = valid__1__q;
         line__1__d__drv = line__1__q;
         pl__1__d__drv = pl__1__q;
@@ -2826,8 +2312,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__1__d__drv = in_pl;
             older__1__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__2__d__drv = valid__2__q;
         line__2__d__drv = line__2__q;
         pl__2__d__drv = pl__2__q;
@@ -2842,8 +2326,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__2__d__drv = in_pl;
             older__2__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__3__d__drv = valid__3__q;
         line__3__d__drv = line__3__q;
         pl__3__d__drv = pl__3__q;
@@ -2858,8 +2340,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__3__d__drv = in_pl;
             older__3__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__4__d__drv = valid__4__q;
         line__4__d__drv = line__4__q;
         pl__4__d__drv = pl__4__q;
@@ -2874,8 +2354,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__4__d__drv = in_pl;
             older__4__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__5__d__drv = valid__5__q;
         line__5__d__drv = line__5__q;
         pl__5__d__drv = pl__5__q;
@@ -2890,8 +2368,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__5__d__drv = in_pl;
             older__5__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__6__d__drv = valid__6__q;
         line__6__d__drv = line__6__q;
         pl__6__d__drv = pl__6__q;
@@ -2906,8 +2382,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__6__d__drv = in_pl;
             older__6__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         valid__7__d__drv = valid__7__q;
         line__7__d__drv = line__7__q;
         pl__7__d__drv = pl__7__q;
@@ -2922,643 +2396,251 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__m
             pl__7__d__drv = in_pl;
             older__7__d__drv = vvec & ~deq_mask;
         end
-    end
-    always @(*) begin
         meta_ram__we__drv = ins;
         meta_ram__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         meta_ram__waddr__drv = free_idx;
-    end
-    always @(*) begin
         meta_ram__wdata__drv = in_meta;
-    end
-    always @(*) begin
         meta_ram__re__drv = deq;
-    end
-    always @(*) begin
         meta_ram__raddr__drv = sel;
-    end
-    always @(*) begin
         meta_v__d__drv = deq;
-    end
-    always @(*) begin
         meta = 32'h0;
         if (|meta_v__q) begin
             meta = meta_ram__rdata;
         end
-    end
-    always @(*) begin
         valid_pack__parts__0__drv = valid__0__q;
-    end
-    always @(*) begin
         elig_pack__parts__0__drv = elig__0;
-    end
-    always @(*) begin
         pl_pack__parts__0__drv = 32'h0;
         line_pack__parts__0__drv = 32'h0;
         if (|valid__0__q) begin
             pl_pack__parts__0__drv = pl__0__q;
             line_pack__parts__0__drv = line__0__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__0__drv = older__0__q;
-    end
-    always @(*) begin
         valid_pack__parts__1__drv = valid__1__q;
-    end
-    always @(*) begin
         elig_pack__parts__1__drv = elig__1;
-    end
-    always @(*) begin
         pl_pack__parts__1__drv = 32'h0;
         line_pack__parts__1__drv = 32'h0;
         if (|valid__1__q) begin
             pl_pack__parts__1__drv = pl__1__q;
             line_pack__parts__1__drv = line__1__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__1__drv = older__1__q;
-    end
-    always @(*) begin
         valid_pack__parts__2__drv = valid__2__q;
-    end
-    always @(*) begin
         elig_pack__parts__2__drv = elig__2;
-    end
-    always @(*) begin
         pl_pack__parts__2__drv = 32'h0;
         line_pack__parts__2__drv = 32'h0;
         if (|valid__2__q) begin
             pl_pack__parts__2__drv = pl__2__q;
             line_pack__parts__2__drv = line__2__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__2__drv = older__2__q;
-    end
-    always @(*) begin
         valid_pack__parts__3__drv = valid__3__q;
-    end
-    always @(*) begin
         elig_pack__parts__3__drv = elig__3;
-    end
-    always @(*) begin
         pl_pack__parts__3__drv = 32'h0;
         line_pack__parts__3__drv = 32'h0;
         if (|valid__3__q) begin
             pl_pack__parts__3__drv = pl__3__q;
             line_pack__parts__3__drv = line__3__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__3__drv = older__3__q;
-    end
-    always @(*) begin
         valid_pack__parts__4__drv = valid__4__q;
-    end
-    always @(*) begin
         elig_pack__parts__4__drv = elig__4;
-    end
-    always @(*) begin
         pl_pack__parts__4__drv = 32'h0;
         line_pack__parts__4__drv = 32'h0;
         if (|valid__4__q) begin
             pl_pack__parts__4__drv = pl__4__q;
             line_pack__parts__4__drv = line__4__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__4__drv = older__4__q;
-    end
-    always @(*) begin
         valid_pack__parts__5__drv = valid__5__q;
-    end
-    always @(*) begin
         elig_pack__parts__5__drv = elig__5;
-    end
-    always @(*) begin
         pl_pack__parts__5__drv = 32'h0;
         line_pack__parts__5__drv = 32'h0;
         if (|valid__5__q) begin
             pl_pack__parts__5__drv = pl__5__q;
             line_pack__parts__5__drv = line__5__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__5__drv = older__5__q;
-    end
-    always @(*) begin
         valid_pack__parts__6__drv = valid__6__q;
-    end
-    always @(*) begin
         elig_pack__parts__6__drv = elig__6;
-    end
-    always @(*) begin
         pl_pack__parts__6__drv = 32'h0;
         line_pack__parts__6__drv = 32'h0;
         if (|valid__6__q) begin
             pl_pack__parts__6__drv = pl__6__q;
             line_pack__parts__6__drv = line__6__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__6__drv = older__6__q;
-    end
-    always @(*) begin
         valid_pack__parts__7__drv = valid__7__q;
-    end
-    always @(*) begin
         elig_pack__parts__7__drv = elig__7;
-    end
-    always @(*) begin
         pl_pack__parts__7__drv = 32'h0;
         line_pack__parts__7__drv = 32'h0;
         if (|valid__7__q) begin
             pl_pack__parts__7__drv = pl__7__q;
             line_pack__parts__7__drv = line__7__q;
         end
-    end
-    always @(*) begin
         older_pack__parts__7__drv = older__7__q;
         bypass_pack__parts__0__drv = 32'h0;
-    end
-    always @(*) begin
         in_ready = free_found;
-    end
-    always @(*) begin
         out_valid = found;
-    end
-    always @(*) begin
         out_idx = sel;
-    end
-    always @(*) begin
         meta_valid = |meta_v__q;
-    end
-    always @(*) begin
         count = cnt;
-    end
-    always @(*) begin
         dbg_valid = valid_pack__whole;
-    end
-    always @(*) begin
         dbg_elig = elig_pack__whole;
-    end
-    always @(*) begin
         dbg_pl = pl_pack__whole;
-    end
-    always @(*) begin
         dbg_line = line_pack__whole;
-    end
-    always @(*) begin
         dbg_older = older_pack__whole;
-    end
-    always @(*) begin
         dbg_bypass = bypass_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         valid__0__clock = valid__0__clock__drv;
-    end
-    always @(*) begin
         valid__0__reset = valid__0__reset__drv;
-    end
-    always @(*) begin
         valid__0__d = valid__0__d__drv;
-    end
-    always @(*) begin
         valid__1__clock = valid__1__clock__drv;
-    end
-    always @(*) begin
         valid__1__reset = valid__1__reset__drv;
-    end
-    always @(*) begin
         valid__1__d = valid__1__d__drv;
-    end
-    always @(*) begin
         valid__2__clock = valid__2__clock__drv;
-    end
-    always @(*) begin
         valid__2__reset = valid__2__reset__drv;
-    end
-    always @(*) begin
         valid__2__d = valid__2__d__drv;
-    end
-    always @(*) begin
         valid__3__clock = valid__3__clock__drv;
-    end
-    always @(*) begin
         valid__3__reset = valid__3__reset__drv;
-    end
-    always @(*) begin
         valid__3__d = valid__3__d__drv;
-    end
-    always @(*) begin
         valid__4__clock = valid__4__clock__drv;
-    end
-    always @(*) begin
         valid__4__reset = valid__4__reset__drv;
-    end
-    always @(*) begin
         valid__4__d = valid__4__d__drv;
-    end
-    always @(*) begin
         valid__5__clock = valid__5__clock__drv;
-    end
-    always @(*) begin
         valid__5__reset = valid__5__reset__drv;
-    end
-    always @(*) begin
         valid__5__d = valid__5__d__drv;
-    end
-    always @(*) begin
         valid__6__clock = valid__6__clock__drv;
-    end
-    always @(*) begin
         valid__6__reset = valid__6__reset__drv;
-    end
-    always @(*) begin
         valid__6__d = valid__6__d__drv;
-    end
-    always @(*) begin
         valid__7__clock = valid__7__clock__drv;
-    end
-    always @(*) begin
         valid__7__reset = valid__7__reset__drv;
-    end
-    always @(*) begin
         valid__7__d = valid__7__d__drv;
-    end
-    always @(*) begin
         line__0__clock = line__0__clock__drv;
-    end
-    always @(*) begin
         line__0__reset = line__0__reset__drv;
-    end
-    always @(*) begin
         line__0__d = line__0__d__drv;
-    end
-    always @(*) begin
         line__1__clock = line__1__clock__drv;
-    end
-    always @(*) begin
         line__1__reset = line__1__reset__drv;
-    end
-    always @(*) begin
         line__1__d = line__1__d__drv;
-    end
-    always @(*) begin
         line__2__clock = line__2__clock__drv;
-    end
-    always @(*) begin
         line__2__reset = line__2__reset__drv;
-    end
-    always @(*) begin
         line__2__d = line__2__d__drv;
-    end
-    always @(*) begin
         line__3__clock = line__3__clock__drv;
-    end
-    always @(*) begin
         line__3__reset = line__3__reset__drv;
-    end
-    always @(*) begin
         line__3__d = line__3__d__drv;
-    end
-    always @(*) begin
         line__4__clock = line__4__clock__drv;
-    end
-    always @(*) begin
         line__4__reset = line__4__reset__drv;
-    end
-    always @(*) begin
         line__4__d = line__4__d__drv;
-    end
-    always @(*) begin
         line__5__clock = line__5__clock__drv;
-    end
-    always @(*) begin
         line__5__reset = line__5__reset__drv;
-    end
-    always @(*) begin
         line__5__d = line__5__d__drv;
-    end
-    always @(*) begin
         line__6__clock = line__6__clock__drv;
-    end
-    always @(*) begin
         line__6__reset = line__6__reset__drv;
-    end
-    always @(*) begin
         line__6__d = line__6__d__drv;
-    end
-    always @(*) begin
         line__7__clock = line__7__clock__drv;
-    end
-    always @(*) begin
         line__7__reset = line__7__reset__drv;
-    end
-    always @(*) begin
         line__7__d = line__7__d__drv;
-    end
-    always @(*) begin
         pl__0__clock = pl__0__clock__drv;
-    end
-    always @(*) begin
         pl__0__reset = pl__0__reset__drv;
-    end
-    always @(*) begin
         pl__0__d = pl__0__d__drv;
-    end
-    always @(*) begin
         pl__1__clock = pl__1__clock__drv;
-    end
-    always @(*) begin
         pl__1__reset = pl__1__reset__drv;
-    end
-    always @(*) begin
         pl__1__d = pl__1__d__drv;
-    end
-    always @(*) begin
         pl__2__clock = pl__2__clock__drv;
-    end
-    always @(*) begin
         pl__2__reset = pl__2__reset__drv;
-    end
-    always @(*) begin
         pl__2__d = pl__2__d__drv;
-    end
-    always @(*) begin
         pl__3__clock = pl__3__clock__drv;
-    end
-    always @(*) begin
         pl__3__reset = pl__3__reset__drv;
-    end
-    always @(*) begin
         pl__3__d = pl__3__d__drv;
-    end
-    always @(*) begin
         pl__4__clock = pl__4__clock__drv;
-    end
-    always @(*) begin
         pl__4__reset = pl__4__reset__drv;
-    end
-    always @(*) begin
         pl__4__d = pl__4__d__drv;
-    end
-    always @(*) begin
         pl__5__clock = pl__5__clock__drv;
-    end
-    always @(*) begin
         pl__5__reset = pl__5__reset__drv;
-    end
-    always @(*) begin
         pl__5__d = pl__5__d__drv;
-    end
-    always @(*) begin
         pl__6__clock = pl__6__clock__drv;
-    end
-    always @(*) begin
         pl__6__reset = pl__6__reset__drv;
-    end
-    always @(*) begin
         pl__6__d = pl__6__d__drv;
-    end
-    always @(*) begin
         pl__7__clock = pl__7__clock__drv;
-    end
-    always @(*) begin
         pl__7__reset = pl__7__reset__drv;
-    end
-    always @(*) begin
         pl__7__d = pl__7__d__drv;
-    end
-    always @(*) begin
         older__0__clock = older__0__clock__drv;
-    end
-    always @(*) begin
         older__0__reset = older__0__reset__drv;
-    end
-    always @(*) begin
         older__0__d = older__0__d__drv;
-    end
-    always @(*) begin
         older__1__clock = older__1__clock__drv;
-    end
-    always @(*) begin
         older__1__reset = older__1__reset__drv;
-    end
-    always @(*) begin
         older__1__d = older__1__d__drv;
-    end
-    always @(*) begin
         older__2__clock = older__2__clock__drv;
-    end
-    always @(*) begin
         older__2__reset = older__2__reset__drv;
-    end
-    always @(*) begin
         older__2__d = older__2__d__drv;
-    end
-    always @(*) begin
         older__3__clock = older__3__clock__drv;
-    end
-    always @(*) begin
         older__3__reset = older__3__reset__drv;
-    end
-    always @(*) begin
         older__3__d = older__3__d__drv;
-    end
-    always @(*) begin
         older__4__clock = older__4__clock__drv;
-    end
-    always @(*) begin
         older__4__reset = older__4__reset__drv;
-    end
-    always @(*) begin
         older__4__d = older__4__d__drv;
-    end
-    always @(*) begin
         older__5__clock = older__5__clock__drv;
-    end
-    always @(*) begin
         older__5__reset = older__5__reset__drv;
-    end
-    always @(*) begin
         older__5__d = older__5__d__drv;
-    end
-    always @(*) begin
         older__6__clock = older__6__clock__drv;
-    end
-    always @(*) begin
         older__6__reset = older__6__reset__drv;
-    end
-    always @(*) begin
         older__6__d = older__6__d__drv;
-    end
-    always @(*) begin
         older__7__clock = older__7__clock__drv;
-    end
-    always @(*) begin
         older__7__reset = older__7__reset__drv;
-    end
-    always @(*) begin
         older__7__d = older__7__d__drv;
-    end
-    always @(*) begin
         meta_v__clock = meta_v__clock__drv;
-    end
-    always @(*) begin
         meta_v__reset = meta_v__reset__drv;
-    end
-    always @(*) begin
         meta_v__d = meta_v__d__drv;
-    end
-    always @(*) begin
         meta_ram__clock = meta_ram__clock__drv;
-    end
-    always @(*) begin
         meta_ram__we = meta_ram__we__drv;
-    end
-    always @(*) begin
         meta_ram__wbe = meta_ram__wbe__drv;
-    end
-    always @(*) begin
         meta_ram__waddr = meta_ram__waddr__drv;
-    end
-    always @(*) begin
         meta_ram__wdata = meta_ram__wdata__drv;
-    end
-    always @(*) begin
         meta_ram__re = meta_ram__re__drv;
-    end
-    always @(*) begin
         meta_ram__raddr = meta_ram__raddr__drv;
-    end
-    always @(*) begin
         valid_pack__parts__0 = valid_pack__parts__0__drv;
-    end
-    always @(*) begin
         valid_pack__parts__1 = valid_pack__parts__1__drv;
-    end
-    always @(*) begin
         valid_pack__parts__2 = valid_pack__parts__2__drv;
-    end
-    always @(*) begin
         valid_pack__parts__3 = valid_pack__parts__3__drv;
-    end
-    always @(*) begin
         valid_pack__parts__4 = valid_pack__parts__4__drv;
-    end
-    always @(*) begin
         valid_pack__parts__5 = valid_pack__parts__5__drv;
-    end
-    always @(*) begin
         valid_pack__parts__6 = valid_pack__parts__6__drv;
-    end
-    always @(*) begin
         valid_pack__parts__7 = valid_pack__parts__7__drv;
-    end
-    always @(*) begin
         elig_pack__parts__0 = elig_pack__parts__0__drv;
-    end
-    always @(*) begin
         elig_pack__parts__1 = elig_pack__parts__1__drv;
-    end
-    always @(*) begin
         elig_pack__parts__2 = elig_pack__parts__2__drv;
-    end
-    always @(*) begin
         elig_pack__parts__3 = elig_pack__parts__3__drv;
-    end
-    always @(*) begin
         elig_pack__parts__4 = elig_pack__parts__4__drv;
-    end
-    always @(*) begin
         elig_pack__parts__5 = elig_pack__parts__5__drv;
-    end
-    always @(*) begin
         elig_pack__parts__6 = elig_pack__parts__6__drv;
-    end
-    always @(*) begin
         elig_pack__parts__7 = elig_pack__parts__7__drv;
-    end
-    always @(*) begin
         pl_pack__parts__0 = pl_pack__parts__0__drv;
-    end
-    always @(*) begin
         pl_pack__parts__1 = pl_pack__parts__1__drv;
-    end
-    always @(*) begin
         pl_pack__parts__2 = pl_pack__parts__2__drv;
-    end
-    always @(*) begin
         pl_pack__parts__3 = pl_pack__parts__3__drv;
-    end
-    always @(*) begin
         pl_pack__parts__4 = pl_pack__parts__4__drv;
-    end
-    always @(*) begin
         pl_pack__parts__5 = pl_pack__parts__5__drv;
-    end
-    always @(*) begin
         pl_pack__parts__6 = pl_pack__parts__6__drv;
-    end
-    always @(*) begin
         pl_pack__parts__7 = pl_pack__parts__7__drv;
-    end
-    always @(*) begin
         line_pack__parts__0 = line_pack__parts__0__drv;
-    end
-    always @(*) begin
         line_pack__parts__1 = line_pack__parts__1__drv;
-    end
-    always @(*) begin
         line_pack__parts__2 = line_pack__parts__2__drv;
-    end
-    always @(*) begin
         line_pack__parts__3 = line_pack__parts__3__drv;
-    end
-    always @(*) begin
         line_pack__parts__4 = line_pack__parts__4__drv;
-    end
-    always @(*) begin
         line_pack__parts__5 = line_pack__parts__5__drv;
-    end
-    always @(*) begin
         line_pack__parts__6 = line_pack__parts__6__drv;
-    end
-    always @(*) begin
         line_pack__parts__7 = line_pack__parts__7__drv;
-    end
-    always @(*) begin
         older_pack__parts__0 = older_pack__parts__0__drv;
-    end
-    always @(*) begin
         older_pack__parts__1 = older_pack__parts__1__drv;
-    end
-    always @(*) begin
         older_pack__parts__2 = older_pack__parts__2__drv;
-    end
-    always @(*) begin
         older_pack__parts__3 = older_pack__parts__3__drv;
-    end
-    always @(*) begin
         older_pack__parts__4 = older_pack__parts__4__drv;
-    end
-    always @(*) begin
         older_pack__parts__5 = older_pack__parts__5__drv;
-    end
-    always @(*) begin
         older_pack__parts__6 = older_pack__parts__6__drv;
-    end
-    always @(*) begin
         older_pack__parts__7 = older_pack__parts__7__drv;
-    end
-    always @(*) begin
         bypass_pack__parts__0 = bypass_pack__parts__0__drv;
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__mc__0
@@ -5111,459 +4193,157 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
     // Update code
     always @(*) begin
         buf__0__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__0__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__0__reset__drv = reset;
-    end
-    always @(*) begin
         wp__0__clock__drv = clock;
-    end
-    always @(*) begin
         wp__0__reset__drv = reset;
-    end
-    always @(*) begin
         rp__0__clock__drv = clock;
-    end
-    always @(*) begin
         rp__0__reset__drv = reset;
-    end
-    always @(*) begin
         fv__0__clock__drv = clock;
-    end
-    always @(*) begin
         fv__0__reset__drv = reset;
-    end
-    always @(*) begin
         st__0__clock__drv = clock;
-    end
-    always @(*) begin
         st__0__reset__drv = reset;
-    end
-    always @(*) begin
         rt__0__clock__drv = clock;
-    end
-    always @(*) begin
         rt__0__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__0__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__0__reset__drv = reset;
-    end
-    always @(*) begin
         cret__0__clock__drv = clock;
-    end
-    always @(*) begin
         cret__0__reset__drv = reset;
-    end
-    always @(*) begin
         arb__0__clock__drv = clock;
-    end
-    always @(*) begin
         arb__0__reset__drv = reset;
-    end
-    always @(*) begin
         busy__0__clock__drv = clock;
-    end
-    always @(*) begin
         busy__0__reset__drv = reset;
-    end
-    always @(*) begin
         owner__0__clock__drv = clock;
-    end
-    always @(*) begin
         owner__0__reset__drv = reset;
-    end
-    always @(*) begin
         credit__0__clock__drv = clock;
-    end
-    always @(*) begin
         credit__0__reset__drv = reset;
-    end
-    always @(*) begin
         ov__0__clock__drv = clock;
-    end
-    always @(*) begin
         ov__0__reset__drv = reset;
-    end
-    always @(*) begin
         of__0__clock__drv = clock;
-    end
-    always @(*) begin
         of__0__reset__drv = reset;
-    end
-    always @(*) begin
         buf__1__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__1__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__1__reset__drv = reset;
-    end
-    always @(*) begin
         wp__1__clock__drv = clock;
-    end
-    always @(*) begin
         wp__1__reset__drv = reset;
-    end
-    always @(*) begin
         rp__1__clock__drv = clock;
-    end
-    always @(*) begin
         rp__1__reset__drv = reset;
-    end
-    always @(*) begin
         fv__1__clock__drv = clock;
-    end
-    always @(*) begin
         fv__1__reset__drv = reset;
-    end
-    always @(*) begin
         st__1__clock__drv = clock;
-    end
-    always @(*) begin
         st__1__reset__drv = reset;
-    end
-    always @(*) begin
         rt__1__clock__drv = clock;
-    end
-    always @(*) begin
         rt__1__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__1__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__1__reset__drv = reset;
-    end
-    always @(*) begin
         cret__1__clock__drv = clock;
-    end
-    always @(*) begin
         cret__1__reset__drv = reset;
-    end
-    always @(*) begin
         arb__1__clock__drv = clock;
-    end
-    always @(*) begin
         arb__1__reset__drv = reset;
-    end
-    always @(*) begin
         busy__1__clock__drv = clock;
-    end
-    always @(*) begin
         busy__1__reset__drv = reset;
-    end
-    always @(*) begin
         owner__1__clock__drv = clock;
-    end
-    always @(*) begin
         owner__1__reset__drv = reset;
-    end
-    always @(*) begin
         credit__1__clock__drv = clock;
-    end
-    always @(*) begin
         credit__1__reset__drv = reset;
-    end
-    always @(*) begin
         ov__1__clock__drv = clock;
-    end
-    always @(*) begin
         ov__1__reset__drv = reset;
-    end
-    always @(*) begin
         of__1__clock__drv = clock;
-    end
-    always @(*) begin
         of__1__reset__drv = reset;
-    end
-    always @(*) begin
         buf__2__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__2__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__2__reset__drv = reset;
-    end
-    always @(*) begin
         wp__2__clock__drv = clock;
-    end
-    always @(*) begin
         wp__2__reset__drv = reset;
-    end
-    always @(*) begin
         rp__2__clock__drv = clock;
-    end
-    always @(*) begin
         rp__2__reset__drv = reset;
-    end
-    always @(*) begin
         fv__2__clock__drv = clock;
-    end
-    always @(*) begin
         fv__2__reset__drv = reset;
-    end
-    always @(*) begin
         st__2__clock__drv = clock;
-    end
-    always @(*) begin
         st__2__reset__drv = reset;
-    end
-    always @(*) begin
         rt__2__clock__drv = clock;
-    end
-    always @(*) begin
         rt__2__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__2__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__2__reset__drv = reset;
-    end
-    always @(*) begin
         cret__2__clock__drv = clock;
-    end
-    always @(*) begin
         cret__2__reset__drv = reset;
-    end
-    always @(*) begin
         arb__2__clock__drv = clock;
-    end
-    always @(*) begin
         arb__2__reset__drv = reset;
-    end
-    always @(*) begin
         busy__2__clock__drv = clock;
-    end
-    always @(*) begin
         busy__2__reset__drv = reset;
-    end
-    always @(*) begin
         owner__2__clock__drv = clock;
-    end
-    always @(*) begin
         owner__2__reset__drv = reset;
-    end
-    always @(*) begin
         credit__2__clock__drv = clock;
-    end
-    always @(*) begin
         credit__2__reset__drv = reset;
-    end
-    always @(*) begin
         ov__2__clock__drv = clock;
-    end
-    always @(*) begin
         ov__2__reset__drv = reset;
-    end
-    always @(*) begin
         of__2__clock__drv = clock;
-    end
-    always @(*) begin
         of__2__reset__drv = reset;
-    end
-    always @(*) begin
         buf__3__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__3__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__3__reset__drv = reset;
-    end
-    always @(*) begin
         wp__3__clock__drv = clock;
-    end
-    always @(*) begin
         wp__3__reset__drv = reset;
-    end
-    always @(*) begin
         rp__3__clock__drv = clock;
-    end
-    always @(*) begin
         rp__3__reset__drv = reset;
-    end
-    always @(*) begin
         fv__3__clock__drv = clock;
-    end
-    always @(*) begin
         fv__3__reset__drv = reset;
-    end
-    always @(*) begin
         st__3__clock__drv = clock;
-    end
-    always @(*) begin
         st__3__reset__drv = reset;
-    end
-    always @(*) begin
         rt__3__clock__drv = clock;
-    end
-    always @(*) begin
         rt__3__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__3__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__3__reset__drv = reset;
-    end
-    always @(*) begin
         cret__3__clock__drv = clock;
-    end
-    always @(*) begin
         cret__3__reset__drv = reset;
-    end
-    always @(*) begin
         arb__3__clock__drv = clock;
-    end
-    always @(*) begin
         arb__3__reset__drv = reset;
-    end
-    always @(*) begin
         busy__3__clock__drv = clock;
-    end
-    always @(*) begin
         busy__3__reset__drv = reset;
-    end
-    always @(*) begin
         owner__3__clock__drv = clock;
-    end
-    always @(*) begin
         owner__3__reset__drv = reset;
-    end
-    always @(*) begin
         credit__3__clock__drv = clock;
-    end
-    always @(*) begin
         credit__3__reset__drv = reset;
-    end
-    always @(*) begin
         ov__3__clock__drv = clock;
-    end
-    always @(*) begin
         ov__3__reset__drv = reset;
-    end
-    always @(*) begin
         of__3__clock__drv = clock;
-    end
-    always @(*) begin
         of__3__reset__drv = reset;
-    end
-    always @(*) begin
         buf__4__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__4__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__4__reset__drv = reset;
-    end
-    always @(*) begin
         wp__4__clock__drv = clock;
-    end
-    always @(*) begin
         wp__4__reset__drv = reset;
-    end
-    always @(*) begin
         rp__4__clock__drv = clock;
-    end
-    always @(*) begin
         rp__4__reset__drv = reset;
-    end
-    always @(*) begin
         fv__4__clock__drv = clock;
-    end
-    always @(*) begin
         fv__4__reset__drv = reset;
-    end
-    always @(*) begin
         st__4__clock__drv = clock;
-    end
-    always @(*) begin
         st__4__reset__drv = reset;
-    end
-    always @(*) begin
         rt__4__clock__drv = clock;
-    end
-    always @(*) begin
         rt__4__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__4__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__4__reset__drv = reset;
-    end
-    always @(*) begin
         cret__4__clock__drv = clock;
-    end
-    always @(*) begin
         cret__4__reset__drv = reset;
-    end
-    always @(*) begin
         arb__4__clock__drv = clock;
-    end
-    always @(*) begin
         arb__4__reset__drv = reset;
-    end
-    always @(*) begin
         busy__4__clock__drv = clock;
-    end
-    always @(*) begin
         busy__4__reset__drv = reset;
-    end
-    always @(*) begin
         owner__4__clock__drv = clock;
-    end
-    always @(*) begin
         owner__4__reset__drv = reset;
-    end
-    always @(*) begin
         credit__4__clock__drv = clock;
-    end
-    always @(*) begin
         credit__4__reset__drv = reset;
-    end
-    always @(*) begin
         ov__4__clock__drv = clock;
-    end
-    always @(*) begin
         ov__4__reset__drv = reset;
-    end
-    always @(*) begin
         of__4__clock__drv = clock;
-    end
-    always @(*) begin
         of__4__reset__drv = reset;
         unit = 32'h1;
-    end
-    always @(*) begin
         ins__whole__drv = in_flit;
-    end
-    always @(*) begin
         f_head__0 = buf__0__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__0 = buf__0__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__0 = buf__0__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__0 = buf__0__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__0 = buf__0__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__0 = 32'h0;
         if (f_dy__0 + 32'h1 <= at_y) begin
             fr_route__0 = 32'h1;
@@ -5577,37 +4357,19 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (f_dx__0 > at_x) begin
             fr_route__0 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__0 = (st__0__q == 32'h0) & |fv__0__q & f_head__0;
-    end
-    always @(*) begin
         want__0 = (st__0__q == 32'h1) | (|rc_in_va & rc__0);
-    end
-    always @(*) begin
         wroute__0 = fr_route__0;
         wpl_pack__parts__0__drv = f_pl__0;
         if (st__0__q != 32'h0) begin
             wroute__0 = rt__0__q;
             wpl_pack__parts__0__drv = vcpl__0__q;
         end
-    end
-    always @(*) begin
         f_head__1 = buf__1__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__1 = buf__1__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__1 = buf__1__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__1 = buf__1__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__1 = buf__1__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__1 = 32'h0;
         if (f_dy__1 + 32'h1 <= at_y) begin
             fr_route__1 = 32'h1;
@@ -5621,37 +4383,19 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (f_dx__1 > at_x) begin
             fr_route__1 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__1 = (st__1__q == 32'h0) & |fv__1__q & f_head__1;
-    end
-    always @(*) begin
         want__1 = (st__1__q == 32'h1) | (|rc_in_va & rc__1);
-    end
-    always @(*) begin
         wroute__1 = fr_route__1;
         wpl_pack__parts__1__drv = f_pl__1;
         if (st__1__q != 32'h0) begin
             wroute__1 = rt__1__q;
             wpl_pack__parts__1__drv = vcpl__1__q;
         end
-    end
-    always @(*) begin
         f_head__2 = buf__2__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__2 = buf__2__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__2 = buf__2__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__2 = buf__2__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__2 = buf__2__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__2 = 32'h0;
         if (f_dy__2 + 32'h1 <= at_y) begin
             fr_route__2 = 32'h1;
@@ -5665,37 +4409,19 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (f_dx__2 > at_x) begin
             fr_route__2 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__2 = (st__2__q == 32'h0) & |fv__2__q & f_head__2;
-    end
-    always @(*) begin
         want__2 = (st__2__q == 32'h1) | (|rc_in_va & rc__2);
-    end
-    always @(*) begin
         wroute__2 = fr_route__2;
         wpl_pack__parts__2__drv = f_pl__2;
         if (st__2__q != 32'h0) begin
             wroute__2 = rt__2__q;
             wpl_pack__parts__2__drv = vcpl__2__q;
         end
-    end
-    always @(*) begin
         f_head__3 = buf__3__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__3 = buf__3__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__3 = buf__3__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__3 = buf__3__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__3 = buf__3__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__3 = 32'h0;
         if (f_dy__3 + 32'h1 <= at_y) begin
             fr_route__3 = 32'h1;
@@ -5709,37 +4435,19 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (f_dx__3 > at_x) begin
             fr_route__3 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__3 = (st__3__q == 32'h0) & |fv__3__q & f_head__3;
-    end
-    always @(*) begin
         want__3 = (st__3__q == 32'h1) | (|rc_in_va & rc__3);
-    end
-    always @(*) begin
         wroute__3 = fr_route__3;
         wpl_pack__parts__3__drv = f_pl__3;
         if (st__3__q != 32'h0) begin
             wroute__3 = rt__3__q;
             wpl_pack__parts__3__drv = vcpl__3__q;
         end
-    end
-    always @(*) begin
         f_head__4 = buf__4__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__4 = buf__4__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__4 = buf__4__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__4 = buf__4__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__4 = buf__4__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__4 = 32'h0;
         if (f_dy__4 + 32'h1 <= at_y) begin
             fr_route__4 = 32'h1;
@@ -5753,22 +4461,14 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (f_dx__4 > at_x) begin
             fr_route__4 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__4 = (st__4__q == 32'h0) & |fv__4__q & f_head__4;
-    end
-    always @(*) begin
         want__4 = (st__4__q == 32'h1) | (|rc_in_va & rc__4);
-    end
-    always @(*) begin
         wroute__4 = fr_route__4;
         wpl_pack__parts__4__drv = f_pl__4;
         if (st__4__q != 32'h0) begin
             wroute__4 = rt__4__q;
             wpl_pack__parts__4__drv = vcpl__4__q;
         end
-    end
-    always @(*) begin
         req__0 = 32'h0;
         if (want__0 & (wroute__0 == 0) & ~|busy__0__q) begin
             req__0 = req__0 | (unit << 0);
@@ -5785,24 +4485,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (want__4 & (wroute__4 == 0) & ~|busy__0__q) begin
             req__0 = req__0 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__0__req__drv = req__0;
-    end
-    always @(*) begin
         arb__0__pl__drv = wpl_pack__whole;
         arb__0__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__0__drv = arb__0__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__0__drv = arb__0__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__0__drv = arb__0__dbg_lost;
-    end
-    always @(*) begin
         req__1 = 32'h0;
         if (want__0 & (wroute__0 == 1) & ~|busy__1__q) begin
             req__1 = req__1 | (unit << 0);
@@ -5819,24 +4507,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (want__4 & (wroute__4 == 1) & ~|busy__1__q) begin
             req__1 = req__1 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__1__req__drv = req__1;
-    end
-    always @(*) begin
         arb__1__pl__drv = wpl_pack__whole;
         arb__1__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__1__drv = arb__1__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__1__drv = arb__1__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__1__drv = arb__1__dbg_lost;
-    end
-    always @(*) begin
         req__2 = 32'h0;
         if (want__0 & (wroute__0 == 2) & ~|busy__2__q) begin
             req__2 = req__2 | (unit << 0);
@@ -5853,24 +4529,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (want__4 & (wroute__4 == 2) & ~|busy__2__q) begin
             req__2 = req__2 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__2__req__drv = req__2;
-    end
-    always @(*) begin
         arb__2__pl__drv = wpl_pack__whole;
         arb__2__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__2__drv = arb__2__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__2__drv = arb__2__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__2__drv = arb__2__dbg_lost;
-    end
-    always @(*) begin
         req__3 = 32'h0;
         if (want__0 & (wroute__0 == 3) & ~|busy__3__q) begin
             req__3 = req__3 | (unit << 0);
@@ -5887,24 +4551,12 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (want__4 & (wroute__4 == 3) & ~|busy__3__q) begin
             req__3 = req__3 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__3__req__drv = req__3;
-    end
-    always @(*) begin
         arb__3__pl__drv = wpl_pack__whole;
         arb__3__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__3__drv = arb__3__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__3__drv = arb__3__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__3__drv = arb__3__dbg_lost;
-    end
-    always @(*) begin
         req__4 = 32'h0;
         if (want__0 & (wroute__0 == 4) & ~|busy__4__q) begin
             req__4 = req__4 | (unit << 0);
@@ -5921,21 +4573,11 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (want__4 & (wroute__4 == 4) & ~|busy__4__q) begin
             req__4 = req__4 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__4__req__drv = req__4;
-    end
-    always @(*) begin
         arb__4__pl__drv = wpl_pack__whole;
         arb__4__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__4__drv = arb__4__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__4__drv = arb__4__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__4__drv = arb__4__dbg_lost;
     end
     always @(*) begin
@@ -5955,11 +4597,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (arb__4__gnt[0]) begin
             granted__0 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__0 = wroute__0;
-    end
-    always @(*) begin
         crd_ok__0 = 1'b0;
         if ((oroute__0 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__0 = 1'b1;
@@ -5976,11 +4614,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if ((oroute__0 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__0 = 1'b1;
         end
-    end
-    always @(*) begin
         go__0 = |fv__0__q & crd_ok__0 & ((st__0__q == 32'h2) | (|sa_in_va & granted__0));
-    end
-    always @(*) begin
         st__0__d__drv = st__0__q;
         rt__0__d__drv = rt__0__q;
         vcpl__0__d__drv = vcpl__0__q;
@@ -5995,42 +4629,22 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (go__0 & f_tail__0) begin
             st__0__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__0 = in_valid[0];
-    end
-    always @(*) begin
         rd__0 = (cnt__0__q != 32'h0) & (~|fv__0__q | go__0);
-    end
-    always @(*) begin
         buf__0__we__drv = wr__0;
         buf__0__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__0__waddr__drv = wp__0__q;
-    end
-    always @(*) begin
         buf__0__wdata__drv = ins__parts__0;
-    end
-    always @(*) begin
         buf__0__re__drv = rd__0;
-    end
-    always @(*) begin
         buf__0__raddr__drv = rp__0__q;
-    end
-    always @(*) begin
         wp__0__d__drv = wp__0__q;
         if (wr__0) begin
             wp__0__d__drv = wp__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__0__d__drv = rp__0__q;
         if (rd__0) begin
             rp__0__d__drv = rp__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__0__d__drv = cnt__0__q;
         if (wr__0 & ~rd__0) begin
             cnt__0__d__drv = cnt__0__q + 32'h1;
@@ -6038,14 +4652,8 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (rd__0 & ~wr__0) begin
             cnt__0__d__drv = cnt__0__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__0__d__drv = (rd__0 | (|fv__0__q & ~go__0));
-    end
-    always @(*) begin
         cret__0__d__drv = rd__0;
-    end
-    always @(*) begin
         granted__1 = 1'b0;
         if (arb__0__gnt[1]) begin
             granted__1 = 1'b1;
@@ -6062,11 +4670,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (arb__4__gnt[1]) begin
             granted__1 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__1 = wroute__1;
-    end
-    always @(*) begin
         crd_ok__1 = 1'b0;
         if ((oroute__1 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__1 = 1'b1;
@@ -6083,11 +4687,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if ((oroute__1 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__1 = 1'b1;
         end
-    end
-    always @(*) begin
         go__1 = |fv__1__q & crd_ok__1 & ((st__1__q == 32'h2) | (|sa_in_va & granted__1));
-    end
-    always @(*) begin
         st__1__d__drv = st__1__q;
         rt__1__d__drv = rt__1__q;
         vcpl__1__d__drv = vcpl__1__q;
@@ -6102,42 +4702,22 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (go__1 & f_tail__1) begin
             st__1__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__1 = in_valid[1];
-    end
-    always @(*) begin
         rd__1 = (cnt__1__q != 32'h0) & (~|fv__1__q | go__1);
-    end
-    always @(*) begin
         buf__1__we__drv = wr__1;
         buf__1__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__1__waddr__drv = wp__1__q;
-    end
-    always @(*) begin
         buf__1__wdata__drv = ins__parts__1;
-    end
-    always @(*) begin
         buf__1__re__drv = rd__1;
-    end
-    always @(*) begin
         buf__1__raddr__drv = rp__1__q;
-    end
-    always @(*) begin
         wp__1__d__drv = wp__1__q;
         if (wr__1) begin
             wp__1__d__drv = wp__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__1__d__drv = rp__1__q;
         if (rd__1) begin
             rp__1__d__drv = rp__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__1__d__drv = cnt__1__q;
         if (wr__1 & ~rd__1) begin
             cnt__1__d__drv = cnt__1__q + 32'h1;
@@ -6145,14 +4725,8 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (rd__1 & ~wr__1) begin
             cnt__1__d__drv = cnt__1__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__1__d__drv = (rd__1 | (|fv__1__q & ~go__1));
-    end
-    always @(*) begin
         cret__1__d__drv = rd__1;
-    end
-    always @(*) begin
         granted__2 = 1'b0;
         if (arb__0__gnt[2]) begin
             granted__2 = 1'b1;
@@ -6169,11 +4743,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (arb__4__gnt[2]) begin
             granted__2 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__2 = wroute__2;
-    end
-    always @(*) begin
         crd_ok__2 = 1'b0;
         if ((oroute__2 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__2 = 1'b1;
@@ -6190,11 +4760,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if ((oroute__2 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__2 = 1'b1;
         end
-    end
-    always @(*) begin
         go__2 = |fv__2__q & crd_ok__2 & ((st__2__q == 32'h2) | (|sa_in_va & granted__2));
-    end
-    always @(*) begin
         st__2__d__drv = st__2__q;
         rt__2__d__drv = rt__2__q;
         vcpl__2__d__drv = vcpl__2__q;
@@ -6209,42 +4775,22 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (go__2 & f_tail__2) begin
             st__2__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__2 = in_valid[2];
-    end
-    always @(*) begin
         rd__2 = (cnt__2__q != 32'h0) & (~|fv__2__q | go__2);
-    end
-    always @(*) begin
         buf__2__we__drv = wr__2;
         buf__2__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__2__waddr__drv = wp__2__q;
-    end
-    always @(*) begin
         buf__2__wdata__drv = ins__parts__2;
-    end
-    always @(*) begin
         buf__2__re__drv = rd__2;
-    end
-    always @(*) begin
         buf__2__raddr__drv = rp__2__q;
-    end
-    always @(*) begin
         wp__2__d__drv = wp__2__q;
         if (wr__2) begin
             wp__2__d__drv = wp__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__2__d__drv = rp__2__q;
         if (rd__2) begin
             rp__2__d__drv = rp__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__2__d__drv = cnt__2__q;
         if (wr__2 & ~rd__2) begin
             cnt__2__d__drv = cnt__2__q + 32'h1;
@@ -6252,14 +4798,8 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (rd__2 & ~wr__2) begin
             cnt__2__d__drv = cnt__2__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__2__d__drv = (rd__2 | (|fv__2__q & ~go__2));
-    end
-    always @(*) begin
         cret__2__d__drv = rd__2;
-    end
-    always @(*) begin
         granted__3 = 1'b0;
         if (arb__0__gnt[3]) begin
             granted__3 = 1'b1;
@@ -6276,11 +4816,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (arb__4__gnt[3]) begin
             granted__3 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__3 = wroute__3;
-    end
-    always @(*) begin
         crd_ok__3 = 1'b0;
         if ((oroute__3 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__3 = 1'b1;
@@ -6297,11 +4833,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if ((oroute__3 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__3 = 1'b1;
         end
-    end
-    always @(*) begin
         go__3 = |fv__3__q & crd_ok__3 & ((st__3__q == 32'h2) | (|sa_in_va & granted__3));
-    end
-    always @(*) begin
         st__3__d__drv = st__3__q;
         rt__3__d__drv = rt__3__q;
         vcpl__3__d__drv = vcpl__3__q;
@@ -6316,42 +4848,22 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (go__3 & f_tail__3) begin
             st__3__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__3 = in_valid[3];
-    end
-    always @(*) begin
         rd__3 = (cnt__3__q != 32'h0) & (~|fv__3__q | go__3);
-    end
-    always @(*) begin
         buf__3__we__drv = wr__3;
         buf__3__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__3__waddr__drv = wp__3__q;
-    end
-    always @(*) begin
         buf__3__wdata__drv = ins__parts__3;
-    end
-    always @(*) begin
         buf__3__re__drv = rd__3;
-    end
-    always @(*) begin
         buf__3__raddr__drv = rp__3__q;
-    end
-    always @(*) begin
         wp__3__d__drv = wp__3__q;
         if (wr__3) begin
             wp__3__d__drv = wp__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__3__d__drv = rp__3__q;
         if (rd__3) begin
             rp__3__d__drv = rp__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__3__d__drv = cnt__3__q;
         if (wr__3 & ~rd__3) begin
             cnt__3__d__drv = cnt__3__q + 32'h1;
@@ -6359,14 +4871,8 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (rd__3 & ~wr__3) begin
             cnt__3__d__drv = cnt__3__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__3__d__drv = (rd__3 | (|fv__3__q & ~go__3));
-    end
-    always @(*) begin
         cret__3__d__drv = rd__3;
-    end
-    always @(*) begin
         granted__4 = 1'b0;
         if (arb__0__gnt[4]) begin
             granted__4 = 1'b1;
@@ -6383,11 +4889,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (arb__4__gnt[4]) begin
             granted__4 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__4 = wroute__4;
-    end
-    always @(*) begin
         crd_ok__4 = 1'b0;
         if ((oroute__4 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__4 = 1'b1;
@@ -6404,11 +4906,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if ((oroute__4 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__4 = 1'b1;
         end
-    end
-    always @(*) begin
         go__4 = |fv__4__q & crd_ok__4 & ((st__4__q == 32'h2) | (|sa_in_va & granted__4));
-    end
-    always @(*) begin
         st__4__d__drv = st__4__q;
         rt__4__d__drv = rt__4__q;
         vcpl__4__d__drv = vcpl__4__q;
@@ -6423,42 +4921,22 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (go__4 & f_tail__4) begin
             st__4__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__4 = in_valid[4];
-    end
-    always @(*) begin
         rd__4 = (cnt__4__q != 32'h0) & (~|fv__4__q | go__4);
-    end
-    always @(*) begin
         buf__4__we__drv = wr__4;
         buf__4__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__4__waddr__drv = wp__4__q;
-    end
-    always @(*) begin
         buf__4__wdata__drv = ins__parts__4;
-    end
-    always @(*) begin
         buf__4__re__drv = rd__4;
-    end
-    always @(*) begin
         buf__4__raddr__drv = rp__4__q;
-    end
-    always @(*) begin
         wp__4__d__drv = wp__4__q;
         if (wr__4) begin
             wp__4__d__drv = wp__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__4__d__drv = rp__4__q;
         if (rd__4) begin
             rp__4__d__drv = rp__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__4__d__drv = cnt__4__q;
         if (wr__4 & ~rd__4) begin
             cnt__4__d__drv = cnt__4__q + 32'h1;
@@ -6466,14 +4944,8 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (rd__4 & ~wr__4) begin
             cnt__4__d__drv = cnt__4__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__4__d__drv = (rd__4 | (|fv__4__q & ~go__4));
-    end
-    always @(*) begin
         cret__4__d__drv = rd__4;
-    end
-    always @(*) begin
         busy__0__d__drv = busy__0__q;
         owner__0__d__drv = owner__0__q;
         if (arb__0__gnt_valid) begin
@@ -6517,11 +4989,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
                 busy__0__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__0__d__drv = dec__0;
-    end
-    always @(*) begin
         credit__0__d__drv = credit__0__q;
         if (dec__0 & ~out_credit[0]) begin
             credit__0__d__drv = credit__0__q - 32'h1;
@@ -6529,8 +4997,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (~dec__0 & out_credit[0]) begin
             credit__0__d__drv = credit__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__1__d__drv = busy__1__q;
         owner__1__d__drv = owner__1__q;
         if (arb__1__gnt_valid) begin
@@ -6574,11 +5040,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
                 busy__1__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__1__d__drv = dec__1;
-    end
-    always @(*) begin
         credit__1__d__drv = credit__1__q;
         if (dec__1 & ~out_credit[1]) begin
             credit__1__d__drv = credit__1__q - 32'h1;
@@ -6586,8 +5048,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (~dec__1 & out_credit[1]) begin
             credit__1__d__drv = credit__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__2__d__drv = busy__2__q;
         owner__2__d__drv = owner__2__q;
         if (arb__2__gnt_valid) begin
@@ -6631,11 +5091,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
                 busy__2__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__2__d__drv = dec__2;
-    end
-    always @(*) begin
         credit__2__d__drv = credit__2__q;
         if (dec__2 & ~out_credit[2]) begin
             credit__2__d__drv = credit__2__q - 32'h1;
@@ -6643,8 +5099,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (~dec__2 & out_credit[2]) begin
             credit__2__d__drv = credit__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__3__d__drv = busy__3__q;
         owner__3__d__drv = owner__3__q;
         if (arb__3__gnt_valid) begin
@@ -6688,11 +5142,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
                 busy__3__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__3__d__drv = dec__3;
-    end
-    always @(*) begin
         credit__3__d__drv = credit__3__q;
         if (dec__3 & ~out_credit[3]) begin
             credit__3__d__drv = credit__3__q - 32'h1;
@@ -6700,8 +5150,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (~dec__3 & out_credit[3]) begin
             credit__3__d__drv = credit__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__4__d__drv = busy__4__q;
         owner__4__d__drv = owner__4__q;
         if (arb__4__gnt_valid) begin
@@ -6745,11 +5193,7 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
                 busy__4__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__4__d__drv = dec__4;
-    end
-    always @(*) begin
         credit__4__d__drv = credit__4__q;
         if (dec__4 & ~out_credit[4]) begin
             credit__4__d__drv = credit__4__q - 32'h1;
@@ -6757,1159 +5201,433 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (~dec__4 & out_credit[4]) begin
             credit__4__d__drv = credit__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         vec_ov = 32'h0;
+        vec_fv = 32'h0;
+        vec_busy = 32'h0;
+        vec_cret = 32'h0;
         if (|ov__0__q) begin
             vec_ov = vec_ov | (unit << 0);
         end
-        if (|ov__1__q) begin
-            vec_ov = vec_ov | (unit << 1);
-        end
-        if (|ov__2__q) begin
-            vec_ov = vec_ov | (unit << 2);
-        end
-        if (|ov__3__q) begin
-            vec_ov = vec_ov | (unit << 3);
-        end
-        if (|ov__4__q) begin
-            vec_ov = vec_ov | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_fv = 32'h0;
         if (|fv__0__q) begin
             vec_fv = vec_fv | (unit << 0);
+        end
+        if (|busy__0__q) begin
+            vec_busy = vec_busy | (unit << 0);
+        end
+        if (|cret__0__q) begin
+            vec_cret = vec_cret | (unit << 0);
+        end
+        flit_pack__parts__0__drv = of__0__q;
+        count_pack__parts__0__drv = cnt__0__q;
+        state_pack__parts__0__drv = st__0__q;
+        route_pack__parts__0__drv = rt__0__q;
+        vcpl_pack__parts__0__drv = vcpl__0__q;
+        owner_pack__parts__0__drv = owner__0__q;
+        credit_pack__parts__0__drv = credit__0__q;
+        if (|ov__1__q) begin
+            vec_ov = vec_ov | (unit << 1);
         end
         if (|fv__1__q) begin
             vec_fv = vec_fv | (unit << 1);
         end
-        if (|fv__2__q) begin
-            vec_fv = vec_fv | (unit << 2);
-        end
-        if (|fv__3__q) begin
-            vec_fv = vec_fv | (unit << 3);
-        end
-        if (|fv__4__q) begin
-            vec_fv = vec_fv | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_busy = 32'h0;
-        if (|busy__0__q) begin
-            vec_busy = vec_busy | (unit << 0);
-        end
         if (|busy__1__q) begin
             vec_busy = vec_busy | (unit << 1);
-        end
-        if (|busy__2__q) begin
-            vec_busy = vec_busy | (unit << 2);
-        end
-        if (|busy__3__q) begin
-            vec_busy = vec_busy | (unit << 3);
-        end
-        if (|busy__4__q) begin
-            vec_busy = vec_busy | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_cret = 32'h0;
-        if (|cret__0__q) begin
-            vec_cret = vec_cret | (unit << 0);
         end
         if (|cret__1__q) begin
             vec_cret = vec_cret | (unit << 1);
         end
+        flit_pack__parts__1__drv = of__1__q;
+        count_pack__parts__1__drv = cnt__1__q;
+        state_pack__parts__1__drv = st__1__q;
+        route_pack__parts__1__drv = rt__1__q;
+        vcpl_pack__parts__1__drv = vcpl__1__q;
+        owner_pack__parts__1__drv = owner__1__q;
+        credit_pack__parts__1__drv = credit__1__q;
+        if (|ov__2__q) begin
+            vec_ov = vec_ov | (unit << 2);
+        end
+        if (|fv__2__q) begin
+            vec_fv = vec_fv | (unit << 2);
+        end
+        if (|busy__2__q) begin
+            vec_busy = vec_busy | (unit << 2);
+        end
         if (|cret__2__q) begin
             vec_cret = vec_cret | (unit << 2);
+        end
+        flit_pack__parts__2__drv = of__2__q;
+        count_pack__parts__2__drv = cnt__2__q;
+        state_pack__parts__2__drv = st__2__q;
+        route_pack__parts__2__drv = rt__2__q;
+        vcpl_pack__parts__2__drv = vcpl__2__q;
+        owner_pack__parts__2__drv = owner__2__q;
+        credit_pack__parts__2__drv = credit__2__q;
+        if (|ov__3__q) begin
+            vec_ov = vec_ov | (unit << 3);
+        end
+        if (|fv__3__q) begin
+            vec_fv = vec_fv | (unit << 3);
+        end
+        if (|busy__3__q) begin
+            vec_busy = vec_busy | (unit << 3);
         end
         if (|cret__3__q) begin
             vec_cret = vec_cret | (unit << 3);
         end
+        flit_pack__parts__3__drv = of__3__q;
+        count_pack__parts__3__drv = cnt__3__q;
+        state_pack__parts__3__drv = st__3__q;
+        route_pack__parts__3__drv = rt__3__q;
+        vcpl_pack__parts__3__drv = vcpl__3__q;
+        owner_pack__parts__3__drv = owner__3__q;
+        credit_pack__parts__3__drv = credit__3__q;
+        if (|ov__4__q) begin
+            vec_ov = vec_ov | (unit << 4);
+        end
+        if (|fv__4__q) begin
+            vec_fv = vec_fv | (unit << 4);
+        end
+        if (|busy__4__q) begin
+            vec_busy = vec_busy | (unit << 4);
+        end
         if (|cret__4__q) begin
             vec_cret = vec_cret | (unit << 4);
         end
-    end
-    always @(*) begin
-        flit_pack__parts__0__drv = of__0__q;
-    end
-    always @(*) begin
-        count_pack__parts__0__drv = cnt__0__q;
-    end
-    always @(*) begin
-        state_pack__parts__0__drv = st__0__q;
-    end
-    always @(*) begin
-        route_pack__parts__0__drv = rt__0__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__0__drv = vcpl__0__q;
-    end
-    always @(*) begin
-        owner_pack__parts__0__drv = owner__0__q;
-    end
-    always @(*) begin
-        credit_pack__parts__0__drv = credit__0__q;
-    end
-    always @(*) begin
-        flit_pack__parts__1__drv = of__1__q;
-    end
-    always @(*) begin
-        count_pack__parts__1__drv = cnt__1__q;
-    end
-    always @(*) begin
-        state_pack__parts__1__drv = st__1__q;
-    end
-    always @(*) begin
-        route_pack__parts__1__drv = rt__1__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__1__drv = vcpl__1__q;
-    end
-    always @(*) begin
-        owner_pack__parts__1__drv = owner__1__q;
-    end
-    always @(*) begin
-        credit_pack__parts__1__drv = credit__1__q;
-    end
-    always @(*) begin
-        flit_pack__parts__2__drv = of__2__q;
-    end
-    always @(*) begin
-        count_pack__parts__2__drv = cnt__2__q;
-    end
-    always @(*) begin
-        state_pack__parts__2__drv = st__2__q;
-    end
-    always @(*) begin
-        route_pack__parts__2__drv = rt__2__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__2__drv = vcpl__2__q;
-    end
-    always @(*) begin
-        owner_pack__parts__2__drv = owner__2__q;
-    end
-    always @(*) begin
-        credit_pack__parts__2__drv = credit__2__q;
-    end
-    always @(*) begin
-        flit_pack__parts__3__drv = of__3__q;
-    end
-    always @(*) begin
-        count_pack__parts__3__drv = cnt__3__q;
-    end
-    always @(*) begin
-        state_pack__parts__3__drv = st__3__q;
-    end
-    always @(*) begin
-        route_pack__parts__3__drv = rt__3__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__3__drv = vcpl__3__q;
-    end
-    always @(*) begin
-        owner_pack__parts__3__drv = owner__3__q;
-    end
-    always @(*) begin
-        credit_pack__parts__3__drv = credit__3__q;
-    end
-    always @(*) begin
         flit_pack__parts__4__drv = of__4__q;
-    end
-    always @(*) begin
         count_pack__parts__4__drv = cnt__4__q;
-    end
-    always @(*) begin
         state_pack__parts__4__drv = st__4__q;
-    end
-    always @(*) begin
         route_pack__parts__4__drv = rt__4__q;
-    end
-    always @(*) begin
         vcpl_pack__parts__4__drv = vcpl__4__q;
-    end
-    always @(*) begin
         owner_pack__parts__4__drv = owner__4__q;
-    end
-    always @(*) begin
         credit_pack__parts__4__drv = credit__4__q;
-    end
-    always @(*) begin
         out_valid = vec_ov;
-    end
-    always @(*) begin
         out_flit = flit_pack__whole;
-    end
-    always @(*) begin
         in_credit = vec_cret;
-    end
-    always @(*) begin
         dbg_count = count_pack__whole;
-    end
-    always @(*) begin
         dbg_front = vec_fv;
-    end
-    always @(*) begin
         dbg_state = state_pack__whole;
-    end
-    always @(*) begin
         dbg_route = route_pack__whole;
-    end
-    always @(*) begin
         dbg_vcpl = vcpl_pack__whole;
-    end
-    always @(*) begin
         dbg_busy = vec_busy;
-    end
-    always @(*) begin
         dbg_owner = owner_pack__whole;
-    end
-    always @(*) begin
         dbg_credit = credit_pack__whole;
-    end
-    always @(*) begin
         dbg_gnt = gnt_pack__whole;
-    end
-    always @(*) begin
         dbg_ptr = ptr_pack__whole;
-    end
-    always @(*) begin
         dbg_lost = lost_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         ins__whole = ins__whole__drv;
-    end
-    always @(*) begin
         buf__0__clock = buf__0__clock__drv;
-    end
-    always @(*) begin
         buf__0__we = buf__0__we__drv;
-    end
-    always @(*) begin
         buf__0__wbe = buf__0__wbe__drv;
-    end
-    always @(*) begin
         buf__0__waddr = buf__0__waddr__drv;
-    end
-    always @(*) begin
         buf__0__wdata = buf__0__wdata__drv;
-    end
-    always @(*) begin
         buf__0__re = buf__0__re__drv;
-    end
-    always @(*) begin
         buf__0__raddr = buf__0__raddr__drv;
-    end
-    always @(*) begin
         buf__1__clock = buf__1__clock__drv;
-    end
-    always @(*) begin
         buf__1__we = buf__1__we__drv;
-    end
-    always @(*) begin
         buf__1__wbe = buf__1__wbe__drv;
-    end
-    always @(*) begin
         buf__1__waddr = buf__1__waddr__drv;
-    end
-    always @(*) begin
         buf__1__wdata = buf__1__wdata__drv;
-    end
-    always @(*) begin
         buf__1__re = buf__1__re__drv;
-    end
-    always @(*) begin
         buf__1__raddr = buf__1__raddr__drv;
-    end
-    always @(*) begin
         buf__2__clock = buf__2__clock__drv;
-    end
-    always @(*) begin
         buf__2__we = buf__2__we__drv;
-    end
-    always @(*) begin
         buf__2__wbe = buf__2__wbe__drv;
-    end
-    always @(*) begin
         buf__2__waddr = buf__2__waddr__drv;
-    end
-    always @(*) begin
         buf__2__wdata = buf__2__wdata__drv;
-    end
-    always @(*) begin
         buf__2__re = buf__2__re__drv;
-    end
-    always @(*) begin
         buf__2__raddr = buf__2__raddr__drv;
-    end
-    always @(*) begin
         buf__3__clock = buf__3__clock__drv;
-    end
-    always @(*) begin
         buf__3__we = buf__3__we__drv;
-    end
-    always @(*) begin
         buf__3__wbe = buf__3__wbe__drv;
-    end
-    always @(*) begin
         buf__3__waddr = buf__3__waddr__drv;
-    end
-    always @(*) begin
         buf__3__wdata = buf__3__wdata__drv;
-    end
-    always @(*) begin
         buf__3__re = buf__3__re__drv;
-    end
-    always @(*) begin
         buf__3__raddr = buf__3__raddr__drv;
-    end
-    always @(*) begin
         buf__4__clock = buf__4__clock__drv;
-    end
-    always @(*) begin
         buf__4__we = buf__4__we__drv;
-    end
-    always @(*) begin
         buf__4__wbe = buf__4__wbe__drv;
-    end
-    always @(*) begin
         buf__4__waddr = buf__4__waddr__drv;
-    end
-    always @(*) begin
         buf__4__wdata = buf__4__wdata__drv;
-    end
-    always @(*) begin
         buf__4__re = buf__4__re__drv;
-    end
-    always @(*) begin
         buf__4__raddr = buf__4__raddr__drv;
-    end
-    always @(*) begin
         cnt__0__clock = cnt__0__clock__drv;
-    end
-    always @(*) begin
         cnt__0__reset = cnt__0__reset__drv;
-    end
-    always @(*) begin
         cnt__0__d = cnt__0__d__drv;
-    end
-    always @(*) begin
         cnt__1__clock = cnt__1__clock__drv;
-    end
-    always @(*) begin
         cnt__1__reset = cnt__1__reset__drv;
-    end
-    always @(*) begin
         cnt__1__d = cnt__1__d__drv;
-    end
-    always @(*) begin
         cnt__2__clock = cnt__2__clock__drv;
-    end
-    always @(*) begin
         cnt__2__reset = cnt__2__reset__drv;
-    end
-    always @(*) begin
         cnt__2__d = cnt__2__d__drv;
-    end
-    always @(*) begin
         cnt__3__clock = cnt__3__clock__drv;
-    end
-    always @(*) begin
         cnt__3__reset = cnt__3__reset__drv;
-    end
-    always @(*) begin
         cnt__3__d = cnt__3__d__drv;
-    end
-    always @(*) begin
         cnt__4__clock = cnt__4__clock__drv;
-    end
-    always @(*) begin
         cnt__4__reset = cnt__4__reset__drv;
-    end
-    always @(*) begin
         cnt__4__d = cnt__4__d__drv;
-    end
-    always @(*) begin
         wp__0__clock = wp__0__clock__drv;
-    end
-    always @(*) begin
         wp__0__reset = wp__0__reset__drv;
-    end
-    always @(*) begin
         wp__0__d = wp__0__d__drv;
-    end
-    always @(*) begin
         wp__1__clock = wp__1__clock__drv;
-    end
-    always @(*) begin
         wp__1__reset = wp__1__reset__drv;
-    end
-    always @(*) begin
         wp__1__d = wp__1__d__drv;
-    end
-    always @(*) begin
         wp__2__clock = wp__2__clock__drv;
-    end
-    always @(*) begin
         wp__2__reset = wp__2__reset__drv;
-    end
-    always @(*) begin
         wp__2__d = wp__2__d__drv;
-    end
-    always @(*) begin
         wp__3__clock = wp__3__clock__drv;
-    end
-    always @(*) begin
         wp__3__reset = wp__3__reset__drv;
-    end
-    always @(*) begin
         wp__3__d = wp__3__d__drv;
-    end
-    always @(*) begin
         wp__4__clock = wp__4__clock__drv;
-    end
-    always @(*) begin
         wp__4__reset = wp__4__reset__drv;
-    end
-    always @(*) begin
         wp__4__d = wp__4__d__drv;
-    end
-    always @(*) begin
         rp__0__clock = rp__0__clock__drv;
-    end
-    always @(*) begin
         rp__0__reset = rp__0__reset__drv;
-    end
-    always @(*) begin
         rp__0__d = rp__0__d__drv;
-    end
-    always @(*) begin
         rp__1__clock = rp__1__clock__drv;
-    end
-    always @(*) begin
         rp__1__reset = rp__1__reset__drv;
-    end
-    always @(*) begin
         rp__1__d = rp__1__d__drv;
-    end
-    always @(*) begin
         rp__2__clock = rp__2__clock__drv;
-    end
-    always @(*) begin
         rp__2__reset = rp__2__reset__drv;
-    end
-    always @(*) begin
         rp__2__d = rp__2__d__drv;
-    end
-    always @(*) begin
         rp__3__clock = rp__3__clock__drv;
-    end
-    always @(*) begin
         rp__3__reset = rp__3__reset__drv;
-    end
-    always @(*) begin
         rp__3__d = rp__3__d__drv;
-    end
-    always @(*) begin
         rp__4__clock = rp__4__clock__drv;
-    end
-    always @(*) begin
         rp__4__reset = rp__4__reset__drv;
-    end
-    always @(*) begin
         rp__4__d = rp__4__d__drv;
-    end
-    always @(*) begin
         fv__0__clock = fv__0__clock__drv;
-    end
-    always @(*) begin
         fv__0__reset = fv__0__reset__drv;
-    end
-    always @(*) begin
         fv__0__d = fv__0__d__drv;
-    end
-    always @(*) begin
         fv__1__clock = fv__1__clock__drv;
-    end
-    always @(*) begin
         fv__1__reset = fv__1__reset__drv;
-    end
-    always @(*) begin
         fv__1__d = fv__1__d__drv;
-    end
-    always @(*) begin
         fv__2__clock = fv__2__clock__drv;
-    end
-    always @(*) begin
         fv__2__reset = fv__2__reset__drv;
-    end
-    always @(*) begin
         fv__2__d = fv__2__d__drv;
-    end
-    always @(*) begin
         fv__3__clock = fv__3__clock__drv;
-    end
-    always @(*) begin
         fv__3__reset = fv__3__reset__drv;
-    end
-    always @(*) begin
         fv__3__d = fv__3__d__drv;
-    end
-    always @(*) begin
         fv__4__clock = fv__4__clock__drv;
-    end
-    always @(*) begin
         fv__4__reset = fv__4__reset__drv;
-    end
-    always @(*) begin
         fv__4__d = fv__4__d__drv;
-    end
-    always @(*) begin
         st__0__clock = st__0__clock__drv;
-    end
-    always @(*) begin
         st__0__reset = st__0__reset__drv;
-    end
-    always @(*) begin
         st__0__d = st__0__d__drv;
-    end
-    always @(*) begin
         st__1__clock = st__1__clock__drv;
-    end
-    always @(*) begin
         st__1__reset = st__1__reset__drv;
-    end
-    always @(*) begin
         st__1__d = st__1__d__drv;
-    end
-    always @(*) begin
         st__2__clock = st__2__clock__drv;
-    end
-    always @(*) begin
         st__2__reset = st__2__reset__drv;
-    end
-    always @(*) begin
         st__2__d = st__2__d__drv;
-    end
-    always @(*) begin
         st__3__clock = st__3__clock__drv;
-    end
-    always @(*) begin
         st__3__reset = st__3__reset__drv;
-    end
-    always @(*) begin
         st__3__d = st__3__d__drv;
-    end
-    always @(*) begin
         st__4__clock = st__4__clock__drv;
-    end
-    always @(*) begin
         st__4__reset = st__4__reset__drv;
-    end
-    always @(*) begin
         st__4__d = st__4__d__drv;
-    end
-    always @(*) begin
         rt__0__clock = rt__0__clock__drv;
-    end
-    always @(*) begin
         rt__0__reset = rt__0__reset__drv;
-    end
-    always @(*) begin
         rt__0__d = rt__0__d__drv;
-    end
-    always @(*) begin
         rt__1__clock = rt__1__clock__drv;
-    end
-    always @(*) begin
         rt__1__reset = rt__1__reset__drv;
-    end
-    always @(*) begin
         rt__1__d = rt__1__d__drv;
-    end
-    always @(*) begin
         rt__2__clock = rt__2__clock__drv;
-    end
-    always @(*) begin
         rt__2__reset = rt__2__reset__drv;
-    end
-    always @(*) begin
         rt__2__d = rt__2__d__drv;
-    end
-    always @(*) begin
         rt__3__clock = rt__3__clock__drv;
-    end
-    always @(*) begin
         rt__3__reset = rt__3__reset__drv;
-    end
-    always @(*) begin
         rt__3__d = rt__3__d__drv;
-    end
-    always @(*) begin
         rt__4__clock = rt__4__clock__drv;
-    end
-    always @(*) begin
         rt__4__reset = rt__4__reset__drv;
-    end
-    always @(*) begin
         rt__4__d = rt__4__d__drv;
-    end
-    always @(*) begin
         vcpl__0__clock = vcpl__0__clock__drv;
-    end
-    always @(*) begin
         vcpl__0__reset = vcpl__0__reset__drv;
-    end
-    always @(*) begin
         vcpl__0__d = vcpl__0__d__drv;
-    end
-    always @(*) begin
         vcpl__1__clock = vcpl__1__clock__drv;
-    end
-    always @(*) begin
         vcpl__1__reset = vcpl__1__reset__drv;
-    end
-    always @(*) begin
         vcpl__1__d = vcpl__1__d__drv;
-    end
-    always @(*) begin
         vcpl__2__clock = vcpl__2__clock__drv;
-    end
-    always @(*) begin
         vcpl__2__reset = vcpl__2__reset__drv;
-    end
-    always @(*) begin
         vcpl__2__d = vcpl__2__d__drv;
-    end
-    always @(*) begin
         vcpl__3__clock = vcpl__3__clock__drv;
-    end
-    always @(*) begin
         vcpl__3__reset = vcpl__3__reset__drv;
-    end
-    always @(*) begin
         vcpl__3__d = vcpl__3__d__drv;
-    end
-    always @(*) begin
         vcpl__4__clock = vcpl__4__clock__drv;
-    end
-    always @(*) begin
         vcpl__4__reset = vcpl__4__reset__drv;
-    end
-    always @(*) begin
         vcpl__4__d = vcpl__4__d__drv;
-    end
-    always @(*) begin
         cret__0__clock = cret__0__clock__drv;
-    end
-    always @(*) begin
         cret__0__reset = cret__0__reset__drv;
-    end
-    always @(*) begin
         cret__0__d = cret__0__d__drv;
-    end
-    always @(*) begin
         cret__1__clock = cret__1__clock__drv;
-    end
-    always @(*) begin
         cret__1__reset = cret__1__reset__drv;
-    end
-    always @(*) begin
         cret__1__d = cret__1__d__drv;
-    end
-    always @(*) begin
         cret__2__clock = cret__2__clock__drv;
-    end
-    always @(*) begin
         cret__2__reset = cret__2__reset__drv;
-    end
-    always @(*) begin
         cret__2__d = cret__2__d__drv;
-    end
-    always @(*) begin
         cret__3__clock = cret__3__clock__drv;
-    end
-    always @(*) begin
         cret__3__reset = cret__3__reset__drv;
-    end
-    always @(*) begin
         cret__3__d = cret__3__d__drv;
-    end
-    always @(*) begin
         cret__4__clock = cret__4__clock__drv;
-    end
-    always @(*) begin
         cret__4__reset = cret__4__reset__drv;
-    end
-    always @(*) begin
         cret__4__d = cret__4__d__drv;
-    end
-    always @(*) begin
         arb__0__clock = arb__0__clock__drv;
-    end
-    always @(*) begin
         arb__0__reset = arb__0__reset__drv;
-    end
-    always @(*) begin
         arb__0__req = arb__0__req__drv;
-    end
-    always @(*) begin
         arb__0__pl = arb__0__pl__drv;
-    end
-    always @(*) begin
         arb__0__commit = arb__0__commit__drv;
-    end
-    always @(*) begin
         arb__1__clock = arb__1__clock__drv;
-    end
-    always @(*) begin
         arb__1__reset = arb__1__reset__drv;
-    end
-    always @(*) begin
         arb__1__req = arb__1__req__drv;
-    end
-    always @(*) begin
         arb__1__pl = arb__1__pl__drv;
-    end
-    always @(*) begin
         arb__1__commit = arb__1__commit__drv;
-    end
-    always @(*) begin
         arb__2__clock = arb__2__clock__drv;
-    end
-    always @(*) begin
         arb__2__reset = arb__2__reset__drv;
-    end
-    always @(*) begin
         arb__2__req = arb__2__req__drv;
-    end
-    always @(*) begin
         arb__2__pl = arb__2__pl__drv;
-    end
-    always @(*) begin
         arb__2__commit = arb__2__commit__drv;
-    end
-    always @(*) begin
         arb__3__clock = arb__3__clock__drv;
-    end
-    always @(*) begin
         arb__3__reset = arb__3__reset__drv;
-    end
-    always @(*) begin
         arb__3__req = arb__3__req__drv;
-    end
-    always @(*) begin
         arb__3__pl = arb__3__pl__drv;
-    end
-    always @(*) begin
         arb__3__commit = arb__3__commit__drv;
-    end
-    always @(*) begin
         arb__4__clock = arb__4__clock__drv;
-    end
-    always @(*) begin
         arb__4__reset = arb__4__reset__drv;
-    end
-    always @(*) begin
         arb__4__req = arb__4__req__drv;
-    end
-    always @(*) begin
         arb__4__pl = arb__4__pl__drv;
-    end
-    always @(*) begin
         arb__4__commit = arb__4__commit__drv;
-    end
-    always @(*) begin
         busy__0__clock = busy__0__clock__drv;
-    end
-    always @(*) begin
         busy__0__reset = busy__0__reset__drv;
-    end
-    always @(*) begin
         busy__0__d = busy__0__d__drv;
-    end
-    always @(*) begin
         busy__1__clock = busy__1__clock__drv;
-    end
-    always @(*) begin
         busy__1__reset = busy__1__reset__drv;
-    end
-    always @(*) begin
         busy__1__d = busy__1__d__drv;
-    end
-    always @(*) begin
         busy__2__clock = busy__2__clock__drv;
-    end
-    always @(*) begin
         busy__2__reset = busy__2__reset__drv;
-    end
-    always @(*) begin
         busy__2__d = busy__2__d__drv;
-    end
-    always @(*) begin
         busy__3__clock = busy__3__clock__drv;
-    end
-    always @(*) begin
         busy__3__reset = busy__3__reset__drv;
-    end
-    always @(*) begin
         busy__3__d = busy__3__d__drv;
-    end
-    always @(*) begin
         busy__4__clock = busy__4__clock__drv;
-    end
-    always @(*) begin
         busy__4__reset = busy__4__reset__drv;
-    end
-    always @(*) begin
         busy__4__d = busy__4__d__drv;
-    end
-    always @(*) begin
         owner__0__clock = owner__0__clock__drv;
-    end
-    always @(*) begin
         owner__0__reset = owner__0__reset__drv;
-    end
-    always @(*) begin
         owner__0__d = owner__0__d__drv;
-    end
-    always @(*) begin
         owner__1__clock = owner__1__clock__drv;
-    end
-    always @(*) begin
         owner__1__reset = owner__1__reset__drv;
-    end
-    always @(*) begin
         owner__1__d = owner__1__d__drv;
-    end
-    always @(*) begin
         owner__2__clock = owner__2__clock__drv;
-    end
-    always @(*) begin
         owner__2__reset = owner__2__reset__drv;
-    end
-    always @(*) begin
         owner__2__d = owner__2__d__drv;
-    end
-    always @(*) begin
         owner__3__clock = owner__3__clock__drv;
-    end
-    always @(*) begin
         owner__3__reset = owner__3__reset__drv;
-    end
-    always @(*) begin
         owner__3__d = owner__3__d__drv;
-    end
-    always @(*) begin
         owner__4__clock = owner__4__clock__drv;
-    end
-    always @(*) begin
         owner__4__reset = owner__4__reset__drv;
-    end
-    always @(*) begin
         owner__4__d = owner__4__d__drv;
-    end
-    always @(*) begin
         credit__0__clock = credit__0__clock__drv;
-    end
-    always @(*) begin
         credit__0__reset = credit__0__reset__drv;
-    end
-    always @(*) begin
         credit__0__d = credit__0__d__drv;
-    end
-    always @(*) begin
         credit__1__clock = credit__1__clock__drv;
-    end
-    always @(*) begin
         credit__1__reset = credit__1__reset__drv;
-    end
-    always @(*) begin
         credit__1__d = credit__1__d__drv;
-    end
-    always @(*) begin
         credit__2__clock = credit__2__clock__drv;
-    end
-    always @(*) begin
         credit__2__reset = credit__2__reset__drv;
-    end
-    always @(*) begin
         credit__2__d = credit__2__d__drv;
-    end
-    always @(*) begin
         credit__3__clock = credit__3__clock__drv;
-    end
-    always @(*) begin
         credit__3__reset = credit__3__reset__drv;
-    end
-    always @(*) begin
         credit__3__d = credit__3__d__drv;
-    end
-    always @(*) begin
         credit__4__clock = credit__4__clock__drv;
-    end
-    always @(*) begin
         credit__4__reset = credit__4__reset__drv;
-    end
-    always @(*) begin
         credit__4__d = credit__4__d__drv;
-    end
-    always @(*) begin
         ov__0__clock = ov__0__clock__drv;
-    end
-    always @(*) begin
         ov__0__reset = ov__0__reset__drv;
-    end
-    always @(*) begin
         ov__0__d = ov__0__d__drv;
-    end
-    always @(*) begin
         ov__1__clock = ov__1__clock__drv;
-    end
-    always @(*) begin
         ov__1__reset = ov__1__reset__drv;
-    end
-    always @(*) begin
         ov__1__d = ov__1__d__drv;
-    end
-    always @(*) begin
         ov__2__clock = ov__2__clock__drv;
-    end
-    always @(*) begin
         ov__2__reset = ov__2__reset__drv;
-    end
-    always @(*) begin
         ov__2__d = ov__2__d__drv;
-    end
-    always @(*) begin
         ov__3__clock = ov__3__clock__drv;
-    end
-    always @(*) begin
         ov__3__reset = ov__3__reset__drv;
-    end
-    always @(*) begin
         ov__3__d = ov__3__d__drv;
-    end
-    always @(*) begin
         ov__4__clock = ov__4__clock__drv;
-    end
-    always @(*) begin
         ov__4__reset = ov__4__reset__drv;
-    end
-    always @(*) begin
         ov__4__d = ov__4__d__drv;
-    end
-    always @(*) begin
         of__0__clock = of__0__clock__drv;
-    end
-    always @(*) begin
         of__0__reset = of__0__reset__drv;
-    end
-    always @(*) begin
         of__0__d = of__0__d__drv;
-    end
-    always @(*) begin
         of__1__clock = of__1__clock__drv;
-    end
-    always @(*) begin
         of__1__reset = of__1__reset__drv;
-    end
-    always @(*) begin
         of__1__d = of__1__d__drv;
-    end
-    always @(*) begin
         of__2__clock = of__2__clock__drv;
-    end
-    always @(*) begin
         of__2__reset = of__2__reset__drv;
-    end
-    always @(*) begin
         of__2__d = of__2__d__drv;
-    end
-    always @(*) begin
         of__3__clock = of__3__clock__drv;
-    end
-    always @(*) begin
         of__3__reset = of__3__reset__drv;
-    end
-    always @(*) begin
         of__3__d = of__3__d__drv;
-    end
-    always @(*) begin
         of__4__clock = of__4__clock__drv;
-    end
-    always @(*) begin
         of__4__reset = of__4__reset__drv;
-    end
-    always @(*) begin
         of__4__d = of__4__d__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__0 = wpl_pack__parts__0__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__1 = wpl_pack__parts__1__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__2 = wpl_pack__parts__2__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__3 = wpl_pack__parts__3__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__4 = wpl_pack__parts__4__drv;
-    end
-    always @(*) begin
         flit_pack__parts__0 = flit_pack__parts__0__drv;
-    end
-    always @(*) begin
         flit_pack__parts__1 = flit_pack__parts__1__drv;
-    end
-    always @(*) begin
         flit_pack__parts__2 = flit_pack__parts__2__drv;
-    end
-    always @(*) begin
         flit_pack__parts__3 = flit_pack__parts__3__drv;
-    end
-    always @(*) begin
         flit_pack__parts__4 = flit_pack__parts__4__drv;
-    end
-    always @(*) begin
         count_pack__parts__0 = count_pack__parts__0__drv;
-    end
-    always @(*) begin
         count_pack__parts__1 = count_pack__parts__1__drv;
-    end
-    always @(*) begin
         count_pack__parts__2 = count_pack__parts__2__drv;
-    end
-    always @(*) begin
         count_pack__parts__3 = count_pack__parts__3__drv;
-    end
-    always @(*) begin
         count_pack__parts__4 = count_pack__parts__4__drv;
-    end
-    always @(*) begin
         state_pack__parts__0 = state_pack__parts__0__drv;
-    end
-    always @(*) begin
         state_pack__parts__1 = state_pack__parts__1__drv;
-    end
-    always @(*) begin
         state_pack__parts__2 = state_pack__parts__2__drv;
-    end
-    always @(*) begin
         state_pack__parts__3 = state_pack__parts__3__drv;
-    end
-    always @(*) begin
         state_pack__parts__4 = state_pack__parts__4__drv;
-    end
-    always @(*) begin
         route_pack__parts__0 = route_pack__parts__0__drv;
-    end
-    always @(*) begin
         route_pack__parts__1 = route_pack__parts__1__drv;
-    end
-    always @(*) begin
         route_pack__parts__2 = route_pack__parts__2__drv;
-    end
-    always @(*) begin
         route_pack__parts__3 = route_pack__parts__3__drv;
-    end
-    always @(*) begin
         route_pack__parts__4 = route_pack__parts__4__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__0 = vcpl_pack__parts__0__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__1 = vcpl_pack__parts__1__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__2 = vcpl_pack__parts__2__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__3 = vcpl_pack__parts__3__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__4 = vcpl_pack__parts__4__drv;
-    end
-    always @(*) begin
         owner_pack__parts__0 = owner_pack__parts__0__drv;
-    end
-    always @(*) begin
         owner_pack__parts__1 = owner_pack__parts__1__drv;
-    end
-    always @(*) begin
         owner_pack__parts__2 = owner_pack__parts__2__drv;
-    end
-    always @(*) begin
         owner_pack__parts__3 = owner_pack__parts__3__drv;
-    end
-    always @(*) begin
         owner_pack__parts__4 = owner_pack__parts__4__drv;
-    end
-    always @(*) begin
         credit_pack__parts__0 = credit_pack__parts__0__drv;
-    end
-    always @(*) begin
         credit_pack__parts__1 = credit_pack__parts__1__drv;
-    end
-    always @(*) begin
         credit_pack__parts__2 = credit_pack__parts__2__drv;
-    end
-    always @(*) begin
         credit_pack__parts__3 = credit_pack__parts__3__drv;
-    end
-    always @(*) begin
         credit_pack__parts__4 = credit_pack__parts__4__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__0 = gnt_pack__parts__0__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__1 = gnt_pack__parts__1__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__2 = gnt_pack__parts__2__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__3 = gnt_pack__parts__3__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__4 = gnt_pack__parts__4__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-    end
-    always @(*) begin
         lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-    always @(*) begin
         lost_pack__parts__1 = lost_pack__parts__1__drv;
-    end
-    always @(*) begin
         lost_pack__parts__2 = lost_pack__parts__2__drv;
-    end
-    always @(*) begin
         lost_pack__parts__3 = lost_pack__parts__3__drv;
-    end
-    always @(*) begin
         lost_pack__parts__4 = lost_pack__parts__4__drv;
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__rq__0
@@ -8111,87 +5829,43 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
     // Update code
     always @(*) begin
         ptr__0__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__0__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__1__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__1__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__2__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__2__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__3__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__3__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__4__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__4__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__5__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__5__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__6__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__6__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__7__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__7__reset__drv = reset;
-    end
-    always @(*) begin
         pls__whole__drv = pl;
         unit = 32'h1;
-    end
-    always @(*) begin
         lvl__0 = 32'h0;
         if (|msaa) begin
             lvl__0 = pls__parts__0;
         end
-    end
-    always @(*) begin
         lvl__1 = 32'h0;
         if (|msaa) begin
             lvl__1 = pls__parts__1;
         end
-    end
-    always @(*) begin
         lvl__2 = 32'h0;
         if (|msaa) begin
             lvl__2 = pls__parts__2;
         end
-    end
-    always @(*) begin
         lvl__3 = 32'h0;
         if (|msaa) begin
             lvl__3 = pls__parts__3;
         end
-    end
-    always @(*) begin
         lvl__4 = 32'h0;
         if (|msaa) begin
             lvl__4 = pls__parts__4;
         end
-    end
-    always @(*) begin
         m = 32'h0;
         if (req[0] & (lvl__0 > m)) begin
             m = lvl__0;
@@ -8208,8 +5882,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (req[4] & (lvl__4 > m)) begin
             m = lvl__4;
         end
-    end
-    always @(*) begin
         start = ptr__0__q;
         if (m == 1) begin
             start = ptr__1__q;
@@ -8232,8 +5904,6 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
         if (m == 7) begin
             start = ptr__7__q;
         end
-    end
-    always @(*) begin
         found = 1'b0;
         g = 32'h0;
         if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
@@ -8272,206 +5942,94 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
             found = 1'b1;
             g = 4;
         end
-    end
-    always @(*) begin
         upd = commit & found;
-    end
-    always @(*) begin
         ptr__0__d__drv = ptr__0__q;
         if (upd & ((m == 0) | |single_ptr)) begin
             ptr__0__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__0__drv = ptr__0__q;
-    end
-    always @(*) begin
         ptr__1__d__drv = ptr__1__q;
         if (upd & ((m == 1) | |single_ptr)) begin
             ptr__1__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__1__drv = ptr__1__q;
-    end
-    always @(*) begin
         ptr__2__d__drv = ptr__2__q;
         if (upd & ((m == 2) | |single_ptr)) begin
             ptr__2__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__2__drv = ptr__2__q;
-    end
-    always @(*) begin
         ptr__3__d__drv = ptr__3__q;
         if (upd & ((m == 3) | |single_ptr)) begin
             ptr__3__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__3__drv = ptr__3__q;
-    end
-    always @(*) begin
         ptr__4__d__drv = ptr__4__q;
         if (upd & ((m == 4) | |single_ptr)) begin
             ptr__4__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__4__drv = ptr__4__q;
-    end
-    always @(*) begin
         ptr__5__d__drv = ptr__5__q;
         if (upd & ((m == 5) | |single_ptr)) begin
             ptr__5__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__5__drv = ptr__5__q;
-    end
-    always @(*) begin
         ptr__6__d__drv = ptr__6__q;
         if (upd & ((m == 6) | |single_ptr)) begin
             ptr__6__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__6__drv = ptr__6__q;
-    end
-    always @(*) begin
         ptr__7__d__drv = ptr__7__q;
         if (upd & ((m == 7) | |single_ptr)) begin
             ptr__7__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__7__drv = ptr__7__q;
         lost_pack__parts__0__drv = 32'h0;
-    end
-    always @(*) begin
         gnt_valid = found;
-    end
-    always @(*) begin
         gnt = 32'h0;
         if (found) begin
             gnt = unit << g;
         end
-    end
-    always @(*) begin
         gnt_idx = g;
-    end
-    always @(*) begin
         gnt_lvl = m;
-    end
-    always @(*) begin
         dbg_ptr = ptr_pack__whole;
-    end
-    always @(*) begin
         dbg_lost = lost_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         ptr__0__clock = ptr__0__clock__drv;
-    end
-    always @(*) begin
         ptr__0__reset = ptr__0__reset__drv;
-    end
-    always @(*) begin
         ptr__0__d = ptr__0__d__drv;
-    end
-    always @(*) begin
         ptr__1__clock = ptr__1__clock__drv;
-    end
-    always @(*) begin
         ptr__1__reset = ptr__1__reset__drv;
-    end
-    always @(*) begin
         ptr__1__d = ptr__1__d__drv;
-    end
-    always @(*) begin
         ptr__2__clock = ptr__2__clock__drv;
-    end
-    always @(*) begin
         ptr__2__reset = ptr__2__reset__drv;
-    end
-    always @(*) begin
         ptr__2__d = ptr__2__d__drv;
-    end
-    always @(*) begin
         ptr__3__clock = ptr__3__clock__drv;
-    end
-    always @(*) begin
         ptr__3__reset = ptr__3__reset__drv;
-    end
-    always @(*) begin
         ptr__3__d = ptr__3__d__drv;
-    end
-    always @(*) begin
         ptr__4__clock = ptr__4__clock__drv;
-    end
-    always @(*) begin
         ptr__4__reset = ptr__4__reset__drv;
-    end
-    always @(*) begin
         ptr__4__d = ptr__4__d__drv;
-    end
-    always @(*) begin
         ptr__5__clock = ptr__5__clock__drv;
-    end
-    always @(*) begin
         ptr__5__reset = ptr__5__reset__drv;
-    end
-    always @(*) begin
         ptr__5__d = ptr__5__d__drv;
-    end
-    always @(*) begin
         ptr__6__clock = ptr__6__clock__drv;
-    end
-    always @(*) begin
         ptr__6__reset = ptr__6__reset__drv;
-    end
-    always @(*) begin
         ptr__6__d = ptr__6__d__drv;
-    end
-    always @(*) begin
         ptr__7__clock = ptr__7__clock__drv;
-    end
-    always @(*) begin
         ptr__7__reset = ptr__7__reset__drv;
-    end
-    always @(*) begin
         ptr__7__d = ptr__7__d__drv;
-    end
-    always @(*) begin
         pls__whole = pls__whole__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-    end
-    always @(*) begin
         lost_pack__parts__0 = lost_pack__parts__0__drv;
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__rq__0__arb__0
@@ -8501,17 +6059,9 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[2:0];
-    end
-    always @(*) begin
         parts__1 = whole[5:3];
-    end
-    always @(*) begin
         parts__2 = whole[8:6];
-    end
-    always @(*) begin
         parts__3 = whole[11:9];
-    end
-    always @(*) begin
         parts__4 = whole[14:12];
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__rq__0__arb__0__pls
@@ -8682,17 +6232,9 @@ module msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__r
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[22:0];
-    end
-    always @(*) begin
         parts__1 = whole[45:23];
-    end
-    always @(*) begin
         parts__2 = whole[68:46];
-    end
-    always @(*) begin
         parts__3 = whole[91:69];
-    end
-    always @(*) begin
         parts__4 = whole[114:92];
     end
 endmodule // msap_noc_m2x2_middle_b8_s4_pb3_msaa_pl_a0_msar_g_ma0_n8_r8_l4_f5_t6_w8__rq__0__ins

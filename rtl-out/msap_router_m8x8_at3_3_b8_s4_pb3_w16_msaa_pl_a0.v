@@ -86,84 +86,36 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0(clock,reset,in_valid,in_f
     // Update code
     always @(*) begin
         core__clock__drv = clock;
-    end
-    always @(*) begin
         core__reset__drv = reset;
         core__at_x__drv = x;
         core__at_y__drv = y;
-    end
-    always @(*) begin
         core__in_valid__drv = in_valid;
-    end
-    always @(*) begin
         core__in_flit__drv = in_flit;
-    end
-    always @(*) begin
         core__out_credit__drv = out_credit;
-    end
-    always @(*) begin
         out_valid = core__out_valid;
-    end
-    always @(*) begin
         out_flit = core__out_flit;
-    end
-    always @(*) begin
         in_credit = core__in_credit;
-    end
-    always @(*) begin
         dbg_count = core__dbg_count;
-    end
-    always @(*) begin
         dbg_front = core__dbg_front;
-    end
-    always @(*) begin
         dbg_state = core__dbg_state;
-    end
-    always @(*) begin
         dbg_route = core__dbg_route;
-    end
-    always @(*) begin
         dbg_vcpl = core__dbg_vcpl;
-    end
-    always @(*) begin
         dbg_busy = core__dbg_busy;
-    end
-    always @(*) begin
         dbg_owner = core__dbg_owner;
-    end
-    always @(*) begin
         dbg_credit = core__dbg_credit;
-    end
-    always @(*) begin
         dbg_gnt = core__dbg_gnt;
-    end
-    always @(*) begin
         dbg_ptr = core__dbg_ptr;
-    end
-    always @(*) begin
         dbg_lost = core__dbg_lost;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         core__clock = core__clock__drv;
-    end
-    always @(*) begin
         core__reset = core__reset__drv;
-    end
-    always @(*) begin
         core__in_valid = core__in_valid__drv;
-    end
-    always @(*) begin
         core__in_flit = core__in_flit__drv;
-    end
-    always @(*) begin
         core__out_credit = core__out_credit__drv;
-    end
-    always @(*) begin
         core__at_x = core__at_x__drv;
-    end
-    always @(*) begin
         core__at_y = core__at_y__drv;
     end
 endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0
@@ -1639,459 +1591,157 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
     // Update code
     always @(*) begin
         buf__0__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__0__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__0__reset__drv = reset;
-    end
-    always @(*) begin
         wp__0__clock__drv = clock;
-    end
-    always @(*) begin
         wp__0__reset__drv = reset;
-    end
-    always @(*) begin
         rp__0__clock__drv = clock;
-    end
-    always @(*) begin
         rp__0__reset__drv = reset;
-    end
-    always @(*) begin
         fv__0__clock__drv = clock;
-    end
-    always @(*) begin
         fv__0__reset__drv = reset;
-    end
-    always @(*) begin
         st__0__clock__drv = clock;
-    end
-    always @(*) begin
         st__0__reset__drv = reset;
-    end
-    always @(*) begin
         rt__0__clock__drv = clock;
-    end
-    always @(*) begin
         rt__0__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__0__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__0__reset__drv = reset;
-    end
-    always @(*) begin
         cret__0__clock__drv = clock;
-    end
-    always @(*) begin
         cret__0__reset__drv = reset;
-    end
-    always @(*) begin
         arb__0__clock__drv = clock;
-    end
-    always @(*) begin
         arb__0__reset__drv = reset;
-    end
-    always @(*) begin
         busy__0__clock__drv = clock;
-    end
-    always @(*) begin
         busy__0__reset__drv = reset;
-    end
-    always @(*) begin
         owner__0__clock__drv = clock;
-    end
-    always @(*) begin
         owner__0__reset__drv = reset;
-    end
-    always @(*) begin
         credit__0__clock__drv = clock;
-    end
-    always @(*) begin
         credit__0__reset__drv = reset;
-    end
-    always @(*) begin
         ov__0__clock__drv = clock;
-    end
-    always @(*) begin
         ov__0__reset__drv = reset;
-    end
-    always @(*) begin
         of__0__clock__drv = clock;
-    end
-    always @(*) begin
         of__0__reset__drv = reset;
-    end
-    always @(*) begin
         buf__1__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__1__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__1__reset__drv = reset;
-    end
-    always @(*) begin
         wp__1__clock__drv = clock;
-    end
-    always @(*) begin
         wp__1__reset__drv = reset;
-    end
-    always @(*) begin
         rp__1__clock__drv = clock;
-    end
-    always @(*) begin
         rp__1__reset__drv = reset;
-    end
-    always @(*) begin
         fv__1__clock__drv = clock;
-    end
-    always @(*) begin
         fv__1__reset__drv = reset;
-    end
-    always @(*) begin
         st__1__clock__drv = clock;
-    end
-    always @(*) begin
         st__1__reset__drv = reset;
-    end
-    always @(*) begin
         rt__1__clock__drv = clock;
-    end
-    always @(*) begin
         rt__1__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__1__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__1__reset__drv = reset;
-    end
-    always @(*) begin
         cret__1__clock__drv = clock;
-    end
-    always @(*) begin
         cret__1__reset__drv = reset;
-    end
-    always @(*) begin
         arb__1__clock__drv = clock;
-    end
-    always @(*) begin
         arb__1__reset__drv = reset;
-    end
-    always @(*) begin
         busy__1__clock__drv = clock;
-    end
-    always @(*) begin
         busy__1__reset__drv = reset;
-    end
-    always @(*) begin
         owner__1__clock__drv = clock;
-    end
-    always @(*) begin
         owner__1__reset__drv = reset;
-    end
-    always @(*) begin
         credit__1__clock__drv = clock;
-    end
-    always @(*) begin
         credit__1__reset__drv = reset;
-    end
-    always @(*) begin
         ov__1__clock__drv = clock;
-    end
-    always @(*) begin
         ov__1__reset__drv = reset;
-    end
-    always @(*) begin
         of__1__clock__drv = clock;
-    end
-    always @(*) begin
         of__1__reset__drv = reset;
-    end
-    always @(*) begin
         buf__2__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__2__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__2__reset__drv = reset;
-    end
-    always @(*) begin
         wp__2__clock__drv = clock;
-    end
-    always @(*) begin
         wp__2__reset__drv = reset;
-    end
-    always @(*) begin
         rp__2__clock__drv = clock;
-    end
-    always @(*) begin
         rp__2__reset__drv = reset;
-    end
-    always @(*) begin
         fv__2__clock__drv = clock;
-    end
-    always @(*) begin
         fv__2__reset__drv = reset;
-    end
-    always @(*) begin
         st__2__clock__drv = clock;
-    end
-    always @(*) begin
         st__2__reset__drv = reset;
-    end
-    always @(*) begin
         rt__2__clock__drv = clock;
-    end
-    always @(*) begin
         rt__2__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__2__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__2__reset__drv = reset;
-    end
-    always @(*) begin
         cret__2__clock__drv = clock;
-    end
-    always @(*) begin
         cret__2__reset__drv = reset;
-    end
-    always @(*) begin
         arb__2__clock__drv = clock;
-    end
-    always @(*) begin
         arb__2__reset__drv = reset;
-    end
-    always @(*) begin
         busy__2__clock__drv = clock;
-    end
-    always @(*) begin
         busy__2__reset__drv = reset;
-    end
-    always @(*) begin
         owner__2__clock__drv = clock;
-    end
-    always @(*) begin
         owner__2__reset__drv = reset;
-    end
-    always @(*) begin
         credit__2__clock__drv = clock;
-    end
-    always @(*) begin
         credit__2__reset__drv = reset;
-    end
-    always @(*) begin
         ov__2__clock__drv = clock;
-    end
-    always @(*) begin
         ov__2__reset__drv = reset;
-    end
-    always @(*) begin
         of__2__clock__drv = clock;
-    end
-    always @(*) begin
         of__2__reset__drv = reset;
-    end
-    always @(*) begin
         buf__3__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__3__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__3__reset__drv = reset;
-    end
-    always @(*) begin
         wp__3__clock__drv = clock;
-    end
-    always @(*) begin
         wp__3__reset__drv = reset;
-    end
-    always @(*) begin
         rp__3__clock__drv = clock;
-    end
-    always @(*) begin
         rp__3__reset__drv = reset;
-    end
-    always @(*) begin
         fv__3__clock__drv = clock;
-    end
-    always @(*) begin
         fv__3__reset__drv = reset;
-    end
-    always @(*) begin
         st__3__clock__drv = clock;
-    end
-    always @(*) begin
         st__3__reset__drv = reset;
-    end
-    always @(*) begin
         rt__3__clock__drv = clock;
-    end
-    always @(*) begin
         rt__3__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__3__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__3__reset__drv = reset;
-    end
-    always @(*) begin
         cret__3__clock__drv = clock;
-    end
-    always @(*) begin
         cret__3__reset__drv = reset;
-    end
-    always @(*) begin
         arb__3__clock__drv = clock;
-    end
-    always @(*) begin
         arb__3__reset__drv = reset;
-    end
-    always @(*) begin
         busy__3__clock__drv = clock;
-    end
-    always @(*) begin
         busy__3__reset__drv = reset;
-    end
-    always @(*) begin
         owner__3__clock__drv = clock;
-    end
-    always @(*) begin
         owner__3__reset__drv = reset;
-    end
-    always @(*) begin
         credit__3__clock__drv = clock;
-    end
-    always @(*) begin
         credit__3__reset__drv = reset;
-    end
-    always @(*) begin
         ov__3__clock__drv = clock;
-    end
-    always @(*) begin
         ov__3__reset__drv = reset;
-    end
-    always @(*) begin
         of__3__clock__drv = clock;
-    end
-    always @(*) begin
         of__3__reset__drv = reset;
-    end
-    always @(*) begin
         buf__4__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__4__clock__drv = clock;
-    end
-    always @(*) begin
         cnt__4__reset__drv = reset;
-    end
-    always @(*) begin
         wp__4__clock__drv = clock;
-    end
-    always @(*) begin
         wp__4__reset__drv = reset;
-    end
-    always @(*) begin
         rp__4__clock__drv = clock;
-    end
-    always @(*) begin
         rp__4__reset__drv = reset;
-    end
-    always @(*) begin
         fv__4__clock__drv = clock;
-    end
-    always @(*) begin
         fv__4__reset__drv = reset;
-    end
-    always @(*) begin
         st__4__clock__drv = clock;
-    end
-    always @(*) begin
         st__4__reset__drv = reset;
-    end
-    always @(*) begin
         rt__4__clock__drv = clock;
-    end
-    always @(*) begin
         rt__4__reset__drv = reset;
-    end
-    always @(*) begin
         vcpl__4__clock__drv = clock;
-    end
-    always @(*) begin
         vcpl__4__reset__drv = reset;
-    end
-    always @(*) begin
         cret__4__clock__drv = clock;
-    end
-    always @(*) begin
         cret__4__reset__drv = reset;
-    end
-    always @(*) begin
         arb__4__clock__drv = clock;
-    end
-    always @(*) begin
         arb__4__reset__drv = reset;
-    end
-    always @(*) begin
         busy__4__clock__drv = clock;
-    end
-    always @(*) begin
         busy__4__reset__drv = reset;
-    end
-    always @(*) begin
         owner__4__clock__drv = clock;
-    end
-    always @(*) begin
         owner__4__reset__drv = reset;
-    end
-    always @(*) begin
         credit__4__clock__drv = clock;
-    end
-    always @(*) begin
         credit__4__reset__drv = reset;
-    end
-    always @(*) begin
         ov__4__clock__drv = clock;
-    end
-    always @(*) begin
         ov__4__reset__drv = reset;
-    end
-    always @(*) begin
         of__4__clock__drv = clock;
-    end
-    always @(*) begin
         of__4__reset__drv = reset;
         unit = 32'h1;
-    end
-    always @(*) begin
         ins__whole__drv = in_flit;
-    end
-    always @(*) begin
         f_head__0 = buf__0__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__0 = buf__0__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__0 = buf__0__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__0 = buf__0__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__0 = buf__0__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__0 = 32'h0;
         if (f_dy__0 + 32'h1 <= at_y) begin
             fr_route__0 = 32'h1;
@@ -2105,37 +1755,19 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (f_dx__0 > at_x) begin
             fr_route__0 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__0 = (st__0__q == 32'h0) & |fv__0__q & f_head__0;
-    end
-    always @(*) begin
         want__0 = (st__0__q == 32'h1) | (|rc_in_va & rc__0);
-    end
-    always @(*) begin
         wroute__0 = fr_route__0;
         wpl_pack__parts__0__drv = f_pl__0;
         if (st__0__q != 32'h0) begin
             wroute__0 = rt__0__q;
             wpl_pack__parts__0__drv = vcpl__0__q;
         end
-    end
-    always @(*) begin
         f_head__1 = buf__1__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__1 = buf__1__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__1 = buf__1__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__1 = buf__1__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__1 = buf__1__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__1 = 32'h0;
         if (f_dy__1 + 32'h1 <= at_y) begin
             fr_route__1 = 32'h1;
@@ -2149,37 +1781,19 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (f_dx__1 > at_x) begin
             fr_route__1 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__1 = (st__1__q == 32'h0) & |fv__1__q & f_head__1;
-    end
-    always @(*) begin
         want__1 = (st__1__q == 32'h1) | (|rc_in_va & rc__1);
-    end
-    always @(*) begin
         wroute__1 = fr_route__1;
         wpl_pack__parts__1__drv = f_pl__1;
         if (st__1__q != 32'h0) begin
             wroute__1 = rt__1__q;
             wpl_pack__parts__1__drv = vcpl__1__q;
         end
-    end
-    always @(*) begin
         f_head__2 = buf__2__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__2 = buf__2__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__2 = buf__2__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__2 = buf__2__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__2 = buf__2__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__2 = 32'h0;
         if (f_dy__2 + 32'h1 <= at_y) begin
             fr_route__2 = 32'h1;
@@ -2193,37 +1807,19 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (f_dx__2 > at_x) begin
             fr_route__2 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__2 = (st__2__q == 32'h0) & |fv__2__q & f_head__2;
-    end
-    always @(*) begin
         want__2 = (st__2__q == 32'h1) | (|rc_in_va & rc__2);
-    end
-    always @(*) begin
         wroute__2 = fr_route__2;
         wpl_pack__parts__2__drv = f_pl__2;
         if (st__2__q != 32'h0) begin
             wroute__2 = rt__2__q;
             wpl_pack__parts__2__drv = vcpl__2__q;
         end
-    end
-    always @(*) begin
         f_head__3 = buf__3__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__3 = buf__3__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__3 = buf__3__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__3 = buf__3__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__3 = buf__3__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__3 = 32'h0;
         if (f_dy__3 + 32'h1 <= at_y) begin
             fr_route__3 = 32'h1;
@@ -2237,37 +1833,19 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (f_dx__3 > at_x) begin
             fr_route__3 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__3 = (st__3__q == 32'h0) & |fv__3__q & f_head__3;
-    end
-    always @(*) begin
         want__3 = (st__3__q == 32'h1) | (|rc_in_va & rc__3);
-    end
-    always @(*) begin
         wroute__3 = fr_route__3;
         wpl_pack__parts__3__drv = f_pl__3;
         if (st__3__q != 32'h0) begin
             wroute__3 = rt__3__q;
             wpl_pack__parts__3__drv = vcpl__3__q;
         end
-    end
-    always @(*) begin
         f_head__4 = buf__4__rdata[32'h0];
-    end
-    always @(*) begin
         f_tail__4 = buf__4__rdata[32'h1];
-    end
-    always @(*) begin
         f_dx__4 = buf__4__rdata >> sh_dx;
-    end
-    always @(*) begin
         f_dy__4 = buf__4__rdata >> sh_dy;
-    end
-    always @(*) begin
         f_pl__4 = buf__4__rdata >> sh_pl;
-    end
-    always @(*) begin
         fr_route__4 = 32'h0;
         if (f_dy__4 + 32'h1 <= at_y) begin
             fr_route__4 = 32'h1;
@@ -2281,22 +1859,14 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (f_dx__4 > at_x) begin
             fr_route__4 = 32'h2;
         end
-    end
-    always @(*) begin
         rc__4 = (st__4__q == 32'h0) & |fv__4__q & f_head__4;
-    end
-    always @(*) begin
         want__4 = (st__4__q == 32'h1) | (|rc_in_va & rc__4);
-    end
-    always @(*) begin
         wroute__4 = fr_route__4;
         wpl_pack__parts__4__drv = f_pl__4;
         if (st__4__q != 32'h0) begin
             wroute__4 = rt__4__q;
             wpl_pack__parts__4__drv = vcpl__4__q;
         end
-    end
-    always @(*) begin
         req__0 = 32'h0;
         if (want__0 & (wroute__0 == 0) & ~|busy__0__q) begin
             req__0 = req__0 | (unit << 0);
@@ -2313,24 +1883,12 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (want__4 & (wroute__4 == 0) & ~|busy__0__q) begin
             req__0 = req__0 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__0__req__drv = req__0;
-    end
-    always @(*) begin
         arb__0__pl__drv = wpl_pack__whole;
         arb__0__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__0__drv = arb__0__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__0__drv = arb__0__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__0__drv = arb__0__dbg_lost;
-    end
-    always @(*) begin
         req__1 = 32'h0;
         if (want__0 & (wroute__0 == 1) & ~|busy__1__q) begin
             req__1 = req__1 | (unit << 0);
@@ -2347,24 +1905,12 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (want__4 & (wroute__4 == 1) & ~|busy__1__q) begin
             req__1 = req__1 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__1__req__drv = req__1;
-    end
-    always @(*) begin
         arb__1__pl__drv = wpl_pack__whole;
         arb__1__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__1__drv = arb__1__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__1__drv = arb__1__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__1__drv = arb__1__dbg_lost;
-    end
-    always @(*) begin
         req__2 = 32'h0;
         if (want__0 & (wroute__0 == 2) & ~|busy__2__q) begin
             req__2 = req__2 | (unit << 0);
@@ -2381,24 +1927,12 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (want__4 & (wroute__4 == 2) & ~|busy__2__q) begin
             req__2 = req__2 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__2__req__drv = req__2;
-    end
-    always @(*) begin
         arb__2__pl__drv = wpl_pack__whole;
         arb__2__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__2__drv = arb__2__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__2__drv = arb__2__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__2__drv = arb__2__dbg_lost;
-    end
-    always @(*) begin
         req__3 = 32'h0;
         if (want__0 & (wroute__0 == 3) & ~|busy__3__q) begin
             req__3 = req__3 | (unit << 0);
@@ -2415,24 +1949,12 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (want__4 & (wroute__4 == 3) & ~|busy__3__q) begin
             req__3 = req__3 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__3__req__drv = req__3;
-    end
-    always @(*) begin
         arb__3__pl__drv = wpl_pack__whole;
         arb__3__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__3__drv = arb__3__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__3__drv = arb__3__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__3__drv = arb__3__dbg_lost;
-    end
-    always @(*) begin
         req__4 = 32'h0;
         if (want__0 & (wroute__0 == 4) & ~|busy__4__q) begin
             req__4 = req__4 | (unit << 0);
@@ -2449,21 +1971,11 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (want__4 & (wroute__4 == 4) & ~|busy__4__q) begin
             req__4 = req__4 | (unit << 4);
         end
-    end
-    always @(*) begin
         arb__4__req__drv = req__4;
-    end
-    always @(*) begin
         arb__4__pl__drv = wpl_pack__whole;
         arb__4__commit__drv = 1'b1;
-    end
-    always @(*) begin
         gnt_pack__parts__4__drv = arb__4__gnt;
-    end
-    always @(*) begin
         ptr_pack__parts__4__drv = arb__4__dbg_ptr;
-    end
-    always @(*) begin
         lost_pack__parts__4__drv = arb__4__dbg_lost;
     end
     always @(*) begin
@@ -2483,11 +1995,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (arb__4__gnt[0]) begin
             granted__0 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__0 = wroute__0;
-    end
-    always @(*) begin
         crd_ok__0 = 1'b0;
         if ((oroute__0 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__0 = 1'b1;
@@ -2504,11 +2012,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if ((oroute__0 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__0 = 1'b1;
         end
-    end
-    always @(*) begin
         go__0 = |fv__0__q & crd_ok__0 & ((st__0__q == 32'h2) | (|sa_in_va & granted__0));
-    end
-    always @(*) begin
         st__0__d__drv = st__0__q;
         rt__0__d__drv = rt__0__q;
         vcpl__0__d__drv = vcpl__0__q;
@@ -2523,42 +2027,22 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (go__0 & f_tail__0) begin
             st__0__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__0 = in_valid[0];
-    end
-    always @(*) begin
         rd__0 = (cnt__0__q != 32'h0) & (~|fv__0__q | go__0);
-    end
-    always @(*) begin
         buf__0__we__drv = wr__0;
         buf__0__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__0__waddr__drv = wp__0__q;
-    end
-    always @(*) begin
         buf__0__wdata__drv = ins__parts__0;
-    end
-    always @(*) begin
         buf__0__re__drv = rd__0;
-    end
-    always @(*) begin
         buf__0__raddr__drv = rp__0__q;
-    end
-    always @(*) begin
         wp__0__d__drv = wp__0__q;
         if (wr__0) begin
             wp__0__d__drv = wp__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__0__d__drv = rp__0__q;
         if (rd__0) begin
             rp__0__d__drv = rp__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__0__d__drv = cnt__0__q;
         if (wr__0 & ~rd__0) begin
             cnt__0__d__drv = cnt__0__q + 32'h1;
@@ -2566,14 +2050,8 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (rd__0 & ~wr__0) begin
             cnt__0__d__drv = cnt__0__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__0__d__drv = (rd__0 | (|fv__0__q & ~go__0));
-    end
-    always @(*) begin
         cret__0__d__drv = rd__0;
-    end
-    always @(*) begin
         granted__1 = 1'b0;
         if (arb__0__gnt[1]) begin
             granted__1 = 1'b1;
@@ -2590,11 +2068,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (arb__4__gnt[1]) begin
             granted__1 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__1 = wroute__1;
-    end
-    always @(*) begin
         crd_ok__1 = 1'b0;
         if ((oroute__1 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__1 = 1'b1;
@@ -2611,11 +2085,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if ((oroute__1 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__1 = 1'b1;
         end
-    end
-    always @(*) begin
         go__1 = |fv__1__q & crd_ok__1 & ((st__1__q == 32'h2) | (|sa_in_va & granted__1));
-    end
-    always @(*) begin
         st__1__d__drv = st__1__q;
         rt__1__d__drv = rt__1__q;
         vcpl__1__d__drv = vcpl__1__q;
@@ -2630,42 +2100,22 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (go__1 & f_tail__1) begin
             st__1__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__1 = in_valid[1];
-    end
-    always @(*) begin
         rd__1 = (cnt__1__q != 32'h0) & (~|fv__1__q | go__1);
-    end
-    always @(*) begin
         buf__1__we__drv = wr__1;
         buf__1__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__1__waddr__drv = wp__1__q;
-    end
-    always @(*) begin
         buf__1__wdata__drv = ins__parts__1;
-    end
-    always @(*) begin
         buf__1__re__drv = rd__1;
-    end
-    always @(*) begin
         buf__1__raddr__drv = rp__1__q;
-    end
-    always @(*) begin
         wp__1__d__drv = wp__1__q;
         if (wr__1) begin
             wp__1__d__drv = wp__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__1__d__drv = rp__1__q;
         if (rd__1) begin
             rp__1__d__drv = rp__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__1__d__drv = cnt__1__q;
         if (wr__1 & ~rd__1) begin
             cnt__1__d__drv = cnt__1__q + 32'h1;
@@ -2673,14 +2123,8 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (rd__1 & ~wr__1) begin
             cnt__1__d__drv = cnt__1__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__1__d__drv = (rd__1 | (|fv__1__q & ~go__1));
-    end
-    always @(*) begin
         cret__1__d__drv = rd__1;
-    end
-    always @(*) begin
         granted__2 = 1'b0;
         if (arb__0__gnt[2]) begin
             granted__2 = 1'b1;
@@ -2697,11 +2141,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (arb__4__gnt[2]) begin
             granted__2 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__2 = wroute__2;
-    end
-    always @(*) begin
         crd_ok__2 = 1'b0;
         if ((oroute__2 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__2 = 1'b1;
@@ -2718,11 +2158,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if ((oroute__2 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__2 = 1'b1;
         end
-    end
-    always @(*) begin
         go__2 = |fv__2__q & crd_ok__2 & ((st__2__q == 32'h2) | (|sa_in_va & granted__2));
-    end
-    always @(*) begin
         st__2__d__drv = st__2__q;
         rt__2__d__drv = rt__2__q;
         vcpl__2__d__drv = vcpl__2__q;
@@ -2737,42 +2173,22 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (go__2 & f_tail__2) begin
             st__2__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__2 = in_valid[2];
-    end
-    always @(*) begin
         rd__2 = (cnt__2__q != 32'h0) & (~|fv__2__q | go__2);
-    end
-    always @(*) begin
         buf__2__we__drv = wr__2;
         buf__2__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__2__waddr__drv = wp__2__q;
-    end
-    always @(*) begin
         buf__2__wdata__drv = ins__parts__2;
-    end
-    always @(*) begin
         buf__2__re__drv = rd__2;
-    end
-    always @(*) begin
         buf__2__raddr__drv = rp__2__q;
-    end
-    always @(*) begin
         wp__2__d__drv = wp__2__q;
         if (wr__2) begin
             wp__2__d__drv = wp__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__2__d__drv = rp__2__q;
         if (rd__2) begin
             rp__2__d__drv = rp__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__2__d__drv = cnt__2__q;
         if (wr__2 & ~rd__2) begin
             cnt__2__d__drv = cnt__2__q + 32'h1;
@@ -2780,14 +2196,8 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (rd__2 & ~wr__2) begin
             cnt__2__d__drv = cnt__2__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__2__d__drv = (rd__2 | (|fv__2__q & ~go__2));
-    end
-    always @(*) begin
         cret__2__d__drv = rd__2;
-    end
-    always @(*) begin
         granted__3 = 1'b0;
         if (arb__0__gnt[3]) begin
             granted__3 = 1'b1;
@@ -2804,11 +2214,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (arb__4__gnt[3]) begin
             granted__3 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__3 = wroute__3;
-    end
-    always @(*) begin
         crd_ok__3 = 1'b0;
         if ((oroute__3 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__3 = 1'b1;
@@ -2825,11 +2231,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if ((oroute__3 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__3 = 1'b1;
         end
-    end
-    always @(*) begin
         go__3 = |fv__3__q & crd_ok__3 & ((st__3__q == 32'h2) | (|sa_in_va & granted__3));
-    end
-    always @(*) begin
         st__3__d__drv = st__3__q;
         rt__3__d__drv = rt__3__q;
         vcpl__3__d__drv = vcpl__3__q;
@@ -2844,42 +2246,22 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (go__3 & f_tail__3) begin
             st__3__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__3 = in_valid[3];
-    end
-    always @(*) begin
         rd__3 = (cnt__3__q != 32'h0) & (~|fv__3__q | go__3);
-    end
-    always @(*) begin
         buf__3__we__drv = wr__3;
         buf__3__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__3__waddr__drv = wp__3__q;
-    end
-    always @(*) begin
         buf__3__wdata__drv = ins__parts__3;
-    end
-    always @(*) begin
         buf__3__re__drv = rd__3;
-    end
-    always @(*) begin
         buf__3__raddr__drv = rp__3__q;
-    end
-    always @(*) begin
         wp__3__d__drv = wp__3__q;
         if (wr__3) begin
             wp__3__d__drv = wp__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__3__d__drv = rp__3__q;
         if (rd__3) begin
             rp__3__d__drv = rp__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__3__d__drv = cnt__3__q;
         if (wr__3 & ~rd__3) begin
             cnt__3__d__drv = cnt__3__q + 32'h1;
@@ -2887,14 +2269,8 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (rd__3 & ~wr__3) begin
             cnt__3__d__drv = cnt__3__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__3__d__drv = (rd__3 | (|fv__3__q & ~go__3));
-    end
-    always @(*) begin
         cret__3__d__drv = rd__3;
-    end
-    always @(*) begin
         granted__4 = 1'b0;
         if (arb__0__gnt[4]) begin
             granted__4 = 1'b1;
@@ -2911,11 +2287,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (arb__4__gnt[4]) begin
             granted__4 = 1'b1;
         end
-    end
-    always @(*) begin
         oroute__4 = wroute__4;
-    end
-    always @(*) begin
         crd_ok__4 = 1'b0;
         if ((oroute__4 == 0) & (credit__0__q != 32'h0)) begin
             crd_ok__4 = 1'b1;
@@ -2932,11 +2304,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if ((oroute__4 == 4) & (credit__4__q != 32'h0)) begin
             crd_ok__4 = 1'b1;
         end
-    end
-    always @(*) begin
         go__4 = |fv__4__q & crd_ok__4 & ((st__4__q == 32'h2) | (|sa_in_va & granted__4));
-    end
-    always @(*) begin
         st__4__d__drv = st__4__q;
         rt__4__d__drv = rt__4__q;
         vcpl__4__d__drv = vcpl__4__q;
@@ -2951,42 +2319,22 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (go__4 & f_tail__4) begin
             st__4__d__drv = 32'h0;
         end
-    end
-    always @(*) begin
         wr__4 = in_valid[4];
-    end
-    always @(*) begin
         rd__4 = (cnt__4__q != 32'h0) & (~|fv__4__q | go__4);
-    end
-    always @(*) begin
         buf__4__we__drv = wr__4;
         buf__4__wbe__drv = 32'h1;
-    end
-    always @(*) begin
         buf__4__waddr__drv = wp__4__q;
-    end
-    always @(*) begin
         buf__4__wdata__drv = ins__parts__4;
-    end
-    always @(*) begin
         buf__4__re__drv = rd__4;
-    end
-    always @(*) begin
         buf__4__raddr__drv = rp__4__q;
-    end
-    always @(*) begin
         wp__4__d__drv = wp__4__q;
         if (wr__4) begin
             wp__4__d__drv = wp__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         rp__4__d__drv = rp__4__q;
         if (rd__4) begin
             rp__4__d__drv = rp__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         cnt__4__d__drv = cnt__4__q;
         if (wr__4 & ~rd__4) begin
             cnt__4__d__drv = cnt__4__q + 32'h1;
@@ -2994,14 +2342,8 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (rd__4 & ~wr__4) begin
             cnt__4__d__drv = cnt__4__q - 32'h1;
         end
-    end
-    always @(*) begin
         fv__4__d__drv = (rd__4 | (|fv__4__q & ~go__4));
-    end
-    always @(*) begin
         cret__4__d__drv = rd__4;
-    end
-    always @(*) begin
         busy__0__d__drv = busy__0__q;
         owner__0__d__drv = owner__0__q;
         if (arb__0__gnt_valid) begin
@@ -3045,11 +2387,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
                 busy__0__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__0__d__drv = dec__0;
-    end
-    always @(*) begin
         credit__0__d__drv = credit__0__q;
         if (dec__0 & ~out_credit[0]) begin
             credit__0__d__drv = credit__0__q - 32'h1;
@@ -3057,8 +2395,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (~dec__0 & out_credit[0]) begin
             credit__0__d__drv = credit__0__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__1__d__drv = busy__1__q;
         owner__1__d__drv = owner__1__q;
         if (arb__1__gnt_valid) begin
@@ -3102,11 +2438,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
                 busy__1__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__1__d__drv = dec__1;
-    end
-    always @(*) begin
         credit__1__d__drv = credit__1__q;
         if (dec__1 & ~out_credit[1]) begin
             credit__1__d__drv = credit__1__q - 32'h1;
@@ -3114,8 +2446,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (~dec__1 & out_credit[1]) begin
             credit__1__d__drv = credit__1__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__2__d__drv = busy__2__q;
         owner__2__d__drv = owner__2__q;
         if (arb__2__gnt_valid) begin
@@ -3159,11 +2489,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
                 busy__2__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__2__d__drv = dec__2;
-    end
-    always @(*) begin
         credit__2__d__drv = credit__2__q;
         if (dec__2 & ~out_credit[2]) begin
             credit__2__d__drv = credit__2__q - 32'h1;
@@ -3171,8 +2497,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (~dec__2 & out_credit[2]) begin
             credit__2__d__drv = credit__2__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__3__d__drv = busy__3__q;
         owner__3__d__drv = owner__3__q;
         if (arb__3__gnt_valid) begin
@@ -3216,11 +2540,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
                 busy__3__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__3__d__drv = dec__3;
-    end
-    always @(*) begin
         credit__3__d__drv = credit__3__q;
         if (dec__3 & ~out_credit[3]) begin
             credit__3__d__drv = credit__3__q - 32'h1;
@@ -3228,8 +2548,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (~dec__3 & out_credit[3]) begin
             credit__3__d__drv = credit__3__q + 32'h1;
         end
-    end
-    always @(*) begin
         busy__4__d__drv = busy__4__q;
         owner__4__d__drv = owner__4__q;
         if (arb__4__gnt_valid) begin
@@ -3273,11 +2591,7 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
                 busy__4__d__drv = 32'h0;
             end
         end
-    end
-    always @(*) begin
         ov__4__d__drv = dec__4;
-    end
-    always @(*) begin
         credit__4__d__drv = credit__4__q;
         if (dec__4 & ~out_credit[4]) begin
             credit__4__d__drv = credit__4__q - 32'h1;
@@ -3285,1159 +2599,433 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core(clock,reset,in_vali
         if (~dec__4 & out_credit[4]) begin
             credit__4__d__drv = credit__4__q + 32'h1;
         end
-    end
-    always @(*) begin
         vec_ov = 32'h0;
+        vec_fv = 32'h0;
+        vec_busy = 32'h0;
+        vec_cret = 32'h0;
         if (|ov__0__q) begin
             vec_ov = vec_ov | (unit << 0);
         end
-        if (|ov__1__q) begin
-            vec_ov = vec_ov | (unit << 1);
-        end
-        if (|ov__2__q) begin
-            vec_ov = vec_ov | (unit << 2);
-        end
-        if (|ov__3__q) begin
-            vec_ov = vec_ov | (unit << 3);
-        end
-        if (|ov__4__q) begin
-            vec_ov = vec_ov | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_fv = 32'h0;
         if (|fv__0__q) begin
             vec_fv = vec_fv | (unit << 0);
+        end
+        if (|busy__0__q) begin
+            vec_busy = vec_busy | (unit << 0);
+        end
+        if (|cret__0__q) begin
+            vec_cret = vec_cret | (unit << 0);
+        end
+        flit_pack__parts__0__drv = of__0__q;
+        count_pack__parts__0__drv = cnt__0__q;
+        state_pack__parts__0__drv = st__0__q;
+        route_pack__parts__0__drv = rt__0__q;
+        vcpl_pack__parts__0__drv = vcpl__0__q;
+        owner_pack__parts__0__drv = owner__0__q;
+        credit_pack__parts__0__drv = credit__0__q;
+        if (|ov__1__q) begin
+            vec_ov = vec_ov | (unit << 1);
         end
         if (|fv__1__q) begin
             vec_fv = vec_fv | (unit << 1);
         end
-        if (|fv__2__q) begin
-            vec_fv = vec_fv | (unit << 2);
-        end
-        if (|fv__3__q) begin
-            vec_fv = vec_fv | (unit << 3);
-        end
-        if (|fv__4__q) begin
-            vec_fv = vec_fv | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_busy = 32'h0;
-        if (|busy__0__q) begin
-            vec_busy = vec_busy | (unit << 0);
-        end
         if (|busy__1__q) begin
             vec_busy = vec_busy | (unit << 1);
-        end
-        if (|busy__2__q) begin
-            vec_busy = vec_busy | (unit << 2);
-        end
-        if (|busy__3__q) begin
-            vec_busy = vec_busy | (unit << 3);
-        end
-        if (|busy__4__q) begin
-            vec_busy = vec_busy | (unit << 4);
-        end
-    end
-    always @(*) begin
-        vec_cret = 32'h0;
-        if (|cret__0__q) begin
-            vec_cret = vec_cret | (unit << 0);
         end
         if (|cret__1__q) begin
             vec_cret = vec_cret | (unit << 1);
         end
+        flit_pack__parts__1__drv = of__1__q;
+        count_pack__parts__1__drv = cnt__1__q;
+        state_pack__parts__1__drv = st__1__q;
+        route_pack__parts__1__drv = rt__1__q;
+        vcpl_pack__parts__1__drv = vcpl__1__q;
+        owner_pack__parts__1__drv = owner__1__q;
+        credit_pack__parts__1__drv = credit__1__q;
+        if (|ov__2__q) begin
+            vec_ov = vec_ov | (unit << 2);
+        end
+        if (|fv__2__q) begin
+            vec_fv = vec_fv | (unit << 2);
+        end
+        if (|busy__2__q) begin
+            vec_busy = vec_busy | (unit << 2);
+        end
         if (|cret__2__q) begin
             vec_cret = vec_cret | (unit << 2);
+        end
+        flit_pack__parts__2__drv = of__2__q;
+        count_pack__parts__2__drv = cnt__2__q;
+        state_pack__parts__2__drv = st__2__q;
+        route_pack__parts__2__drv = rt__2__q;
+        vcpl_pack__parts__2__drv = vcpl__2__q;
+        owner_pack__parts__2__drv = owner__2__q;
+        credit_pack__parts__2__drv = credit__2__q;
+        if (|ov__3__q) begin
+            vec_ov = vec_ov | (unit << 3);
+        end
+        if (|fv__3__q) begin
+            vec_fv = vec_fv | (unit << 3);
+        end
+        if (|busy__3__q) begin
+            vec_busy = vec_busy | (unit << 3);
         end
         if (|cret__3__q) begin
             vec_cret = vec_cret | (unit << 3);
         end
+        flit_pack__parts__3__drv = of__3__q;
+        count_pack__parts__3__drv = cnt__3__q;
+        state_pack__parts__3__drv = st__3__q;
+        route_pack__parts__3__drv = rt__3__q;
+        vcpl_pack__parts__3__drv = vcpl__3__q;
+        owner_pack__parts__3__drv = owner__3__q;
+        credit_pack__parts__3__drv = credit__3__q;
+        if (|ov__4__q) begin
+            vec_ov = vec_ov | (unit << 4);
+        end
+        if (|fv__4__q) begin
+            vec_fv = vec_fv | (unit << 4);
+        end
+        if (|busy__4__q) begin
+            vec_busy = vec_busy | (unit << 4);
+        end
         if (|cret__4__q) begin
             vec_cret = vec_cret | (unit << 4);
         end
-    end
-    always @(*) begin
-        flit_pack__parts__0__drv = of__0__q;
-    end
-    always @(*) begin
-        count_pack__parts__0__drv = cnt__0__q;
-    end
-    always @(*) begin
-        state_pack__parts__0__drv = st__0__q;
-    end
-    always @(*) begin
-        route_pack__parts__0__drv = rt__0__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__0__drv = vcpl__0__q;
-    end
-    always @(*) begin
-        owner_pack__parts__0__drv = owner__0__q;
-    end
-    always @(*) begin
-        credit_pack__parts__0__drv = credit__0__q;
-    end
-    always @(*) begin
-        flit_pack__parts__1__drv = of__1__q;
-    end
-    always @(*) begin
-        count_pack__parts__1__drv = cnt__1__q;
-    end
-    always @(*) begin
-        state_pack__parts__1__drv = st__1__q;
-    end
-    always @(*) begin
-        route_pack__parts__1__drv = rt__1__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__1__drv = vcpl__1__q;
-    end
-    always @(*) begin
-        owner_pack__parts__1__drv = owner__1__q;
-    end
-    always @(*) begin
-        credit_pack__parts__1__drv = credit__1__q;
-    end
-    always @(*) begin
-        flit_pack__parts__2__drv = of__2__q;
-    end
-    always @(*) begin
-        count_pack__parts__2__drv = cnt__2__q;
-    end
-    always @(*) begin
-        state_pack__parts__2__drv = st__2__q;
-    end
-    always @(*) begin
-        route_pack__parts__2__drv = rt__2__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__2__drv = vcpl__2__q;
-    end
-    always @(*) begin
-        owner_pack__parts__2__drv = owner__2__q;
-    end
-    always @(*) begin
-        credit_pack__parts__2__drv = credit__2__q;
-    end
-    always @(*) begin
-        flit_pack__parts__3__drv = of__3__q;
-    end
-    always @(*) begin
-        count_pack__parts__3__drv = cnt__3__q;
-    end
-    always @(*) begin
-        state_pack__parts__3__drv = st__3__q;
-    end
-    always @(*) begin
-        route_pack__parts__3__drv = rt__3__q;
-    end
-    always @(*) begin
-        vcpl_pack__parts__3__drv = vcpl__3__q;
-    end
-    always @(*) begin
-        owner_pack__parts__3__drv = owner__3__q;
-    end
-    always @(*) begin
-        credit_pack__parts__3__drv = credit__3__q;
-    end
-    always @(*) begin
         flit_pack__parts__4__drv = of__4__q;
-    end
-    always @(*) begin
         count_pack__parts__4__drv = cnt__4__q;
-    end
-    always @(*) begin
         state_pack__parts__4__drv = st__4__q;
-    end
-    always @(*) begin
         route_pack__parts__4__drv = rt__4__q;
-    end
-    always @(*) begin
         vcpl_pack__parts__4__drv = vcpl__4__q;
-    end
-    always @(*) begin
         owner_pack__parts__4__drv = owner__4__q;
-    end
-    always @(*) begin
         credit_pack__parts__4__drv = credit__4__q;
-    end
-    always @(*) begin
         out_valid = vec_ov;
-    end
-    always @(*) begin
         out_flit = flit_pack__whole;
-    end
-    always @(*) begin
         in_credit = vec_cret;
-    end
-    always @(*) begin
         dbg_count = count_pack__whole;
-    end
-    always @(*) begin
         dbg_front = vec_fv;
-    end
-    always @(*) begin
         dbg_state = state_pack__whole;
-    end
-    always @(*) begin
         dbg_route = route_pack__whole;
-    end
-    always @(*) begin
         dbg_vcpl = vcpl_pack__whole;
-    end
-    always @(*) begin
         dbg_busy = vec_busy;
-    end
-    always @(*) begin
         dbg_owner = owner_pack__whole;
-    end
-    always @(*) begin
         dbg_credit = credit_pack__whole;
-    end
-    always @(*) begin
         dbg_gnt = gnt_pack__whole;
-    end
-    always @(*) begin
         dbg_ptr = ptr_pack__whole;
-    end
-    always @(*) begin
         dbg_lost = lost_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         ins__whole = ins__whole__drv;
-    end
-    always @(*) begin
         buf__0__clock = buf__0__clock__drv;
-    end
-    always @(*) begin
         buf__0__we = buf__0__we__drv;
-    end
-    always @(*) begin
         buf__0__wbe = buf__0__wbe__drv;
-    end
-    always @(*) begin
         buf__0__waddr = buf__0__waddr__drv;
-    end
-    always @(*) begin
         buf__0__wdata = buf__0__wdata__drv;
-    end
-    always @(*) begin
         buf__0__re = buf__0__re__drv;
-    end
-    always @(*) begin
         buf__0__raddr = buf__0__raddr__drv;
-    end
-    always @(*) begin
         buf__1__clock = buf__1__clock__drv;
-    end
-    always @(*) begin
         buf__1__we = buf__1__we__drv;
-    end
-    always @(*) begin
         buf__1__wbe = buf__1__wbe__drv;
-    end
-    always @(*) begin
         buf__1__waddr = buf__1__waddr__drv;
-    end
-    always @(*) begin
         buf__1__wdata = buf__1__wdata__drv;
-    end
-    always @(*) begin
         buf__1__re = buf__1__re__drv;
-    end
-    always @(*) begin
         buf__1__raddr = buf__1__raddr__drv;
-    end
-    always @(*) begin
         buf__2__clock = buf__2__clock__drv;
-    end
-    always @(*) begin
         buf__2__we = buf__2__we__drv;
-    end
-    always @(*) begin
         buf__2__wbe = buf__2__wbe__drv;
-    end
-    always @(*) begin
         buf__2__waddr = buf__2__waddr__drv;
-    end
-    always @(*) begin
         buf__2__wdata = buf__2__wdata__drv;
-    end
-    always @(*) begin
         buf__2__re = buf__2__re__drv;
-    end
-    always @(*) begin
         buf__2__raddr = buf__2__raddr__drv;
-    end
-    always @(*) begin
         buf__3__clock = buf__3__clock__drv;
-    end
-    always @(*) begin
         buf__3__we = buf__3__we__drv;
-    end
-    always @(*) begin
         buf__3__wbe = buf__3__wbe__drv;
-    end
-    always @(*) begin
         buf__3__waddr = buf__3__waddr__drv;
-    end
-    always @(*) begin
         buf__3__wdata = buf__3__wdata__drv;
-    end
-    always @(*) begin
         buf__3__re = buf__3__re__drv;
-    end
-    always @(*) begin
         buf__3__raddr = buf__3__raddr__drv;
-    end
-    always @(*) begin
         buf__4__clock = buf__4__clock__drv;
-    end
-    always @(*) begin
         buf__4__we = buf__4__we__drv;
-    end
-    always @(*) begin
         buf__4__wbe = buf__4__wbe__drv;
-    end
-    always @(*) begin
         buf__4__waddr = buf__4__waddr__drv;
-    end
-    always @(*) begin
         buf__4__wdata = buf__4__wdata__drv;
-    end
-    always @(*) begin
         buf__4__re = buf__4__re__drv;
-    end
-    always @(*) begin
         buf__4__raddr = buf__4__raddr__drv;
-    end
-    always @(*) begin
         cnt__0__clock = cnt__0__clock__drv;
-    end
-    always @(*) begin
         cnt__0__reset = cnt__0__reset__drv;
-    end
-    always @(*) begin
         cnt__0__d = cnt__0__d__drv;
-    end
-    always @(*) begin
         cnt__1__clock = cnt__1__clock__drv;
-    end
-    always @(*) begin
         cnt__1__reset = cnt__1__reset__drv;
-    end
-    always @(*) begin
         cnt__1__d = cnt__1__d__drv;
-    end
-    always @(*) begin
         cnt__2__clock = cnt__2__clock__drv;
-    end
-    always @(*) begin
         cnt__2__reset = cnt__2__reset__drv;
-    end
-    always @(*) begin
         cnt__2__d = cnt__2__d__drv;
-    end
-    always @(*) begin
         cnt__3__clock = cnt__3__clock__drv;
-    end
-    always @(*) begin
         cnt__3__reset = cnt__3__reset__drv;
-    end
-    always @(*) begin
         cnt__3__d = cnt__3__d__drv;
-    end
-    always @(*) begin
         cnt__4__clock = cnt__4__clock__drv;
-    end
-    always @(*) begin
         cnt__4__reset = cnt__4__reset__drv;
-    end
-    always @(*) begin
         cnt__4__d = cnt__4__d__drv;
-    end
-    always @(*) begin
         wp__0__clock = wp__0__clock__drv;
-    end
-    always @(*) begin
         wp__0__reset = wp__0__reset__drv;
-    end
-    always @(*) begin
         wp__0__d = wp__0__d__drv;
-    end
-    always @(*) begin
         wp__1__clock = wp__1__clock__drv;
-    end
-    always @(*) begin
         wp__1__reset = wp__1__reset__drv;
-    end
-    always @(*) begin
         wp__1__d = wp__1__d__drv;
-    end
-    always @(*) begin
         wp__2__clock = wp__2__clock__drv;
-    end
-    always @(*) begin
         wp__2__reset = wp__2__reset__drv;
-    end
-    always @(*) begin
         wp__2__d = wp__2__d__drv;
-    end
-    always @(*) begin
         wp__3__clock = wp__3__clock__drv;
-    end
-    always @(*) begin
         wp__3__reset = wp__3__reset__drv;
-    end
-    always @(*) begin
         wp__3__d = wp__3__d__drv;
-    end
-    always @(*) begin
         wp__4__clock = wp__4__clock__drv;
-    end
-    always @(*) begin
         wp__4__reset = wp__4__reset__drv;
-    end
-    always @(*) begin
         wp__4__d = wp__4__d__drv;
-    end
-    always @(*) begin
         rp__0__clock = rp__0__clock__drv;
-    end
-    always @(*) begin
         rp__0__reset = rp__0__reset__drv;
-    end
-    always @(*) begin
         rp__0__d = rp__0__d__drv;
-    end
-    always @(*) begin
         rp__1__clock = rp__1__clock__drv;
-    end
-    always @(*) begin
         rp__1__reset = rp__1__reset__drv;
-    end
-    always @(*) begin
         rp__1__d = rp__1__d__drv;
-    end
-    always @(*) begin
         rp__2__clock = rp__2__clock__drv;
-    end
-    always @(*) begin
         rp__2__reset = rp__2__reset__drv;
-    end
-    always @(*) begin
         rp__2__d = rp__2__d__drv;
-    end
-    always @(*) begin
         rp__3__clock = rp__3__clock__drv;
-    end
-    always @(*) begin
         rp__3__reset = rp__3__reset__drv;
-    end
-    always @(*) begin
         rp__3__d = rp__3__d__drv;
-    end
-    always @(*) begin
         rp__4__clock = rp__4__clock__drv;
-    end
-    always @(*) begin
         rp__4__reset = rp__4__reset__drv;
-    end
-    always @(*) begin
         rp__4__d = rp__4__d__drv;
-    end
-    always @(*) begin
         fv__0__clock = fv__0__clock__drv;
-    end
-    always @(*) begin
         fv__0__reset = fv__0__reset__drv;
-    end
-    always @(*) begin
         fv__0__d = fv__0__d__drv;
-    end
-    always @(*) begin
         fv__1__clock = fv__1__clock__drv;
-    end
-    always @(*) begin
         fv__1__reset = fv__1__reset__drv;
-    end
-    always @(*) begin
         fv__1__d = fv__1__d__drv;
-    end
-    always @(*) begin
         fv__2__clock = fv__2__clock__drv;
-    end
-    always @(*) begin
         fv__2__reset = fv__2__reset__drv;
-    end
-    always @(*) begin
         fv__2__d = fv__2__d__drv;
-    end
-    always @(*) begin
         fv__3__clock = fv__3__clock__drv;
-    end
-    always @(*) begin
         fv__3__reset = fv__3__reset__drv;
-    end
-    always @(*) begin
         fv__3__d = fv__3__d__drv;
-    end
-    always @(*) begin
         fv__4__clock = fv__4__clock__drv;
-    end
-    always @(*) begin
         fv__4__reset = fv__4__reset__drv;
-    end
-    always @(*) begin
         fv__4__d = fv__4__d__drv;
-    end
-    always @(*) begin
         st__0__clock = st__0__clock__drv;
-    end
-    always @(*) begin
         st__0__reset = st__0__reset__drv;
-    end
-    always @(*) begin
         st__0__d = st__0__d__drv;
-    end
-    always @(*) begin
         st__1__clock = st__1__clock__drv;
-    end
-    always @(*) begin
         st__1__reset = st__1__reset__drv;
-    end
-    always @(*) begin
         st__1__d = st__1__d__drv;
-    end
-    always @(*) begin
         st__2__clock = st__2__clock__drv;
-    end
-    always @(*) begin
         st__2__reset = st__2__reset__drv;
-    end
-    always @(*) begin
         st__2__d = st__2__d__drv;
-    end
-    always @(*) begin
         st__3__clock = st__3__clock__drv;
-    end
-    always @(*) begin
         st__3__reset = st__3__reset__drv;
-    end
-    always @(*) begin
         st__3__d = st__3__d__drv;
-    end
-    always @(*) begin
         st__4__clock = st__4__clock__drv;
-    end
-    always @(*) begin
         st__4__reset = st__4__reset__drv;
-    end
-    always @(*) begin
         st__4__d = st__4__d__drv;
-    end
-    always @(*) begin
         rt__0__clock = rt__0__clock__drv;
-    end
-    always @(*) begin
         rt__0__reset = rt__0__reset__drv;
-    end
-    always @(*) begin
         rt__0__d = rt__0__d__drv;
-    end
-    always @(*) begin
         rt__1__clock = rt__1__clock__drv;
-    end
-    always @(*) begin
         rt__1__reset = rt__1__reset__drv;
-    end
-    always @(*) begin
         rt__1__d = rt__1__d__drv;
-    end
-    always @(*) begin
         rt__2__clock = rt__2__clock__drv;
-    end
-    always @(*) begin
         rt__2__reset = rt__2__reset__drv;
-    end
-    always @(*) begin
         rt__2__d = rt__2__d__drv;
-    end
-    always @(*) begin
         rt__3__clock = rt__3__clock__drv;
-    end
-    always @(*) begin
         rt__3__reset = rt__3__reset__drv;
-    end
-    always @(*) begin
         rt__3__d = rt__3__d__drv;
-    end
-    always @(*) begin
         rt__4__clock = rt__4__clock__drv;
-    end
-    always @(*) begin
         rt__4__reset = rt__4__reset__drv;
-    end
-    always @(*) begin
         rt__4__d = rt__4__d__drv;
-    end
-    always @(*) begin
         vcpl__0__clock = vcpl__0__clock__drv;
-    end
-    always @(*) begin
         vcpl__0__reset = vcpl__0__reset__drv;
-    end
-    always @(*) begin
         vcpl__0__d = vcpl__0__d__drv;
-    end
-    always @(*) begin
         vcpl__1__clock = vcpl__1__clock__drv;
-    end
-    always @(*) begin
         vcpl__1__reset = vcpl__1__reset__drv;
-    end
-    always @(*) begin
         vcpl__1__d = vcpl__1__d__drv;
-    end
-    always @(*) begin
         vcpl__2__clock = vcpl__2__clock__drv;
-    end
-    always @(*) begin
         vcpl__2__reset = vcpl__2__reset__drv;
-    end
-    always @(*) begin
         vcpl__2__d = vcpl__2__d__drv;
-    end
-    always @(*) begin
         vcpl__3__clock = vcpl__3__clock__drv;
-    end
-    always @(*) begin
         vcpl__3__reset = vcpl__3__reset__drv;
-    end
-    always @(*) begin
         vcpl__3__d = vcpl__3__d__drv;
-    end
-    always @(*) begin
         vcpl__4__clock = vcpl__4__clock__drv;
-    end
-    always @(*) begin
         vcpl__4__reset = vcpl__4__reset__drv;
-    end
-    always @(*) begin
         vcpl__4__d = vcpl__4__d__drv;
-    end
-    always @(*) begin
         cret__0__clock = cret__0__clock__drv;
-    end
-    always @(*) begin
         cret__0__reset = cret__0__reset__drv;
-    end
-    always @(*) begin
         cret__0__d = cret__0__d__drv;
-    end
-    always @(*) begin
         cret__1__clock = cret__1__clock__drv;
-    end
-    always @(*) begin
         cret__1__reset = cret__1__reset__drv;
-    end
-    always @(*) begin
         cret__1__d = cret__1__d__drv;
-    end
-    always @(*) begin
         cret__2__clock = cret__2__clock__drv;
-    end
-    always @(*) begin
         cret__2__reset = cret__2__reset__drv;
-    end
-    always @(*) begin
         cret__2__d = cret__2__d__drv;
-    end
-    always @(*) begin
         cret__3__clock = cret__3__clock__drv;
-    end
-    always @(*) begin
         cret__3__reset = cret__3__reset__drv;
-    end
-    always @(*) begin
         cret__3__d = cret__3__d__drv;
-    end
-    always @(*) begin
         cret__4__clock = cret__4__clock__drv;
-    end
-    always @(*) begin
         cret__4__reset = cret__4__reset__drv;
-    end
-    always @(*) begin
         cret__4__d = cret__4__d__drv;
-    end
-    always @(*) begin
         arb__0__clock = arb__0__clock__drv;
-    end
-    always @(*) begin
         arb__0__reset = arb__0__reset__drv;
-    end
-    always @(*) begin
         arb__0__req = arb__0__req__drv;
-    end
-    always @(*) begin
         arb__0__pl = arb__0__pl__drv;
-    end
-    always @(*) begin
         arb__0__commit = arb__0__commit__drv;
-    end
-    always @(*) begin
         arb__1__clock = arb__1__clock__drv;
-    end
-    always @(*) begin
         arb__1__reset = arb__1__reset__drv;
-    end
-    always @(*) begin
         arb__1__req = arb__1__req__drv;
-    end
-    always @(*) begin
         arb__1__pl = arb__1__pl__drv;
-    end
-    always @(*) begin
         arb__1__commit = arb__1__commit__drv;
-    end
-    always @(*) begin
         arb__2__clock = arb__2__clock__drv;
-    end
-    always @(*) begin
         arb__2__reset = arb__2__reset__drv;
-    end
-    always @(*) begin
         arb__2__req = arb__2__req__drv;
-    end
-    always @(*) begin
         arb__2__pl = arb__2__pl__drv;
-    end
-    always @(*) begin
         arb__2__commit = arb__2__commit__drv;
-    end
-    always @(*) begin
         arb__3__clock = arb__3__clock__drv;
-    end
-    always @(*) begin
         arb__3__reset = arb__3__reset__drv;
-    end
-    always @(*) begin
         arb__3__req = arb__3__req__drv;
-    end
-    always @(*) begin
         arb__3__pl = arb__3__pl__drv;
-    end
-    always @(*) begin
         arb__3__commit = arb__3__commit__drv;
-    end
-    always @(*) begin
         arb__4__clock = arb__4__clock__drv;
-    end
-    always @(*) begin
         arb__4__reset = arb__4__reset__drv;
-    end
-    always @(*) begin
         arb__4__req = arb__4__req__drv;
-    end
-    always @(*) begin
         arb__4__pl = arb__4__pl__drv;
-    end
-    always @(*) begin
         arb__4__commit = arb__4__commit__drv;
-    end
-    always @(*) begin
         busy__0__clock = busy__0__clock__drv;
-    end
-    always @(*) begin
         busy__0__reset = busy__0__reset__drv;
-    end
-    always @(*) begin
         busy__0__d = busy__0__d__drv;
-    end
-    always @(*) begin
         busy__1__clock = busy__1__clock__drv;
-    end
-    always @(*) begin
         busy__1__reset = busy__1__reset__drv;
-    end
-    always @(*) begin
         busy__1__d = busy__1__d__drv;
-    end
-    always @(*) begin
         busy__2__clock = busy__2__clock__drv;
-    end
-    always @(*) begin
         busy__2__reset = busy__2__reset__drv;
-    end
-    always @(*) begin
         busy__2__d = busy__2__d__drv;
-    end
-    always @(*) begin
         busy__3__clock = busy__3__clock__drv;
-    end
-    always @(*) begin
         busy__3__reset = busy__3__reset__drv;
-    end
-    always @(*) begin
         busy__3__d = busy__3__d__drv;
-    end
-    always @(*) begin
         busy__4__clock = busy__4__clock__drv;
-    end
-    always @(*) begin
         busy__4__reset = busy__4__reset__drv;
-    end
-    always @(*) begin
         busy__4__d = busy__4__d__drv;
-    end
-    always @(*) begin
         owner__0__clock = owner__0__clock__drv;
-    end
-    always @(*) begin
         owner__0__reset = owner__0__reset__drv;
-    end
-    always @(*) begin
         owner__0__d = owner__0__d__drv;
-    end
-    always @(*) begin
         owner__1__clock = owner__1__clock__drv;
-    end
-    always @(*) begin
         owner__1__reset = owner__1__reset__drv;
-    end
-    always @(*) begin
         owner__1__d = owner__1__d__drv;
-    end
-    always @(*) begin
         owner__2__clock = owner__2__clock__drv;
-    end
-    always @(*) begin
         owner__2__reset = owner__2__reset__drv;
-    end
-    always @(*) begin
         owner__2__d = owner__2__d__drv;
-    end
-    always @(*) begin
         owner__3__clock = owner__3__clock__drv;
-    end
-    always @(*) begin
         owner__3__reset = owner__3__reset__drv;
-    end
-    always @(*) begin
         owner__3__d = owner__3__d__drv;
-    end
-    always @(*) begin
         owner__4__clock = owner__4__clock__drv;
-    end
-    always @(*) begin
         owner__4__reset = owner__4__reset__drv;
-    end
-    always @(*) begin
         owner__4__d = owner__4__d__drv;
-    end
-    always @(*) begin
         credit__0__clock = credit__0__clock__drv;
-    end
-    always @(*) begin
         credit__0__reset = credit__0__reset__drv;
-    end
-    always @(*) begin
         credit__0__d = credit__0__d__drv;
-    end
-    always @(*) begin
         credit__1__clock = credit__1__clock__drv;
-    end
-    always @(*) begin
         credit__1__reset = credit__1__reset__drv;
-    end
-    always @(*) begin
         credit__1__d = credit__1__d__drv;
-    end
-    always @(*) begin
         credit__2__clock = credit__2__clock__drv;
-    end
-    always @(*) begin
         credit__2__reset = credit__2__reset__drv;
-    end
-    always @(*) begin
         credit__2__d = credit__2__d__drv;
-    end
-    always @(*) begin
         credit__3__clock = credit__3__clock__drv;
-    end
-    always @(*) begin
         credit__3__reset = credit__3__reset__drv;
-    end
-    always @(*) begin
         credit__3__d = credit__3__d__drv;
-    end
-    always @(*) begin
         credit__4__clock = credit__4__clock__drv;
-    end
-    always @(*) begin
         credit__4__reset = credit__4__reset__drv;
-    end
-    always @(*) begin
         credit__4__d = credit__4__d__drv;
-    end
-    always @(*) begin
         ov__0__clock = ov__0__clock__drv;
-    end
-    always @(*) begin
         ov__0__reset = ov__0__reset__drv;
-    end
-    always @(*) begin
         ov__0__d = ov__0__d__drv;
-    end
-    always @(*) begin
         ov__1__clock = ov__1__clock__drv;
-    end
-    always @(*) begin
         ov__1__reset = ov__1__reset__drv;
-    end
-    always @(*) begin
         ov__1__d = ov__1__d__drv;
-    end
-    always @(*) begin
         ov__2__clock = ov__2__clock__drv;
-    end
-    always @(*) begin
         ov__2__reset = ov__2__reset__drv;
-    end
-    always @(*) begin
         ov__2__d = ov__2__d__drv;
-    end
-    always @(*) begin
         ov__3__clock = ov__3__clock__drv;
-    end
-    always @(*) begin
         ov__3__reset = ov__3__reset__drv;
-    end
-    always @(*) begin
         ov__3__d = ov__3__d__drv;
-    end
-    always @(*) begin
         ov__4__clock = ov__4__clock__drv;
-    end
-    always @(*) begin
         ov__4__reset = ov__4__reset__drv;
-    end
-    always @(*) begin
         ov__4__d = ov__4__d__drv;
-    end
-    always @(*) begin
         of__0__clock = of__0__clock__drv;
-    end
-    always @(*) begin
         of__0__reset = of__0__reset__drv;
-    end
-    always @(*) begin
         of__0__d = of__0__d__drv;
-    end
-    always @(*) begin
         of__1__clock = of__1__clock__drv;
-    end
-    always @(*) begin
         of__1__reset = of__1__reset__drv;
-    end
-    always @(*) begin
         of__1__d = of__1__d__drv;
-    end
-    always @(*) begin
         of__2__clock = of__2__clock__drv;
-    end
-    always @(*) begin
         of__2__reset = of__2__reset__drv;
-    end
-    always @(*) begin
         of__2__d = of__2__d__drv;
-    end
-    always @(*) begin
         of__3__clock = of__3__clock__drv;
-    end
-    always @(*) begin
         of__3__reset = of__3__reset__drv;
-    end
-    always @(*) begin
         of__3__d = of__3__d__drv;
-    end
-    always @(*) begin
         of__4__clock = of__4__clock__drv;
-    end
-    always @(*) begin
         of__4__reset = of__4__reset__drv;
-    end
-    always @(*) begin
         of__4__d = of__4__d__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__0 = wpl_pack__parts__0__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__1 = wpl_pack__parts__1__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__2 = wpl_pack__parts__2__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__3 = wpl_pack__parts__3__drv;
-    end
-    always @(*) begin
         wpl_pack__parts__4 = wpl_pack__parts__4__drv;
-    end
-    always @(*) begin
         flit_pack__parts__0 = flit_pack__parts__0__drv;
-    end
-    always @(*) begin
         flit_pack__parts__1 = flit_pack__parts__1__drv;
-    end
-    always @(*) begin
         flit_pack__parts__2 = flit_pack__parts__2__drv;
-    end
-    always @(*) begin
         flit_pack__parts__3 = flit_pack__parts__3__drv;
-    end
-    always @(*) begin
         flit_pack__parts__4 = flit_pack__parts__4__drv;
-    end
-    always @(*) begin
         count_pack__parts__0 = count_pack__parts__0__drv;
-    end
-    always @(*) begin
         count_pack__parts__1 = count_pack__parts__1__drv;
-    end
-    always @(*) begin
         count_pack__parts__2 = count_pack__parts__2__drv;
-    end
-    always @(*) begin
         count_pack__parts__3 = count_pack__parts__3__drv;
-    end
-    always @(*) begin
         count_pack__parts__4 = count_pack__parts__4__drv;
-    end
-    always @(*) begin
         state_pack__parts__0 = state_pack__parts__0__drv;
-    end
-    always @(*) begin
         state_pack__parts__1 = state_pack__parts__1__drv;
-    end
-    always @(*) begin
         state_pack__parts__2 = state_pack__parts__2__drv;
-    end
-    always @(*) begin
         state_pack__parts__3 = state_pack__parts__3__drv;
-    end
-    always @(*) begin
         state_pack__parts__4 = state_pack__parts__4__drv;
-    end
-    always @(*) begin
         route_pack__parts__0 = route_pack__parts__0__drv;
-    end
-    always @(*) begin
         route_pack__parts__1 = route_pack__parts__1__drv;
-    end
-    always @(*) begin
         route_pack__parts__2 = route_pack__parts__2__drv;
-    end
-    always @(*) begin
         route_pack__parts__3 = route_pack__parts__3__drv;
-    end
-    always @(*) begin
         route_pack__parts__4 = route_pack__parts__4__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__0 = vcpl_pack__parts__0__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__1 = vcpl_pack__parts__1__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__2 = vcpl_pack__parts__2__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__3 = vcpl_pack__parts__3__drv;
-    end
-    always @(*) begin
         vcpl_pack__parts__4 = vcpl_pack__parts__4__drv;
-    end
-    always @(*) begin
         owner_pack__parts__0 = owner_pack__parts__0__drv;
-    end
-    always @(*) begin
         owner_pack__parts__1 = owner_pack__parts__1__drv;
-    end
-    always @(*) begin
         owner_pack__parts__2 = owner_pack__parts__2__drv;
-    end
-    always @(*) begin
         owner_pack__parts__3 = owner_pack__parts__3__drv;
-    end
-    always @(*) begin
         owner_pack__parts__4 = owner_pack__parts__4__drv;
-    end
-    always @(*) begin
         credit_pack__parts__0 = credit_pack__parts__0__drv;
-    end
-    always @(*) begin
         credit_pack__parts__1 = credit_pack__parts__1__drv;
-    end
-    always @(*) begin
         credit_pack__parts__2 = credit_pack__parts__2__drv;
-    end
-    always @(*) begin
         credit_pack__parts__3 = credit_pack__parts__3__drv;
-    end
-    always @(*) begin
         credit_pack__parts__4 = credit_pack__parts__4__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__0 = gnt_pack__parts__0__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__1 = gnt_pack__parts__1__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__2 = gnt_pack__parts__2__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__3 = gnt_pack__parts__3__drv;
-    end
-    always @(*) begin
         gnt_pack__parts__4 = gnt_pack__parts__4__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-    end
-    always @(*) begin
         lost_pack__parts__0 = lost_pack__parts__0__drv;
-    end
-    always @(*) begin
         lost_pack__parts__1 = lost_pack__parts__1__drv;
-    end
-    always @(*) begin
         lost_pack__parts__2 = lost_pack__parts__2__drv;
-    end
-    always @(*) begin
         lost_pack__parts__3 = lost_pack__parts__3__drv;
-    end
-    always @(*) begin
         lost_pack__parts__4 = lost_pack__parts__4__drv;
     end
 endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core
@@ -4639,87 +3227,43 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0(clock,reset
     // Update code
     always @(*) begin
         ptr__0__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__0__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__1__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__1__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__2__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__2__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__3__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__3__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__4__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__4__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__5__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__5__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__6__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__6__reset__drv = reset;
-    end
-    always @(*) begin
         ptr__7__clock__drv = clock;
-    end
-    always @(*) begin
         ptr__7__reset__drv = reset;
-    end
-    always @(*) begin
         pls__whole__drv = pl;
         unit = 32'h1;
-    end
-    always @(*) begin
         lvl__0 = 32'h0;
         if (|msaa) begin
             lvl__0 = pls__parts__0;
         end
-    end
-    always @(*) begin
         lvl__1 = 32'h0;
         if (|msaa) begin
             lvl__1 = pls__parts__1;
         end
-    end
-    always @(*) begin
         lvl__2 = 32'h0;
         if (|msaa) begin
             lvl__2 = pls__parts__2;
         end
-    end
-    always @(*) begin
         lvl__3 = 32'h0;
         if (|msaa) begin
             lvl__3 = pls__parts__3;
         end
-    end
-    always @(*) begin
         lvl__4 = 32'h0;
         if (|msaa) begin
             lvl__4 = pls__parts__4;
         end
-    end
-    always @(*) begin
         m = 32'h0;
         if (req[0] & (lvl__0 > m)) begin
             m = lvl__0;
@@ -4736,8 +3280,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0(clock,reset
         if (req[4] & (lvl__4 > m)) begin
             m = lvl__4;
         end
-    end
-    always @(*) begin
         start = ptr__0__q;
         if (m == 1) begin
             start = ptr__1__q;
@@ -4760,8 +3302,6 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0(clock,reset
         if (m == 7) begin
             start = ptr__7__q;
         end
-    end
-    always @(*) begin
         found = 1'b0;
         g = 32'h0;
         if (req[1] & (lvl__1 == m) & (start < 1) & ~found) begin
@@ -4800,206 +3340,94 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0(clock,reset
             found = 1'b1;
             g = 4;
         end
-    end
-    always @(*) begin
         upd = commit & found;
-    end
-    always @(*) begin
         ptr__0__d__drv = ptr__0__q;
         if (upd & ((m == 0) | |single_ptr)) begin
             ptr__0__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__0__drv = ptr__0__q;
-    end
-    always @(*) begin
         ptr__1__d__drv = ptr__1__q;
         if (upd & ((m == 1) | |single_ptr)) begin
             ptr__1__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__1__drv = ptr__1__q;
-    end
-    always @(*) begin
         ptr__2__d__drv = ptr__2__q;
         if (upd & ((m == 2) | |single_ptr)) begin
             ptr__2__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__2__drv = ptr__2__q;
-    end
-    always @(*) begin
         ptr__3__d__drv = ptr__3__q;
         if (upd & ((m == 3) | |single_ptr)) begin
             ptr__3__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__3__drv = ptr__3__q;
-    end
-    always @(*) begin
         ptr__4__d__drv = ptr__4__q;
         if (upd & ((m == 4) | |single_ptr)) begin
             ptr__4__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__4__drv = ptr__4__q;
-    end
-    always @(*) begin
         ptr__5__d__drv = ptr__5__q;
         if (upd & ((m == 5) | |single_ptr)) begin
             ptr__5__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__5__drv = ptr__5__q;
-    end
-    always @(*) begin
         ptr__6__d__drv = ptr__6__q;
         if (upd & ((m == 6) | |single_ptr)) begin
             ptr__6__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__6__drv = ptr__6__q;
-    end
-    always @(*) begin
         ptr__7__d__drv = ptr__7__q;
         if (upd & ((m == 7) | |single_ptr)) begin
             ptr__7__d__drv = g;
         end
-    end
-    always @(*) begin
         ptr_pack__parts__7__drv = ptr__7__q;
         lost_pack__parts__0__drv = 32'h0;
-    end
-    always @(*) begin
         gnt_valid = found;
-    end
-    always @(*) begin
         gnt = 32'h0;
         if (found) begin
             gnt = unit << g;
         end
-    end
-    always @(*) begin
         gnt_idx = g;
-    end
-    always @(*) begin
         gnt_lvl = m;
-    end
-    always @(*) begin
         dbg_ptr = ptr_pack__whole;
-    end
-    always @(*) begin
         dbg_lost = lost_pack__whole;
     end
     
     // Each submodule input driven once, from its settled value.
     always @(*) begin
         ptr__0__clock = ptr__0__clock__drv;
-    end
-    always @(*) begin
         ptr__0__reset = ptr__0__reset__drv;
-    end
-    always @(*) begin
         ptr__0__d = ptr__0__d__drv;
-    end
-    always @(*) begin
         ptr__1__clock = ptr__1__clock__drv;
-    end
-    always @(*) begin
         ptr__1__reset = ptr__1__reset__drv;
-    end
-    always @(*) begin
         ptr__1__d = ptr__1__d__drv;
-    end
-    always @(*) begin
         ptr__2__clock = ptr__2__clock__drv;
-    end
-    always @(*) begin
         ptr__2__reset = ptr__2__reset__drv;
-    end
-    always @(*) begin
         ptr__2__d = ptr__2__d__drv;
-    end
-    always @(*) begin
         ptr__3__clock = ptr__3__clock__drv;
-    end
-    always @(*) begin
         ptr__3__reset = ptr__3__reset__drv;
-    end
-    always @(*) begin
         ptr__3__d = ptr__3__d__drv;
-    end
-    always @(*) begin
         ptr__4__clock = ptr__4__clock__drv;
-    end
-    always @(*) begin
         ptr__4__reset = ptr__4__reset__drv;
-    end
-    always @(*) begin
         ptr__4__d = ptr__4__d__drv;
-    end
-    always @(*) begin
         ptr__5__clock = ptr__5__clock__drv;
-    end
-    always @(*) begin
         ptr__5__reset = ptr__5__reset__drv;
-    end
-    always @(*) begin
         ptr__5__d = ptr__5__d__drv;
-    end
-    always @(*) begin
         ptr__6__clock = ptr__6__clock__drv;
-    end
-    always @(*) begin
         ptr__6__reset = ptr__6__reset__drv;
-    end
-    always @(*) begin
         ptr__6__d = ptr__6__d__drv;
-    end
-    always @(*) begin
         ptr__7__clock = ptr__7__clock__drv;
-    end
-    always @(*) begin
         ptr__7__reset = ptr__7__reset__drv;
-    end
-    always @(*) begin
         ptr__7__d = ptr__7__d__drv;
-    end
-    always @(*) begin
         pls__whole = pls__whole__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__0 = ptr_pack__parts__0__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__1 = ptr_pack__parts__1__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__2 = ptr_pack__parts__2__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__3 = ptr_pack__parts__3__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__4 = ptr_pack__parts__4__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__5 = ptr_pack__parts__5__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__6 = ptr_pack__parts__6__drv;
-    end
-    always @(*) begin
         ptr_pack__parts__7 = ptr_pack__parts__7__drv;
-    end
-    always @(*) begin
         lost_pack__parts__0 = lost_pack__parts__0__drv;
     end
 endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0
@@ -5029,17 +3457,9 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__pls(whole,
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[2:0];
-    end
-    always @(*) begin
         parts__1 = whole[5:3];
-    end
-    always @(*) begin
         parts__2 = whole[8:6];
-    end
-    always @(*) begin
         parts__3 = whole[11:9];
-    end
-    always @(*) begin
         parts__4 = whole[14:12];
     end
 endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__arb__0__pls
@@ -5210,17 +3630,9 @@ module msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ins(whole,parts__0
     // Update code (custom)
     always @(*) begin
         parts__0 = whole[26:0];
-    end
-    always @(*) begin
         parts__1 = whole[53:27];
-    end
-    always @(*) begin
         parts__2 = whole[80:54];
-    end
-    always @(*) begin
         parts__3 = whole[107:81];
-    end
-    always @(*) begin
         parts__4 = whole[134:108];
     end
 endmodule // msap_router_m8x8_at3_3_b8_s4_pb3_w16_msaa_pl_a0__core__ins

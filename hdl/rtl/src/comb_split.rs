@@ -15,6 +15,12 @@
 //!
 //! Within a group the statements keep their order, so each group computes what the original
 //! block computed for the variables it writes.
+//!
+//! Used for `crown`'s top. Not safe on a design where a group can fold to constants: a block
+//! such as `lvl = 0; if (|msaa) lvl = pl;` with `msaa` a localparam of 0 reads nothing once
+//! Verilator has folded it, and in the lockstep harness its variable kept its random initial
+//! value (the msap baseline router's spec vectors failed so). The msap routers keep their
+//! hand-placed cuts.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -9,7 +9,7 @@
 //! design is emitted unchecked and linted by Verilator.
 
 use crate::msap_mc::MsapMc;
-use crate::msap_router::MsapRouter;
+use crate::msap_router::{split_kernels, MsapRouter};
 use crate::primitives::{emit_glued, Wire};
 use crate::ram::Ram;
 use crate::Design;
@@ -398,6 +398,6 @@ impl Logic for MsapNoc {
 pub fn generate(cfg: &NocConfig) -> Design {
     let mut block = MsapNoc::new(cfg);
     let mut d = emit_glued(&mut block, &cfg.module_name());
-    d.verilog = crate::comb_split::split_comb_blocks(&d.verilog);
+    d.verilog = split_kernels(&d.verilog, 2 * cfg.nodes());
     d
 }

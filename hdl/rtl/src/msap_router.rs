@@ -507,19 +507,37 @@ impl Logic for MsapRouterAt {
     }
 }
 
+/// The first statement of the kernel's SA part, which reads the arbiters' grants.
+const SA_START: &str = "        granted__0 = 1'b0;\n";
+
 /// Verilog of one msap-router configuration.
 ///
 /// rust-hdl writes the kernel as one `always @(*)` block. That block drives the arbiters'
 /// requests and reads their grants, and Verilator does not split a block this large by
-/// itself: it would see a combinational loop (`UNOPTFLAT`) and evaluate it iteratively. The
-/// blocks are split into independent ones (`comb_split`: RC and the requests read no grant),
-/// which is the same logic; `msap-noc` does the same for its routers.
+/// itself: it sees a combinational loop (`UNOPTFLAT`) and evaluates it iteratively. The
+/// block is cut in two where SA starts (everything before it — RC, the requests — reads no
+/// grant; nothing after it writes a variable the first part writes), which is the same logic.
 pub fn generate(cfg: &RouterConfig) -> Design {
     if cfg.vcs > 1 {
         return crate::msap_router_vc::generate(cfg);
     }
     let mut block = MsapRouterAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
-    d.verilog = crate::comb_split::split_comb_blocks(&d.verilog);
+    d.verilog = split_kernels(&d.verilog, 1);
     d
+}
+
+/// Cut the kernel of each router module in `verilog` where SA starts (see [`generate`]); a
+/// design that instantiates `routers` routers (`msap-noc`) does the same. Identical router
+/// modules are merged by the emitter, so there are between one and `routers` of them.
+pub fn split_kernels(verilog: &str, routers: usize) -> String {
+    let found = verilog.matches(SA_START).count();
+    assert!(
+        (1..=routers).contains(&found),
+        "the SA part starts once per router module ({found} for {routers} routers)"
+    );
+    verilog.replace(
+        SA_START,
+        &format!("    end\n    always @(*) begin\n{SA_START}"),
+    )
 }

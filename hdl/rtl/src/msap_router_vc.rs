@@ -757,13 +757,37 @@ impl Logic for MsapRouterVcAt {
     }
 }
 
-/// Verilog of one V > 1 msap-router configuration. A stage-1 arbiter's `commit` depends on
-/// stage-2 grants, and each kernel (the router's and `PrioArb`'s) computes grants and reads
-/// them in one block: the blocks are split into independent ones (`comb_split`), so
-/// Verilator sees no combinational loop through one block — the same logic.
+/// The first statements of the kernel's stage-2 part (reads stage-1 grants) and of its grant
+/// part (reads stage-2 grants).
+const STAGE2_START: &str = "        s1va__0 = 1'b0;\n";
+const GRANT_START: &str = "        va1__0__commit__drv = 1'b0;\n";
+
+/// In each arbiter's kernel: where its pointer update (reads `commit`) and its grant outputs
+/// start.
+const ARB_UPDATE_START: &str = "        upd = commit & found;\n";
+const ARB_GRANT_START: &str = "        gnt_valid = found;\n";
+
+/// Verilog of one V > 1 msap-router configuration. As for V = 1 the kernel is cut into
+/// always blocks where a part starts reading the arbiters' grants (stage 1, then stage 2),
+/// so Verilator sees no combinational loop through one block. A stage-1 arbiter's `commit`
+/// depends on stage-2 grants, and `PrioArb`'s kernel computes its grant and its pointer
+/// update in one block: each arbiter module of this design (not the V = 1 router's) is cut
+/// the same way, into search, pointer update and grant outputs — the same logic.
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
-    d.verilog = crate::comb_split::split_comb_blocks(&d.verilog);
+    let cut =
+        |v: &str, mark: &str| v.replace(mark, &format!("    end\n    always @(*) begin\n{mark}"));
+    for mark in [STAGE2_START, GRANT_START] {
+        let n = d.verilog.matches(mark).count();
+        assert_eq!(n, 1, "{mark:?} starts one part");
+        d.verilog = cut(&d.verilog, mark);
+    }
+    let arbs = d.verilog.matches("(clock,reset,req,pl,commit,").count();
+    for mark in [ARB_UPDATE_START, ARB_GRANT_START] {
+        let n = d.verilog.matches(mark).count();
+        assert_eq!(n, arbs, "{mark:?} once per arbiter module");
+        d.verilog = cut(&d.verilog, mark);
+    }
     d
 }
