@@ -16,11 +16,11 @@
 //! Within a group the statements keep their order, so each group computes what the original
 //! block computed for the variables it writes.
 //!
-//! Used for `crown`'s top. Not safe on a design where a group can fold to constants: a block
-//! such as `lvl = 0; if (|msaa) lvl = pl;` with `msaa` a localparam of 0 reads nothing once
-//! Verilator has folded it, and in the lockstep harness its variable kept its random initial
-//! value (the msap baseline router's spec vectors failed so). The msap routers keep their
-//! hand-placed cuts.
+//! Used for `crown`'s top. Split this way, the msap baseline router (`msaa_en = false`) failed
+//! its spec vectors under Verilator (no grant where the model grants), most likely because a
+//! group such as `lvl = 0; if (|msaa) lvl = pl;` with `msaa` a localparam of 0 reads nothing
+//! once folded, so its variable keeps its random initial value; not confirmed. Until that is
+//! understood the msap routers keep their hand-placed cuts.
 
 use std::collections::{BTreeSet, HashMap};
 
