@@ -11,7 +11,7 @@ use warpforge_testbench::isa::kernels::{self, Kernel, SUITE};
 use warpforge_testbench::isa::launch::Launch;
 use warpforge_testbench::isa::suite::program as suite_program;
 use warpforge_testbench::isa::{AsmOptions, Machine, Program};
-use warpforge_testbench::sm::{random_program, Image};
+use warpforge_testbench::sm::random_program;
 
 /// The SM configuration from `--set` (bad input: exit 2).
 pub fn sm_config(sets: &[String]) -> Result<(SmConfig, Params), String> {
@@ -78,10 +78,7 @@ fn run_one(
     r: &RunArgs,
 ) -> Case {
     // A kernel that does not fit is refused before anything runs.
-    let fits = Machine::new(program, launch)
-        .map_err(|f| f.to_string())
-        .and_then(|m| Image::new(cfg, program, &m).map(|_| ()));
-    if let Err(e) = fits {
+    if let Err(e) = sm_run::fits(cfg, program, launch) {
         return Case {
             kernel: name.into(),
             size,

@@ -101,6 +101,13 @@ fn out_of_range_parameter() {
         &warpforge(&["run", "vecadd", "--rtl", "--set", "rf_banks=8"]),
         &["rf_banks=8", "from 1 to 4"],
     );
+    // A kernel whose block needs more warps than the SM has is refused before it runs.
+    assert_error(
+        &warpforge(&[
+            "run", "bitonic", "--rtl", "--size", "1024", "--set", "warps=8",
+        ]),
+        &["bitonic", "does not fit", "1024 threads", "8 warp slots"],
+    );
 }
 
 #[test]

@@ -105,12 +105,26 @@ fn random_jobs(unit: &'static str, configs: &[&[&str]], programs: u64, per_job: 
 
 fn sm_jobs() -> Vec<Job> {
     use warpforge_testbench::isa::kernels::SUITE;
+    use warpforge_testbench::isa::{suite, AsmOptions};
     let unit = warpforge_contract::units::sm::NAME;
     let mut out = vec![];
     for sets in SM_CONFIGS {
+        let u = Unit::resolve(
+            unit,
+            &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        )
+        .expect("a valid SM configuration");
+        let cfg = u.sm().expect("the sm unit");
         for k in SUITE {
             for size in k.sizes {
-                out.push(program_job(unit, sets, format!("kernel:{}@{size}", k.name)));
+                // A kernel whose launch does not fit the configuration (a block of more
+                // threads than its warp slots hold) is not a job: `run --suite --rtl` skips it.
+                let fits = suite::program(k, &AsmOptions::default())
+                    .and_then(|p| Ok((p, (k.make)(size, 1)?)))
+                    .and_then(|(p, l)| crate::sm_run::fits(cfg, &p, &l));
+                if fits.is_ok() {
+                    out.push(program_job(unit, sets, format!("kernel:{}@{size}", k.name)));
+                }
             }
         }
     }
@@ -1279,5 +1293,50 @@ mod pool_tests {
             assert_eq!(done.load(Ordering::SeqCst), 100, "{threads} threads");
             assert_eq!(started, threads.max(1));
         }
+    }
+}
+
+#[cfg(test)]
+mod sm_job_tests {
+    use super::*;
+    use warpforge_testbench::isa::kernels::SUITE;
+    use warpforge_testbench::isa::{suite, AsmOptions};
+
+    /// Every SM kernel job can run: its launch fits its configuration (a job that cannot
+    /// would fail every night). The kernels that do not fit are left out, no others: each
+    /// configuration keeps every suite kernel at its small size.
+    #[test]
+    fn every_sm_kernel_job_fits_its_configuration() {
+        let jobs = sm_jobs();
+        let mut kernels = 0;
+        for j in &jobs {
+            let Some(spec) = j.program.as_deref().and_then(|p| p.strip_prefix("kernel:")) else {
+                continue;
+            };
+            kernels += 1;
+            let (name, size) = spec.split_once('@').unwrap();
+            let k = SUITE.iter().find(|k| k.name == name).unwrap();
+            let u = Unit::resolve(j.unit, &j.sets).unwrap();
+            let p = suite::program(k, &AsmOptions::default()).unwrap();
+            let l = (k.make)(size.parse().unwrap(), 1).unwrap();
+            crate::sm_run::fits(u.sm().unwrap(), &p, &l)
+                .unwrap_or_else(|e| panic!("{}: {e}", j.id));
+        }
+        for sets in SM_CONFIGS {
+            for k in SUITE {
+                let id = format!("sm[{}]/kernel:{}@{}", sets.join(","), k.name, k.sizes[0]);
+                assert!(jobs.iter().any(|j| j.id == id), "{id} missing");
+            }
+        }
+        assert!(kernels >= SM_CONFIGS.len() * SUITE.len());
+        assert_eq!(
+            jobs.iter()
+                .filter(|j| j
+                    .program
+                    .as_deref()
+                    .is_some_and(|p| p.starts_with("random:")))
+                .count() as u64,
+            SM_RANDOM_PROGRAMS / SM_RANDOM_PER_JOB
+        );
     }
 }

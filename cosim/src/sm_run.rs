@@ -177,6 +177,15 @@ impl Ports {
 /// Runs the prepared machine's kernel on the SM design. `check` is the host reference (a
 /// suite kernel's check); the RTL's memory must also equal the interpreter's.
 #[allow(clippy::too_many_arguments)]
+/// Whether a kernel's launch fits the SM (registers, shared memory, threads, CTA slots):
+/// `Err` names the limit. `run` refuses one that does not; callers check first to skip it.
+pub fn fits(cfg: &SmConfig, program: &Program, launch: &Launch) -> Result<(), String> {
+    let mut sized = launch.clone();
+    sized.warp_size = cfg.warp_size as u32;
+    let machine = Machine::new(program, &sized).map_err(|f| f.to_string())?;
+    Image::new(cfg, program, &machine).map(|_| ())
+}
+
 pub fn run(
     cfg: &SmConfig,
     design: &Design,
@@ -491,10 +500,7 @@ pub fn bench_workload(
         ) else {
             continue;
         };
-        let fits = Machine::new(&p, &l)
-            .ok()
-            .is_some_and(|m| Image::new(cfg, &p, &m).is_ok());
-        if fits {
+        if fits(cfg, &p, &l).is_ok() {
             return (
                 format!("{} (size {})", k.name, k.sizes[0]),
                 p,
