@@ -536,8 +536,11 @@ pub fn split_kernels(verilog: &str, routers: usize) -> String {
         (1..=routers).contains(&found),
         "the SA part starts once per router module ({found} for {routers} routers)"
     );
-    verilog.replace(
-        SA_START,
-        &format!("    end\n    always @(*) begin\n{SA_START}"),
-    )
+    cut_before(verilog, SA_START)
+}
+
+/// `verilog` with every combinational block that holds the statement line `mark` ended just
+/// before it and a new block begun there.
+pub(crate) fn cut_before(verilog: &str, mark: &str) -> String {
+    verilog.replace(mark, &format!("    end\n    always @(*) begin\n{mark}"))
 }

@@ -776,18 +776,16 @@ const ARB_GRANT_START: &str = "        gnt_valid = found;\n";
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
-    let cut =
-        |v: &str, mark: &str| v.replace(mark, &format!("    end\n    always @(*) begin\n{mark}"));
     for mark in [STAGE2_START, GRANT_START] {
         let n = d.verilog.matches(mark).count();
         assert_eq!(n, 1, "{mark:?} starts one part");
-        d.verilog = cut(&d.verilog, mark);
+        d.verilog = crate::msap_router::cut_before(&d.verilog, mark);
     }
     let arbs = d.verilog.matches("(clock,reset,req,pl,commit,").count();
     for mark in [ARB_UPDATE_START, ARB_GRANT_START] {
         let n = d.verilog.matches(mark).count();
         assert_eq!(n, arbs, "{mark:?} once per arbiter module");
-        d.verilog = cut(&d.verilog, mark);
+        d.verilog = crate::msap_router::cut_before(&d.verilog, mark);
     }
     d
 }
