@@ -72,6 +72,35 @@ pub const SM_CONFIGS: &[&[&str]] = &[
     ],
 ];
 
+/// SM configurations with 1,024 thread slots for the kernel jobs whose launch fits none of
+/// `SM_CONFIGS` (each has 256 slots; `bitonic` at its large size is one block of 1,024
+/// threads), so that every suite kernel at both sizes runs on three configurations: the
+/// thesis SM (configs/sm.toml: 32 × 32, SIMD 8, one GTO scheduler), 64 warps of 16 on
+/// warp-wide lanes with two LRR schedulers, and 32 × 32 warp-wide with two GTO schedulers
+/// and three-stage lanes.
+pub const SM_WIDE_CONFIGS: &[&[&str]] = &[
+    &["warps=32", "warp_size=32", "simd_width=8", "policy=gto"],
+    &[
+        "warps=64",
+        "warp_size=16",
+        "simd_width=16",
+        "schedulers=2",
+        "policy=lrr",
+        "mem_latency=30",
+        "mem_stall_pct=20",
+        "rf_banks=2",
+    ],
+    &[
+        "warps=32",
+        "warp_size=32",
+        "simd_width=32",
+        "schedulers=2",
+        "policy=gto",
+        "alu_stages=3",
+        "rf_banks=1",
+    ],
+];
+
 /// Random programs in `regress --suite full`, in jobs of `SM_RANDOM_PER_JOB`.
 pub const SM_RANDOM_PROGRAMS: u64 = 10_000;
 pub const SM_RANDOM_PER_JOB: u64 = 100;
@@ -107,22 +136,33 @@ fn sm_jobs() -> Vec<Job> {
     use warpforge_testbench::isa::kernels::SUITE;
     use warpforge_testbench::isa::{suite, AsmOptions};
     let unit = warpforge_contract::units::sm::NAME;
-    let mut out = vec![];
-    for sets in SM_CONFIGS {
+    // Whether a kernel's launch fits a configuration (a block of more threads than its warp
+    // slots hold does not): `run --suite --rtl` skips such a kernel, so it is not a job.
+    let fits = |sets: &[&str], k: &warpforge_testbench::isa::kernels::Kernel, size: u32| {
         let u = Unit::resolve(
             unit,
             &sets.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
         )
         .expect("a valid SM configuration");
-        let cfg = u.sm().expect("the sm unit");
+        suite::program(k, &AsmOptions::default())
+            .and_then(|p| Ok((p, (k.make)(size, 1)?)))
+            .and_then(|(p, l)| crate::sm_run::fits(u.sm().expect("the sm unit"), &p, &l))
+            .is_ok()
+    };
+    let mut out = vec![];
+    for sets in SM_CONFIGS {
         for k in SUITE {
             for size in k.sizes {
-                // A kernel whose launch does not fit the configuration (a block of more
-                // threads than its warp slots hold) is not a job: `run --suite --rtl` skips it.
-                let fits = suite::program(k, &AsmOptions::default())
-                    .and_then(|p| Ok((p, (k.make)(size, 1)?)))
-                    .and_then(|(p, l)| crate::sm_run::fits(cfg, &p, &l));
-                if fits.is_ok() {
+                if fits(sets, k, size) {
+                    out.push(program_job(unit, sets, format!("kernel:{}@{size}", k.name)));
+                }
+            }
+        }
+    }
+    for sets in SM_WIDE_CONFIGS {
+        for k in SUITE {
+            for size in k.sizes {
+                if !SM_CONFIGS.iter().any(|c| fits(c, k, size)) && fits(sets, k, size) {
                     out.push(program_job(unit, sets, format!("kernel:{}@{size}", k.name)));
                 }
             }
@@ -1304,7 +1344,8 @@ mod sm_job_tests {
 
     /// Every SM kernel job can run: its launch fits its configuration (a job that cannot
     /// would fail every night). The kernels that do not fit are left out, no others: each
-    /// configuration keeps every suite kernel at its small size.
+    /// configuration keeps every suite kernel at its small size, and every kernel at both
+    /// sizes has three configurations.
     #[test]
     fn every_sm_kernel_job_fits_its_configuration() {
         let jobs = sm_jobs();
@@ -1329,6 +1370,15 @@ mod sm_job_tests {
             }
         }
         assert!(kernels >= SM_CONFIGS.len() * SUITE.len());
+        // Every suite kernel at both its sizes runs on three configurations or more (the
+        // large `bitonic`, one block of 1,024 threads, on the `SM_WIDE_CONFIGS`).
+        for k in SUITE {
+            for size in k.sizes {
+                let suffix = format!("/kernel:{}@{size}", k.name);
+                let configs = jobs.iter().filter(|j| j.id.ends_with(&suffix)).count();
+                assert!(configs >= 3, "{suffix} runs on {configs} configurations");
+            }
+        }
         assert_eq!(
             jobs.iter()
                 .filter(|j| j
