@@ -108,6 +108,10 @@ enum Command {
         /// per instance (for designs of many identical instances, e.g. dtm-mtg's RAMs)
         #[arg(long, conflicts_with = "blocks")]
         hier: bool,
+        /// Seconds of Yosys in all for the unit (and again for the baseline); past it, exit 2
+        /// naming the limit.
+        #[arg(long, default_value_t = area::LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        time_limit: u64,
         #[arg(long)]
         json: bool,
     },
@@ -440,6 +444,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             over,
             blocks,
             hier,
+            time_limit,
             json,
         } => {
             let u = resolve(&target)?;
@@ -449,14 +454,22 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             } else {
                 Some(resolve_baseline(&target, &over)?)
             };
-            let mut r = match (blocks, hier) {
-                (true, _) => area::area_with_blocks(&u.design(), &u.manifest()),
-                (false, true) => area::area_hierarchical(&u.design(), &u.manifest()),
-                (false, false) => area::area(&u.design(), &u.manifest()),
-            }
-            .map_err(|e| bad(e.to_string()))?;
+            let flow = match (blocks, hier) {
+                (true, _) => area::Flow::WithBlocks,
+                (false, true) => area::Flow::Hierarchical,
+                (false, false) => area::Flow::Flat,
+            };
+            let limit = std::time::Duration::from_secs(time_limit);
+            let timed = |e: warpforge_cosim::tools::FlowError| match e {
+                warpforge_cosim::tools::FlowError::Timeout { .. } => {
+                    bad(format!("{e} (--time-limit {time_limit}; raise it)"))
+                }
+                e => bad(e.to_string()),
+            };
+            let mut r = area::area_flow(&u.design(), &u.manifest(), flow, limit).map_err(timed)?;
             if let Some(b) = baseline {
-                let br = area::area(&b.design(), &b.manifest()).map_err(|e| bad(e.to_string()))?;
+                let br = area::area_flow(&b.design(), &b.manifest(), area::Flow::Flat, limit)
+                    .map_err(timed)?;
                 r.set_overhead(&br);
             }
             if json {
@@ -937,7 +950,7 @@ fn flow_area(
     match area::area_within(d, m, limit) {
         Ok(a) => Ok(Ok(a)),
         Err(warpforge_cosim::tools::FlowError::Timeout { .. }) => Ok(Err(format!(
-            "synthesis did not finish within the flow's --area-limit of {} s (`warpforge area {}` has no such limit)",
+            "synthesis did not finish within the flow's --area-limit of {} s (`warpforge area {} --time-limit S` takes longer)",
             limit.as_secs(),
             m.unit
         ))),

@@ -210,3 +210,22 @@ fn yosys_not_installed() {
         &["yosys", "apt-get install"],
     );
 }
+
+/// `area --time-limit`: out of range is refused before any synthesis; a limit the unit's
+/// syntheses cannot meet stops them and names the limit (Yosys needs far more than a second
+/// for `simt-stack`'s ~17,000 LUTs).
+#[test]
+fn area_time_limit() {
+    assert_error(
+        &warpforge(&["area", "ram", "--time-limit", "0"]),
+        &["--time-limit", "0"],
+    );
+    assert_error(
+        &warpforge(&["area", "ram", "--time-limit", "86401"]),
+        &["--time-limit", "86401"],
+    );
+    assert_error(
+        &warpforge(&["area", "simt-stack", "--time-limit", "1"]),
+        &["yosys did not finish within", "--time-limit 1"],
+    );
+}

@@ -426,9 +426,20 @@ pub fn area_with_blocks(design: &Design, manifest: &Manifest) -> Result<AreaRepo
     )
 }
 
-/// Which syntheses [`area_run`] runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Flow {
+/// [`area`], [`area_with_blocks`] or [`area_hierarchical`] (by `flow`) with its Yosys runs
+/// limited to `limit` in all: past it, `FlowError::Timeout`.
+pub fn area_flow(
+    design: &Design,
+    manifest: &Manifest,
+    flow: Flow,
+    limit: Duration,
+) -> Result<AreaReport, FlowError> {
+    area_run(design, manifest, &tools::search_path(), flow, limit)
+}
+
+/// Which syntheses an area measurement runs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Flow {
     Flat,
     /// Flat, plus the per-block hierarchical runs.
     WithBlocks,
