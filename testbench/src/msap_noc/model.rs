@@ -690,9 +690,21 @@ impl Model for MsapNocModel {
                 }
                 let (src, tag, line, pl) = self.fields(f);
                 let m = self.mc_of.get(src).copied().flatten();
-                let hit = self.outstanding[s]
-                    .iter()
-                    .position(|&(mm, r)| Some(mm) == m && r.tag == tag && r.line == line);
+                // A tag repeats every 2^tag_bits requests of an SM, and MSAR lets a request
+                // wait while younger ones pass: several outstanding requests can share
+                // (MC, tag, line), and the reply is one of them — the oldest with its PL.
+                // I-2 fails when none has it.
+                let (mut same, mut with_pl) = (None, None::<usize>);
+                for (h, &(mm, r)) in self.outstanding[s].iter().enumerate() {
+                    if Some(mm) == m && r.tag == tag && r.line == line {
+                        same.get_or_insert(h);
+                        if r.pl == pl && with_pl.is_none_or(|w| r.at < self.outstanding[s][w].1.at)
+                        {
+                            with_pl = Some(h);
+                        }
+                    }
+                }
+                let hit = with_pl.or(same);
                 match hit {
                     Some(h) => {
                         let (mm, r) = self.outstanding[s].swap_remove(h);
