@@ -411,38 +411,14 @@ impl MsapMcModel {
         let (d, pb, lb, bb) = (c.depth, c.pl_bits, c.line_bits, c.bypass_bits());
         out[p.dbg_valid] = v.valid;
         out[p.dbg_elig] = v.elig;
-        // Per-entry digests in one pass each, OR-ed into the cleared vector (an empty
-        // entry's fields stay 0).
-        let field = |i: usize, f: fn(Request) -> u64| q.request(i).map_or(0, f);
-        words::or_seq(
-            &mut out[p.dbg_pl..],
-            0,
-            pb,
-            (0..d).map(|i| field(i, |r| r.pl)),
-        );
-        words::or_seq(
-            &mut out[p.dbg_line..],
-            0,
-            lb,
-            (0..d).map(|i| field(i, |r| r.line)),
-        );
-        let older = (0..d).map(|i| {
-            if q.request(i).is_some() {
-                v.older[i]
-            } else {
-                0
+        for i in 0..d {
+            let Some(r) = q.request(i) else { continue };
+            words::set(&mut out[p.dbg_pl..], i * pb, pb, r.pl);
+            words::set(&mut out[p.dbg_line..], i * lb, lb, r.line);
+            words::set(&mut out[p.dbg_older..], i * d, d, v.older[i]);
+            if bb > 0 {
+                words::set(&mut out[p.dbg_bypass..], i * bb, bb, q.bypass(i));
             }
-        });
-        words::or_seq(&mut out[p.dbg_older..], 0, d, older);
-        if bb > 0 {
-            let bypass = (0..d).map(|i| {
-                if q.request(i).is_some() {
-                    q.bypass(i)
-                } else {
-                    0
-                }
-            });
-            words::or_seq(&mut out[p.dbg_bypass..], 0, bb, bypass);
         }
     }
 }
