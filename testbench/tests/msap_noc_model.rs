@@ -138,6 +138,23 @@ fn faults_break_the_invariants() {
     assert!(e.contains("I-2"), "{e}");
 }
 
+#[test]
+fn a_tag_two_outstanding_requests_share_is_no_i2_failure() {
+    // Seed 3 on the default 2×2 mesh: at cycle 102,584 SM 0 has two requests to MC 0 with
+    // tag 14 and line 0 outstanding (one from cycle 97,910 at PL 4, still there after 64
+    // younger requests of SM 0, and one from 102,390 at PL 0); the reply at PL 4 answers the
+    // older. Matching by PL and age keeps the run going; a reply whose PL none of them has
+    // still fails I-2 (above).
+    let c = cfg(&[]);
+    let l = Layout::new(&c.ports());
+    let mut m = MsapNocModel::new(&c);
+    let mut s = MsapNocStimulus::new(&c, 3);
+    if let Some(e) = first_failure(&mut m, &mut s, &l, 110_000) {
+        panic!("{e}");
+    }
+    assert!(events(&m)["mc_reorders"] > 0);
+}
+
 /// A deterministic traffic run with `pl` for every SM; the trace of the functional ports and
 /// of every router's links.
 fn trace(sets: &[&str], pl: u64, cycles: u64) -> Vec<u64> {

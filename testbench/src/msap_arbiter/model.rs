@@ -90,8 +90,15 @@ impl PrioRr {
     /// Every requester's effective level (index i < n).
     pub fn levels(&self, pl: &[u32]) -> [u32; 16] {
         let mut lv = [0u32; 16];
-        for (i, l) in lv.iter_mut().enumerate().take(self.cfg.n) {
-            *l = self.eff_lvl(i, pl[i]);
+        let n = self.cfg.n;
+        if !self.cfg.msaa_en {
+            // Every requester at level 0.
+        } else if !self.cfg.ageing() {
+            lv[..n].copy_from_slice(&pl[..n]);
+        } else {
+            for (i, l) in lv.iter_mut().enumerate().take(n) {
+                *l = self.eff_lvl(i, pl[i]);
+            }
         }
         lv
     }
@@ -104,18 +111,30 @@ impl PrioRr {
     /// [`PrioRr::arbitrate`] from effective levels.
     pub fn arbitrate_levels(&self, req: u32, lv: &[u32; 16]) -> Option<(usize, u32)> {
         let n = self.cfg.n;
-        let m = (0..n).filter(|&i| req >> i & 1 == 1).map(|i| lv[i]).max()?;
+        let req = req & low_mask(n);
+        if req == 0 {
+            return None;
+        }
+        let mut m = 0;
+        let mut r = req;
+        while r != 0 {
+            m = m.max(lv[r.trailing_zeros() as usize]);
+            r &= r - 1;
+        }
+        let mut at_m = 0u32;
+        let mut r = req;
+        while r != 0 {
+            let i = r.trailing_zeros() as usize;
+            at_m |= ((lv[i] == m) as u32) << i;
+            r &= r - 1;
+        }
         let p = self.ptr[self.ptr_index(m)];
         let start = if self.fault == Some(ArbFault::SearchFromPtr) {
             p
         } else {
             (p + 1) % n
         };
-        // Cyclic order start, start+1, …: the tail of the ring, then its head.
-        (start..n)
-            .chain(0..start)
-            .find(|&i| req >> i & 1 == 1 && lv[i] == m)
-            .map(|g| (g, m))
+        Some((first_from(at_m, start), m))
     }
 
     /// A used grant to `g` at level `lvl`: the pointer moves, losses count.
@@ -138,7 +157,32 @@ impl PrioRr {
 
 /// The first requester after `p` in cyclic order (a plain round-robin arbiter).
 fn next_after(p: usize, n: usize, req: u32) -> Option<usize> {
-    (p + 1..n).chain(0..=p).find(|&i| req >> i & 1 == 1)
+    let req = req & low_mask(n);
+    (req != 0).then(|| first_from(req, (p + 1) % n))
+}
+
+/// Bits 0 .. n.
+fn low_mask(n: usize) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
+/// The first set bit of `set` (non-zero) in cyclic order from bit `start`: the ring's tail
+/// `start ..`, then its head.
+fn first_from(set: u32, start: usize) -> usize {
+    let tail = if start >= 32 {
+        0
+    } else {
+        set & !((1u32 << start) - 1)
+    };
+    if tail != 0 {
+        tail.trailing_zeros() as usize
+    } else {
+        set.trailing_zeros() as usize
+    }
 }
 
 /// Where each port lives in the flat vectors.
@@ -179,11 +223,16 @@ impl Ports {
 /// The port-level model of `msap-arbiter`.
 #[derive(Clone, Debug)]
 pub struct MsapArbiterModel {
-    pub arb: PrioRr,
+    arb: PrioRr,
     p: Ports,
-    pl: Vec<u32>,
-    /// Requesters still waiting after the last cycle, with their PL (the protocol).
-    pending: Vec<Option<u32>>,
+    /// This cycle's PLs (n ≤ 16).
+    pl: [u32; 16],
+    /// Requesters still waiting after the last cycle (bit i), with their PL (the protocol).
+    pending: u32,
+    pending_pl: [u32; 16],
+    /// `dbg_ptr`'s words, repacked after the pointers moved.
+    ptr_words: [u64; 2],
+    ptrs_moved: bool,
     /// I-6: grants at requester i's level to others since i started waiting at it.
     overtaken: Vec<u32>,
     waited_lvl: Vec<u32>,
@@ -205,8 +254,11 @@ impl MsapArbiterModel {
         MsapArbiterModel {
             arb: PrioRr::new(cfg),
             p: Ports::new(cfg),
-            pl: vec![0; cfg.n],
-            pending: vec![None; cfg.n],
+            pl: [0; 16],
+            pending: 0,
+            pending_pl: [0; 16],
+            ptr_words: [0; 2],
+            ptrs_moved: true,
             overtaken: vec![0; cfg.n],
             waited_lvl: vec![0; cfg.n],
             rr: cfg.n - 1,
@@ -229,8 +281,9 @@ impl MsapArbiterModel {
         let pb = c.pl_bits;
         // n · pl_bits ≤ 64: one word.
         let w = inputs[self.p.pl];
-        for i in 0..c.n {
-            self.pl[i] = (w >> (i * pb)) as u32 & ((1 << pb) - 1);
+        let m = (1u64 << pb) - 1;
+        for (i, pl) in self.pl.iter_mut().enumerate().take(c.n) {
+            *pl = (w >> (i * pb) & m) as u32;
         }
         let req = (inputs[self.p.req] & ((1u64 << c.n) - 1)) as u32;
         (
@@ -248,7 +301,8 @@ impl MsapArbiterModel {
 
     fn reset(&mut self) {
         self.arb.reset();
-        self.pending.iter_mut().for_each(|p| *p = None);
+        self.ptrs_moved = true;
+        self.pending = 0;
         self.overtaken.iter_mut().for_each(|o| *o = 0);
         self.rr = self.arb.cfg.n - 1;
         self.uniform = true;
@@ -257,8 +311,8 @@ impl MsapArbiterModel {
 
     /// §7.1 on one arbitration: I-3 (the grant goes to one requester), I-4 (work
     /// conservation), I-5 (no requester above the winner's level), I-8 (uniform levels: the
-    /// plain RR arbiter's choice).
-    fn check_round(&mut self, req: u32, lv: &[u32; 16], win: Option<(usize, u32)>) {
+    /// plain RR arbiter's choice). `levels`: bit l set when some requester is at level l.
+    fn check_round(&mut self, req: u32, lv: &[u32; 16], win: Option<(usize, u32)>, levels: u32) {
         let n = self.arb.cfg.n;
         match win {
             None if req != 0 => self.fail("I-4: requesters but no grant".into()),
@@ -267,20 +321,20 @@ impl MsapArbiterModel {
                 if req >> g & 1 == 0 {
                     self.fail(format!("I-3: grant to {g}, which does not request"));
                 }
-                let mut levels = 0u32;
-                for i in (0..n).filter(|&i| req >> i & 1 == 1) {
+                if levels >> m >> 1 != 0 {
+                    // The first requester above the winner's level names the failure.
+                    let i = (0..n).find(|&i| req >> i & 1 == 1 && lv[i] > m).unwrap();
                     let l = lv[i];
-                    levels |= 1 << l;
-                    if l > m {
-                        self.fail(format!(
-                            "I-5: requester {i} at level {l} above winner {g} ({m})"
-                        ));
-                    }
+                    self.fail(format!(
+                        "I-5: requester {i} at level {l} above winner {g} ({m})"
+                    ));
                 }
-                let rr = next_after(self.rr, n, req);
                 let one = levels.count_ones() == 1 && self.uni_lvl.is_none_or(|u| levels == 1 << u);
-                if self.uniform && one && rr != Some(g) {
-                    self.fail(format!("I-8: one level, grant {g}, plain RR {rr:?}"));
+                if self.uniform && one {
+                    let rr = next_after(self.rr, n, req);
+                    if rr != Some(g) {
+                        self.fail(format!("I-8: one level, grant {g}, plain RR {rr:?}"));
+                    }
                 }
             }
         }
@@ -290,7 +344,10 @@ impl MsapArbiterModel {
     fn check_after_commit(&mut self, req: u32, g: usize, m: u32) {
         let c = &self.arb.cfg;
         let (n, shared, ageing, bound) = (c.n, c.shared_ptr, c.ageing(), c.age_thresh + c.n - 1);
-        for i in (0..n).filter(|&i| req >> i & 1 == 1 && i != g) {
+        let mut others = req & low_mask(n) & !(1 << g);
+        while others != 0 {
+            let i = others.trailing_zeros() as usize;
+            others &= others - 1;
             let l = self.arb.eff_lvl(i, self.pl[i]);
             // Counted at i's level before this commit (its level may rise to urgent now).
             if self.waited_lvl[i] == m {
@@ -316,7 +373,16 @@ impl MsapArbiterModel {
         self.overtaken[g] = 0;
     }
 
-    fn outputs(&self, win: Option<(usize, u32)>, out: &mut [u64]) {
+    /// The pointers packed as `dbg_ptr` holds them (at most 17 pointers of 4 bits).
+    fn pack_ptrs(&self) -> [u64; 2] {
+        let mut ptrs = 0u128;
+        for (k, &v) in self.arb.ptr.iter().enumerate() {
+            ptrs |= (v as u128) << (k * self.ib);
+        }
+        [ptrs as u64, (ptrs >> 64) as u64]
+    }
+
+    fn outputs(&mut self, win: Option<(usize, u32)>, out: &mut [u64]) {
         let p = &self.p;
         out.iter_mut().for_each(|x| *x = 0);
         if let Some((g, m)) = win {
@@ -325,20 +391,18 @@ impl MsapArbiterModel {
             out[p.gnt_idx] = g as u64;
             out[p.gnt_lvl] = m as u64;
         }
-        let (ib, lb) = (self.ib, self.lb);
-        // At most 17 pointers of 4 bits: two words.
-        let mut ptrs = 0u128;
-        for (k, &v) in self.arb.ptr.iter().enumerate() {
-            ptrs |= (v as u128) << (k * ib);
+        // The pointers move only on a commit or a reset: repack them then.
+        if self.ptrs_moved {
+            self.ptr_words = self.pack_ptrs();
+            self.ptrs_moved = false;
         }
-        out[p.dbg_ptr] = ptrs as u64;
-        if self.arb.ptr.len() * ib > 64 {
-            out[p.dbg_ptr + 1] = (ptrs >> 64) as u64;
+        out[p.dbg_ptr] = self.ptr_words[0];
+        if self.arb.ptr.len() * self.ib > 64 {
+            out[p.dbg_ptr + 1] = self.ptr_words[1];
         }
-        if lb > 0 {
-            for (i, &v) in self.arb.lost.iter().enumerate() {
-                words::set(&mut out[p.dbg_lost..], i * lb, lb, v as u64);
-            }
+        if self.lb > 0 {
+            let lost = self.arb.lost.iter().map(|&v| v as u64);
+            words::or_seq(&mut out[p.dbg_lost..], 0, self.lb, lost);
         }
     }
 }
@@ -354,13 +418,26 @@ impl Model for MsapArbiterModel {
             self.reset();
             return;
         }
-        self.check_round(req, &lv, win);
         let n = self.arb.cfg.n;
-        for (i, &l) in lv.iter().enumerate().take(n) {
-            if req >> i & 1 == 1 && self.pending[i].is_none() {
-                self.waited_lvl[i] = l;
-                self.overtaken[i] = 0;
+        // The requesters' levels (bit l: some requester at level l) and how many are at
+        // the winner's.
+        let (mut levels, mut at_m) = (0u32, 0u32);
+        if let Some((_, m)) = win {
+            let mut r = req;
+            while r != 0 {
+                let l = lv[r.trailing_zeros() as usize];
+                levels |= 1 << l;
+                at_m += (l == m) as u32;
+                r &= r - 1;
             }
+        }
+        self.check_round(req, &lv, win, levels);
+        let mut fresh = req & !self.pending;
+        while fresh != 0 {
+            let i = fresh.trailing_zeros() as usize;
+            fresh &= fresh - 1;
+            self.waited_lvl[i] = lv[i];
+            self.overtaken[i] = 0;
         }
         match win {
             None => self.ev.idle += 1,
@@ -368,17 +445,8 @@ impl Model for MsapArbiterModel {
             Some((g, m)) => {
                 let e = &mut self.ev;
                 e.grants += 1;
-                let mut at_m = 0;
-                let mut below = false;
-                let mut levels = 0u32;
-                for i in (0..n).filter(|&i| req >> i & 1 == 1) {
-                    let l = lv[i];
-                    levels |= 1 << l;
-                    at_m += (l == m) as u32;
-                    below |= l < m;
-                }
                 e.ties += (at_m >= 2) as u64;
-                e.priority_wins += below as u64;
+                e.priority_wins += (levels & ((1 << m) - 1) != 0) as u64;
                 e.urgent_grants +=
                     (self.arb.cfg.ageing() && m as usize == self.arb.cfg.urgent_lvl()) as u64;
                 if levels.count_ones() > 1 || self.uni_lvl.is_some_and(|u| levels != 1 << u) {
@@ -387,13 +455,19 @@ impl Model for MsapArbiterModel {
                 self.uni_lvl = Some(m);
                 self.rr = next_after(self.rr, n, req).unwrap();
                 self.arb.commit(req, g, m);
+                // Only the pointer of level m moved.
+                let k = self.arb.ptr_index(m);
+                let v = self.arb.ptr[k] as u64;
+                words::set(&mut self.ptr_words, k * self.ib, self.ib, v);
                 self.check_after_commit(req, g, m);
             }
         }
-        for i in 0..n {
-            let granted = commit && win.map(|w| w.0) == Some(i);
-            self.pending[i] = (req >> i & 1 == 1 && !granted).then_some(self.pl[i]);
-        }
+        let granted = match win {
+            Some((g, _)) if commit => 1 << g,
+            _ => 0,
+        };
+        self.pending = req & !granted;
+        self.pending_pl = self.pl;
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -413,12 +487,12 @@ impl Model for MsapArbiterModel {
         if reset {
             return Ok(());
         }
-        for (i, p) in self.pending.iter().enumerate() {
-            if let Some(p) = p {
+        for (i, &p) in self.pending_pl.iter().enumerate().take(self.arb.cfg.n) {
+            if self.pending >> i & 1 == 1 {
                 if req >> i & 1 == 0 {
                     return Err(format!("port req: requester {i} withdrew before its grant"));
                 }
-                if m.pl[i] != *p {
+                if m.pl[i] != p {
                     return Err(format!(
                         "port pl: requester {i} changed its PL while waiting"
                     ));

@@ -7,7 +7,7 @@
 //! request of its SM, none twice), I-10 for the NI credits and I-14 (a watchdog: requests
 //! outstanding and nothing delivered for `WDOG` cycles).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use warpforge_contract::units::msap_noc::NocConfig;
 use warpforge_contract::units::msap_router::PORTS;
@@ -90,12 +90,140 @@ impl BlockPorts {
     }
 }
 
+/// Field widths and port offsets, looked up once (a step reads them for every block).
+#[derive(Clone, Debug)]
+struct Consts {
+    /// Node address, PL, tag, line and MC-index bits.
+    nb: usize,
+    pb: usize,
+    tb: usize,
+    lb: usize,
+    mb: usize,
+    fb: usize,
+    /// Digest widths: one router's outputs, one MC buffer's, one NI's, one MC NI's.
+    rbits: usize,
+    mbits: usize,
+    nib: usize,
+    mcnib: usize,
+    /// Bits of a reply-queue count, of a reply record, of an NI credit counter.
+    rqb: usize,
+    rb: usize,
+    crb: usize,
+    /// msap-noc ports.
+    i_reset: usize,
+    i_iv: usize,
+    i_imc: usize,
+    i_ipl: usize,
+    i_itag: usize,
+    i_iline: usize,
+    o_ready: usize,
+    o_rv: usize,
+    o_rs: usize,
+    o_rt: usize,
+    o_rpl: usize,
+    o_deq: usize,
+    o_dbg_req: usize,
+    o_dbg_rep: usize,
+    o_dbg_mc: usize,
+    o_dbg_ni: usize,
+    o_dbg_mcni: usize,
+    /// Router ports.
+    r_reset: usize,
+    r_iv: usize,
+    r_if: usize,
+    r_oc: usize,
+    /// MC buffer ports.
+    m_reset: usize,
+    m_v: usize,
+    m_line: usize,
+    m_pl: usize,
+    m_meta: usize,
+    m_l2: usize,
+    m_ov: usize,
+    m_pl_out: usize,
+    m_line_out: usize,
+    m_mv: usize,
+    m_meta_out: usize,
+    /// Per block output, its (word offset, width) in layout order: the digest's fields.
+    r_fields: Vec<(usize, usize)>,
+    m_fields: Vec<(usize, usize)>,
+}
+
+impl Consts {
+    fn new(c: &NocConfig, nl: &Layout, rl: &BlockPorts, ml: &BlockPorts) -> Consts {
+        let i = |n: &str| nl.input(n).unwrap().offset;
+        let o = |n: &str| nl.output(n).unwrap().offset;
+        let fields = |l: &Layout| l.outputs.iter().map(|s| (s.offset, s.width)).collect();
+        Consts {
+            nb: c.node_bits(),
+            pb: c.pl_bits,
+            tb: c.tag_bits,
+            lb: c.line_bits,
+            mb: c.mc_bits(),
+            fb: c.flit_bits(),
+            rbits: c.router_out_bits(),
+            mbits: c.mc_out_bits(),
+            nib: c.ni_bits(),
+            mcnib: c.mcni_bits(),
+            rqb: warpforge_contract::units::msap::bits_for(c.rq_depth),
+            rb: c.rec_bits(),
+            crb: c.credit_bits(),
+            i_reset: i("reset"),
+            i_iv: i("inj_valid"),
+            i_imc: i("inj_mc"),
+            i_ipl: i("inj_pl"),
+            i_itag: i("inj_tag"),
+            i_iline: i("inj_line"),
+            o_ready: o("inj_ready"),
+            o_rv: o("rep_valid"),
+            o_rs: o("rep_src"),
+            o_rt: o("rep_tag"),
+            o_rpl: o("rep_pl"),
+            o_deq: o("mc_deq"),
+            o_dbg_req: o("dbg_req"),
+            o_dbg_rep: o("dbg_rep"),
+            o_dbg_mc: o("dbg_mc"),
+            o_dbg_ni: o("dbg_ni"),
+            o_dbg_mcni: o("dbg_mcni"),
+            r_reset: rl.i("reset"),
+            r_iv: rl.i("in_valid"),
+            r_if: rl.i("in_flit"),
+            r_oc: rl.i("out_credit"),
+            m_reset: ml.i("reset"),
+            m_v: ml.i("in_valid"),
+            m_line: ml.i("in_line"),
+            m_pl: ml.i("in_pl"),
+            m_meta: ml.i("in_meta"),
+            m_l2: ml.i("l2_ready"),
+            m_ov: ml.o("out_valid"),
+            m_pl_out: ml.o("out_pl"),
+            m_line_out: ml.o("out_line"),
+            m_mv: ml.o("meta_valid"),
+            m_meta_out: ml.o("meta"),
+            r_fields: fields(&rl.l),
+            m_fields: fields(&ml.l),
+        }
+    }
+}
+
+/// A router's registered link outputs: per output port its flit, per input its credit return.
+type Links = ([Option<u64>; PORTS], [bool; PORTS]);
+
 /// The port-level model of `msap-noc`.
 pub struct MsapNocModel {
     pub cfg: NocConfig,
     nl: Layout,
-    rl: BlockPorts,
-    ml: BlockPorts,
+    k: Consts,
+    /// SM node ids (increasing), every node's flit address, its neighbour per port.
+    sms: Vec<usize>,
+    addr: Vec<u64>,
+    nbr: Vec<[Option<usize>; PORTS]>,
+    /// Per-cycle scratch, kept to avoid allocating every cycle.
+    rq_links: Vec<Links>,
+    rp_links: Vec<Links>,
+    deq: Vec<bool>,
+    ni_send: Vec<bool>,
+    mc_send: Vec<Option<u64>>,
     pub rq: Vec<MsapRouterModel>,
     pub rp: Vec<MsapRouterModel>,
     pub mc: Vec<MsapMcModel>,
@@ -109,8 +237,8 @@ pub struct MsapNocModel {
     /// Node id → SM index / MC index.
     sm_of: Vec<Option<usize>>,
     mc_of: Vec<Option<usize>>,
-    /// Node address → node id.
-    node_of_addr: HashMap<u64, usize>,
+    /// Node address → node id (usize::MAX: no node).
+    node_of_addr: Vec<usize>,
     /// Requests in flight per (SM, MC), injection order.
     flows: Vec<VecDeque<Req>>,
     /// Requests at or past their MC, per SM: (MC, request).
@@ -132,13 +260,21 @@ fn mask(b: usize) -> u64 {
     }
 }
 
-/// Copy `width` bits from `src` (from bit 0) into `dst` at bit `at`.
-fn copy_bits(dst: &mut [u64], at: usize, src: &[u64], width: usize) {
-    let mut done = 0;
-    while done < width {
-        let w = (width - done).min(64);
-        words::set(dst, at + done, w, words::get(src, done, w));
-        done += w;
+/// OR `width` bits of `src` (from bit 0) into `dst` at bit `at` (the field is zero there):
+/// a source word at a time, shifted into one or two destination words.
+fn or_bits(dst: &mut [u64], at: usize, src: &[u64], width: usize) {
+    let (w0, b) = (at / 64, at % 64);
+    let n = width.div_ceil(64);
+    for (j, &s) in src[..n].iter().enumerate() {
+        let v = if j + 1 == n {
+            s & mask(width - 64 * j)
+        } else {
+            s
+        };
+        dst[w0 + j] |= v << b;
+        if b != 0 && b + (width - 64 * j).min(64) > 64 {
+            dst[w0 + j + 1] |= v >> (64 - b);
+        }
     }
 }
 
@@ -151,6 +287,7 @@ impl MsapNocModel {
         let ml = BlockPorts {
             l: Layout::new(&cfg.mc().ports()),
         };
+        let nl = Layout::new(&cfg.ports());
         let mut sm_of = vec![None; n];
         let mut mc_of = vec![None; n];
         for (k, &i) in cfg.sms().iter().enumerate() {
@@ -159,8 +296,23 @@ impl MsapNocModel {
         for (m, &i) in cfg.mcs.iter().enumerate() {
             mc_of[i] = Some(m);
         }
+        let mut node_of_addr = vec![usize::MAX; 1 << cfg.node_bits()];
+        for i in 0..n {
+            node_of_addr[cfg.addr(i) as usize] = i;
+        }
         let mut m = MsapNocModel {
-            nl: Layout::new(&cfg.ports()),
+            k: Consts::new(cfg, &nl, &rl, &ml),
+            nl,
+            sms: cfg.sms(),
+            addr: (0..n).map(|i| cfg.addr(i)).collect(),
+            nbr: (0..n)
+                .map(|i| std::array::from_fn(|p| neighbour(cfg, i, p)))
+                .collect(),
+            rq_links: Vec::with_capacity(n),
+            rp_links: Vec::with_capacity(n),
+            deq: vec![false; cfg.n_mc()],
+            ni_send: vec![false; cfg.n_sm()],
+            mc_send: vec![None; cfg.n_mc()],
             rq: (0..n)
                 .map(|i| MsapRouterModel::new(&cfg.router(i)))
                 .collect(),
@@ -175,13 +327,11 @@ impl MsapNocModel {
             mc_out: vec![vec![0; ml.l.out_words]; cfg.n_mc()],
             rin: vec![0; rl.l.in_words],
             min: vec![0; ml.l.in_words],
-            rl,
-            ml,
             ni: vec![],
             mcni: vec![],
             sm_of,
             mc_of,
-            node_of_addr: (0..n).map(|i| (cfg.addr(i), i)).collect(),
+            node_of_addr,
             flows: vec![VecDeque::new(); cfg.n_sm() * cfg.n_mc()],
             outstanding: vec![vec![]; cfg.n_sm()],
             done: vec![],
@@ -237,20 +387,18 @@ impl MsapNocModel {
 
     /// Request fields of a flit: (src node, tag, line, pl).
     fn fields(&self, f: u64) -> (usize, u64, u64, u64) {
-        let c = &self.cfg;
-        let (nb, pb, tb) = (c.node_bits(), c.pl_bits, c.tag_bits);
+        let k = &self.k;
+        let (nb, pb, tb) = (k.nb, k.pb, k.tb);
         let pl = f >> (2 + nb) & mask(pb);
         let src = f >> (2 + nb + pb) & mask(nb);
         let tag = f >> (2 + 2 * nb + pb) & mask(tb);
-        let line = f >> (2 + 2 * nb + pb + tb) & mask(c.line_bits);
-        let node = self.node_of_addr.get(&src).copied().unwrap_or(usize::MAX);
-        (node, tag, line, pl)
+        let line = f >> (2 + 2 * nb + pb + tb) & mask(k.lb);
+        (self.node_of_addr[src as usize], tag, line, pl)
     }
 
     /// The reply flit k of a record `{pl, line, dst, tag}` from MC node `mc_node`.
     fn reply_flit(&self, rec: u64, k: u32, mc_node: usize) -> u64 {
-        let c = &self.cfg;
-        let (nb, pb, tb, lb) = (c.node_bits(), c.pl_bits, c.tag_bits, c.line_bits);
+        let (nb, pb, tb, lb) = (self.k.nb, self.k.pb, self.k.tb, self.k.lb);
         let pl = match self.fault {
             Some(NocFault::ReplyPlZero) => 0,
             _ => rec & mask(pb),
@@ -259,162 +407,134 @@ impl MsapNocModel {
         let dst = rec >> (pb + lb) & mask(nb);
         let tag = rec >> (pb + lb + nb) & mask(tb);
         let head = (k == 0) as u64;
-        let tail = (k as usize == c.reply_flits - 1) as u64;
+        let tail = (k as usize == self.cfg.reply_flits - 1) as u64;
         head | tail << 1
             | dst << 2
             | pl << (2 + nb)
-            | c.addr(mc_node) << (2 + nb + pb)
+            | self.addr[mc_node] << (2 + nb + pb)
             | tag << (2 + 2 * nb + pb)
             | line << (2 + 2 * nb + pb + tb)
     }
 
-    fn neighbour(&self, i: usize, p: usize) -> Option<usize> {
-        let c = &self.cfg;
-        let (x, y) = c.xy(i);
-        match p {
-            1 if y > 0 => Some(i - c.mesh_x),
-            2 if x + 1 < c.mesh_x => Some(i + 1),
-            3 if y + 1 < c.mesh_y => Some(i + c.mesh_x),
-            4 if x > 0 => Some(i - 1),
-            _ => None,
-        }
-    }
-
     /// Step one router of a mesh with its Local port's (valid, flit, credit return) and the
     /// neighbours' links.
-    #[allow(clippy::too_many_arguments)]
     fn step_router(
         &mut self,
         reply: bool,
         i: usize,
         reset: bool,
-        links: &[([Option<u64>; PORTS], [bool; PORTS])],
         local: Option<u64>,
         local_credit: bool,
     ) {
         const OPP: [usize; PORTS] = [0, 3, 4, 1, 2];
-        let fb = self.cfg.flit_bits();
-        let (o_reset, o_iv, o_if, o_oc) = (
-            self.rl.i("reset"),
-            self.rl.i("in_valid"),
-            self.rl.i("in_flit"),
-            self.rl.i("out_credit"),
-        );
-        let mut rin = std::mem::take(&mut self.rin);
+        let k = &self.k;
+        let fb = k.fb;
+        let links = if reply {
+            &self.rp_links
+        } else {
+            &self.rq_links
+        };
+        let rin = &mut self.rin;
         rin.iter_mut().for_each(|w| *w = 0);
-        rin[o_reset] = reset as u64;
+        rin[k.r_reset] = reset as u64;
         let mut iv = 0u64;
         let mut oc = local_credit as u64;
         if let Some(f) = local {
             iv |= 1;
-            words::set(&mut rin[o_if..], 0, fb, f);
+            words::set(&mut rin[k.r_if..], 0, fb, f);
         }
-        #[allow(clippy::needless_range_loop)] // p is the port, OPP[p] its neighbour's
-        for p in 1..PORTS {
-            if let Some(j) = self.neighbour(i, p) {
+        for (p, nb) in self.nbr[i].iter().enumerate().skip(1) {
+            if let Some(j) = *nb {
                 let q = OPP[p];
                 if let Some(f) = links[j].0[q] {
                     iv |= 1 << p;
-                    words::set(&mut rin[o_if..], p * fb, fb, f);
+                    words::set(&mut rin[k.r_if..], p * fb, fb, f);
                 }
                 oc |= (links[j].1[q] as u64) << p;
             }
         }
-        rin[o_iv] = iv;
-        rin[o_oc] = oc;
+        rin[k.r_iv] = iv;
+        rin[k.r_oc] = oc;
         if reply {
-            self.rp[i].step(&rin, &mut self.rp_out[i]);
+            self.rp[i].step(&self.rin, &mut self.rp_out[i]);
         } else {
-            self.rq[i].step(&rin, &mut self.rq_out[i]);
+            self.rq[i].step(&self.rin, &mut self.rq_out[i]);
         }
-        self.rin = rin;
     }
 
-    fn write_outputs(
-        &self,
-        out: &mut [u64],
-        deq: &[bool],
-        rp_links: &[([Option<u64>; PORTS], [bool; PORTS])],
-    ) {
+    fn write_outputs(&self, out: &mut [u64]) {
         let c = &self.cfg;
-        let nl = &self.nl;
-        let o = |n: &str| nl.output(n).unwrap().offset;
-        let (nb, pb, tb) = (c.node_bits(), c.pl_bits, c.tag_bits);
+        let k = &self.k;
+        let (nb, pb, tb) = (k.nb, k.pb, k.tb);
         out.iter_mut().for_each(|w| *w = 0);
-        let (o_ready, o_rv, o_rs, o_rt, o_rpl) = (
-            o("inj_ready"),
-            o("rep_valid"),
-            o("rep_src"),
-            o("rep_tag"),
-            o("rep_pl"),
-        );
-        for (k, &i) in c.sms().iter().enumerate() {
-            let ni = &self.ni[k];
+        // Every field below lands in a cleared vector: OR it in.
+        let or = |out: &mut [u64], at: usize, w: usize, v: u64| words::or_seq(out, at, w, [v]);
+        for (s, &i) in self.sms.iter().enumerate() {
+            let ni = &self.ni[s];
             if ni.rows.len() < c.ni_depth {
-                words::set(&mut out[o_ready..], k, 1, 1);
+                or(&mut out[k.o_ready..], s, 1, 1);
             }
-            if let Some(f) = rp_links[i].0[0] {
+            if let Some(f) = self.rp_links[i].0[0] {
                 if f >> 1 & 1 == 1 {
-                    words::set(&mut out[o_rv..], k, 1, 1);
-                    words::set(&mut out[o_rs..], k * nb, nb, f >> (2 + nb + pb) & mask(nb));
-                    words::set(
-                        &mut out[o_rt..],
-                        k * tb,
+                    or(&mut out[k.o_rv..], s, 1, 1);
+                    or(
+                        &mut out[k.o_rs..],
+                        s * nb,
+                        nb,
+                        f >> (2 + nb + pb) & mask(nb),
+                    );
+                    or(
+                        &mut out[k.o_rt..],
+                        s * tb,
                         tb,
                         f >> (2 + 2 * nb + pb) & mask(tb),
                     );
-                    words::set(&mut out[o_rpl..], k * pb, pb, f >> (2 + nb) & mask(pb));
+                    or(&mut out[k.o_rpl..], s * pb, pb, f >> (2 + nb) & mask(pb));
                 }
             }
         }
-        let o_deq = o("mc_deq");
-        for (m, &d) in deq.iter().enumerate() {
+        for (m, &d) in self.deq.iter().enumerate() {
             if d {
-                words::set(&mut out[o_deq..], m, 1, 1);
+                or(&mut out[k.o_deq..], m, 1, 1);
             }
         }
         // Digests: each block's outputs, port after port, block after block.
-        let rbits = c.router_out_bits();
-        for (port, outs) in [("dbg_req", &self.rq_out), ("dbg_rep", &self.rp_out)] {
-            let base = o(port);
+        for (base, outs) in [(k.o_dbg_req, &self.rq_out), (k.o_dbg_rep, &self.rp_out)] {
             for (i, v) in outs.iter().enumerate() {
-                let mut at = i * rbits;
-                for s in &self.rl.l.outputs {
-                    copy_bits(&mut out[base..], at, &v[s.offset..], s.width);
-                    at += s.width;
+                let mut at = i * k.rbits;
+                for &(off, width) in &k.r_fields {
+                    or_bits(&mut out[base..], at, &v[off..], width);
+                    at += width;
                 }
             }
         }
-        let (base, mbits) = (o("dbg_mc"), c.mc_out_bits());
         for (m, v) in self.mc_out.iter().enumerate() {
-            let mut at = m * mbits;
-            for s in &self.ml.l.outputs {
-                copy_bits(&mut out[base..], at, &v[s.offset..], s.width);
-                at += s.width;
+            let mut at = m * k.mbits;
+            for &(off, width) in &k.m_fields {
+                or_bits(&mut out[k.o_dbg_mc..], at, &v[off..], width);
+                at += width;
             }
         }
-        let (base, nib) = (o("dbg_ni"), c.ni_bits());
-        let cntb = nib - 1 - c.credit_bits();
-        for (k, ni) in self.ni.iter().enumerate() {
+        let (base, nib) = (k.o_dbg_ni, k.nib);
+        let cntb = nib - 1 - k.crb;
+        for (s, ni) in self.ni.iter().enumerate() {
             let v = ni.rows.len() as u64
                 | (ni.front.is_some() as u64) << cntb
                 | (ni.credit as u64) << (cntb + 1);
-            words::set(&mut out[base..], k * nib, nib, v);
+            or(&mut out[base..], s * nib, nib, v);
         }
-        let (base, mb) = (o("dbg_mcni"), c.mcni_bits());
-        let rqb = warpforge_contract::units::msap::bits_for(c.rq_depth);
-        let rb = c.rec_bits();
+        let (base, rqb, rb) = (k.o_dbg_mcni, k.rqb, k.rb);
         for (m, n) in self.mcni.iter().enumerate() {
-            let mut at = m * mb;
+            let mut at = m * k.mcnib;
             let mut put = |w: usize, v: u64| {
-                words::set(&mut out[base..], at, w, v);
+                or(&mut out[base..], at, w, v);
                 at += w;
             };
             put(rqb, n.resv as u64);
             let (v, pl, line) = n.s0.map_or((0, 0, 0), |(p, l)| (1, p, l));
             put(1, v);
-            put(c.pl_bits, pl);
-            put(c.line_bits, line);
+            put(pb, pl);
+            put(k.lb, line);
             for d in &n.dl {
                 put(1, d.is_some() as u64);
                 put(rb, d.unwrap_or(0));
@@ -422,8 +542,20 @@ impl MsapNocModel {
             put(rqb, n.rows.len() as u64);
             put(1, n.front.is_some() as u64);
             put(3, n.k as u64);
-            put(c.credit_bits(), n.credit as u64);
+            put(k.crb, n.credit as u64);
         }
+    }
+}
+
+/// Node `i`'s neighbour through port `p` (1 North, 2 East, 3 South, 4 West), if any.
+fn neighbour(c: &NocConfig, i: usize, p: usize) -> Option<usize> {
+    let (x, y) = c.xy(i);
+    match p {
+        1 if y > 0 => Some(i - c.mesh_x),
+        2 if x + 1 < c.mesh_x => Some(i + 1),
+        3 if y + 1 < c.mesh_y => Some(i + c.mesh_x),
+        4 if x > 0 => Some(i - 1),
+        _ => None,
     }
 }
 
@@ -431,98 +563,84 @@ impl Model for MsapNocModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         self.cycles += 1;
         self.done.clear();
-        let c = self.cfg.clone();
-        let nl = &self.nl;
-        let i_of = |n: &str| nl.input(n).unwrap().offset;
         let (o_iv, o_imc, o_ipl, o_itag, o_iline) = (
-            i_of("inj_valid"),
-            i_of("inj_mc"),
-            i_of("inj_pl"),
-            i_of("inj_tag"),
-            i_of("inj_line"),
+            self.k.i_iv,
+            self.k.i_imc,
+            self.k.i_ipl,
+            self.k.i_itag,
+            self.k.i_iline,
         );
-        let reset = inputs[i_of("reset")] & 1 == 1;
-        let (nb, pb, tb, lb, mb) = (
-            c.node_bits(),
-            c.pl_bits,
-            c.tag_bits,
-            c.line_bits,
-            c.mc_bits(),
+        let reset = inputs[self.k.i_reset] & 1 == 1;
+        let (nb, pb, tb, lb, mb) = (self.k.nb, self.k.pb, self.k.tb, self.k.lb, self.k.mb);
+        let (n, n_mc) = (self.cfg.nodes(), self.cfg.n_mc());
+        let (ni_depth, rq_depth, buf_depth, reply_flits) = (
+            self.cfg.ni_depth,
+            self.cfg.rq_depth,
+            self.cfg.buf_depth,
+            self.cfg.reply_flits,
         );
-        let n = c.nodes();
-        let sms = c.sms();
 
         // The links of this cycle (registered router outputs).
-        let rq_links: Vec<_> = self.rq.iter().map(|r| r.links()).collect();
-        let rp_links: Vec<_> = self.rp.iter().map(|r| r.links()).collect();
+        self.rq_links.clear();
+        self.rq_links.extend(self.rq.iter().map(|r| r.links()));
+        self.rp_links.clear();
+        self.rp_links.extend(self.rp.iter().map(|r| r.links()));
 
         // MC buffers: arrivals from the request mesh, l2_ready from the reservations.
-        let mut deq = vec![false; c.n_mc()];
-        let (mi_reset, mi_v, mi_line, mi_pl, mi_meta, mi_l2) = (
-            self.ml.i("reset"),
-            self.ml.i("in_valid"),
-            self.ml.i("in_line"),
-            self.ml.i("in_pl"),
-            self.ml.i("in_meta"),
-            self.ml.i("l2_ready"),
-        );
-        let mo_v = self.ml.o("out_valid");
-        #[allow(clippy::needless_range_loop)] // m indexes MCs, their NIs and outputs alike
-        for m in 0..c.n_mc() {
-            let i = c.mcs[m];
-            let l2 = (self.mcni[m].resv as usize) < c.rq_depth;
-            let mut min = std::mem::take(&mut self.min);
+        let k = &self.k;
+        let (mi_reset, mi_v, mi_line, mi_pl, mi_meta, mi_l2, mo_v) =
+            (k.m_reset, k.m_v, k.m_line, k.m_pl, k.m_meta, k.m_l2, k.m_ov);
+        for m in 0..n_mc {
+            let i = self.cfg.mcs[m];
+            let l2 = (self.mcni[m].resv as usize) < rq_depth;
+            let min = &mut self.min;
             min.iter_mut().for_each(|w| *w = 0);
             min[mi_reset] = reset as u64;
             min[mi_l2] = l2 as u64;
-            if let Some(f) = rq_links[i].0[0] {
+            if let Some(f) = self.rq_links[i].0[0] {
                 let src_at = 2 + nb + pb;
                 min[mi_v] = 1;
                 min[mi_line] = f >> (src_at + nb + tb) & mask(lb);
                 min[mi_pl] = f >> (2 + nb) & mask(pb);
                 min[mi_meta] = f >> src_at & mask(nb + tb);
             }
-            self.mc[m].step(&min, &mut self.mc_out[m]);
-            self.min = min;
+            self.mc[m].step(&self.min, &mut self.mc_out[m]);
             let ov = self.mc_out[m][mo_v] & 1 == 1;
-            deq[m] = ov && l2;
+            self.deq[m] = ov && l2;
             if ov && !l2 {
                 self.ev.l2_stalls += 1;
             }
         }
 
         // NI fronts sent this cycle.
-        let ni_send: Vec<bool> = self
-            .ni
-            .iter()
-            .map(|n| n.front.is_some() && n.credit > 0)
-            .collect();
-        let mc_send: Vec<Option<u64>> = (0..c.n_mc())
-            .map(|m| {
-                let n = &self.mcni[m];
-                match n.front {
-                    Some(r) if n.credit > 0 => Some(self.reply_flit(r, n.k, c.mcs[m])),
-                    _ => None,
-                }
-            })
-            .collect();
+        for (s, ni) in self.ni.iter().enumerate() {
+            self.ni_send[s] = ni.front.is_some() && ni.credit > 0;
+        }
+        for m in 0..n_mc {
+            let x = &self.mcni[m];
+            self.mc_send[m] = match x.front {
+                Some(r) if x.credit > 0 => Some(self.reply_flit(r, x.k, self.cfg.mcs[m])),
+                _ => None,
+            };
+        }
 
         // Routers.
         for i in 0..n {
             let (local, credit) = match (self.sm_of[i], self.mc_of[i]) {
-                (Some(k), _) => (
-                    ni_send[k].then(|| self.ni[k].front.unwrap()),
-                    rq_links[i].0[0].is_some(),
+                (Some(s), _) => (
+                    self.ni_send[s].then(|| self.ni[s].front.unwrap()),
+                    self.rq_links[i].0[0].is_some(),
                 ),
-                (_, Some(m)) => (None, deq[m]),
+                (_, Some(m)) => (None, self.deq[m]),
                 _ => unreachable!(),
             };
-            self.step_router(false, i, reset, &rq_links, local, credit);
-            let local = self.mc_of[i].and_then(|m| mc_send[m]);
-            self.step_router(true, i, reset, &rp_links, local, rp_links[i].0[0].is_some());
+            self.step_router(false, i, reset, local, credit);
+            let local = self.mc_of[i].and_then(|m| self.mc_send[m]);
+            let credit = self.rp_links[i].0[0].is_some();
+            self.step_router(true, i, reset, local, credit);
         }
 
-        self.write_outputs(outputs, &deq, &rp_links);
+        self.write_outputs(outputs);
         if reset {
             self.reset_nis();
             return;
@@ -530,7 +648,7 @@ impl Model for MsapNocModel {
 
         // Scoreboard: requests reaching MCs (I-9, I-12, I-2) and replies reaching SMs.
         for i in 0..n {
-            if let Some(f) = rq_links[i].0[0] {
+            if let Some(f) = self.rq_links[i].0[0] {
                 let (src, tag, line, pl) = self.fields(f);
                 let Some(m) = self.mc_of[i] else {
                     self.fail(format!("I-9: a request ejected at SM node {i}"));
@@ -542,7 +660,7 @@ impl Model for MsapNocModel {
                     ));
                     continue;
                 };
-                let flow = &mut self.flows[s * c.n_mc() + m];
+                let flow = &mut self.flows[s * n_mc + m];
                 match flow.front() {
                     Some(r) if (r.tag, r.line, r.pl) == (tag, line, pl) => {
                         let r = flow.pop_front().unwrap();
@@ -562,7 +680,7 @@ impl Model for MsapNocModel {
                     )),
                 }
             }
-            if let Some(f) = rp_links[i].0[0] {
+            if let Some(f) = self.rp_links[i].0[0] {
                 let Some(s) = self.sm_of[i] else {
                     self.fail(format!("I-9: a reply ejected at MC node {i}"));
                     continue;
@@ -572,9 +690,21 @@ impl Model for MsapNocModel {
                 }
                 let (src, tag, line, pl) = self.fields(f);
                 let m = self.mc_of.get(src).copied().flatten();
-                let hit = self.outstanding[s]
-                    .iter()
-                    .position(|&(mm, r)| Some(mm) == m && r.tag == tag && r.line == line);
+                // A tag repeats every 2^tag_bits requests of an SM, and MSAR lets a request
+                // wait while younger ones pass: several outstanding requests can share
+                // (MC, tag, line), and the reply is one of them — the oldest with its PL.
+                // I-2 fails when none has it.
+                let (mut same, mut with_pl) = (None, None::<usize>);
+                for (h, &(mm, r)) in self.outstanding[s].iter().enumerate() {
+                    if Some(mm) == m && r.tag == tag && r.line == line {
+                        same.get_or_insert(h);
+                        if r.pl == pl && with_pl.is_none_or(|w| r.at < self.outstanding[s][w].1.at)
+                        {
+                            with_pl = Some(h);
+                        }
+                    }
+                }
+                let hit = with_pl.or(same);
                 match hit {
                     Some(h) => {
                         let (mm, r) = self.outstanding[s].swap_remove(h);
@@ -596,19 +726,19 @@ impl Model for MsapNocModel {
         }
 
         // SM NIs.
-        for (k, &i) in sms.iter().enumerate() {
-            let wr = words::get(&inputs[o_iv..], k, 1) == 1;
-            let ni = &mut self.ni[k];
-            let ready = ni.rows.len() < c.ni_depth;
+        for (s, &i) in self.sms.iter().enumerate() {
+            let wr = words::get(&inputs[o_iv..], s, 1) == 1;
+            let ni = &mut self.ni[s];
+            let ready = ni.rows.len() < ni_depth;
             if wr && !ready {
                 self.ev.ni_full += 1;
             }
             if ni.front.is_some() && ni.credit == 0 {
                 self.ev.ni_stalls += 1;
             }
-            let send = ni_send[k];
+            let send = self.ni_send[s];
             let rd = !ni.rows.is_empty() && (ni.front.is_none() || send);
-            ni.credit = ni.credit - send as u32 + rq_links[i].1[0] as u32;
+            ni.credit = ni.credit - send as u32 + self.rq_links[i].1[0] as u32;
             if send {
                 ni.front = None;
             }
@@ -616,20 +746,21 @@ impl Model for MsapNocModel {
                 ni.front = ni.rows.pop_front();
             }
             if wr && ready {
-                let mcx = words::get(&inputs[o_imc..], k * mb, mb) as usize;
+                let c = &self.cfg;
+                let mcx = words::get(&inputs[o_imc..], s * mb, mb) as usize;
                 let mi = c.mcs.get(mcx).copied().unwrap_or(c.mcs[0]);
                 let m = self.mc_of[mi].unwrap();
-                let pl = words::get(&inputs[o_ipl..], k * pb, pb);
-                let tag = words::get(&inputs[o_itag..], k * tb, tb);
-                let line = words::get(&inputs[o_iline..], k * lb, lb);
+                let pl = words::get(&inputs[o_ipl..], s * pb, pb);
+                let tag = words::get(&inputs[o_itag..], s * tb, tb);
+                let line = words::get(&inputs[o_iline..], s * lb, lb);
                 let f = 3
-                    | c.addr(mi) << 2
+                    | self.addr[mi] << 2
                     | pl << (2 + nb)
-                    | c.addr(i) << (2 + nb + pb)
+                    | self.addr[i] << (2 + nb + pb)
                     | tag << (2 + 2 * nb + pb)
                     | line << (2 + 2 * nb + pb + tb);
                 ni.rows.push_back(f);
-                self.flows[k * c.n_mc() + m].push_back(Req {
+                self.flows[s * n_mc + m].push_back(Req {
                     tag,
                     line,
                     pl,
@@ -637,21 +768,27 @@ impl Model for MsapNocModel {
                 });
                 self.ev.injected += 1;
             }
-            if ni.credit as usize > c.buf_depth {
+            if ni.credit as usize > buf_depth {
                 let cr = ni.credit;
-                self.fail(format!("I-10: SM {k}'s NI holds {cr} credits"));
+                let what = format!("I-10: SM {s}'s NI holds {cr} credits");
+                if self.violation.is_none() {
+                    self.violation = Some(format!("cycle {}: {what}", self.cycles));
+                }
             }
         }
 
         // MC nodes: the L2 stand-in and the reply NI.
-        let mo_pl = self.ml.o("out_pl");
-        let mo_line = self.ml.o("out_line");
-        let mo_mv = self.ml.o("meta_valid");
-        let mo_meta = self.ml.o("meta");
-        for m in 0..c.n_mc() {
-            let i = c.mcs[m];
-            let mo = self.mc_out[m].clone();
+        let (mo_pl, mo_line, mo_mv, mo_meta) = (
+            self.k.m_pl_out,
+            self.k.m_line_out,
+            self.k.m_mv,
+            self.k.m_meta_out,
+        );
+        for m in 0..n_mc {
+            let i = self.cfg.mcs[m];
+            let mo = &self.mc_out[m];
             let meta = (mo[mo_mv] & 1 == 1).then_some(mo[mo_meta]);
+            let (pl, line) = (mo[mo_pl], mo[mo_line]);
             let rec = self.mcni[m].s0.map(|(pl, line)| {
                 let meta = meta.unwrap_or(0);
                 let src = meta & mask(nb);
@@ -661,7 +798,6 @@ impl Model for MsapNocModel {
             if self.mcni[m].s0.is_some() != meta.is_some() {
                 self.fail(format!("MC {m}: meta_valid does not follow the dequeue"));
             }
-            let (pl, line) = (mo[mo_pl], mo[mo_line]);
             let x = &mut self.mcni[m];
             let write = if x.dl.is_empty() {
                 rec
@@ -670,14 +806,14 @@ impl Model for MsapNocModel {
                 x.dl.insert(0, rec);
                 last
             };
-            x.s0 = deq[m].then_some((pl, line));
-            let sent = mc_send[m].is_some();
-            let pop = sent && x.k as usize == c.reply_flits - 1;
+            x.s0 = self.deq[m].then_some((pl, line));
+            let sent = self.mc_send[m].is_some();
+            let pop = sent && x.k as usize == reply_flits - 1;
             if sent {
                 x.k = if pop { 0 } else { x.k + 1 };
             }
-            x.resv = x.resv + deq[m] as u32 - pop as u32;
-            x.credit = x.credit - sent as u32 + rp_links[i].1[0] as u32;
+            x.resv = x.resv + self.deq[m] as u32 - pop as u32;
+            x.credit = x.credit - sent as u32 + self.rp_links[i].1[0] as u32;
             let rd = !x.rows.is_empty() && (x.front.is_none() || pop);
             if pop {
                 x.front = None;
@@ -688,26 +824,24 @@ impl Model for MsapNocModel {
             if let Some(r) = write {
                 x.rows.push_back(r);
             }
-            if x.resv as usize > c.rq_depth || x.rows.len() > c.rq_depth {
+            if x.resv as usize > rq_depth || x.rows.len() > rq_depth {
                 let (r, q) = (x.resv, x.rows.len());
                 self.fail(format!(
-                    "MC {m}: {r} replies reserved, {q} queued (rq_depth {})",
-                    c.rq_depth
+                    "MC {m}: {r} replies reserved, {q} queued (rq_depth {rq_depth})"
                 ));
             }
         }
-        if self.in_flight() > 0 && self.cycles - self.last_progress > WDOG {
+        let in_flight = self.in_flight();
+        if in_flight > 0 && self.cycles - self.last_progress > WDOG {
             self.fail(format!(
-                "I-14: {} requests outstanding and nothing delivered for {WDOG} cycles",
-                self.in_flight()
+                "I-14: {in_flight} requests outstanding and nothing delivered for {WDOG} cycles"
             ));
             self.last_progress = self.cycles;
         }
-        if self.in_flight() == 0 {
+        if in_flight == 0 {
             self.last_progress = self.cycles;
         }
     }
-
     fn check_invariants(&self) -> Result<(), String> {
         if let Some(v) = &self.violation {
             return Err(v.clone());

@@ -80,7 +80,6 @@ pub struct Stats {
 
 pub struct Traffic {
     cfg: NocConfig,
-    l: Layout,
     rng: Rng,
     pub pattern: Pattern,
     /// Packets per SM per cycle.
@@ -98,13 +97,19 @@ pub struct Traffic {
     waiting: HashMap<(usize, u64, u64), VecDeque<Pkt>>,
     pub stats: Stats,
     mc_addr: Vec<u64>,
+    /// SM node ids, increasing.
+    sms: Vec<usize>,
+    /// Port offsets: inj_ready, rep_valid, rep_src, rep_tag; inj_valid, inj_mc, inj_pl,
+    /// inj_tag, inj_line.
+    o: [usize; 4],
+    i: [usize; 5],
 }
 
 impl Traffic {
     pub fn new(cfg: &NocConfig, seed: u64) -> Traffic {
         let s = cfg.n_sm();
+        let l = Layout::new(&cfg.ports());
         Traffic {
-            l: Layout::new(&cfg.ports()),
             rng: Rng::new(seed),
             pattern: Pattern::Uniform,
             rate: 0.05,
@@ -122,6 +127,11 @@ impl Traffic {
                 ..Stats::default()
             },
             mc_addr: cfg.mcs.iter().map(|&i| cfg.addr(i)).collect(),
+            sms: cfg.sms(),
+            o: ["inj_ready", "rep_valid", "rep_src", "rep_tag"]
+                .map(|n| l.output(n).unwrap().offset),
+            i: ["inj_valid", "inj_mc", "inj_pl", "inj_tag", "inj_line"]
+                .map(|n| l.input(n).unwrap().offset),
             cfg: cfg.clone(),
         }
     }
@@ -130,7 +140,7 @@ impl Traffic {
     fn dest(&mut self, k: usize) -> usize {
         let c = &self.cfg;
         let m = c.n_mc();
-        let node = c.sms()[k];
+        let node = self.sms[k];
         match self.pattern {
             Pattern::Uniform => self.rng.below(m as u64) as usize,
             Pattern::Hotspot => 0,
@@ -189,7 +199,7 @@ impl Traffic {
     /// One cycle: learn what the last cycle's outputs say (acceptances, replies), generate,
     /// and drive this cycle's injection inputs.
     pub fn next(&mut self, cycle: u64, prev: &[u64], inputs: &mut [u64]) {
-        let c = self.cfg.clone();
+        let c = &self.cfg;
         let (s, mb, pb, tb, lb, nb) = (
             c.n_sm(),
             c.mc_bits(),
@@ -198,17 +208,8 @@ impl Traffic {
             c.line_bits,
             c.node_bits(),
         );
-        let o = |n: &str| self.l.output(n).unwrap().offset;
-        let i = |n: &str| self.l.input(n).unwrap().offset;
-        let (o_ready, o_rv, o_rs, o_rt) =
-            (o("inj_ready"), o("rep_valid"), o("rep_src"), o("rep_tag"));
-        let (i_v, i_mc, i_pl, i_tag, i_line) = (
-            i("inj_valid"),
-            i("inj_mc"),
-            i("inj_pl"),
-            i("inj_tag"),
-            i("inj_line"),
-        );
+        let [o_ready, o_rv, o_rs, o_rt] = self.o;
+        let [i_v, i_mc, i_pl, i_tag, i_line] = self.i;
         for k in 0..s {
             // Last cycle's offer was taken if the NI was ready.
             if self.offered[k] && cycle > 0 && words::get(&prev[o_ready..], k, 1) == 1 {

@@ -128,13 +128,74 @@ pub struct Flit {
 
 /// Decode a flit word.
 pub fn decode(cfg: &RouterConfig, f: u64) -> Flit {
-    let field = |at: usize, w: usize| ((f >> at) & ((1u64 << w) - 1)) as usize;
-    Flit {
-        head: f & 1 == 1,
-        tail: f >> 1 & 1 == 1,
-        dst_x: field(cfg.dst_x_at(), cfg.xb()),
-        dst_y: field(cfg.dst_y_at(), cfg.yb()),
-        pl: field(cfg.pl_at(), cfg.pl_bits) as u32,
+    FlitFormat::new(cfg).decode(f)
+}
+
+/// The flit's field positions, computed once per model: a router decodes each buffer front
+/// several times a cycle.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlitFormat {
+    x_at: u32,
+    x_mask: u64,
+    y_at: u32,
+    y_mask: u64,
+    pl_at: u32,
+    pl_mask: u64,
+}
+
+impl FlitFormat {
+    pub fn new(cfg: &RouterConfig) -> FlitFormat {
+        FlitFormat {
+            x_at: cfg.dst_x_at() as u32,
+            x_mask: words::low_bits(cfg.xb()),
+            y_at: cfg.dst_y_at() as u32,
+            y_mask: words::low_bits(cfg.yb()),
+            pl_at: cfg.pl_at() as u32,
+            pl_mask: words::low_bits(cfg.pl_bits),
+        }
+    }
+
+    #[inline]
+    pub fn decode(&self, f: u64) -> Flit {
+        Flit {
+            head: f & 1 == 1,
+            tail: f >> 1 & 1 == 1,
+            dst_x: (f >> self.x_at & self.x_mask) as usize,
+            dst_y: (f >> self.y_at & self.y_mask) as usize,
+            pl: (f >> self.pl_at & self.pl_mask) as u32,
+        }
+    }
+}
+
+/// Field widths of the port vectors, computed once per model.
+#[derive(Clone, Copy, Debug)]
+struct Widths {
+    /// Flit, buffer count / credit, PL, arbiter index and loss-counter bits.
+    fb: usize,
+    cb: usize,
+    pb: usize,
+    ib: usize,
+    lb: usize,
+    /// Bits of one arbiter's pointers and loss counters in `dbg_ptr` / `dbg_lost`.
+    ptr_w: usize,
+    lost_w: usize,
+    /// The arbiters' urgent level (ageing).
+    urgent: u32,
+}
+
+impl Widths {
+    fn new(c: &RouterConfig) -> Widths {
+        let a = c.arbiter();
+        Widths {
+            fb: c.flit_bits(),
+            cb: c.count_bits(),
+            pb: c.pl_bits,
+            ib: a.idx_bits(),
+            lb: a.lost_bits(),
+            ptr_w: a.ptrs() * a.idx_bits(),
+            lost_w: (PORTS * a.lost_bits()).max(1),
+            urgent: a.urgent_lvl() as u32,
+        }
     }
 }
 
@@ -182,7 +243,14 @@ struct Output {
 pub struct MsapRouterModel {
     cfg: RouterConfig,
     p: Ports,
-    pub arb: Vec<PrioRr>,
+    fmt: FlitFormat,
+    w: Widths,
+    arb: Vec<PrioRr>,
+    /// The `dbg_ptr` and `dbg_lost` words of the arbiters' state, repacked only when a
+    /// commit or a reset changed it (most cycles grant nothing).
+    ptr_words: Vec<u64>,
+    lost_words: Vec<u64>,
+    arb_changed: bool,
     inp: Vec<Input>,
     out: Vec<Output>,
     /// I-9: flits that arrived and that left.
@@ -200,6 +268,11 @@ impl MsapRouterModel {
     pub fn new(cfg: &RouterConfig) -> MsapRouterModel {
         let mut m = MsapRouterModel {
             p: Ports::new(cfg),
+            fmt: FlitFormat::new(cfg),
+            w: Widths::new(cfg),
+            ptr_words: vec![0; Layout::new(&cfg.ports()).output("dbg_ptr").unwrap().words],
+            lost_words: vec![0; Layout::new(&cfg.ports()).output("dbg_lost").unwrap().words],
+            arb_changed: true,
             arb: (0..PORTS).map(|_| PrioRr::new(&cfg.arbiter())).collect(),
             inp: vec![Input::default(); PORTS],
             out: vec![Output::default(); PORTS],
@@ -240,6 +313,7 @@ impl MsapRouterModel {
 
     fn reset(&mut self) {
         self.arb.iter_mut().for_each(|a| a.reset());
+        self.arb_changed = true;
         self.inp.iter_mut().for_each(|i| *i = Input::default());
         for o in &mut self.out {
             *o = Output {
@@ -258,18 +332,38 @@ impl MsapRouterModel {
     }
 
     fn flit_in(&self, inputs: &[u64], p: usize) -> u64 {
-        let fb = self.cfg.flit_bits();
+        let fb = self.w.fb;
         words::get(&inputs[self.p.in_flit..], p * fb, fb)
     }
 
-    fn write_outputs(&self, gnt: &[u32; PORTS], out: &mut [u64]) {
-        let (p, c) = (&self.p, &self.cfg);
-        let (fb, cb, pb) = (c.flit_bits(), c.count_bits(), c.pl_bits);
+    /// Repack `ptr_words` / `lost_words` after the arbiters changed.
+    fn pack_arbiters(&mut self) {
+        let w = self.w;
+        self.ptr_words.iter_mut().for_each(|x| *x = 0);
+        self.lost_words.iter_mut().for_each(|x| *x = 0);
+        for (k, arb) in self.arb.iter().enumerate() {
+            let ptrs = arb.ptrs().iter().map(|&v| v as u64);
+            words::or_seq(&mut self.ptr_words, k * w.ptr_w, w.ib, ptrs);
+            if w.lb > 0 {
+                let lost = arb.lost().iter().map(|&v| v as u64);
+                words::or_seq(&mut self.lost_words, k * w.lost_w, w.lb, lost);
+            }
+        }
+        self.arb_changed = false;
+    }
+
+    fn write_outputs(&mut self, gnt: &[u32; PORTS], out: &mut [u64]) {
+        if self.arb_changed {
+            self.pack_arbiters();
+        }
+        let (p, w) = (&self.p, &self.w);
+        let (fb, cb, pb) = (w.fb, w.cb, w.pb);
         out.iter_mut().for_each(|w| *w = 0);
+        // Every field below lands in a cleared vector: OR it in.
         for (k, o) in self.out.iter().enumerate() {
             if let Some(f) = o.reg {
                 out[p.out_valid] |= 1 << k;
-                words::set(&mut out[p.out_flit..], k * fb, fb, f);
+                words::or_seq(&mut out[p.out_flit..], k * fb, fb, [f]);
             }
             out[p.dbg_busy] |= (o.busy as u64) << k;
             out[p.dbg_owner] |= (o.owner as u64) << (3 * k);
@@ -284,20 +378,8 @@ impl MsapRouterModel {
             out[p.dbg_route] |= (i.route as u64) << (3 * k);
             out[p.dbg_vcpl] |= (i.vcpl as u64) << (pb * k);
         }
-        let a = c.arbiter();
-        let (ib, lb) = (a.idx_bits(), a.lost_bits());
-        let ptr_w = a.ptrs() * ib;
-        let lost_w = (PORTS * lb).max(1);
-        for (k, arb) in self.arb.iter().enumerate() {
-            for (j, &v) in arb.ptrs().iter().enumerate() {
-                words::set(&mut out[p.dbg_ptr..], k * ptr_w + j * ib, ib, v as u64);
-            }
-            if lb > 0 {
-                for (j, &v) in arb.lost().iter().enumerate() {
-                    words::set(&mut out[p.dbg_lost..], k * lost_w + j * lb, lb, v as u64);
-                }
-            }
-        }
+        out[p.dbg_ptr..p.dbg_ptr + self.ptr_words.len()].copy_from_slice(&self.ptr_words);
+        out[p.dbg_lost..p.dbg_lost + self.lost_words.len()].copy_from_slice(&self.lost_words);
     }
 }
 
@@ -307,11 +389,13 @@ impl Model for MsapRouterModel {
             return r.step(inputs, outputs);
         }
         self.cycles += 1;
-        let cfg = self.cfg.clone();
+        let fmt = self.fmt;
+        let c = &self.cfg;
+        let (x, y, stages, age_thresh, depth) =
+            (c.x, c.y, c.pipe_stages, c.age_thresh, c.buf_depth);
         let reset = inputs[self.p.reset] & 1 == 1;
         let in_valid = inputs[self.p.in_valid];
         let out_credit = inputs[self.p.out_credit];
-        let depth = cfg.buf_depth;
 
         // RC and the VA requests (from the state at the start of the cycle).
         let mut rc = [false; PORTS];
@@ -321,14 +405,14 @@ impl Model for MsapRouterModel {
         for (p, i) in self.inp.iter().enumerate() {
             wroute[p] = i.route;
             wpl[p] = i.vcpl;
-            if let Some(f) = i.front.map(|f| decode(&cfg, f)) {
+            if let Some(f) = i.front.map(|f| fmt.decode(f)) {
                 if i.state == IDLE && f.head {
                     rc[p] = true;
-                    wroute[p] = xy_route(cfg.x, cfg.y, f.dst_x, f.dst_y);
+                    wroute[p] = xy_route(x, y, f.dst_x, f.dst_y);
                     wpl[p] = f.pl;
                 }
             }
-            want[p] = i.state == VA || (cfg.pipe_stages <= 3 && rc[p]);
+            want[p] = i.state == VA || (stages <= 3 && rc[p]);
         }
         if self.fault == Some(RouterFault::PlIgnored) {
             wpl = [0; PORTS];
@@ -346,6 +430,10 @@ impl Model for MsapRouterModel {
             let req = (0..PORTS)
                 .filter(|&p| want[p] && wroute[p] == o)
                 .fold(0u32, |r, p| r | 1 << p);
+            if req == 0 {
+                // No requester: no grant, nothing moves (the arbiter's answer is None).
+                continue;
+            }
             let lv = self.arb[o].levels(&wpl);
             let win = self.arb[o].arbitrate_levels(req, &lv);
             match win {
@@ -371,8 +459,7 @@ impl Model for MsapRouterModel {
                     e.grants += 1;
                     e.contended += (req.count_ones() >= 2) as u64;
                     e.priority_wins += reqs.clone().any(|r| lv[r] < m) as u64;
-                    e.urgent_grants +=
-                        (cfg.age_thresh > 0 && m as usize == cfg.arbiter().urgent_lvl()) as u64;
+                    e.urgent_grants += (age_thresh > 0 && m == self.w.urgent) as u64;
                     e.back_to_back += self.out[o].freed as u64;
                     commits[o] = Some((req, g, m));
                 }
@@ -385,14 +472,15 @@ impl Model for MsapRouterModel {
             return;
         }
         // Every VA grant is used (V = 1): pointers and loss counters move at the edge.
-        let bound = (cfg.age_thresh + PORTS - 1) as u32;
+        let bound = (age_thresh + PORTS - 1) as u32;
         for (o, (req, g, m)) in commits
             .iter()
             .enumerate()
             .filter_map(|(o, c)| c.map(|c| (o, c)))
         {
             self.arb[o].commit(req, g, m);
-            if cfg.age_thresh > 0 {
+            self.arb_changed = true;
+            if age_thresh > 0 {
                 if let Some(l) = self.arb[o].lost().iter().find(|&&l| l > bound) {
                     self.fail(format!("I-7: output {o}: a loss count of {l}"));
                 }
@@ -401,9 +489,11 @@ impl Model for MsapRouterModel {
 
         // SA + ST.
         let mut sent = [None::<(usize, u64)>; PORTS];
+        // Inputs that send a flit this cycle, bit p.
+        let mut going = 0u32;
         for (p, &g) in granted.iter().enumerate() {
             let i = &self.inp[p];
-            let owns = i.state == ACTIVE || (cfg.pipe_stages == 2 && g);
+            let owns = i.state == ACTIVE || (stages == 2 && g);
             let Some(f) = i.front else { continue };
             if !owns {
                 continue;
@@ -413,10 +503,12 @@ impl Model for MsapRouterModel {
                 self.ev.credit_stalls += 1;
                 continue;
             }
-            if sent[o].is_some() {
+            if let Some((q, _)) = sent[o] {
                 self.fail(format!("I-3: two flits for output {o}"));
+                going &= !(1 << q);
             }
             sent[o] = Some((p, f));
+            going |= 1 << p;
         }
         for o in &mut self.out {
             o.freed = false;
@@ -430,9 +522,9 @@ impl Model for MsapRouterModel {
 
         // Inputs: state, buffer reads and writes.
         for p in 0..PORTS {
-            let go = sent.iter().flatten().any(|&(q, _)| q == p);
+            let go = going >> p & 1 == 1;
             let i = &mut self.inp[p];
-            let front = i.front.map(|f| decode(&cfg, f));
+            let front = i.front.map(|f| fmt.decode(f));
             if rc[p] {
                 i.state = VA;
                 i.route = wroute[p];
@@ -474,7 +566,7 @@ impl Model for MsapRouterModel {
             let out = &mut self.out[o];
             out.reg = s.map(|(_, f)| f);
             if let Some((p, f)) = s {
-                let fl = decode(&cfg, f);
+                let fl = fmt.decode(f);
                 if !out.busy || out.owner != p {
                     self.violation.get_or_insert(format!(
                         "cycle {}: I-11: input {p} sends on output {o}, which it does not own",

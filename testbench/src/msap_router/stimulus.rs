@@ -42,6 +42,35 @@ pub struct MsapRouterStimulus {
     delay: u64,
     p_stall: u64,
     fresh: bool,
+    /// Flit field positions and widths, computed once.
+    f: FlitFields,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct FlitFields {
+    bits: usize,
+    payload_at: usize,
+    payload_mask: u64,
+    dst_x_at: usize,
+    dst_y_at: usize,
+    pl_at: usize,
+    vc_mask: u64,
+    vc_at: usize,
+}
+
+impl FlitFields {
+    fn new(c: &RouterConfig) -> FlitFields {
+        FlitFields {
+            bits: c.flit_bits(),
+            payload_at: c.payload_at(),
+            payload_mask: (1u64 << c.payload_bits) - 1,
+            dst_x_at: c.dst_x_at(),
+            dst_y_at: c.dst_y_at(),
+            pl_at: c.pl_at(),
+            vc_mask: ((1u64 << c.vb()) - 1) << c.vc_at(),
+            vc_at: c.vc_at(),
+        }
+    }
 }
 
 impl MsapRouterStimulus {
@@ -61,6 +90,7 @@ impl MsapRouterStimulus {
             delay: 0,
             p_stall: 0,
             fresh: true,
+            f: FlitFields::new(cfg),
             cfg: cfg.clone(),
         }
     }
@@ -129,23 +159,22 @@ impl MsapRouterStimulus {
     }
 
     fn flit(&mut self, p: usize, vc: usize, head: bool, tail: bool) -> u64 {
-        let c = self.cfg.clone();
+        let c = self.f;
         let noise = self.rng.next_u64();
         let mut f = (head as u64) | (tail as u64) << 1;
-        let payload = noise & ((1u64 << c.payload_bits) - 1);
-        f |= payload << c.payload_at();
+        let payload = noise & c.payload_mask;
+        f |= payload << c.payload_at;
         if head {
             let (dx, dy) = self.dst(p).unwrap();
             let pl = self.pick_pl(p);
-            f |= (dx as u64) << c.dst_x_at() | (dy as u64) << c.dst_y_at() | pl << c.pl_at();
+            f |= (dx as u64) << c.dst_x_at | (dy as u64) << c.dst_y_at | pl << c.pl_at;
         } else {
             // Don't-care header bits on body flits.
-            let hdr = (noise >> 32) & ((1u64 << (c.payload_at() - 2)) - 1);
+            let hdr = (noise >> 32) & ((1u64 << (c.payload_at - 2)) - 1);
             f |= hdr << 2;
         }
         // The link VC (V > 1) on every flit: it picks the buffer.
-        let vmask = ((1u64 << c.vb()) - 1) << c.vc_at();
-        (f & !vmask) | (vc as u64) << c.vc_at()
+        (f & !c.vc_mask) | (vc as u64) << c.vc_at
     }
 }
 
@@ -189,7 +218,7 @@ impl Stimulus for MsapRouterStimulus {
         if self.cfg.vcs > 1 {
             return self.send_vc(cycle, inputs);
         }
-        let fb = self.cfg.flit_bits();
+        let fb = self.f.bits;
         for k in 0..PORTS {
             if self.returns[k].front().is_some_and(|&t| t <= cycle) {
                 self.returns[k].pop_front();
@@ -226,8 +255,9 @@ impl MsapRouterStimulus {
             if prev[p.out_valid] >> k & 1 == 0 {
                 continue;
             }
-            let f = crate::words::get(&prev[p.out_flit..], k * c.flit_bits(), c.flit_bits());
-            let q = k * v + ((f >> c.vc_at()) & ((1 << c.vb()) - 1)) as usize;
+            let fb = self.f.bits;
+            let f = crate::words::get(&prev[p.out_flit..], k * fb, fb);
+            let q = k * v + ((f & self.f.vc_mask) >> self.f.vc_at) as usize;
             let mut d = self.rng.below(self.delay + 1);
             if self.rng.chance(self.p_stall, 64) {
                 d += self.rng.below(40);
@@ -241,7 +271,7 @@ impl MsapRouterStimulus {
     /// different VCs interleaved on the link (each VC's own packet is contiguous).
     fn send_vc(&mut self, cycle: u64, inputs: &mut [u64]) {
         let (p, c) = (self.p.clone(), self.cfg.clone());
-        let (v, fb) = (c.vcs, c.flit_bits());
+        let (v, fb) = (c.vcs, self.f.bits);
         for q in 0..c.nq() {
             if self.returns[q].front().is_some_and(|&t| t <= cycle) {
                 self.returns[q].pop_front();
@@ -253,19 +283,24 @@ impl MsapRouterStimulus {
                 continue;
             }
             // Mostly keep sending on a VC with an open packet; sometimes start another.
-            let ready: Vec<usize> = (0..v).filter(|&w| self.credits[k * v + w] > 0).collect();
-            if ready.is_empty() {
+            // The VCs with a credit, and those of them with an open packet, in VC order.
+            let (mut ready, mut n_ready) = ([0usize; 4], 0);
+            let (mut open, mut n_open) = ([0usize; 4], 0);
+            for w in (0..v).filter(|&w| self.credits[k * v + w] > 0) {
+                ready[n_ready] = w;
+                n_ready += 1;
+                if self.left[k * v + w] > 0 {
+                    open[n_open] = w;
+                    n_open += 1;
+                }
+            }
+            if n_ready == 0 {
                 continue;
             }
-            let open: Vec<usize> = ready
-                .iter()
-                .copied()
-                .filter(|&w| self.left[k * v + w] > 0)
-                .collect();
-            let w = if !open.is_empty() && self.rng.chance(3, 4) {
-                open[self.rng.below(open.len() as u64) as usize]
+            let w = if n_open > 0 && self.rng.chance(3, 4) {
+                open[self.rng.below(n_open as u64) as usize]
             } else {
-                ready[self.rng.below(ready.len() as u64) as usize]
+                ready[self.rng.below(n_ready as u64) as usize]
             };
             let q = k * v + w;
             let head = self.left[q] == 0;
