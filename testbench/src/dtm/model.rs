@@ -4,6 +4,7 @@
 //! trace buffers' commit of the same cycle, so the buffers step first), then the units step,
 //! then the top's outputs and the sequencer's next state from the units' outputs.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 
 use warpforge_contract::units::dtm_mtg::MtgConfig;
@@ -58,8 +59,14 @@ type Slots = HashMap<&'static str, (usize, usize), std::hash::BuildHasherDefault
 /// Port words of one unit, addressed by port name.
 pub struct Io {
     slots: Slots,
+    /// The last lookups, direct-mapped by the name's address: the model names ports ~100
+    /// times a cycle, and hashing and comparing the names took a fifth of its time. Names
+    /// are `'static`, so one address and length always spell the same name.
+    cache: [Cell<(usize, usize, usize, usize)>; CACHE],
     pub w: Vec<u64>,
 }
+
+const CACHE: usize = 256;
 
 impl Io {
     pub fn new(lay: &Layout, inputs: bool) -> Io {
@@ -77,25 +84,36 @@ impl Io {
             .collect();
         Io {
             slots,
+            // Address 0 is no name's.
+            cache: std::array::from_fn(|_| Cell::new((0, 0, 0, 0))),
             w: vec![0; n],
         }
     }
-    fn at(&self, name: &str) -> usize {
-        self.slots[name].0
+    /// (word offset, words) of port `name`.
+    fn slot(&self, name: &'static str) -> (usize, usize) {
+        let a = name.as_ptr() as usize;
+        let c = &self.cache[((a ^ name.len()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize];
+        let (ca, cl, o, n) = c.get();
+        if ca == a && cl == name.len() {
+            return (o, n);
+        }
+        let (o, n) = self.slots[name];
+        c.set((a, name.len(), o, n));
+        (o, n)
     }
-    pub fn get(&self, name: &str, bit: usize, width: usize) -> u64 {
-        words::get(&self.w[self.at(name)..], bit, width)
+    pub fn get(&self, name: &'static str, bit: usize, width: usize) -> u64 {
+        words::get(&self.w[self.slot(name).0..], bit, width)
     }
-    pub fn set(&mut self, name: &str, bit: usize, width: usize, v: u64) {
-        let o = self.at(name);
+    pub fn set(&mut self, name: &'static str, bit: usize, width: usize, v: u64) {
+        let o = self.slot(name).0;
         words::set(&mut self.w[o..], bit, width, v);
     }
-    pub fn words(&self, name: &str) -> &[u64] {
-        let (o, n) = self.slots[name];
+    pub fn words(&self, name: &'static str) -> &[u64] {
+        let (o, n) = self.slot(name);
         &self.w[o..o + n]
     }
-    pub fn set_words(&mut self, name: &str, v: &[u64]) {
-        let (o, n) = self.slots[name];
+    pub fn set_words(&mut self, name: &'static str, v: &[u64]) {
+        let (o, n) = self.slot(name);
         let k = v.len().min(n);
         self.w[o..o + k].copy_from_slice(&v[..k]);
         self.w[o + k..o + n].iter_mut().for_each(|x| *x = 0);
@@ -453,8 +471,9 @@ impl DtmModel {
     }
 
     fn step_units(&mut self) {
-        let mut errs = vec![];
-        errs.push(("dtm-tb", self.tb.check_inputs(&self.bi.w)));
+        // Each unit's inputs are checked in its state before it steps; the first error stays.
+        let r = self.tb.check_inputs(&self.bi.w);
+        self.note_protocol("dtm-tb", r);
         self.tb.step(&self.bi.w, &mut self.bo.w);
         // The MTT's upsert port is the buffers' commit.
         for (up, cm) in [
@@ -466,17 +485,20 @@ impl DtmModel {
             ("up_ic", "cm_ic"),
             ("up_oc", "cm_oc"),
         ] {
-            let w = self.bo.words(cm).to_vec();
-            self.ti.set_words(up, &w);
+            let (o, n) = self.bo.slot(cm);
+            self.ti.set_words(up, &self.bo.w[o..o + n]);
         }
-        errs.push(("dtm-mtt", self.mtt.check_inputs(&self.ti.w)));
+        let r = self.mtt.check_inputs(&self.ti.w);
+        self.note_protocol("dtm-mtt", r);
         self.mtt.step(&self.ti.w, &mut self.to.w);
-        errs.push(("dtm-mtg", self.mtg.check_inputs(&self.gi.w)));
+        let r = self.mtg.check_inputs(&self.gi.w);
+        self.note_protocol("dtm-mtg", r);
         self.mtg.step(&self.gi.w, &mut self.go.w);
-        for (who, r) in errs {
-            if let Err(e) = r {
-                self.err.get_or_insert(format!("{who} protocol: {e}"));
-            }
+    }
+
+    fn note_protocol(&mut self, who: &str, r: Result<(), String>) {
+        if let Err(e) = r {
+            self.err.get_or_insert(format!("{who} protocol: {e}"));
         }
     }
 

@@ -124,7 +124,18 @@ impl DtmTbStimulus {
 impl Stimulus for DtmTbStimulus {
     fn next(&mut self, cycle: u64, _prev: &[u64], x: &mut [u64]) {
         x.iter_mut().for_each(|w| *w = 0);
-        let p = self.p.clone();
+        // The offsets and widths it needs, not a copy of every port and parameter.
+        let p = PortsUsed {
+            reset: self.p.reset,
+            ev_valid: self.p.ev_valid,
+            ev_tid: self.p.ev_tid,
+            ev_kid: self.p.ev_kid,
+            ev_close: self.p.ev_close,
+            ev_pc: self.p.ev_pc,
+            ev_src_v: self.p.ev_src_v,
+            ev_dst: self.p.ev_dst,
+            ev_res: self.p.ev_res,
+        };
         if cycle == 0 || self.rng.chance(1, 80_000) {
             x[p.reset] = 1;
             return;
@@ -133,8 +144,13 @@ impl Stimulus for DtmTbStimulus {
             self.new_phase();
         }
         self.phase_left -= 1;
-        let (c, vm) = (self.cfg.clone(), self.vmask());
-        let pm = pc_mask(c.pc_bits);
+        let vm = self.vmask();
+        let c = CfgUsed {
+            threads: self.cfg.threads,
+            kid_bits: self.cfg.kid_bits,
+            isz: self.cfg.isz,
+        };
+        let pm = pc_mask(self.cfg.pc_bits);
         // Noise on every field; an event overwrites what it uses.
         x[p.ev_tid] = self.rng.below(c.threads as u64);
         x[p.ev_kid] = self.rng.below(1 << c.kid_bits);
@@ -184,4 +200,22 @@ impl Stimulus for DtmTbStimulus {
         th.regs[d] = res;
         th.pc = (th.pc + c.isz as u64) & pm;
     }
+}
+
+struct PortsUsed {
+    reset: usize,
+    ev_valid: usize,
+    ev_tid: usize,
+    ev_kid: usize,
+    ev_close: usize,
+    ev_pc: usize,
+    ev_src_v: usize,
+    ev_dst: usize,
+    ev_res: usize,
+}
+
+struct CfgUsed {
+    threads: usize,
+    kid_bits: usize,
+    isz: usize,
 }

@@ -265,7 +265,7 @@ impl<'e> Port<'e> {
         Ok(())
     }
     /// Ticks until `port` reads 1 (the output seen is the previous cycle's).
-    fn wait_for(&mut self, port: &str) -> Result<(), String> {
+    fn wait_for(&mut self, port: &'static str) -> Result<(), String> {
         let start = self.cycles;
         while self.o.get(port, 0, 1) == 0 {
             if self.cycles - start > 1_000_000 {
