@@ -92,7 +92,7 @@ impl Io {
     /// (word offset, words) of port `name`.
     fn slot(&self, name: &'static str) -> (usize, usize) {
         let a = name.as_ptr() as usize;
-        let c = &self.cache[((a ^ name.len()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize];
+        let c = &self.cache[(a ^ name.len()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56];
         let (ca, cl, o, n) = c.get();
         if ca == a && cl == name.len() {
             return (o, n);
