@@ -373,6 +373,8 @@ fn main() -> ExitCode {
 }
 
 fn run(cmd: Command) -> Result<u8, Fail> {
+    // A bad build setting is bad input for every command, before any work starts.
+    let opt = warpforge_cosim::verilator::opt_level().map_err(|e| Fail(2, e.to_string()))?;
     match cmd {
         Command::Units { json } => units(json),
         Command::Generate { target, out, json } => {
@@ -494,6 +496,9 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             json,
         } => {
             let u = resolve(&target)?;
+            if opt != warpforge_cosim::verilator::OPT_LEVEL {
+                eprintln!("note: C++ built at -O{opt} (WARPFORGE_CXX_OPT), not the default: rates and build times are not comparable with the default's");
+            }
             if let Some(cfg) = u.crown() {
                 // CROWN's workload is programs in CROWN mode; --cycles is the least total.
                 let r = warpforge_cosim::crown_run::bench(cfg, cycles, seed)

@@ -229,3 +229,15 @@ fn area_time_limit() {
         &["yosys did not finish within", "--time-limit 1"],
     );
 }
+
+#[test]
+fn bad_cxx_opt_level() {
+    for v in ["4", "fast", "-1"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_warpforge"))
+            .args(["cosim", "simt-stack", "--cycles", "10"])
+            .env("WARPFORGE_CXX_OPT", v)
+            .output()
+            .expect("binary runs");
+        assert_error(&out, &["WARPFORGE_CXX_OPT", v, "0, 1, 2 or 3"]);
+    }
+}

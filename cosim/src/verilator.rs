@@ -17,8 +17,25 @@ use warpforge_hdl::Design;
 
 /// Bumped whenever the shim or the build recipe changes, so stale cache entries are ignored.
 const RECIPE_VERSION: &str = "wf-bridge-5";
-/// Optimisation level of the C++ build (Verilated model and shim).
-const OPT_LEVEL: u32 = 2;
+/// Optimisation level of the C++ build (Verilated model and shim) unless `WARPFORGE_CXX_OPT`
+/// says otherwise.
+pub const OPT_LEVEL: u32 = 2;
+
+/// The C++ optimisation level: `$WARPFORGE_CXX_OPT` (0–3) or [`OPT_LEVEL`]. `-O1` builds in
+/// about 60 % of `-O2`'s time and runs about a third slower: the better trade for many short
+/// runs (the test suite sets it); benchmarks and long regressions keep the default.
+pub fn opt_level() -> Result<u32, BridgeError> {
+    match std::env::var("WARPFORGE_CXX_OPT") {
+        Err(_) => Ok(OPT_LEVEL),
+        Ok(v) if v.is_empty() => Ok(OPT_LEVEL),
+        Ok(v) => match v.parse::<u32>() {
+            Ok(n) if n <= 3 => Ok(n),
+            _ => Err(BridgeError::Missing(format!(
+                "WARPFORGE_CXX_OPT = {v:?}: must be 0, 1, 2 or 3 (the C++ optimisation level of Verilator builds; unset for {OPT_LEVEL})"
+            ))),
+        },
+    }
+}
 
 #[derive(Debug)]
 pub enum BridgeError {
@@ -179,12 +196,12 @@ fn verilator_version(verilator: &Path) -> String {
 
 /// The C++ compiler, configured explicitly (there are no cargo build-script variables at
 /// run time).
-fn cxx(root: &Path, trace: bool) -> cc::Tool {
+fn cxx(root: &Path, trace: bool, opt: u32) -> cc::Tool {
     let mut b = cc::Build::new();
     b.cpp(true)
         .target(env!("WARPFORGE_TARGET"))
         .host(env!("WARPFORGE_HOST"))
-        .opt_level(OPT_LEVEL)
+        .opt_level(opt)
         .debug(false)
         .pic(true)
         .warnings(false)
@@ -252,10 +269,12 @@ fn compile_objects(
 /// Verilator's own runtime (verilated.cpp and friends), compiled once per Verilator version
 /// and trace flag and shared by every design.
 fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBuf>, BridgeError> {
+    let opt = opt_level()?;
     let key = fnv64(&[
         RECIPE_VERSION.as_bytes(),
         version.as_bytes(),
         &[trace as u8],
+        &[opt as u8],
     ]);
     let cache = cache_dir()?;
     let dir = cache.join(format!("runtime-{key:016x}"));
@@ -270,7 +289,7 @@ fn runtime_objects(root: &Path, version: &str, trace: bool) -> Result<Vec<PathBu
     }
     let tmp = make_temp_dir(&cache, "runtime")?;
     let sources: Vec<PathBuf> = names.iter().map(|n| root.join("include").join(n)).collect();
-    compile_objects(&cxx(root, trace), &sources, tmp.path(), &[])?;
+    compile_objects(&cxx(root, trace, opt), &sources, tmp.path(), &[])?;
     seal(tmp.path(), key, &objs)?;
     publish(tmp, &dir, key)?;
     Ok(objects)
@@ -580,6 +599,12 @@ pub fn build(design: &Design, manifest: &Manifest, trace: bool) -> Result<Compil
     let layout_text = format!("{:?}", layout);
     let trace_byte = [trace as u8];
     parts.extend([layout_text.as_bytes(), &trace_byte[..]]);
+    // Only a level other than the default adds to the key, so default entries stay valid.
+    let opt = opt_level()?;
+    let opt_text = format!("O{opt}");
+    if opt != OPT_LEVEL {
+        parts.push(opt_text.as_bytes());
+    }
     // Only a hierarchical build adds to the key, so every other design keeps its entry.
     let hier_text: String = hier.iter().map(|b| format!("hier:{};", b.module)).collect();
     if !hier.is_empty() {
@@ -967,7 +992,7 @@ fn compile_design(
         sources.push(root.join("include").join("verilated_dpi.cpp"));
     }
     sources.push(shim_path);
-    let tool = cxx(root, trace);
+    let tool = cxx(root, trace, opt_level()?);
     let mut objects = compile_objects(&tool, &sources, work, &includes)?;
     objects.extend(runtime);
     let built_lib = work.join(format!("lib{prefix}.so"));
