@@ -227,18 +227,30 @@ fn compile_objects(
     let jobs = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2);
-    let mut objects = vec![];
-    for chunk in sources.chunks(jobs) {
-        let mut children = vec![];
-        for src in chunk {
+    let objects: Vec<PathBuf> = sources
+        .iter()
+        .map(|src| {
             let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
-            let obj = dir.join(format!("{stem}.o"));
-            let log = dir.join(format!("{stem}.log"));
+            dir.join(format!("{stem}.o"))
+        })
+        .collect();
+    // Largest first, a new compile as soon as any finishes: Verilator's files differ in size
+    // tenfold, and the slowest file of a fixed batch would hold back the rest.
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    let size = |k: usize| std::fs::metadata(&sources[k]).map(|m| m.len()).unwrap_or(0);
+    order.sort_by_key(|&k| std::cmp::Reverse(size(k)));
+    let mut pending = order.into_iter();
+    let mut running: Vec<(std::process::Child, usize, PathBuf)> = vec![];
+    loop {
+        while running.len() < jobs {
+            let Some(k) = pending.next() else { break };
+            let (src, obj) = (&sources[k], &objects[k]);
+            let log = obj.with_extension("log");
             let mut cmd = tool.to_command();
             for inc in extra_include {
                 cmd.arg("-I").arg(inc);
             }
-            cmd.arg("-c").arg(src).arg("-o").arg(&obj);
+            cmd.arg("-c").arg(src).arg("-o").arg(obj);
             let child = cmd
                 .stdout(std::process::Stdio::null())
                 .stderr(
@@ -247,20 +259,36 @@ fn compile_objects(
                 )
                 .spawn()
                 .map_err(|e| BridgeError::Build(format!("C++ compiler could not start: {e}")))?;
-            children.push((child, src.clone(), log));
-            objects.push(obj);
+            running.push((child, k, log));
         }
-        for (mut child, src, log) in children {
+        if running.is_empty() {
+            break;
+        }
+        let mut finished = None;
+        for (i, (child, _, _)) in running.iter_mut().enumerate() {
             let status = child
-                .wait()
+                .try_wait()
                 .map_err(|e| BridgeError::Build(format!("C++ compiler: {e}")))?;
-            if !status.success() {
-                return Err(BridgeError::Build(format!(
-                    "C++ compile of {} failed; log: {}",
-                    src.display(),
-                    log.display()
-                )));
+            if let Some(status) = status {
+                finished = Some((i, status));
+                break;
             }
+        }
+        let Some((i, status)) = finished else {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            continue;
+        };
+        let (_, k, log) = running.swap_remove(i);
+        if !status.success() {
+            for (mut other, _, _) in running {
+                let _ = other.kill();
+                let _ = other.wait();
+            }
+            return Err(BridgeError::Build(format!(
+                "C++ compile of {} failed; log: {}",
+                sources[k].display(),
+                log.display()
+            )));
         }
     }
     Ok(objects)
