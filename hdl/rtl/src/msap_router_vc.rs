@@ -795,6 +795,17 @@ const ARB_GRANT_START: &str = "        gnt_valid = found;\n";
 /// depends on stage-2 grants, and `PrioArb`'s kernel computes its grant and its pointer
 /// update in one block: each arbiter module of this design (not the V = 1 router's) is cut
 /// the same way, into search, pointer update and grant outputs — the same logic.
+/// The kernel cuts of [`generate`] in a design holding V > 1 routers (`msap-noc`): every
+/// router module and every arbiter module cut alike.
+pub fn split_vc_kernels(verilog: &str) -> String {
+    let mut v = verilog.to_string();
+    for mark in [STAGE2_START, GRANT_START, ARB_UPDATE_START, ARB_GRANT_START] {
+        assert!(v.contains(mark), "{mark:?} starts a part");
+        v = crate::msap_router::cut_before(&v, mark);
+    }
+    v
+}
+
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());
