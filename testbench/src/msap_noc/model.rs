@@ -31,6 +31,8 @@ pub enum NocFault {
     /// V > 1: the request mesh's routers give the lowest free VC, not the packet's own
     /// (requests of one flow can overtake each other: I-12).
     LowestFreeVc,
+    /// V > 1: SM 0's NI sends every request on VC 0, not its flow's VC.
+    NiVcZero,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -797,8 +799,12 @@ impl Model for MsapNocModel {
                 let pl = words::get(&inputs[o_ipl..], s * pb, pb);
                 let tag = words::get(&inputs[o_itag..], s * tb, tb);
                 let line = words::get(&inputs[o_iline..], s * lb, lb);
+                let vc = match self.fault {
+                    Some(NocFault::NiVcZero) if s == 0 => 0,
+                    _ => c.vc_of(self.addr[i], self.addr[mi]),
+                };
                 let f = 3
-                    | c.vc_of(self.addr[i], self.addr[mi]) << 2
+                    | vc << 2
                     | self.addr[mi] << fa
                     | pl << (fa + nb)
                     | self.addr[i] << (fa + nb + pb)
