@@ -2,7 +2,8 @@
 //! contract `warpforge_contract::units::msap_noc`, normative).
 //!
 //! The blocks are the units' own RTL, instantiated unchanged: one [`MsapRouter`] per node in
-//! each of the two meshes (request, reply), one [`MsapMc`] per MC node, and the RAM primitive
+//! each of the two meshes (request, reply; with `vcs > 1` the [`MsapRouterVc`] built with a
+//! static VC per flow, the NIs' and MC credits per VC: contract "V > 1"), one [`MsapMc`] per MC node, and the RAM primitive
 //! for every NI queue (read one row at a time into its front register, as a router input
 //! does). The glue — links, credits, NIs, the L2 stand-in — is a Verilog template unrolled
 //! per node, as in `dtm_top`; rust-hdl cannot see its drivers of the blocks' inputs, so the

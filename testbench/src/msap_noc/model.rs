@@ -1,6 +1,6 @@
 //! The port-level model of `msap-noc` ([`MsapNocModel`]): the router models of both meshes
-//! ([`MsapRouterModel`]) and the MC buffer models ([`MsapMcModel`]) wired by the contract's
-//! rules, the NIs and the L2 stand-in on plain Rust state, and the network-level checks of
+//! ([`MsapRouterModel`], the V > 1 router with a static VC when `vcs > 1`) and the MC buffer
+//! models ([`MsapMcModel`]) wired by the contract's rules, the NIs and the L2 stand-in on plain Rust state, and the network-level checks of
 //! spec/msap.md §7.1 every cycle: each block's own invariants, I-9 / I-12 (every request
 //! reaches its MC exactly once, in injection order per (SM, MC) flow, fields intact), I-2
 //! (a reply carries its request's PL), I-9 for replies (every reply matches one outstanding
