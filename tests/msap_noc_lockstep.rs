@@ -1,9 +1,11 @@
 //! msap-noc in lockstep. Its spec vectors (N-1 … N-3) run on model and RTL (Icarus) in
 //! tests/lockstep.rs with every unit's; its constrained-random jobs are the quick suite's
-//! (run by tests/lockstep.rs: two 2×2 meshes and a 4×2 one, 2 seeds, 1.2·10^5 cycles;
-//! the 4×4 and 8×8 meshes in the full suite). Here: what those jobs cover, and proof that lockstep
-//! catches a wrong network: replies that do not inherit their request's PL (the reply NI
-//! sends PL 0) reported at the first cycle and port the model with the same fault predicts.
+//! (run by tests/lockstep.rs: two 2×2 meshes, a 4×2 one and a 2×2 at V = 2, 2 seeds,
+//! 1.2·10^5 cycles; the 4×4 (V = 1, 2, 4) and 8×8 meshes in the full suite). Here: what those
+//! jobs cover, and proof that lockstep catches a wrong network: replies that do not inherit
+//! their request's PL (the reply NI sends PL 0), and with V = 2 an NI that puts requests on
+//! the wrong VC, each reported at the first cycle and port the model with the same fault
+//! predicts.
 
 use warpforge_contract::units::msap_noc::{NocConfig, PARAMS};
 use warpforge_contract::Params;
