@@ -182,11 +182,45 @@ fn noc_parameters() {
     );
     assert_error(
         &["lint", "msap-noc", "--set", "vcs=0"],
-        &["vcs = 0", "only V = 1"],
+        &["vcs = 0", "must be 1, 2 or 4"],
     );
     assert_error(
-        &["cosim", "msap-noc", "--set", "vcs=2"],
-        &["vcs = 2", "only V = 1"],
+        &["cosim", "msap-noc", "--set", "vcs=3"],
+        &["vcs = 3", "must be 1, 2 or 4"],
+    );
+    assert_error(
+        &[
+            "generate",
+            "msap-noc",
+            "--set",
+            "vcs=2",
+            "--set",
+            "pipe_stages=3",
+        ],
+        &["pipe_stages = 3", "must be 4 with vcs > 1"],
+    );
+    assert_error(
+        &[
+            "noc",
+            "--mesh",
+            "4x4",
+            "--set",
+            "vcs=4",
+            "--set",
+            "age_thresh=8",
+        ],
+        &["age_thresh = 8", "must be 0 with vcs > 1"],
+    );
+    assert_error(
+        &[
+            "cosim",
+            "msap-noc",
+            "--set",
+            "vcs=4",
+            "--set",
+            "buf_depth=16",
+        ],
+        &["buf_depth = 16", "at most 8 with vcs = 4"],
     );
     assert_error(
         &["generate", "msap-noc", "--set", "ni_depth=3"],

@@ -95,6 +95,45 @@ fn noc_sweep_in_lockstep_and_with_the_baseline() {
     assert!(sw[1]["module"].as_str().unwrap().contains("_rr_"));
 }
 
+#[test]
+fn noc_sweep_with_two_vcs_in_lockstep() {
+    // V = 2 on the default 2x2 mesh (MCs at nodes 1 and 3), every cycle on the RTL too.
+    let j = json_of(&[
+        "noc",
+        "--mesh",
+        "2x2",
+        "--set",
+        "vcs=2",
+        "--rates",
+        "0.02,0.3",
+        "--warmup",
+        "200",
+        "--measure",
+        "400",
+        "--drain",
+        "3000",
+        "--pl",
+        "random",
+        "--json",
+    ]);
+    assert_eq!(j["lockstep"], true);
+    let s = &j["sweeps"][0];
+    assert!(
+        s["module"].as_str().unwrap().ends_with("_v2"),
+        "{}",
+        s["module"]
+    );
+    assert!(s["lockstep_cycles"].as_u64().unwrap() > 600);
+    let p = s["points"].as_array().unwrap();
+    assert_eq!(p[0]["drained"], true);
+    assert!(
+        (p[0]["accepted"].as_f64().unwrap() - 0.02).abs() < 0.015,
+        "{}",
+        p[0]
+    );
+    assert!(p[1]["accepted"].as_f64().unwrap() < 0.3);
+}
+
 /// T-5 (I-8) as `warpforge noc` reports it: with one PL on every request the MSAP network's
 /// trace digest (functional ports and every router link, every cycle) equals the baseline's;
 /// with random PLs it does not, so the comparison can fail.

@@ -1,9 +1,11 @@
 //! msap-noc in lockstep. Its spec vectors (N-1 … N-3) run on model and RTL (Icarus) in
 //! tests/lockstep.rs with every unit's; its constrained-random jobs are the quick suite's
-//! (run by tests/lockstep.rs: two 2×2 meshes and a 4×2 one, 2 seeds, 1.2·10^5 cycles;
-//! the 4×4 and 8×8 meshes in the full suite). Here: what those jobs cover, and proof that lockstep
-//! catches a wrong network: replies that do not inherit their request's PL (the reply NI
-//! sends PL 0) reported at the first cycle and port the model with the same fault predicts.
+//! (run by tests/lockstep.rs: two 2×2 meshes, a 4×2 one and a 2×2 at V = 2, 2 seeds,
+//! 1.2·10^5 cycles; the 4×4 (V = 1, 2, 4) and 8×8 meshes in the full suite). Here: what those
+//! jobs cover, and proof that lockstep catches a wrong network: replies that do not inherit
+//! their request's PL (the reply NI sends PL 0), and with V = 2 an NI that puts requests on
+//! the wrong VC, each reported at the first cycle and port the model with the same fault
+//! predicts.
 
 use warpforge_contract::units::msap_noc::{NocConfig, PARAMS};
 use warpforge_contract::Params;
@@ -34,6 +36,7 @@ fn random_lockstep_covers_the_configurations() {
         "msar_age_thresh=3",
         "rr_ptr=shared",
         "reply_flits=1",
+        "vcs=2",
     ] {
         assert!(all.contains(s), "no quick configuration with {s}");
     }
@@ -51,6 +54,30 @@ fn random_lockstep_covers_the_configurations() {
     assert!(full
         .iter()
         .any(|j| j.sets.contains(&"mesh_y=4".to_string())));
+    for v in ["vcs=2", "vcs=4"] {
+        assert!(
+            full.iter().any(|j| j.sets.contains(&v.to_string())),
+            "no full job with {v}"
+        );
+    }
+}
+
+#[test]
+fn a_wrong_ni_vc_is_caught() {
+    // The quick suite's V = 2 configuration: SM 0 (node 0) sends to MCs at nodes 1 and 3,
+    // both flows on VC (0 + 1) mod 2 = (0 + 3) mod 2 = 1. The planted bug puts them on VC 0.
+    let sets: Vec<String> = ["mesh_x=2", "mesh_y=2", "vcs=2"].map(String::from).to_vec();
+    let unit = Unit::resolve(UNIT, &sets).unwrap();
+    let p = Params::resolve(unit.name(), PARAMS, None, &unit.params.as_sets()).unwrap();
+    let cfg = NocConfig::from_params(&p).unwrap();
+    let mut d = unit.design();
+    let from = "ni_vc_0 = 1'd1";
+    assert_eq!(d.verilog.matches(from).count(), 3, "`{from}`");
+    d.verilog = d.verilog.replace(from, "ni_vc_0 = 1'd0");
+    let mut bad = MsapNocModel::new(&cfg);
+    bad.inject_fault(Some(NocFault::NiVcZero));
+    lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 100_000)
+        .unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]

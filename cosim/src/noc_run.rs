@@ -100,7 +100,8 @@ impl TraceDigest {
             h: crate::verilator::fnv64(&[]),
             nodes: cfg.nodes(),
             stride: cfg.router_out_bits(),
-            links: ports * (fb + 2),
+            // out_valid, out_flit per port; in_credit per input VC.
+            links: ports * (fb + 1) + cfg.router(0).nq(),
         }
     }
     fn mix(&mut self, w: u64) {

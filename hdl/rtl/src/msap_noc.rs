@@ -2,7 +2,8 @@
 //! contract `warpforge_contract::units::msap_noc`, normative).
 //!
 //! The blocks are the units' own RTL, instantiated unchanged: one [`MsapRouter`] per node in
-//! each of the two meshes (request, reply), one [`MsapMc`] per MC node, and the RAM primitive
+//! each of the two meshes (request, reply; with `vcs > 1` the [`MsapRouterVc`] built with a
+//! static VC per flow, the NIs' and MC credits per VC: contract "V > 1"), one [`MsapMc`] per MC node, and the RAM primitive
 //! for every NI queue (read one row at a time into its front register, as a router input
 //! does). The glue — links, credits, NIs, the L2 stand-in — is a Verilog template unrolled
 //! per node, as in `dtm_top`; rust-hdl cannot see its drivers of the blocks' inputs, so the
@@ -10,6 +11,7 @@
 
 use crate::msap_mc::MsapMc;
 use crate::msap_router::{split_kernels, MsapRouter};
+use crate::msap_router_vc::{split_vc_kernels, MsapRouterVc};
 use crate::primitives::{emit_glued, Wire};
 use crate::ram::Ram;
 use crate::Design;
@@ -39,6 +41,9 @@ pub struct MsapNoc {
     pub dbg_mcni: Wire<Out>,
     rq: Vec<MsapRouter>,
     rp: Vec<MsapRouter>,
+    /// With V > 1 the routers are these (`rq`, `rp` stay empty).
+    rqv: Vec<MsapRouterVc>,
+    rpv: Vec<MsapRouterVc>,
     mc: Vec<MsapMc>,
     ni: Vec<Ram>,
     rqq: Vec<Ram>,
@@ -50,6 +55,7 @@ impl MsapNoc {
         let ports = cfg.ports();
         let width = |name: &str| ports.iter().find(|p| p.name == name).unwrap().width;
         let n = cfg.nodes();
+        let (n1, nv) = if cfg.vcs > 1 { (0, n) } else { (n, 0) };
         MsapNoc {
             clock: Default::default(),
             reset: Default::default(),
@@ -69,8 +75,10 @@ impl MsapNoc {
             dbg_mc: Wire::new(width("dbg_mc")),
             dbg_ni: Wire::new(width("dbg_ni")),
             dbg_mcni: Wire::new(width("dbg_mcni")),
-            rq: (0..n).map(|i| MsapRouter::new(&cfg.router(i))).collect(),
-            rp: (0..n).map(|i| MsapRouter::new(&cfg.router(i))).collect(),
+            rq: (0..n1).map(|i| MsapRouter::new(&cfg.router(i))).collect(),
+            rp: (0..n1).map(|i| MsapRouter::new(&cfg.router(i))).collect(),
+            rqv: (0..nv).map(|i| MsapRouterVc::new(&cfg.router(i))).collect(),
+            rpv: (0..nv).map(|i| MsapRouterVc::new(&cfg.router(i))).collect(),
             mc: (0..cfg.n_mc()).map(|_| MsapMc::new(&cfg.mc())).collect(),
             ni: (0..cfg.n_sm()).map(|_| Ram::new(&cfg.ni_ram())).collect(),
             rqq: (0..cfg.n_mc()).map(|_| Ram::new(&cfg.rq_ram())).collect(),
@@ -95,7 +103,11 @@ impl MsapNoc {
         let (nip, rqp) = (c.ni_ram().addr_bits(), c.rq_ram().addr_bits());
         let rb = c.rec_bits();
         let rf = c.reply_flits;
-        let (src_at, pl_at) = (2 + nb + pb, 2 + nb);
+        // V > 1: the flit's vc field (vb bits) after head and tail; the routers' instances.
+        let (v, vb) = (c.vcs, c.vb());
+        let fa = 2 + vb;
+        let (src_at, pl_at) = (fa + nb + pb, fa + nb);
+        let (rqn, rpn) = if v > 1 { ("rqv", "rpv") } else { ("rq", "rp") };
         let sms = c.sms();
         let mut s = String::new();
         let sm_of = |i: usize| sms.iter().position(|&x| x == i);
@@ -104,6 +116,9 @@ impl MsapNoc {
 
         // SM NIs.
         for (k, &i) in sms.iter().enumerate() {
+            if v > 1 {
+                break;
+            }
             s += &format!(
                 "reg [{}:0] ni_cr_{k};\nreg ni_fv_{k};\nreg [{}:0] ni_cnt_{k};\nreg [{}:0] ni_wp_{k};\nreg [{}:0] ni_rp_{k};\n\
                  reg [{}:0] ni_dst_{k};\nwire ni_send_{k} = ni_fv_{k} && ni_cr_{k} != 0;\n\
@@ -144,8 +159,74 @@ impl MsapNoc {
             );
         }
 
+        // SM NIs with V > 1: the flow's VC in the flit, a credit counter per VC.
+        for (k, &i) in sms.iter().enumerate() {
+            if v == 1 {
+                break;
+            }
+            for w in 0..v {
+                s += &format!("reg [{}:0] ni_cr_{k}_{w};\n", cb - 1);
+            }
+            let ok: Vec<String> = (0..v)
+                .map(|w| format!("(ni${k}$rdata[2 +: {vb}] == {vb}'d{w} && ni_cr_{k}_{w} != 0)"))
+                .collect();
+            s += &format!(
+                "reg ni_fv_{k};\nreg [{}:0] ni_cnt_{k};\nreg [{}:0] ni_wp_{k};\nreg [{}:0] ni_rp_{k};\n\
+                 reg [{}:0] ni_dst_{k};\nreg [{}:0] ni_vc_{k};\nwire ni_send_{k} = ni_fv_{k} && ({});\n\
+                 wire ni_ready_{k} = ni_cnt_{k} < {nib}'d{};\nwire ni_wr_{k} = inj_valid[{k}] && ni_ready_{k};\n\
+                 wire ni_rd_{k} = ni_cnt_{k} != 0 && (!ni_fv_{k} || ni_send_{k});\n",
+                nib - 1,
+                nip - 1,
+                nip - 1,
+                nb - 1,
+                vb - 1,
+                ok.join(" || "),
+                c.ni_depth
+            );
+            s += &format!("always @(*) begin\n    case (inj_mc[{} +: {mb}])\n", k * mb);
+            for (m, &mi) in c.mcs.iter().enumerate() {
+                s += &format!(
+                    "    {mb}'d{m}: begin ni_dst_{k} = {nb}'d{}; ni_vc_{k} = {vb}'d{}; end\n",
+                    c.addr(mi),
+                    c.vc_of(c.addr(i), c.addr(mi))
+                );
+            }
+            s += &format!(
+                "    default: begin ni_dst_{k} = {nb}'d{}; ni_vc_{k} = {vb}'d{}; end\n    endcase\nend\n",
+                c.addr(c.mcs[0]),
+                c.vc_of(c.addr(i), c.addr(c.mcs[0]))
+            );
+            s += &format!(
+                "always @(*) begin\n    ni${k}$clock = clock;\n    ni${k}$we = ni_wr_{k};\n    ni${k}$wbe = 1'b1;\n    \
+                 ni${k}$waddr = ni_wp_{k};\n    ni${k}$wdata = {{inj_line[{} +: {lb}], inj_tag[{} +: {tb}], {nb}'d{}, inj_pl[{} +: {pb}], ni_dst_{k}, ni_vc_{k}, 2'b11}};\n    \
+                 ni${k}$re = ni_rd_{k};\n    ni${k}$raddr = ni_rp_{k};\nend\n",
+                k * lb,
+                k * tb,
+                c.addr(i),
+                k * pb
+            );
+            s += "always @(posedge clock) begin\n    if (reset) begin\n";
+            for w in 0..v {
+                s += &format!("        ni_cr_{k}_{w} <= {cb}'d{};\n", c.buf_depth);
+            }
+            s += &format!(
+                "        ni_fv_{k} <= 1'b0;\n        ni_cnt_{k} <= 0;\n        ni_wp_{k} <= 0;\n        ni_rp_{k} <= 0;\n    end else begin\n"
+            );
+            for w in 0..v {
+                s += &format!(
+                    "        ni_cr_{k}_{w} <= ni_cr_{k}_{w} - (ni_send_{k} && ni${k}$rdata[2 +: {vb}] == {vb}'d{w} ? 1'b1 : 1'b0) + ({rqn}${i}$in_credit[{w}] ? 1'b1 : 1'b0);\n"
+                );
+            }
+            s += &format!(
+                "        ni_fv_{k} <= ni_rd_{k} || (ni_fv_{k} && !ni_send_{k});\n        \
+                 ni_cnt_{k} <= ni_cnt_{k} + (ni_wr_{k} ? 1'b1 : 1'b0) - (ni_rd_{k} ? 1'b1 : 1'b0);\n        \
+                 if (ni_wr_{k}) ni_wp_{k} <= ni_wp_{k} + 1'b1;\n        if (ni_rd_{k}) ni_rp_{k} <= ni_rp_{k} + 1'b1;\n    end\nend\n"
+            );
+        }
+
         // MC nodes: buffer, L2 stand-in, reply NI.
         for (m, &i) in c.mcs.iter().enumerate() {
+            let t0 = s.len();
             s += &format!(
                 "reg [{}:0] resv_{m};\nreg s0v_{m};\nreg [{}:0] s0pl_{m};\nreg [{}:0] s0ln_{m};\n\
                  reg [{}:0] rq_cnt_{m};\nreg rq_fv_{m};\nreg [2:0] rq_k_{m};\nreg [{}:0] rq_cr_{m};\n\
@@ -184,9 +265,9 @@ impl MsapNoc {
                 rf - 1
             );
             s += &format!(
-                "always @(*) begin\n    mc${m}$clock = clock;\n    mc${m}$reset = reset;\n    mc${m}$in_valid = rq${i}$out_valid[0];\n    \
-                 mc${m}$in_line = rq${i}$out_flit[{} +: {lb}];\n    mc${m}$in_pl = rq${i}$out_flit[{pl_at} +: {pb}];\n    \
-                 mc${m}$in_meta = rq${i}$out_flit[{src_at} +: {}];\n    mc${m}$l2_ready = l2r_{m};\nend\n",
+                "always @(*) begin\n    mc${m}$clock = clock;\n    mc${m}$reset = reset;\n    mc${m}$in_valid = {rqn}${i}$out_valid[0];\n    \
+                 mc${m}$in_line = {rqn}${i}$out_flit[{} +: {lb}];\n    mc${m}$in_pl = {rqn}${i}$out_flit[{pl_at} +: {pb}];\n    \
+                 mc${m}$in_meta = {rqn}${i}$out_flit[{src_at} +: {}];\n    mc${m}$l2_ready = l2r_{m};\nend\n",
                 src_at + nb + tb,
                 nb + tb
             );
@@ -209,7 +290,7 @@ impl MsapNoc {
                  rq_cnt_{m} <= rq_cnt_{m} + (rq_wr_{m} ? 1'b1 : 1'b0) - (rq_rd_{m} ? 1'b1 : 1'b0);\n        \
                  rq_fv_{m} <= rq_rd_{m} || (rq_fv_{m} && !rq_pop_{m});\n        \
                  if (rq_send_{m}) rq_k_{m} <= rq_pop_{m} ? 3'd0 : rq_k_{m} + 3'd1;\n        \
-                 rq_cr_{m} <= rq_cr_{m} - (rq_send_{m} ? 1'b1 : 1'b0) + (rp${i}$in_credit[0] ? 1'b1 : 1'b0);\n        \
+                 rq_cr_{m} <= rq_cr_{m} - (rq_send_{m} ? 1'b1 : 1'b0) + ({rpn}${i}$in_credit[0] ? 1'b1 : 1'b0);\n        \
                  if (rq_wr_{m}) rq_wp_{m} <= rq_wp_{m} + 1'b1;\n        if (rq_rd_{m}) rq_rp_{m} <= rq_rp_{m} + 1'b1;\n"
             );
             for j in 0..d {
@@ -221,11 +302,35 @@ impl MsapNoc {
                 s += &format!("        dv_{m}_{j} <= {pv};\n        dr_{m}_{j} <= {pr};\n");
             }
             s += "    end\nend\n";
+            if v > 1 {
+                let t = s.split_off(t0);
+                s += &mc_vcs(c, &t, m, i, rpn);
+            }
         }
 
         // Routers: links between neighbours, Local ports to the NIs, MC buffers and sinks.
         let opp = [0usize, 3, 4, 1, 2];
-        for (net, tag) in [("rq", 0), ("rp", 1)] {
+        // A sink's credit return: with V > 1 on the arriving flit's VC.
+        let sink = |net: &str, i: usize| {
+            if c.vcs == 1 {
+                return format!("{net}${i}$out_valid[0]");
+            }
+            let bits: Vec<String> = (0..c.vcs)
+                .rev()
+                .map(|w| {
+                    format!(
+                        "({net}${i}$out_valid[0] && {net}${i}$out_flit[2 +: {vb}] == {vb}'d{w})"
+                    )
+                })
+                .collect();
+            format!("{{{}}}", bits.join(", "))
+        };
+        let zero = if c.vcs == 1 {
+            "1'b0".to_string()
+        } else {
+            format!("{}'d0", c.vcs)
+        };
+        for (net, tag) in [(rqn, 0), (rpn, 1)] {
             for i in 0..n {
                 let (x, y) = c.xy(i);
                 let nbr = |p: usize| -> Option<usize> {
@@ -245,22 +350,26 @@ impl MsapNoc {
                     (0, Some(k), _) => {
                         v.push(format!("ni_send_{k}"));
                         f.push(format!("(ni_send_{k} ? ni${k}$rdata : {fb}'d0)"));
-                        cr.push(format!("{net}${i}$out_valid[0]"));
+                        cr.push(sink(net, i));
                     }
                     (0, None, Some(m)) => {
                         v.push("1'b0".into());
                         f.push(format!("{fb}'d0"));
-                        cr.push(format!("deq_{m}"));
+                        cr.push(if c.vcs == 1 {
+                            format!("deq_{m}")
+                        } else {
+                            format!("mccr_{m}")
+                        });
                     }
                     (_, _, Some(m)) => {
                         v.push(format!("rq_send_{m}"));
                         f.push(format!("(rq_send_{m} ? rq_fl_{m} : {fb}'d0)"));
-                        cr.push(format!("{net}${i}$out_valid[0]"));
+                        cr.push(sink(net, i));
                     }
                     _ => {
                         v.push("1'b0".into());
                         f.push(format!("{fb}'d0"));
-                        cr.push(format!("{net}${i}$out_valid[0]"));
+                        cr.push(sink(net, i));
                     }
                 }
                 #[allow(clippy::needless_range_loop)] // p is the port, opp[p] its neighbour's
@@ -270,12 +379,16 @@ impl MsapNoc {
                             let q = opp[p];
                             v.push(format!("{net}${j}$out_valid[{q}]"));
                             f.push(format!("{net}${j}$out_flit[{} +: {fb}]", q * fb));
-                            cr.push(format!("{net}${j}$in_credit[{q}]"));
+                            cr.push(if c.vcs == 1 {
+                                format!("{net}${j}$in_credit[{q}]")
+                            } else {
+                                format!("{net}${j}$in_credit[{} +: {}]", q * c.vcs, c.vcs)
+                            });
                         }
                         None => {
                             v.push("1'b0".into());
                             f.push(format!("{fb}'d0"));
-                            cr.push("1'b0".into());
+                            cr.push(zero.clone());
                         }
                     }
                 }
@@ -317,9 +430,9 @@ impl MsapNoc {
         };
         // Replies' tails at the SM nodes (port 0's flit is at bit 0 of `out_flit`).
         for (k, &i) in sms.iter().enumerate() {
-            let fl = format!("rp${i}$out_flit");
+            let fl = format!("{rpn}${i}$out_flit");
             s += &format!(
-                "wire rv_{k} = rp${i}$out_valid[0] && {fl}[1];\n\
+                "wire rv_{k} = {rpn}${i}$out_valid[0] && {fl}[1];\n\
                  wire [{}:0] rs_{k} = rv_{k} ? {fl}[{src_at} +: {nb}] : {nb}'d0;\n\
                  wire [{}:0] rt_{k} = rv_{k} ? {fl}[{} +: {tb}] : {tb}'d0;\n\
                  wire [{}:0] rpl_{k} = rv_{k} ? {fl}[{pl_at} +: {pb}] : {pb}'d0;\n",
@@ -343,7 +456,7 @@ impl MsapNoc {
             "    mc_deq = {};\n",
             cat((0..c.n_mc()).map(|m| format!("deq_{m}")).collect())
         );
-        for (net, port) in [("rq", "dbg_req"), ("rp", "dbg_rep")] {
+        for (net, port) in [(rqn, "dbg_req"), (rpn, "dbg_rep")] {
             let parts = (0..n)
                 .flat_map(|i| router_outs.iter().map(move |o| format!("{net}${i}${o}")))
                 .collect();
@@ -355,11 +468,13 @@ impl MsapNoc {
         s += &format!("    dbg_mc = {};\n", cat(parts));
         let parts = (0..sms.len())
             .flat_map(|k| {
-                [
-                    format!("ni_cnt_{k}"),
-                    format!("ni_fv_{k}"),
-                    format!("ni_cr_{k}"),
-                ]
+                let mut p = vec![format!("ni_cnt_{k}"), format!("ni_fv_{k}")];
+                if c.vcs == 1 {
+                    p.push(format!("ni_cr_{k}"));
+                } else {
+                    p.extend((0..c.vcs).map(|w| format!("ni_cr_{k}_{w}")));
+                }
+                p
             })
             .collect();
         s += &format!("    dbg_ni = {};\n", cat(parts));
@@ -378,8 +493,12 @@ impl MsapNoc {
                 format!("rq_cnt_{m}"),
                 format!("rq_fv_{m}"),
                 format!("rq_k_{m}"),
-                format!("rq_cr_{m}"),
             ]);
+            if c.vcs == 1 {
+                parts.push(format!("rq_cr_{m}"));
+            } else {
+                parts.extend((0..c.vcs).map(|w| format!("rq_cr_{m}_{w}")));
+            }
         }
         s += &format!("    dbg_mcni = {};\nend\n", cat(parts));
         s
@@ -394,10 +513,106 @@ impl Logic for MsapNoc {
     }
 }
 
+/// MC node `m` (node `i`) with V > 1: `t` is its V = 1 text, made per VC. The reply NI's
+/// flits carry `rvc` = (MC + destination address) mod V and it keeps a credit counter per
+/// VC; the request router's Local-output credit goes back to the VC of the departing
+/// request (`mccr`), from its meta's `src` the cycle after the departure.
+fn mc_vcs(c: &NocConfig, t: &str, m: usize, i: usize, rpn: &str) -> String {
+    let (v, vb, cb) = (c.vcs, c.vb(), c.credit_bits());
+    let (pb, lb) = (c.pl_bits, c.line_bits);
+    let a = c.addr(i) % v as u64;
+    let mut t = t.to_string();
+    let mut r = |old: &str, new: String| {
+        assert_eq!(t.matches(old).count(), 1, "{old}");
+        t = t.replace(old, &new);
+    };
+    let mut decl: String = (0..v)
+        .map(|w| {
+            format!(
+                "reg [{}:0] rq_cr_{m}_{w};
+",
+                cb - 1
+            )
+        })
+        .collect();
+    decl += &format!(
+        "wire [{}:0] rvc_{m} = rqq${m}$rdata[{} +: {vb}] + {vb}'d{a};
+         wire [{}:0] mcv_{m} = mc${m}$meta[0 +: {vb}] + {vb}'d{a};
+",
+        vb - 1,
+        pb + lb,
+        vb - 1
+    );
+    let bits: Vec<String> = (0..v)
+        .rev()
+        .map(|w| format!("(mc${m}$meta_valid && mcv_{m} == {vb}'d{w})"))
+        .collect();
+    decl += &format!(
+        "wire [{}:0] mccr_{m} = {{{}}};
+",
+        v - 1,
+        bits.join(", ")
+    );
+    r(
+        &format!(
+            "reg [{}:0] rq_cr_{m};
+",
+            cb - 1
+        ),
+        decl,
+    );
+    let ok: Vec<String> = (0..v)
+        .map(|w| format!("(rvc_{m} == {vb}'d{w} && rq_cr_{m}_{w} != 0)"))
+        .collect();
+    r(
+        &format!("wire rq_send_{m} = rq_fv_{m} && rq_cr_{m} != 0;"),
+        format!("wire rq_send_{m} = rq_fv_{m} && ({});", ok.join(" || ")),
+    );
+    r(
+        &format!("+: {}], rq_k_{m} == 3'd", c.node_bits()),
+        format!("+: {}], rvc_{m}, rq_k_{m} == 3'd", c.node_bits()),
+    );
+    r(
+        &format!(
+            "        rq_cr_{m} <= {cb}'d{};
+",
+            c.buf_depth
+        ),
+        (0..v)
+            .map(|w| {
+                format!(
+                    "        rq_cr_{m}_{w} <= {cb}'d{};
+",
+                    c.buf_depth
+                )
+            })
+            .collect(),
+    );
+    r(
+        &format!(
+            "        rq_cr_{m} <= rq_cr_{m} - (rq_send_{m} ? 1'b1 : 1'b0) + ({rpn}${i}$in_credit[0] ? 1'b1 : 1'b0);
+"
+        ),
+        (0..v)
+            .map(|w| {
+                format!(
+                    "        rq_cr_{m}_{w} <= rq_cr_{m}_{w} - (rq_send_{m} && rvc_{m} == {vb}'d{w} ? 1'b1 : 1'b0) + ({rpn}${i}$in_credit[{w}] ? 1'b1 : 1'b0);
+"
+                )
+            })
+            .collect(),
+    );
+    t
+}
+
 /// Verilog of one `msap-noc` configuration.
 pub fn generate(cfg: &NocConfig) -> Design {
     let mut block = MsapNoc::new(cfg);
     let mut d = emit_glued(&mut block, &cfg.module_name());
-    d.verilog = split_kernels(&d.verilog, 2 * cfg.nodes());
+    d.verilog = if cfg.vcs > 1 {
+        split_vc_kernels(&d.verilog)
+    } else {
+        split_kernels(&d.verilog, 2 * cfg.nodes())
+    };
     d
 }

@@ -138,6 +138,8 @@ pub struct MsapRouterVc {
     sh_pl: Fixed,
     sh_vc: Fixed,
     keep: Fixed,
+    /// 1: static VC (a packet keeps its VC at every hop, the network's routers).
+    stat: Fixed,
 }
 
 impl MsapRouterVc {
@@ -271,6 +273,7 @@ impl MsapRouterVc {
             sh_pl: Fixed::new(cfg.pl_at() as u64),
             sh_vc: Fixed::new(cfg.vc_at() as u64),
             keep: Fixed::new(fmask & !vmask),
+            stat: Fixed::new(cfg.static_vc as u64),
         }
     }
 }
@@ -362,10 +365,24 @@ impl Logic for MsapRouterVc {
             }
             self.rc[q].next =
                 (self.st[q].q.val() == 0) & self.fv[q].q.val().any() & self.f_head[q].val();
-            // VA: in VA while its output has a free VC.
+            // VA: in VA while its output has a free VC (static VC: its own VC is free).
             self.va_req[q].next = false;
             for o in 0..self.va2.len() {
-                if (self.st[q].q.val() == 1) & (self.rt[q].q.val() == o) & self.free[o].val() {
+                if (self.st[q].q.val() == 1)
+                    & (self.rt[q].q.val() == o)
+                    & self.free[o].val()
+                    & !self.stat.val().any()
+                {
+                    self.va_req[q].next = true;
+                }
+            }
+            for k in 0..self.busy.len() {
+                if self.stat.val().any()
+                    & (self.st[q].q.val() == 1)
+                    & (self.oqp[k].val() == self.rt[q].q.val())
+                    & (self.oqv[k].val() == self.qv[q].val())
+                    & !self.busy[k].q.val().any()
+                {
                     self.va_req[q].next = true;
                 }
             }
@@ -487,8 +504,13 @@ impl Logic for MsapRouterVc {
             self.go[q].next = false;
             self.new_ovc[q].next = 0.into();
             for o in 0..self.va2.len() {
-                if self.rt[q].q.val() == o {
+                if (self.rt[q].q.val() == o) & !self.stat.val().any() {
                     self.new_ovc[q].next = self.fw[o].val();
+                }
+                if (self.rt[q].q.val() == o) & self.stat.val().any() {
+                    self.new_ovc[q].next = self.qv[q].val();
+                }
+                if self.rt[q].q.val() == o {
                     if self.s1va[q].val()
                         & self.va2[o].gnt_valid.val()
                         & (self.va2[o].gnt_idx.val() == self.qp[q].val())
@@ -773,6 +795,17 @@ const ARB_GRANT_START: &str = "        gnt_valid = found;\n";
 /// depends on stage-2 grants, and `PrioArb`'s kernel computes its grant and its pointer
 /// update in one block: each arbiter module of this design (not the V = 1 router's) is cut
 /// the same way, into search, pointer update and grant outputs — the same logic.
+/// The kernel cuts of [`generate`] in a design holding V > 1 routers (`msap-noc`): every
+/// router module and every arbiter module cut alike.
+pub fn split_vc_kernels(verilog: &str) -> String {
+    let mut v = verilog.to_string();
+    for mark in [STAGE2_START, GRANT_START, ARB_UPDATE_START, ARB_GRANT_START] {
+        assert!(v.contains(mark), "{mark:?} starts a part");
+        v = crate::msap_router::cut_before(&v, mark);
+    }
+    v
+}
+
 pub fn generate(cfg: &RouterConfig) -> Design {
     let mut block = MsapRouterVcAt::new(cfg);
     let mut d = emit(&mut block, &cfg.module_name());

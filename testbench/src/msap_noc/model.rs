@@ -1,6 +1,6 @@
 //! The port-level model of `msap-noc` ([`MsapNocModel`]): the router models of both meshes
-//! ([`MsapRouterModel`]) and the MC buffer models ([`MsapMcModel`]) wired by the contract's
-//! rules, the NIs and the L2 stand-in on plain Rust state, and the network-level checks of
+//! ([`MsapRouterModel`], the V > 1 router with a static VC when `vcs > 1`) and the MC buffer
+//! models ([`MsapMcModel`]) wired by the contract's rules, the NIs and the L2 stand-in on plain Rust state, and the network-level checks of
 //! spec/msap.md §7.1 every cycle: each block's own invariants, I-9 / I-12 (every request
 //! reaches its MC exactly once, in injection order per (SM, MC) flow, fields intact), I-2
 //! (a reply carries its request's PL), I-9 for replies (every reply matches one outstanding
@@ -28,6 +28,11 @@ pub enum NocFault {
     ReplyPlZero,
     /// The request mesh's arbiters ignore the PL (a router fault in every router).
     RouterPlIgnored,
+    /// V > 1: the request mesh's routers give the lowest free VC, not the packet's own
+    /// (requests of one flow can overtake each other: I-12).
+    LowestFreeVc,
+    /// V > 1: SM 0's NI sends every request on VC 0, not its flow's VC.
+    NiVcZero,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -59,7 +64,8 @@ pub struct Req {
 struct Ni {
     rows: VecDeque<u64>,
     front: Option<u64>,
-    credit: u32,
+    /// Credits per VC of the router's Local input.
+    credit: [u32; 4],
 }
 
 #[derive(Clone, Debug, Default)]
@@ -72,7 +78,7 @@ struct McNi {
     rows: VecDeque<u64>,
     front: Option<u64>,
     k: u32,
-    credit: u32,
+    credit: [u32; 4],
 }
 
 /// Offsets of a block's ports in its flat vectors.
@@ -100,6 +106,9 @@ struct Consts {
     lb: usize,
     mb: usize,
     fb: usize,
+    /// V, the flit's `vc` field width, and where `dst` starts (2 + vb).
+    v: usize,
+    fa: usize,
     /// Digest widths: one router's outputs, one MC buffer's, one NI's, one MC NI's.
     rbits: usize,
     mbits: usize,
@@ -161,6 +170,8 @@ impl Consts {
             lb: c.line_bits,
             mb: c.mc_bits(),
             fb: c.flit_bits(),
+            v: c.vcs,
+            fa: 2 + c.vb(),
             rbits: c.router_out_bits(),
             mbits: c.mc_out_bits(),
             nib: c.ni_bits(),
@@ -206,8 +217,8 @@ impl Consts {
     }
 }
 
-/// A router's registered link outputs: per output port its flit, per input its credit return.
-type Links = ([Option<u64>; PORTS], [bool; PORTS]);
+/// A router's registered link outputs: per output port its flit, the `in_credit` bits.
+type Links = ([Option<u64>; PORTS], u32);
 
 /// The port-level model of `msap-noc`.
 pub struct MsapNocModel {
@@ -348,7 +359,11 @@ impl MsapNocModel {
 
     pub fn inject_fault(&mut self, fault: Option<NocFault>) {
         self.fault = fault;
-        let rf = (fault == Some(NocFault::RouterPlIgnored)).then_some(RouterFault::PlIgnored);
+        let rf = match fault {
+            Some(NocFault::RouterPlIgnored) => Some(RouterFault::PlIgnored),
+            Some(NocFault::LowestFreeVc) => Some(RouterFault::LowestFreeVc),
+            _ => None,
+        };
         self.rq.iter_mut().for_each(|r| r.inject_fault(rf));
     }
 
@@ -356,14 +371,14 @@ impl MsapNocModel {
         let c = &self.cfg;
         self.ni = vec![
             Ni {
-                credit: c.buf_depth as u32,
+                credit: [c.buf_depth as u32; 4],
                 ..Ni::default()
             };
             c.n_sm()
         ];
         self.mcni = vec![
             McNi {
-                credit: c.buf_depth as u32,
+                credit: [c.buf_depth as u32; 4],
                 dl: vec![None; c.svc_lat - 1],
                 ..McNi::default()
             };
@@ -388,17 +403,17 @@ impl MsapNocModel {
     /// Request fields of a flit: (src node, tag, line, pl).
     fn fields(&self, f: u64) -> (usize, u64, u64, u64) {
         let k = &self.k;
-        let (nb, pb, tb) = (k.nb, k.pb, k.tb);
-        let pl = f >> (2 + nb) & mask(pb);
-        let src = f >> (2 + nb + pb) & mask(nb);
-        let tag = f >> (2 + 2 * nb + pb) & mask(tb);
-        let line = f >> (2 + 2 * nb + pb + tb) & mask(k.lb);
+        let (nb, pb, tb, fa) = (k.nb, k.pb, k.tb, k.fa);
+        let pl = f >> (fa + nb) & mask(pb);
+        let src = f >> (fa + nb + pb) & mask(nb);
+        let tag = f >> (fa + 2 * nb + pb) & mask(tb);
+        let line = f >> (fa + 2 * nb + pb + tb) & mask(k.lb);
         (self.node_of_addr[src as usize], tag, line, pl)
     }
 
     /// The reply flit k of a record `{pl, line, dst, tag}` from MC node `mc_node`.
     fn reply_flit(&self, rec: u64, k: u32, mc_node: usize) -> u64 {
-        let (nb, pb, tb, lb) = (self.k.nb, self.k.pb, self.k.tb, self.k.lb);
+        let (nb, pb, tb, lb, fa) = (self.k.nb, self.k.pb, self.k.tb, self.k.lb, self.k.fa);
         let pl = match self.fault {
             Some(NocFault::ReplyPlZero) => 0,
             _ => rec & mask(pb),
@@ -408,12 +423,14 @@ impl MsapNocModel {
         let tag = rec >> (pb + lb + nb) & mask(tb);
         let head = (k == 0) as u64;
         let tail = (k as usize == self.cfg.reply_flits - 1) as u64;
+        let vc = self.cfg.vc_of(self.addr[mc_node], dst);
         head | tail << 1
-            | dst << 2
-            | pl << (2 + nb)
-            | self.addr[mc_node] << (2 + nb + pb)
-            | tag << (2 + 2 * nb + pb)
-            | line << (2 + 2 * nb + pb + tb)
+            | vc << 2
+            | dst << fa
+            | pl << (fa + nb)
+            | self.addr[mc_node] << (fa + nb + pb)
+            | tag << (fa + 2 * nb + pb)
+            | line << (fa + 2 * nb + pb + tb)
     }
 
     /// Step one router of a mesh with its Local port's (valid, flit, credit return) and the
@@ -424,7 +441,7 @@ impl MsapNocModel {
         i: usize,
         reset: bool,
         local: Option<u64>,
-        local_credit: bool,
+        local_credit: u32,
     ) {
         const OPP: [usize; PORTS] = [0, 3, 4, 1, 2];
         let k = &self.k;
@@ -438,6 +455,8 @@ impl MsapNocModel {
         rin.iter_mut().for_each(|w| *w = 0);
         rin[k.r_reset] = reset as u64;
         let mut iv = 0u64;
+        let v = k.v;
+        let vm = (1u64 << v) - 1;
         let mut oc = local_credit as u64;
         if let Some(f) = local {
             iv |= 1;
@@ -450,7 +469,7 @@ impl MsapNocModel {
                     iv |= 1 << p;
                     words::set(&mut rin[k.r_if..], p * fb, fb, f);
                 }
-                oc |= (links[j].1[q] as u64) << p;
+                oc |= (links[j].1 as u64 >> (q * v) & vm) << (p * v);
             }
         }
         rin[k.r_iv] = iv;
@@ -465,7 +484,7 @@ impl MsapNocModel {
     fn write_outputs(&self, out: &mut [u64]) {
         let c = &self.cfg;
         let k = &self.k;
-        let (nb, pb, tb) = (k.nb, k.pb, k.tb);
+        let (nb, pb, tb, fa) = (k.nb, k.pb, k.tb, k.fa);
         out.iter_mut().for_each(|w| *w = 0);
         // Every field below lands in a cleared vector: OR it in.
         let or = |out: &mut [u64], at: usize, w: usize, v: u64| words::or_seq(out, at, w, [v]);
@@ -481,15 +500,15 @@ impl MsapNocModel {
                         &mut out[k.o_rs..],
                         s * nb,
                         nb,
-                        f >> (2 + nb + pb) & mask(nb),
+                        f >> (fa + nb + pb) & mask(nb),
                     );
                     or(
                         &mut out[k.o_rt..],
                         s * tb,
                         tb,
-                        f >> (2 + 2 * nb + pb) & mask(tb),
+                        f >> (fa + 2 * nb + pb) & mask(tb),
                     );
-                    or(&mut out[k.o_rpl..], s * pb, pb, f >> (2 + nb) & mask(pb));
+                    or(&mut out[k.o_rpl..], s * pb, pb, f >> (fa + nb) & mask(pb));
                 }
             }
         }
@@ -516,11 +535,12 @@ impl MsapNocModel {
             }
         }
         let (base, nib) = (k.o_dbg_ni, k.nib);
-        let cntb = nib - 1 - k.crb;
+        let cntb = nib - 1 - k.v * k.crb;
         for (s, ni) in self.ni.iter().enumerate() {
-            let v = ni.rows.len() as u64
-                | (ni.front.is_some() as u64) << cntb
-                | (ni.credit as u64) << (cntb + 1);
+            let mut v = ni.rows.len() as u64 | (ni.front.is_some() as u64) << cntb;
+            for w in 0..k.v {
+                v |= (ni.credit[w] as u64) << (cntb + 1 + w * k.crb);
+            }
             or(&mut out[base..], s * nib, nib, v);
         }
         let (base, rqb, rb) = (k.o_dbg_mcni, k.rqb, k.rb);
@@ -542,9 +562,16 @@ impl MsapNocModel {
             put(rqb, n.rows.len() as u64);
             put(1, n.front.is_some() as u64);
             put(3, n.k as u64);
-            put(k.crb, n.credit as u64);
+            for w in 0..k.v {
+                put(k.crb, n.credit[w] as u64);
+            }
         }
     }
+}
+
+/// The `vc` field of a flit (0 with V = 1: no field).
+fn vc_at(f: u64, v: usize) -> usize {
+    (f >> 2) as usize & (v - 1)
 }
 
 /// Node `i`'s neighbour through port `p` (1 North, 2 East, 3 South, 4 West), if any.
@@ -572,6 +599,7 @@ impl Model for MsapNocModel {
         );
         let reset = inputs[self.k.i_reset] & 1 == 1;
         let (nb, pb, tb, lb, mb) = (self.k.nb, self.k.pb, self.k.tb, self.k.lb, self.k.mb);
+        let (fa, v) = (self.k.fa, self.k.v);
         let (n, n_mc) = (self.cfg.nodes(), self.cfg.n_mc());
         let (ni_depth, rq_depth, buf_depth, reply_flits) = (
             self.cfg.ni_depth,
@@ -598,10 +626,10 @@ impl Model for MsapNocModel {
             min[mi_reset] = reset as u64;
             min[mi_l2] = l2 as u64;
             if let Some(f) = self.rq_links[i].0[0] {
-                let src_at = 2 + nb + pb;
+                let src_at = fa + nb + pb;
                 min[mi_v] = 1;
                 min[mi_line] = f >> (src_at + nb + tb) & mask(lb);
-                min[mi_pl] = f >> (2 + nb) & mask(pb);
+                min[mi_pl] = f >> (fa + nb) & mask(pb);
                 min[mi_meta] = f >> src_at & mask(nb + tb);
             }
             self.mc[m].step(&self.min, &mut self.mc_out[m]);
@@ -614,29 +642,43 @@ impl Model for MsapNocModel {
 
         // NI fronts sent this cycle.
         for (s, ni) in self.ni.iter().enumerate() {
-            self.ni_send[s] = ni.front.is_some() && ni.credit > 0;
+            self.ni_send[s] = ni.front.is_some_and(|f| ni.credit[vc_at(f, v)] > 0);
         }
         for m in 0..n_mc {
             let x = &self.mcni[m];
             self.mc_send[m] = match x.front {
-                Some(r) if x.credit > 0 => Some(self.reply_flit(r, x.k, self.cfg.mcs[m])),
-                _ => None,
+                Some(r) => {
+                    let f = self.reply_flit(r, x.k, self.cfg.mcs[m]);
+                    (x.credit[vc_at(f, v)] > 0).then_some(f)
+                }
+                None => None,
             };
         }
 
         // Routers.
         for i in 0..n {
+            // Sinks return the credit on the arriving flit's VC; an MC buffer at a departure
+            // (V = 1) or, with V > 1, when the departing request's meta names its VC.
+            let sink = |l: &Links| l.0[0].map_or(0, |f| 1 << vc_at(f, v));
             let (local, credit) = match (self.sm_of[i], self.mc_of[i]) {
                 (Some(s), _) => (
                     self.ni_send[s].then(|| self.ni[s].front.unwrap()),
-                    self.rq_links[i].0[0].is_some(),
+                    sink(&self.rq_links[i]),
                 ),
-                (_, Some(m)) => (None, self.deq[m]),
+                (_, Some(m)) if v == 1 => (None, self.deq[m] as u32),
+                (_, Some(m)) => {
+                    let mo = &self.mc_out[m];
+                    let cr = (mo[self.k.m_mv] & 1 == 1).then(|| {
+                        let src = mo[self.k.m_meta_out] & mask(nb);
+                        1 << self.cfg.vc_of(src, self.addr[i])
+                    });
+                    (None, cr.unwrap_or(0))
+                }
                 _ => unreachable!(),
             };
             self.step_router(false, i, reset, local, credit);
             let local = self.mc_of[i].and_then(|m| self.mc_send[m]);
-            let credit = self.rp_links[i].0[0].is_some();
+            let credit = sink(&self.rp_links[i]);
             self.step_router(true, i, reset, local, credit);
         }
 
@@ -733,12 +775,16 @@ impl Model for MsapNocModel {
             if wr && !ready {
                 self.ev.ni_full += 1;
             }
-            if ni.front.is_some() && ni.credit == 0 {
+            if ni.front.is_some() && !self.ni_send[s] {
                 self.ev.ni_stalls += 1;
             }
             let send = self.ni_send[s];
             let rd = !ni.rows.is_empty() && (ni.front.is_none() || send);
-            ni.credit = ni.credit - send as u32 + self.rq_links[i].1[0] as u32;
+            let sv = ni.front.map_or(0, |f| vc_at(f, v));
+            let cr = self.rq_links[i].1;
+            for w in 0..v {
+                ni.credit[w] = ni.credit[w] - (send && sv == w) as u32 + (cr >> w & 1);
+            }
             if send {
                 ni.front = None;
             }
@@ -753,12 +799,17 @@ impl Model for MsapNocModel {
                 let pl = words::get(&inputs[o_ipl..], s * pb, pb);
                 let tag = words::get(&inputs[o_itag..], s * tb, tb);
                 let line = words::get(&inputs[o_iline..], s * lb, lb);
+                let vc = match self.fault {
+                    Some(NocFault::NiVcZero) if s == 0 => 0,
+                    _ => c.vc_of(self.addr[i], self.addr[mi]),
+                };
                 let f = 3
-                    | self.addr[mi] << 2
-                    | pl << (2 + nb)
-                    | self.addr[i] << (2 + nb + pb)
-                    | tag << (2 + 2 * nb + pb)
-                    | line << (2 + 2 * nb + pb + tb);
+                    | vc << 2
+                    | self.addr[mi] << fa
+                    | pl << (fa + nb)
+                    | self.addr[i] << (fa + nb + pb)
+                    | tag << (fa + 2 * nb + pb)
+                    | line << (fa + 2 * nb + pb + tb);
                 ni.rows.push_back(f);
                 self.flows[s * n_mc + m].push_back(Req {
                     tag,
@@ -768,9 +819,9 @@ impl Model for MsapNocModel {
                 });
                 self.ev.injected += 1;
             }
-            if ni.credit as usize > buf_depth {
+            if ni.credit[..v].iter().any(|&x| x as usize > buf_depth) {
                 let cr = ni.credit;
-                let what = format!("I-10: SM {s}'s NI holds {cr} credits");
+                let what = format!("I-10: SM {s}'s NI holds {cr:?} credits");
                 if self.violation.is_none() {
                     self.violation = Some(format!("cycle {}: {what}", self.cycles));
                 }
@@ -813,7 +864,18 @@ impl Model for MsapNocModel {
                 x.k = if pop { 0 } else { x.k + 1 };
             }
             x.resv = x.resv + self.deq[m] as u32 - pop as u32;
-            x.credit = x.credit - sent as u32 + self.rp_links[i].1[0] as u32;
+            let sv = self.mc_send[m].map_or(0, |f| vc_at(f, v));
+            let cr = self.rp_links[i].1;
+            for w in 0..v {
+                x.credit[w] = x.credit[w] - (sent && sv == w) as u32 + (cr >> w & 1);
+            }
+            if x.credit[..v].iter().any(|&c| c as usize > buf_depth) && self.violation.is_none() {
+                let c = x.credit;
+                self.violation = Some(format!(
+                    "cycle {}: I-10: MC {m}'s reply NI holds {c:?} credits",
+                    self.cycles
+                ));
+            }
             let rd = !x.rows.is_empty() && (x.front.is_none() || pop);
             if pop {
                 x.front = None;
@@ -902,7 +964,7 @@ impl Model for MsapNocModel {
     fn events(&self) -> Vec<(&'static str, u64)> {
         let e = &self.ev;
         let sum = |rs: &[MsapRouterModel], f: fn(&crate::msap_router::RouterEvents) -> u64| {
-            rs.iter().map(|r| f(&r.ev)).sum::<u64>()
+            rs.iter().map(|r| f(&r.counters())).sum::<u64>()
         };
         let mc_ev = |name: &str| {
             self.mc

@@ -27,6 +27,8 @@ pub enum RouterFault {
     /// V > 1: SA's stage-1 arbiters commit every grant, also when stage 2 refused it (breaks
     /// §2.6's iSLIP commit rule).
     Stage1AlwaysCommits,
+    /// V > 1 with a static VC: VA gives the lowest free VC instead (a flow can be reordered).
+    LowestFreeVc,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -290,12 +292,15 @@ impl MsapRouterModel {
     }
 
     /// The registered link outputs of this cycle, before [`Model::step`]: per output port the
-    /// flit in its ST register, per input whether it returns a credit (`in_credit`). A mesh
-    /// model wires neighbours with these, as the links are registers.
-    pub fn links(&self) -> ([Option<u64>; PORTS], [bool; PORTS]) {
+    /// flit in its ST register, and the `in_credit` bits (bit p, or p·V + v with V > 1). A
+    /// mesh model wires neighbours with these, as the links are registers.
+    pub fn links(&self) -> ([Option<u64>; PORTS], u32) {
+        if let Some(r) = &self.vc {
+            return r.links();
+        }
         (
             std::array::from_fn(|o| self.out[o].reg),
-            std::array::from_fn(|p| self.inp[p].cret),
+            (0..PORTS).fold(0, |a, p| a | (self.inp[p].cret as u32) << p),
         )
     }
 

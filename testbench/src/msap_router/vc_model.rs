@@ -94,6 +94,16 @@ impl VcRouter {
         r
     }
 
+    /// The registered links: per output port its flit, the `in_credit` bits (q = p·V + v).
+    pub fn links(&self) -> ([Option<u64>; PORTS], u32) {
+        let cr = self
+            .inp
+            .iter()
+            .enumerate()
+            .fold(0, |a, (q, i)| a | (i.cret as u32) << q);
+        (self.oreg, cr)
+    }
+
     fn reset(&mut self) {
         for a in [&mut self.va1, &mut self.va2, &mut self.sa1, &mut self.sa2] {
             a.iter_mut().for_each(|a| a.reset());
@@ -302,9 +312,16 @@ impl VcRouter {
         let free: Vec<Option<usize>> = (0..PORTS)
             .map(|o| (0..v).find(|&w| !self.out[o * v + w].busy))
             .collect();
+        // With a static VC (the network's routers) only the packet's own VC will do.
+        let stat = cfg.static_vc && self.fault != Some(RouterFault::LowestFreeVc);
         let mut req1 = [0u32; PORTS];
         for (q, i) in self.inp.iter().enumerate() {
-            if i.state == VA && free[i.route].is_some() {
+            let ok = if stat {
+                !self.out[i.route * v + q % v].busy
+            } else {
+                free[i.route].is_some()
+            };
+            if i.state == VA && ok {
                 req1[q / v] |= 1 << (q % v);
             }
         }
@@ -337,7 +354,14 @@ impl VcRouter {
         for (o, s) in va.s2.iter().enumerate() {
             let Some((g, _, _)) = *s else { continue };
             let q = g * v + va.s1[g].unwrap().0;
-            let w = free[o].expect("VA grants only with a free VC");
+            let w = if stat {
+                q % v
+            } else {
+                free[o].expect("VA grants only with a free VC")
+            };
+            if self.out[o * v + w].busy {
+                self.fail(format!("VA granted busy output VC {o}.{w} to input VC {q}"));
+            }
             self.out[o * v + w].busy = true;
             self.out[o * v + w].owner = q;
             self.inp[q].state = ACTIVE;

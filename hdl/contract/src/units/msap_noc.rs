@@ -54,7 +54,22 @@
 //!
 //! Mesh, placement, the routers' (`buf_depth`, `pipe_stages`, `pl_bits`, `msaa_en`, `rr_ptr`,
 //! `age_thresh`; both meshes), the MC's (`msar_en`, `line_guard`, `msar_age_thresh`), the
-//! queues (`ni_depth`, `rq_depth`), `svc_lat`, `reply_flits`, field widths. `vcs` must be 1.
+//! queues (`ni_depth`, `rq_depth`), `svc_lat`, `reply_flits`, field widths, `vcs`.
+//!
+//! # V > 1 (`vcs` = 2 or 4; the routers' V > 1 rules: 4 stages, no ageing)
+//!
+//! The routers are the V > 1 router with `static_vc` (a packet keeps its VC at every hop).
+//! Every packet travels on `vc = (src + dst) mod V` of its node addresses, which both NIs
+//! write into the flit's `vc` field: fixed per (src, dst) flow, so a flow's packets stay in
+//! one FIFO chain of input VCs and never overtake each other (§6 item 16; the lowest free VC
+//! per hop could reorder two requests of one SM to one line). Each NI keeps one credit
+//! counter per VC of its router's Local input (reset `buf_depth`, +1 on `in_credit` bit v,
+//! −1 per flit sent on v); its front is sent when its VC's counter is > 0. Sinks return the
+//! credit on the arriving flit's VC. An MC buffer has `buf_depth·V` slots and a departure
+//! returns the credit to the VC of the departing request, computed from its meta (`src`)
+//! the next cycle (when `meta` is there): per VC at most `buf_depth` requests are in the
+//! buffer, so it never overflows. `buf_depth·V` ≤ 32. Digests: the NI and MC NI credits per
+//! VC (VC 0 first).
 //!
 //! # Storage
 //!
@@ -109,7 +124,7 @@ pub const VCS: ParamSpec = ParamSpec::int(
     0,
     16,
     1,
-    "virtual channels per port (V; only 1 is built)",
+    "virtual channels per port (V: 1, the paper's, 2 or 4; a packet keeps its VC)",
 );
 pub const MSAR_AGE: ParamSpec = ParamSpec::int(
     "msar_age_thresh",
@@ -199,6 +214,7 @@ pub struct NocConfig {
     pub reply_flits: usize,
     pub tag_bits: usize,
     pub line_bits: usize,
+    pub vcs: usize,
     place: String,
 }
 
@@ -265,16 +281,37 @@ impl NocConfig {
             reply_flits: p.usize("reply_flits"),
             tag_bits: p.usize("tag_bits"),
             line_bits: p.usize("line_bits"),
+            vcs: p.usize("vcs"),
             place: if mask != 0 {
                 format!("k{mask:x}")
             } else {
                 place.to_string()
             },
         };
-        let vcs = p.usize("vcs");
-        if vcs != 1 {
+        if ![1, 2, 4].contains(&c.vcs) {
             return err(format!(
-                "vcs = {vcs}: only V = 1 is built for the network (the paper's one VC per port; the NIs pick no VC; msap-router alone takes 2 and 4)"
+                "vcs = {}: must be 1, 2 or 4 (the paper's one VC per port, or 2 / 4 virtual channels)",
+                c.vcs
+            ));
+        }
+        if c.vcs > 1 && c.pipe_stages != 4 {
+            return err(format!(
+                "pipe_stages = {}: must be 4 with vcs > 1 (the folded pipelines are built for V = 1)",
+                c.pipe_stages
+            ));
+        }
+        if c.vcs > 1 && c.age_thresh > 0 {
+            return err(format!(
+                "age_thresh = {}: must be 0 with vcs > 1 (per-VC loss counters are built for V = 1)",
+                c.age_thresh
+            ));
+        }
+        if c.buf_depth * c.vcs > 32 {
+            return err(format!(
+                "buf_depth = {}: must be at most {} with vcs = {} (an MC buffer holds buf_depth·vcs requests, at most 32)",
+                c.buf_depth,
+                32 / c.vcs,
+                c.vcs
             ));
         }
         for (name, v) in [
@@ -355,7 +392,7 @@ impl NocConfig {
             mesh_y: self.mesh_y,
             x,
             y,
-            vcs: 1,
+            vcs: self.vcs,
             buf_depth: self.buf_depth,
             pipe_stages: self.pipe_stages,
             pl_bits: self.pl_bits,
@@ -363,12 +400,14 @@ impl NocConfig {
             msaa_en: self.msaa_en,
             shared_ptr: self.shared_ptr,
             age_thresh: self.age_thresh,
+            static_vc: self.vcs > 1,
         }
     }
-    /// The MC request buffer: `buf_depth` slots, so the router's credits count them.
+    /// The MC request buffer: `buf_depth` slots per VC, so the router's per-VC credits never
+    /// overfill it.
     pub fn mc(&self) -> McConfig {
         McConfig {
-            depth: self.buf_depth,
+            depth: self.buf_depth * self.vcs,
             pl_bits: self.pl_bits,
             line_bits: self.line_bits,
             meta_bits: self.meta_bits(),
@@ -383,6 +422,15 @@ impl NocConfig {
     }
     pub fn flit_bits(&self) -> usize {
         self.router(0).flit_bits()
+    }
+    /// Bits of the flit's `vc` field (0 with V = 1); `dst` starts at `2 + vb`.
+    pub fn vb(&self) -> usize {
+        self.router(0).vb()
+    }
+    /// The VC of a packet from node address `src` to `dst` (both meshes): `(src + dst) mod V`,
+    /// fixed per flow, so packets of a flow never overtake each other (§6 item 16).
+    pub fn vc_of(&self, src: u64, dst: u64) -> u64 {
+        (src + dst) % self.vcs as u64
     }
     pub fn ni_ram(&self) -> RamConfig {
         RamConfig {
@@ -408,10 +456,10 @@ impl NocConfig {
         bits_for(self.buf_depth)
     }
     pub fn ni_bits(&self) -> usize {
-        self.credit_bits() + 1 + bits_for(self.ni_depth)
+        self.vcs * self.credit_bits() + 1 + bits_for(self.ni_depth)
     }
     /// Per MC NI digest, from bit 0: resv, s0 {v, pl, line}, the delay line's stages
-    /// {v, record}, reply-queue rows, front valid, flit counter (3 bits), credit.
+    /// {v, record}, reply-queue rows, front valid, flit counter (3 bits), credits (per VC).
     pub fn mcni_bits(&self) -> usize {
         let rb = bits_for(self.rq_depth);
         rb + (1 + self.pl_bits + self.line_bits)
@@ -419,7 +467,7 @@ impl NocConfig {
             + rb
             + 1
             + 3
-            + self.credit_bits()
+            + self.vcs * self.credit_bits()
     }
     pub fn router_out_bits(&self) -> usize {
         self.router(0)
@@ -459,7 +507,11 @@ impl NocConfig {
             self.reply_flits,
             self.tag_bits,
             self.line_bits
-        )
+        ) + &if self.vcs > 1 {
+            format!("_v{}", self.vcs)
+        } else {
+            String::new()
+        }
     }
 
     pub fn ports(&self) -> Vec<Port> {
@@ -592,8 +644,25 @@ mod tests {
             .starts_with("mc_place = spec: the mesh 4x8 is too small"));
         assert!(e(&["mesh_x=2", "mesh_y=2", "mc_mask=32"]).starts_with("mc_mask bit 5: node 5"));
         assert!(e(&["mesh_x=2", "mesh_y=2", "mc_mask=15"]).contains("at least two SM"));
-        assert!(e(&["vcs=0"]).starts_with("vcs = 0: only V = 1"));
-        assert!(e(&["vcs=2"]).starts_with("vcs = 2"));
+        assert!(e(&["vcs=0"]).starts_with("vcs = 0: must be 1, 2 or 4"));
+        assert!(e(&["vcs=3"]).starts_with("vcs = 3: must be 1, 2 or 4"));
+        assert!(
+            e(&["vcs=2", "pipe_stages=3"]).starts_with("pipe_stages = 3: must be 4 with vcs > 1")
+        );
+        assert!(e(&["vcs=4", "age_thresh=2"]).starts_with("age_thresh = 2: must be 0 with vcs > 1"));
+        assert!(e(&["vcs=4", "buf_depth=16"]).starts_with("buf_depth = 16: must be at most 8"));
+        // V > 1: the vc field after the framing bits, the MC buffer per VC, credits per VC.
+        let c = cfg(&["vcs=2"]).unwrap();
+        let c1 = cfg(&[]).unwrap();
+        assert_eq!(
+            (c.vb(), c.flit_bits(), c.mc().depth),
+            (1, c1.flit_bits() + 1, 16)
+        );
+        assert_eq!(c.ni_bits(), c1.ni_bits() + c.credit_bits());
+        assert!(c.router(0).static_vc && !c1.router(0).static_vc);
+        assert!(c.module_name().ends_with("_w8_v2") && c1.module_name().ends_with("_w8"));
+        assert_port_names_ok(&c.ports());
+        assert_eq!((c.vc_of(1, 2), c.vc_of(2, 2)), (1, 0));
         assert!(e(&["ni_depth=6"]).starts_with("ni_depth = 6"));
         assert!(e(&["mesh_x=8", "mesh_y=8", "line_bits=20", "tag_bits=8"])
             .starts_with("line_bits = 20"));

@@ -78,6 +78,10 @@
 //!             of (o, ovc) − 1, a tail frees (o, ovc) and returns q to IDLE
 //! ```
 //!
+//! With `static_vc` (set by `msap-noc`, not a parameter of the router alone) VA of input VC
+//! q = p·V + v asks only while output VC (route, v) is free and is granted that VC: a packet
+//! keeps its VC at every hop (§6 item 16's static VC per flow, so a flow stays in order).
+//!
 //! Stage-2 arbiters commit every grant; a stage-1 arbiter commits only when its input won
 //! stage 2 (§2.6, iSLIP). VA and SA read only the state at the start of the cycle. RC, buffer
 //! reads and credit returns are as for V = 1, per input VC.
@@ -173,6 +177,10 @@ pub struct RouterConfig {
     pub msaa_en: bool,
     pub shared_ptr: bool,
     pub age_thresh: usize,
+    /// V > 1: a packet keeps its VC at every hop (VA asks for the output VC of its own input
+    /// VC's index; §6 item 16's static VC per flow). `msap-noc` sets it; the router unit
+    /// alone takes the lowest free VC.
+    pub static_vc: bool,
 }
 
 impl Default for RouterConfig {
@@ -190,6 +198,7 @@ impl Default for RouterConfig {
             msaa_en: true,
             shared_ptr: false,
             age_thresh: 0,
+            static_vc: false,
         }
     }
 }
@@ -209,6 +218,7 @@ impl RouterConfig {
             msaa_en: p.bool("msaa_en"),
             shared_ptr: p.str("rr_ptr") == "shared",
             age_thresh: p.usize("age_thresh"),
+            static_vc: false,
         };
         if c.x >= c.mesh_x {
             return Err(ParamError(format!(
@@ -336,7 +346,8 @@ impl RouterConfig {
 
     pub fn module_name(&self) -> String {
         let v = if self.vcs > 1 {
-            format!("_v{}", self.vcs)
+            let sv = if self.static_vc { "_sv" } else { "" };
+            format!("_v{}{sv}", self.vcs)
         } else {
             String::new()
         };
