@@ -69,6 +69,17 @@ pub enum Event {
     Append(Op),
 }
 
+/// An event in stage 2, or the one being decoded into the other slot (decoded in place and
+/// read a cycle later: an event is not copied through the pipeline).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pending {
+    valid: bool,
+    close: bool,
+    tid: usize,
+    kid: u64,
+    op: Op,
+}
+
 /// A register and its value.
 pub type RidVal = (u64, u64);
 
@@ -180,8 +191,9 @@ pub struct TraceBuffers {
     nfree: usize,
     cycles: u64,
     active_image: Vec<u64>,
-    /// The event in stage 2: (tid, kid, event).
-    s2: Option<(usize, u64, Event)>,
+    /// Stage 2's event is `s2[now]`; the next one is decoded into `s2[now ^ 1]`.
+    s2: [Pending; 2],
+    now: usize,
     /// Registered outputs: the kernel tag of a commit at the last edge (the trace is
     /// `commit`), and the stage-2 status.
     cm: Option<u64>,
@@ -210,7 +222,8 @@ impl TraceBuffers {
             nfree: cfg.pool,
             cycles: 0,
             active_image: vec![0; cfg.threads.div_ceil(64)],
-            s2: None,
+            s2: [Pending::default(); 2],
+            now: 0,
             cm: None,
             st: None,
             last_tid: None,
@@ -244,7 +257,7 @@ impl TraceBuffers {
         self.holder.iter_mut().for_each(|h| *h = None);
         self.nfree = self.cfg.pool;
         self.active_image.iter_mut().for_each(|x| *x = 0);
-        self.s2 = None;
+        self.s2 = [Pending::default(); 2];
         self.cm = None;
         self.st = None;
         self.last_tid = None;
@@ -315,21 +328,18 @@ impl TraceBuffers {
 
     /// One event in stage 2 (a commit goes to `self.commit`); returns the buffer length after
     /// it, no-buffer.
-    fn apply(&mut self, tid: usize, e: Event) -> (u64, bool) {
+    fn apply(&mut self, tid: usize, close: bool, i: &Op) -> (u64, bool) {
         let (ki, ko) = (self.cfg.k_in, self.cfg.k_out);
         let cur = self.own[tid];
         self.commit = None;
-        let i = match e {
-            Event::Close => {
-                self.ev.closes += 1;
-                if let Some(b) = cur {
-                    self.finalize(b);
-                }
-                self.set_own(tid, None);
-                return (0, false);
+        if close {
+            self.ev.closes += 1;
+            if let Some(b) = cur {
+                self.finalize(b);
             }
-            Event::Append(i) => i,
-        };
+            self.set_own(tid, None);
+            return (0, false);
+        }
         self.ev.appends += 1;
         // Step 1: a break in the PC sequence.
         let mut keep = cur;
@@ -351,7 +361,7 @@ impl TraceBuffers {
         }
         let b = keep.expect("a buffer");
         // Steps 3-4.
-        let (mut n_new, mut new_ic, mut new_oc) = self.news(b, &i);
+        let (mut n_new, mut new_ic, mut new_oc) = self.news(b, i);
         let nic = self.bufs[b].t.ic.n;
         let noc = self.bufs[b].t.oc.n;
         if self.bufs[b].t.len > 0 && (nic + n_new > ki || noc + new_oc as usize > ko) {
@@ -362,7 +372,7 @@ impl TraceBuffers {
             }
             self.finalize(b);
             self.restart(b, i.pc);
-            (n_new, new_ic, new_oc) = self.news(b, &i);
+            (n_new, new_ic, new_oc) = self.news(b, i);
         }
         // The instruction alone overflows: it cannot be in a trace.
         if n_new > ki {
@@ -385,7 +395,7 @@ impl TraceBuffers {
         }
         buf.t.len += 1;
         buf.t.npc = (i.pc + self.cfg.isz as u64) & pc_mask(self.cfg.pc_bits);
-        buf.ops.push(i);
+        buf.ops.push(*i);
         // Step 6.
         if buf.t.len == self.cfg.l_max as u64 {
             self.ev.l_max_commits += 1;
@@ -398,16 +408,39 @@ impl TraceBuffers {
         (len, false)
     }
 
+    /// One clock edge with `ev` driven this cycle: (tid, kid, event).
     pub fn cycle(&mut self, ev: Option<(usize, u64, Event)>) {
+        let next = self.incoming();
+        *next = Pending::default();
+        if let Some((tid, kid, e)) = ev {
+            (next.valid, next.tid, next.kid) = (true, tid, kid);
+            match e {
+                Event::Close => next.close = true,
+                Event::Append(op) => next.op = op,
+            }
+        }
+        self.edge();
+    }
+
+    /// The slot this cycle's event is decoded into.
+    pub(crate) fn incoming(&mut self) -> &mut Pending {
+        &mut self.s2[self.now ^ 1]
+    }
+
+    /// One clock edge: stage 2's event applied, the incoming one moves to stage 2.
+    pub(crate) fn edge(&mut self) {
         self.last = None;
         self.cm = None;
         self.st = None;
         self.cycles += 1;
-        if let Some((tid, kid, e)) = self.s2.take() {
+        let e = &self.s2[self.now];
+        if e.valid {
+            let (tid, kid, close) = (e.tid, e.kid, e.close);
             if self.last_tid == Some(tid) {
                 self.ev.back_to_back += 1;
             }
-            let (len, nobuf) = self.apply(tid, e);
+            let op = e.op;
+            let (len, nobuf) = self.apply(tid, close, &op);
             self.st = Some((tid, len, nobuf));
             self.cm = self.commit.is_some().then_some(kid);
             self.last = Some((tid, self.commit.is_some()));
@@ -415,7 +448,7 @@ impl TraceBuffers {
         } else {
             self.last_tid = None;
         }
-        self.s2 = ev;
+        self.now ^= 1;
     }
 
     /// The commit at the last edge: its kernel tag and trace.
@@ -637,25 +670,21 @@ impl Ports {
     }
 }
 
-/// The event on the inputs, if any: (reset, Some((tid, kid, event))).
-pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usize, u64, Event)>) {
-    if x[p.reset] & 1 == 1 {
-        return (true, None);
+/// Decodes the event on the inputs into `e` (in place; `valid` false when there is none).
+/// Not called in a reset cycle.
+pub(crate) fn decode(val_bits: usize, p: &Ports, x: &[u64], e: &mut Pending) {
+    e.valid = x[p.ev_valid] & 1 == 1;
+    if !e.valid {
+        return;
     }
-    if x[p.ev_valid] & 1 == 0 {
-        return (false, None);
+    (e.tid, e.kid) = (x[p.ev_tid] as usize, x[p.ev_kid]);
+    e.close = x[p.ev_close] & 1 == 1;
+    if e.close {
+        return;
     }
-    let (tid, kid) = (x[p.ev_tid] as usize, x[p.ev_kid]);
-    if x[p.ev_close] & 1 == 1 {
-        return (false, Some((tid, kid, Event::Close)));
-    }
-    let v = cfg.val_bits;
-    let mut i = Op {
-        pc: x[p.ev_pc],
-        dst: x[p.ev_dst],
-        res: x[p.ev_res],
-        ..Op::default()
-    };
+    let v = val_bits;
+    let i = &mut e.op;
+    (i.pc, i.dst, i.res, i.n) = (x[p.ev_pc], x[p.ev_dst], x[p.ev_res], 0);
     // The three rids (27 bits) sit in one word.
     let (used, rids) = (x[p.ev_src_v], x[p.ev_src_rid]);
     for s in (0..SRCS).filter(|&s| used >> s & 1 == 1) {
@@ -665,7 +694,6 @@ pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usi
         );
         i.n += 1;
     }
-    (false, Some((tid, kid, Event::Append(i))))
 }
 
 /// The port-level model of `dtm-tb`.
@@ -751,11 +779,13 @@ impl DtmTbModel {
 impl Model for DtmTbModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
         outputs.copy_from_slice(&self.img);
-        let (reset, ev) = decode(&self.tb.cfg, &self.p, inputs);
+        let reset = inputs[self.p.reset] & 1 == 1;
         if reset {
             self.tb.reset();
         } else {
-            self.tb.cycle(ev);
+            let v = self.tb.cfg.val_bits;
+            decode(v, &self.p, inputs, self.tb.incoming());
+            self.tb.edge();
         }
         self.pack(reset);
     }
@@ -781,8 +811,9 @@ impl Model for DtmTbModel {
             "active={} free={} s2={:?} cm={:?}",
             t.own.iter().flatten().count(),
             t.nfree,
-            t.s2.as_ref()
-                .map(|(tid, _, e)| (tid, matches!(e, Event::Close))),
+            Some(&t.s2[t.now])
+                .filter(|e| e.valid)
+                .map(|e| (e.tid, e.close)),
             t.committed().map(|(k, tr)| (k, tr.pc, tr.len)),
         )
     }
