@@ -2,9 +2,9 @@
 //! ([`DtmTbModel`]), written from the contract (`units/dtm_tb.rs`) and spec/dtm.md §2.4,
 //! §3.3 (`tb_append`, `tb_finalize`), §3.4 and §7.
 
-use crate::dtm_mtt::{Ctx, Slot, Trace, MAX_K};
+use crate::dtm_mtt::{Slot, MAX_K};
 use crate::Model;
-use warpforge_contract::units::dtm_mtt::{get, get_slot, put, put_slot, RID_BITS};
+use warpforge_contract::units::dtm_mtt::{get, get_slot, RID_BITS};
 use warpforge_contract::units::dtm_tb::{TbConfig, SRCS};
 use warpforge_contract::Layout;
 
@@ -69,14 +69,95 @@ pub enum Event {
     Append(Op),
 }
 
+/// An event in stage 2, or the one being decoded into the other slot (decoded in place and
+/// read a cycle later: an event is not copied through the pipeline).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Pending {
+    valid: bool,
+    close: bool,
+    tid: usize,
+    kid: u64,
+    op: Op,
+}
+
 /// A register and its value.
 pub type RidVal = (u64, u64);
+
+/// A context held compactly: `n` valid slots in order (the valid slots of §2.4's layout are a
+/// prefix, so a count says which); the rids (9 bits each) in 16-bit lanes of one word, so a
+/// search compares every slot at once (a buffer is searched on every append), the values
+/// apart.
+#[derive(Clone, Copy, Debug, Default, Hash, PartialEq, Eq)]
+struct Cx {
+    n: usize,
+    /// Slot k's rid in bits 16k..16k+16; lanes at and above `n` are zero.
+    rids: u128,
+    val: [u64; MAX_K],
+}
+
+/// One in every 16-bit lane.
+const LANES: u128 = u128::MAX / 0xffff;
+
+impl Cx {
+    fn rid(&self, k: usize) -> u16 {
+        (self.rids >> (16 * k)) as u16
+    }
+    /// The slot of `r` among the first `upto`, if any.
+    #[inline]
+    fn find_in(&self, r: u16, upto: usize) -> Option<usize> {
+        const { assert!(MAX_K * 16 == 128 && RID_BITS < 15) };
+        // A lane is zero exactly where the rid equals r; adding 0x7fff carries into a lane's
+        // top bit exactly when it is not zero (rids have at most 15 bits, so no lane
+        // overflows into the next).
+        let x = self.rids ^ (r as u128 * LANES);
+        let zero = !(x + 0x7fff * LANES) & (0x8000 * LANES);
+        let used = if upto >= MAX_K {
+            u128::MAX
+        } else {
+            (1u128 << (16 * upto)) - 1
+        };
+        let hit = zero & used;
+        (hit != 0).then(|| hit.trailing_zeros() as usize / 16)
+    }
+    #[inline]
+    fn has_in(&self, r: u16, upto: usize) -> bool {
+        self.find_in(r, upto).is_some()
+    }
+    #[inline]
+    fn has(&self, r: u16) -> bool {
+        self.has_in(r, self.n)
+    }
+    /// Appends a slot; the caller keeps `n` within the context's size.
+    #[inline]
+    fn push(&mut self, r: u16, v: u64) {
+        self.rids |= (r as u128) << (16 * self.n);
+        self.val[self.n] = v;
+        self.n += 1;
+    }
+    fn clear(&mut self) {
+        self.n = 0;
+        self.rids = 0;
+    }
+    fn slots(&self) -> impl Iterator<Item = RidVal> + '_ {
+        (0..self.n).map(|k| (self.rid(k) as u64, self.val[k]))
+    }
+}
+
+/// A trace being built or committed: §2.4's `start_pc, npc, len, ic, oc`.
+#[derive(Clone, Copy, Debug, Default, Hash)]
+struct Tr {
+    pc: u64,
+    npc: u64,
+    len: u64,
+    ic: Cx,
+    oc: Cx,
+}
 
 /// A buffer (§2.4): the trace being built and, for the I2-style check, the instructions in it
 /// (the vector is reused: cleared, never dropped, when the buffer restarts).
 #[derive(Clone, Debug, Default)]
 struct Buffer {
-    t: Trace,
+    t: Tr,
     ops: Vec<Op>,
 }
 
@@ -110,16 +191,18 @@ pub struct TraceBuffers {
     nfree: usize,
     cycles: u64,
     active_image: Vec<u64>,
-    /// The event in stage 2: (tid, kid, event).
-    s2: Option<(usize, u64, Event)>,
-    /// Registered outputs.
-    cm: Option<(u64, Trace)>,
+    /// Stage 2's event is `s2[now]`; the next one is decoded into `s2[now ^ 1]`.
+    s2: [Pending; 2],
+    now: usize,
+    /// Registered outputs: the kernel tag of a commit at the last edge (the trace is
+    /// `commit`), and the stage-2 status.
+    cm: Option<u64>,
     st: Option<(usize, u64, bool)>,
     last_tid: Option<usize>,
     /// What the last cycle did, for the checks: the thread, and whether it committed.
     last: Option<(usize, bool)>,
     /// The trace the last event committed and its instructions (swapped with the buffer's).
-    commit: Option<Trace>,
+    commit: Option<Tr>,
     commit_ops: Vec<Op>,
     fault: Option<TbFault>,
     pub ev: TbEvents,
@@ -127,6 +210,10 @@ pub struct TraceBuffers {
 
 impl TraceBuffers {
     pub fn new(cfg: &TbConfig) -> TraceBuffers {
+        assert!(
+            cfg.k_in <= MAX_K && cfg.k_out <= MAX_K,
+            "at most {MAX_K} context slots"
+        );
         TraceBuffers {
             own: vec![None; cfg.threads],
             bufs: vec![Buffer::default(); cfg.pool],
@@ -135,7 +222,8 @@ impl TraceBuffers {
             nfree: cfg.pool,
             cycles: 0,
             active_image: vec![0; cfg.threads.div_ceil(64)],
-            s2: None,
+            s2: [Pending::default(); 2],
+            now: 0,
             cm: None,
             st: None,
             last_tid: None,
@@ -169,7 +257,7 @@ impl TraceBuffers {
         self.holder.iter_mut().for_each(|h| *h = None);
         self.nfree = self.cfg.pool;
         self.active_image.iter_mut().for_each(|x| *x = 0);
-        self.s2 = None;
+        self.s2 = [Pending::default(); 2];
         self.cm = None;
         self.st = None;
         self.last_tid = None;
@@ -199,13 +287,11 @@ impl TraceBuffers {
     /// Buffer `b` starts an empty trace at `pc`.
     fn restart(&mut self, b: usize, pc: u64) {
         let buf = &mut self.bufs[b];
-        buf.t = Trace {
-            pc,
-            npc: pc,
-            len: 0,
-            ic: Ctx::empty(self.cfg.k_in),
-            oc: Ctx::empty(self.cfg.k_out),
-        };
+        buf.t.pc = pc;
+        buf.t.npc = pc;
+        buf.t.len = 0;
+        buf.t.ic.clear();
+        buf.t.oc.clear();
         buf.ops.clear();
     }
 
@@ -224,38 +310,36 @@ impl TraceBuffers {
     }
 
     /// Step 3: the new inputs (first occurrence, not in ic or oc) and whether dst is new.
-    fn news(&self, b: usize, i: &Op) -> (usize, [RidVal; SRCS], bool) {
+    fn news(&self, b: usize, i: &Op) -> (usize, [(u16, u64); SRCS], bool) {
         let t = &self.bufs[b].t;
-        let has = |ctx: &[Slot], r: u64| ctx.iter().flatten().any(|s| s.0 == r);
-        let mut new_ic = [(0, 0); SRCS];
+        let oc_is_read = self.fault != Some(TbFault::OutputsAreInputs);
+        let mut new_ic = [(0u16, 0u64); SRCS];
         let mut n = 0;
         for &(r, v) in i.srcs() {
-            let in_oc = has(&t.oc, r) && self.fault != Some(TbFault::OutputsAreInputs);
-            if !new_ic[..n].iter().any(|s| s.0 == r) && !has(&t.ic, r) && !in_oc {
+            let r = r as u16;
+            let in_oc = oc_is_read && t.oc.has(r);
+            if !new_ic[..n].iter().any(|s| s.0 == r) && !t.ic.has(r) && !in_oc {
                 new_ic[n] = (r, v);
                 n += 1;
             }
         }
-        (n, new_ic, !has(&t.oc, i.dst))
+        (n, new_ic, !t.oc.has(i.dst as u16))
     }
 
     /// One event in stage 2 (a commit goes to `self.commit`); returns the buffer length after
     /// it, no-buffer.
-    fn apply(&mut self, tid: usize, e: Event) -> (u64, bool) {
+    fn apply(&mut self, tid: usize, close: bool, i: &Op) -> (u64, bool) {
         let (ki, ko) = (self.cfg.k_in, self.cfg.k_out);
         let cur = self.own[tid];
         self.commit = None;
-        let i = match e {
-            Event::Close => {
-                self.ev.closes += 1;
-                if let Some(b) = cur {
-                    self.finalize(b);
-                }
-                self.set_own(tid, None);
-                return (0, false);
+        if close {
+            self.ev.closes += 1;
+            if let Some(b) = cur {
+                self.finalize(b);
             }
-            Event::Append(i) => i,
-        };
+            self.set_own(tid, None);
+            return (0, false);
+        }
         self.ev.appends += 1;
         // Step 1: a break in the PC sequence.
         let mut keep = cur;
@@ -277,9 +361,9 @@ impl TraceBuffers {
         }
         let b = keep.expect("a buffer");
         // Steps 3-4.
-        let (mut n_new, mut new_ic, mut new_oc) = self.news(b, &i);
-        let nic = self.bufs[b].t.ic.iter().flatten().count();
-        let noc = self.bufs[b].t.oc.iter().flatten().count();
+        let (mut n_new, mut new_ic, mut new_oc) = self.news(b, i);
+        let nic = self.bufs[b].t.ic.n;
+        let noc = self.bufs[b].t.oc.n;
         if self.bufs[b].t.len > 0 && (nic + n_new > ki || noc + new_oc as usize > ko) {
             if nic + n_new > ki {
                 self.ev.k_in_splits += 1;
@@ -288,7 +372,7 @@ impl TraceBuffers {
             }
             self.finalize(b);
             self.restart(b, i.pc);
-            (n_new, new_ic, new_oc) = self.news(b, &i);
+            (n_new, new_ic, new_oc) = self.news(b, i);
         }
         // The instruction alone overflows: it cannot be in a trace.
         if n_new > ki {
@@ -298,27 +382,20 @@ impl TraceBuffers {
         }
         // Step 5.
         let buf = &mut self.bufs[b];
-        let first = nic_after(&buf.t.ic);
-        for (k, s) in new_ic[..n_new].iter().enumerate() {
-            buf.t.ic[first + k] = Some(*s);
+        for &(r, v) in &new_ic[..n_new] {
+            buf.t.ic.push(r, v);
         }
+        let dst = i.dst as u16;
         if new_oc {
-            let k = nic_after(&buf.t.oc);
-            buf.t.oc[k] = Some((i.dst, i.res));
+            buf.t.oc.push(dst, i.res);
         } else {
-            let slot = buf
-                .t
-                .oc
-                .iter_mut()
-                .flatten()
-                .find(|s| s.0 == i.dst)
-                .unwrap();
-            slot.1 = i.res;
+            let k = buf.t.oc.find_in(dst, buf.t.oc.n).expect("dst is in oc");
+            buf.t.oc.val[k] = i.res;
             self.ev.oc_rewrites += 1;
         }
         buf.t.len += 1;
         buf.t.npc = (i.pc + self.cfg.isz as u64) & pc_mask(self.cfg.pc_bits);
-        buf.ops.push(i);
+        buf.ops.push(*i);
         // Step 6.
         if buf.t.len == self.cfg.l_max as u64 {
             self.ev.l_max_commits += 1;
@@ -331,24 +408,52 @@ impl TraceBuffers {
         (len, false)
     }
 
+    /// One clock edge with `ev` driven this cycle: (tid, kid, event).
     pub fn cycle(&mut self, ev: Option<(usize, u64, Event)>) {
+        let next = self.incoming();
+        *next = Pending::default();
+        if let Some((tid, kid, e)) = ev {
+            (next.valid, next.tid, next.kid) = (true, tid, kid);
+            match e {
+                Event::Close => next.close = true,
+                Event::Append(op) => next.op = op,
+            }
+        }
+        self.edge();
+    }
+
+    /// The slot this cycle's event is decoded into.
+    pub(crate) fn incoming(&mut self) -> &mut Pending {
+        &mut self.s2[self.now ^ 1]
+    }
+
+    /// One clock edge: stage 2's event applied, the incoming one moves to stage 2.
+    pub(crate) fn edge(&mut self) {
         self.last = None;
         self.cm = None;
         self.st = None;
         self.cycles += 1;
-        if let Some((tid, kid, e)) = self.s2.take() {
+        let e = &self.s2[self.now];
+        if e.valid {
+            let (tid, kid, close) = (e.tid, e.kid, e.close);
             if self.last_tid == Some(tid) {
                 self.ev.back_to_back += 1;
             }
-            let (len, nobuf) = self.apply(tid, e);
+            let op = e.op;
+            let (len, nobuf) = self.apply(tid, close, &op);
             self.st = Some((tid, len, nobuf));
-            self.cm = self.commit.map(|t| (kid, t));
+            self.cm = self.commit.is_some().then_some(kid);
             self.last = Some((tid, self.commit.is_some()));
             self.last_tid = Some(tid);
         } else {
             self.last_tid = None;
         }
-        self.s2 = ev;
+        self.now ^= 1;
+    }
+
+    /// The commit at the last edge: its kernel tag and trace.
+    fn committed(&self) -> Option<(u64, &Tr)> {
+        self.cm.zip(self.commit.as_ref())
     }
 
     /// §7 I4 on the touched buffer and on a commit, I2 (the commit's contexts re-derived from
@@ -389,8 +494,8 @@ impl TraceBuffers {
             if !derives(instrs, t) {
                 // The slow path only builds the message.
                 let (ic, oc) = derive(&instrs.iter().map(Op::instr).collect::<Vec<_>>());
-                let got_ic: Vec<(u64, u64)> = t.ic.iter().flatten().copied().collect();
-                let got_oc: Vec<(u64, u64)> = t.oc.iter().flatten().copied().collect();
+                let got_ic: Vec<RidVal> = t.ic.slots().collect();
+                let got_oc: Vec<RidVal> = t.oc.slots().collect();
                 return Err(format!(
                     "I2: commit at {:#x}: contexts {got_ic:?} / {got_oc:?}, instructions give {ic:?} / {oc:?}",
                     t.pc
@@ -422,11 +527,6 @@ impl TraceBuffers {
     }
 }
 
-/// The number of valid slots (they are a prefix).
-fn nic_after(ctx: &[Slot]) -> usize {
-    ctx.iter().take_while(|s| s.is_some()).count()
-}
-
 pub fn pc_mask(bits: usize) -> u64 {
     if bits == 64 {
         u64::MAX
@@ -435,22 +535,22 @@ pub fn pc_mask(bits: usize) -> u64 {
     }
 }
 
-/// I4: `min_len ≤ len ≤ l_max`, `npc = pc + len·isz`, slots a prefix, rids unique.
-fn shape(c: &TbConfig, t: &Trace, min_len: u64) -> Result<(), String> {
+/// I4: `min_len ≤ len ≤ l_max`, `npc = pc + len·isz`, `|ic| ≤ k_in`, `|oc| ≤ k_out`, rids
+/// unique within each context (the valid slots are a prefix by construction: a count).
+#[inline]
+fn shape(c: &TbConfig, t: &Tr, min_len: u64) -> Result<(), String> {
     if t.len < min_len || t.len > c.l_max as u64 {
         return Err(format!("len {}", t.len));
     }
     if t.npc != (t.pc + t.len * c.isz as u64) & pc_mask(c.pc_bits) {
         return Err(format!("npc {:#x} for pc {:#x} len {}", t.npc, t.pc, t.len));
     }
-    for ctx in [&t.ic, &t.oc] {
-        let n = nic_after(ctx);
-        if ctx.iter().flatten().count() != n {
-            return Err("context slots are not a prefix".into());
+    for (ctx, k) in [(&t.ic, c.k_in), (&t.oc, c.k_out)] {
+        if ctx.n > k {
+            return Err(format!("{} context slots of {k}", ctx.n));
         }
-        // At most MAX_K slots: pairwise beats sorting a copy.
-        let repeated = (0..n).any(|a| (a + 1..n).any(|b| ctx[a].unwrap().0 == ctx[b].unwrap().0));
-        if repeated {
+        // At most MAX_K slots: each against the ones before it.
+        if (1..ctx.n).any(|a| ctx.has_in(ctx.rid(a), a)) {
             return Err("repeated rid in a context".into());
         }
     }
@@ -459,30 +559,27 @@ fn shape(c: &TbConfig, t: &Trace, min_len: u64) -> Result<(), String> {
 
 /// Whether [`derive`] of `ops` gives `t`'s contexts (their valid slots, in order), without
 /// allocating: a context has at most `MAX_K` slots, so a longer derived list differs.
-fn derives(ops: &[Op], t: &Trace) -> bool {
-    let (mut ic, mut oc) = ([(0u64, 0u64); MAX_K], [(0u64, 0u64); MAX_K]);
-    let (mut ni, mut no) = (0, 0);
+fn derives(ops: &[Op], t: &Tr) -> bool {
+    let (mut ic, mut oc) = (Cx::default(), Cx::default());
     for i in ops {
         for &(r, v) in i.srcs() {
-            if !ic[..ni].iter().any(|s| s.0 == r) && !oc[..no].iter().any(|s| s.0 == r) {
-                if ni == MAX_K {
+            let r = r as u16;
+            if !ic.has(r) && !oc.has(r) {
+                if ic.n == MAX_K {
                     return false;
                 }
-                ic[ni] = (r, v);
-                ni += 1;
+                ic.push(r, v);
             }
         }
-        match oc[..no].iter_mut().find(|s| s.0 == i.dst) {
-            Some(s) => s.1 = i.res,
-            None if no == MAX_K => return false,
-            None => {
-                oc[no] = (i.dst, i.res);
-                no += 1;
-            }
+        let d = i.dst as u16;
+        match oc.find_in(d, oc.n) {
+            Some(k) => oc.val[k] = i.res,
+            None if oc.n == MAX_K => return false,
+            None => oc.push(d, i.res),
         }
     }
-    let same = |ctx: &[Slot], want: &[RidVal]| ctx.iter().flatten().eq(want.iter());
-    same(&t.ic, &ic[..ni]) && same(&t.oc, &oc[..no])
+    let same = |a: &Cx, b: &Cx| a.n == b.n && a.rids == b.rids && a.val[..a.n] == b.val[..b.n];
+    same(&t.ic, &ic) && same(&t.oc, &oc)
 }
 
 /// The contexts of a run of instructions, from §3.3's definition: registers read before any
@@ -530,6 +627,10 @@ pub(crate) struct Ports {
     pub o_st_nobuf: usize,
     pub o_free_count: usize,
     pub o_dbg_active: usize,
+    /// Words of `cm_ic`, `cm_oc`, and of all the outputs.
+    pub cm_ic_words: usize,
+    pub cm_oc_words: usize,
+    pub out_words: usize,
 }
 
 impl Ports {
@@ -562,37 +663,37 @@ impl Ports {
             o_st_nobuf: o("st_nobuf"),
             o_free_count: o("free_count"),
             o_dbg_active: o("dbg_active"),
+            cm_ic_words: l.output("cm_ic").expect("dtm-tb output").words,
+            cm_oc_words: l.output("cm_oc").expect("dtm-tb output").words,
+            out_words: l.out_words,
         }
     }
 }
 
-/// The event on the inputs, if any: (reset, Some((tid, kid, event))).
-pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usize, u64, Event)>) {
-    if x[p.reset] & 1 == 1 {
-        return (true, None);
+/// Decodes the event on the inputs into `e` (in place; `valid` false when there is none).
+/// Not called in a reset cycle.
+pub(crate) fn decode(val_bits: usize, p: &Ports, x: &[u64], e: &mut Pending) {
+    e.valid = x[p.ev_valid] & 1 == 1;
+    if !e.valid {
+        return;
     }
-    if x[p.ev_valid] & 1 == 0 {
-        return (false, None);
+    (e.tid, e.kid) = (x[p.ev_tid] as usize, x[p.ev_kid]);
+    e.close = x[p.ev_close] & 1 == 1;
+    if e.close {
+        return;
     }
-    let (tid, kid) = (x[p.ev_tid] as usize, x[p.ev_kid]);
-    if x[p.ev_close] & 1 == 1 {
-        return (false, Some((tid, kid, Event::Close)));
-    }
-    let v = cfg.val_bits;
-    let mut i = Op {
-        pc: x[p.ev_pc],
-        dst: x[p.ev_dst],
-        res: x[p.ev_res],
-        ..Op::default()
-    };
-    for s in (0..SRCS).filter(|&s| x[p.ev_src_v] >> s & 1 == 1) {
+    let v = val_bits;
+    let i = &mut e.op;
+    (i.pc, i.dst, i.res, i.n) = (x[p.ev_pc], x[p.ev_dst], x[p.ev_res], 0);
+    // The three rids (27 bits) sit in one word.
+    let (used, rids) = (x[p.ev_src_v], x[p.ev_src_rid]);
+    for s in (0..SRCS).filter(|&s| used >> s & 1 == 1) {
         i.srcs[i.n] = (
-            get(&x[p.ev_src_rid..], s * RID_BITS, RID_BITS),
+            rids >> (s * RID_BITS) & ((1 << RID_BITS) - 1),
             get(&x[p.ev_src_val..], s * v, v),
         );
         i.n += 1;
     }
-    (false, Some((tid, kid, Event::Append(i))))
 }
 
 /// The port-level model of `dtm-tb`.
@@ -600,58 +701,93 @@ pub(crate) fn decode(cfg: &TbConfig, p: &Ports, x: &[u64]) -> (bool, Option<(usi
 pub struct DtmTbModel {
     pub tb: TraceBuffers,
     p: Ports,
+    /// The output words of the registered state, packed once after each edge (a step copies
+    /// them out): most cycles change only the status ports and one `dbg_active` word.
+    img: Vec<u64>,
+    /// `img` holds a commit's ports (they must be cleared the next cycle).
+    cm_shown: bool,
 }
 
 impl DtmTbModel {
     pub fn new(cfg: &TbConfig) -> DtmTbModel {
-        DtmTbModel {
+        const { assert!(SRCS * RID_BITS <= 64) };
+        let p = Ports::new(cfg);
+        let mut m = DtmTbModel {
             tb: TraceBuffers::new(cfg),
-            p: Ports::new(cfg),
-        }
+            img: vec![0; p.out_words],
+            p,
+            cm_shown: false,
+        };
+        m.pack(true);
+        m
     }
 
     pub fn inject_fault(&mut self, f: Option<TbFault>) {
         self.tb.inject_fault(f);
     }
 
-    fn outputs(&self, out: &mut [u64]) {
-        out.iter_mut().for_each(|w| *w = 0);
-        let (t, p) = (&self.tb, &self.p);
+    /// Packs the registered outputs into `img` after an edge: the status ports and the free
+    /// count always, a commit's ports when there is one (cleared the cycle after), and the
+    /// `dbg_active` word of the event's thread (the only one an event changes); `all` after
+    /// construction and reset.
+    fn pack(&mut self, all: bool) {
+        let (t, p, img) = (&self.tb, &self.p, &mut self.img);
         let (v, sb) = (t.cfg.val_bits, t.cfg.slot_bits());
-        if let Some((kid, tr)) = &t.cm {
-            out[p.o_cm_valid] = 1;
-            out[p.o_cm_kid] = *kid;
-            out[p.o_cm_pc] = tr.pc;
-            out[p.o_cm_npc] = tr.npc;
-            out[p.o_cm_len] = tr.len;
-            for (k, s) in tr.ic.iter().enumerate() {
-                put_slot(&mut out[p.o_cm_ic..], k * sb, v, *s);
+        let (ic, oc) = (p.o_cm_ic, p.o_cm_oc);
+        let cm = t.committed();
+        if cm.is_some() || self.cm_shown || all {
+            for o in [p.o_cm_valid, p.o_cm_kid, p.o_cm_pc, p.o_cm_npc, p.o_cm_len] {
+                img[o] = 0;
             }
-            for (k, s) in tr.oc.iter().enumerate() {
-                put_slot(&mut out[p.o_cm_oc..], k * sb, v, *s);
+            img[ic..ic + p.cm_ic_words].iter_mut().for_each(|w| *w = 0);
+            img[oc..oc + p.cm_oc_words].iter_mut().for_each(|w| *w = 0);
+        }
+        self.cm_shown = cm.is_some();
+        if let Some((kid, tr)) = cm {
+            img[p.o_cm_valid] = 1;
+            img[p.o_cm_kid] = kid;
+            img[p.o_cm_pc] = tr.pc;
+            img[p.o_cm_npc] = tr.npc;
+            img[p.o_cm_len] = tr.len;
+            for (at, ctx) in [(ic, &tr.ic), (oc, &tr.oc)] {
+                for k in 0..ctx.n {
+                    // The slot's words are zero: v, rid and value are or-ed in.
+                    let head = 1 | (ctx.rid(k) as u64) << 1;
+                    or_bits(&mut img[at..], k * sb, 1 + RID_BITS, head);
+                    or_bits(&mut img[at..], k * sb + 1 + RID_BITS, v, ctx.val[k]);
+                }
             }
         }
-        if let Some((tid, len, nobuf)) = t.st {
-            out[p.o_st_valid] = 1;
-            out[p.o_st_tid] = tid as u64;
-            out[p.o_st_len] = len;
-            out[p.o_st_nobuf] = nobuf as u64;
-        }
-        out[p.o_free_count] = t.nfree as u64;
+        let (valid, tid, len, nobuf) = match t.st {
+            Some((tid, len, nobuf)) => (1, tid, len, nobuf as u64),
+            None => (0, 0, 0, 0),
+        };
+        img[p.o_st_valid] = valid;
+        img[p.o_st_tid] = tid as u64;
+        img[p.o_st_len] = len;
+        img[p.o_st_nobuf] = nobuf;
+        img[p.o_free_count] = t.nfree as u64;
         let d = p.o_dbg_active;
-        out[d..d + t.active_image.len()].copy_from_slice(&t.active_image);
+        if all {
+            img[d..d + t.active_image.len()].copy_from_slice(&t.active_image);
+        } else if valid == 1 {
+            img[d + tid / 64] = t.active_image[tid / 64];
+        }
     }
 }
 
 impl Model for DtmTbModel {
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        self.outputs(outputs);
-        let (reset, ev) = decode(&self.tb.cfg, &self.p, inputs);
+        outputs.copy_from_slice(&self.img);
+        let reset = inputs[self.p.reset] & 1 == 1;
         if reset {
             self.tb.reset();
         } else {
-            self.tb.cycle(ev);
+            let v = self.tb.cfg.val_bits;
+            decode(v, &self.p, inputs, self.tb.incoming());
+            self.tb.edge();
         }
+        self.pack(reset);
     }
 
     fn check_invariants(&self) -> Result<(), String> {
@@ -659,7 +795,9 @@ impl Model for DtmTbModel {
     }
 
     fn check_inputs(&self, inputs: &[u64]) -> Result<(), String> {
-        if let (false, Some((tid, _, _))) = decode(&self.tb.cfg, &self.p, inputs) {
+        let (x, p) = (inputs, &self.p);
+        if x[p.reset] & 1 == 0 && x[p.ev_valid] & 1 == 1 {
+            let tid = x[p.ev_tid] as usize;
             if tid >= self.tb.cfg.threads {
                 return Err(format!("port ev_tid: {tid} is not a thread"));
             }
@@ -673,9 +811,10 @@ impl Model for DtmTbModel {
             "active={} free={} s2={:?} cm={:?}",
             t.own.iter().flatten().count(),
             t.nfree,
-            t.s2.as_ref()
-                .map(|(tid, _, e)| (tid, matches!(e, Event::Close))),
-            t.cm.as_ref().map(|(k, tr)| (k, tr.pc, tr.len)),
+            Some(&t.s2[t.now])
+                .filter(|e| e.valid)
+                .map(|e| (e.tid, e.close)),
+            t.committed().map(|(k, tr)| (k, tr.pc, tr.len)),
         )
     }
 
@@ -708,15 +847,35 @@ pub(crate) fn put_srcs(
     rid: &mut [u64],
     val: &mut [u64],
 ) -> u64 {
-    let v = cfg.val_bits;
-    let (nr, nv) = src_words(cfg);
-    rid[..nr].iter_mut().for_each(|w| *w = 0);
-    val[..nv].iter_mut().for_each(|w| *w = 0);
-    for (s, (r, x)) in srcs.iter().enumerate() {
-        put(rid, s * RID_BITS, RID_BITS, *r);
-        put(val, s * v, v, *x);
-    }
+    let (r, vals) = src_bits(cfg, srcs);
+    let (_, nv) = src_words(cfg);
+    rid[0] = r;
+    val[..nv].copy_from_slice(&vals[..nv]);
     (1u64 << srcs.len()) - 1
+}
+
+/// The `ev_src_rid` word (three 9-bit rids fit in one) and the `ev_src_val` words of `srcs`.
+#[inline]
+pub(crate) fn src_bits(cfg: &TbConfig, srcs: &[(u64, u64)]) -> (u64, [u64; 3]) {
+    const { assert!(SRCS * RID_BITS <= 64) };
+    let v = cfg.val_bits;
+    let (mut r, mut vals) = (0u64, [0u64; 3]);
+    for (s, &(rr, x)) in srcs.iter().enumerate() {
+        r |= (rr & ((1 << RID_BITS) - 1)) << (s * RID_BITS);
+        or_bits(&mut vals, s * v, v, x & pc_mask(v));
+    }
+    (r, vals)
+}
+
+/// Ors `x` (`width` ≤ 64 bits, nothing above) into `words` at bit `at`, whose bits there are
+/// zero.
+#[inline]
+fn or_bits(words: &mut [u64], at: usize, width: usize, x: u64) {
+    let (w, o) = (at / 64, at % 64);
+    words[w] |= x << o;
+    if o + width > 64 {
+        words[w + 1] |= x >> (64 - o);
+    }
 }
 
 /// Unpacks a committed context (for tests).

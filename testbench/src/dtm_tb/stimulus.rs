@@ -7,7 +7,7 @@
 //! cycles (the write bypass); with a small pool more threads build than there are buffers.
 //! Fields that are not used carry random values; resets are rare.
 
-use super::model::{pc_mask, put_srcs, Ports};
+use super::model::{pc_mask, src_bits, src_words, Ports};
 use crate::rng::Rng;
 use crate::Stimulus;
 use warpforge_contract::units::dtm_tb::TbConfig;
@@ -56,19 +56,6 @@ impl DtmTbStimulus {
         };
         s.new_phase();
         s
-    }
-
-    /// Writes `srcs` into the `ev_src_rid` / `ev_src_val` words of `x`; returns `ev_src_v`.
-    fn put_srcs(&self, x: &mut [u64], srcs: &[(u64, u64)]) -> u64 {
-        let (r, v) = (self.p.ev_src_rid, self.p.ev_src_val);
-        let (lo, hi) = if r < v {
-            let (a, b) = x.split_at_mut(v);
-            (&mut a[r..], b)
-        } else {
-            let (a, b) = x.split_at_mut(r);
-            (b, &mut a[v..])
-        };
-        put_srcs(&self.cfg, srcs, lo, hi)
     }
 
     fn vmask(&self) -> u64 {
@@ -123,99 +110,89 @@ impl DtmTbStimulus {
 
 impl Stimulus for DtmTbStimulus {
     fn next(&mut self, cycle: u64, _prev: &[u64], x: &mut [u64]) {
-        x.iter_mut().for_each(|w| *w = 0);
-        // The offsets and widths it needs, not a copy of every port and parameter.
-        let p = PortsUsed {
-            reset: self.p.reset,
-            ev_valid: self.p.ev_valid,
-            ev_tid: self.p.ev_tid,
-            ev_kid: self.p.ev_kid,
-            ev_close: self.p.ev_close,
-            ev_pc: self.p.ev_pc,
-            ev_src_v: self.p.ev_src_v,
-            ev_dst: self.p.ev_dst,
-            ev_res: self.p.ev_res,
-        };
-        if cycle == 0 || self.rng.chance(1, 80_000) {
-            x[p.reset] = 1;
-            return;
-        }
-        if self.phase_left == 0 {
-            self.new_phase();
-        }
-        self.phase_left -= 1;
-        let vm = self.vmask();
-        let c = CfgUsed {
-            threads: self.cfg.threads,
-            kid_bits: self.cfg.kid_bits,
-            isz: self.cfg.isz,
-        };
-        let pm = pc_mask(self.cfg.pc_bits);
-        // Noise on every field; an event overwrites what it uses.
-        x[p.ev_tid] = self.rng.below(c.threads as u64);
-        x[p.ev_kid] = self.rng.below(1 << c.kid_bits);
-        x[p.ev_pc] = self.rng.next_u64() & pm;
-        x[p.ev_dst] = self.rng.below(512);
-        x[p.ev_res] = self.rng.next_u64() & vm;
-        // Packed only where no instruction's sources replace them.
-        let noise = [(self.rng.below(512), self.rng.next_u64() & vm); 3];
-        x[p.ev_src_v] = self.rng.below(8);
-        if !self.rng.chance(self.p_event, 64) {
-            x[p.ev_tid] = self.rng.below(c.threads as u64);
-            self.put_srcs(x, &noise);
-            return;
-        }
-        if !self.rng.chance(self.p_same, 64) {
-            self.last = self.rng.below(self.threads.len() as u64) as usize;
-        }
-        let k = self.last;
-        x[p.ev_valid] = 1;
-        x[p.ev_tid] = self.threads[k].tid as u64;
-        x[p.ev_kid] = self.threads[k].kid;
-        if self.rng.chance(self.p_close, 64) {
-            x[p.ev_close] = 1;
-            // A delimiter still moves the thread on.
-            let th = &mut self.threads[k];
-            th.pc = (th.pc + c.isz as u64) & pm;
-            self.put_srcs(x, &noise);
-            return;
-        }
-        if self.rng.chance(1, 60) {
-            self.threads[k].pc = (self.rng.below(1 << 20) * c.isz as u64) & pm;
-        }
-        let nr = self.rids.len();
-        let ns = self.rng.below(self.max_srcs + 1) as usize;
-        let mut srcs = [(0, 0); 3];
-        for s in srcs.iter_mut().take(ns) {
-            let j = self.rng.below(nr as u64) as usize;
-            *s = (self.rids[j], self.threads[k].regs[j] & vm);
-        }
-        x[p.ev_src_v] = self.put_srcs(x, &srcs[..ns]);
-        let d = self.rng.below(nr as u64) as usize;
-        let res = self.rng.below(self.dom) & vm;
-        let th = &mut self.threads[k];
-        x[p.ev_pc] = th.pc;
-        x[p.ev_dst] = self.rids[d];
-        x[p.ev_res] = res;
-        th.regs[d] = res;
-        th.pc = (th.pc + c.isz as u64) & pm;
+        // The generator's state in a local for the cycle (kept in registers, not written
+        // back after every draw); the same draws in the same order.
+        let mut rng = self.rng.clone();
+        self.drive(&mut rng, cycle, x);
+        self.rng = rng;
     }
 }
 
-struct PortsUsed {
-    reset: usize,
-    ev_valid: usize,
-    ev_tid: usize,
-    ev_kid: usize,
-    ev_close: usize,
-    ev_pc: usize,
-    ev_src_v: usize,
-    ev_dst: usize,
-    ev_res: usize,
-}
-
-struct CfgUsed {
-    threads: usize,
-    kid_bits: usize,
-    isz: usize,
+impl DtmTbStimulus {
+    #[inline(always)]
+    fn drive(&mut self, rng: &mut Rng, cycle: u64, x: &mut [u64]) {
+        x.iter_mut().for_each(|w| *w = 0);
+        let p = &self.p;
+        let (reset, valid, tid, kid, close) = (p.reset, p.ev_valid, p.ev_tid, p.ev_kid, p.ev_close);
+        let (pc, src_v, dst, res_at) = (p.ev_pc, p.ev_src_v, p.ev_dst, p.ev_res);
+        let (rid_at, val_at) = (p.ev_src_rid, p.ev_src_val);
+        let nv = src_words(&self.cfg).1;
+        if cycle == 0 || rng.chance(1, 80_000) {
+            x[reset] = 1;
+            return;
+        }
+        if self.phase_left == 0 {
+            self.rng = rng.clone();
+            self.new_phase();
+            *rng = self.rng.clone();
+        }
+        self.phase_left -= 1;
+        let vm = self.vmask();
+        let (threads, kid_bits, isz) = (self.cfg.threads as u64, self.cfg.kid_bits, self.cfg.isz);
+        let pm = pc_mask(self.cfg.pc_bits);
+        // Noise on every field; an event overwrites what it uses.
+        x[tid] = rng.below(threads);
+        x[kid] = rng.below(1 << kid_bits);
+        x[pc] = rng.next_u64() & pm;
+        x[dst] = rng.below(512);
+        x[res_at] = rng.next_u64() & vm;
+        // Packed only where no instruction's sources replace them.
+        let noise = [(rng.below(512), rng.next_u64() & vm); 3];
+        let put = |x: &mut [u64], srcs: &[(u64, u64)]| {
+            let (r, vals) = src_bits(&self.cfg, srcs);
+            x[rid_at] = r;
+            x[val_at..val_at + nv].copy_from_slice(&vals[..nv]);
+            (1u64 << srcs.len()) - 1
+        };
+        x[src_v] = rng.below(8);
+        if !rng.chance(self.p_event, 64) {
+            x[tid] = rng.below(threads);
+            put(x, &noise);
+            return;
+        }
+        if !rng.chance(self.p_same, 64) {
+            self.last = rng.below(self.threads.len() as u64) as usize;
+        }
+        let k = self.last;
+        x[valid] = 1;
+        x[tid] = self.threads[k].tid as u64;
+        x[kid] = self.threads[k].kid;
+        if rng.chance(self.p_close, 64) {
+            x[close] = 1;
+            // A delimiter still moves the thread on.
+            let th = &mut self.threads[k];
+            th.pc = (th.pc + isz as u64) & pm;
+            put(x, &noise);
+            return;
+        }
+        if rng.chance(1, 60) {
+            self.threads[k].pc = (rng.below(1 << 20) * isz as u64) & pm;
+        }
+        let nr = self.rids.len();
+        let ns = rng.below(self.max_srcs + 1) as usize;
+        let mut srcs = [(0, 0); 3];
+        for s in srcs.iter_mut().take(ns) {
+            let j = rng.below(nr as u64) as usize;
+            *s = (self.rids[j], self.threads[k].regs[j] & vm);
+        }
+        x[src_v] = put(x, &srcs[..ns]);
+        let d = rng.below(nr as u64) as usize;
+        let res = rng.below(self.dom) & vm;
+        let th = &mut self.threads[k];
+        x[pc] = th.pc;
+        x[dst] = self.rids[d];
+        x[res_at] = res;
+        th.regs[d] = res;
+        th.pc = (th.pc + isz as u64) & pm;
+    }
 }
