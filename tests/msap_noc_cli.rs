@@ -15,17 +15,13 @@ fn json_of(args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
-#[test]
-fn noc_sweep_in_lockstep_and_with_the_baseline() {
-    let dir = std::env::temp_dir().join(format!("wf-noc-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let svg = dir.join("lat.svg");
-    let j = json_of(&[
+/// `noc` on the 2×2 mesh in lockstep at a light (0.02) and a heavy (0.3) offered load, with
+/// `extra` arguments.
+fn two_load_sweep(extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
         "noc",
         "--mesh",
         "2x2",
-        "--set",
-        "mc_place=corner",
         "--rates",
         "0.02,0.3",
         "--warmup",
@@ -34,20 +30,18 @@ fn noc_sweep_in_lockstep_and_with_the_baseline() {
         "400",
         "--drain",
         "3000",
-        "--pl",
-        "forced:7x1,0",
         "--json",
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
-    assert_eq!(j["lockstep"], true);
-    assert_eq!((j["sms"].as_u64(), j["mcs"].as_u64()), (Some(3), Some(1)));
-    let s = &j["sweeps"][0];
+    ];
+    args.extend_from_slice(extra);
+    json_of(&args)
+}
+
+/// The light load drains and is accepted as offered (within the Bernoulli noise); the heavy
+/// load saturates the MCs.
+fn light_accepted_heavy_saturates(s: &serde_json::Value) {
     assert!(s["lockstep_cycles"].as_u64().unwrap() > 600);
     let p = s["points"].as_array().unwrap();
     assert_eq!(p.len(), 2);
-    // Light load drains and is accepted as offered (within the Bernoulli noise); the heavy
-    // load saturates the single MC.
     assert_eq!(p[0]["drained"], true);
     assert!(
         (p[0]["accepted"].as_f64().unwrap() - 0.02).abs() < 0.015,
@@ -55,6 +49,26 @@ fn noc_sweep_in_lockstep_and_with_the_baseline() {
         p[0]
     );
     assert!(p[1]["accepted"].as_f64().unwrap() < 0.3);
+}
+
+#[test]
+fn noc_sweep_in_lockstep_and_with_the_baseline() {
+    let dir = std::env::temp_dir().join(format!("wf-noc-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("lat.svg");
+    let j = two_load_sweep(&[
+        "--set",
+        "mc_place=corner",
+        "--pl",
+        "forced:7x1,0",
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(j["lockstep"], true);
+    assert_eq!((j["sms"].as_u64(), j["mcs"].as_u64()), (Some(3), Some(1)));
+    let s = &j["sweeps"][0];
+    light_accepted_heavy_saturates(s);
+    let p = s["points"].as_array().unwrap();
     assert_eq!(s["saturation"].as_f64(), Some(0.3));
     let classes: Vec<u64> = p[0]["classes"]
         .as_array()
@@ -98,24 +112,7 @@ fn noc_sweep_in_lockstep_and_with_the_baseline() {
 #[test]
 fn noc_sweep_with_two_vcs_in_lockstep() {
     // V = 2 on the default 2x2 mesh (MCs at nodes 1 and 3), every cycle on the RTL too.
-    let j = json_of(&[
-        "noc",
-        "--mesh",
-        "2x2",
-        "--set",
-        "vcs=2",
-        "--rates",
-        "0.02,0.3",
-        "--warmup",
-        "200",
-        "--measure",
-        "400",
-        "--drain",
-        "3000",
-        "--pl",
-        "random",
-        "--json",
-    ]);
+    let j = two_load_sweep(&["--set", "vcs=2", "--pl", "random"]);
     assert_eq!(j["lockstep"], true);
     let s = &j["sweeps"][0];
     assert!(
@@ -123,15 +120,7 @@ fn noc_sweep_with_two_vcs_in_lockstep() {
         "{}",
         s["module"]
     );
-    assert!(s["lockstep_cycles"].as_u64().unwrap() > 600);
-    let p = s["points"].as_array().unwrap();
-    assert_eq!(p[0]["drained"], true);
-    assert!(
-        (p[0]["accepted"].as_f64().unwrap() - 0.02).abs() < 0.015,
-        "{}",
-        p[0]
-    );
-    assert!(p[1]["accepted"].as_f64().unwrap() < 0.3);
+    light_accepted_heavy_saturates(s);
 }
 
 /// T-5 (I-8) as `warpforge noc` reports it: with one PL on every request the MSAP network's

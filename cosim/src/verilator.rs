@@ -22,7 +22,7 @@ const RECIPE_VERSION: &str = "wf-bridge-5";
 pub const OPT_LEVEL: u32 = 2;
 
 /// The C++ optimisation level: `$WARPFORGE_CXX_OPT` (0–3) or [`OPT_LEVEL`]. `-O1` builds in
-/// about 60 % of `-O2`'s time and runs about a third slower: the better trade for many short
+/// 60–75 % of `-O2`'s time and runs up to a third slower: the better trade for many short
 /// runs (the test suite sets it); benchmarks and long regressions keep the default.
 pub fn opt_level() -> Result<u32, BridgeError> {
     match std::env::var("WARPFORGE_CXX_OPT") {
