@@ -186,6 +186,10 @@ enum Command {
         /// Run only this unit's jobs (repeatable; before `--shard` slices the list).
         #[arg(long = "unit", value_name = "UNIT")]
         units: Vec<String>,
+        /// Run only jobs whose id contains this text (repeatable: any of them; after
+        /// `--unit`, before `--shard`). `--list` shows the ids.
+        #[arg(long = "filter", value_name = "TEXT")]
+        filters: Vec<String>,
         /// Write JUnit XML results here.
         #[arg(long)]
         junit: Option<PathBuf>,
@@ -583,10 +587,22 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             jobs,
             shard,
             units,
+            filters,
             junit,
             list,
             json,
-        } => regress_cmd(&suite, jobs as usize, shard, &units, junit, list, json),
+        } => regress_cmd(
+            &suite,
+            jobs as usize,
+            Selection {
+                units: &units,
+                filters: &filters,
+                shard,
+            },
+            junit,
+            list,
+            json,
+        ),
         Command::Flow {
             targets,
             cycles,
@@ -870,23 +886,32 @@ fn sm_cosim(
     Ok(if passed { 0 } else { 1 })
 }
 
+/// Which jobs of a suite `regress` runs: `--unit`, then `--filter`, then `--shard`.
+struct Selection<'a> {
+    units: &'a [String],
+    filters: &'a [String],
+    shard: Option<String>,
+}
+
 fn regress_cmd(
     suite: &str,
     threads: usize,
-    shard: Option<String>,
-    units: &[String],
+    sel: Selection,
     junit: Option<PathBuf>,
     list: bool,
     json: bool,
 ) -> Result<u8, Fail> {
     let mut jobs = regress::jobs(suite).map_err(bad)?;
-    if !units.is_empty() {
-        jobs = regress::only_units(jobs, units).map_err(bad)?;
+    if !sel.units.is_empty() {
+        jobs = regress::only_units(jobs, sel.units).map_err(bad)?;
+    }
+    if !sel.filters.is_empty() {
+        jobs = regress::only_matching(jobs, sel.filters, suite).map_err(bad)?;
     }
     if !list {
         check_outputs(&[("--junit", junit.as_deref())])?;
     }
-    if let Some(s) = &shard {
+    if let Some(s) = &sel.shard {
         let (i, n) = regress::parse_shard(s).map_err(bad)?;
         jobs = jobs
             .into_iter()

@@ -156,6 +156,50 @@ fn bad_regress_arguments() {
         &warpforge(&["regress", "--unit", "dtm-xyz", "--list"]),
         &["--unit dtm-xyz", "unknown unit", "dtm-mtg"],
     );
+    // A filter that selects nothing is refused, not a green empty run.
+    assert_error(
+        &warpforge(&[
+            "regress",
+            "--unit",
+            "dtm-tb",
+            "--filter",
+            "icarus:dtm[",
+            "--list",
+        ]),
+        &["--filter icarus:dtm[", "matches no job"],
+    );
+}
+
+#[test]
+fn regress_filter_keeps_jobs_whose_id_contains_it() {
+    let list = |extra: &[&str]| {
+        let mut args = vec!["regress", "--suite", "full", "--unit", "dtm", "--list"];
+        args.extend_from_slice(extra);
+        let out = warpforge(&args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .collect::<Vec<_>>()
+    };
+    let all = list(&[]);
+    let icarus = list(&["--filter", "icarus:"]);
+    let expected: Vec<_> = all
+        .iter()
+        .filter(|i| i.contains("icarus:"))
+        .cloned()
+        .collect();
+    assert!(!expected.is_empty());
+    assert_eq!(icarus, expected);
+    // Repeated: any of them, in the list's order.
+    let two = list(&["--filter", "icarus:", "--filter", "vector:"]);
+    let expected: Vec<_> = all
+        .iter()
+        .filter(|i| i.contains("icarus:") || i.contains("vector:"))
+        .cloned()
+        .collect();
+    assert!(expected.len() > icarus.len());
+    assert_eq!(two, expected);
 }
 
 #[test]

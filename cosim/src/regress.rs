@@ -1119,6 +1119,23 @@ pub fn only_units(jobs: Vec<Job>, units: &[String]) -> Result<Vec<Job>, String> 
         .collect())
 }
 
+/// Keep the jobs whose id contains any of `filters`. A filter that matches no job is an
+/// error (a typo would otherwise pass as an empty, green regression).
+pub fn only_matching(jobs: Vec<Job>, filters: &[String], suite: &str) -> Result<Vec<Job>, String> {
+    if let Some(f) = filters
+        .iter()
+        .find(|f| !jobs.iter().any(|j| j.id.contains(f.as_str())))
+    {
+        return Err(format!(
+            "--filter {f}: matches no job id of the {suite} suite (after --unit); `regress --list` shows the ids"
+        ));
+    }
+    Ok(jobs
+        .into_iter()
+        .filter(|j| filters.iter().any(|f| j.id.contains(f.as_str())))
+        .collect())
+}
+
 /// Parse `I/N` (0 ≤ I < N).
 pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("--shard {s}: expected I/N with 0 <= I < N (e.g. 0/4)");
