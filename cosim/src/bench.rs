@@ -19,7 +19,7 @@ use warpforge_contract::units::{msap_noc, msap_router};
 pub struct EventCounter {
     /// What one event is ("flits").
     pub kind: &'static str,
-    /// Which output bits are counted, in words.
+    /// What is counted, in prose (printed and in the JSON).
     pub counted: &'static str,
     /// (output word, mask of its counted bits).
     bits: Vec<(usize, u64)>,
