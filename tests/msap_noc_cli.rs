@@ -170,3 +170,58 @@ fn one_pl_everywhere_gives_the_baseline_trace() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("MSAP = baseline"), "{text}");
 }
+
+/// `bench --json` for the network carries the flit count and its three rates beside the
+/// cycle rates (each rate = the count over the measurement's time); a unit without a count
+/// has `events: null`.
+#[test]
+fn bench_reports_flits_per_second() {
+    let r = json_of(&[
+        "bench",
+        "msap-noc",
+        "--cycles",
+        "3000",
+        "--no-cold-build",
+        "--json",
+    ]);
+    assert_eq!(r["cycles"], 3000);
+    let e = &r["events"];
+    assert_eq!(e["kind"], "flits", "{r}");
+    assert!(e["counted"]
+        .as_str()
+        .unwrap()
+        .contains("router output port"));
+    let count = e["count"].as_u64().unwrap();
+    // At most 5 ports × 4 routers × 2 meshes per cycle; the random traffic moves some.
+    assert!(count > 100 && count < 3000 * 40, "{count}");
+    for (cps, per_s) in [
+        ("verilator_cps", "verilator_per_s"),
+        ("model_cps", "model_per_s"),
+        ("lockstep_cps", "lockstep_per_s"),
+    ] {
+        let want = count as f64 * r[cps].as_f64().unwrap() / 3000.0;
+        let got = e[per_s].as_f64().unwrap();
+        assert!(
+            (got - want).abs() <= 1e-9 * want,
+            "{per_s}: {got} vs {want}"
+        );
+    }
+    for field in [
+        "verilator_cps",
+        "model_cps",
+        "lockstep_ratio",
+        "cached_start_s",
+    ] {
+        assert!(r[field].as_f64().unwrap() > 0.0, "{field}: {r}");
+    }
+    let mc = json_of(&[
+        "bench",
+        "msap-mc",
+        "--cycles",
+        "2000",
+        "--no-cold-build",
+        "--json",
+    ]);
+    assert!(mc["events"].is_null(), "{mc}");
+    assert!(mc["verilator_cps"].as_f64().unwrap() > 0.0);
+}

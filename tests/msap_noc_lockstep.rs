@@ -5,14 +5,17 @@
 //! jobs cover, and proof that lockstep catches a wrong network: replies that do not inherit
 //! their request's PL (the reply NI sends PL 0), and with V = 2 an NI that puts requests on
 //! the wrong VC, each reported at the first cycle and port the model with the same fault
-//! predicts.
+//! predicts. And bench's flit count (every router output port's `out_valid`, both meshes,
+//! read from the outputs) checked against the hops the completed round trips must have made.
 
 use warpforge_contract::units::msap_noc::{NocConfig, PARAMS};
 use warpforge_contract::Params;
+use warpforge_cosim::bench::EventCounter;
 use warpforge_cosim::lockstep;
 use warpforge_cosim::registry::{self, Unit};
 use warpforge_cosim::regress;
-use warpforge_testbench::msap_noc::{MsapNocModel, NocFault};
+use warpforge_testbench::msap_noc::{MsapNocModel, NocFault, Traffic};
+use warpforge_testbench::Model;
 
 const UNIT: &str = "msap-noc";
 
@@ -97,4 +100,65 @@ fn replies_without_the_request_pl_are_caught() {
     bad.inject_fault(Some(NocFault::ReplyPlZero));
     lockstep::check_planted_bug(&unit, &d, Box::new(bad), 3, 100_000)
         .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// XY routing sends a flit through |dx| + |dy| router-to-router links and out of the last
+/// router's Local port: that many router output ports per flit. A request is one flit, its
+/// reply `reply_flits`. Traffic for a while, then none until every request is answered:
+/// bench's count of the model's outputs must be the sum over the completed round trips.
+#[test]
+fn bench_counts_every_flit_at_every_router_output() {
+    for extra in [
+        vec![],
+        vec!["mc_place=corner", "reply_flits=1"],
+        vec!["vcs=2", "pipe_stages=4", "age_thresh=0"],
+    ] {
+        let mut sets: Vec<String> = ["mesh_x=2", "mesh_y=2"].map(String::from).to_vec();
+        sets.extend(extra.iter().map(|s| s.to_string()));
+        let unit = Unit::resolve(UNIT, &sets).unwrap();
+        let p = Params::resolve(unit.name(), PARAMS, None, &unit.params.as_sets()).unwrap();
+        let cfg = NocConfig::from_params(&p).unwrap();
+        let counter = EventCounter::of(&unit).unwrap();
+        assert_eq!(counter.kind, "flits");
+        let layout = unit.manifest().layout();
+        let reset = layout.input("reset").unwrap().offset;
+        let mut model = MsapNocModel::new(&cfg);
+        let mut traffic = Traffic::new(&cfg, 7);
+        traffic.rate = 0.3;
+        let mut inputs = vec![0u64; layout.in_words];
+        let (mut out, mut prev) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
+        let (mut counted, mut expected, mut trips) = (0u64, 0u64, 0u64);
+        let hops = |a: usize, b: usize| {
+            let ((ax, ay), (bx, by)) = (cfg.xy(a), cfg.xy(b));
+            (ax.abs_diff(bx) + ay.abs_diff(by) + 1) as u64
+        };
+        let sms = cfg.sms();
+        let mut cycle = 0u64;
+        loop {
+            inputs.iter_mut().for_each(|w| *w = 0);
+            if cycle == 0 {
+                inputs[reset] = 1;
+            } else {
+                traffic.generating = cycle < 400;
+                traffic.next(cycle, &prev, &mut inputs);
+            }
+            model.step(&inputs, &mut out);
+            if cycle > 0 {
+                counted += counter.count(&out);
+            }
+            for &(s, m, _) in &model.done {
+                trips += 1;
+                expected += hops(sms[s], cfg.mcs[m]) * (1 + cfg.reply_flits as u64);
+            }
+            prev.copy_from_slice(&out);
+            cycle += 1;
+            if cycle > 400 && traffic.queued() == 0 && model.in_flight() == 0 {
+                break;
+            }
+            assert!(cycle < 20_000, "{sets:?}: not drained");
+        }
+        assert_eq!(trips, model.ev.injected, "{sets:?}");
+        assert!(trips > 100, "{sets:?}: {trips} round trips");
+        assert_eq!(counted, expected, "{sets:?}: {trips} round trips");
+    }
 }
