@@ -399,35 +399,44 @@ impl Logic for SetRead {
             self._set_bits,
         );
         let (rw, fw, tw) = (self.read.width(), self.fields.width(), self.thi.width());
-        // Lane `l`'s read of set `s`: one assignment per way.
-        let arm = |l: usize, s: usize, indent: &str| {
-            let mut a = String::new();
+        // A binary tree of 2:1 multiplexers on the set bits (FPGA tools pack these into
+        // LUTs and their wide-mux cells; a case statement became a one-hot select).
+        fn tree(
+            sets: std::ops::Range<usize>,
+            bit: usize,
+            leaf: &dyn Fn(usize) -> String,
+            sel_bit: &dyn Fn(usize) -> String,
+        ) -> String {
+            if sets.len() == 1 {
+                return leaf(sets.start);
+            }
+            let mid = sets.start + sets.len() / 2;
+            format!(
+                "({} ? {} : {})",
+                sel_bit(bit - 1),
+                tree(mid..sets.end, bit - 1, leaf, sel_bit),
+                tree(sets.start..mid, bit - 1, leaf, sel_bit)
+            )
+        }
+        let mut code = String::from("always @(*) begin\n");
+        for l in 0..w {
+            // Bit `b` of lane `l`'s set: bit `t - sb + b` of its thread index.
+            let sel_bit = |b: usize| {
+                let i = l * t + t - sb + b;
+                format!("thi{}", sel(tw, i, i))
+            };
             for way in 0..ways {
                 let dst = (way * w + l) * f;
-                let src = (s * ways + way) * per + l * self._stride;
-                a += &format!(
-                    "{indent}read{} = fields{};\n",
+                let leaf = |s: usize| {
+                    let src = (s * ways + way) * per + l * self._stride;
+                    format!("fields{}", sel(fw, src + f - 1, src))
+                };
+                code += &format!(
+                    "    read{} = {};\n",
                     sel(rw, dst + f - 1, dst),
-                    sel(fw, src + f - 1, src)
+                    tree(0..self._sets, sb, &leaf, &sel_bit)
                 );
             }
-            a
-        };
-        // A default first: no latch even where a tool does not see the case as full.
-        let mut code = format!("always @(*) begin\n    read = {rw}'d0;\n");
-        for l in 0..w {
-            if sb == 0 {
-                code += &arm(l, 0, "    ");
-                continue;
-            }
-            let lo = l * t + t - sb;
-            code += &format!("    case (thi{})\n", sel(tw, lo + sb - 1, lo));
-            for s in 0..self._sets {
-                code += &format!("    {sb}'d{s}: begin\n");
-                code += &arm(l, s, "        ");
-                code += "    end\n";
-            }
-            code += "    endcase\n";
         }
         code += "end\n";
         Verilog::Custom(code)
