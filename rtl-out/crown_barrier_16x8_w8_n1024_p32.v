@@ -2134,15 +2134,34 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
     reg  [55:0] merge__b;
     reg  [1023:0] merge__b_lanes;
     wire  [7167:0] merge__merged;
-    reg  [7167:0] rsv_thi_eq__fields;
+    reg  [7167:0] rsv_thi_read__fields;
+    reg  [55:0] rsv_thi_read__thi;
+    wire  [191:0] rsv_thi_read__read;
+    reg  [191:0] rsv_thi_eq__fields;
     reg  [55:0] rsv_thi_eq__v;
-    wire  [1023:0] rsv_thi_eq__eq;
-    reg  [7167:0] prb_thi_eq__fields;
-    reg  [55:0] prb_thi_eq__v;
-    wire  [1023:0] prb_thi_eq__eq;
-    reg  [4095:0] prb_pc_eq__rows;
+    wire  [63:0] rsv_thi_eq__eq;
+    reg  [63:0] rsv_match__a;
+    reg  [63:0] rsv_match__b;
+    reg  [1023:0] rsv_match__masks;
+    wire  [1023:0] rsv_match__hit;
+    reg  [4095:0] prb_pc_read__fields;
+    reg  [55:0] prb_pc_read__thi;
+    wire  [2047:0] prb_pc_read__read;
+    reg  [7167:0] prb_thi_read__fields;
+    reg  [55:0] prb_thi_read__thi;
+    wire  [191:0] prb_thi_read__read;
+    reg  [2047:0] prb_pc_eq__fields;
     reg  [255:0] prb_pc_eq__v;
-    wire  [1023:0] prb_pc_eq__eq;
+    wire  [63:0] prb_pc_eq__eq;
+    reg  [191:0] prb_thi_eq__fields;
+    reg  [55:0] prb_thi_eq__v;
+    wire  [63:0] prb_thi_eq__eq;
+    reg  [55:0] prb_sets__thi;
+    wire  [1023:0] prb_sets__masks;
+    reg  [63:0] prb_match__a;
+    reg  [63:0] prb_match__b;
+    reg  [1023:0] prb_match__masks;
+    wire  [1023:0] prb_match__hit;
     reg  [55:0] new_thi_eq__fields;
     reg  [55:0] new_thi_eq__v;
     wire  [7:0] new_thi_eq__eq;
@@ -2151,393 +2170,264 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
     wire  [7:0] new_pc_eq__eq;
     reg  [55:0] sets__thi;
     wire  [1023:0] sets__masks;
-    reg  [1023:0] s_rsv_thi_eq__whole;
-    wire  [7:0] s_rsv_thi_eq__parts__0;
-    wire  [7:0] s_rsv_thi_eq__parts__1;
-    wire  [7:0] s_rsv_thi_eq__parts__2;
-    wire  [7:0] s_rsv_thi_eq__parts__3;
-    wire  [7:0] s_rsv_thi_eq__parts__4;
-    wire  [7:0] s_rsv_thi_eq__parts__5;
-    wire  [7:0] s_rsv_thi_eq__parts__6;
-    wire  [7:0] s_rsv_thi_eq__parts__7;
-    wire  [7:0] s_rsv_thi_eq__parts__8;
-    wire  [7:0] s_rsv_thi_eq__parts__9;
-    wire  [7:0] s_rsv_thi_eq__parts__10;
-    wire  [7:0] s_rsv_thi_eq__parts__11;
-    wire  [7:0] s_rsv_thi_eq__parts__12;
-    wire  [7:0] s_rsv_thi_eq__parts__13;
-    wire  [7:0] s_rsv_thi_eq__parts__14;
-    wire  [7:0] s_rsv_thi_eq__parts__15;
-    wire  [7:0] s_rsv_thi_eq__parts__16;
-    wire  [7:0] s_rsv_thi_eq__parts__17;
-    wire  [7:0] s_rsv_thi_eq__parts__18;
-    wire  [7:0] s_rsv_thi_eq__parts__19;
-    wire  [7:0] s_rsv_thi_eq__parts__20;
-    wire  [7:0] s_rsv_thi_eq__parts__21;
-    wire  [7:0] s_rsv_thi_eq__parts__22;
-    wire  [7:0] s_rsv_thi_eq__parts__23;
-    wire  [7:0] s_rsv_thi_eq__parts__24;
-    wire  [7:0] s_rsv_thi_eq__parts__25;
-    wire  [7:0] s_rsv_thi_eq__parts__26;
-    wire  [7:0] s_rsv_thi_eq__parts__27;
-    wire  [7:0] s_rsv_thi_eq__parts__28;
-    wire  [7:0] s_rsv_thi_eq__parts__29;
-    wire  [7:0] s_rsv_thi_eq__parts__30;
-    wire  [7:0] s_rsv_thi_eq__parts__31;
-    wire  [7:0] s_rsv_thi_eq__parts__32;
-    wire  [7:0] s_rsv_thi_eq__parts__33;
-    wire  [7:0] s_rsv_thi_eq__parts__34;
-    wire  [7:0] s_rsv_thi_eq__parts__35;
-    wire  [7:0] s_rsv_thi_eq__parts__36;
-    wire  [7:0] s_rsv_thi_eq__parts__37;
-    wire  [7:0] s_rsv_thi_eq__parts__38;
-    wire  [7:0] s_rsv_thi_eq__parts__39;
-    wire  [7:0] s_rsv_thi_eq__parts__40;
-    wire  [7:0] s_rsv_thi_eq__parts__41;
-    wire  [7:0] s_rsv_thi_eq__parts__42;
-    wire  [7:0] s_rsv_thi_eq__parts__43;
-    wire  [7:0] s_rsv_thi_eq__parts__44;
-    wire  [7:0] s_rsv_thi_eq__parts__45;
-    wire  [7:0] s_rsv_thi_eq__parts__46;
-    wire  [7:0] s_rsv_thi_eq__parts__47;
-    wire  [7:0] s_rsv_thi_eq__parts__48;
-    wire  [7:0] s_rsv_thi_eq__parts__49;
-    wire  [7:0] s_rsv_thi_eq__parts__50;
-    wire  [7:0] s_rsv_thi_eq__parts__51;
-    wire  [7:0] s_rsv_thi_eq__parts__52;
-    wire  [7:0] s_rsv_thi_eq__parts__53;
-    wire  [7:0] s_rsv_thi_eq__parts__54;
-    wire  [7:0] s_rsv_thi_eq__parts__55;
-    wire  [7:0] s_rsv_thi_eq__parts__56;
-    wire  [7:0] s_rsv_thi_eq__parts__57;
-    wire  [7:0] s_rsv_thi_eq__parts__58;
-    wire  [7:0] s_rsv_thi_eq__parts__59;
-    wire  [7:0] s_rsv_thi_eq__parts__60;
-    wire  [7:0] s_rsv_thi_eq__parts__61;
-    wire  [7:0] s_rsv_thi_eq__parts__62;
-    wire  [7:0] s_rsv_thi_eq__parts__63;
-    wire  [7:0] s_rsv_thi_eq__parts__64;
-    wire  [7:0] s_rsv_thi_eq__parts__65;
-    wire  [7:0] s_rsv_thi_eq__parts__66;
-    wire  [7:0] s_rsv_thi_eq__parts__67;
-    wire  [7:0] s_rsv_thi_eq__parts__68;
-    wire  [7:0] s_rsv_thi_eq__parts__69;
-    wire  [7:0] s_rsv_thi_eq__parts__70;
-    wire  [7:0] s_rsv_thi_eq__parts__71;
-    wire  [7:0] s_rsv_thi_eq__parts__72;
-    wire  [7:0] s_rsv_thi_eq__parts__73;
-    wire  [7:0] s_rsv_thi_eq__parts__74;
-    wire  [7:0] s_rsv_thi_eq__parts__75;
-    wire  [7:0] s_rsv_thi_eq__parts__76;
-    wire  [7:0] s_rsv_thi_eq__parts__77;
-    wire  [7:0] s_rsv_thi_eq__parts__78;
-    wire  [7:0] s_rsv_thi_eq__parts__79;
-    wire  [7:0] s_rsv_thi_eq__parts__80;
-    wire  [7:0] s_rsv_thi_eq__parts__81;
-    wire  [7:0] s_rsv_thi_eq__parts__82;
-    wire  [7:0] s_rsv_thi_eq__parts__83;
-    wire  [7:0] s_rsv_thi_eq__parts__84;
-    wire  [7:0] s_rsv_thi_eq__parts__85;
-    wire  [7:0] s_rsv_thi_eq__parts__86;
-    wire  [7:0] s_rsv_thi_eq__parts__87;
-    wire  [7:0] s_rsv_thi_eq__parts__88;
-    wire  [7:0] s_rsv_thi_eq__parts__89;
-    wire  [7:0] s_rsv_thi_eq__parts__90;
-    wire  [7:0] s_rsv_thi_eq__parts__91;
-    wire  [7:0] s_rsv_thi_eq__parts__92;
-    wire  [7:0] s_rsv_thi_eq__parts__93;
-    wire  [7:0] s_rsv_thi_eq__parts__94;
-    wire  [7:0] s_rsv_thi_eq__parts__95;
-    wire  [7:0] s_rsv_thi_eq__parts__96;
-    wire  [7:0] s_rsv_thi_eq__parts__97;
-    wire  [7:0] s_rsv_thi_eq__parts__98;
-    wire  [7:0] s_rsv_thi_eq__parts__99;
-    wire  [7:0] s_rsv_thi_eq__parts__100;
-    wire  [7:0] s_rsv_thi_eq__parts__101;
-    wire  [7:0] s_rsv_thi_eq__parts__102;
-    wire  [7:0] s_rsv_thi_eq__parts__103;
-    wire  [7:0] s_rsv_thi_eq__parts__104;
-    wire  [7:0] s_rsv_thi_eq__parts__105;
-    wire  [7:0] s_rsv_thi_eq__parts__106;
-    wire  [7:0] s_rsv_thi_eq__parts__107;
-    wire  [7:0] s_rsv_thi_eq__parts__108;
-    wire  [7:0] s_rsv_thi_eq__parts__109;
-    wire  [7:0] s_rsv_thi_eq__parts__110;
-    wire  [7:0] s_rsv_thi_eq__parts__111;
-    wire  [7:0] s_rsv_thi_eq__parts__112;
-    wire  [7:0] s_rsv_thi_eq__parts__113;
-    wire  [7:0] s_rsv_thi_eq__parts__114;
-    wire  [7:0] s_rsv_thi_eq__parts__115;
-    wire  [7:0] s_rsv_thi_eq__parts__116;
-    wire  [7:0] s_rsv_thi_eq__parts__117;
-    wire  [7:0] s_rsv_thi_eq__parts__118;
-    wire  [7:0] s_rsv_thi_eq__parts__119;
-    wire  [7:0] s_rsv_thi_eq__parts__120;
-    wire  [7:0] s_rsv_thi_eq__parts__121;
-    wire  [7:0] s_rsv_thi_eq__parts__122;
-    wire  [7:0] s_rsv_thi_eq__parts__123;
-    wire  [7:0] s_rsv_thi_eq__parts__124;
-    wire  [7:0] s_rsv_thi_eq__parts__125;
-    wire  [7:0] s_rsv_thi_eq__parts__126;
-    wire  [7:0] s_rsv_thi_eq__parts__127;
-    reg  [1023:0] s_prb_thi_eq__whole;
-    wire  [7:0] s_prb_thi_eq__parts__0;
-    wire  [7:0] s_prb_thi_eq__parts__1;
-    wire  [7:0] s_prb_thi_eq__parts__2;
-    wire  [7:0] s_prb_thi_eq__parts__3;
-    wire  [7:0] s_prb_thi_eq__parts__4;
-    wire  [7:0] s_prb_thi_eq__parts__5;
-    wire  [7:0] s_prb_thi_eq__parts__6;
-    wire  [7:0] s_prb_thi_eq__parts__7;
-    wire  [7:0] s_prb_thi_eq__parts__8;
-    wire  [7:0] s_prb_thi_eq__parts__9;
-    wire  [7:0] s_prb_thi_eq__parts__10;
-    wire  [7:0] s_prb_thi_eq__parts__11;
-    wire  [7:0] s_prb_thi_eq__parts__12;
-    wire  [7:0] s_prb_thi_eq__parts__13;
-    wire  [7:0] s_prb_thi_eq__parts__14;
-    wire  [7:0] s_prb_thi_eq__parts__15;
-    wire  [7:0] s_prb_thi_eq__parts__16;
-    wire  [7:0] s_prb_thi_eq__parts__17;
-    wire  [7:0] s_prb_thi_eq__parts__18;
-    wire  [7:0] s_prb_thi_eq__parts__19;
-    wire  [7:0] s_prb_thi_eq__parts__20;
-    wire  [7:0] s_prb_thi_eq__parts__21;
-    wire  [7:0] s_prb_thi_eq__parts__22;
-    wire  [7:0] s_prb_thi_eq__parts__23;
-    wire  [7:0] s_prb_thi_eq__parts__24;
-    wire  [7:0] s_prb_thi_eq__parts__25;
-    wire  [7:0] s_prb_thi_eq__parts__26;
-    wire  [7:0] s_prb_thi_eq__parts__27;
-    wire  [7:0] s_prb_thi_eq__parts__28;
-    wire  [7:0] s_prb_thi_eq__parts__29;
-    wire  [7:0] s_prb_thi_eq__parts__30;
-    wire  [7:0] s_prb_thi_eq__parts__31;
-    wire  [7:0] s_prb_thi_eq__parts__32;
-    wire  [7:0] s_prb_thi_eq__parts__33;
-    wire  [7:0] s_prb_thi_eq__parts__34;
-    wire  [7:0] s_prb_thi_eq__parts__35;
-    wire  [7:0] s_prb_thi_eq__parts__36;
-    wire  [7:0] s_prb_thi_eq__parts__37;
-    wire  [7:0] s_prb_thi_eq__parts__38;
-    wire  [7:0] s_prb_thi_eq__parts__39;
-    wire  [7:0] s_prb_thi_eq__parts__40;
-    wire  [7:0] s_prb_thi_eq__parts__41;
-    wire  [7:0] s_prb_thi_eq__parts__42;
-    wire  [7:0] s_prb_thi_eq__parts__43;
-    wire  [7:0] s_prb_thi_eq__parts__44;
-    wire  [7:0] s_prb_thi_eq__parts__45;
-    wire  [7:0] s_prb_thi_eq__parts__46;
-    wire  [7:0] s_prb_thi_eq__parts__47;
-    wire  [7:0] s_prb_thi_eq__parts__48;
-    wire  [7:0] s_prb_thi_eq__parts__49;
-    wire  [7:0] s_prb_thi_eq__parts__50;
-    wire  [7:0] s_prb_thi_eq__parts__51;
-    wire  [7:0] s_prb_thi_eq__parts__52;
-    wire  [7:0] s_prb_thi_eq__parts__53;
-    wire  [7:0] s_prb_thi_eq__parts__54;
-    wire  [7:0] s_prb_thi_eq__parts__55;
-    wire  [7:0] s_prb_thi_eq__parts__56;
-    wire  [7:0] s_prb_thi_eq__parts__57;
-    wire  [7:0] s_prb_thi_eq__parts__58;
-    wire  [7:0] s_prb_thi_eq__parts__59;
-    wire  [7:0] s_prb_thi_eq__parts__60;
-    wire  [7:0] s_prb_thi_eq__parts__61;
-    wire  [7:0] s_prb_thi_eq__parts__62;
-    wire  [7:0] s_prb_thi_eq__parts__63;
-    wire  [7:0] s_prb_thi_eq__parts__64;
-    wire  [7:0] s_prb_thi_eq__parts__65;
-    wire  [7:0] s_prb_thi_eq__parts__66;
-    wire  [7:0] s_prb_thi_eq__parts__67;
-    wire  [7:0] s_prb_thi_eq__parts__68;
-    wire  [7:0] s_prb_thi_eq__parts__69;
-    wire  [7:0] s_prb_thi_eq__parts__70;
-    wire  [7:0] s_prb_thi_eq__parts__71;
-    wire  [7:0] s_prb_thi_eq__parts__72;
-    wire  [7:0] s_prb_thi_eq__parts__73;
-    wire  [7:0] s_prb_thi_eq__parts__74;
-    wire  [7:0] s_prb_thi_eq__parts__75;
-    wire  [7:0] s_prb_thi_eq__parts__76;
-    wire  [7:0] s_prb_thi_eq__parts__77;
-    wire  [7:0] s_prb_thi_eq__parts__78;
-    wire  [7:0] s_prb_thi_eq__parts__79;
-    wire  [7:0] s_prb_thi_eq__parts__80;
-    wire  [7:0] s_prb_thi_eq__parts__81;
-    wire  [7:0] s_prb_thi_eq__parts__82;
-    wire  [7:0] s_prb_thi_eq__parts__83;
-    wire  [7:0] s_prb_thi_eq__parts__84;
-    wire  [7:0] s_prb_thi_eq__parts__85;
-    wire  [7:0] s_prb_thi_eq__parts__86;
-    wire  [7:0] s_prb_thi_eq__parts__87;
-    wire  [7:0] s_prb_thi_eq__parts__88;
-    wire  [7:0] s_prb_thi_eq__parts__89;
-    wire  [7:0] s_prb_thi_eq__parts__90;
-    wire  [7:0] s_prb_thi_eq__parts__91;
-    wire  [7:0] s_prb_thi_eq__parts__92;
-    wire  [7:0] s_prb_thi_eq__parts__93;
-    wire  [7:0] s_prb_thi_eq__parts__94;
-    wire  [7:0] s_prb_thi_eq__parts__95;
-    wire  [7:0] s_prb_thi_eq__parts__96;
-    wire  [7:0] s_prb_thi_eq__parts__97;
-    wire  [7:0] s_prb_thi_eq__parts__98;
-    wire  [7:0] s_prb_thi_eq__parts__99;
-    wire  [7:0] s_prb_thi_eq__parts__100;
-    wire  [7:0] s_prb_thi_eq__parts__101;
-    wire  [7:0] s_prb_thi_eq__parts__102;
-    wire  [7:0] s_prb_thi_eq__parts__103;
-    wire  [7:0] s_prb_thi_eq__parts__104;
-    wire  [7:0] s_prb_thi_eq__parts__105;
-    wire  [7:0] s_prb_thi_eq__parts__106;
-    wire  [7:0] s_prb_thi_eq__parts__107;
-    wire  [7:0] s_prb_thi_eq__parts__108;
-    wire  [7:0] s_prb_thi_eq__parts__109;
-    wire  [7:0] s_prb_thi_eq__parts__110;
-    wire  [7:0] s_prb_thi_eq__parts__111;
-    wire  [7:0] s_prb_thi_eq__parts__112;
-    wire  [7:0] s_prb_thi_eq__parts__113;
-    wire  [7:0] s_prb_thi_eq__parts__114;
-    wire  [7:0] s_prb_thi_eq__parts__115;
-    wire  [7:0] s_prb_thi_eq__parts__116;
-    wire  [7:0] s_prb_thi_eq__parts__117;
-    wire  [7:0] s_prb_thi_eq__parts__118;
-    wire  [7:0] s_prb_thi_eq__parts__119;
-    wire  [7:0] s_prb_thi_eq__parts__120;
-    wire  [7:0] s_prb_thi_eq__parts__121;
-    wire  [7:0] s_prb_thi_eq__parts__122;
-    wire  [7:0] s_prb_thi_eq__parts__123;
-    wire  [7:0] s_prb_thi_eq__parts__124;
-    wire  [7:0] s_prb_thi_eq__parts__125;
-    wire  [7:0] s_prb_thi_eq__parts__126;
-    wire  [7:0] s_prb_thi_eq__parts__127;
-    reg  [1023:0] s_prb_pc_eq__whole;
-    wire  [7:0] s_prb_pc_eq__parts__0;
-    wire  [7:0] s_prb_pc_eq__parts__1;
-    wire  [7:0] s_prb_pc_eq__parts__2;
-    wire  [7:0] s_prb_pc_eq__parts__3;
-    wire  [7:0] s_prb_pc_eq__parts__4;
-    wire  [7:0] s_prb_pc_eq__parts__5;
-    wire  [7:0] s_prb_pc_eq__parts__6;
-    wire  [7:0] s_prb_pc_eq__parts__7;
-    wire  [7:0] s_prb_pc_eq__parts__8;
-    wire  [7:0] s_prb_pc_eq__parts__9;
-    wire  [7:0] s_prb_pc_eq__parts__10;
-    wire  [7:0] s_prb_pc_eq__parts__11;
-    wire  [7:0] s_prb_pc_eq__parts__12;
-    wire  [7:0] s_prb_pc_eq__parts__13;
-    wire  [7:0] s_prb_pc_eq__parts__14;
-    wire  [7:0] s_prb_pc_eq__parts__15;
-    wire  [7:0] s_prb_pc_eq__parts__16;
-    wire  [7:0] s_prb_pc_eq__parts__17;
-    wire  [7:0] s_prb_pc_eq__parts__18;
-    wire  [7:0] s_prb_pc_eq__parts__19;
-    wire  [7:0] s_prb_pc_eq__parts__20;
-    wire  [7:0] s_prb_pc_eq__parts__21;
-    wire  [7:0] s_prb_pc_eq__parts__22;
-    wire  [7:0] s_prb_pc_eq__parts__23;
-    wire  [7:0] s_prb_pc_eq__parts__24;
-    wire  [7:0] s_prb_pc_eq__parts__25;
-    wire  [7:0] s_prb_pc_eq__parts__26;
-    wire  [7:0] s_prb_pc_eq__parts__27;
-    wire  [7:0] s_prb_pc_eq__parts__28;
-    wire  [7:0] s_prb_pc_eq__parts__29;
-    wire  [7:0] s_prb_pc_eq__parts__30;
-    wire  [7:0] s_prb_pc_eq__parts__31;
-    wire  [7:0] s_prb_pc_eq__parts__32;
-    wire  [7:0] s_prb_pc_eq__parts__33;
-    wire  [7:0] s_prb_pc_eq__parts__34;
-    wire  [7:0] s_prb_pc_eq__parts__35;
-    wire  [7:0] s_prb_pc_eq__parts__36;
-    wire  [7:0] s_prb_pc_eq__parts__37;
-    wire  [7:0] s_prb_pc_eq__parts__38;
-    wire  [7:0] s_prb_pc_eq__parts__39;
-    wire  [7:0] s_prb_pc_eq__parts__40;
-    wire  [7:0] s_prb_pc_eq__parts__41;
-    wire  [7:0] s_prb_pc_eq__parts__42;
-    wire  [7:0] s_prb_pc_eq__parts__43;
-    wire  [7:0] s_prb_pc_eq__parts__44;
-    wire  [7:0] s_prb_pc_eq__parts__45;
-    wire  [7:0] s_prb_pc_eq__parts__46;
-    wire  [7:0] s_prb_pc_eq__parts__47;
-    wire  [7:0] s_prb_pc_eq__parts__48;
-    wire  [7:0] s_prb_pc_eq__parts__49;
-    wire  [7:0] s_prb_pc_eq__parts__50;
-    wire  [7:0] s_prb_pc_eq__parts__51;
-    wire  [7:0] s_prb_pc_eq__parts__52;
-    wire  [7:0] s_prb_pc_eq__parts__53;
-    wire  [7:0] s_prb_pc_eq__parts__54;
-    wire  [7:0] s_prb_pc_eq__parts__55;
-    wire  [7:0] s_prb_pc_eq__parts__56;
-    wire  [7:0] s_prb_pc_eq__parts__57;
-    wire  [7:0] s_prb_pc_eq__parts__58;
-    wire  [7:0] s_prb_pc_eq__parts__59;
-    wire  [7:0] s_prb_pc_eq__parts__60;
-    wire  [7:0] s_prb_pc_eq__parts__61;
-    wire  [7:0] s_prb_pc_eq__parts__62;
-    wire  [7:0] s_prb_pc_eq__parts__63;
-    wire  [7:0] s_prb_pc_eq__parts__64;
-    wire  [7:0] s_prb_pc_eq__parts__65;
-    wire  [7:0] s_prb_pc_eq__parts__66;
-    wire  [7:0] s_prb_pc_eq__parts__67;
-    wire  [7:0] s_prb_pc_eq__parts__68;
-    wire  [7:0] s_prb_pc_eq__parts__69;
-    wire  [7:0] s_prb_pc_eq__parts__70;
-    wire  [7:0] s_prb_pc_eq__parts__71;
-    wire  [7:0] s_prb_pc_eq__parts__72;
-    wire  [7:0] s_prb_pc_eq__parts__73;
-    wire  [7:0] s_prb_pc_eq__parts__74;
-    wire  [7:0] s_prb_pc_eq__parts__75;
-    wire  [7:0] s_prb_pc_eq__parts__76;
-    wire  [7:0] s_prb_pc_eq__parts__77;
-    wire  [7:0] s_prb_pc_eq__parts__78;
-    wire  [7:0] s_prb_pc_eq__parts__79;
-    wire  [7:0] s_prb_pc_eq__parts__80;
-    wire  [7:0] s_prb_pc_eq__parts__81;
-    wire  [7:0] s_prb_pc_eq__parts__82;
-    wire  [7:0] s_prb_pc_eq__parts__83;
-    wire  [7:0] s_prb_pc_eq__parts__84;
-    wire  [7:0] s_prb_pc_eq__parts__85;
-    wire  [7:0] s_prb_pc_eq__parts__86;
-    wire  [7:0] s_prb_pc_eq__parts__87;
-    wire  [7:0] s_prb_pc_eq__parts__88;
-    wire  [7:0] s_prb_pc_eq__parts__89;
-    wire  [7:0] s_prb_pc_eq__parts__90;
-    wire  [7:0] s_prb_pc_eq__parts__91;
-    wire  [7:0] s_prb_pc_eq__parts__92;
-    wire  [7:0] s_prb_pc_eq__parts__93;
-    wire  [7:0] s_prb_pc_eq__parts__94;
-    wire  [7:0] s_prb_pc_eq__parts__95;
-    wire  [7:0] s_prb_pc_eq__parts__96;
-    wire  [7:0] s_prb_pc_eq__parts__97;
-    wire  [7:0] s_prb_pc_eq__parts__98;
-    wire  [7:0] s_prb_pc_eq__parts__99;
-    wire  [7:0] s_prb_pc_eq__parts__100;
-    wire  [7:0] s_prb_pc_eq__parts__101;
-    wire  [7:0] s_prb_pc_eq__parts__102;
-    wire  [7:0] s_prb_pc_eq__parts__103;
-    wire  [7:0] s_prb_pc_eq__parts__104;
-    wire  [7:0] s_prb_pc_eq__parts__105;
-    wire  [7:0] s_prb_pc_eq__parts__106;
-    wire  [7:0] s_prb_pc_eq__parts__107;
-    wire  [7:0] s_prb_pc_eq__parts__108;
-    wire  [7:0] s_prb_pc_eq__parts__109;
-    wire  [7:0] s_prb_pc_eq__parts__110;
-    wire  [7:0] s_prb_pc_eq__parts__111;
-    wire  [7:0] s_prb_pc_eq__parts__112;
-    wire  [7:0] s_prb_pc_eq__parts__113;
-    wire  [7:0] s_prb_pc_eq__parts__114;
-    wire  [7:0] s_prb_pc_eq__parts__115;
-    wire  [7:0] s_prb_pc_eq__parts__116;
-    wire  [7:0] s_prb_pc_eq__parts__117;
-    wire  [7:0] s_prb_pc_eq__parts__118;
-    wire  [7:0] s_prb_pc_eq__parts__119;
-    wire  [7:0] s_prb_pc_eq__parts__120;
-    wire  [7:0] s_prb_pc_eq__parts__121;
-    wire  [7:0] s_prb_pc_eq__parts__122;
-    wire  [7:0] s_prb_pc_eq__parts__123;
-    wire  [7:0] s_prb_pc_eq__parts__124;
-    wire  [7:0] s_prb_pc_eq__parts__125;
-    wire  [7:0] s_prb_pc_eq__parts__126;
-    wire  [7:0] s_prb_pc_eq__parts__127;
+    reg  [1023:0] s_rsv_match__whole;
+    wire  [7:0] s_rsv_match__parts__0;
+    wire  [7:0] s_rsv_match__parts__1;
+    wire  [7:0] s_rsv_match__parts__2;
+    wire  [7:0] s_rsv_match__parts__3;
+    wire  [7:0] s_rsv_match__parts__4;
+    wire  [7:0] s_rsv_match__parts__5;
+    wire  [7:0] s_rsv_match__parts__6;
+    wire  [7:0] s_rsv_match__parts__7;
+    wire  [7:0] s_rsv_match__parts__8;
+    wire  [7:0] s_rsv_match__parts__9;
+    wire  [7:0] s_rsv_match__parts__10;
+    wire  [7:0] s_rsv_match__parts__11;
+    wire  [7:0] s_rsv_match__parts__12;
+    wire  [7:0] s_rsv_match__parts__13;
+    wire  [7:0] s_rsv_match__parts__14;
+    wire  [7:0] s_rsv_match__parts__15;
+    wire  [7:0] s_rsv_match__parts__16;
+    wire  [7:0] s_rsv_match__parts__17;
+    wire  [7:0] s_rsv_match__parts__18;
+    wire  [7:0] s_rsv_match__parts__19;
+    wire  [7:0] s_rsv_match__parts__20;
+    wire  [7:0] s_rsv_match__parts__21;
+    wire  [7:0] s_rsv_match__parts__22;
+    wire  [7:0] s_rsv_match__parts__23;
+    wire  [7:0] s_rsv_match__parts__24;
+    wire  [7:0] s_rsv_match__parts__25;
+    wire  [7:0] s_rsv_match__parts__26;
+    wire  [7:0] s_rsv_match__parts__27;
+    wire  [7:0] s_rsv_match__parts__28;
+    wire  [7:0] s_rsv_match__parts__29;
+    wire  [7:0] s_rsv_match__parts__30;
+    wire  [7:0] s_rsv_match__parts__31;
+    wire  [7:0] s_rsv_match__parts__32;
+    wire  [7:0] s_rsv_match__parts__33;
+    wire  [7:0] s_rsv_match__parts__34;
+    wire  [7:0] s_rsv_match__parts__35;
+    wire  [7:0] s_rsv_match__parts__36;
+    wire  [7:0] s_rsv_match__parts__37;
+    wire  [7:0] s_rsv_match__parts__38;
+    wire  [7:0] s_rsv_match__parts__39;
+    wire  [7:0] s_rsv_match__parts__40;
+    wire  [7:0] s_rsv_match__parts__41;
+    wire  [7:0] s_rsv_match__parts__42;
+    wire  [7:0] s_rsv_match__parts__43;
+    wire  [7:0] s_rsv_match__parts__44;
+    wire  [7:0] s_rsv_match__parts__45;
+    wire  [7:0] s_rsv_match__parts__46;
+    wire  [7:0] s_rsv_match__parts__47;
+    wire  [7:0] s_rsv_match__parts__48;
+    wire  [7:0] s_rsv_match__parts__49;
+    wire  [7:0] s_rsv_match__parts__50;
+    wire  [7:0] s_rsv_match__parts__51;
+    wire  [7:0] s_rsv_match__parts__52;
+    wire  [7:0] s_rsv_match__parts__53;
+    wire  [7:0] s_rsv_match__parts__54;
+    wire  [7:0] s_rsv_match__parts__55;
+    wire  [7:0] s_rsv_match__parts__56;
+    wire  [7:0] s_rsv_match__parts__57;
+    wire  [7:0] s_rsv_match__parts__58;
+    wire  [7:0] s_rsv_match__parts__59;
+    wire  [7:0] s_rsv_match__parts__60;
+    wire  [7:0] s_rsv_match__parts__61;
+    wire  [7:0] s_rsv_match__parts__62;
+    wire  [7:0] s_rsv_match__parts__63;
+    wire  [7:0] s_rsv_match__parts__64;
+    wire  [7:0] s_rsv_match__parts__65;
+    wire  [7:0] s_rsv_match__parts__66;
+    wire  [7:0] s_rsv_match__parts__67;
+    wire  [7:0] s_rsv_match__parts__68;
+    wire  [7:0] s_rsv_match__parts__69;
+    wire  [7:0] s_rsv_match__parts__70;
+    wire  [7:0] s_rsv_match__parts__71;
+    wire  [7:0] s_rsv_match__parts__72;
+    wire  [7:0] s_rsv_match__parts__73;
+    wire  [7:0] s_rsv_match__parts__74;
+    wire  [7:0] s_rsv_match__parts__75;
+    wire  [7:0] s_rsv_match__parts__76;
+    wire  [7:0] s_rsv_match__parts__77;
+    wire  [7:0] s_rsv_match__parts__78;
+    wire  [7:0] s_rsv_match__parts__79;
+    wire  [7:0] s_rsv_match__parts__80;
+    wire  [7:0] s_rsv_match__parts__81;
+    wire  [7:0] s_rsv_match__parts__82;
+    wire  [7:0] s_rsv_match__parts__83;
+    wire  [7:0] s_rsv_match__parts__84;
+    wire  [7:0] s_rsv_match__parts__85;
+    wire  [7:0] s_rsv_match__parts__86;
+    wire  [7:0] s_rsv_match__parts__87;
+    wire  [7:0] s_rsv_match__parts__88;
+    wire  [7:0] s_rsv_match__parts__89;
+    wire  [7:0] s_rsv_match__parts__90;
+    wire  [7:0] s_rsv_match__parts__91;
+    wire  [7:0] s_rsv_match__parts__92;
+    wire  [7:0] s_rsv_match__parts__93;
+    wire  [7:0] s_rsv_match__parts__94;
+    wire  [7:0] s_rsv_match__parts__95;
+    wire  [7:0] s_rsv_match__parts__96;
+    wire  [7:0] s_rsv_match__parts__97;
+    wire  [7:0] s_rsv_match__parts__98;
+    wire  [7:0] s_rsv_match__parts__99;
+    wire  [7:0] s_rsv_match__parts__100;
+    wire  [7:0] s_rsv_match__parts__101;
+    wire  [7:0] s_rsv_match__parts__102;
+    wire  [7:0] s_rsv_match__parts__103;
+    wire  [7:0] s_rsv_match__parts__104;
+    wire  [7:0] s_rsv_match__parts__105;
+    wire  [7:0] s_rsv_match__parts__106;
+    wire  [7:0] s_rsv_match__parts__107;
+    wire  [7:0] s_rsv_match__parts__108;
+    wire  [7:0] s_rsv_match__parts__109;
+    wire  [7:0] s_rsv_match__parts__110;
+    wire  [7:0] s_rsv_match__parts__111;
+    wire  [7:0] s_rsv_match__parts__112;
+    wire  [7:0] s_rsv_match__parts__113;
+    wire  [7:0] s_rsv_match__parts__114;
+    wire  [7:0] s_rsv_match__parts__115;
+    wire  [7:0] s_rsv_match__parts__116;
+    wire  [7:0] s_rsv_match__parts__117;
+    wire  [7:0] s_rsv_match__parts__118;
+    wire  [7:0] s_rsv_match__parts__119;
+    wire  [7:0] s_rsv_match__parts__120;
+    wire  [7:0] s_rsv_match__parts__121;
+    wire  [7:0] s_rsv_match__parts__122;
+    wire  [7:0] s_rsv_match__parts__123;
+    wire  [7:0] s_rsv_match__parts__124;
+    wire  [7:0] s_rsv_match__parts__125;
+    wire  [7:0] s_rsv_match__parts__126;
+    wire  [7:0] s_rsv_match__parts__127;
+    reg  [1023:0] s_prb_match__whole;
+    wire  [7:0] s_prb_match__parts__0;
+    wire  [7:0] s_prb_match__parts__1;
+    wire  [7:0] s_prb_match__parts__2;
+    wire  [7:0] s_prb_match__parts__3;
+    wire  [7:0] s_prb_match__parts__4;
+    wire  [7:0] s_prb_match__parts__5;
+    wire  [7:0] s_prb_match__parts__6;
+    wire  [7:0] s_prb_match__parts__7;
+    wire  [7:0] s_prb_match__parts__8;
+    wire  [7:0] s_prb_match__parts__9;
+    wire  [7:0] s_prb_match__parts__10;
+    wire  [7:0] s_prb_match__parts__11;
+    wire  [7:0] s_prb_match__parts__12;
+    wire  [7:0] s_prb_match__parts__13;
+    wire  [7:0] s_prb_match__parts__14;
+    wire  [7:0] s_prb_match__parts__15;
+    wire  [7:0] s_prb_match__parts__16;
+    wire  [7:0] s_prb_match__parts__17;
+    wire  [7:0] s_prb_match__parts__18;
+    wire  [7:0] s_prb_match__parts__19;
+    wire  [7:0] s_prb_match__parts__20;
+    wire  [7:0] s_prb_match__parts__21;
+    wire  [7:0] s_prb_match__parts__22;
+    wire  [7:0] s_prb_match__parts__23;
+    wire  [7:0] s_prb_match__parts__24;
+    wire  [7:0] s_prb_match__parts__25;
+    wire  [7:0] s_prb_match__parts__26;
+    wire  [7:0] s_prb_match__parts__27;
+    wire  [7:0] s_prb_match__parts__28;
+    wire  [7:0] s_prb_match__parts__29;
+    wire  [7:0] s_prb_match__parts__30;
+    wire  [7:0] s_prb_match__parts__31;
+    wire  [7:0] s_prb_match__parts__32;
+    wire  [7:0] s_prb_match__parts__33;
+    wire  [7:0] s_prb_match__parts__34;
+    wire  [7:0] s_prb_match__parts__35;
+    wire  [7:0] s_prb_match__parts__36;
+    wire  [7:0] s_prb_match__parts__37;
+    wire  [7:0] s_prb_match__parts__38;
+    wire  [7:0] s_prb_match__parts__39;
+    wire  [7:0] s_prb_match__parts__40;
+    wire  [7:0] s_prb_match__parts__41;
+    wire  [7:0] s_prb_match__parts__42;
+    wire  [7:0] s_prb_match__parts__43;
+    wire  [7:0] s_prb_match__parts__44;
+    wire  [7:0] s_prb_match__parts__45;
+    wire  [7:0] s_prb_match__parts__46;
+    wire  [7:0] s_prb_match__parts__47;
+    wire  [7:0] s_prb_match__parts__48;
+    wire  [7:0] s_prb_match__parts__49;
+    wire  [7:0] s_prb_match__parts__50;
+    wire  [7:0] s_prb_match__parts__51;
+    wire  [7:0] s_prb_match__parts__52;
+    wire  [7:0] s_prb_match__parts__53;
+    wire  [7:0] s_prb_match__parts__54;
+    wire  [7:0] s_prb_match__parts__55;
+    wire  [7:0] s_prb_match__parts__56;
+    wire  [7:0] s_prb_match__parts__57;
+    wire  [7:0] s_prb_match__parts__58;
+    wire  [7:0] s_prb_match__parts__59;
+    wire  [7:0] s_prb_match__parts__60;
+    wire  [7:0] s_prb_match__parts__61;
+    wire  [7:0] s_prb_match__parts__62;
+    wire  [7:0] s_prb_match__parts__63;
+    wire  [7:0] s_prb_match__parts__64;
+    wire  [7:0] s_prb_match__parts__65;
+    wire  [7:0] s_prb_match__parts__66;
+    wire  [7:0] s_prb_match__parts__67;
+    wire  [7:0] s_prb_match__parts__68;
+    wire  [7:0] s_prb_match__parts__69;
+    wire  [7:0] s_prb_match__parts__70;
+    wire  [7:0] s_prb_match__parts__71;
+    wire  [7:0] s_prb_match__parts__72;
+    wire  [7:0] s_prb_match__parts__73;
+    wire  [7:0] s_prb_match__parts__74;
+    wire  [7:0] s_prb_match__parts__75;
+    wire  [7:0] s_prb_match__parts__76;
+    wire  [7:0] s_prb_match__parts__77;
+    wire  [7:0] s_prb_match__parts__78;
+    wire  [7:0] s_prb_match__parts__79;
+    wire  [7:0] s_prb_match__parts__80;
+    wire  [7:0] s_prb_match__parts__81;
+    wire  [7:0] s_prb_match__parts__82;
+    wire  [7:0] s_prb_match__parts__83;
+    wire  [7:0] s_prb_match__parts__84;
+    wire  [7:0] s_prb_match__parts__85;
+    wire  [7:0] s_prb_match__parts__86;
+    wire  [7:0] s_prb_match__parts__87;
+    wire  [7:0] s_prb_match__parts__88;
+    wire  [7:0] s_prb_match__parts__89;
+    wire  [7:0] s_prb_match__parts__90;
+    wire  [7:0] s_prb_match__parts__91;
+    wire  [7:0] s_prb_match__parts__92;
+    wire  [7:0] s_prb_match__parts__93;
+    wire  [7:0] s_prb_match__parts__94;
+    wire  [7:0] s_prb_match__parts__95;
+    wire  [7:0] s_prb_match__parts__96;
+    wire  [7:0] s_prb_match__parts__97;
+    wire  [7:0] s_prb_match__parts__98;
+    wire  [7:0] s_prb_match__parts__99;
+    wire  [7:0] s_prb_match__parts__100;
+    wire  [7:0] s_prb_match__parts__101;
+    wire  [7:0] s_prb_match__parts__102;
+    wire  [7:0] s_prb_match__parts__103;
+    wire  [7:0] s_prb_match__parts__104;
+    wire  [7:0] s_prb_match__parts__105;
+    wire  [7:0] s_prb_match__parts__106;
+    wire  [7:0] s_prb_match__parts__107;
+    wire  [7:0] s_prb_match__parts__108;
+    wire  [7:0] s_prb_match__parts__109;
+    wire  [7:0] s_prb_match__parts__110;
+    wire  [7:0] s_prb_match__parts__111;
+    wire  [7:0] s_prb_match__parts__112;
+    wire  [7:0] s_prb_match__parts__113;
+    wire  [7:0] s_prb_match__parts__114;
+    wire  [7:0] s_prb_match__parts__115;
+    wire  [7:0] s_prb_match__parts__116;
+    wire  [7:0] s_prb_match__parts__117;
+    wire  [7:0] s_prb_match__parts__118;
+    wire  [7:0] s_prb_match__parts__119;
+    wire  [7:0] s_prb_match__parts__120;
+    wire  [7:0] s_prb_match__parts__121;
+    wire  [7:0] s_prb_match__parts__122;
+    wire  [7:0] s_prb_match__parts__123;
+    wire  [7:0] s_prb_match__parts__124;
+    wire  [7:0] s_prb_match__parts__125;
+    wire  [7:0] s_prb_match__parts__126;
+    wire  [7:0] s_prb_match__parts__127;
     reg  [1023:0] s_sets__whole;
     wire  [7:0] s_sets__parts__0;
     wire  [7:0] s_sets__parts__1;
@@ -2673,6 +2563,151 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
     wire  [4:0] new_pop__count;
     reg  [15:0] fail_pop__x;
     wire  [4:0] fail_pop__count;
+    reg  [127:0] used_pop__x;
+    wire  [7:0] used_pop__count;
+    reg  [127:0] done_pop__x;
+    wire  [7:0] done_pop__count;
+    reg  c_head__parts__0;
+    reg  c_head__parts__1;
+    reg  c_head__parts__2;
+    reg  c_head__parts__3;
+    reg  c_head__parts__4;
+    reg  c_head__parts__5;
+    reg  c_head__parts__6;
+    reg  c_head__parts__7;
+    reg  c_head__parts__8;
+    reg  c_head__parts__9;
+    reg  c_head__parts__10;
+    reg  c_head__parts__11;
+    reg  c_head__parts__12;
+    reg  c_head__parts__13;
+    reg  c_head__parts__14;
+    reg  c_head__parts__15;
+    reg  c_head__parts__16;
+    reg  c_head__parts__17;
+    reg  c_head__parts__18;
+    reg  c_head__parts__19;
+    reg  c_head__parts__20;
+    reg  c_head__parts__21;
+    reg  c_head__parts__22;
+    reg  c_head__parts__23;
+    reg  c_head__parts__24;
+    reg  c_head__parts__25;
+    reg  c_head__parts__26;
+    reg  c_head__parts__27;
+    reg  c_head__parts__28;
+    reg  c_head__parts__29;
+    reg  c_head__parts__30;
+    reg  c_head__parts__31;
+    reg  c_head__parts__32;
+    reg  c_head__parts__33;
+    reg  c_head__parts__34;
+    reg  c_head__parts__35;
+    reg  c_head__parts__36;
+    reg  c_head__parts__37;
+    reg  c_head__parts__38;
+    reg  c_head__parts__39;
+    reg  c_head__parts__40;
+    reg  c_head__parts__41;
+    reg  c_head__parts__42;
+    reg  c_head__parts__43;
+    reg  c_head__parts__44;
+    reg  c_head__parts__45;
+    reg  c_head__parts__46;
+    reg  c_head__parts__47;
+    reg  c_head__parts__48;
+    reg  c_head__parts__49;
+    reg  c_head__parts__50;
+    reg  c_head__parts__51;
+    reg  c_head__parts__52;
+    reg  c_head__parts__53;
+    reg  c_head__parts__54;
+    reg  c_head__parts__55;
+    reg  c_head__parts__56;
+    reg  c_head__parts__57;
+    reg  c_head__parts__58;
+    reg  c_head__parts__59;
+    reg  c_head__parts__60;
+    reg  c_head__parts__61;
+    reg  c_head__parts__62;
+    reg  c_head__parts__63;
+    reg  c_head__parts__64;
+    reg  c_head__parts__65;
+    reg  c_head__parts__66;
+    reg  c_head__parts__67;
+    reg  c_head__parts__68;
+    reg  c_head__parts__69;
+    reg  c_head__parts__70;
+    reg  c_head__parts__71;
+    reg  c_head__parts__72;
+    reg  c_head__parts__73;
+    reg  c_head__parts__74;
+    reg  c_head__parts__75;
+    reg  c_head__parts__76;
+    reg  c_head__parts__77;
+    reg  c_head__parts__78;
+    reg  c_head__parts__79;
+    reg  c_head__parts__80;
+    reg  c_head__parts__81;
+    reg  c_head__parts__82;
+    reg  c_head__parts__83;
+    reg  c_head__parts__84;
+    reg  c_head__parts__85;
+    reg  c_head__parts__86;
+    reg  c_head__parts__87;
+    reg  c_head__parts__88;
+    reg  c_head__parts__89;
+    reg  c_head__parts__90;
+    reg  c_head__parts__91;
+    reg  c_head__parts__92;
+    reg  c_head__parts__93;
+    reg  c_head__parts__94;
+    reg  c_head__parts__95;
+    reg  c_head__parts__96;
+    reg  c_head__parts__97;
+    reg  c_head__parts__98;
+    reg  c_head__parts__99;
+    reg  c_head__parts__100;
+    reg  c_head__parts__101;
+    reg  c_head__parts__102;
+    reg  c_head__parts__103;
+    reg  c_head__parts__104;
+    reg  c_head__parts__105;
+    reg  c_head__parts__106;
+    reg  c_head__parts__107;
+    reg  c_head__parts__108;
+    reg  c_head__parts__109;
+    reg  c_head__parts__110;
+    reg  c_head__parts__111;
+    reg  c_head__parts__112;
+    reg  c_head__parts__113;
+    reg  c_head__parts__114;
+    reg  c_head__parts__115;
+    reg  c_head__parts__116;
+    reg  c_head__parts__117;
+    reg  c_head__parts__118;
+    reg  c_head__parts__119;
+    reg  c_head__parts__120;
+    reg  c_head__parts__121;
+    reg  c_head__parts__122;
+    reg  c_head__parts__123;
+    reg  c_head__parts__124;
+    reg  c_head__parts__125;
+    reg  c_head__parts__126;
+    reg  c_head__parts__127;
+    wire  [127:0] c_head__whole;
+    reg  [127:0] head_pc_sel__sel;
+    reg  [4095:0] head_pc_sel__data;
+    wire  [31:0] head_pc_sel__out;
+    wire  [6:0] head_pc_sel__index;
+    reg  [127:0] head_exp_sel__sel;
+    reg  [1023:0] head_exp_sel__data;
+    wire  [7:0] head_exp_sel__out;
+    wire  [6:0] head_exp_sel__index;
+    reg  [127:0] head_thi_sel__sel;
+    reg  [7167:0] head_thi_sel__data;
+    wire  [55:0] head_thi_sel__out;
+    wire  [6:0] head_thi_sel__index;
     reg  r_valid__clock__drv;
     reg  r_valid__reset__drv;
     reg  [127:0] r_valid__d__drv;
@@ -3731,24 +3766,172 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
     reg  [1023:0] merge__a_lanes__drv;
     reg  [55:0] merge__b__drv;
     reg  [1023:0] merge__b_lanes__drv;
-    reg  [7167:0] rsv_thi_eq__fields__drv;
+    reg  [7167:0] rsv_thi_read__fields__drv;
+    reg  [55:0] rsv_thi_read__thi__drv;
+    reg  [191:0] rsv_thi_eq__fields__drv;
     reg  [55:0] rsv_thi_eq__v__drv;
-    reg  [7167:0] prb_thi_eq__fields__drv;
-    reg  [55:0] prb_thi_eq__v__drv;
-    reg  [4095:0] prb_pc_eq__rows__drv;
+    reg  [63:0] rsv_match__a__drv;
+    reg  [63:0] rsv_match__b__drv;
+    reg  [1023:0] rsv_match__masks__drv;
+    reg  [4095:0] prb_pc_read__fields__drv;
+    reg  [55:0] prb_pc_read__thi__drv;
+    reg  [7167:0] prb_thi_read__fields__drv;
+    reg  [55:0] prb_thi_read__thi__drv;
+    reg  [2047:0] prb_pc_eq__fields__drv;
     reg  [255:0] prb_pc_eq__v__drv;
+    reg  [191:0] prb_thi_eq__fields__drv;
+    reg  [55:0] prb_thi_eq__v__drv;
+    reg  [55:0] prb_sets__thi__drv;
+    reg  [63:0] prb_match__a__drv;
+    reg  [63:0] prb_match__b__drv;
+    reg  [1023:0] prb_match__masks__drv;
     reg  [55:0] new_thi_eq__fields__drv;
     reg  [55:0] new_thi_eq__v__drv;
     reg  [31:0] new_pc_eq__rows__drv;
     reg  [255:0] new_pc_eq__v__drv;
     reg  [55:0] sets__thi__drv;
-    reg  [1023:0] s_rsv_thi_eq__whole__drv;
-    reg  [1023:0] s_prb_thi_eq__whole__drv;
-    reg  [1023:0] s_prb_pc_eq__whole__drv;
+    reg  [1023:0] s_rsv_match__whole__drv;
+    reg  [1023:0] s_prb_match__whole__drv;
     reg  [1023:0] s_sets__whole__drv;
     reg  [7:0] dedup_pop__x__drv;
     reg  [15:0] new_pop__x__drv;
     reg  [15:0] fail_pop__x__drv;
+    reg  [127:0] used_pop__x__drv;
+    reg  [127:0] done_pop__x__drv;
+    reg  c_head__parts__0__drv;
+    reg  c_head__parts__1__drv;
+    reg  c_head__parts__2__drv;
+    reg  c_head__parts__3__drv;
+    reg  c_head__parts__4__drv;
+    reg  c_head__parts__5__drv;
+    reg  c_head__parts__6__drv;
+    reg  c_head__parts__7__drv;
+    reg  c_head__parts__8__drv;
+    reg  c_head__parts__9__drv;
+    reg  c_head__parts__10__drv;
+    reg  c_head__parts__11__drv;
+    reg  c_head__parts__12__drv;
+    reg  c_head__parts__13__drv;
+    reg  c_head__parts__14__drv;
+    reg  c_head__parts__15__drv;
+    reg  c_head__parts__16__drv;
+    reg  c_head__parts__17__drv;
+    reg  c_head__parts__18__drv;
+    reg  c_head__parts__19__drv;
+    reg  c_head__parts__20__drv;
+    reg  c_head__parts__21__drv;
+    reg  c_head__parts__22__drv;
+    reg  c_head__parts__23__drv;
+    reg  c_head__parts__24__drv;
+    reg  c_head__parts__25__drv;
+    reg  c_head__parts__26__drv;
+    reg  c_head__parts__27__drv;
+    reg  c_head__parts__28__drv;
+    reg  c_head__parts__29__drv;
+    reg  c_head__parts__30__drv;
+    reg  c_head__parts__31__drv;
+    reg  c_head__parts__32__drv;
+    reg  c_head__parts__33__drv;
+    reg  c_head__parts__34__drv;
+    reg  c_head__parts__35__drv;
+    reg  c_head__parts__36__drv;
+    reg  c_head__parts__37__drv;
+    reg  c_head__parts__38__drv;
+    reg  c_head__parts__39__drv;
+    reg  c_head__parts__40__drv;
+    reg  c_head__parts__41__drv;
+    reg  c_head__parts__42__drv;
+    reg  c_head__parts__43__drv;
+    reg  c_head__parts__44__drv;
+    reg  c_head__parts__45__drv;
+    reg  c_head__parts__46__drv;
+    reg  c_head__parts__47__drv;
+    reg  c_head__parts__48__drv;
+    reg  c_head__parts__49__drv;
+    reg  c_head__parts__50__drv;
+    reg  c_head__parts__51__drv;
+    reg  c_head__parts__52__drv;
+    reg  c_head__parts__53__drv;
+    reg  c_head__parts__54__drv;
+    reg  c_head__parts__55__drv;
+    reg  c_head__parts__56__drv;
+    reg  c_head__parts__57__drv;
+    reg  c_head__parts__58__drv;
+    reg  c_head__parts__59__drv;
+    reg  c_head__parts__60__drv;
+    reg  c_head__parts__61__drv;
+    reg  c_head__parts__62__drv;
+    reg  c_head__parts__63__drv;
+    reg  c_head__parts__64__drv;
+    reg  c_head__parts__65__drv;
+    reg  c_head__parts__66__drv;
+    reg  c_head__parts__67__drv;
+    reg  c_head__parts__68__drv;
+    reg  c_head__parts__69__drv;
+    reg  c_head__parts__70__drv;
+    reg  c_head__parts__71__drv;
+    reg  c_head__parts__72__drv;
+    reg  c_head__parts__73__drv;
+    reg  c_head__parts__74__drv;
+    reg  c_head__parts__75__drv;
+    reg  c_head__parts__76__drv;
+    reg  c_head__parts__77__drv;
+    reg  c_head__parts__78__drv;
+    reg  c_head__parts__79__drv;
+    reg  c_head__parts__80__drv;
+    reg  c_head__parts__81__drv;
+    reg  c_head__parts__82__drv;
+    reg  c_head__parts__83__drv;
+    reg  c_head__parts__84__drv;
+    reg  c_head__parts__85__drv;
+    reg  c_head__parts__86__drv;
+    reg  c_head__parts__87__drv;
+    reg  c_head__parts__88__drv;
+    reg  c_head__parts__89__drv;
+    reg  c_head__parts__90__drv;
+    reg  c_head__parts__91__drv;
+    reg  c_head__parts__92__drv;
+    reg  c_head__parts__93__drv;
+    reg  c_head__parts__94__drv;
+    reg  c_head__parts__95__drv;
+    reg  c_head__parts__96__drv;
+    reg  c_head__parts__97__drv;
+    reg  c_head__parts__98__drv;
+    reg  c_head__parts__99__drv;
+    reg  c_head__parts__100__drv;
+    reg  c_head__parts__101__drv;
+    reg  c_head__parts__102__drv;
+    reg  c_head__parts__103__drv;
+    reg  c_head__parts__104__drv;
+    reg  c_head__parts__105__drv;
+    reg  c_head__parts__106__drv;
+    reg  c_head__parts__107__drv;
+    reg  c_head__parts__108__drv;
+    reg  c_head__parts__109__drv;
+    reg  c_head__parts__110__drv;
+    reg  c_head__parts__111__drv;
+    reg  c_head__parts__112__drv;
+    reg  c_head__parts__113__drv;
+    reg  c_head__parts__114__drv;
+    reg  c_head__parts__115__drv;
+    reg  c_head__parts__116__drv;
+    reg  c_head__parts__117__drv;
+    reg  c_head__parts__118__drv;
+    reg  c_head__parts__119__drv;
+    reg  c_head__parts__120__drv;
+    reg  c_head__parts__121__drv;
+    reg  c_head__parts__122__drv;
+    reg  c_head__parts__123__drv;
+    reg  c_head__parts__124__drv;
+    reg  c_head__parts__125__drv;
+    reg  c_head__parts__126__drv;
+    reg  c_head__parts__127__drv;
+    reg  [127:0] head_pc_sel__sel__drv;
+    reg  [4095:0] head_pc_sel__data__drv;
+    reg  [127:0] head_exp_sel__sel__drv;
+    reg  [1023:0] head_exp_sel__data__drv;
+    reg  [127:0] head_thi_sel__sel__drv;
+    reg  [7167:0] head_thi_sel__data__drv;
     
     // Local signals
     reg  [7:0] new_lanes__0;
@@ -3879,8 +4062,6 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
     reg  [7:0] new_lanes__125;
     reg  [7:0] new_lanes__126;
     reg  [7:0] new_lanes__127;
-    reg  [7:0] n_used;
-    reg  [7:0] n_live;
     reg  [7:0] n_done;
     reg  draining;
     reg  [7:0] covered;
@@ -5911,20 +6092,51 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         .b_lanes(merge__b_lanes),
         .merged(merge__merged)
     );
+    crown_barrier_16x8_w8_n1024_p32__rsv_thi_read rsv_thi_read(
+        .fields(rsv_thi_read__fields),
+        .thi(rsv_thi_read__thi),
+        .read(rsv_thi_read__read)
+    );
     crown_barrier_16x8_w8_n1024_p32__rsv_thi_eq rsv_thi_eq(
         .fields(rsv_thi_eq__fields),
         .v(rsv_thi_eq__v),
         .eq(rsv_thi_eq__eq)
+    );
+    crown_barrier_16x8_w8_n1024_p32__rsv_match rsv_match(
+        .a(rsv_match__a),
+        .b(rsv_match__b),
+        .masks(rsv_match__masks),
+        .hit(rsv_match__hit)
+    );
+    crown_barrier_16x8_w8_n1024_p32__prb_pc_read prb_pc_read(
+        .fields(prb_pc_read__fields),
+        .thi(prb_pc_read__thi),
+        .read(prb_pc_read__read)
+    );
+    crown_barrier_16x8_w8_n1024_p32__rsv_thi_read prb_thi_read(
+        .fields(prb_thi_read__fields),
+        .thi(prb_thi_read__thi),
+        .read(prb_thi_read__read)
+    );
+    crown_barrier_16x8_w8_n1024_p32__prb_pc_eq prb_pc_eq(
+        .fields(prb_pc_eq__fields),
+        .v(prb_pc_eq__v),
+        .eq(prb_pc_eq__eq)
     );
     crown_barrier_16x8_w8_n1024_p32__rsv_thi_eq prb_thi_eq(
         .fields(prb_thi_eq__fields),
         .v(prb_thi_eq__v),
         .eq(prb_thi_eq__eq)
     );
-    crown_barrier_16x8_w8_n1024_p32__prb_pc_eq prb_pc_eq(
-        .rows(prb_pc_eq__rows),
-        .v(prb_pc_eq__v),
-        .eq(prb_pc_eq__eq)
+    crown_barrier_16x8_w8_n1024_p32__prb_sets prb_sets(
+        .thi(prb_sets__thi),
+        .masks(prb_sets__masks)
+    );
+    crown_barrier_16x8_w8_n1024_p32__rsv_match prb_match(
+        .a(prb_match__a),
+        .b(prb_match__b),
+        .masks(prb_match__masks),
+        .hit(prb_match__hit)
     );
     crown_barrier_16x8_w8_n1024_p32__new_thi_eq new_thi_eq(
         .fields(new_thi_eq__fields),
@@ -5936,402 +6148,271 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         .v(new_pc_eq__v),
         .eq(new_pc_eq__eq)
     );
-    crown_barrier_16x8_w8_n1024_p32__sets sets(
+    crown_barrier_16x8_w8_n1024_p32__prb_sets sets(
         .thi(sets__thi),
         .masks(sets__masks)
     );
-    crown_barrier_16x8_w8_n1024_p32__s_exp s_rsv_thi_eq(
-        .whole(s_rsv_thi_eq__whole),
-        .parts__0(s_rsv_thi_eq__parts__0),
-        .parts__1(s_rsv_thi_eq__parts__1),
-        .parts__2(s_rsv_thi_eq__parts__2),
-        .parts__3(s_rsv_thi_eq__parts__3),
-        .parts__4(s_rsv_thi_eq__parts__4),
-        .parts__5(s_rsv_thi_eq__parts__5),
-        .parts__6(s_rsv_thi_eq__parts__6),
-        .parts__7(s_rsv_thi_eq__parts__7),
-        .parts__8(s_rsv_thi_eq__parts__8),
-        .parts__9(s_rsv_thi_eq__parts__9),
-        .parts__10(s_rsv_thi_eq__parts__10),
-        .parts__11(s_rsv_thi_eq__parts__11),
-        .parts__12(s_rsv_thi_eq__parts__12),
-        .parts__13(s_rsv_thi_eq__parts__13),
-        .parts__14(s_rsv_thi_eq__parts__14),
-        .parts__15(s_rsv_thi_eq__parts__15),
-        .parts__16(s_rsv_thi_eq__parts__16),
-        .parts__17(s_rsv_thi_eq__parts__17),
-        .parts__18(s_rsv_thi_eq__parts__18),
-        .parts__19(s_rsv_thi_eq__parts__19),
-        .parts__20(s_rsv_thi_eq__parts__20),
-        .parts__21(s_rsv_thi_eq__parts__21),
-        .parts__22(s_rsv_thi_eq__parts__22),
-        .parts__23(s_rsv_thi_eq__parts__23),
-        .parts__24(s_rsv_thi_eq__parts__24),
-        .parts__25(s_rsv_thi_eq__parts__25),
-        .parts__26(s_rsv_thi_eq__parts__26),
-        .parts__27(s_rsv_thi_eq__parts__27),
-        .parts__28(s_rsv_thi_eq__parts__28),
-        .parts__29(s_rsv_thi_eq__parts__29),
-        .parts__30(s_rsv_thi_eq__parts__30),
-        .parts__31(s_rsv_thi_eq__parts__31),
-        .parts__32(s_rsv_thi_eq__parts__32),
-        .parts__33(s_rsv_thi_eq__parts__33),
-        .parts__34(s_rsv_thi_eq__parts__34),
-        .parts__35(s_rsv_thi_eq__parts__35),
-        .parts__36(s_rsv_thi_eq__parts__36),
-        .parts__37(s_rsv_thi_eq__parts__37),
-        .parts__38(s_rsv_thi_eq__parts__38),
-        .parts__39(s_rsv_thi_eq__parts__39),
-        .parts__40(s_rsv_thi_eq__parts__40),
-        .parts__41(s_rsv_thi_eq__parts__41),
-        .parts__42(s_rsv_thi_eq__parts__42),
-        .parts__43(s_rsv_thi_eq__parts__43),
-        .parts__44(s_rsv_thi_eq__parts__44),
-        .parts__45(s_rsv_thi_eq__parts__45),
-        .parts__46(s_rsv_thi_eq__parts__46),
-        .parts__47(s_rsv_thi_eq__parts__47),
-        .parts__48(s_rsv_thi_eq__parts__48),
-        .parts__49(s_rsv_thi_eq__parts__49),
-        .parts__50(s_rsv_thi_eq__parts__50),
-        .parts__51(s_rsv_thi_eq__parts__51),
-        .parts__52(s_rsv_thi_eq__parts__52),
-        .parts__53(s_rsv_thi_eq__parts__53),
-        .parts__54(s_rsv_thi_eq__parts__54),
-        .parts__55(s_rsv_thi_eq__parts__55),
-        .parts__56(s_rsv_thi_eq__parts__56),
-        .parts__57(s_rsv_thi_eq__parts__57),
-        .parts__58(s_rsv_thi_eq__parts__58),
-        .parts__59(s_rsv_thi_eq__parts__59),
-        .parts__60(s_rsv_thi_eq__parts__60),
-        .parts__61(s_rsv_thi_eq__parts__61),
-        .parts__62(s_rsv_thi_eq__parts__62),
-        .parts__63(s_rsv_thi_eq__parts__63),
-        .parts__64(s_rsv_thi_eq__parts__64),
-        .parts__65(s_rsv_thi_eq__parts__65),
-        .parts__66(s_rsv_thi_eq__parts__66),
-        .parts__67(s_rsv_thi_eq__parts__67),
-        .parts__68(s_rsv_thi_eq__parts__68),
-        .parts__69(s_rsv_thi_eq__parts__69),
-        .parts__70(s_rsv_thi_eq__parts__70),
-        .parts__71(s_rsv_thi_eq__parts__71),
-        .parts__72(s_rsv_thi_eq__parts__72),
-        .parts__73(s_rsv_thi_eq__parts__73),
-        .parts__74(s_rsv_thi_eq__parts__74),
-        .parts__75(s_rsv_thi_eq__parts__75),
-        .parts__76(s_rsv_thi_eq__parts__76),
-        .parts__77(s_rsv_thi_eq__parts__77),
-        .parts__78(s_rsv_thi_eq__parts__78),
-        .parts__79(s_rsv_thi_eq__parts__79),
-        .parts__80(s_rsv_thi_eq__parts__80),
-        .parts__81(s_rsv_thi_eq__parts__81),
-        .parts__82(s_rsv_thi_eq__parts__82),
-        .parts__83(s_rsv_thi_eq__parts__83),
-        .parts__84(s_rsv_thi_eq__parts__84),
-        .parts__85(s_rsv_thi_eq__parts__85),
-        .parts__86(s_rsv_thi_eq__parts__86),
-        .parts__87(s_rsv_thi_eq__parts__87),
-        .parts__88(s_rsv_thi_eq__parts__88),
-        .parts__89(s_rsv_thi_eq__parts__89),
-        .parts__90(s_rsv_thi_eq__parts__90),
-        .parts__91(s_rsv_thi_eq__parts__91),
-        .parts__92(s_rsv_thi_eq__parts__92),
-        .parts__93(s_rsv_thi_eq__parts__93),
-        .parts__94(s_rsv_thi_eq__parts__94),
-        .parts__95(s_rsv_thi_eq__parts__95),
-        .parts__96(s_rsv_thi_eq__parts__96),
-        .parts__97(s_rsv_thi_eq__parts__97),
-        .parts__98(s_rsv_thi_eq__parts__98),
-        .parts__99(s_rsv_thi_eq__parts__99),
-        .parts__100(s_rsv_thi_eq__parts__100),
-        .parts__101(s_rsv_thi_eq__parts__101),
-        .parts__102(s_rsv_thi_eq__parts__102),
-        .parts__103(s_rsv_thi_eq__parts__103),
-        .parts__104(s_rsv_thi_eq__parts__104),
-        .parts__105(s_rsv_thi_eq__parts__105),
-        .parts__106(s_rsv_thi_eq__parts__106),
-        .parts__107(s_rsv_thi_eq__parts__107),
-        .parts__108(s_rsv_thi_eq__parts__108),
-        .parts__109(s_rsv_thi_eq__parts__109),
-        .parts__110(s_rsv_thi_eq__parts__110),
-        .parts__111(s_rsv_thi_eq__parts__111),
-        .parts__112(s_rsv_thi_eq__parts__112),
-        .parts__113(s_rsv_thi_eq__parts__113),
-        .parts__114(s_rsv_thi_eq__parts__114),
-        .parts__115(s_rsv_thi_eq__parts__115),
-        .parts__116(s_rsv_thi_eq__parts__116),
-        .parts__117(s_rsv_thi_eq__parts__117),
-        .parts__118(s_rsv_thi_eq__parts__118),
-        .parts__119(s_rsv_thi_eq__parts__119),
-        .parts__120(s_rsv_thi_eq__parts__120),
-        .parts__121(s_rsv_thi_eq__parts__121),
-        .parts__122(s_rsv_thi_eq__parts__122),
-        .parts__123(s_rsv_thi_eq__parts__123),
-        .parts__124(s_rsv_thi_eq__parts__124),
-        .parts__125(s_rsv_thi_eq__parts__125),
-        .parts__126(s_rsv_thi_eq__parts__126),
-        .parts__127(s_rsv_thi_eq__parts__127)
+    crown_barrier_16x8_w8_n1024_p32__s_exp s_rsv_match(
+        .whole(s_rsv_match__whole),
+        .parts__0(s_rsv_match__parts__0),
+        .parts__1(s_rsv_match__parts__1),
+        .parts__2(s_rsv_match__parts__2),
+        .parts__3(s_rsv_match__parts__3),
+        .parts__4(s_rsv_match__parts__4),
+        .parts__5(s_rsv_match__parts__5),
+        .parts__6(s_rsv_match__parts__6),
+        .parts__7(s_rsv_match__parts__7),
+        .parts__8(s_rsv_match__parts__8),
+        .parts__9(s_rsv_match__parts__9),
+        .parts__10(s_rsv_match__parts__10),
+        .parts__11(s_rsv_match__parts__11),
+        .parts__12(s_rsv_match__parts__12),
+        .parts__13(s_rsv_match__parts__13),
+        .parts__14(s_rsv_match__parts__14),
+        .parts__15(s_rsv_match__parts__15),
+        .parts__16(s_rsv_match__parts__16),
+        .parts__17(s_rsv_match__parts__17),
+        .parts__18(s_rsv_match__parts__18),
+        .parts__19(s_rsv_match__parts__19),
+        .parts__20(s_rsv_match__parts__20),
+        .parts__21(s_rsv_match__parts__21),
+        .parts__22(s_rsv_match__parts__22),
+        .parts__23(s_rsv_match__parts__23),
+        .parts__24(s_rsv_match__parts__24),
+        .parts__25(s_rsv_match__parts__25),
+        .parts__26(s_rsv_match__parts__26),
+        .parts__27(s_rsv_match__parts__27),
+        .parts__28(s_rsv_match__parts__28),
+        .parts__29(s_rsv_match__parts__29),
+        .parts__30(s_rsv_match__parts__30),
+        .parts__31(s_rsv_match__parts__31),
+        .parts__32(s_rsv_match__parts__32),
+        .parts__33(s_rsv_match__parts__33),
+        .parts__34(s_rsv_match__parts__34),
+        .parts__35(s_rsv_match__parts__35),
+        .parts__36(s_rsv_match__parts__36),
+        .parts__37(s_rsv_match__parts__37),
+        .parts__38(s_rsv_match__parts__38),
+        .parts__39(s_rsv_match__parts__39),
+        .parts__40(s_rsv_match__parts__40),
+        .parts__41(s_rsv_match__parts__41),
+        .parts__42(s_rsv_match__parts__42),
+        .parts__43(s_rsv_match__parts__43),
+        .parts__44(s_rsv_match__parts__44),
+        .parts__45(s_rsv_match__parts__45),
+        .parts__46(s_rsv_match__parts__46),
+        .parts__47(s_rsv_match__parts__47),
+        .parts__48(s_rsv_match__parts__48),
+        .parts__49(s_rsv_match__parts__49),
+        .parts__50(s_rsv_match__parts__50),
+        .parts__51(s_rsv_match__parts__51),
+        .parts__52(s_rsv_match__parts__52),
+        .parts__53(s_rsv_match__parts__53),
+        .parts__54(s_rsv_match__parts__54),
+        .parts__55(s_rsv_match__parts__55),
+        .parts__56(s_rsv_match__parts__56),
+        .parts__57(s_rsv_match__parts__57),
+        .parts__58(s_rsv_match__parts__58),
+        .parts__59(s_rsv_match__parts__59),
+        .parts__60(s_rsv_match__parts__60),
+        .parts__61(s_rsv_match__parts__61),
+        .parts__62(s_rsv_match__parts__62),
+        .parts__63(s_rsv_match__parts__63),
+        .parts__64(s_rsv_match__parts__64),
+        .parts__65(s_rsv_match__parts__65),
+        .parts__66(s_rsv_match__parts__66),
+        .parts__67(s_rsv_match__parts__67),
+        .parts__68(s_rsv_match__parts__68),
+        .parts__69(s_rsv_match__parts__69),
+        .parts__70(s_rsv_match__parts__70),
+        .parts__71(s_rsv_match__parts__71),
+        .parts__72(s_rsv_match__parts__72),
+        .parts__73(s_rsv_match__parts__73),
+        .parts__74(s_rsv_match__parts__74),
+        .parts__75(s_rsv_match__parts__75),
+        .parts__76(s_rsv_match__parts__76),
+        .parts__77(s_rsv_match__parts__77),
+        .parts__78(s_rsv_match__parts__78),
+        .parts__79(s_rsv_match__parts__79),
+        .parts__80(s_rsv_match__parts__80),
+        .parts__81(s_rsv_match__parts__81),
+        .parts__82(s_rsv_match__parts__82),
+        .parts__83(s_rsv_match__parts__83),
+        .parts__84(s_rsv_match__parts__84),
+        .parts__85(s_rsv_match__parts__85),
+        .parts__86(s_rsv_match__parts__86),
+        .parts__87(s_rsv_match__parts__87),
+        .parts__88(s_rsv_match__parts__88),
+        .parts__89(s_rsv_match__parts__89),
+        .parts__90(s_rsv_match__parts__90),
+        .parts__91(s_rsv_match__parts__91),
+        .parts__92(s_rsv_match__parts__92),
+        .parts__93(s_rsv_match__parts__93),
+        .parts__94(s_rsv_match__parts__94),
+        .parts__95(s_rsv_match__parts__95),
+        .parts__96(s_rsv_match__parts__96),
+        .parts__97(s_rsv_match__parts__97),
+        .parts__98(s_rsv_match__parts__98),
+        .parts__99(s_rsv_match__parts__99),
+        .parts__100(s_rsv_match__parts__100),
+        .parts__101(s_rsv_match__parts__101),
+        .parts__102(s_rsv_match__parts__102),
+        .parts__103(s_rsv_match__parts__103),
+        .parts__104(s_rsv_match__parts__104),
+        .parts__105(s_rsv_match__parts__105),
+        .parts__106(s_rsv_match__parts__106),
+        .parts__107(s_rsv_match__parts__107),
+        .parts__108(s_rsv_match__parts__108),
+        .parts__109(s_rsv_match__parts__109),
+        .parts__110(s_rsv_match__parts__110),
+        .parts__111(s_rsv_match__parts__111),
+        .parts__112(s_rsv_match__parts__112),
+        .parts__113(s_rsv_match__parts__113),
+        .parts__114(s_rsv_match__parts__114),
+        .parts__115(s_rsv_match__parts__115),
+        .parts__116(s_rsv_match__parts__116),
+        .parts__117(s_rsv_match__parts__117),
+        .parts__118(s_rsv_match__parts__118),
+        .parts__119(s_rsv_match__parts__119),
+        .parts__120(s_rsv_match__parts__120),
+        .parts__121(s_rsv_match__parts__121),
+        .parts__122(s_rsv_match__parts__122),
+        .parts__123(s_rsv_match__parts__123),
+        .parts__124(s_rsv_match__parts__124),
+        .parts__125(s_rsv_match__parts__125),
+        .parts__126(s_rsv_match__parts__126),
+        .parts__127(s_rsv_match__parts__127)
     );
-    crown_barrier_16x8_w8_n1024_p32__s_exp s_prb_thi_eq(
-        .whole(s_prb_thi_eq__whole),
-        .parts__0(s_prb_thi_eq__parts__0),
-        .parts__1(s_prb_thi_eq__parts__1),
-        .parts__2(s_prb_thi_eq__parts__2),
-        .parts__3(s_prb_thi_eq__parts__3),
-        .parts__4(s_prb_thi_eq__parts__4),
-        .parts__5(s_prb_thi_eq__parts__5),
-        .parts__6(s_prb_thi_eq__parts__6),
-        .parts__7(s_prb_thi_eq__parts__7),
-        .parts__8(s_prb_thi_eq__parts__8),
-        .parts__9(s_prb_thi_eq__parts__9),
-        .parts__10(s_prb_thi_eq__parts__10),
-        .parts__11(s_prb_thi_eq__parts__11),
-        .parts__12(s_prb_thi_eq__parts__12),
-        .parts__13(s_prb_thi_eq__parts__13),
-        .parts__14(s_prb_thi_eq__parts__14),
-        .parts__15(s_prb_thi_eq__parts__15),
-        .parts__16(s_prb_thi_eq__parts__16),
-        .parts__17(s_prb_thi_eq__parts__17),
-        .parts__18(s_prb_thi_eq__parts__18),
-        .parts__19(s_prb_thi_eq__parts__19),
-        .parts__20(s_prb_thi_eq__parts__20),
-        .parts__21(s_prb_thi_eq__parts__21),
-        .parts__22(s_prb_thi_eq__parts__22),
-        .parts__23(s_prb_thi_eq__parts__23),
-        .parts__24(s_prb_thi_eq__parts__24),
-        .parts__25(s_prb_thi_eq__parts__25),
-        .parts__26(s_prb_thi_eq__parts__26),
-        .parts__27(s_prb_thi_eq__parts__27),
-        .parts__28(s_prb_thi_eq__parts__28),
-        .parts__29(s_prb_thi_eq__parts__29),
-        .parts__30(s_prb_thi_eq__parts__30),
-        .parts__31(s_prb_thi_eq__parts__31),
-        .parts__32(s_prb_thi_eq__parts__32),
-        .parts__33(s_prb_thi_eq__parts__33),
-        .parts__34(s_prb_thi_eq__parts__34),
-        .parts__35(s_prb_thi_eq__parts__35),
-        .parts__36(s_prb_thi_eq__parts__36),
-        .parts__37(s_prb_thi_eq__parts__37),
-        .parts__38(s_prb_thi_eq__parts__38),
-        .parts__39(s_prb_thi_eq__parts__39),
-        .parts__40(s_prb_thi_eq__parts__40),
-        .parts__41(s_prb_thi_eq__parts__41),
-        .parts__42(s_prb_thi_eq__parts__42),
-        .parts__43(s_prb_thi_eq__parts__43),
-        .parts__44(s_prb_thi_eq__parts__44),
-        .parts__45(s_prb_thi_eq__parts__45),
-        .parts__46(s_prb_thi_eq__parts__46),
-        .parts__47(s_prb_thi_eq__parts__47),
-        .parts__48(s_prb_thi_eq__parts__48),
-        .parts__49(s_prb_thi_eq__parts__49),
-        .parts__50(s_prb_thi_eq__parts__50),
-        .parts__51(s_prb_thi_eq__parts__51),
-        .parts__52(s_prb_thi_eq__parts__52),
-        .parts__53(s_prb_thi_eq__parts__53),
-        .parts__54(s_prb_thi_eq__parts__54),
-        .parts__55(s_prb_thi_eq__parts__55),
-        .parts__56(s_prb_thi_eq__parts__56),
-        .parts__57(s_prb_thi_eq__parts__57),
-        .parts__58(s_prb_thi_eq__parts__58),
-        .parts__59(s_prb_thi_eq__parts__59),
-        .parts__60(s_prb_thi_eq__parts__60),
-        .parts__61(s_prb_thi_eq__parts__61),
-        .parts__62(s_prb_thi_eq__parts__62),
-        .parts__63(s_prb_thi_eq__parts__63),
-        .parts__64(s_prb_thi_eq__parts__64),
-        .parts__65(s_prb_thi_eq__parts__65),
-        .parts__66(s_prb_thi_eq__parts__66),
-        .parts__67(s_prb_thi_eq__parts__67),
-        .parts__68(s_prb_thi_eq__parts__68),
-        .parts__69(s_prb_thi_eq__parts__69),
-        .parts__70(s_prb_thi_eq__parts__70),
-        .parts__71(s_prb_thi_eq__parts__71),
-        .parts__72(s_prb_thi_eq__parts__72),
-        .parts__73(s_prb_thi_eq__parts__73),
-        .parts__74(s_prb_thi_eq__parts__74),
-        .parts__75(s_prb_thi_eq__parts__75),
-        .parts__76(s_prb_thi_eq__parts__76),
-        .parts__77(s_prb_thi_eq__parts__77),
-        .parts__78(s_prb_thi_eq__parts__78),
-        .parts__79(s_prb_thi_eq__parts__79),
-        .parts__80(s_prb_thi_eq__parts__80),
-        .parts__81(s_prb_thi_eq__parts__81),
-        .parts__82(s_prb_thi_eq__parts__82),
-        .parts__83(s_prb_thi_eq__parts__83),
-        .parts__84(s_prb_thi_eq__parts__84),
-        .parts__85(s_prb_thi_eq__parts__85),
-        .parts__86(s_prb_thi_eq__parts__86),
-        .parts__87(s_prb_thi_eq__parts__87),
-        .parts__88(s_prb_thi_eq__parts__88),
-        .parts__89(s_prb_thi_eq__parts__89),
-        .parts__90(s_prb_thi_eq__parts__90),
-        .parts__91(s_prb_thi_eq__parts__91),
-        .parts__92(s_prb_thi_eq__parts__92),
-        .parts__93(s_prb_thi_eq__parts__93),
-        .parts__94(s_prb_thi_eq__parts__94),
-        .parts__95(s_prb_thi_eq__parts__95),
-        .parts__96(s_prb_thi_eq__parts__96),
-        .parts__97(s_prb_thi_eq__parts__97),
-        .parts__98(s_prb_thi_eq__parts__98),
-        .parts__99(s_prb_thi_eq__parts__99),
-        .parts__100(s_prb_thi_eq__parts__100),
-        .parts__101(s_prb_thi_eq__parts__101),
-        .parts__102(s_prb_thi_eq__parts__102),
-        .parts__103(s_prb_thi_eq__parts__103),
-        .parts__104(s_prb_thi_eq__parts__104),
-        .parts__105(s_prb_thi_eq__parts__105),
-        .parts__106(s_prb_thi_eq__parts__106),
-        .parts__107(s_prb_thi_eq__parts__107),
-        .parts__108(s_prb_thi_eq__parts__108),
-        .parts__109(s_prb_thi_eq__parts__109),
-        .parts__110(s_prb_thi_eq__parts__110),
-        .parts__111(s_prb_thi_eq__parts__111),
-        .parts__112(s_prb_thi_eq__parts__112),
-        .parts__113(s_prb_thi_eq__parts__113),
-        .parts__114(s_prb_thi_eq__parts__114),
-        .parts__115(s_prb_thi_eq__parts__115),
-        .parts__116(s_prb_thi_eq__parts__116),
-        .parts__117(s_prb_thi_eq__parts__117),
-        .parts__118(s_prb_thi_eq__parts__118),
-        .parts__119(s_prb_thi_eq__parts__119),
-        .parts__120(s_prb_thi_eq__parts__120),
-        .parts__121(s_prb_thi_eq__parts__121),
-        .parts__122(s_prb_thi_eq__parts__122),
-        .parts__123(s_prb_thi_eq__parts__123),
-        .parts__124(s_prb_thi_eq__parts__124),
-        .parts__125(s_prb_thi_eq__parts__125),
-        .parts__126(s_prb_thi_eq__parts__126),
-        .parts__127(s_prb_thi_eq__parts__127)
-    );
-    crown_barrier_16x8_w8_n1024_p32__s_exp s_prb_pc_eq(
-        .whole(s_prb_pc_eq__whole),
-        .parts__0(s_prb_pc_eq__parts__0),
-        .parts__1(s_prb_pc_eq__parts__1),
-        .parts__2(s_prb_pc_eq__parts__2),
-        .parts__3(s_prb_pc_eq__parts__3),
-        .parts__4(s_prb_pc_eq__parts__4),
-        .parts__5(s_prb_pc_eq__parts__5),
-        .parts__6(s_prb_pc_eq__parts__6),
-        .parts__7(s_prb_pc_eq__parts__7),
-        .parts__8(s_prb_pc_eq__parts__8),
-        .parts__9(s_prb_pc_eq__parts__9),
-        .parts__10(s_prb_pc_eq__parts__10),
-        .parts__11(s_prb_pc_eq__parts__11),
-        .parts__12(s_prb_pc_eq__parts__12),
-        .parts__13(s_prb_pc_eq__parts__13),
-        .parts__14(s_prb_pc_eq__parts__14),
-        .parts__15(s_prb_pc_eq__parts__15),
-        .parts__16(s_prb_pc_eq__parts__16),
-        .parts__17(s_prb_pc_eq__parts__17),
-        .parts__18(s_prb_pc_eq__parts__18),
-        .parts__19(s_prb_pc_eq__parts__19),
-        .parts__20(s_prb_pc_eq__parts__20),
-        .parts__21(s_prb_pc_eq__parts__21),
-        .parts__22(s_prb_pc_eq__parts__22),
-        .parts__23(s_prb_pc_eq__parts__23),
-        .parts__24(s_prb_pc_eq__parts__24),
-        .parts__25(s_prb_pc_eq__parts__25),
-        .parts__26(s_prb_pc_eq__parts__26),
-        .parts__27(s_prb_pc_eq__parts__27),
-        .parts__28(s_prb_pc_eq__parts__28),
-        .parts__29(s_prb_pc_eq__parts__29),
-        .parts__30(s_prb_pc_eq__parts__30),
-        .parts__31(s_prb_pc_eq__parts__31),
-        .parts__32(s_prb_pc_eq__parts__32),
-        .parts__33(s_prb_pc_eq__parts__33),
-        .parts__34(s_prb_pc_eq__parts__34),
-        .parts__35(s_prb_pc_eq__parts__35),
-        .parts__36(s_prb_pc_eq__parts__36),
-        .parts__37(s_prb_pc_eq__parts__37),
-        .parts__38(s_prb_pc_eq__parts__38),
-        .parts__39(s_prb_pc_eq__parts__39),
-        .parts__40(s_prb_pc_eq__parts__40),
-        .parts__41(s_prb_pc_eq__parts__41),
-        .parts__42(s_prb_pc_eq__parts__42),
-        .parts__43(s_prb_pc_eq__parts__43),
-        .parts__44(s_prb_pc_eq__parts__44),
-        .parts__45(s_prb_pc_eq__parts__45),
-        .parts__46(s_prb_pc_eq__parts__46),
-        .parts__47(s_prb_pc_eq__parts__47),
-        .parts__48(s_prb_pc_eq__parts__48),
-        .parts__49(s_prb_pc_eq__parts__49),
-        .parts__50(s_prb_pc_eq__parts__50),
-        .parts__51(s_prb_pc_eq__parts__51),
-        .parts__52(s_prb_pc_eq__parts__52),
-        .parts__53(s_prb_pc_eq__parts__53),
-        .parts__54(s_prb_pc_eq__parts__54),
-        .parts__55(s_prb_pc_eq__parts__55),
-        .parts__56(s_prb_pc_eq__parts__56),
-        .parts__57(s_prb_pc_eq__parts__57),
-        .parts__58(s_prb_pc_eq__parts__58),
-        .parts__59(s_prb_pc_eq__parts__59),
-        .parts__60(s_prb_pc_eq__parts__60),
-        .parts__61(s_prb_pc_eq__parts__61),
-        .parts__62(s_prb_pc_eq__parts__62),
-        .parts__63(s_prb_pc_eq__parts__63),
-        .parts__64(s_prb_pc_eq__parts__64),
-        .parts__65(s_prb_pc_eq__parts__65),
-        .parts__66(s_prb_pc_eq__parts__66),
-        .parts__67(s_prb_pc_eq__parts__67),
-        .parts__68(s_prb_pc_eq__parts__68),
-        .parts__69(s_prb_pc_eq__parts__69),
-        .parts__70(s_prb_pc_eq__parts__70),
-        .parts__71(s_prb_pc_eq__parts__71),
-        .parts__72(s_prb_pc_eq__parts__72),
-        .parts__73(s_prb_pc_eq__parts__73),
-        .parts__74(s_prb_pc_eq__parts__74),
-        .parts__75(s_prb_pc_eq__parts__75),
-        .parts__76(s_prb_pc_eq__parts__76),
-        .parts__77(s_prb_pc_eq__parts__77),
-        .parts__78(s_prb_pc_eq__parts__78),
-        .parts__79(s_prb_pc_eq__parts__79),
-        .parts__80(s_prb_pc_eq__parts__80),
-        .parts__81(s_prb_pc_eq__parts__81),
-        .parts__82(s_prb_pc_eq__parts__82),
-        .parts__83(s_prb_pc_eq__parts__83),
-        .parts__84(s_prb_pc_eq__parts__84),
-        .parts__85(s_prb_pc_eq__parts__85),
-        .parts__86(s_prb_pc_eq__parts__86),
-        .parts__87(s_prb_pc_eq__parts__87),
-        .parts__88(s_prb_pc_eq__parts__88),
-        .parts__89(s_prb_pc_eq__parts__89),
-        .parts__90(s_prb_pc_eq__parts__90),
-        .parts__91(s_prb_pc_eq__parts__91),
-        .parts__92(s_prb_pc_eq__parts__92),
-        .parts__93(s_prb_pc_eq__parts__93),
-        .parts__94(s_prb_pc_eq__parts__94),
-        .parts__95(s_prb_pc_eq__parts__95),
-        .parts__96(s_prb_pc_eq__parts__96),
-        .parts__97(s_prb_pc_eq__parts__97),
-        .parts__98(s_prb_pc_eq__parts__98),
-        .parts__99(s_prb_pc_eq__parts__99),
-        .parts__100(s_prb_pc_eq__parts__100),
-        .parts__101(s_prb_pc_eq__parts__101),
-        .parts__102(s_prb_pc_eq__parts__102),
-        .parts__103(s_prb_pc_eq__parts__103),
-        .parts__104(s_prb_pc_eq__parts__104),
-        .parts__105(s_prb_pc_eq__parts__105),
-        .parts__106(s_prb_pc_eq__parts__106),
-        .parts__107(s_prb_pc_eq__parts__107),
-        .parts__108(s_prb_pc_eq__parts__108),
-        .parts__109(s_prb_pc_eq__parts__109),
-        .parts__110(s_prb_pc_eq__parts__110),
-        .parts__111(s_prb_pc_eq__parts__111),
-        .parts__112(s_prb_pc_eq__parts__112),
-        .parts__113(s_prb_pc_eq__parts__113),
-        .parts__114(s_prb_pc_eq__parts__114),
-        .parts__115(s_prb_pc_eq__parts__115),
-        .parts__116(s_prb_pc_eq__parts__116),
-        .parts__117(s_prb_pc_eq__parts__117),
-        .parts__118(s_prb_pc_eq__parts__118),
-        .parts__119(s_prb_pc_eq__parts__119),
-        .parts__120(s_prb_pc_eq__parts__120),
-        .parts__121(s_prb_pc_eq__parts__121),
-        .parts__122(s_prb_pc_eq__parts__122),
-        .parts__123(s_prb_pc_eq__parts__123),
-        .parts__124(s_prb_pc_eq__parts__124),
-        .parts__125(s_prb_pc_eq__parts__125),
-        .parts__126(s_prb_pc_eq__parts__126),
-        .parts__127(s_prb_pc_eq__parts__127)
+    crown_barrier_16x8_w8_n1024_p32__s_exp s_prb_match(
+        .whole(s_prb_match__whole),
+        .parts__0(s_prb_match__parts__0),
+        .parts__1(s_prb_match__parts__1),
+        .parts__2(s_prb_match__parts__2),
+        .parts__3(s_prb_match__parts__3),
+        .parts__4(s_prb_match__parts__4),
+        .parts__5(s_prb_match__parts__5),
+        .parts__6(s_prb_match__parts__6),
+        .parts__7(s_prb_match__parts__7),
+        .parts__8(s_prb_match__parts__8),
+        .parts__9(s_prb_match__parts__9),
+        .parts__10(s_prb_match__parts__10),
+        .parts__11(s_prb_match__parts__11),
+        .parts__12(s_prb_match__parts__12),
+        .parts__13(s_prb_match__parts__13),
+        .parts__14(s_prb_match__parts__14),
+        .parts__15(s_prb_match__parts__15),
+        .parts__16(s_prb_match__parts__16),
+        .parts__17(s_prb_match__parts__17),
+        .parts__18(s_prb_match__parts__18),
+        .parts__19(s_prb_match__parts__19),
+        .parts__20(s_prb_match__parts__20),
+        .parts__21(s_prb_match__parts__21),
+        .parts__22(s_prb_match__parts__22),
+        .parts__23(s_prb_match__parts__23),
+        .parts__24(s_prb_match__parts__24),
+        .parts__25(s_prb_match__parts__25),
+        .parts__26(s_prb_match__parts__26),
+        .parts__27(s_prb_match__parts__27),
+        .parts__28(s_prb_match__parts__28),
+        .parts__29(s_prb_match__parts__29),
+        .parts__30(s_prb_match__parts__30),
+        .parts__31(s_prb_match__parts__31),
+        .parts__32(s_prb_match__parts__32),
+        .parts__33(s_prb_match__parts__33),
+        .parts__34(s_prb_match__parts__34),
+        .parts__35(s_prb_match__parts__35),
+        .parts__36(s_prb_match__parts__36),
+        .parts__37(s_prb_match__parts__37),
+        .parts__38(s_prb_match__parts__38),
+        .parts__39(s_prb_match__parts__39),
+        .parts__40(s_prb_match__parts__40),
+        .parts__41(s_prb_match__parts__41),
+        .parts__42(s_prb_match__parts__42),
+        .parts__43(s_prb_match__parts__43),
+        .parts__44(s_prb_match__parts__44),
+        .parts__45(s_prb_match__parts__45),
+        .parts__46(s_prb_match__parts__46),
+        .parts__47(s_prb_match__parts__47),
+        .parts__48(s_prb_match__parts__48),
+        .parts__49(s_prb_match__parts__49),
+        .parts__50(s_prb_match__parts__50),
+        .parts__51(s_prb_match__parts__51),
+        .parts__52(s_prb_match__parts__52),
+        .parts__53(s_prb_match__parts__53),
+        .parts__54(s_prb_match__parts__54),
+        .parts__55(s_prb_match__parts__55),
+        .parts__56(s_prb_match__parts__56),
+        .parts__57(s_prb_match__parts__57),
+        .parts__58(s_prb_match__parts__58),
+        .parts__59(s_prb_match__parts__59),
+        .parts__60(s_prb_match__parts__60),
+        .parts__61(s_prb_match__parts__61),
+        .parts__62(s_prb_match__parts__62),
+        .parts__63(s_prb_match__parts__63),
+        .parts__64(s_prb_match__parts__64),
+        .parts__65(s_prb_match__parts__65),
+        .parts__66(s_prb_match__parts__66),
+        .parts__67(s_prb_match__parts__67),
+        .parts__68(s_prb_match__parts__68),
+        .parts__69(s_prb_match__parts__69),
+        .parts__70(s_prb_match__parts__70),
+        .parts__71(s_prb_match__parts__71),
+        .parts__72(s_prb_match__parts__72),
+        .parts__73(s_prb_match__parts__73),
+        .parts__74(s_prb_match__parts__74),
+        .parts__75(s_prb_match__parts__75),
+        .parts__76(s_prb_match__parts__76),
+        .parts__77(s_prb_match__parts__77),
+        .parts__78(s_prb_match__parts__78),
+        .parts__79(s_prb_match__parts__79),
+        .parts__80(s_prb_match__parts__80),
+        .parts__81(s_prb_match__parts__81),
+        .parts__82(s_prb_match__parts__82),
+        .parts__83(s_prb_match__parts__83),
+        .parts__84(s_prb_match__parts__84),
+        .parts__85(s_prb_match__parts__85),
+        .parts__86(s_prb_match__parts__86),
+        .parts__87(s_prb_match__parts__87),
+        .parts__88(s_prb_match__parts__88),
+        .parts__89(s_prb_match__parts__89),
+        .parts__90(s_prb_match__parts__90),
+        .parts__91(s_prb_match__parts__91),
+        .parts__92(s_prb_match__parts__92),
+        .parts__93(s_prb_match__parts__93),
+        .parts__94(s_prb_match__parts__94),
+        .parts__95(s_prb_match__parts__95),
+        .parts__96(s_prb_match__parts__96),
+        .parts__97(s_prb_match__parts__97),
+        .parts__98(s_prb_match__parts__98),
+        .parts__99(s_prb_match__parts__99),
+        .parts__100(s_prb_match__parts__100),
+        .parts__101(s_prb_match__parts__101),
+        .parts__102(s_prb_match__parts__102),
+        .parts__103(s_prb_match__parts__103),
+        .parts__104(s_prb_match__parts__104),
+        .parts__105(s_prb_match__parts__105),
+        .parts__106(s_prb_match__parts__106),
+        .parts__107(s_prb_match__parts__107),
+        .parts__108(s_prb_match__parts__108),
+        .parts__109(s_prb_match__parts__109),
+        .parts__110(s_prb_match__parts__110),
+        .parts__111(s_prb_match__parts__111),
+        .parts__112(s_prb_match__parts__112),
+        .parts__113(s_prb_match__parts__113),
+        .parts__114(s_prb_match__parts__114),
+        .parts__115(s_prb_match__parts__115),
+        .parts__116(s_prb_match__parts__116),
+        .parts__117(s_prb_match__parts__117),
+        .parts__118(s_prb_match__parts__118),
+        .parts__119(s_prb_match__parts__119),
+        .parts__120(s_prb_match__parts__120),
+        .parts__121(s_prb_match__parts__121),
+        .parts__122(s_prb_match__parts__122),
+        .parts__123(s_prb_match__parts__123),
+        .parts__124(s_prb_match__parts__124),
+        .parts__125(s_prb_match__parts__125),
+        .parts__126(s_prb_match__parts__126),
+        .parts__127(s_prb_match__parts__127)
     );
     crown_barrier_16x8_w8_n1024_p32__s_exp s_sets(
         .whole(s_sets__whole),
@@ -6476,6 +6557,163 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         .x(fail_pop__x),
         .count(fail_pop__count)
     );
+    crown_barrier_16x8_w8_n1024_p32__used_pop used_pop(
+        .x(used_pop__x),
+        .count(used_pop__count)
+    );
+    crown_barrier_16x8_w8_n1024_p32__used_pop done_pop(
+        .x(done_pop__x),
+        .count(done_pop__count)
+    );
+    crown_barrier_16x8_w8_n1024_p32__c_valid c_head(
+        .parts__0(c_head__parts__0),
+        .parts__1(c_head__parts__1),
+        .parts__2(c_head__parts__2),
+        .parts__3(c_head__parts__3),
+        .parts__4(c_head__parts__4),
+        .parts__5(c_head__parts__5),
+        .parts__6(c_head__parts__6),
+        .parts__7(c_head__parts__7),
+        .parts__8(c_head__parts__8),
+        .parts__9(c_head__parts__9),
+        .parts__10(c_head__parts__10),
+        .parts__11(c_head__parts__11),
+        .parts__12(c_head__parts__12),
+        .parts__13(c_head__parts__13),
+        .parts__14(c_head__parts__14),
+        .parts__15(c_head__parts__15),
+        .parts__16(c_head__parts__16),
+        .parts__17(c_head__parts__17),
+        .parts__18(c_head__parts__18),
+        .parts__19(c_head__parts__19),
+        .parts__20(c_head__parts__20),
+        .parts__21(c_head__parts__21),
+        .parts__22(c_head__parts__22),
+        .parts__23(c_head__parts__23),
+        .parts__24(c_head__parts__24),
+        .parts__25(c_head__parts__25),
+        .parts__26(c_head__parts__26),
+        .parts__27(c_head__parts__27),
+        .parts__28(c_head__parts__28),
+        .parts__29(c_head__parts__29),
+        .parts__30(c_head__parts__30),
+        .parts__31(c_head__parts__31),
+        .parts__32(c_head__parts__32),
+        .parts__33(c_head__parts__33),
+        .parts__34(c_head__parts__34),
+        .parts__35(c_head__parts__35),
+        .parts__36(c_head__parts__36),
+        .parts__37(c_head__parts__37),
+        .parts__38(c_head__parts__38),
+        .parts__39(c_head__parts__39),
+        .parts__40(c_head__parts__40),
+        .parts__41(c_head__parts__41),
+        .parts__42(c_head__parts__42),
+        .parts__43(c_head__parts__43),
+        .parts__44(c_head__parts__44),
+        .parts__45(c_head__parts__45),
+        .parts__46(c_head__parts__46),
+        .parts__47(c_head__parts__47),
+        .parts__48(c_head__parts__48),
+        .parts__49(c_head__parts__49),
+        .parts__50(c_head__parts__50),
+        .parts__51(c_head__parts__51),
+        .parts__52(c_head__parts__52),
+        .parts__53(c_head__parts__53),
+        .parts__54(c_head__parts__54),
+        .parts__55(c_head__parts__55),
+        .parts__56(c_head__parts__56),
+        .parts__57(c_head__parts__57),
+        .parts__58(c_head__parts__58),
+        .parts__59(c_head__parts__59),
+        .parts__60(c_head__parts__60),
+        .parts__61(c_head__parts__61),
+        .parts__62(c_head__parts__62),
+        .parts__63(c_head__parts__63),
+        .parts__64(c_head__parts__64),
+        .parts__65(c_head__parts__65),
+        .parts__66(c_head__parts__66),
+        .parts__67(c_head__parts__67),
+        .parts__68(c_head__parts__68),
+        .parts__69(c_head__parts__69),
+        .parts__70(c_head__parts__70),
+        .parts__71(c_head__parts__71),
+        .parts__72(c_head__parts__72),
+        .parts__73(c_head__parts__73),
+        .parts__74(c_head__parts__74),
+        .parts__75(c_head__parts__75),
+        .parts__76(c_head__parts__76),
+        .parts__77(c_head__parts__77),
+        .parts__78(c_head__parts__78),
+        .parts__79(c_head__parts__79),
+        .parts__80(c_head__parts__80),
+        .parts__81(c_head__parts__81),
+        .parts__82(c_head__parts__82),
+        .parts__83(c_head__parts__83),
+        .parts__84(c_head__parts__84),
+        .parts__85(c_head__parts__85),
+        .parts__86(c_head__parts__86),
+        .parts__87(c_head__parts__87),
+        .parts__88(c_head__parts__88),
+        .parts__89(c_head__parts__89),
+        .parts__90(c_head__parts__90),
+        .parts__91(c_head__parts__91),
+        .parts__92(c_head__parts__92),
+        .parts__93(c_head__parts__93),
+        .parts__94(c_head__parts__94),
+        .parts__95(c_head__parts__95),
+        .parts__96(c_head__parts__96),
+        .parts__97(c_head__parts__97),
+        .parts__98(c_head__parts__98),
+        .parts__99(c_head__parts__99),
+        .parts__100(c_head__parts__100),
+        .parts__101(c_head__parts__101),
+        .parts__102(c_head__parts__102),
+        .parts__103(c_head__parts__103),
+        .parts__104(c_head__parts__104),
+        .parts__105(c_head__parts__105),
+        .parts__106(c_head__parts__106),
+        .parts__107(c_head__parts__107),
+        .parts__108(c_head__parts__108),
+        .parts__109(c_head__parts__109),
+        .parts__110(c_head__parts__110),
+        .parts__111(c_head__parts__111),
+        .parts__112(c_head__parts__112),
+        .parts__113(c_head__parts__113),
+        .parts__114(c_head__parts__114),
+        .parts__115(c_head__parts__115),
+        .parts__116(c_head__parts__116),
+        .parts__117(c_head__parts__117),
+        .parts__118(c_head__parts__118),
+        .parts__119(c_head__parts__119),
+        .parts__120(c_head__parts__120),
+        .parts__121(c_head__parts__121),
+        .parts__122(c_head__parts__122),
+        .parts__123(c_head__parts__123),
+        .parts__124(c_head__parts__124),
+        .parts__125(c_head__parts__125),
+        .parts__126(c_head__parts__126),
+        .parts__127(c_head__parts__127),
+        .whole(c_head__whole)
+    );
+    crown_barrier_16x8_w8_n1024_p32__head_pc_sel head_pc_sel(
+        .sel(head_pc_sel__sel),
+        .data(head_pc_sel__data),
+        .out(head_pc_sel__out),
+        .index(head_pc_sel__index)
+    );
+    crown_barrier_16x8_w8_n1024_p32__head_exp_sel head_exp_sel(
+        .sel(head_exp_sel__sel),
+        .data(head_exp_sel__data),
+        .out(head_exp_sel__out),
+        .index(head_exp_sel__index)
+    );
+    crown_barrier_16x8_w8_n1024_p32__head_thi_sel head_thi_sel(
+        .sel(head_thi_sel__sel),
+        .data(head_thi_sel__data),
+        .out(head_thi_sel__out),
+        .index(head_thi_sel__index)
+    );
     
     // Update code
     always @(*) begin
@@ -6500,2079 +6738,561 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         s_arr__whole__drv = r_arr__q;
         s_thi__whole__drv = r_thi__q;
         s_ord__whole__drv = r_ord__q;
-        rsv_thi_eq__fields__drv = r_thi__q;
+        rsv_thi_read__fields__drv = r_thi__q;
+        rsv_thi_read__thi__drv = rsv_thi;
+        rsv_thi_eq__fields__drv = rsv_thi_read__read;
         rsv_thi_eq__v__drv = rsv_thi;
-        prb_thi_eq__fields__drv = r_thi__q;
-        prb_thi_eq__v__drv = prb_thi;
-        prb_pc_eq__rows__drv = r_pc__q;
+        rsv_match__a__drv = rsv_thi_eq__eq;
+        rsv_match__b__drv = rsv_thi_eq__eq;
+        rsv_match__masks__drv = sets__masks;
+        prb_pc_read__fields__drv = r_pc__q;
+        prb_pc_read__thi__drv = prb_thi;
+        prb_thi_read__fields__drv = r_thi__q;
+        prb_thi_read__thi__drv = prb_thi;
+        prb_pc_eq__fields__drv = prb_pc_read__read;
         prb_pc_eq__v__drv = prb_pc;
+        prb_thi_eq__fields__drv = prb_thi_read__read;
+        prb_thi_eq__v__drv = prb_thi;
+        prb_sets__thi__drv = prb_thi;
+        prb_match__a__drv = prb_pc_eq__eq;
+        prb_match__b__drv = prb_thi_eq__eq;
+        prb_match__masks__drv = prb_sets__masks;
         new_thi_eq__fields__drv = rsv_thi;
         new_thi_eq__v__drv = prb_thi;
         new_pc_eq__rows__drv = rsv_pc;
         new_pc_eq__v__drv = prb_pc;
         sets__thi__drv = rsv_thi;
-        s_rsv_thi_eq__whole__drv = rsv_thi_eq__eq;
-        s_prb_thi_eq__whole__drv = prb_thi_eq__eq;
-        s_prb_pc_eq__whole__drv = prb_pc_eq__eq;
+        s_rsv_match__whole__drv = rsv_match__hit;
+        s_prb_match__whole__drv = prb_match__hit;
         s_sets__whole__drv = sets__masks;
-        n_used = 32'h0;
-        n_live = 32'h0;
-        n_done = 32'h0;
-        head_valid = 1'b0;
-        head_entry = 32'h0;
-        head_pc = 32'h0;
-        head_lanes = 32'h0;
-        head_thi = 32'h0;
-        if (|s_valid__parts__0) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__0) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__0) begin
-                    head_valid = 1'b1;
-                    head_entry = 0;
-                    head_pc = s_pc__parts__0;
-                    head_lanes = s_exp__parts__0;
-                    head_thi = s_thi__parts__0;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__1) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__1) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__1) begin
-                    head_valid = 1'b1;
-                    head_entry = 1;
-                    head_pc = s_pc__parts__1;
-                    head_lanes = s_exp__parts__1;
-                    head_thi = s_thi__parts__1;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__2) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__2) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__2) begin
-                    head_valid = 1'b1;
-                    head_entry = 2;
-                    head_pc = s_pc__parts__2;
-                    head_lanes = s_exp__parts__2;
-                    head_thi = s_thi__parts__2;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__3) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__3) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__3) begin
-                    head_valid = 1'b1;
-                    head_entry = 3;
-                    head_pc = s_pc__parts__3;
-                    head_lanes = s_exp__parts__3;
-                    head_thi = s_thi__parts__3;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__4) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__4) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__4) begin
-                    head_valid = 1'b1;
-                    head_entry = 4;
-                    head_pc = s_pc__parts__4;
-                    head_lanes = s_exp__parts__4;
-                    head_thi = s_thi__parts__4;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__5) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__5) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__5) begin
-                    head_valid = 1'b1;
-                    head_entry = 5;
-                    head_pc = s_pc__parts__5;
-                    head_lanes = s_exp__parts__5;
-                    head_thi = s_thi__parts__5;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__6) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__6) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__6) begin
-                    head_valid = 1'b1;
-                    head_entry = 6;
-                    head_pc = s_pc__parts__6;
-                    head_lanes = s_exp__parts__6;
-                    head_thi = s_thi__parts__6;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__7) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__7) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__7) begin
-                    head_valid = 1'b1;
-                    head_entry = 7;
-                    head_pc = s_pc__parts__7;
-                    head_lanes = s_exp__parts__7;
-                    head_thi = s_thi__parts__7;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__8) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__8) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__8) begin
-                    head_valid = 1'b1;
-                    head_entry = 8;
-                    head_pc = s_pc__parts__8;
-                    head_lanes = s_exp__parts__8;
-                    head_thi = s_thi__parts__8;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__9) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__9) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__9) begin
-                    head_valid = 1'b1;
-                    head_entry = 9;
-                    head_pc = s_pc__parts__9;
-                    head_lanes = s_exp__parts__9;
-                    head_thi = s_thi__parts__9;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__10) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__10) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__10) begin
-                    head_valid = 1'b1;
-                    head_entry = 10;
-                    head_pc = s_pc__parts__10;
-                    head_lanes = s_exp__parts__10;
-                    head_thi = s_thi__parts__10;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__11) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__11) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__11) begin
-                    head_valid = 1'b1;
-                    head_entry = 11;
-                    head_pc = s_pc__parts__11;
-                    head_lanes = s_exp__parts__11;
-                    head_thi = s_thi__parts__11;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__12) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__12) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__12) begin
-                    head_valid = 1'b1;
-                    head_entry = 12;
-                    head_pc = s_pc__parts__12;
-                    head_lanes = s_exp__parts__12;
-                    head_thi = s_thi__parts__12;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__13) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__13) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__13) begin
-                    head_valid = 1'b1;
-                    head_entry = 13;
-                    head_pc = s_pc__parts__13;
-                    head_lanes = s_exp__parts__13;
-                    head_thi = s_thi__parts__13;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__14) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__14) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__14) begin
-                    head_valid = 1'b1;
-                    head_entry = 14;
-                    head_pc = s_pc__parts__14;
-                    head_lanes = s_exp__parts__14;
-                    head_thi = s_thi__parts__14;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__15) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__15) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__15) begin
-                    head_valid = 1'b1;
-                    head_entry = 15;
-                    head_pc = s_pc__parts__15;
-                    head_lanes = s_exp__parts__15;
-                    head_thi = s_thi__parts__15;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__16) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__16) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__16) begin
-                    head_valid = 1'b1;
-                    head_entry = 16;
-                    head_pc = s_pc__parts__16;
-                    head_lanes = s_exp__parts__16;
-                    head_thi = s_thi__parts__16;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__17) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__17) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__17) begin
-                    head_valid = 1'b1;
-                    head_entry = 17;
-                    head_pc = s_pc__parts__17;
-                    head_lanes = s_exp__parts__17;
-                    head_thi = s_thi__parts__17;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__18) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__18) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__18) begin
-                    head_valid = 1'b1;
-                    head_entry = 18;
-                    head_pc = s_pc__parts__18;
-                    head_lanes = s_exp__parts__18;
-                    head_thi = s_thi__parts__18;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__19) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__19) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__19) begin
-                    head_valid = 1'b1;
-                    head_entry = 19;
-                    head_pc = s_pc__parts__19;
-                    head_lanes = s_exp__parts__19;
-                    head_thi = s_thi__parts__19;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__20) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__20) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__20) begin
-                    head_valid = 1'b1;
-                    head_entry = 20;
-                    head_pc = s_pc__parts__20;
-                    head_lanes = s_exp__parts__20;
-                    head_thi = s_thi__parts__20;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__21) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__21) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__21) begin
-                    head_valid = 1'b1;
-                    head_entry = 21;
-                    head_pc = s_pc__parts__21;
-                    head_lanes = s_exp__parts__21;
-                    head_thi = s_thi__parts__21;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__22) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__22) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__22) begin
-                    head_valid = 1'b1;
-                    head_entry = 22;
-                    head_pc = s_pc__parts__22;
-                    head_lanes = s_exp__parts__22;
-                    head_thi = s_thi__parts__22;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__23) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__23) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__23) begin
-                    head_valid = 1'b1;
-                    head_entry = 23;
-                    head_pc = s_pc__parts__23;
-                    head_lanes = s_exp__parts__23;
-                    head_thi = s_thi__parts__23;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__24) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__24) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__24) begin
-                    head_valid = 1'b1;
-                    head_entry = 24;
-                    head_pc = s_pc__parts__24;
-                    head_lanes = s_exp__parts__24;
-                    head_thi = s_thi__parts__24;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__25) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__25) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__25) begin
-                    head_valid = 1'b1;
-                    head_entry = 25;
-                    head_pc = s_pc__parts__25;
-                    head_lanes = s_exp__parts__25;
-                    head_thi = s_thi__parts__25;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__26) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__26) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__26) begin
-                    head_valid = 1'b1;
-                    head_entry = 26;
-                    head_pc = s_pc__parts__26;
-                    head_lanes = s_exp__parts__26;
-                    head_thi = s_thi__parts__26;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__27) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__27) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__27) begin
-                    head_valid = 1'b1;
-                    head_entry = 27;
-                    head_pc = s_pc__parts__27;
-                    head_lanes = s_exp__parts__27;
-                    head_thi = s_thi__parts__27;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__28) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__28) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__28) begin
-                    head_valid = 1'b1;
-                    head_entry = 28;
-                    head_pc = s_pc__parts__28;
-                    head_lanes = s_exp__parts__28;
-                    head_thi = s_thi__parts__28;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__29) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__29) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__29) begin
-                    head_valid = 1'b1;
-                    head_entry = 29;
-                    head_pc = s_pc__parts__29;
-                    head_lanes = s_exp__parts__29;
-                    head_thi = s_thi__parts__29;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__30) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__30) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__30) begin
-                    head_valid = 1'b1;
-                    head_entry = 30;
-                    head_pc = s_pc__parts__30;
-                    head_lanes = s_exp__parts__30;
-                    head_thi = s_thi__parts__30;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__31) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__31) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__31) begin
-                    head_valid = 1'b1;
-                    head_entry = 31;
-                    head_pc = s_pc__parts__31;
-                    head_lanes = s_exp__parts__31;
-                    head_thi = s_thi__parts__31;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__32) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__32) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__32) begin
-                    head_valid = 1'b1;
-                    head_entry = 32;
-                    head_pc = s_pc__parts__32;
-                    head_lanes = s_exp__parts__32;
-                    head_thi = s_thi__parts__32;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__33) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__33) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__33) begin
-                    head_valid = 1'b1;
-                    head_entry = 33;
-                    head_pc = s_pc__parts__33;
-                    head_lanes = s_exp__parts__33;
-                    head_thi = s_thi__parts__33;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__34) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__34) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__34) begin
-                    head_valid = 1'b1;
-                    head_entry = 34;
-                    head_pc = s_pc__parts__34;
-                    head_lanes = s_exp__parts__34;
-                    head_thi = s_thi__parts__34;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__35) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__35) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__35) begin
-                    head_valid = 1'b1;
-                    head_entry = 35;
-                    head_pc = s_pc__parts__35;
-                    head_lanes = s_exp__parts__35;
-                    head_thi = s_thi__parts__35;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__36) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__36) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__36) begin
-                    head_valid = 1'b1;
-                    head_entry = 36;
-                    head_pc = s_pc__parts__36;
-                    head_lanes = s_exp__parts__36;
-                    head_thi = s_thi__parts__36;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__37) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__37) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__37) begin
-                    head_valid = 1'b1;
-                    head_entry = 37;
-                    head_pc = s_pc__parts__37;
-                    head_lanes = s_exp__parts__37;
-                    head_thi = s_thi__parts__37;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__38) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__38) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__38) begin
-                    head_valid = 1'b1;
-                    head_entry = 38;
-                    head_pc = s_pc__parts__38;
-                    head_lanes = s_exp__parts__38;
-                    head_thi = s_thi__parts__38;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__39) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__39) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__39) begin
-                    head_valid = 1'b1;
-                    head_entry = 39;
-                    head_pc = s_pc__parts__39;
-                    head_lanes = s_exp__parts__39;
-                    head_thi = s_thi__parts__39;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__40) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__40) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__40) begin
-                    head_valid = 1'b1;
-                    head_entry = 40;
-                    head_pc = s_pc__parts__40;
-                    head_lanes = s_exp__parts__40;
-                    head_thi = s_thi__parts__40;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__41) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__41) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__41) begin
-                    head_valid = 1'b1;
-                    head_entry = 41;
-                    head_pc = s_pc__parts__41;
-                    head_lanes = s_exp__parts__41;
-                    head_thi = s_thi__parts__41;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__42) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__42) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__42) begin
-                    head_valid = 1'b1;
-                    head_entry = 42;
-                    head_pc = s_pc__parts__42;
-                    head_lanes = s_exp__parts__42;
-                    head_thi = s_thi__parts__42;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__43) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__43) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__43) begin
-                    head_valid = 1'b1;
-                    head_entry = 43;
-                    head_pc = s_pc__parts__43;
-                    head_lanes = s_exp__parts__43;
-                    head_thi = s_thi__parts__43;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__44) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__44) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__44) begin
-                    head_valid = 1'b1;
-                    head_entry = 44;
-                    head_pc = s_pc__parts__44;
-                    head_lanes = s_exp__parts__44;
-                    head_thi = s_thi__parts__44;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__45) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__45) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__45) begin
-                    head_valid = 1'b1;
-                    head_entry = 45;
-                    head_pc = s_pc__parts__45;
-                    head_lanes = s_exp__parts__45;
-                    head_thi = s_thi__parts__45;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__46) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__46) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__46) begin
-                    head_valid = 1'b1;
-                    head_entry = 46;
-                    head_pc = s_pc__parts__46;
-                    head_lanes = s_exp__parts__46;
-                    head_thi = s_thi__parts__46;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__47) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__47) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__47) begin
-                    head_valid = 1'b1;
-                    head_entry = 47;
-                    head_pc = s_pc__parts__47;
-                    head_lanes = s_exp__parts__47;
-                    head_thi = s_thi__parts__47;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__48) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__48) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__48) begin
-                    head_valid = 1'b1;
-                    head_entry = 48;
-                    head_pc = s_pc__parts__48;
-                    head_lanes = s_exp__parts__48;
-                    head_thi = s_thi__parts__48;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__49) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__49) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__49) begin
-                    head_valid = 1'b1;
-                    head_entry = 49;
-                    head_pc = s_pc__parts__49;
-                    head_lanes = s_exp__parts__49;
-                    head_thi = s_thi__parts__49;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__50) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__50) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__50) begin
-                    head_valid = 1'b1;
-                    head_entry = 50;
-                    head_pc = s_pc__parts__50;
-                    head_lanes = s_exp__parts__50;
-                    head_thi = s_thi__parts__50;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__51) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__51) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__51) begin
-                    head_valid = 1'b1;
-                    head_entry = 51;
-                    head_pc = s_pc__parts__51;
-                    head_lanes = s_exp__parts__51;
-                    head_thi = s_thi__parts__51;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__52) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__52) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__52) begin
-                    head_valid = 1'b1;
-                    head_entry = 52;
-                    head_pc = s_pc__parts__52;
-                    head_lanes = s_exp__parts__52;
-                    head_thi = s_thi__parts__52;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__53) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__53) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__53) begin
-                    head_valid = 1'b1;
-                    head_entry = 53;
-                    head_pc = s_pc__parts__53;
-                    head_lanes = s_exp__parts__53;
-                    head_thi = s_thi__parts__53;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__54) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__54) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__54) begin
-                    head_valid = 1'b1;
-                    head_entry = 54;
-                    head_pc = s_pc__parts__54;
-                    head_lanes = s_exp__parts__54;
-                    head_thi = s_thi__parts__54;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__55) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__55) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__55) begin
-                    head_valid = 1'b1;
-                    head_entry = 55;
-                    head_pc = s_pc__parts__55;
-                    head_lanes = s_exp__parts__55;
-                    head_thi = s_thi__parts__55;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__56) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__56) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__56) begin
-                    head_valid = 1'b1;
-                    head_entry = 56;
-                    head_pc = s_pc__parts__56;
-                    head_lanes = s_exp__parts__56;
-                    head_thi = s_thi__parts__56;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__57) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__57) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__57) begin
-                    head_valid = 1'b1;
-                    head_entry = 57;
-                    head_pc = s_pc__parts__57;
-                    head_lanes = s_exp__parts__57;
-                    head_thi = s_thi__parts__57;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__58) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__58) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__58) begin
-                    head_valid = 1'b1;
-                    head_entry = 58;
-                    head_pc = s_pc__parts__58;
-                    head_lanes = s_exp__parts__58;
-                    head_thi = s_thi__parts__58;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__59) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__59) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__59) begin
-                    head_valid = 1'b1;
-                    head_entry = 59;
-                    head_pc = s_pc__parts__59;
-                    head_lanes = s_exp__parts__59;
-                    head_thi = s_thi__parts__59;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__60) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__60) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__60) begin
-                    head_valid = 1'b1;
-                    head_entry = 60;
-                    head_pc = s_pc__parts__60;
-                    head_lanes = s_exp__parts__60;
-                    head_thi = s_thi__parts__60;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__61) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__61) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__61) begin
-                    head_valid = 1'b1;
-                    head_entry = 61;
-                    head_pc = s_pc__parts__61;
-                    head_lanes = s_exp__parts__61;
-                    head_thi = s_thi__parts__61;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__62) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__62) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__62) begin
-                    head_valid = 1'b1;
-                    head_entry = 62;
-                    head_pc = s_pc__parts__62;
-                    head_lanes = s_exp__parts__62;
-                    head_thi = s_thi__parts__62;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__63) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__63) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__63) begin
-                    head_valid = 1'b1;
-                    head_entry = 63;
-                    head_pc = s_pc__parts__63;
-                    head_lanes = s_exp__parts__63;
-                    head_thi = s_thi__parts__63;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__64) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__64) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__64) begin
-                    head_valid = 1'b1;
-                    head_entry = 64;
-                    head_pc = s_pc__parts__64;
-                    head_lanes = s_exp__parts__64;
-                    head_thi = s_thi__parts__64;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__65) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__65) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__65) begin
-                    head_valid = 1'b1;
-                    head_entry = 65;
-                    head_pc = s_pc__parts__65;
-                    head_lanes = s_exp__parts__65;
-                    head_thi = s_thi__parts__65;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__66) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__66) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__66) begin
-                    head_valid = 1'b1;
-                    head_entry = 66;
-                    head_pc = s_pc__parts__66;
-                    head_lanes = s_exp__parts__66;
-                    head_thi = s_thi__parts__66;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__67) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__67) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__67) begin
-                    head_valid = 1'b1;
-                    head_entry = 67;
-                    head_pc = s_pc__parts__67;
-                    head_lanes = s_exp__parts__67;
-                    head_thi = s_thi__parts__67;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__68) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__68) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__68) begin
-                    head_valid = 1'b1;
-                    head_entry = 68;
-                    head_pc = s_pc__parts__68;
-                    head_lanes = s_exp__parts__68;
-                    head_thi = s_thi__parts__68;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__69) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__69) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__69) begin
-                    head_valid = 1'b1;
-                    head_entry = 69;
-                    head_pc = s_pc__parts__69;
-                    head_lanes = s_exp__parts__69;
-                    head_thi = s_thi__parts__69;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__70) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__70) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__70) begin
-                    head_valid = 1'b1;
-                    head_entry = 70;
-                    head_pc = s_pc__parts__70;
-                    head_lanes = s_exp__parts__70;
-                    head_thi = s_thi__parts__70;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__71) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__71) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__71) begin
-                    head_valid = 1'b1;
-                    head_entry = 71;
-                    head_pc = s_pc__parts__71;
-                    head_lanes = s_exp__parts__71;
-                    head_thi = s_thi__parts__71;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__72) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__72) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__72) begin
-                    head_valid = 1'b1;
-                    head_entry = 72;
-                    head_pc = s_pc__parts__72;
-                    head_lanes = s_exp__parts__72;
-                    head_thi = s_thi__parts__72;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__73) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__73) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__73) begin
-                    head_valid = 1'b1;
-                    head_entry = 73;
-                    head_pc = s_pc__parts__73;
-                    head_lanes = s_exp__parts__73;
-                    head_thi = s_thi__parts__73;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__74) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__74) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__74) begin
-                    head_valid = 1'b1;
-                    head_entry = 74;
-                    head_pc = s_pc__parts__74;
-                    head_lanes = s_exp__parts__74;
-                    head_thi = s_thi__parts__74;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__75) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__75) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__75) begin
-                    head_valid = 1'b1;
-                    head_entry = 75;
-                    head_pc = s_pc__parts__75;
-                    head_lanes = s_exp__parts__75;
-                    head_thi = s_thi__parts__75;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__76) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__76) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__76) begin
-                    head_valid = 1'b1;
-                    head_entry = 76;
-                    head_pc = s_pc__parts__76;
-                    head_lanes = s_exp__parts__76;
-                    head_thi = s_thi__parts__76;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__77) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__77) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__77) begin
-                    head_valid = 1'b1;
-                    head_entry = 77;
-                    head_pc = s_pc__parts__77;
-                    head_lanes = s_exp__parts__77;
-                    head_thi = s_thi__parts__77;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__78) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__78) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__78) begin
-                    head_valid = 1'b1;
-                    head_entry = 78;
-                    head_pc = s_pc__parts__78;
-                    head_lanes = s_exp__parts__78;
-                    head_thi = s_thi__parts__78;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__79) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__79) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__79) begin
-                    head_valid = 1'b1;
-                    head_entry = 79;
-                    head_pc = s_pc__parts__79;
-                    head_lanes = s_exp__parts__79;
-                    head_thi = s_thi__parts__79;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__80) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__80) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__80) begin
-                    head_valid = 1'b1;
-                    head_entry = 80;
-                    head_pc = s_pc__parts__80;
-                    head_lanes = s_exp__parts__80;
-                    head_thi = s_thi__parts__80;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__81) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__81) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__81) begin
-                    head_valid = 1'b1;
-                    head_entry = 81;
-                    head_pc = s_pc__parts__81;
-                    head_lanes = s_exp__parts__81;
-                    head_thi = s_thi__parts__81;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__82) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__82) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__82) begin
-                    head_valid = 1'b1;
-                    head_entry = 82;
-                    head_pc = s_pc__parts__82;
-                    head_lanes = s_exp__parts__82;
-                    head_thi = s_thi__parts__82;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__83) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__83) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__83) begin
-                    head_valid = 1'b1;
-                    head_entry = 83;
-                    head_pc = s_pc__parts__83;
-                    head_lanes = s_exp__parts__83;
-                    head_thi = s_thi__parts__83;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__84) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__84) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__84) begin
-                    head_valid = 1'b1;
-                    head_entry = 84;
-                    head_pc = s_pc__parts__84;
-                    head_lanes = s_exp__parts__84;
-                    head_thi = s_thi__parts__84;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__85) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__85) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__85) begin
-                    head_valid = 1'b1;
-                    head_entry = 85;
-                    head_pc = s_pc__parts__85;
-                    head_lanes = s_exp__parts__85;
-                    head_thi = s_thi__parts__85;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__86) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__86) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__86) begin
-                    head_valid = 1'b1;
-                    head_entry = 86;
-                    head_pc = s_pc__parts__86;
-                    head_lanes = s_exp__parts__86;
-                    head_thi = s_thi__parts__86;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__87) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__87) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__87) begin
-                    head_valid = 1'b1;
-                    head_entry = 87;
-                    head_pc = s_pc__parts__87;
-                    head_lanes = s_exp__parts__87;
-                    head_thi = s_thi__parts__87;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__88) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__88) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__88) begin
-                    head_valid = 1'b1;
-                    head_entry = 88;
-                    head_pc = s_pc__parts__88;
-                    head_lanes = s_exp__parts__88;
-                    head_thi = s_thi__parts__88;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__89) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__89) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__89) begin
-                    head_valid = 1'b1;
-                    head_entry = 89;
-                    head_pc = s_pc__parts__89;
-                    head_lanes = s_exp__parts__89;
-                    head_thi = s_thi__parts__89;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__90) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__90) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__90) begin
-                    head_valid = 1'b1;
-                    head_entry = 90;
-                    head_pc = s_pc__parts__90;
-                    head_lanes = s_exp__parts__90;
-                    head_thi = s_thi__parts__90;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__91) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__91) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__91) begin
-                    head_valid = 1'b1;
-                    head_entry = 91;
-                    head_pc = s_pc__parts__91;
-                    head_lanes = s_exp__parts__91;
-                    head_thi = s_thi__parts__91;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__92) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__92) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__92) begin
-                    head_valid = 1'b1;
-                    head_entry = 92;
-                    head_pc = s_pc__parts__92;
-                    head_lanes = s_exp__parts__92;
-                    head_thi = s_thi__parts__92;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__93) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__93) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__93) begin
-                    head_valid = 1'b1;
-                    head_entry = 93;
-                    head_pc = s_pc__parts__93;
-                    head_lanes = s_exp__parts__93;
-                    head_thi = s_thi__parts__93;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__94) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__94) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__94) begin
-                    head_valid = 1'b1;
-                    head_entry = 94;
-                    head_pc = s_pc__parts__94;
-                    head_lanes = s_exp__parts__94;
-                    head_thi = s_thi__parts__94;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__95) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__95) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__95) begin
-                    head_valid = 1'b1;
-                    head_entry = 95;
-                    head_pc = s_pc__parts__95;
-                    head_lanes = s_exp__parts__95;
-                    head_thi = s_thi__parts__95;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__96) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__96) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__96) begin
-                    head_valid = 1'b1;
-                    head_entry = 96;
-                    head_pc = s_pc__parts__96;
-                    head_lanes = s_exp__parts__96;
-                    head_thi = s_thi__parts__96;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__97) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__97) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__97) begin
-                    head_valid = 1'b1;
-                    head_entry = 97;
-                    head_pc = s_pc__parts__97;
-                    head_lanes = s_exp__parts__97;
-                    head_thi = s_thi__parts__97;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__98) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__98) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__98) begin
-                    head_valid = 1'b1;
-                    head_entry = 98;
-                    head_pc = s_pc__parts__98;
-                    head_lanes = s_exp__parts__98;
-                    head_thi = s_thi__parts__98;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__99) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__99) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__99) begin
-                    head_valid = 1'b1;
-                    head_entry = 99;
-                    head_pc = s_pc__parts__99;
-                    head_lanes = s_exp__parts__99;
-                    head_thi = s_thi__parts__99;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__100) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__100) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__100) begin
-                    head_valid = 1'b1;
-                    head_entry = 100;
-                    head_pc = s_pc__parts__100;
-                    head_lanes = s_exp__parts__100;
-                    head_thi = s_thi__parts__100;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__101) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__101) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__101) begin
-                    head_valid = 1'b1;
-                    head_entry = 101;
-                    head_pc = s_pc__parts__101;
-                    head_lanes = s_exp__parts__101;
-                    head_thi = s_thi__parts__101;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__102) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__102) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__102) begin
-                    head_valid = 1'b1;
-                    head_entry = 102;
-                    head_pc = s_pc__parts__102;
-                    head_lanes = s_exp__parts__102;
-                    head_thi = s_thi__parts__102;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__103) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__103) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__103) begin
-                    head_valid = 1'b1;
-                    head_entry = 103;
-                    head_pc = s_pc__parts__103;
-                    head_lanes = s_exp__parts__103;
-                    head_thi = s_thi__parts__103;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__104) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__104) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__104) begin
-                    head_valid = 1'b1;
-                    head_entry = 104;
-                    head_pc = s_pc__parts__104;
-                    head_lanes = s_exp__parts__104;
-                    head_thi = s_thi__parts__104;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__105) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__105) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__105) begin
-                    head_valid = 1'b1;
-                    head_entry = 105;
-                    head_pc = s_pc__parts__105;
-                    head_lanes = s_exp__parts__105;
-                    head_thi = s_thi__parts__105;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__106) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__106) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__106) begin
-                    head_valid = 1'b1;
-                    head_entry = 106;
-                    head_pc = s_pc__parts__106;
-                    head_lanes = s_exp__parts__106;
-                    head_thi = s_thi__parts__106;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__107) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__107) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__107) begin
-                    head_valid = 1'b1;
-                    head_entry = 107;
-                    head_pc = s_pc__parts__107;
-                    head_lanes = s_exp__parts__107;
-                    head_thi = s_thi__parts__107;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__108) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__108) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__108) begin
-                    head_valid = 1'b1;
-                    head_entry = 108;
-                    head_pc = s_pc__parts__108;
-                    head_lanes = s_exp__parts__108;
-                    head_thi = s_thi__parts__108;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__109) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__109) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__109) begin
-                    head_valid = 1'b1;
-                    head_entry = 109;
-                    head_pc = s_pc__parts__109;
-                    head_lanes = s_exp__parts__109;
-                    head_thi = s_thi__parts__109;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__110) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__110) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__110) begin
-                    head_valid = 1'b1;
-                    head_entry = 110;
-                    head_pc = s_pc__parts__110;
-                    head_lanes = s_exp__parts__110;
-                    head_thi = s_thi__parts__110;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__111) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__111) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__111) begin
-                    head_valid = 1'b1;
-                    head_entry = 111;
-                    head_pc = s_pc__parts__111;
-                    head_lanes = s_exp__parts__111;
-                    head_thi = s_thi__parts__111;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__112) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__112) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__112) begin
-                    head_valid = 1'b1;
-                    head_entry = 112;
-                    head_pc = s_pc__parts__112;
-                    head_lanes = s_exp__parts__112;
-                    head_thi = s_thi__parts__112;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__113) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__113) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__113) begin
-                    head_valid = 1'b1;
-                    head_entry = 113;
-                    head_pc = s_pc__parts__113;
-                    head_lanes = s_exp__parts__113;
-                    head_thi = s_thi__parts__113;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__114) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__114) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__114) begin
-                    head_valid = 1'b1;
-                    head_entry = 114;
-                    head_pc = s_pc__parts__114;
-                    head_lanes = s_exp__parts__114;
-                    head_thi = s_thi__parts__114;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__115) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__115) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__115) begin
-                    head_valid = 1'b1;
-                    head_entry = 115;
-                    head_pc = s_pc__parts__115;
-                    head_lanes = s_exp__parts__115;
-                    head_thi = s_thi__parts__115;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__116) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__116) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__116) begin
-                    head_valid = 1'b1;
-                    head_entry = 116;
-                    head_pc = s_pc__parts__116;
-                    head_lanes = s_exp__parts__116;
-                    head_thi = s_thi__parts__116;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__117) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__117) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__117) begin
-                    head_valid = 1'b1;
-                    head_entry = 117;
-                    head_pc = s_pc__parts__117;
-                    head_lanes = s_exp__parts__117;
-                    head_thi = s_thi__parts__117;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__118) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__118) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__118) begin
-                    head_valid = 1'b1;
-                    head_entry = 118;
-                    head_pc = s_pc__parts__118;
-                    head_lanes = s_exp__parts__118;
-                    head_thi = s_thi__parts__118;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__119) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__119) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__119) begin
-                    head_valid = 1'b1;
-                    head_entry = 119;
-                    head_pc = s_pc__parts__119;
-                    head_lanes = s_exp__parts__119;
-                    head_thi = s_thi__parts__119;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__120) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__120) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__120) begin
-                    head_valid = 1'b1;
-                    head_entry = 120;
-                    head_pc = s_pc__parts__120;
-                    head_lanes = s_exp__parts__120;
-                    head_thi = s_thi__parts__120;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__121) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__121) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__121) begin
-                    head_valid = 1'b1;
-                    head_entry = 121;
-                    head_pc = s_pc__parts__121;
-                    head_lanes = s_exp__parts__121;
-                    head_thi = s_thi__parts__121;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__122) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__122) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__122) begin
-                    head_valid = 1'b1;
-                    head_entry = 122;
-                    head_pc = s_pc__parts__122;
-                    head_lanes = s_exp__parts__122;
-                    head_thi = s_thi__parts__122;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__123) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__123) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__123) begin
-                    head_valid = 1'b1;
-                    head_entry = 123;
-                    head_pc = s_pc__parts__123;
-                    head_lanes = s_exp__parts__123;
-                    head_thi = s_thi__parts__123;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__124) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__124) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__124) begin
-                    head_valid = 1'b1;
-                    head_entry = 124;
-                    head_pc = s_pc__parts__124;
-                    head_lanes = s_exp__parts__124;
-                    head_thi = s_thi__parts__124;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__125) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__125) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__125) begin
-                    head_valid = 1'b1;
-                    head_entry = 125;
-                    head_pc = s_pc__parts__125;
-                    head_lanes = s_exp__parts__125;
-                    head_thi = s_thi__parts__125;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__126) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__126) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__126) begin
-                    head_valid = 1'b1;
-                    head_entry = 126;
-                    head_pc = s_pc__parts__126;
-                    head_lanes = s_exp__parts__126;
-                    head_thi = s_thi__parts__126;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        if (|s_valid__parts__127) begin
-            n_used = n_used + 64'h1;
-            if (|s_complete__parts__127) begin
-                n_done = n_done + 64'h1;
-                if (~|s_ord__parts__127) begin
-                    head_valid = 1'b1;
-                    head_entry = 127;
-                    head_pc = s_pc__parts__127;
-                    head_lanes = s_exp__parts__127;
-                    head_thi = s_thi__parts__127;
-                end
-            end
-            else begin
-                n_live = n_live + 64'h1;
-            end
-        end
-        used = n_used;
-        live = n_live;
+        used_pop__x__drv = r_valid__q;
+        done_pop__x__drv = r_valid__q & r_complete__q;
+        n_done = done_pop__count;
+        used = used_pop__count;
+        live = used_pop__count - done_pop__count;
+        c_head__parts__0__drv = 1'b0;
+        if (|s_valid__parts__0 & |s_complete__parts__0 & ~|s_ord__parts__0) begin
+            c_head__parts__0__drv = 1'b1;
+        end
+        c_head__parts__1__drv = 1'b0;
+        if (|s_valid__parts__1 & |s_complete__parts__1 & ~|s_ord__parts__1) begin
+            c_head__parts__1__drv = 1'b1;
+        end
+        c_head__parts__2__drv = 1'b0;
+        if (|s_valid__parts__2 & |s_complete__parts__2 & ~|s_ord__parts__2) begin
+            c_head__parts__2__drv = 1'b1;
+        end
+        c_head__parts__3__drv = 1'b0;
+        if (|s_valid__parts__3 & |s_complete__parts__3 & ~|s_ord__parts__3) begin
+            c_head__parts__3__drv = 1'b1;
+        end
+        c_head__parts__4__drv = 1'b0;
+        if (|s_valid__parts__4 & |s_complete__parts__4 & ~|s_ord__parts__4) begin
+            c_head__parts__4__drv = 1'b1;
+        end
+        c_head__parts__5__drv = 1'b0;
+        if (|s_valid__parts__5 & |s_complete__parts__5 & ~|s_ord__parts__5) begin
+            c_head__parts__5__drv = 1'b1;
+        end
+        c_head__parts__6__drv = 1'b0;
+        if (|s_valid__parts__6 & |s_complete__parts__6 & ~|s_ord__parts__6) begin
+            c_head__parts__6__drv = 1'b1;
+        end
+        c_head__parts__7__drv = 1'b0;
+        if (|s_valid__parts__7 & |s_complete__parts__7 & ~|s_ord__parts__7) begin
+            c_head__parts__7__drv = 1'b1;
+        end
+        c_head__parts__8__drv = 1'b0;
+        if (|s_valid__parts__8 & |s_complete__parts__8 & ~|s_ord__parts__8) begin
+            c_head__parts__8__drv = 1'b1;
+        end
+        c_head__parts__9__drv = 1'b0;
+        if (|s_valid__parts__9 & |s_complete__parts__9 & ~|s_ord__parts__9) begin
+            c_head__parts__9__drv = 1'b1;
+        end
+        c_head__parts__10__drv = 1'b0;
+        if (|s_valid__parts__10 & |s_complete__parts__10 & ~|s_ord__parts__10) begin
+            c_head__parts__10__drv = 1'b1;
+        end
+        c_head__parts__11__drv = 1'b0;
+        if (|s_valid__parts__11 & |s_complete__parts__11 & ~|s_ord__parts__11) begin
+            c_head__parts__11__drv = 1'b1;
+        end
+        c_head__parts__12__drv = 1'b0;
+        if (|s_valid__parts__12 & |s_complete__parts__12 & ~|s_ord__parts__12) begin
+            c_head__parts__12__drv = 1'b1;
+        end
+        c_head__parts__13__drv = 1'b0;
+        if (|s_valid__parts__13 & |s_complete__parts__13 & ~|s_ord__parts__13) begin
+            c_head__parts__13__drv = 1'b1;
+        end
+        c_head__parts__14__drv = 1'b0;
+        if (|s_valid__parts__14 & |s_complete__parts__14 & ~|s_ord__parts__14) begin
+            c_head__parts__14__drv = 1'b1;
+        end
+        c_head__parts__15__drv = 1'b0;
+        if (|s_valid__parts__15 & |s_complete__parts__15 & ~|s_ord__parts__15) begin
+            c_head__parts__15__drv = 1'b1;
+        end
+        c_head__parts__16__drv = 1'b0;
+        if (|s_valid__parts__16 & |s_complete__parts__16 & ~|s_ord__parts__16) begin
+            c_head__parts__16__drv = 1'b1;
+        end
+        c_head__parts__17__drv = 1'b0;
+        if (|s_valid__parts__17 & |s_complete__parts__17 & ~|s_ord__parts__17) begin
+            c_head__parts__17__drv = 1'b1;
+        end
+        c_head__parts__18__drv = 1'b0;
+        if (|s_valid__parts__18 & |s_complete__parts__18 & ~|s_ord__parts__18) begin
+            c_head__parts__18__drv = 1'b1;
+        end
+        c_head__parts__19__drv = 1'b0;
+        if (|s_valid__parts__19 & |s_complete__parts__19 & ~|s_ord__parts__19) begin
+            c_head__parts__19__drv = 1'b1;
+        end
+        c_head__parts__20__drv = 1'b0;
+        if (|s_valid__parts__20 & |s_complete__parts__20 & ~|s_ord__parts__20) begin
+            c_head__parts__20__drv = 1'b1;
+        end
+        c_head__parts__21__drv = 1'b0;
+        if (|s_valid__parts__21 & |s_complete__parts__21 & ~|s_ord__parts__21) begin
+            c_head__parts__21__drv = 1'b1;
+        end
+        c_head__parts__22__drv = 1'b0;
+        if (|s_valid__parts__22 & |s_complete__parts__22 & ~|s_ord__parts__22) begin
+            c_head__parts__22__drv = 1'b1;
+        end
+        c_head__parts__23__drv = 1'b0;
+        if (|s_valid__parts__23 & |s_complete__parts__23 & ~|s_ord__parts__23) begin
+            c_head__parts__23__drv = 1'b1;
+        end
+        c_head__parts__24__drv = 1'b0;
+        if (|s_valid__parts__24 & |s_complete__parts__24 & ~|s_ord__parts__24) begin
+            c_head__parts__24__drv = 1'b1;
+        end
+        c_head__parts__25__drv = 1'b0;
+        if (|s_valid__parts__25 & |s_complete__parts__25 & ~|s_ord__parts__25) begin
+            c_head__parts__25__drv = 1'b1;
+        end
+        c_head__parts__26__drv = 1'b0;
+        if (|s_valid__parts__26 & |s_complete__parts__26 & ~|s_ord__parts__26) begin
+            c_head__parts__26__drv = 1'b1;
+        end
+        c_head__parts__27__drv = 1'b0;
+        if (|s_valid__parts__27 & |s_complete__parts__27 & ~|s_ord__parts__27) begin
+            c_head__parts__27__drv = 1'b1;
+        end
+        c_head__parts__28__drv = 1'b0;
+        if (|s_valid__parts__28 & |s_complete__parts__28 & ~|s_ord__parts__28) begin
+            c_head__parts__28__drv = 1'b1;
+        end
+        c_head__parts__29__drv = 1'b0;
+        if (|s_valid__parts__29 & |s_complete__parts__29 & ~|s_ord__parts__29) begin
+            c_head__parts__29__drv = 1'b1;
+        end
+        c_head__parts__30__drv = 1'b0;
+        if (|s_valid__parts__30 & |s_complete__parts__30 & ~|s_ord__parts__30) begin
+            c_head__parts__30__drv = 1'b1;
+        end
+        c_head__parts__31__drv = 1'b0;
+        if (|s_valid__parts__31 & |s_complete__parts__31 & ~|s_ord__parts__31) begin
+            c_head__parts__31__drv = 1'b1;
+        end
+        c_head__parts__32__drv = 1'b0;
+        if (|s_valid__parts__32 & |s_complete__parts__32 & ~|s_ord__parts__32) begin
+            c_head__parts__32__drv = 1'b1;
+        end
+        c_head__parts__33__drv = 1'b0;
+        if (|s_valid__parts__33 & |s_complete__parts__33 & ~|s_ord__parts__33) begin
+            c_head__parts__33__drv = 1'b1;
+        end
+        c_head__parts__34__drv = 1'b0;
+        if (|s_valid__parts__34 & |s_complete__parts__34 & ~|s_ord__parts__34) begin
+            c_head__parts__34__drv = 1'b1;
+        end
+        c_head__parts__35__drv = 1'b0;
+        if (|s_valid__parts__35 & |s_complete__parts__35 & ~|s_ord__parts__35) begin
+            c_head__parts__35__drv = 1'b1;
+        end
+        c_head__parts__36__drv = 1'b0;
+        if (|s_valid__parts__36 & |s_complete__parts__36 & ~|s_ord__parts__36) begin
+            c_head__parts__36__drv = 1'b1;
+        end
+        c_head__parts__37__drv = 1'b0;
+        if (|s_valid__parts__37 & |s_complete__parts__37 & ~|s_ord__parts__37) begin
+            c_head__parts__37__drv = 1'b1;
+        end
+        c_head__parts__38__drv = 1'b0;
+        if (|s_valid__parts__38 & |s_complete__parts__38 & ~|s_ord__parts__38) begin
+            c_head__parts__38__drv = 1'b1;
+        end
+        c_head__parts__39__drv = 1'b0;
+        if (|s_valid__parts__39 & |s_complete__parts__39 & ~|s_ord__parts__39) begin
+            c_head__parts__39__drv = 1'b1;
+        end
+        c_head__parts__40__drv = 1'b0;
+        if (|s_valid__parts__40 & |s_complete__parts__40 & ~|s_ord__parts__40) begin
+            c_head__parts__40__drv = 1'b1;
+        end
+        c_head__parts__41__drv = 1'b0;
+        if (|s_valid__parts__41 & |s_complete__parts__41 & ~|s_ord__parts__41) begin
+            c_head__parts__41__drv = 1'b1;
+        end
+        c_head__parts__42__drv = 1'b0;
+        if (|s_valid__parts__42 & |s_complete__parts__42 & ~|s_ord__parts__42) begin
+            c_head__parts__42__drv = 1'b1;
+        end
+        c_head__parts__43__drv = 1'b0;
+        if (|s_valid__parts__43 & |s_complete__parts__43 & ~|s_ord__parts__43) begin
+            c_head__parts__43__drv = 1'b1;
+        end
+        c_head__parts__44__drv = 1'b0;
+        if (|s_valid__parts__44 & |s_complete__parts__44 & ~|s_ord__parts__44) begin
+            c_head__parts__44__drv = 1'b1;
+        end
+        c_head__parts__45__drv = 1'b0;
+        if (|s_valid__parts__45 & |s_complete__parts__45 & ~|s_ord__parts__45) begin
+            c_head__parts__45__drv = 1'b1;
+        end
+        c_head__parts__46__drv = 1'b0;
+        if (|s_valid__parts__46 & |s_complete__parts__46 & ~|s_ord__parts__46) begin
+            c_head__parts__46__drv = 1'b1;
+        end
+        c_head__parts__47__drv = 1'b0;
+        if (|s_valid__parts__47 & |s_complete__parts__47 & ~|s_ord__parts__47) begin
+            c_head__parts__47__drv = 1'b1;
+        end
+        c_head__parts__48__drv = 1'b0;
+        if (|s_valid__parts__48 & |s_complete__parts__48 & ~|s_ord__parts__48) begin
+            c_head__parts__48__drv = 1'b1;
+        end
+        c_head__parts__49__drv = 1'b0;
+        if (|s_valid__parts__49 & |s_complete__parts__49 & ~|s_ord__parts__49) begin
+            c_head__parts__49__drv = 1'b1;
+        end
+        c_head__parts__50__drv = 1'b0;
+        if (|s_valid__parts__50 & |s_complete__parts__50 & ~|s_ord__parts__50) begin
+            c_head__parts__50__drv = 1'b1;
+        end
+        c_head__parts__51__drv = 1'b0;
+        if (|s_valid__parts__51 & |s_complete__parts__51 & ~|s_ord__parts__51) begin
+            c_head__parts__51__drv = 1'b1;
+        end
+        c_head__parts__52__drv = 1'b0;
+        if (|s_valid__parts__52 & |s_complete__parts__52 & ~|s_ord__parts__52) begin
+            c_head__parts__52__drv = 1'b1;
+        end
+        c_head__parts__53__drv = 1'b0;
+        if (|s_valid__parts__53 & |s_complete__parts__53 & ~|s_ord__parts__53) begin
+            c_head__parts__53__drv = 1'b1;
+        end
+        c_head__parts__54__drv = 1'b0;
+        if (|s_valid__parts__54 & |s_complete__parts__54 & ~|s_ord__parts__54) begin
+            c_head__parts__54__drv = 1'b1;
+        end
+        c_head__parts__55__drv = 1'b0;
+        if (|s_valid__parts__55 & |s_complete__parts__55 & ~|s_ord__parts__55) begin
+            c_head__parts__55__drv = 1'b1;
+        end
+        c_head__parts__56__drv = 1'b0;
+        if (|s_valid__parts__56 & |s_complete__parts__56 & ~|s_ord__parts__56) begin
+            c_head__parts__56__drv = 1'b1;
+        end
+        c_head__parts__57__drv = 1'b0;
+        if (|s_valid__parts__57 & |s_complete__parts__57 & ~|s_ord__parts__57) begin
+            c_head__parts__57__drv = 1'b1;
+        end
+        c_head__parts__58__drv = 1'b0;
+        if (|s_valid__parts__58 & |s_complete__parts__58 & ~|s_ord__parts__58) begin
+            c_head__parts__58__drv = 1'b1;
+        end
+        c_head__parts__59__drv = 1'b0;
+        if (|s_valid__parts__59 & |s_complete__parts__59 & ~|s_ord__parts__59) begin
+            c_head__parts__59__drv = 1'b1;
+        end
+        c_head__parts__60__drv = 1'b0;
+        if (|s_valid__parts__60 & |s_complete__parts__60 & ~|s_ord__parts__60) begin
+            c_head__parts__60__drv = 1'b1;
+        end
+        c_head__parts__61__drv = 1'b0;
+        if (|s_valid__parts__61 & |s_complete__parts__61 & ~|s_ord__parts__61) begin
+            c_head__parts__61__drv = 1'b1;
+        end
+        c_head__parts__62__drv = 1'b0;
+        if (|s_valid__parts__62 & |s_complete__parts__62 & ~|s_ord__parts__62) begin
+            c_head__parts__62__drv = 1'b1;
+        end
+        c_head__parts__63__drv = 1'b0;
+        if (|s_valid__parts__63 & |s_complete__parts__63 & ~|s_ord__parts__63) begin
+            c_head__parts__63__drv = 1'b1;
+        end
+        c_head__parts__64__drv = 1'b0;
+        if (|s_valid__parts__64 & |s_complete__parts__64 & ~|s_ord__parts__64) begin
+            c_head__parts__64__drv = 1'b1;
+        end
+        c_head__parts__65__drv = 1'b0;
+        if (|s_valid__parts__65 & |s_complete__parts__65 & ~|s_ord__parts__65) begin
+            c_head__parts__65__drv = 1'b1;
+        end
+        c_head__parts__66__drv = 1'b0;
+        if (|s_valid__parts__66 & |s_complete__parts__66 & ~|s_ord__parts__66) begin
+            c_head__parts__66__drv = 1'b1;
+        end
+        c_head__parts__67__drv = 1'b0;
+        if (|s_valid__parts__67 & |s_complete__parts__67 & ~|s_ord__parts__67) begin
+            c_head__parts__67__drv = 1'b1;
+        end
+        c_head__parts__68__drv = 1'b0;
+        if (|s_valid__parts__68 & |s_complete__parts__68 & ~|s_ord__parts__68) begin
+            c_head__parts__68__drv = 1'b1;
+        end
+        c_head__parts__69__drv = 1'b0;
+        if (|s_valid__parts__69 & |s_complete__parts__69 & ~|s_ord__parts__69) begin
+            c_head__parts__69__drv = 1'b1;
+        end
+        c_head__parts__70__drv = 1'b0;
+        if (|s_valid__parts__70 & |s_complete__parts__70 & ~|s_ord__parts__70) begin
+            c_head__parts__70__drv = 1'b1;
+        end
+        c_head__parts__71__drv = 1'b0;
+        if (|s_valid__parts__71 & |s_complete__parts__71 & ~|s_ord__parts__71) begin
+            c_head__parts__71__drv = 1'b1;
+        end
+        c_head__parts__72__drv = 1'b0;
+        if (|s_valid__parts__72 & |s_complete__parts__72 & ~|s_ord__parts__72) begin
+            c_head__parts__72__drv = 1'b1;
+        end
+        c_head__parts__73__drv = 1'b0;
+        if (|s_valid__parts__73 & |s_complete__parts__73 & ~|s_ord__parts__73) begin
+            c_head__parts__73__drv = 1'b1;
+        end
+        c_head__parts__74__drv = 1'b0;
+        if (|s_valid__parts__74 & |s_complete__parts__74 & ~|s_ord__parts__74) begin
+            c_head__parts__74__drv = 1'b1;
+        end
+        c_head__parts__75__drv = 1'b0;
+        if (|s_valid__parts__75 & |s_complete__parts__75 & ~|s_ord__parts__75) begin
+            c_head__parts__75__drv = 1'b1;
+        end
+        c_head__parts__76__drv = 1'b0;
+        if (|s_valid__parts__76 & |s_complete__parts__76 & ~|s_ord__parts__76) begin
+            c_head__parts__76__drv = 1'b1;
+        end
+        c_head__parts__77__drv = 1'b0;
+        if (|s_valid__parts__77 & |s_complete__parts__77 & ~|s_ord__parts__77) begin
+            c_head__parts__77__drv = 1'b1;
+        end
+        c_head__parts__78__drv = 1'b0;
+        if (|s_valid__parts__78 & |s_complete__parts__78 & ~|s_ord__parts__78) begin
+            c_head__parts__78__drv = 1'b1;
+        end
+        c_head__parts__79__drv = 1'b0;
+        if (|s_valid__parts__79 & |s_complete__parts__79 & ~|s_ord__parts__79) begin
+            c_head__parts__79__drv = 1'b1;
+        end
+        c_head__parts__80__drv = 1'b0;
+        if (|s_valid__parts__80 & |s_complete__parts__80 & ~|s_ord__parts__80) begin
+            c_head__parts__80__drv = 1'b1;
+        end
+        c_head__parts__81__drv = 1'b0;
+        if (|s_valid__parts__81 & |s_complete__parts__81 & ~|s_ord__parts__81) begin
+            c_head__parts__81__drv = 1'b1;
+        end
+        c_head__parts__82__drv = 1'b0;
+        if (|s_valid__parts__82 & |s_complete__parts__82 & ~|s_ord__parts__82) begin
+            c_head__parts__82__drv = 1'b1;
+        end
+        c_head__parts__83__drv = 1'b0;
+        if (|s_valid__parts__83 & |s_complete__parts__83 & ~|s_ord__parts__83) begin
+            c_head__parts__83__drv = 1'b1;
+        end
+        c_head__parts__84__drv = 1'b0;
+        if (|s_valid__parts__84 & |s_complete__parts__84 & ~|s_ord__parts__84) begin
+            c_head__parts__84__drv = 1'b1;
+        end
+        c_head__parts__85__drv = 1'b0;
+        if (|s_valid__parts__85 & |s_complete__parts__85 & ~|s_ord__parts__85) begin
+            c_head__parts__85__drv = 1'b1;
+        end
+        c_head__parts__86__drv = 1'b0;
+        if (|s_valid__parts__86 & |s_complete__parts__86 & ~|s_ord__parts__86) begin
+            c_head__parts__86__drv = 1'b1;
+        end
+        c_head__parts__87__drv = 1'b0;
+        if (|s_valid__parts__87 & |s_complete__parts__87 & ~|s_ord__parts__87) begin
+            c_head__parts__87__drv = 1'b1;
+        end
+        c_head__parts__88__drv = 1'b0;
+        if (|s_valid__parts__88 & |s_complete__parts__88 & ~|s_ord__parts__88) begin
+            c_head__parts__88__drv = 1'b1;
+        end
+        c_head__parts__89__drv = 1'b0;
+        if (|s_valid__parts__89 & |s_complete__parts__89 & ~|s_ord__parts__89) begin
+            c_head__parts__89__drv = 1'b1;
+        end
+        c_head__parts__90__drv = 1'b0;
+        if (|s_valid__parts__90 & |s_complete__parts__90 & ~|s_ord__parts__90) begin
+            c_head__parts__90__drv = 1'b1;
+        end
+        c_head__parts__91__drv = 1'b0;
+        if (|s_valid__parts__91 & |s_complete__parts__91 & ~|s_ord__parts__91) begin
+            c_head__parts__91__drv = 1'b1;
+        end
+        c_head__parts__92__drv = 1'b0;
+        if (|s_valid__parts__92 & |s_complete__parts__92 & ~|s_ord__parts__92) begin
+            c_head__parts__92__drv = 1'b1;
+        end
+        c_head__parts__93__drv = 1'b0;
+        if (|s_valid__parts__93 & |s_complete__parts__93 & ~|s_ord__parts__93) begin
+            c_head__parts__93__drv = 1'b1;
+        end
+        c_head__parts__94__drv = 1'b0;
+        if (|s_valid__parts__94 & |s_complete__parts__94 & ~|s_ord__parts__94) begin
+            c_head__parts__94__drv = 1'b1;
+        end
+        c_head__parts__95__drv = 1'b0;
+        if (|s_valid__parts__95 & |s_complete__parts__95 & ~|s_ord__parts__95) begin
+            c_head__parts__95__drv = 1'b1;
+        end
+        c_head__parts__96__drv = 1'b0;
+        if (|s_valid__parts__96 & |s_complete__parts__96 & ~|s_ord__parts__96) begin
+            c_head__parts__96__drv = 1'b1;
+        end
+        c_head__parts__97__drv = 1'b0;
+        if (|s_valid__parts__97 & |s_complete__parts__97 & ~|s_ord__parts__97) begin
+            c_head__parts__97__drv = 1'b1;
+        end
+        c_head__parts__98__drv = 1'b0;
+        if (|s_valid__parts__98 & |s_complete__parts__98 & ~|s_ord__parts__98) begin
+            c_head__parts__98__drv = 1'b1;
+        end
+        c_head__parts__99__drv = 1'b0;
+        if (|s_valid__parts__99 & |s_complete__parts__99 & ~|s_ord__parts__99) begin
+            c_head__parts__99__drv = 1'b1;
+        end
+        c_head__parts__100__drv = 1'b0;
+        if (|s_valid__parts__100 & |s_complete__parts__100 & ~|s_ord__parts__100) begin
+            c_head__parts__100__drv = 1'b1;
+        end
+        c_head__parts__101__drv = 1'b0;
+        if (|s_valid__parts__101 & |s_complete__parts__101 & ~|s_ord__parts__101) begin
+            c_head__parts__101__drv = 1'b1;
+        end
+        c_head__parts__102__drv = 1'b0;
+        if (|s_valid__parts__102 & |s_complete__parts__102 & ~|s_ord__parts__102) begin
+            c_head__parts__102__drv = 1'b1;
+        end
+        c_head__parts__103__drv = 1'b0;
+        if (|s_valid__parts__103 & |s_complete__parts__103 & ~|s_ord__parts__103) begin
+            c_head__parts__103__drv = 1'b1;
+        end
+        c_head__parts__104__drv = 1'b0;
+        if (|s_valid__parts__104 & |s_complete__parts__104 & ~|s_ord__parts__104) begin
+            c_head__parts__104__drv = 1'b1;
+        end
+        c_head__parts__105__drv = 1'b0;
+        if (|s_valid__parts__105 & |s_complete__parts__105 & ~|s_ord__parts__105) begin
+            c_head__parts__105__drv = 1'b1;
+        end
+        c_head__parts__106__drv = 1'b0;
+        if (|s_valid__parts__106 & |s_complete__parts__106 & ~|s_ord__parts__106) begin
+            c_head__parts__106__drv = 1'b1;
+        end
+        c_head__parts__107__drv = 1'b0;
+        if (|s_valid__parts__107 & |s_complete__parts__107 & ~|s_ord__parts__107) begin
+            c_head__parts__107__drv = 1'b1;
+        end
+        c_head__parts__108__drv = 1'b0;
+        if (|s_valid__parts__108 & |s_complete__parts__108 & ~|s_ord__parts__108) begin
+            c_head__parts__108__drv = 1'b1;
+        end
+        c_head__parts__109__drv = 1'b0;
+        if (|s_valid__parts__109 & |s_complete__parts__109 & ~|s_ord__parts__109) begin
+            c_head__parts__109__drv = 1'b1;
+        end
+        c_head__parts__110__drv = 1'b0;
+        if (|s_valid__parts__110 & |s_complete__parts__110 & ~|s_ord__parts__110) begin
+            c_head__parts__110__drv = 1'b1;
+        end
+        c_head__parts__111__drv = 1'b0;
+        if (|s_valid__parts__111 & |s_complete__parts__111 & ~|s_ord__parts__111) begin
+            c_head__parts__111__drv = 1'b1;
+        end
+        c_head__parts__112__drv = 1'b0;
+        if (|s_valid__parts__112 & |s_complete__parts__112 & ~|s_ord__parts__112) begin
+            c_head__parts__112__drv = 1'b1;
+        end
+        c_head__parts__113__drv = 1'b0;
+        if (|s_valid__parts__113 & |s_complete__parts__113 & ~|s_ord__parts__113) begin
+            c_head__parts__113__drv = 1'b1;
+        end
+        c_head__parts__114__drv = 1'b0;
+        if (|s_valid__parts__114 & |s_complete__parts__114 & ~|s_ord__parts__114) begin
+            c_head__parts__114__drv = 1'b1;
+        end
+        c_head__parts__115__drv = 1'b0;
+        if (|s_valid__parts__115 & |s_complete__parts__115 & ~|s_ord__parts__115) begin
+            c_head__parts__115__drv = 1'b1;
+        end
+        c_head__parts__116__drv = 1'b0;
+        if (|s_valid__parts__116 & |s_complete__parts__116 & ~|s_ord__parts__116) begin
+            c_head__parts__116__drv = 1'b1;
+        end
+        c_head__parts__117__drv = 1'b0;
+        if (|s_valid__parts__117 & |s_complete__parts__117 & ~|s_ord__parts__117) begin
+            c_head__parts__117__drv = 1'b1;
+        end
+        c_head__parts__118__drv = 1'b0;
+        if (|s_valid__parts__118 & |s_complete__parts__118 & ~|s_ord__parts__118) begin
+            c_head__parts__118__drv = 1'b1;
+        end
+        c_head__parts__119__drv = 1'b0;
+        if (|s_valid__parts__119 & |s_complete__parts__119 & ~|s_ord__parts__119) begin
+            c_head__parts__119__drv = 1'b1;
+        end
+        c_head__parts__120__drv = 1'b0;
+        if (|s_valid__parts__120 & |s_complete__parts__120 & ~|s_ord__parts__120) begin
+            c_head__parts__120__drv = 1'b1;
+        end
+        c_head__parts__121__drv = 1'b0;
+        if (|s_valid__parts__121 & |s_complete__parts__121 & ~|s_ord__parts__121) begin
+            c_head__parts__121__drv = 1'b1;
+        end
+        c_head__parts__122__drv = 1'b0;
+        if (|s_valid__parts__122 & |s_complete__parts__122 & ~|s_ord__parts__122) begin
+            c_head__parts__122__drv = 1'b1;
+        end
+        c_head__parts__123__drv = 1'b0;
+        if (|s_valid__parts__123 & |s_complete__parts__123 & ~|s_ord__parts__123) begin
+            c_head__parts__123__drv = 1'b1;
+        end
+        c_head__parts__124__drv = 1'b0;
+        if (|s_valid__parts__124 & |s_complete__parts__124 & ~|s_ord__parts__124) begin
+            c_head__parts__124__drv = 1'b1;
+        end
+        c_head__parts__125__drv = 1'b0;
+        if (|s_valid__parts__125 & |s_complete__parts__125 & ~|s_ord__parts__125) begin
+            c_head__parts__125__drv = 1'b1;
+        end
+        c_head__parts__126__drv = 1'b0;
+        if (|s_valid__parts__126 & |s_complete__parts__126 & ~|s_ord__parts__126) begin
+            c_head__parts__126__drv = 1'b1;
+        end
+        c_head__parts__127__drv = 1'b0;
+        if (|s_valid__parts__127 & |s_complete__parts__127 & ~|s_ord__parts__127) begin
+            c_head__parts__127__drv = 1'b1;
+        end
+        head_pc_sel__sel__drv = c_head__whole;
+        head_pc_sel__data__drv = r_pc__q;
+        head_exp_sel__sel__drv = c_head__whole;
+        head_exp_sel__data__drv = r_exp__q;
+        head_thi_sel__sel__drv = c_head__whole;
+        head_thi_sel__data__drv = r_thi__q;
+        head_valid = |c_head__whole;
+        head_entry = head_pc_sel__index;
+        head_pc = head_pc_sel__out;
+        head_lanes = head_exp_sel__out;
+        head_thi = head_thi_sel__out;
         draining = drain & |n_done;
         rank = n_done;
         if (draining) begin
@@ -8580,388 +7300,388 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         end
         covered = 32'h0;
         if (|s_valid__parts__0 & ~|s_complete__parts__0 & (s_pc__parts__0 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__0 & s_rsv_thi_eq__parts__0);
+            covered = covered | (s_exp__parts__0 & s_rsv_match__parts__0);
         end
         if (|s_valid__parts__1 & ~|s_complete__parts__1 & (s_pc__parts__1 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__1 & s_rsv_thi_eq__parts__1);
+            covered = covered | (s_exp__parts__1 & s_rsv_match__parts__1);
         end
         if (|s_valid__parts__2 & ~|s_complete__parts__2 & (s_pc__parts__2 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__2 & s_rsv_thi_eq__parts__2);
+            covered = covered | (s_exp__parts__2 & s_rsv_match__parts__2);
         end
         if (|s_valid__parts__3 & ~|s_complete__parts__3 & (s_pc__parts__3 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__3 & s_rsv_thi_eq__parts__3);
+            covered = covered | (s_exp__parts__3 & s_rsv_match__parts__3);
         end
         if (|s_valid__parts__4 & ~|s_complete__parts__4 & (s_pc__parts__4 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__4 & s_rsv_thi_eq__parts__4);
+            covered = covered | (s_exp__parts__4 & s_rsv_match__parts__4);
         end
         if (|s_valid__parts__5 & ~|s_complete__parts__5 & (s_pc__parts__5 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__5 & s_rsv_thi_eq__parts__5);
+            covered = covered | (s_exp__parts__5 & s_rsv_match__parts__5);
         end
         if (|s_valid__parts__6 & ~|s_complete__parts__6 & (s_pc__parts__6 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__6 & s_rsv_thi_eq__parts__6);
+            covered = covered | (s_exp__parts__6 & s_rsv_match__parts__6);
         end
         if (|s_valid__parts__7 & ~|s_complete__parts__7 & (s_pc__parts__7 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__7 & s_rsv_thi_eq__parts__7);
+            covered = covered | (s_exp__parts__7 & s_rsv_match__parts__7);
         end
         if (|s_valid__parts__8 & ~|s_complete__parts__8 & (s_pc__parts__8 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__8 & s_rsv_thi_eq__parts__8);
+            covered = covered | (s_exp__parts__8 & s_rsv_match__parts__8);
         end
         if (|s_valid__parts__9 & ~|s_complete__parts__9 & (s_pc__parts__9 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__9 & s_rsv_thi_eq__parts__9);
+            covered = covered | (s_exp__parts__9 & s_rsv_match__parts__9);
         end
         if (|s_valid__parts__10 & ~|s_complete__parts__10 & (s_pc__parts__10 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__10 & s_rsv_thi_eq__parts__10);
+            covered = covered | (s_exp__parts__10 & s_rsv_match__parts__10);
         end
         if (|s_valid__parts__11 & ~|s_complete__parts__11 & (s_pc__parts__11 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__11 & s_rsv_thi_eq__parts__11);
+            covered = covered | (s_exp__parts__11 & s_rsv_match__parts__11);
         end
         if (|s_valid__parts__12 & ~|s_complete__parts__12 & (s_pc__parts__12 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__12 & s_rsv_thi_eq__parts__12);
+            covered = covered | (s_exp__parts__12 & s_rsv_match__parts__12);
         end
         if (|s_valid__parts__13 & ~|s_complete__parts__13 & (s_pc__parts__13 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__13 & s_rsv_thi_eq__parts__13);
+            covered = covered | (s_exp__parts__13 & s_rsv_match__parts__13);
         end
         if (|s_valid__parts__14 & ~|s_complete__parts__14 & (s_pc__parts__14 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__14 & s_rsv_thi_eq__parts__14);
+            covered = covered | (s_exp__parts__14 & s_rsv_match__parts__14);
         end
         if (|s_valid__parts__15 & ~|s_complete__parts__15 & (s_pc__parts__15 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__15 & s_rsv_thi_eq__parts__15);
+            covered = covered | (s_exp__parts__15 & s_rsv_match__parts__15);
         end
         if (|s_valid__parts__16 & ~|s_complete__parts__16 & (s_pc__parts__16 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__16 & s_rsv_thi_eq__parts__16);
+            covered = covered | (s_exp__parts__16 & s_rsv_match__parts__16);
         end
         if (|s_valid__parts__17 & ~|s_complete__parts__17 & (s_pc__parts__17 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__17 & s_rsv_thi_eq__parts__17);
+            covered = covered | (s_exp__parts__17 & s_rsv_match__parts__17);
         end
         if (|s_valid__parts__18 & ~|s_complete__parts__18 & (s_pc__parts__18 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__18 & s_rsv_thi_eq__parts__18);
+            covered = covered | (s_exp__parts__18 & s_rsv_match__parts__18);
         end
         if (|s_valid__parts__19 & ~|s_complete__parts__19 & (s_pc__parts__19 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__19 & s_rsv_thi_eq__parts__19);
+            covered = covered | (s_exp__parts__19 & s_rsv_match__parts__19);
         end
         if (|s_valid__parts__20 & ~|s_complete__parts__20 & (s_pc__parts__20 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__20 & s_rsv_thi_eq__parts__20);
+            covered = covered | (s_exp__parts__20 & s_rsv_match__parts__20);
         end
         if (|s_valid__parts__21 & ~|s_complete__parts__21 & (s_pc__parts__21 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__21 & s_rsv_thi_eq__parts__21);
+            covered = covered | (s_exp__parts__21 & s_rsv_match__parts__21);
         end
         if (|s_valid__parts__22 & ~|s_complete__parts__22 & (s_pc__parts__22 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__22 & s_rsv_thi_eq__parts__22);
+            covered = covered | (s_exp__parts__22 & s_rsv_match__parts__22);
         end
         if (|s_valid__parts__23 & ~|s_complete__parts__23 & (s_pc__parts__23 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__23 & s_rsv_thi_eq__parts__23);
+            covered = covered | (s_exp__parts__23 & s_rsv_match__parts__23);
         end
         if (|s_valid__parts__24 & ~|s_complete__parts__24 & (s_pc__parts__24 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__24 & s_rsv_thi_eq__parts__24);
+            covered = covered | (s_exp__parts__24 & s_rsv_match__parts__24);
         end
         if (|s_valid__parts__25 & ~|s_complete__parts__25 & (s_pc__parts__25 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__25 & s_rsv_thi_eq__parts__25);
+            covered = covered | (s_exp__parts__25 & s_rsv_match__parts__25);
         end
         if (|s_valid__parts__26 & ~|s_complete__parts__26 & (s_pc__parts__26 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__26 & s_rsv_thi_eq__parts__26);
+            covered = covered | (s_exp__parts__26 & s_rsv_match__parts__26);
         end
         if (|s_valid__parts__27 & ~|s_complete__parts__27 & (s_pc__parts__27 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__27 & s_rsv_thi_eq__parts__27);
+            covered = covered | (s_exp__parts__27 & s_rsv_match__parts__27);
         end
         if (|s_valid__parts__28 & ~|s_complete__parts__28 & (s_pc__parts__28 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__28 & s_rsv_thi_eq__parts__28);
+            covered = covered | (s_exp__parts__28 & s_rsv_match__parts__28);
         end
         if (|s_valid__parts__29 & ~|s_complete__parts__29 & (s_pc__parts__29 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__29 & s_rsv_thi_eq__parts__29);
+            covered = covered | (s_exp__parts__29 & s_rsv_match__parts__29);
         end
         if (|s_valid__parts__30 & ~|s_complete__parts__30 & (s_pc__parts__30 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__30 & s_rsv_thi_eq__parts__30);
+            covered = covered | (s_exp__parts__30 & s_rsv_match__parts__30);
         end
         if (|s_valid__parts__31 & ~|s_complete__parts__31 & (s_pc__parts__31 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__31 & s_rsv_thi_eq__parts__31);
+            covered = covered | (s_exp__parts__31 & s_rsv_match__parts__31);
         end
         if (|s_valid__parts__32 & ~|s_complete__parts__32 & (s_pc__parts__32 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__32 & s_rsv_thi_eq__parts__32);
+            covered = covered | (s_exp__parts__32 & s_rsv_match__parts__32);
         end
         if (|s_valid__parts__33 & ~|s_complete__parts__33 & (s_pc__parts__33 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__33 & s_rsv_thi_eq__parts__33);
+            covered = covered | (s_exp__parts__33 & s_rsv_match__parts__33);
         end
         if (|s_valid__parts__34 & ~|s_complete__parts__34 & (s_pc__parts__34 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__34 & s_rsv_thi_eq__parts__34);
+            covered = covered | (s_exp__parts__34 & s_rsv_match__parts__34);
         end
         if (|s_valid__parts__35 & ~|s_complete__parts__35 & (s_pc__parts__35 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__35 & s_rsv_thi_eq__parts__35);
+            covered = covered | (s_exp__parts__35 & s_rsv_match__parts__35);
         end
         if (|s_valid__parts__36 & ~|s_complete__parts__36 & (s_pc__parts__36 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__36 & s_rsv_thi_eq__parts__36);
+            covered = covered | (s_exp__parts__36 & s_rsv_match__parts__36);
         end
         if (|s_valid__parts__37 & ~|s_complete__parts__37 & (s_pc__parts__37 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__37 & s_rsv_thi_eq__parts__37);
+            covered = covered | (s_exp__parts__37 & s_rsv_match__parts__37);
         end
         if (|s_valid__parts__38 & ~|s_complete__parts__38 & (s_pc__parts__38 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__38 & s_rsv_thi_eq__parts__38);
+            covered = covered | (s_exp__parts__38 & s_rsv_match__parts__38);
         end
         if (|s_valid__parts__39 & ~|s_complete__parts__39 & (s_pc__parts__39 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__39 & s_rsv_thi_eq__parts__39);
+            covered = covered | (s_exp__parts__39 & s_rsv_match__parts__39);
         end
         if (|s_valid__parts__40 & ~|s_complete__parts__40 & (s_pc__parts__40 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__40 & s_rsv_thi_eq__parts__40);
+            covered = covered | (s_exp__parts__40 & s_rsv_match__parts__40);
         end
         if (|s_valid__parts__41 & ~|s_complete__parts__41 & (s_pc__parts__41 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__41 & s_rsv_thi_eq__parts__41);
+            covered = covered | (s_exp__parts__41 & s_rsv_match__parts__41);
         end
         if (|s_valid__parts__42 & ~|s_complete__parts__42 & (s_pc__parts__42 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__42 & s_rsv_thi_eq__parts__42);
+            covered = covered | (s_exp__parts__42 & s_rsv_match__parts__42);
         end
         if (|s_valid__parts__43 & ~|s_complete__parts__43 & (s_pc__parts__43 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__43 & s_rsv_thi_eq__parts__43);
+            covered = covered | (s_exp__parts__43 & s_rsv_match__parts__43);
         end
         if (|s_valid__parts__44 & ~|s_complete__parts__44 & (s_pc__parts__44 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__44 & s_rsv_thi_eq__parts__44);
+            covered = covered | (s_exp__parts__44 & s_rsv_match__parts__44);
         end
         if (|s_valid__parts__45 & ~|s_complete__parts__45 & (s_pc__parts__45 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__45 & s_rsv_thi_eq__parts__45);
+            covered = covered | (s_exp__parts__45 & s_rsv_match__parts__45);
         end
         if (|s_valid__parts__46 & ~|s_complete__parts__46 & (s_pc__parts__46 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__46 & s_rsv_thi_eq__parts__46);
+            covered = covered | (s_exp__parts__46 & s_rsv_match__parts__46);
         end
         if (|s_valid__parts__47 & ~|s_complete__parts__47 & (s_pc__parts__47 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__47 & s_rsv_thi_eq__parts__47);
+            covered = covered | (s_exp__parts__47 & s_rsv_match__parts__47);
         end
         if (|s_valid__parts__48 & ~|s_complete__parts__48 & (s_pc__parts__48 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__48 & s_rsv_thi_eq__parts__48);
+            covered = covered | (s_exp__parts__48 & s_rsv_match__parts__48);
         end
         if (|s_valid__parts__49 & ~|s_complete__parts__49 & (s_pc__parts__49 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__49 & s_rsv_thi_eq__parts__49);
+            covered = covered | (s_exp__parts__49 & s_rsv_match__parts__49);
         end
         if (|s_valid__parts__50 & ~|s_complete__parts__50 & (s_pc__parts__50 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__50 & s_rsv_thi_eq__parts__50);
+            covered = covered | (s_exp__parts__50 & s_rsv_match__parts__50);
         end
         if (|s_valid__parts__51 & ~|s_complete__parts__51 & (s_pc__parts__51 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__51 & s_rsv_thi_eq__parts__51);
+            covered = covered | (s_exp__parts__51 & s_rsv_match__parts__51);
         end
         if (|s_valid__parts__52 & ~|s_complete__parts__52 & (s_pc__parts__52 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__52 & s_rsv_thi_eq__parts__52);
+            covered = covered | (s_exp__parts__52 & s_rsv_match__parts__52);
         end
         if (|s_valid__parts__53 & ~|s_complete__parts__53 & (s_pc__parts__53 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__53 & s_rsv_thi_eq__parts__53);
+            covered = covered | (s_exp__parts__53 & s_rsv_match__parts__53);
         end
         if (|s_valid__parts__54 & ~|s_complete__parts__54 & (s_pc__parts__54 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__54 & s_rsv_thi_eq__parts__54);
+            covered = covered | (s_exp__parts__54 & s_rsv_match__parts__54);
         end
         if (|s_valid__parts__55 & ~|s_complete__parts__55 & (s_pc__parts__55 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__55 & s_rsv_thi_eq__parts__55);
+            covered = covered | (s_exp__parts__55 & s_rsv_match__parts__55);
         end
         if (|s_valid__parts__56 & ~|s_complete__parts__56 & (s_pc__parts__56 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__56 & s_rsv_thi_eq__parts__56);
+            covered = covered | (s_exp__parts__56 & s_rsv_match__parts__56);
         end
         if (|s_valid__parts__57 & ~|s_complete__parts__57 & (s_pc__parts__57 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__57 & s_rsv_thi_eq__parts__57);
+            covered = covered | (s_exp__parts__57 & s_rsv_match__parts__57);
         end
         if (|s_valid__parts__58 & ~|s_complete__parts__58 & (s_pc__parts__58 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__58 & s_rsv_thi_eq__parts__58);
+            covered = covered | (s_exp__parts__58 & s_rsv_match__parts__58);
         end
         if (|s_valid__parts__59 & ~|s_complete__parts__59 & (s_pc__parts__59 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__59 & s_rsv_thi_eq__parts__59);
+            covered = covered | (s_exp__parts__59 & s_rsv_match__parts__59);
         end
         if (|s_valid__parts__60 & ~|s_complete__parts__60 & (s_pc__parts__60 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__60 & s_rsv_thi_eq__parts__60);
+            covered = covered | (s_exp__parts__60 & s_rsv_match__parts__60);
         end
         if (|s_valid__parts__61 & ~|s_complete__parts__61 & (s_pc__parts__61 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__61 & s_rsv_thi_eq__parts__61);
+            covered = covered | (s_exp__parts__61 & s_rsv_match__parts__61);
         end
         if (|s_valid__parts__62 & ~|s_complete__parts__62 & (s_pc__parts__62 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__62 & s_rsv_thi_eq__parts__62);
+            covered = covered | (s_exp__parts__62 & s_rsv_match__parts__62);
         end
         if (|s_valid__parts__63 & ~|s_complete__parts__63 & (s_pc__parts__63 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__63 & s_rsv_thi_eq__parts__63);
+            covered = covered | (s_exp__parts__63 & s_rsv_match__parts__63);
         end
         if (|s_valid__parts__64 & ~|s_complete__parts__64 & (s_pc__parts__64 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__64 & s_rsv_thi_eq__parts__64);
+            covered = covered | (s_exp__parts__64 & s_rsv_match__parts__64);
         end
         if (|s_valid__parts__65 & ~|s_complete__parts__65 & (s_pc__parts__65 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__65 & s_rsv_thi_eq__parts__65);
+            covered = covered | (s_exp__parts__65 & s_rsv_match__parts__65);
         end
         if (|s_valid__parts__66 & ~|s_complete__parts__66 & (s_pc__parts__66 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__66 & s_rsv_thi_eq__parts__66);
+            covered = covered | (s_exp__parts__66 & s_rsv_match__parts__66);
         end
         if (|s_valid__parts__67 & ~|s_complete__parts__67 & (s_pc__parts__67 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__67 & s_rsv_thi_eq__parts__67);
+            covered = covered | (s_exp__parts__67 & s_rsv_match__parts__67);
         end
         if (|s_valid__parts__68 & ~|s_complete__parts__68 & (s_pc__parts__68 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__68 & s_rsv_thi_eq__parts__68);
+            covered = covered | (s_exp__parts__68 & s_rsv_match__parts__68);
         end
         if (|s_valid__parts__69 & ~|s_complete__parts__69 & (s_pc__parts__69 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__69 & s_rsv_thi_eq__parts__69);
+            covered = covered | (s_exp__parts__69 & s_rsv_match__parts__69);
         end
         if (|s_valid__parts__70 & ~|s_complete__parts__70 & (s_pc__parts__70 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__70 & s_rsv_thi_eq__parts__70);
+            covered = covered | (s_exp__parts__70 & s_rsv_match__parts__70);
         end
         if (|s_valid__parts__71 & ~|s_complete__parts__71 & (s_pc__parts__71 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__71 & s_rsv_thi_eq__parts__71);
+            covered = covered | (s_exp__parts__71 & s_rsv_match__parts__71);
         end
         if (|s_valid__parts__72 & ~|s_complete__parts__72 & (s_pc__parts__72 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__72 & s_rsv_thi_eq__parts__72);
+            covered = covered | (s_exp__parts__72 & s_rsv_match__parts__72);
         end
         if (|s_valid__parts__73 & ~|s_complete__parts__73 & (s_pc__parts__73 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__73 & s_rsv_thi_eq__parts__73);
+            covered = covered | (s_exp__parts__73 & s_rsv_match__parts__73);
         end
         if (|s_valid__parts__74 & ~|s_complete__parts__74 & (s_pc__parts__74 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__74 & s_rsv_thi_eq__parts__74);
+            covered = covered | (s_exp__parts__74 & s_rsv_match__parts__74);
         end
         if (|s_valid__parts__75 & ~|s_complete__parts__75 & (s_pc__parts__75 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__75 & s_rsv_thi_eq__parts__75);
+            covered = covered | (s_exp__parts__75 & s_rsv_match__parts__75);
         end
         if (|s_valid__parts__76 & ~|s_complete__parts__76 & (s_pc__parts__76 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__76 & s_rsv_thi_eq__parts__76);
+            covered = covered | (s_exp__parts__76 & s_rsv_match__parts__76);
         end
         if (|s_valid__parts__77 & ~|s_complete__parts__77 & (s_pc__parts__77 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__77 & s_rsv_thi_eq__parts__77);
+            covered = covered | (s_exp__parts__77 & s_rsv_match__parts__77);
         end
         if (|s_valid__parts__78 & ~|s_complete__parts__78 & (s_pc__parts__78 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__78 & s_rsv_thi_eq__parts__78);
+            covered = covered | (s_exp__parts__78 & s_rsv_match__parts__78);
         end
         if (|s_valid__parts__79 & ~|s_complete__parts__79 & (s_pc__parts__79 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__79 & s_rsv_thi_eq__parts__79);
+            covered = covered | (s_exp__parts__79 & s_rsv_match__parts__79);
         end
         if (|s_valid__parts__80 & ~|s_complete__parts__80 & (s_pc__parts__80 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__80 & s_rsv_thi_eq__parts__80);
+            covered = covered | (s_exp__parts__80 & s_rsv_match__parts__80);
         end
         if (|s_valid__parts__81 & ~|s_complete__parts__81 & (s_pc__parts__81 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__81 & s_rsv_thi_eq__parts__81);
+            covered = covered | (s_exp__parts__81 & s_rsv_match__parts__81);
         end
         if (|s_valid__parts__82 & ~|s_complete__parts__82 & (s_pc__parts__82 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__82 & s_rsv_thi_eq__parts__82);
+            covered = covered | (s_exp__parts__82 & s_rsv_match__parts__82);
         end
         if (|s_valid__parts__83 & ~|s_complete__parts__83 & (s_pc__parts__83 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__83 & s_rsv_thi_eq__parts__83);
+            covered = covered | (s_exp__parts__83 & s_rsv_match__parts__83);
         end
         if (|s_valid__parts__84 & ~|s_complete__parts__84 & (s_pc__parts__84 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__84 & s_rsv_thi_eq__parts__84);
+            covered = covered | (s_exp__parts__84 & s_rsv_match__parts__84);
         end
         if (|s_valid__parts__85 & ~|s_complete__parts__85 & (s_pc__parts__85 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__85 & s_rsv_thi_eq__parts__85);
+            covered = covered | (s_exp__parts__85 & s_rsv_match__parts__85);
         end
         if (|s_valid__parts__86 & ~|s_complete__parts__86 & (s_pc__parts__86 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__86 & s_rsv_thi_eq__parts__86);
+            covered = covered | (s_exp__parts__86 & s_rsv_match__parts__86);
         end
         if (|s_valid__parts__87 & ~|s_complete__parts__87 & (s_pc__parts__87 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__87 & s_rsv_thi_eq__parts__87);
+            covered = covered | (s_exp__parts__87 & s_rsv_match__parts__87);
         end
         if (|s_valid__parts__88 & ~|s_complete__parts__88 & (s_pc__parts__88 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__88 & s_rsv_thi_eq__parts__88);
+            covered = covered | (s_exp__parts__88 & s_rsv_match__parts__88);
         end
         if (|s_valid__parts__89 & ~|s_complete__parts__89 & (s_pc__parts__89 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__89 & s_rsv_thi_eq__parts__89);
+            covered = covered | (s_exp__parts__89 & s_rsv_match__parts__89);
         end
         if (|s_valid__parts__90 & ~|s_complete__parts__90 & (s_pc__parts__90 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__90 & s_rsv_thi_eq__parts__90);
+            covered = covered | (s_exp__parts__90 & s_rsv_match__parts__90);
         end
         if (|s_valid__parts__91 & ~|s_complete__parts__91 & (s_pc__parts__91 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__91 & s_rsv_thi_eq__parts__91);
+            covered = covered | (s_exp__parts__91 & s_rsv_match__parts__91);
         end
         if (|s_valid__parts__92 & ~|s_complete__parts__92 & (s_pc__parts__92 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__92 & s_rsv_thi_eq__parts__92);
+            covered = covered | (s_exp__parts__92 & s_rsv_match__parts__92);
         end
         if (|s_valid__parts__93 & ~|s_complete__parts__93 & (s_pc__parts__93 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__93 & s_rsv_thi_eq__parts__93);
+            covered = covered | (s_exp__parts__93 & s_rsv_match__parts__93);
         end
         if (|s_valid__parts__94 & ~|s_complete__parts__94 & (s_pc__parts__94 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__94 & s_rsv_thi_eq__parts__94);
+            covered = covered | (s_exp__parts__94 & s_rsv_match__parts__94);
         end
         if (|s_valid__parts__95 & ~|s_complete__parts__95 & (s_pc__parts__95 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__95 & s_rsv_thi_eq__parts__95);
+            covered = covered | (s_exp__parts__95 & s_rsv_match__parts__95);
         end
         if (|s_valid__parts__96 & ~|s_complete__parts__96 & (s_pc__parts__96 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__96 & s_rsv_thi_eq__parts__96);
+            covered = covered | (s_exp__parts__96 & s_rsv_match__parts__96);
         end
         if (|s_valid__parts__97 & ~|s_complete__parts__97 & (s_pc__parts__97 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__97 & s_rsv_thi_eq__parts__97);
+            covered = covered | (s_exp__parts__97 & s_rsv_match__parts__97);
         end
         if (|s_valid__parts__98 & ~|s_complete__parts__98 & (s_pc__parts__98 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__98 & s_rsv_thi_eq__parts__98);
+            covered = covered | (s_exp__parts__98 & s_rsv_match__parts__98);
         end
         if (|s_valid__parts__99 & ~|s_complete__parts__99 & (s_pc__parts__99 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__99 & s_rsv_thi_eq__parts__99);
+            covered = covered | (s_exp__parts__99 & s_rsv_match__parts__99);
         end
         if (|s_valid__parts__100 & ~|s_complete__parts__100 & (s_pc__parts__100 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__100 & s_rsv_thi_eq__parts__100);
+            covered = covered | (s_exp__parts__100 & s_rsv_match__parts__100);
         end
         if (|s_valid__parts__101 & ~|s_complete__parts__101 & (s_pc__parts__101 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__101 & s_rsv_thi_eq__parts__101);
+            covered = covered | (s_exp__parts__101 & s_rsv_match__parts__101);
         end
         if (|s_valid__parts__102 & ~|s_complete__parts__102 & (s_pc__parts__102 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__102 & s_rsv_thi_eq__parts__102);
+            covered = covered | (s_exp__parts__102 & s_rsv_match__parts__102);
         end
         if (|s_valid__parts__103 & ~|s_complete__parts__103 & (s_pc__parts__103 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__103 & s_rsv_thi_eq__parts__103);
+            covered = covered | (s_exp__parts__103 & s_rsv_match__parts__103);
         end
         if (|s_valid__parts__104 & ~|s_complete__parts__104 & (s_pc__parts__104 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__104 & s_rsv_thi_eq__parts__104);
+            covered = covered | (s_exp__parts__104 & s_rsv_match__parts__104);
         end
         if (|s_valid__parts__105 & ~|s_complete__parts__105 & (s_pc__parts__105 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__105 & s_rsv_thi_eq__parts__105);
+            covered = covered | (s_exp__parts__105 & s_rsv_match__parts__105);
         end
         if (|s_valid__parts__106 & ~|s_complete__parts__106 & (s_pc__parts__106 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__106 & s_rsv_thi_eq__parts__106);
+            covered = covered | (s_exp__parts__106 & s_rsv_match__parts__106);
         end
         if (|s_valid__parts__107 & ~|s_complete__parts__107 & (s_pc__parts__107 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__107 & s_rsv_thi_eq__parts__107);
+            covered = covered | (s_exp__parts__107 & s_rsv_match__parts__107);
         end
         if (|s_valid__parts__108 & ~|s_complete__parts__108 & (s_pc__parts__108 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__108 & s_rsv_thi_eq__parts__108);
+            covered = covered | (s_exp__parts__108 & s_rsv_match__parts__108);
         end
         if (|s_valid__parts__109 & ~|s_complete__parts__109 & (s_pc__parts__109 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__109 & s_rsv_thi_eq__parts__109);
+            covered = covered | (s_exp__parts__109 & s_rsv_match__parts__109);
         end
         if (|s_valid__parts__110 & ~|s_complete__parts__110 & (s_pc__parts__110 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__110 & s_rsv_thi_eq__parts__110);
+            covered = covered | (s_exp__parts__110 & s_rsv_match__parts__110);
         end
         if (|s_valid__parts__111 & ~|s_complete__parts__111 & (s_pc__parts__111 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__111 & s_rsv_thi_eq__parts__111);
+            covered = covered | (s_exp__parts__111 & s_rsv_match__parts__111);
         end
         if (|s_valid__parts__112 & ~|s_complete__parts__112 & (s_pc__parts__112 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__112 & s_rsv_thi_eq__parts__112);
+            covered = covered | (s_exp__parts__112 & s_rsv_match__parts__112);
         end
         if (|s_valid__parts__113 & ~|s_complete__parts__113 & (s_pc__parts__113 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__113 & s_rsv_thi_eq__parts__113);
+            covered = covered | (s_exp__parts__113 & s_rsv_match__parts__113);
         end
         if (|s_valid__parts__114 & ~|s_complete__parts__114 & (s_pc__parts__114 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__114 & s_rsv_thi_eq__parts__114);
+            covered = covered | (s_exp__parts__114 & s_rsv_match__parts__114);
         end
         if (|s_valid__parts__115 & ~|s_complete__parts__115 & (s_pc__parts__115 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__115 & s_rsv_thi_eq__parts__115);
+            covered = covered | (s_exp__parts__115 & s_rsv_match__parts__115);
         end
         if (|s_valid__parts__116 & ~|s_complete__parts__116 & (s_pc__parts__116 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__116 & s_rsv_thi_eq__parts__116);
+            covered = covered | (s_exp__parts__116 & s_rsv_match__parts__116);
         end
         if (|s_valid__parts__117 & ~|s_complete__parts__117 & (s_pc__parts__117 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__117 & s_rsv_thi_eq__parts__117);
+            covered = covered | (s_exp__parts__117 & s_rsv_match__parts__117);
         end
         if (|s_valid__parts__118 & ~|s_complete__parts__118 & (s_pc__parts__118 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__118 & s_rsv_thi_eq__parts__118);
+            covered = covered | (s_exp__parts__118 & s_rsv_match__parts__118);
         end
         if (|s_valid__parts__119 & ~|s_complete__parts__119 & (s_pc__parts__119 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__119 & s_rsv_thi_eq__parts__119);
+            covered = covered | (s_exp__parts__119 & s_rsv_match__parts__119);
         end
         if (|s_valid__parts__120 & ~|s_complete__parts__120 & (s_pc__parts__120 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__120 & s_rsv_thi_eq__parts__120);
+            covered = covered | (s_exp__parts__120 & s_rsv_match__parts__120);
         end
         if (|s_valid__parts__121 & ~|s_complete__parts__121 & (s_pc__parts__121 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__121 & s_rsv_thi_eq__parts__121);
+            covered = covered | (s_exp__parts__121 & s_rsv_match__parts__121);
         end
         if (|s_valid__parts__122 & ~|s_complete__parts__122 & (s_pc__parts__122 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__122 & s_rsv_thi_eq__parts__122);
+            covered = covered | (s_exp__parts__122 & s_rsv_match__parts__122);
         end
         if (|s_valid__parts__123 & ~|s_complete__parts__123 & (s_pc__parts__123 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__123 & s_rsv_thi_eq__parts__123);
+            covered = covered | (s_exp__parts__123 & s_rsv_match__parts__123);
         end
         if (|s_valid__parts__124 & ~|s_complete__parts__124 & (s_pc__parts__124 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__124 & s_rsv_thi_eq__parts__124);
+            covered = covered | (s_exp__parts__124 & s_rsv_match__parts__124);
         end
         if (|s_valid__parts__125 & ~|s_complete__parts__125 & (s_pc__parts__125 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__125 & s_rsv_thi_eq__parts__125);
+            covered = covered | (s_exp__parts__125 & s_rsv_match__parts__125);
         end
         if (|s_valid__parts__126 & ~|s_complete__parts__126 & (s_pc__parts__126 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__126 & s_rsv_thi_eq__parts__126);
+            covered = covered | (s_exp__parts__126 & s_rsv_match__parts__126);
         end
         if (|s_valid__parts__127 & ~|s_complete__parts__127 & (s_pc__parts__127 == rsv_pc)) begin
-            covered = covered | (s_exp__parts__127 & s_rsv_thi_eq__parts__127);
+            covered = covered | (s_exp__parts__127 & s_rsv_match__parts__127);
         end
         remaining = 32'h0;
         if (rsv_valid) begin
@@ -10133,7 +8853,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__0;
         exp = s_exp__parts__0;
         if (|s_valid__parts__0 & ~|s_complete__parts__0) begin
-            m = prb_lanes & s_exp__parts__0 & ~s_arr__parts__0 & s_prb_thi_eq__parts__0 & s_prb_pc_eq__parts__0;
+            m = prb_lanes & s_exp__parts__0 & ~s_arr__parts__0 & s_prb_match__parts__0;
         end
         if (|new_lanes__0) begin
             m = prb_lanes & new_lanes__0 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10174,7 +8894,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__1;
         exp = s_exp__parts__1;
         if (|s_valid__parts__1 & ~|s_complete__parts__1) begin
-            m = prb_lanes & s_exp__parts__1 & ~s_arr__parts__1 & s_prb_thi_eq__parts__1 & s_prb_pc_eq__parts__1;
+            m = prb_lanes & s_exp__parts__1 & ~s_arr__parts__1 & s_prb_match__parts__1;
         end
         if (|new_lanes__1) begin
             m = prb_lanes & new_lanes__1 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10215,7 +8935,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__2;
         exp = s_exp__parts__2;
         if (|s_valid__parts__2 & ~|s_complete__parts__2) begin
-            m = prb_lanes & s_exp__parts__2 & ~s_arr__parts__2 & s_prb_thi_eq__parts__2 & s_prb_pc_eq__parts__2;
+            m = prb_lanes & s_exp__parts__2 & ~s_arr__parts__2 & s_prb_match__parts__2;
         end
         if (|new_lanes__2) begin
             m = prb_lanes & new_lanes__2 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10256,7 +8976,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__3;
         exp = s_exp__parts__3;
         if (|s_valid__parts__3 & ~|s_complete__parts__3) begin
-            m = prb_lanes & s_exp__parts__3 & ~s_arr__parts__3 & s_prb_thi_eq__parts__3 & s_prb_pc_eq__parts__3;
+            m = prb_lanes & s_exp__parts__3 & ~s_arr__parts__3 & s_prb_match__parts__3;
         end
         if (|new_lanes__3) begin
             m = prb_lanes & new_lanes__3 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10297,7 +9017,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__4;
         exp = s_exp__parts__4;
         if (|s_valid__parts__4 & ~|s_complete__parts__4) begin
-            m = prb_lanes & s_exp__parts__4 & ~s_arr__parts__4 & s_prb_thi_eq__parts__4 & s_prb_pc_eq__parts__4;
+            m = prb_lanes & s_exp__parts__4 & ~s_arr__parts__4 & s_prb_match__parts__4;
         end
         if (|new_lanes__4) begin
             m = prb_lanes & new_lanes__4 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10338,7 +9058,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__5;
         exp = s_exp__parts__5;
         if (|s_valid__parts__5 & ~|s_complete__parts__5) begin
-            m = prb_lanes & s_exp__parts__5 & ~s_arr__parts__5 & s_prb_thi_eq__parts__5 & s_prb_pc_eq__parts__5;
+            m = prb_lanes & s_exp__parts__5 & ~s_arr__parts__5 & s_prb_match__parts__5;
         end
         if (|new_lanes__5) begin
             m = prb_lanes & new_lanes__5 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10379,7 +9099,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__6;
         exp = s_exp__parts__6;
         if (|s_valid__parts__6 & ~|s_complete__parts__6) begin
-            m = prb_lanes & s_exp__parts__6 & ~s_arr__parts__6 & s_prb_thi_eq__parts__6 & s_prb_pc_eq__parts__6;
+            m = prb_lanes & s_exp__parts__6 & ~s_arr__parts__6 & s_prb_match__parts__6;
         end
         if (|new_lanes__6) begin
             m = prb_lanes & new_lanes__6 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10420,7 +9140,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__7;
         exp = s_exp__parts__7;
         if (|s_valid__parts__7 & ~|s_complete__parts__7) begin
-            m = prb_lanes & s_exp__parts__7 & ~s_arr__parts__7 & s_prb_thi_eq__parts__7 & s_prb_pc_eq__parts__7;
+            m = prb_lanes & s_exp__parts__7 & ~s_arr__parts__7 & s_prb_match__parts__7;
         end
         if (|new_lanes__7) begin
             m = prb_lanes & new_lanes__7 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10461,7 +9181,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__8;
         exp = s_exp__parts__8;
         if (|s_valid__parts__8 & ~|s_complete__parts__8) begin
-            m = prb_lanes & s_exp__parts__8 & ~s_arr__parts__8 & s_prb_thi_eq__parts__8 & s_prb_pc_eq__parts__8;
+            m = prb_lanes & s_exp__parts__8 & ~s_arr__parts__8 & s_prb_match__parts__8;
         end
         if (|new_lanes__8) begin
             m = prb_lanes & new_lanes__8 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10502,7 +9222,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__9;
         exp = s_exp__parts__9;
         if (|s_valid__parts__9 & ~|s_complete__parts__9) begin
-            m = prb_lanes & s_exp__parts__9 & ~s_arr__parts__9 & s_prb_thi_eq__parts__9 & s_prb_pc_eq__parts__9;
+            m = prb_lanes & s_exp__parts__9 & ~s_arr__parts__9 & s_prb_match__parts__9;
         end
         if (|new_lanes__9) begin
             m = prb_lanes & new_lanes__9 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10543,7 +9263,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__10;
         exp = s_exp__parts__10;
         if (|s_valid__parts__10 & ~|s_complete__parts__10) begin
-            m = prb_lanes & s_exp__parts__10 & ~s_arr__parts__10 & s_prb_thi_eq__parts__10 & s_prb_pc_eq__parts__10;
+            m = prb_lanes & s_exp__parts__10 & ~s_arr__parts__10 & s_prb_match__parts__10;
         end
         if (|new_lanes__10) begin
             m = prb_lanes & new_lanes__10 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10584,7 +9304,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__11;
         exp = s_exp__parts__11;
         if (|s_valid__parts__11 & ~|s_complete__parts__11) begin
-            m = prb_lanes & s_exp__parts__11 & ~s_arr__parts__11 & s_prb_thi_eq__parts__11 & s_prb_pc_eq__parts__11;
+            m = prb_lanes & s_exp__parts__11 & ~s_arr__parts__11 & s_prb_match__parts__11;
         end
         if (|new_lanes__11) begin
             m = prb_lanes & new_lanes__11 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10625,7 +9345,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__12;
         exp = s_exp__parts__12;
         if (|s_valid__parts__12 & ~|s_complete__parts__12) begin
-            m = prb_lanes & s_exp__parts__12 & ~s_arr__parts__12 & s_prb_thi_eq__parts__12 & s_prb_pc_eq__parts__12;
+            m = prb_lanes & s_exp__parts__12 & ~s_arr__parts__12 & s_prb_match__parts__12;
         end
         if (|new_lanes__12) begin
             m = prb_lanes & new_lanes__12 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10666,7 +9386,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__13;
         exp = s_exp__parts__13;
         if (|s_valid__parts__13 & ~|s_complete__parts__13) begin
-            m = prb_lanes & s_exp__parts__13 & ~s_arr__parts__13 & s_prb_thi_eq__parts__13 & s_prb_pc_eq__parts__13;
+            m = prb_lanes & s_exp__parts__13 & ~s_arr__parts__13 & s_prb_match__parts__13;
         end
         if (|new_lanes__13) begin
             m = prb_lanes & new_lanes__13 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10707,7 +9427,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__14;
         exp = s_exp__parts__14;
         if (|s_valid__parts__14 & ~|s_complete__parts__14) begin
-            m = prb_lanes & s_exp__parts__14 & ~s_arr__parts__14 & s_prb_thi_eq__parts__14 & s_prb_pc_eq__parts__14;
+            m = prb_lanes & s_exp__parts__14 & ~s_arr__parts__14 & s_prb_match__parts__14;
         end
         if (|new_lanes__14) begin
             m = prb_lanes & new_lanes__14 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10748,7 +9468,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__15;
         exp = s_exp__parts__15;
         if (|s_valid__parts__15 & ~|s_complete__parts__15) begin
-            m = prb_lanes & s_exp__parts__15 & ~s_arr__parts__15 & s_prb_thi_eq__parts__15 & s_prb_pc_eq__parts__15;
+            m = prb_lanes & s_exp__parts__15 & ~s_arr__parts__15 & s_prb_match__parts__15;
         end
         if (|new_lanes__15) begin
             m = prb_lanes & new_lanes__15 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10789,7 +9509,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__16;
         exp = s_exp__parts__16;
         if (|s_valid__parts__16 & ~|s_complete__parts__16) begin
-            m = prb_lanes & s_exp__parts__16 & ~s_arr__parts__16 & s_prb_thi_eq__parts__16 & s_prb_pc_eq__parts__16;
+            m = prb_lanes & s_exp__parts__16 & ~s_arr__parts__16 & s_prb_match__parts__16;
         end
         if (|new_lanes__16) begin
             m = prb_lanes & new_lanes__16 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10830,7 +9550,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__17;
         exp = s_exp__parts__17;
         if (|s_valid__parts__17 & ~|s_complete__parts__17) begin
-            m = prb_lanes & s_exp__parts__17 & ~s_arr__parts__17 & s_prb_thi_eq__parts__17 & s_prb_pc_eq__parts__17;
+            m = prb_lanes & s_exp__parts__17 & ~s_arr__parts__17 & s_prb_match__parts__17;
         end
         if (|new_lanes__17) begin
             m = prb_lanes & new_lanes__17 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10871,7 +9591,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__18;
         exp = s_exp__parts__18;
         if (|s_valid__parts__18 & ~|s_complete__parts__18) begin
-            m = prb_lanes & s_exp__parts__18 & ~s_arr__parts__18 & s_prb_thi_eq__parts__18 & s_prb_pc_eq__parts__18;
+            m = prb_lanes & s_exp__parts__18 & ~s_arr__parts__18 & s_prb_match__parts__18;
         end
         if (|new_lanes__18) begin
             m = prb_lanes & new_lanes__18 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10912,7 +9632,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__19;
         exp = s_exp__parts__19;
         if (|s_valid__parts__19 & ~|s_complete__parts__19) begin
-            m = prb_lanes & s_exp__parts__19 & ~s_arr__parts__19 & s_prb_thi_eq__parts__19 & s_prb_pc_eq__parts__19;
+            m = prb_lanes & s_exp__parts__19 & ~s_arr__parts__19 & s_prb_match__parts__19;
         end
         if (|new_lanes__19) begin
             m = prb_lanes & new_lanes__19 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10953,7 +9673,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__20;
         exp = s_exp__parts__20;
         if (|s_valid__parts__20 & ~|s_complete__parts__20) begin
-            m = prb_lanes & s_exp__parts__20 & ~s_arr__parts__20 & s_prb_thi_eq__parts__20 & s_prb_pc_eq__parts__20;
+            m = prb_lanes & s_exp__parts__20 & ~s_arr__parts__20 & s_prb_match__parts__20;
         end
         if (|new_lanes__20) begin
             m = prb_lanes & new_lanes__20 & new_thi_eq__eq & new_pc_eq__eq;
@@ -10994,7 +9714,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__21;
         exp = s_exp__parts__21;
         if (|s_valid__parts__21 & ~|s_complete__parts__21) begin
-            m = prb_lanes & s_exp__parts__21 & ~s_arr__parts__21 & s_prb_thi_eq__parts__21 & s_prb_pc_eq__parts__21;
+            m = prb_lanes & s_exp__parts__21 & ~s_arr__parts__21 & s_prb_match__parts__21;
         end
         if (|new_lanes__21) begin
             m = prb_lanes & new_lanes__21 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11035,7 +9755,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__22;
         exp = s_exp__parts__22;
         if (|s_valid__parts__22 & ~|s_complete__parts__22) begin
-            m = prb_lanes & s_exp__parts__22 & ~s_arr__parts__22 & s_prb_thi_eq__parts__22 & s_prb_pc_eq__parts__22;
+            m = prb_lanes & s_exp__parts__22 & ~s_arr__parts__22 & s_prb_match__parts__22;
         end
         if (|new_lanes__22) begin
             m = prb_lanes & new_lanes__22 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11076,7 +9796,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__23;
         exp = s_exp__parts__23;
         if (|s_valid__parts__23 & ~|s_complete__parts__23) begin
-            m = prb_lanes & s_exp__parts__23 & ~s_arr__parts__23 & s_prb_thi_eq__parts__23 & s_prb_pc_eq__parts__23;
+            m = prb_lanes & s_exp__parts__23 & ~s_arr__parts__23 & s_prb_match__parts__23;
         end
         if (|new_lanes__23) begin
             m = prb_lanes & new_lanes__23 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11117,7 +9837,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__24;
         exp = s_exp__parts__24;
         if (|s_valid__parts__24 & ~|s_complete__parts__24) begin
-            m = prb_lanes & s_exp__parts__24 & ~s_arr__parts__24 & s_prb_thi_eq__parts__24 & s_prb_pc_eq__parts__24;
+            m = prb_lanes & s_exp__parts__24 & ~s_arr__parts__24 & s_prb_match__parts__24;
         end
         if (|new_lanes__24) begin
             m = prb_lanes & new_lanes__24 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11158,7 +9878,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__25;
         exp = s_exp__parts__25;
         if (|s_valid__parts__25 & ~|s_complete__parts__25) begin
-            m = prb_lanes & s_exp__parts__25 & ~s_arr__parts__25 & s_prb_thi_eq__parts__25 & s_prb_pc_eq__parts__25;
+            m = prb_lanes & s_exp__parts__25 & ~s_arr__parts__25 & s_prb_match__parts__25;
         end
         if (|new_lanes__25) begin
             m = prb_lanes & new_lanes__25 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11199,7 +9919,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__26;
         exp = s_exp__parts__26;
         if (|s_valid__parts__26 & ~|s_complete__parts__26) begin
-            m = prb_lanes & s_exp__parts__26 & ~s_arr__parts__26 & s_prb_thi_eq__parts__26 & s_prb_pc_eq__parts__26;
+            m = prb_lanes & s_exp__parts__26 & ~s_arr__parts__26 & s_prb_match__parts__26;
         end
         if (|new_lanes__26) begin
             m = prb_lanes & new_lanes__26 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11240,7 +9960,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__27;
         exp = s_exp__parts__27;
         if (|s_valid__parts__27 & ~|s_complete__parts__27) begin
-            m = prb_lanes & s_exp__parts__27 & ~s_arr__parts__27 & s_prb_thi_eq__parts__27 & s_prb_pc_eq__parts__27;
+            m = prb_lanes & s_exp__parts__27 & ~s_arr__parts__27 & s_prb_match__parts__27;
         end
         if (|new_lanes__27) begin
             m = prb_lanes & new_lanes__27 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11281,7 +10001,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__28;
         exp = s_exp__parts__28;
         if (|s_valid__parts__28 & ~|s_complete__parts__28) begin
-            m = prb_lanes & s_exp__parts__28 & ~s_arr__parts__28 & s_prb_thi_eq__parts__28 & s_prb_pc_eq__parts__28;
+            m = prb_lanes & s_exp__parts__28 & ~s_arr__parts__28 & s_prb_match__parts__28;
         end
         if (|new_lanes__28) begin
             m = prb_lanes & new_lanes__28 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11322,7 +10042,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__29;
         exp = s_exp__parts__29;
         if (|s_valid__parts__29 & ~|s_complete__parts__29) begin
-            m = prb_lanes & s_exp__parts__29 & ~s_arr__parts__29 & s_prb_thi_eq__parts__29 & s_prb_pc_eq__parts__29;
+            m = prb_lanes & s_exp__parts__29 & ~s_arr__parts__29 & s_prb_match__parts__29;
         end
         if (|new_lanes__29) begin
             m = prb_lanes & new_lanes__29 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11363,7 +10083,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__30;
         exp = s_exp__parts__30;
         if (|s_valid__parts__30 & ~|s_complete__parts__30) begin
-            m = prb_lanes & s_exp__parts__30 & ~s_arr__parts__30 & s_prb_thi_eq__parts__30 & s_prb_pc_eq__parts__30;
+            m = prb_lanes & s_exp__parts__30 & ~s_arr__parts__30 & s_prb_match__parts__30;
         end
         if (|new_lanes__30) begin
             m = prb_lanes & new_lanes__30 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11404,7 +10124,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__31;
         exp = s_exp__parts__31;
         if (|s_valid__parts__31 & ~|s_complete__parts__31) begin
-            m = prb_lanes & s_exp__parts__31 & ~s_arr__parts__31 & s_prb_thi_eq__parts__31 & s_prb_pc_eq__parts__31;
+            m = prb_lanes & s_exp__parts__31 & ~s_arr__parts__31 & s_prb_match__parts__31;
         end
         if (|new_lanes__31) begin
             m = prb_lanes & new_lanes__31 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11445,7 +10165,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__32;
         exp = s_exp__parts__32;
         if (|s_valid__parts__32 & ~|s_complete__parts__32) begin
-            m = prb_lanes & s_exp__parts__32 & ~s_arr__parts__32 & s_prb_thi_eq__parts__32 & s_prb_pc_eq__parts__32;
+            m = prb_lanes & s_exp__parts__32 & ~s_arr__parts__32 & s_prb_match__parts__32;
         end
         if (|new_lanes__32) begin
             m = prb_lanes & new_lanes__32 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11486,7 +10206,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__33;
         exp = s_exp__parts__33;
         if (|s_valid__parts__33 & ~|s_complete__parts__33) begin
-            m = prb_lanes & s_exp__parts__33 & ~s_arr__parts__33 & s_prb_thi_eq__parts__33 & s_prb_pc_eq__parts__33;
+            m = prb_lanes & s_exp__parts__33 & ~s_arr__parts__33 & s_prb_match__parts__33;
         end
         if (|new_lanes__33) begin
             m = prb_lanes & new_lanes__33 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11527,7 +10247,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__34;
         exp = s_exp__parts__34;
         if (|s_valid__parts__34 & ~|s_complete__parts__34) begin
-            m = prb_lanes & s_exp__parts__34 & ~s_arr__parts__34 & s_prb_thi_eq__parts__34 & s_prb_pc_eq__parts__34;
+            m = prb_lanes & s_exp__parts__34 & ~s_arr__parts__34 & s_prb_match__parts__34;
         end
         if (|new_lanes__34) begin
             m = prb_lanes & new_lanes__34 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11568,7 +10288,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__35;
         exp = s_exp__parts__35;
         if (|s_valid__parts__35 & ~|s_complete__parts__35) begin
-            m = prb_lanes & s_exp__parts__35 & ~s_arr__parts__35 & s_prb_thi_eq__parts__35 & s_prb_pc_eq__parts__35;
+            m = prb_lanes & s_exp__parts__35 & ~s_arr__parts__35 & s_prb_match__parts__35;
         end
         if (|new_lanes__35) begin
             m = prb_lanes & new_lanes__35 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11609,7 +10329,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__36;
         exp = s_exp__parts__36;
         if (|s_valid__parts__36 & ~|s_complete__parts__36) begin
-            m = prb_lanes & s_exp__parts__36 & ~s_arr__parts__36 & s_prb_thi_eq__parts__36 & s_prb_pc_eq__parts__36;
+            m = prb_lanes & s_exp__parts__36 & ~s_arr__parts__36 & s_prb_match__parts__36;
         end
         if (|new_lanes__36) begin
             m = prb_lanes & new_lanes__36 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11650,7 +10370,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__37;
         exp = s_exp__parts__37;
         if (|s_valid__parts__37 & ~|s_complete__parts__37) begin
-            m = prb_lanes & s_exp__parts__37 & ~s_arr__parts__37 & s_prb_thi_eq__parts__37 & s_prb_pc_eq__parts__37;
+            m = prb_lanes & s_exp__parts__37 & ~s_arr__parts__37 & s_prb_match__parts__37;
         end
         if (|new_lanes__37) begin
             m = prb_lanes & new_lanes__37 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11691,7 +10411,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__38;
         exp = s_exp__parts__38;
         if (|s_valid__parts__38 & ~|s_complete__parts__38) begin
-            m = prb_lanes & s_exp__parts__38 & ~s_arr__parts__38 & s_prb_thi_eq__parts__38 & s_prb_pc_eq__parts__38;
+            m = prb_lanes & s_exp__parts__38 & ~s_arr__parts__38 & s_prb_match__parts__38;
         end
         if (|new_lanes__38) begin
             m = prb_lanes & new_lanes__38 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11732,7 +10452,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__39;
         exp = s_exp__parts__39;
         if (|s_valid__parts__39 & ~|s_complete__parts__39) begin
-            m = prb_lanes & s_exp__parts__39 & ~s_arr__parts__39 & s_prb_thi_eq__parts__39 & s_prb_pc_eq__parts__39;
+            m = prb_lanes & s_exp__parts__39 & ~s_arr__parts__39 & s_prb_match__parts__39;
         end
         if (|new_lanes__39) begin
             m = prb_lanes & new_lanes__39 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11773,7 +10493,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__40;
         exp = s_exp__parts__40;
         if (|s_valid__parts__40 & ~|s_complete__parts__40) begin
-            m = prb_lanes & s_exp__parts__40 & ~s_arr__parts__40 & s_prb_thi_eq__parts__40 & s_prb_pc_eq__parts__40;
+            m = prb_lanes & s_exp__parts__40 & ~s_arr__parts__40 & s_prb_match__parts__40;
         end
         if (|new_lanes__40) begin
             m = prb_lanes & new_lanes__40 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11814,7 +10534,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__41;
         exp = s_exp__parts__41;
         if (|s_valid__parts__41 & ~|s_complete__parts__41) begin
-            m = prb_lanes & s_exp__parts__41 & ~s_arr__parts__41 & s_prb_thi_eq__parts__41 & s_prb_pc_eq__parts__41;
+            m = prb_lanes & s_exp__parts__41 & ~s_arr__parts__41 & s_prb_match__parts__41;
         end
         if (|new_lanes__41) begin
             m = prb_lanes & new_lanes__41 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11855,7 +10575,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__42;
         exp = s_exp__parts__42;
         if (|s_valid__parts__42 & ~|s_complete__parts__42) begin
-            m = prb_lanes & s_exp__parts__42 & ~s_arr__parts__42 & s_prb_thi_eq__parts__42 & s_prb_pc_eq__parts__42;
+            m = prb_lanes & s_exp__parts__42 & ~s_arr__parts__42 & s_prb_match__parts__42;
         end
         if (|new_lanes__42) begin
             m = prb_lanes & new_lanes__42 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11896,7 +10616,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__43;
         exp = s_exp__parts__43;
         if (|s_valid__parts__43 & ~|s_complete__parts__43) begin
-            m = prb_lanes & s_exp__parts__43 & ~s_arr__parts__43 & s_prb_thi_eq__parts__43 & s_prb_pc_eq__parts__43;
+            m = prb_lanes & s_exp__parts__43 & ~s_arr__parts__43 & s_prb_match__parts__43;
         end
         if (|new_lanes__43) begin
             m = prb_lanes & new_lanes__43 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11937,7 +10657,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__44;
         exp = s_exp__parts__44;
         if (|s_valid__parts__44 & ~|s_complete__parts__44) begin
-            m = prb_lanes & s_exp__parts__44 & ~s_arr__parts__44 & s_prb_thi_eq__parts__44 & s_prb_pc_eq__parts__44;
+            m = prb_lanes & s_exp__parts__44 & ~s_arr__parts__44 & s_prb_match__parts__44;
         end
         if (|new_lanes__44) begin
             m = prb_lanes & new_lanes__44 & new_thi_eq__eq & new_pc_eq__eq;
@@ -11978,7 +10698,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__45;
         exp = s_exp__parts__45;
         if (|s_valid__parts__45 & ~|s_complete__parts__45) begin
-            m = prb_lanes & s_exp__parts__45 & ~s_arr__parts__45 & s_prb_thi_eq__parts__45 & s_prb_pc_eq__parts__45;
+            m = prb_lanes & s_exp__parts__45 & ~s_arr__parts__45 & s_prb_match__parts__45;
         end
         if (|new_lanes__45) begin
             m = prb_lanes & new_lanes__45 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12019,7 +10739,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__46;
         exp = s_exp__parts__46;
         if (|s_valid__parts__46 & ~|s_complete__parts__46) begin
-            m = prb_lanes & s_exp__parts__46 & ~s_arr__parts__46 & s_prb_thi_eq__parts__46 & s_prb_pc_eq__parts__46;
+            m = prb_lanes & s_exp__parts__46 & ~s_arr__parts__46 & s_prb_match__parts__46;
         end
         if (|new_lanes__46) begin
             m = prb_lanes & new_lanes__46 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12060,7 +10780,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__47;
         exp = s_exp__parts__47;
         if (|s_valid__parts__47 & ~|s_complete__parts__47) begin
-            m = prb_lanes & s_exp__parts__47 & ~s_arr__parts__47 & s_prb_thi_eq__parts__47 & s_prb_pc_eq__parts__47;
+            m = prb_lanes & s_exp__parts__47 & ~s_arr__parts__47 & s_prb_match__parts__47;
         end
         if (|new_lanes__47) begin
             m = prb_lanes & new_lanes__47 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12101,7 +10821,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__48;
         exp = s_exp__parts__48;
         if (|s_valid__parts__48 & ~|s_complete__parts__48) begin
-            m = prb_lanes & s_exp__parts__48 & ~s_arr__parts__48 & s_prb_thi_eq__parts__48 & s_prb_pc_eq__parts__48;
+            m = prb_lanes & s_exp__parts__48 & ~s_arr__parts__48 & s_prb_match__parts__48;
         end
         if (|new_lanes__48) begin
             m = prb_lanes & new_lanes__48 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12142,7 +10862,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__49;
         exp = s_exp__parts__49;
         if (|s_valid__parts__49 & ~|s_complete__parts__49) begin
-            m = prb_lanes & s_exp__parts__49 & ~s_arr__parts__49 & s_prb_thi_eq__parts__49 & s_prb_pc_eq__parts__49;
+            m = prb_lanes & s_exp__parts__49 & ~s_arr__parts__49 & s_prb_match__parts__49;
         end
         if (|new_lanes__49) begin
             m = prb_lanes & new_lanes__49 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12183,7 +10903,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__50;
         exp = s_exp__parts__50;
         if (|s_valid__parts__50 & ~|s_complete__parts__50) begin
-            m = prb_lanes & s_exp__parts__50 & ~s_arr__parts__50 & s_prb_thi_eq__parts__50 & s_prb_pc_eq__parts__50;
+            m = prb_lanes & s_exp__parts__50 & ~s_arr__parts__50 & s_prb_match__parts__50;
         end
         if (|new_lanes__50) begin
             m = prb_lanes & new_lanes__50 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12224,7 +10944,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__51;
         exp = s_exp__parts__51;
         if (|s_valid__parts__51 & ~|s_complete__parts__51) begin
-            m = prb_lanes & s_exp__parts__51 & ~s_arr__parts__51 & s_prb_thi_eq__parts__51 & s_prb_pc_eq__parts__51;
+            m = prb_lanes & s_exp__parts__51 & ~s_arr__parts__51 & s_prb_match__parts__51;
         end
         if (|new_lanes__51) begin
             m = prb_lanes & new_lanes__51 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12265,7 +10985,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__52;
         exp = s_exp__parts__52;
         if (|s_valid__parts__52 & ~|s_complete__parts__52) begin
-            m = prb_lanes & s_exp__parts__52 & ~s_arr__parts__52 & s_prb_thi_eq__parts__52 & s_prb_pc_eq__parts__52;
+            m = prb_lanes & s_exp__parts__52 & ~s_arr__parts__52 & s_prb_match__parts__52;
         end
         if (|new_lanes__52) begin
             m = prb_lanes & new_lanes__52 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12306,7 +11026,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__53;
         exp = s_exp__parts__53;
         if (|s_valid__parts__53 & ~|s_complete__parts__53) begin
-            m = prb_lanes & s_exp__parts__53 & ~s_arr__parts__53 & s_prb_thi_eq__parts__53 & s_prb_pc_eq__parts__53;
+            m = prb_lanes & s_exp__parts__53 & ~s_arr__parts__53 & s_prb_match__parts__53;
         end
         if (|new_lanes__53) begin
             m = prb_lanes & new_lanes__53 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12347,7 +11067,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__54;
         exp = s_exp__parts__54;
         if (|s_valid__parts__54 & ~|s_complete__parts__54) begin
-            m = prb_lanes & s_exp__parts__54 & ~s_arr__parts__54 & s_prb_thi_eq__parts__54 & s_prb_pc_eq__parts__54;
+            m = prb_lanes & s_exp__parts__54 & ~s_arr__parts__54 & s_prb_match__parts__54;
         end
         if (|new_lanes__54) begin
             m = prb_lanes & new_lanes__54 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12388,7 +11108,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__55;
         exp = s_exp__parts__55;
         if (|s_valid__parts__55 & ~|s_complete__parts__55) begin
-            m = prb_lanes & s_exp__parts__55 & ~s_arr__parts__55 & s_prb_thi_eq__parts__55 & s_prb_pc_eq__parts__55;
+            m = prb_lanes & s_exp__parts__55 & ~s_arr__parts__55 & s_prb_match__parts__55;
         end
         if (|new_lanes__55) begin
             m = prb_lanes & new_lanes__55 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12429,7 +11149,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__56;
         exp = s_exp__parts__56;
         if (|s_valid__parts__56 & ~|s_complete__parts__56) begin
-            m = prb_lanes & s_exp__parts__56 & ~s_arr__parts__56 & s_prb_thi_eq__parts__56 & s_prb_pc_eq__parts__56;
+            m = prb_lanes & s_exp__parts__56 & ~s_arr__parts__56 & s_prb_match__parts__56;
         end
         if (|new_lanes__56) begin
             m = prb_lanes & new_lanes__56 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12470,7 +11190,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__57;
         exp = s_exp__parts__57;
         if (|s_valid__parts__57 & ~|s_complete__parts__57) begin
-            m = prb_lanes & s_exp__parts__57 & ~s_arr__parts__57 & s_prb_thi_eq__parts__57 & s_prb_pc_eq__parts__57;
+            m = prb_lanes & s_exp__parts__57 & ~s_arr__parts__57 & s_prb_match__parts__57;
         end
         if (|new_lanes__57) begin
             m = prb_lanes & new_lanes__57 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12511,7 +11231,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__58;
         exp = s_exp__parts__58;
         if (|s_valid__parts__58 & ~|s_complete__parts__58) begin
-            m = prb_lanes & s_exp__parts__58 & ~s_arr__parts__58 & s_prb_thi_eq__parts__58 & s_prb_pc_eq__parts__58;
+            m = prb_lanes & s_exp__parts__58 & ~s_arr__parts__58 & s_prb_match__parts__58;
         end
         if (|new_lanes__58) begin
             m = prb_lanes & new_lanes__58 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12552,7 +11272,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__59;
         exp = s_exp__parts__59;
         if (|s_valid__parts__59 & ~|s_complete__parts__59) begin
-            m = prb_lanes & s_exp__parts__59 & ~s_arr__parts__59 & s_prb_thi_eq__parts__59 & s_prb_pc_eq__parts__59;
+            m = prb_lanes & s_exp__parts__59 & ~s_arr__parts__59 & s_prb_match__parts__59;
         end
         if (|new_lanes__59) begin
             m = prb_lanes & new_lanes__59 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12593,7 +11313,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__60;
         exp = s_exp__parts__60;
         if (|s_valid__parts__60 & ~|s_complete__parts__60) begin
-            m = prb_lanes & s_exp__parts__60 & ~s_arr__parts__60 & s_prb_thi_eq__parts__60 & s_prb_pc_eq__parts__60;
+            m = prb_lanes & s_exp__parts__60 & ~s_arr__parts__60 & s_prb_match__parts__60;
         end
         if (|new_lanes__60) begin
             m = prb_lanes & new_lanes__60 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12634,7 +11354,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__61;
         exp = s_exp__parts__61;
         if (|s_valid__parts__61 & ~|s_complete__parts__61) begin
-            m = prb_lanes & s_exp__parts__61 & ~s_arr__parts__61 & s_prb_thi_eq__parts__61 & s_prb_pc_eq__parts__61;
+            m = prb_lanes & s_exp__parts__61 & ~s_arr__parts__61 & s_prb_match__parts__61;
         end
         if (|new_lanes__61) begin
             m = prb_lanes & new_lanes__61 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12675,7 +11395,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__62;
         exp = s_exp__parts__62;
         if (|s_valid__parts__62 & ~|s_complete__parts__62) begin
-            m = prb_lanes & s_exp__parts__62 & ~s_arr__parts__62 & s_prb_thi_eq__parts__62 & s_prb_pc_eq__parts__62;
+            m = prb_lanes & s_exp__parts__62 & ~s_arr__parts__62 & s_prb_match__parts__62;
         end
         if (|new_lanes__62) begin
             m = prb_lanes & new_lanes__62 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12716,7 +11436,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__63;
         exp = s_exp__parts__63;
         if (|s_valid__parts__63 & ~|s_complete__parts__63) begin
-            m = prb_lanes & s_exp__parts__63 & ~s_arr__parts__63 & s_prb_thi_eq__parts__63 & s_prb_pc_eq__parts__63;
+            m = prb_lanes & s_exp__parts__63 & ~s_arr__parts__63 & s_prb_match__parts__63;
         end
         if (|new_lanes__63) begin
             m = prb_lanes & new_lanes__63 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12757,7 +11477,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__64;
         exp = s_exp__parts__64;
         if (|s_valid__parts__64 & ~|s_complete__parts__64) begin
-            m = prb_lanes & s_exp__parts__64 & ~s_arr__parts__64 & s_prb_thi_eq__parts__64 & s_prb_pc_eq__parts__64;
+            m = prb_lanes & s_exp__parts__64 & ~s_arr__parts__64 & s_prb_match__parts__64;
         end
         if (|new_lanes__64) begin
             m = prb_lanes & new_lanes__64 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12798,7 +11518,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__65;
         exp = s_exp__parts__65;
         if (|s_valid__parts__65 & ~|s_complete__parts__65) begin
-            m = prb_lanes & s_exp__parts__65 & ~s_arr__parts__65 & s_prb_thi_eq__parts__65 & s_prb_pc_eq__parts__65;
+            m = prb_lanes & s_exp__parts__65 & ~s_arr__parts__65 & s_prb_match__parts__65;
         end
         if (|new_lanes__65) begin
             m = prb_lanes & new_lanes__65 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12839,7 +11559,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__66;
         exp = s_exp__parts__66;
         if (|s_valid__parts__66 & ~|s_complete__parts__66) begin
-            m = prb_lanes & s_exp__parts__66 & ~s_arr__parts__66 & s_prb_thi_eq__parts__66 & s_prb_pc_eq__parts__66;
+            m = prb_lanes & s_exp__parts__66 & ~s_arr__parts__66 & s_prb_match__parts__66;
         end
         if (|new_lanes__66) begin
             m = prb_lanes & new_lanes__66 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12880,7 +11600,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__67;
         exp = s_exp__parts__67;
         if (|s_valid__parts__67 & ~|s_complete__parts__67) begin
-            m = prb_lanes & s_exp__parts__67 & ~s_arr__parts__67 & s_prb_thi_eq__parts__67 & s_prb_pc_eq__parts__67;
+            m = prb_lanes & s_exp__parts__67 & ~s_arr__parts__67 & s_prb_match__parts__67;
         end
         if (|new_lanes__67) begin
             m = prb_lanes & new_lanes__67 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12921,7 +11641,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__68;
         exp = s_exp__parts__68;
         if (|s_valid__parts__68 & ~|s_complete__parts__68) begin
-            m = prb_lanes & s_exp__parts__68 & ~s_arr__parts__68 & s_prb_thi_eq__parts__68 & s_prb_pc_eq__parts__68;
+            m = prb_lanes & s_exp__parts__68 & ~s_arr__parts__68 & s_prb_match__parts__68;
         end
         if (|new_lanes__68) begin
             m = prb_lanes & new_lanes__68 & new_thi_eq__eq & new_pc_eq__eq;
@@ -12962,7 +11682,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__69;
         exp = s_exp__parts__69;
         if (|s_valid__parts__69 & ~|s_complete__parts__69) begin
-            m = prb_lanes & s_exp__parts__69 & ~s_arr__parts__69 & s_prb_thi_eq__parts__69 & s_prb_pc_eq__parts__69;
+            m = prb_lanes & s_exp__parts__69 & ~s_arr__parts__69 & s_prb_match__parts__69;
         end
         if (|new_lanes__69) begin
             m = prb_lanes & new_lanes__69 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13003,7 +11723,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__70;
         exp = s_exp__parts__70;
         if (|s_valid__parts__70 & ~|s_complete__parts__70) begin
-            m = prb_lanes & s_exp__parts__70 & ~s_arr__parts__70 & s_prb_thi_eq__parts__70 & s_prb_pc_eq__parts__70;
+            m = prb_lanes & s_exp__parts__70 & ~s_arr__parts__70 & s_prb_match__parts__70;
         end
         if (|new_lanes__70) begin
             m = prb_lanes & new_lanes__70 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13044,7 +11764,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__71;
         exp = s_exp__parts__71;
         if (|s_valid__parts__71 & ~|s_complete__parts__71) begin
-            m = prb_lanes & s_exp__parts__71 & ~s_arr__parts__71 & s_prb_thi_eq__parts__71 & s_prb_pc_eq__parts__71;
+            m = prb_lanes & s_exp__parts__71 & ~s_arr__parts__71 & s_prb_match__parts__71;
         end
         if (|new_lanes__71) begin
             m = prb_lanes & new_lanes__71 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13085,7 +11805,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__72;
         exp = s_exp__parts__72;
         if (|s_valid__parts__72 & ~|s_complete__parts__72) begin
-            m = prb_lanes & s_exp__parts__72 & ~s_arr__parts__72 & s_prb_thi_eq__parts__72 & s_prb_pc_eq__parts__72;
+            m = prb_lanes & s_exp__parts__72 & ~s_arr__parts__72 & s_prb_match__parts__72;
         end
         if (|new_lanes__72) begin
             m = prb_lanes & new_lanes__72 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13126,7 +11846,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__73;
         exp = s_exp__parts__73;
         if (|s_valid__parts__73 & ~|s_complete__parts__73) begin
-            m = prb_lanes & s_exp__parts__73 & ~s_arr__parts__73 & s_prb_thi_eq__parts__73 & s_prb_pc_eq__parts__73;
+            m = prb_lanes & s_exp__parts__73 & ~s_arr__parts__73 & s_prb_match__parts__73;
         end
         if (|new_lanes__73) begin
             m = prb_lanes & new_lanes__73 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13167,7 +11887,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__74;
         exp = s_exp__parts__74;
         if (|s_valid__parts__74 & ~|s_complete__parts__74) begin
-            m = prb_lanes & s_exp__parts__74 & ~s_arr__parts__74 & s_prb_thi_eq__parts__74 & s_prb_pc_eq__parts__74;
+            m = prb_lanes & s_exp__parts__74 & ~s_arr__parts__74 & s_prb_match__parts__74;
         end
         if (|new_lanes__74) begin
             m = prb_lanes & new_lanes__74 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13208,7 +11928,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__75;
         exp = s_exp__parts__75;
         if (|s_valid__parts__75 & ~|s_complete__parts__75) begin
-            m = prb_lanes & s_exp__parts__75 & ~s_arr__parts__75 & s_prb_thi_eq__parts__75 & s_prb_pc_eq__parts__75;
+            m = prb_lanes & s_exp__parts__75 & ~s_arr__parts__75 & s_prb_match__parts__75;
         end
         if (|new_lanes__75) begin
             m = prb_lanes & new_lanes__75 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13249,7 +11969,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__76;
         exp = s_exp__parts__76;
         if (|s_valid__parts__76 & ~|s_complete__parts__76) begin
-            m = prb_lanes & s_exp__parts__76 & ~s_arr__parts__76 & s_prb_thi_eq__parts__76 & s_prb_pc_eq__parts__76;
+            m = prb_lanes & s_exp__parts__76 & ~s_arr__parts__76 & s_prb_match__parts__76;
         end
         if (|new_lanes__76) begin
             m = prb_lanes & new_lanes__76 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13290,7 +12010,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__77;
         exp = s_exp__parts__77;
         if (|s_valid__parts__77 & ~|s_complete__parts__77) begin
-            m = prb_lanes & s_exp__parts__77 & ~s_arr__parts__77 & s_prb_thi_eq__parts__77 & s_prb_pc_eq__parts__77;
+            m = prb_lanes & s_exp__parts__77 & ~s_arr__parts__77 & s_prb_match__parts__77;
         end
         if (|new_lanes__77) begin
             m = prb_lanes & new_lanes__77 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13331,7 +12051,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__78;
         exp = s_exp__parts__78;
         if (|s_valid__parts__78 & ~|s_complete__parts__78) begin
-            m = prb_lanes & s_exp__parts__78 & ~s_arr__parts__78 & s_prb_thi_eq__parts__78 & s_prb_pc_eq__parts__78;
+            m = prb_lanes & s_exp__parts__78 & ~s_arr__parts__78 & s_prb_match__parts__78;
         end
         if (|new_lanes__78) begin
             m = prb_lanes & new_lanes__78 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13372,7 +12092,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__79;
         exp = s_exp__parts__79;
         if (|s_valid__parts__79 & ~|s_complete__parts__79) begin
-            m = prb_lanes & s_exp__parts__79 & ~s_arr__parts__79 & s_prb_thi_eq__parts__79 & s_prb_pc_eq__parts__79;
+            m = prb_lanes & s_exp__parts__79 & ~s_arr__parts__79 & s_prb_match__parts__79;
         end
         if (|new_lanes__79) begin
             m = prb_lanes & new_lanes__79 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13413,7 +12133,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__80;
         exp = s_exp__parts__80;
         if (|s_valid__parts__80 & ~|s_complete__parts__80) begin
-            m = prb_lanes & s_exp__parts__80 & ~s_arr__parts__80 & s_prb_thi_eq__parts__80 & s_prb_pc_eq__parts__80;
+            m = prb_lanes & s_exp__parts__80 & ~s_arr__parts__80 & s_prb_match__parts__80;
         end
         if (|new_lanes__80) begin
             m = prb_lanes & new_lanes__80 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13454,7 +12174,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__81;
         exp = s_exp__parts__81;
         if (|s_valid__parts__81 & ~|s_complete__parts__81) begin
-            m = prb_lanes & s_exp__parts__81 & ~s_arr__parts__81 & s_prb_thi_eq__parts__81 & s_prb_pc_eq__parts__81;
+            m = prb_lanes & s_exp__parts__81 & ~s_arr__parts__81 & s_prb_match__parts__81;
         end
         if (|new_lanes__81) begin
             m = prb_lanes & new_lanes__81 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13495,7 +12215,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__82;
         exp = s_exp__parts__82;
         if (|s_valid__parts__82 & ~|s_complete__parts__82) begin
-            m = prb_lanes & s_exp__parts__82 & ~s_arr__parts__82 & s_prb_thi_eq__parts__82 & s_prb_pc_eq__parts__82;
+            m = prb_lanes & s_exp__parts__82 & ~s_arr__parts__82 & s_prb_match__parts__82;
         end
         if (|new_lanes__82) begin
             m = prb_lanes & new_lanes__82 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13536,7 +12256,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__83;
         exp = s_exp__parts__83;
         if (|s_valid__parts__83 & ~|s_complete__parts__83) begin
-            m = prb_lanes & s_exp__parts__83 & ~s_arr__parts__83 & s_prb_thi_eq__parts__83 & s_prb_pc_eq__parts__83;
+            m = prb_lanes & s_exp__parts__83 & ~s_arr__parts__83 & s_prb_match__parts__83;
         end
         if (|new_lanes__83) begin
             m = prb_lanes & new_lanes__83 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13577,7 +12297,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__84;
         exp = s_exp__parts__84;
         if (|s_valid__parts__84 & ~|s_complete__parts__84) begin
-            m = prb_lanes & s_exp__parts__84 & ~s_arr__parts__84 & s_prb_thi_eq__parts__84 & s_prb_pc_eq__parts__84;
+            m = prb_lanes & s_exp__parts__84 & ~s_arr__parts__84 & s_prb_match__parts__84;
         end
         if (|new_lanes__84) begin
             m = prb_lanes & new_lanes__84 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13618,7 +12338,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__85;
         exp = s_exp__parts__85;
         if (|s_valid__parts__85 & ~|s_complete__parts__85) begin
-            m = prb_lanes & s_exp__parts__85 & ~s_arr__parts__85 & s_prb_thi_eq__parts__85 & s_prb_pc_eq__parts__85;
+            m = prb_lanes & s_exp__parts__85 & ~s_arr__parts__85 & s_prb_match__parts__85;
         end
         if (|new_lanes__85) begin
             m = prb_lanes & new_lanes__85 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13659,7 +12379,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__86;
         exp = s_exp__parts__86;
         if (|s_valid__parts__86 & ~|s_complete__parts__86) begin
-            m = prb_lanes & s_exp__parts__86 & ~s_arr__parts__86 & s_prb_thi_eq__parts__86 & s_prb_pc_eq__parts__86;
+            m = prb_lanes & s_exp__parts__86 & ~s_arr__parts__86 & s_prb_match__parts__86;
         end
         if (|new_lanes__86) begin
             m = prb_lanes & new_lanes__86 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13700,7 +12420,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__87;
         exp = s_exp__parts__87;
         if (|s_valid__parts__87 & ~|s_complete__parts__87) begin
-            m = prb_lanes & s_exp__parts__87 & ~s_arr__parts__87 & s_prb_thi_eq__parts__87 & s_prb_pc_eq__parts__87;
+            m = prb_lanes & s_exp__parts__87 & ~s_arr__parts__87 & s_prb_match__parts__87;
         end
         if (|new_lanes__87) begin
             m = prb_lanes & new_lanes__87 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13741,7 +12461,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__88;
         exp = s_exp__parts__88;
         if (|s_valid__parts__88 & ~|s_complete__parts__88) begin
-            m = prb_lanes & s_exp__parts__88 & ~s_arr__parts__88 & s_prb_thi_eq__parts__88 & s_prb_pc_eq__parts__88;
+            m = prb_lanes & s_exp__parts__88 & ~s_arr__parts__88 & s_prb_match__parts__88;
         end
         if (|new_lanes__88) begin
             m = prb_lanes & new_lanes__88 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13782,7 +12502,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__89;
         exp = s_exp__parts__89;
         if (|s_valid__parts__89 & ~|s_complete__parts__89) begin
-            m = prb_lanes & s_exp__parts__89 & ~s_arr__parts__89 & s_prb_thi_eq__parts__89 & s_prb_pc_eq__parts__89;
+            m = prb_lanes & s_exp__parts__89 & ~s_arr__parts__89 & s_prb_match__parts__89;
         end
         if (|new_lanes__89) begin
             m = prb_lanes & new_lanes__89 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13823,7 +12543,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__90;
         exp = s_exp__parts__90;
         if (|s_valid__parts__90 & ~|s_complete__parts__90) begin
-            m = prb_lanes & s_exp__parts__90 & ~s_arr__parts__90 & s_prb_thi_eq__parts__90 & s_prb_pc_eq__parts__90;
+            m = prb_lanes & s_exp__parts__90 & ~s_arr__parts__90 & s_prb_match__parts__90;
         end
         if (|new_lanes__90) begin
             m = prb_lanes & new_lanes__90 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13864,7 +12584,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__91;
         exp = s_exp__parts__91;
         if (|s_valid__parts__91 & ~|s_complete__parts__91) begin
-            m = prb_lanes & s_exp__parts__91 & ~s_arr__parts__91 & s_prb_thi_eq__parts__91 & s_prb_pc_eq__parts__91;
+            m = prb_lanes & s_exp__parts__91 & ~s_arr__parts__91 & s_prb_match__parts__91;
         end
         if (|new_lanes__91) begin
             m = prb_lanes & new_lanes__91 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13905,7 +12625,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__92;
         exp = s_exp__parts__92;
         if (|s_valid__parts__92 & ~|s_complete__parts__92) begin
-            m = prb_lanes & s_exp__parts__92 & ~s_arr__parts__92 & s_prb_thi_eq__parts__92 & s_prb_pc_eq__parts__92;
+            m = prb_lanes & s_exp__parts__92 & ~s_arr__parts__92 & s_prb_match__parts__92;
         end
         if (|new_lanes__92) begin
             m = prb_lanes & new_lanes__92 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13946,7 +12666,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__93;
         exp = s_exp__parts__93;
         if (|s_valid__parts__93 & ~|s_complete__parts__93) begin
-            m = prb_lanes & s_exp__parts__93 & ~s_arr__parts__93 & s_prb_thi_eq__parts__93 & s_prb_pc_eq__parts__93;
+            m = prb_lanes & s_exp__parts__93 & ~s_arr__parts__93 & s_prb_match__parts__93;
         end
         if (|new_lanes__93) begin
             m = prb_lanes & new_lanes__93 & new_thi_eq__eq & new_pc_eq__eq;
@@ -13987,7 +12707,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__94;
         exp = s_exp__parts__94;
         if (|s_valid__parts__94 & ~|s_complete__parts__94) begin
-            m = prb_lanes & s_exp__parts__94 & ~s_arr__parts__94 & s_prb_thi_eq__parts__94 & s_prb_pc_eq__parts__94;
+            m = prb_lanes & s_exp__parts__94 & ~s_arr__parts__94 & s_prb_match__parts__94;
         end
         if (|new_lanes__94) begin
             m = prb_lanes & new_lanes__94 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14028,7 +12748,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__95;
         exp = s_exp__parts__95;
         if (|s_valid__parts__95 & ~|s_complete__parts__95) begin
-            m = prb_lanes & s_exp__parts__95 & ~s_arr__parts__95 & s_prb_thi_eq__parts__95 & s_prb_pc_eq__parts__95;
+            m = prb_lanes & s_exp__parts__95 & ~s_arr__parts__95 & s_prb_match__parts__95;
         end
         if (|new_lanes__95) begin
             m = prb_lanes & new_lanes__95 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14069,7 +12789,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__96;
         exp = s_exp__parts__96;
         if (|s_valid__parts__96 & ~|s_complete__parts__96) begin
-            m = prb_lanes & s_exp__parts__96 & ~s_arr__parts__96 & s_prb_thi_eq__parts__96 & s_prb_pc_eq__parts__96;
+            m = prb_lanes & s_exp__parts__96 & ~s_arr__parts__96 & s_prb_match__parts__96;
         end
         if (|new_lanes__96) begin
             m = prb_lanes & new_lanes__96 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14110,7 +12830,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__97;
         exp = s_exp__parts__97;
         if (|s_valid__parts__97 & ~|s_complete__parts__97) begin
-            m = prb_lanes & s_exp__parts__97 & ~s_arr__parts__97 & s_prb_thi_eq__parts__97 & s_prb_pc_eq__parts__97;
+            m = prb_lanes & s_exp__parts__97 & ~s_arr__parts__97 & s_prb_match__parts__97;
         end
         if (|new_lanes__97) begin
             m = prb_lanes & new_lanes__97 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14151,7 +12871,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__98;
         exp = s_exp__parts__98;
         if (|s_valid__parts__98 & ~|s_complete__parts__98) begin
-            m = prb_lanes & s_exp__parts__98 & ~s_arr__parts__98 & s_prb_thi_eq__parts__98 & s_prb_pc_eq__parts__98;
+            m = prb_lanes & s_exp__parts__98 & ~s_arr__parts__98 & s_prb_match__parts__98;
         end
         if (|new_lanes__98) begin
             m = prb_lanes & new_lanes__98 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14192,7 +12912,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__99;
         exp = s_exp__parts__99;
         if (|s_valid__parts__99 & ~|s_complete__parts__99) begin
-            m = prb_lanes & s_exp__parts__99 & ~s_arr__parts__99 & s_prb_thi_eq__parts__99 & s_prb_pc_eq__parts__99;
+            m = prb_lanes & s_exp__parts__99 & ~s_arr__parts__99 & s_prb_match__parts__99;
         end
         if (|new_lanes__99) begin
             m = prb_lanes & new_lanes__99 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14233,7 +12953,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__100;
         exp = s_exp__parts__100;
         if (|s_valid__parts__100 & ~|s_complete__parts__100) begin
-            m = prb_lanes & s_exp__parts__100 & ~s_arr__parts__100 & s_prb_thi_eq__parts__100 & s_prb_pc_eq__parts__100;
+            m = prb_lanes & s_exp__parts__100 & ~s_arr__parts__100 & s_prb_match__parts__100;
         end
         if (|new_lanes__100) begin
             m = prb_lanes & new_lanes__100 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14274,7 +12994,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__101;
         exp = s_exp__parts__101;
         if (|s_valid__parts__101 & ~|s_complete__parts__101) begin
-            m = prb_lanes & s_exp__parts__101 & ~s_arr__parts__101 & s_prb_thi_eq__parts__101 & s_prb_pc_eq__parts__101;
+            m = prb_lanes & s_exp__parts__101 & ~s_arr__parts__101 & s_prb_match__parts__101;
         end
         if (|new_lanes__101) begin
             m = prb_lanes & new_lanes__101 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14315,7 +13035,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__102;
         exp = s_exp__parts__102;
         if (|s_valid__parts__102 & ~|s_complete__parts__102) begin
-            m = prb_lanes & s_exp__parts__102 & ~s_arr__parts__102 & s_prb_thi_eq__parts__102 & s_prb_pc_eq__parts__102;
+            m = prb_lanes & s_exp__parts__102 & ~s_arr__parts__102 & s_prb_match__parts__102;
         end
         if (|new_lanes__102) begin
             m = prb_lanes & new_lanes__102 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14356,7 +13076,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__103;
         exp = s_exp__parts__103;
         if (|s_valid__parts__103 & ~|s_complete__parts__103) begin
-            m = prb_lanes & s_exp__parts__103 & ~s_arr__parts__103 & s_prb_thi_eq__parts__103 & s_prb_pc_eq__parts__103;
+            m = prb_lanes & s_exp__parts__103 & ~s_arr__parts__103 & s_prb_match__parts__103;
         end
         if (|new_lanes__103) begin
             m = prb_lanes & new_lanes__103 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14397,7 +13117,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__104;
         exp = s_exp__parts__104;
         if (|s_valid__parts__104 & ~|s_complete__parts__104) begin
-            m = prb_lanes & s_exp__parts__104 & ~s_arr__parts__104 & s_prb_thi_eq__parts__104 & s_prb_pc_eq__parts__104;
+            m = prb_lanes & s_exp__parts__104 & ~s_arr__parts__104 & s_prb_match__parts__104;
         end
         if (|new_lanes__104) begin
             m = prb_lanes & new_lanes__104 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14438,7 +13158,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__105;
         exp = s_exp__parts__105;
         if (|s_valid__parts__105 & ~|s_complete__parts__105) begin
-            m = prb_lanes & s_exp__parts__105 & ~s_arr__parts__105 & s_prb_thi_eq__parts__105 & s_prb_pc_eq__parts__105;
+            m = prb_lanes & s_exp__parts__105 & ~s_arr__parts__105 & s_prb_match__parts__105;
         end
         if (|new_lanes__105) begin
             m = prb_lanes & new_lanes__105 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14479,7 +13199,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__106;
         exp = s_exp__parts__106;
         if (|s_valid__parts__106 & ~|s_complete__parts__106) begin
-            m = prb_lanes & s_exp__parts__106 & ~s_arr__parts__106 & s_prb_thi_eq__parts__106 & s_prb_pc_eq__parts__106;
+            m = prb_lanes & s_exp__parts__106 & ~s_arr__parts__106 & s_prb_match__parts__106;
         end
         if (|new_lanes__106) begin
             m = prb_lanes & new_lanes__106 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14520,7 +13240,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__107;
         exp = s_exp__parts__107;
         if (|s_valid__parts__107 & ~|s_complete__parts__107) begin
-            m = prb_lanes & s_exp__parts__107 & ~s_arr__parts__107 & s_prb_thi_eq__parts__107 & s_prb_pc_eq__parts__107;
+            m = prb_lanes & s_exp__parts__107 & ~s_arr__parts__107 & s_prb_match__parts__107;
         end
         if (|new_lanes__107) begin
             m = prb_lanes & new_lanes__107 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14561,7 +13281,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__108;
         exp = s_exp__parts__108;
         if (|s_valid__parts__108 & ~|s_complete__parts__108) begin
-            m = prb_lanes & s_exp__parts__108 & ~s_arr__parts__108 & s_prb_thi_eq__parts__108 & s_prb_pc_eq__parts__108;
+            m = prb_lanes & s_exp__parts__108 & ~s_arr__parts__108 & s_prb_match__parts__108;
         end
         if (|new_lanes__108) begin
             m = prb_lanes & new_lanes__108 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14602,7 +13322,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__109;
         exp = s_exp__parts__109;
         if (|s_valid__parts__109 & ~|s_complete__parts__109) begin
-            m = prb_lanes & s_exp__parts__109 & ~s_arr__parts__109 & s_prb_thi_eq__parts__109 & s_prb_pc_eq__parts__109;
+            m = prb_lanes & s_exp__parts__109 & ~s_arr__parts__109 & s_prb_match__parts__109;
         end
         if (|new_lanes__109) begin
             m = prb_lanes & new_lanes__109 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14643,7 +13363,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__110;
         exp = s_exp__parts__110;
         if (|s_valid__parts__110 & ~|s_complete__parts__110) begin
-            m = prb_lanes & s_exp__parts__110 & ~s_arr__parts__110 & s_prb_thi_eq__parts__110 & s_prb_pc_eq__parts__110;
+            m = prb_lanes & s_exp__parts__110 & ~s_arr__parts__110 & s_prb_match__parts__110;
         end
         if (|new_lanes__110) begin
             m = prb_lanes & new_lanes__110 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14684,7 +13404,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__111;
         exp = s_exp__parts__111;
         if (|s_valid__parts__111 & ~|s_complete__parts__111) begin
-            m = prb_lanes & s_exp__parts__111 & ~s_arr__parts__111 & s_prb_thi_eq__parts__111 & s_prb_pc_eq__parts__111;
+            m = prb_lanes & s_exp__parts__111 & ~s_arr__parts__111 & s_prb_match__parts__111;
         end
         if (|new_lanes__111) begin
             m = prb_lanes & new_lanes__111 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14725,7 +13445,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__112;
         exp = s_exp__parts__112;
         if (|s_valid__parts__112 & ~|s_complete__parts__112) begin
-            m = prb_lanes & s_exp__parts__112 & ~s_arr__parts__112 & s_prb_thi_eq__parts__112 & s_prb_pc_eq__parts__112;
+            m = prb_lanes & s_exp__parts__112 & ~s_arr__parts__112 & s_prb_match__parts__112;
         end
         if (|new_lanes__112) begin
             m = prb_lanes & new_lanes__112 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14766,7 +13486,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__113;
         exp = s_exp__parts__113;
         if (|s_valid__parts__113 & ~|s_complete__parts__113) begin
-            m = prb_lanes & s_exp__parts__113 & ~s_arr__parts__113 & s_prb_thi_eq__parts__113 & s_prb_pc_eq__parts__113;
+            m = prb_lanes & s_exp__parts__113 & ~s_arr__parts__113 & s_prb_match__parts__113;
         end
         if (|new_lanes__113) begin
             m = prb_lanes & new_lanes__113 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14807,7 +13527,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__114;
         exp = s_exp__parts__114;
         if (|s_valid__parts__114 & ~|s_complete__parts__114) begin
-            m = prb_lanes & s_exp__parts__114 & ~s_arr__parts__114 & s_prb_thi_eq__parts__114 & s_prb_pc_eq__parts__114;
+            m = prb_lanes & s_exp__parts__114 & ~s_arr__parts__114 & s_prb_match__parts__114;
         end
         if (|new_lanes__114) begin
             m = prb_lanes & new_lanes__114 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14848,7 +13568,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__115;
         exp = s_exp__parts__115;
         if (|s_valid__parts__115 & ~|s_complete__parts__115) begin
-            m = prb_lanes & s_exp__parts__115 & ~s_arr__parts__115 & s_prb_thi_eq__parts__115 & s_prb_pc_eq__parts__115;
+            m = prb_lanes & s_exp__parts__115 & ~s_arr__parts__115 & s_prb_match__parts__115;
         end
         if (|new_lanes__115) begin
             m = prb_lanes & new_lanes__115 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14889,7 +13609,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__116;
         exp = s_exp__parts__116;
         if (|s_valid__parts__116 & ~|s_complete__parts__116) begin
-            m = prb_lanes & s_exp__parts__116 & ~s_arr__parts__116 & s_prb_thi_eq__parts__116 & s_prb_pc_eq__parts__116;
+            m = prb_lanes & s_exp__parts__116 & ~s_arr__parts__116 & s_prb_match__parts__116;
         end
         if (|new_lanes__116) begin
             m = prb_lanes & new_lanes__116 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14930,7 +13650,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__117;
         exp = s_exp__parts__117;
         if (|s_valid__parts__117 & ~|s_complete__parts__117) begin
-            m = prb_lanes & s_exp__parts__117 & ~s_arr__parts__117 & s_prb_thi_eq__parts__117 & s_prb_pc_eq__parts__117;
+            m = prb_lanes & s_exp__parts__117 & ~s_arr__parts__117 & s_prb_match__parts__117;
         end
         if (|new_lanes__117) begin
             m = prb_lanes & new_lanes__117 & new_thi_eq__eq & new_pc_eq__eq;
@@ -14971,7 +13691,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__118;
         exp = s_exp__parts__118;
         if (|s_valid__parts__118 & ~|s_complete__parts__118) begin
-            m = prb_lanes & s_exp__parts__118 & ~s_arr__parts__118 & s_prb_thi_eq__parts__118 & s_prb_pc_eq__parts__118;
+            m = prb_lanes & s_exp__parts__118 & ~s_arr__parts__118 & s_prb_match__parts__118;
         end
         if (|new_lanes__118) begin
             m = prb_lanes & new_lanes__118 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15012,7 +13732,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__119;
         exp = s_exp__parts__119;
         if (|s_valid__parts__119 & ~|s_complete__parts__119) begin
-            m = prb_lanes & s_exp__parts__119 & ~s_arr__parts__119 & s_prb_thi_eq__parts__119 & s_prb_pc_eq__parts__119;
+            m = prb_lanes & s_exp__parts__119 & ~s_arr__parts__119 & s_prb_match__parts__119;
         end
         if (|new_lanes__119) begin
             m = prb_lanes & new_lanes__119 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15053,7 +13773,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__120;
         exp = s_exp__parts__120;
         if (|s_valid__parts__120 & ~|s_complete__parts__120) begin
-            m = prb_lanes & s_exp__parts__120 & ~s_arr__parts__120 & s_prb_thi_eq__parts__120 & s_prb_pc_eq__parts__120;
+            m = prb_lanes & s_exp__parts__120 & ~s_arr__parts__120 & s_prb_match__parts__120;
         end
         if (|new_lanes__120) begin
             m = prb_lanes & new_lanes__120 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15094,7 +13814,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__121;
         exp = s_exp__parts__121;
         if (|s_valid__parts__121 & ~|s_complete__parts__121) begin
-            m = prb_lanes & s_exp__parts__121 & ~s_arr__parts__121 & s_prb_thi_eq__parts__121 & s_prb_pc_eq__parts__121;
+            m = prb_lanes & s_exp__parts__121 & ~s_arr__parts__121 & s_prb_match__parts__121;
         end
         if (|new_lanes__121) begin
             m = prb_lanes & new_lanes__121 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15135,7 +13855,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__122;
         exp = s_exp__parts__122;
         if (|s_valid__parts__122 & ~|s_complete__parts__122) begin
-            m = prb_lanes & s_exp__parts__122 & ~s_arr__parts__122 & s_prb_thi_eq__parts__122 & s_prb_pc_eq__parts__122;
+            m = prb_lanes & s_exp__parts__122 & ~s_arr__parts__122 & s_prb_match__parts__122;
         end
         if (|new_lanes__122) begin
             m = prb_lanes & new_lanes__122 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15176,7 +13896,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__123;
         exp = s_exp__parts__123;
         if (|s_valid__parts__123 & ~|s_complete__parts__123) begin
-            m = prb_lanes & s_exp__parts__123 & ~s_arr__parts__123 & s_prb_thi_eq__parts__123 & s_prb_pc_eq__parts__123;
+            m = prb_lanes & s_exp__parts__123 & ~s_arr__parts__123 & s_prb_match__parts__123;
         end
         if (|new_lanes__123) begin
             m = prb_lanes & new_lanes__123 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15217,7 +13937,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__124;
         exp = s_exp__parts__124;
         if (|s_valid__parts__124 & ~|s_complete__parts__124) begin
-            m = prb_lanes & s_exp__parts__124 & ~s_arr__parts__124 & s_prb_thi_eq__parts__124 & s_prb_pc_eq__parts__124;
+            m = prb_lanes & s_exp__parts__124 & ~s_arr__parts__124 & s_prb_match__parts__124;
         end
         if (|new_lanes__124) begin
             m = prb_lanes & new_lanes__124 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15258,7 +13978,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__125;
         exp = s_exp__parts__125;
         if (|s_valid__parts__125 & ~|s_complete__parts__125) begin
-            m = prb_lanes & s_exp__parts__125 & ~s_arr__parts__125 & s_prb_thi_eq__parts__125 & s_prb_pc_eq__parts__125;
+            m = prb_lanes & s_exp__parts__125 & ~s_arr__parts__125 & s_prb_match__parts__125;
         end
         if (|new_lanes__125) begin
             m = prb_lanes & new_lanes__125 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15299,7 +14019,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__126;
         exp = s_exp__parts__126;
         if (|s_valid__parts__126 & ~|s_complete__parts__126) begin
-            m = prb_lanes & s_exp__parts__126 & ~s_arr__parts__126 & s_prb_thi_eq__parts__126 & s_prb_pc_eq__parts__126;
+            m = prb_lanes & s_exp__parts__126 & ~s_arr__parts__126 & s_prb_match__parts__126;
         end
         if (|new_lanes__126) begin
             m = prb_lanes & new_lanes__126 & new_thi_eq__eq & new_pc_eq__eq;
@@ -15340,7 +14060,7 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         arr = s_arr__parts__127;
         exp = s_exp__parts__127;
         if (|s_valid__parts__127 & ~|s_complete__parts__127) begin
-            m = prb_lanes & s_exp__parts__127 & ~s_arr__parts__127 & s_prb_thi_eq__parts__127 & s_prb_pc_eq__parts__127;
+            m = prb_lanes & s_exp__parts__127 & ~s_arr__parts__127 & s_prb_match__parts__127;
         end
         if (|new_lanes__127) begin
             m = prb_lanes & new_lanes__127 & new_thi_eq__eq & new_pc_eq__eq;
@@ -16460,24 +15180,172 @@ module crown_barrier_16x8_w8_n1024_p32(clock,reset,rsv_valid,rsv_pc,rsv_lanes,rs
         merge__a_lanes = merge__a_lanes__drv;
         merge__b = merge__b__drv;
         merge__b_lanes = merge__b_lanes__drv;
+        rsv_thi_read__fields = rsv_thi_read__fields__drv;
+        rsv_thi_read__thi = rsv_thi_read__thi__drv;
         rsv_thi_eq__fields = rsv_thi_eq__fields__drv;
         rsv_thi_eq__v = rsv_thi_eq__v__drv;
+        rsv_match__a = rsv_match__a__drv;
+        rsv_match__b = rsv_match__b__drv;
+        rsv_match__masks = rsv_match__masks__drv;
+        prb_pc_read__fields = prb_pc_read__fields__drv;
+        prb_pc_read__thi = prb_pc_read__thi__drv;
+        prb_thi_read__fields = prb_thi_read__fields__drv;
+        prb_thi_read__thi = prb_thi_read__thi__drv;
+        prb_pc_eq__fields = prb_pc_eq__fields__drv;
+        prb_pc_eq__v = prb_pc_eq__v__drv;
         prb_thi_eq__fields = prb_thi_eq__fields__drv;
         prb_thi_eq__v = prb_thi_eq__v__drv;
-        prb_pc_eq__rows = prb_pc_eq__rows__drv;
-        prb_pc_eq__v = prb_pc_eq__v__drv;
+        prb_sets__thi = prb_sets__thi__drv;
+        prb_match__a = prb_match__a__drv;
+        prb_match__b = prb_match__b__drv;
+        prb_match__masks = prb_match__masks__drv;
         new_thi_eq__fields = new_thi_eq__fields__drv;
         new_thi_eq__v = new_thi_eq__v__drv;
         new_pc_eq__rows = new_pc_eq__rows__drv;
         new_pc_eq__v = new_pc_eq__v__drv;
         sets__thi = sets__thi__drv;
-        s_rsv_thi_eq__whole = s_rsv_thi_eq__whole__drv;
-        s_prb_thi_eq__whole = s_prb_thi_eq__whole__drv;
-        s_prb_pc_eq__whole = s_prb_pc_eq__whole__drv;
+        s_rsv_match__whole = s_rsv_match__whole__drv;
+        s_prb_match__whole = s_prb_match__whole__drv;
         s_sets__whole = s_sets__whole__drv;
         dedup_pop__x = dedup_pop__x__drv;
         new_pop__x = new_pop__x__drv;
         fail_pop__x = fail_pop__x__drv;
+        used_pop__x = used_pop__x__drv;
+        done_pop__x = done_pop__x__drv;
+        c_head__parts__0 = c_head__parts__0__drv;
+        c_head__parts__1 = c_head__parts__1__drv;
+        c_head__parts__2 = c_head__parts__2__drv;
+        c_head__parts__3 = c_head__parts__3__drv;
+        c_head__parts__4 = c_head__parts__4__drv;
+        c_head__parts__5 = c_head__parts__5__drv;
+        c_head__parts__6 = c_head__parts__6__drv;
+        c_head__parts__7 = c_head__parts__7__drv;
+        c_head__parts__8 = c_head__parts__8__drv;
+        c_head__parts__9 = c_head__parts__9__drv;
+        c_head__parts__10 = c_head__parts__10__drv;
+        c_head__parts__11 = c_head__parts__11__drv;
+        c_head__parts__12 = c_head__parts__12__drv;
+        c_head__parts__13 = c_head__parts__13__drv;
+        c_head__parts__14 = c_head__parts__14__drv;
+        c_head__parts__15 = c_head__parts__15__drv;
+        c_head__parts__16 = c_head__parts__16__drv;
+        c_head__parts__17 = c_head__parts__17__drv;
+        c_head__parts__18 = c_head__parts__18__drv;
+        c_head__parts__19 = c_head__parts__19__drv;
+        c_head__parts__20 = c_head__parts__20__drv;
+        c_head__parts__21 = c_head__parts__21__drv;
+        c_head__parts__22 = c_head__parts__22__drv;
+        c_head__parts__23 = c_head__parts__23__drv;
+        c_head__parts__24 = c_head__parts__24__drv;
+        c_head__parts__25 = c_head__parts__25__drv;
+        c_head__parts__26 = c_head__parts__26__drv;
+        c_head__parts__27 = c_head__parts__27__drv;
+        c_head__parts__28 = c_head__parts__28__drv;
+        c_head__parts__29 = c_head__parts__29__drv;
+        c_head__parts__30 = c_head__parts__30__drv;
+        c_head__parts__31 = c_head__parts__31__drv;
+        c_head__parts__32 = c_head__parts__32__drv;
+        c_head__parts__33 = c_head__parts__33__drv;
+        c_head__parts__34 = c_head__parts__34__drv;
+        c_head__parts__35 = c_head__parts__35__drv;
+        c_head__parts__36 = c_head__parts__36__drv;
+        c_head__parts__37 = c_head__parts__37__drv;
+        c_head__parts__38 = c_head__parts__38__drv;
+        c_head__parts__39 = c_head__parts__39__drv;
+        c_head__parts__40 = c_head__parts__40__drv;
+        c_head__parts__41 = c_head__parts__41__drv;
+        c_head__parts__42 = c_head__parts__42__drv;
+        c_head__parts__43 = c_head__parts__43__drv;
+        c_head__parts__44 = c_head__parts__44__drv;
+        c_head__parts__45 = c_head__parts__45__drv;
+        c_head__parts__46 = c_head__parts__46__drv;
+        c_head__parts__47 = c_head__parts__47__drv;
+        c_head__parts__48 = c_head__parts__48__drv;
+        c_head__parts__49 = c_head__parts__49__drv;
+        c_head__parts__50 = c_head__parts__50__drv;
+        c_head__parts__51 = c_head__parts__51__drv;
+        c_head__parts__52 = c_head__parts__52__drv;
+        c_head__parts__53 = c_head__parts__53__drv;
+        c_head__parts__54 = c_head__parts__54__drv;
+        c_head__parts__55 = c_head__parts__55__drv;
+        c_head__parts__56 = c_head__parts__56__drv;
+        c_head__parts__57 = c_head__parts__57__drv;
+        c_head__parts__58 = c_head__parts__58__drv;
+        c_head__parts__59 = c_head__parts__59__drv;
+        c_head__parts__60 = c_head__parts__60__drv;
+        c_head__parts__61 = c_head__parts__61__drv;
+        c_head__parts__62 = c_head__parts__62__drv;
+        c_head__parts__63 = c_head__parts__63__drv;
+        c_head__parts__64 = c_head__parts__64__drv;
+        c_head__parts__65 = c_head__parts__65__drv;
+        c_head__parts__66 = c_head__parts__66__drv;
+        c_head__parts__67 = c_head__parts__67__drv;
+        c_head__parts__68 = c_head__parts__68__drv;
+        c_head__parts__69 = c_head__parts__69__drv;
+        c_head__parts__70 = c_head__parts__70__drv;
+        c_head__parts__71 = c_head__parts__71__drv;
+        c_head__parts__72 = c_head__parts__72__drv;
+        c_head__parts__73 = c_head__parts__73__drv;
+        c_head__parts__74 = c_head__parts__74__drv;
+        c_head__parts__75 = c_head__parts__75__drv;
+        c_head__parts__76 = c_head__parts__76__drv;
+        c_head__parts__77 = c_head__parts__77__drv;
+        c_head__parts__78 = c_head__parts__78__drv;
+        c_head__parts__79 = c_head__parts__79__drv;
+        c_head__parts__80 = c_head__parts__80__drv;
+        c_head__parts__81 = c_head__parts__81__drv;
+        c_head__parts__82 = c_head__parts__82__drv;
+        c_head__parts__83 = c_head__parts__83__drv;
+        c_head__parts__84 = c_head__parts__84__drv;
+        c_head__parts__85 = c_head__parts__85__drv;
+        c_head__parts__86 = c_head__parts__86__drv;
+        c_head__parts__87 = c_head__parts__87__drv;
+        c_head__parts__88 = c_head__parts__88__drv;
+        c_head__parts__89 = c_head__parts__89__drv;
+        c_head__parts__90 = c_head__parts__90__drv;
+        c_head__parts__91 = c_head__parts__91__drv;
+        c_head__parts__92 = c_head__parts__92__drv;
+        c_head__parts__93 = c_head__parts__93__drv;
+        c_head__parts__94 = c_head__parts__94__drv;
+        c_head__parts__95 = c_head__parts__95__drv;
+        c_head__parts__96 = c_head__parts__96__drv;
+        c_head__parts__97 = c_head__parts__97__drv;
+        c_head__parts__98 = c_head__parts__98__drv;
+        c_head__parts__99 = c_head__parts__99__drv;
+        c_head__parts__100 = c_head__parts__100__drv;
+        c_head__parts__101 = c_head__parts__101__drv;
+        c_head__parts__102 = c_head__parts__102__drv;
+        c_head__parts__103 = c_head__parts__103__drv;
+        c_head__parts__104 = c_head__parts__104__drv;
+        c_head__parts__105 = c_head__parts__105__drv;
+        c_head__parts__106 = c_head__parts__106__drv;
+        c_head__parts__107 = c_head__parts__107__drv;
+        c_head__parts__108 = c_head__parts__108__drv;
+        c_head__parts__109 = c_head__parts__109__drv;
+        c_head__parts__110 = c_head__parts__110__drv;
+        c_head__parts__111 = c_head__parts__111__drv;
+        c_head__parts__112 = c_head__parts__112__drv;
+        c_head__parts__113 = c_head__parts__113__drv;
+        c_head__parts__114 = c_head__parts__114__drv;
+        c_head__parts__115 = c_head__parts__115__drv;
+        c_head__parts__116 = c_head__parts__116__drv;
+        c_head__parts__117 = c_head__parts__117__drv;
+        c_head__parts__118 = c_head__parts__118__drv;
+        c_head__parts__119 = c_head__parts__119__drv;
+        c_head__parts__120 = c_head__parts__120__drv;
+        c_head__parts__121 = c_head__parts__121__drv;
+        c_head__parts__122 = c_head__parts__122__drv;
+        c_head__parts__123 = c_head__parts__123__drv;
+        c_head__parts__124 = c_head__parts__124__drv;
+        c_head__parts__125 = c_head__parts__125__drv;
+        c_head__parts__126 = c_head__parts__126__drv;
+        c_head__parts__127 = c_head__parts__127__drv;
+        head_pc_sel__sel = head_pc_sel__sel__drv;
+        head_pc_sel__data = head_pc_sel__data__drv;
+        head_exp_sel__sel = head_exp_sel__sel__drv;
+        head_exp_sel__data = head_exp_sel__data__drv;
+        head_thi_sel__sel = head_thi_sel__sel__drv;
+        head_thi_sel__data = head_thi_sel__data__drv;
     end
 endmodule // crown_barrier_16x8_w8_n1024_p32
 
@@ -17043,6 +15911,54 @@ module crown_barrier_16x8_w8_n1024_p32__dedup_pop(x,count);
     // Update code (custom)
     always @(*) count = 4'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7];
 endmodule // crown_barrier_16x8_w8_n1024_p32__dedup_pop
+
+
+module crown_barrier_16x8_w8_n1024_p32__head_exp_sel(sel,data,out,index);
+    
+    // Module arguments
+    input wire  [127:0] sel;
+    input wire  [1023:0] data;
+    output reg  [7:0] out;
+    output reg  [6:0] index;
+    
+    // Update code (custom)
+    always @(*) begin
+        out = (sel[0] ? data[7:0] : 8'd0) | (sel[1] ? data[15:8] : 8'd0) | (sel[2] ? data[23:16] : 8'd0) | (sel[3] ? data[31:24] : 8'd0) | (sel[4] ? data[39:32] : 8'd0) | (sel[5] ? data[47:40] : 8'd0) | (sel[6] ? data[55:48] : 8'd0) | (sel[7] ? data[63:56] : 8'd0) | (sel[8] ? data[71:64] : 8'd0) | (sel[9] ? data[79:72] : 8'd0) | (sel[10] ? data[87:80] : 8'd0) | (sel[11] ? data[95:88] : 8'd0) | (sel[12] ? data[103:96] : 8'd0) | (sel[13] ? data[111:104] : 8'd0) | (sel[14] ? data[119:112] : 8'd0) | (sel[15] ? data[127:120] : 8'd0) | (sel[16] ? data[135:128] : 8'd0) | (sel[17] ? data[143:136] : 8'd0) | (sel[18] ? data[151:144] : 8'd0) | (sel[19] ? data[159:152] : 8'd0) | (sel[20] ? data[167:160] : 8'd0) | (sel[21] ? data[175:168] : 8'd0) | (sel[22] ? data[183:176] : 8'd0) | (sel[23] ? data[191:184] : 8'd0) | (sel[24] ? data[199:192] : 8'd0) | (sel[25] ? data[207:200] : 8'd0) | (sel[26] ? data[215:208] : 8'd0) | (sel[27] ? data[223:216] : 8'd0) | (sel[28] ? data[231:224] : 8'd0) | (sel[29] ? data[239:232] : 8'd0) | (sel[30] ? data[247:240] : 8'd0) | (sel[31] ? data[255:248] : 8'd0) | (sel[32] ? data[263:256] : 8'd0) | (sel[33] ? data[271:264] : 8'd0) | (sel[34] ? data[279:272] : 8'd0) | (sel[35] ? data[287:280] : 8'd0) | (sel[36] ? data[295:288] : 8'd0) | (sel[37] ? data[303:296] : 8'd0) | (sel[38] ? data[311:304] : 8'd0) | (sel[39] ? data[319:312] : 8'd0) | (sel[40] ? data[327:320] : 8'd0) | (sel[41] ? data[335:328] : 8'd0) | (sel[42] ? data[343:336] : 8'd0) | (sel[43] ? data[351:344] : 8'd0) | (sel[44] ? data[359:352] : 8'd0) | (sel[45] ? data[367:360] : 8'd0) | (sel[46] ? data[375:368] : 8'd0) | (sel[47] ? data[383:376] : 8'd0) | (sel[48] ? data[391:384] : 8'd0) | (sel[49] ? data[399:392] : 8'd0) | (sel[50] ? data[407:400] : 8'd0) | (sel[51] ? data[415:408] : 8'd0) | (sel[52] ? data[423:416] : 8'd0) | (sel[53] ? data[431:424] : 8'd0) | (sel[54] ? data[439:432] : 8'd0) | (sel[55] ? data[447:440] : 8'd0) | (sel[56] ? data[455:448] : 8'd0) | (sel[57] ? data[463:456] : 8'd0) | (sel[58] ? data[471:464] : 8'd0) | (sel[59] ? data[479:472] : 8'd0) | (sel[60] ? data[487:480] : 8'd0) | (sel[61] ? data[495:488] : 8'd0) | (sel[62] ? data[503:496] : 8'd0) | (sel[63] ? data[511:504] : 8'd0) | (sel[64] ? data[519:512] : 8'd0) | (sel[65] ? data[527:520] : 8'd0) | (sel[66] ? data[535:528] : 8'd0) | (sel[67] ? data[543:536] : 8'd0) | (sel[68] ? data[551:544] : 8'd0) | (sel[69] ? data[559:552] : 8'd0) | (sel[70] ? data[567:560] : 8'd0) | (sel[71] ? data[575:568] : 8'd0) | (sel[72] ? data[583:576] : 8'd0) | (sel[73] ? data[591:584] : 8'd0) | (sel[74] ? data[599:592] : 8'd0) | (sel[75] ? data[607:600] : 8'd0) | (sel[76] ? data[615:608] : 8'd0) | (sel[77] ? data[623:616] : 8'd0) | (sel[78] ? data[631:624] : 8'd0) | (sel[79] ? data[639:632] : 8'd0) | (sel[80] ? data[647:640] : 8'd0) | (sel[81] ? data[655:648] : 8'd0) | (sel[82] ? data[663:656] : 8'd0) | (sel[83] ? data[671:664] : 8'd0) | (sel[84] ? data[679:672] : 8'd0) | (sel[85] ? data[687:680] : 8'd0) | (sel[86] ? data[695:688] : 8'd0) | (sel[87] ? data[703:696] : 8'd0) | (sel[88] ? data[711:704] : 8'd0) | (sel[89] ? data[719:712] : 8'd0) | (sel[90] ? data[727:720] : 8'd0) | (sel[91] ? data[735:728] : 8'd0) | (sel[92] ? data[743:736] : 8'd0) | (sel[93] ? data[751:744] : 8'd0) | (sel[94] ? data[759:752] : 8'd0) | (sel[95] ? data[767:760] : 8'd0) | (sel[96] ? data[775:768] : 8'd0) | (sel[97] ? data[783:776] : 8'd0) | (sel[98] ? data[791:784] : 8'd0) | (sel[99] ? data[799:792] : 8'd0) | (sel[100] ? data[807:800] : 8'd0) | (sel[101] ? data[815:808] : 8'd0) | (sel[102] ? data[823:816] : 8'd0) | (sel[103] ? data[831:824] : 8'd0) | (sel[104] ? data[839:832] : 8'd0) | (sel[105] ? data[847:840] : 8'd0) | (sel[106] ? data[855:848] : 8'd0) | (sel[107] ? data[863:856] : 8'd0) | (sel[108] ? data[871:864] : 8'd0) | (sel[109] ? data[879:872] : 8'd0) | (sel[110] ? data[887:880] : 8'd0) | (sel[111] ? data[895:888] : 8'd0) | (sel[112] ? data[903:896] : 8'd0) | (sel[113] ? data[911:904] : 8'd0) | (sel[114] ? data[919:912] : 8'd0) | (sel[115] ? data[927:920] : 8'd0) | (sel[116] ? data[935:928] : 8'd0) | (sel[117] ? data[943:936] : 8'd0) | (sel[118] ? data[951:944] : 8'd0) | (sel[119] ? data[959:952] : 8'd0) | (sel[120] ? data[967:960] : 8'd0) | (sel[121] ? data[975:968] : 8'd0) | (sel[122] ? data[983:976] : 8'd0) | (sel[123] ? data[991:984] : 8'd0) | (sel[124] ? data[999:992] : 8'd0) | (sel[125] ? data[1007:1000] : 8'd0) | (sel[126] ? data[1015:1008] : 8'd0) | (sel[127] ? data[1023:1016] : 8'd0);
+        index = (sel[1] ? 7'd1 : 7'd0) | (sel[2] ? 7'd2 : 7'd0) | (sel[3] ? 7'd3 : 7'd0) | (sel[4] ? 7'd4 : 7'd0) | (sel[5] ? 7'd5 : 7'd0) | (sel[6] ? 7'd6 : 7'd0) | (sel[7] ? 7'd7 : 7'd0) | (sel[8] ? 7'd8 : 7'd0) | (sel[9] ? 7'd9 : 7'd0) | (sel[10] ? 7'd10 : 7'd0) | (sel[11] ? 7'd11 : 7'd0) | (sel[12] ? 7'd12 : 7'd0) | (sel[13] ? 7'd13 : 7'd0) | (sel[14] ? 7'd14 : 7'd0) | (sel[15] ? 7'd15 : 7'd0) | (sel[16] ? 7'd16 : 7'd0) | (sel[17] ? 7'd17 : 7'd0) | (sel[18] ? 7'd18 : 7'd0) | (sel[19] ? 7'd19 : 7'd0) | (sel[20] ? 7'd20 : 7'd0) | (sel[21] ? 7'd21 : 7'd0) | (sel[22] ? 7'd22 : 7'd0) | (sel[23] ? 7'd23 : 7'd0) | (sel[24] ? 7'd24 : 7'd0) | (sel[25] ? 7'd25 : 7'd0) | (sel[26] ? 7'd26 : 7'd0) | (sel[27] ? 7'd27 : 7'd0) | (sel[28] ? 7'd28 : 7'd0) | (sel[29] ? 7'd29 : 7'd0) | (sel[30] ? 7'd30 : 7'd0) | (sel[31] ? 7'd31 : 7'd0) | (sel[32] ? 7'd32 : 7'd0) | (sel[33] ? 7'd33 : 7'd0) | (sel[34] ? 7'd34 : 7'd0) | (sel[35] ? 7'd35 : 7'd0) | (sel[36] ? 7'd36 : 7'd0) | (sel[37] ? 7'd37 : 7'd0) | (sel[38] ? 7'd38 : 7'd0) | (sel[39] ? 7'd39 : 7'd0) | (sel[40] ? 7'd40 : 7'd0) | (sel[41] ? 7'd41 : 7'd0) | (sel[42] ? 7'd42 : 7'd0) | (sel[43] ? 7'd43 : 7'd0) | (sel[44] ? 7'd44 : 7'd0) | (sel[45] ? 7'd45 : 7'd0) | (sel[46] ? 7'd46 : 7'd0) | (sel[47] ? 7'd47 : 7'd0) | (sel[48] ? 7'd48 : 7'd0) | (sel[49] ? 7'd49 : 7'd0) | (sel[50] ? 7'd50 : 7'd0) | (sel[51] ? 7'd51 : 7'd0) | (sel[52] ? 7'd52 : 7'd0) | (sel[53] ? 7'd53 : 7'd0) | (sel[54] ? 7'd54 : 7'd0) | (sel[55] ? 7'd55 : 7'd0) | (sel[56] ? 7'd56 : 7'd0) | (sel[57] ? 7'd57 : 7'd0) | (sel[58] ? 7'd58 : 7'd0) | (sel[59] ? 7'd59 : 7'd0) | (sel[60] ? 7'd60 : 7'd0) | (sel[61] ? 7'd61 : 7'd0) | (sel[62] ? 7'd62 : 7'd0) | (sel[63] ? 7'd63 : 7'd0) | (sel[64] ? 7'd64 : 7'd0) | (sel[65] ? 7'd65 : 7'd0) | (sel[66] ? 7'd66 : 7'd0) | (sel[67] ? 7'd67 : 7'd0) | (sel[68] ? 7'd68 : 7'd0) | (sel[69] ? 7'd69 : 7'd0) | (sel[70] ? 7'd70 : 7'd0) | (sel[71] ? 7'd71 : 7'd0) | (sel[72] ? 7'd72 : 7'd0) | (sel[73] ? 7'd73 : 7'd0) | (sel[74] ? 7'd74 : 7'd0) | (sel[75] ? 7'd75 : 7'd0) | (sel[76] ? 7'd76 : 7'd0) | (sel[77] ? 7'd77 : 7'd0) | (sel[78] ? 7'd78 : 7'd0) | (sel[79] ? 7'd79 : 7'd0) | (sel[80] ? 7'd80 : 7'd0) | (sel[81] ? 7'd81 : 7'd0) | (sel[82] ? 7'd82 : 7'd0) | (sel[83] ? 7'd83 : 7'd0) | (sel[84] ? 7'd84 : 7'd0) | (sel[85] ? 7'd85 : 7'd0) | (sel[86] ? 7'd86 : 7'd0) | (sel[87] ? 7'd87 : 7'd0) | (sel[88] ? 7'd88 : 7'd0) | (sel[89] ? 7'd89 : 7'd0) | (sel[90] ? 7'd90 : 7'd0) | (sel[91] ? 7'd91 : 7'd0) | (sel[92] ? 7'd92 : 7'd0) | (sel[93] ? 7'd93 : 7'd0) | (sel[94] ? 7'd94 : 7'd0) | (sel[95] ? 7'd95 : 7'd0) | (sel[96] ? 7'd96 : 7'd0) | (sel[97] ? 7'd97 : 7'd0) | (sel[98] ? 7'd98 : 7'd0) | (sel[99] ? 7'd99 : 7'd0) | (sel[100] ? 7'd100 : 7'd0) | (sel[101] ? 7'd101 : 7'd0) | (sel[102] ? 7'd102 : 7'd0) | (sel[103] ? 7'd103 : 7'd0) | (sel[104] ? 7'd104 : 7'd0) | (sel[105] ? 7'd105 : 7'd0) | (sel[106] ? 7'd106 : 7'd0) | (sel[107] ? 7'd107 : 7'd0) | (sel[108] ? 7'd108 : 7'd0) | (sel[109] ? 7'd109 : 7'd0) | (sel[110] ? 7'd110 : 7'd0) | (sel[111] ? 7'd111 : 7'd0) | (sel[112] ? 7'd112 : 7'd0) | (sel[113] ? 7'd113 : 7'd0) | (sel[114] ? 7'd114 : 7'd0) | (sel[115] ? 7'd115 : 7'd0) | (sel[116] ? 7'd116 : 7'd0) | (sel[117] ? 7'd117 : 7'd0) | (sel[118] ? 7'd118 : 7'd0) | (sel[119] ? 7'd119 : 7'd0) | (sel[120] ? 7'd120 : 7'd0) | (sel[121] ? 7'd121 : 7'd0) | (sel[122] ? 7'd122 : 7'd0) | (sel[123] ? 7'd123 : 7'd0) | (sel[124] ? 7'd124 : 7'd0) | (sel[125] ? 7'd125 : 7'd0) | (sel[126] ? 7'd126 : 7'd0) | (sel[127] ? 7'd127 : 7'd0);
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__head_exp_sel
+
+
+module crown_barrier_16x8_w8_n1024_p32__head_pc_sel(sel,data,out,index);
+    
+    // Module arguments
+    input wire  [127:0] sel;
+    input wire  [4095:0] data;
+    output reg  [31:0] out;
+    output reg  [6:0] index;
+    
+    // Update code (custom)
+    always @(*) begin
+        out = (sel[0] ? data[31:0] : 32'd0) | (sel[1] ? data[63:32] : 32'd0) | (sel[2] ? data[95:64] : 32'd0) | (sel[3] ? data[127:96] : 32'd0) | (sel[4] ? data[159:128] : 32'd0) | (sel[5] ? data[191:160] : 32'd0) | (sel[6] ? data[223:192] : 32'd0) | (sel[7] ? data[255:224] : 32'd0) | (sel[8] ? data[287:256] : 32'd0) | (sel[9] ? data[319:288] : 32'd0) | (sel[10] ? data[351:320] : 32'd0) | (sel[11] ? data[383:352] : 32'd0) | (sel[12] ? data[415:384] : 32'd0) | (sel[13] ? data[447:416] : 32'd0) | (sel[14] ? data[479:448] : 32'd0) | (sel[15] ? data[511:480] : 32'd0) | (sel[16] ? data[543:512] : 32'd0) | (sel[17] ? data[575:544] : 32'd0) | (sel[18] ? data[607:576] : 32'd0) | (sel[19] ? data[639:608] : 32'd0) | (sel[20] ? data[671:640] : 32'd0) | (sel[21] ? data[703:672] : 32'd0) | (sel[22] ? data[735:704] : 32'd0) | (sel[23] ? data[767:736] : 32'd0) | (sel[24] ? data[799:768] : 32'd0) | (sel[25] ? data[831:800] : 32'd0) | (sel[26] ? data[863:832] : 32'd0) | (sel[27] ? data[895:864] : 32'd0) | (sel[28] ? data[927:896] : 32'd0) | (sel[29] ? data[959:928] : 32'd0) | (sel[30] ? data[991:960] : 32'd0) | (sel[31] ? data[1023:992] : 32'd0) | (sel[32] ? data[1055:1024] : 32'd0) | (sel[33] ? data[1087:1056] : 32'd0) | (sel[34] ? data[1119:1088] : 32'd0) | (sel[35] ? data[1151:1120] : 32'd0) | (sel[36] ? data[1183:1152] : 32'd0) | (sel[37] ? data[1215:1184] : 32'd0) | (sel[38] ? data[1247:1216] : 32'd0) | (sel[39] ? data[1279:1248] : 32'd0) | (sel[40] ? data[1311:1280] : 32'd0) | (sel[41] ? data[1343:1312] : 32'd0) | (sel[42] ? data[1375:1344] : 32'd0) | (sel[43] ? data[1407:1376] : 32'd0) | (sel[44] ? data[1439:1408] : 32'd0) | (sel[45] ? data[1471:1440] : 32'd0) | (sel[46] ? data[1503:1472] : 32'd0) | (sel[47] ? data[1535:1504] : 32'd0) | (sel[48] ? data[1567:1536] : 32'd0) | (sel[49] ? data[1599:1568] : 32'd0) | (sel[50] ? data[1631:1600] : 32'd0) | (sel[51] ? data[1663:1632] : 32'd0) | (sel[52] ? data[1695:1664] : 32'd0) | (sel[53] ? data[1727:1696] : 32'd0) | (sel[54] ? data[1759:1728] : 32'd0) | (sel[55] ? data[1791:1760] : 32'd0) | (sel[56] ? data[1823:1792] : 32'd0) | (sel[57] ? data[1855:1824] : 32'd0) | (sel[58] ? data[1887:1856] : 32'd0) | (sel[59] ? data[1919:1888] : 32'd0) | (sel[60] ? data[1951:1920] : 32'd0) | (sel[61] ? data[1983:1952] : 32'd0) | (sel[62] ? data[2015:1984] : 32'd0) | (sel[63] ? data[2047:2016] : 32'd0) | (sel[64] ? data[2079:2048] : 32'd0) | (sel[65] ? data[2111:2080] : 32'd0) | (sel[66] ? data[2143:2112] : 32'd0) | (sel[67] ? data[2175:2144] : 32'd0) | (sel[68] ? data[2207:2176] : 32'd0) | (sel[69] ? data[2239:2208] : 32'd0) | (sel[70] ? data[2271:2240] : 32'd0) | (sel[71] ? data[2303:2272] : 32'd0) | (sel[72] ? data[2335:2304] : 32'd0) | (sel[73] ? data[2367:2336] : 32'd0) | (sel[74] ? data[2399:2368] : 32'd0) | (sel[75] ? data[2431:2400] : 32'd0) | (sel[76] ? data[2463:2432] : 32'd0) | (sel[77] ? data[2495:2464] : 32'd0) | (sel[78] ? data[2527:2496] : 32'd0) | (sel[79] ? data[2559:2528] : 32'd0) | (sel[80] ? data[2591:2560] : 32'd0) | (sel[81] ? data[2623:2592] : 32'd0) | (sel[82] ? data[2655:2624] : 32'd0) | (sel[83] ? data[2687:2656] : 32'd0) | (sel[84] ? data[2719:2688] : 32'd0) | (sel[85] ? data[2751:2720] : 32'd0) | (sel[86] ? data[2783:2752] : 32'd0) | (sel[87] ? data[2815:2784] : 32'd0) | (sel[88] ? data[2847:2816] : 32'd0) | (sel[89] ? data[2879:2848] : 32'd0) | (sel[90] ? data[2911:2880] : 32'd0) | (sel[91] ? data[2943:2912] : 32'd0) | (sel[92] ? data[2975:2944] : 32'd0) | (sel[93] ? data[3007:2976] : 32'd0) | (sel[94] ? data[3039:3008] : 32'd0) | (sel[95] ? data[3071:3040] : 32'd0) | (sel[96] ? data[3103:3072] : 32'd0) | (sel[97] ? data[3135:3104] : 32'd0) | (sel[98] ? data[3167:3136] : 32'd0) | (sel[99] ? data[3199:3168] : 32'd0) | (sel[100] ? data[3231:3200] : 32'd0) | (sel[101] ? data[3263:3232] : 32'd0) | (sel[102] ? data[3295:3264] : 32'd0) | (sel[103] ? data[3327:3296] : 32'd0) | (sel[104] ? data[3359:3328] : 32'd0) | (sel[105] ? data[3391:3360] : 32'd0) | (sel[106] ? data[3423:3392] : 32'd0) | (sel[107] ? data[3455:3424] : 32'd0) | (sel[108] ? data[3487:3456] : 32'd0) | (sel[109] ? data[3519:3488] : 32'd0) | (sel[110] ? data[3551:3520] : 32'd0) | (sel[111] ? data[3583:3552] : 32'd0) | (sel[112] ? data[3615:3584] : 32'd0) | (sel[113] ? data[3647:3616] : 32'd0) | (sel[114] ? data[3679:3648] : 32'd0) | (sel[115] ? data[3711:3680] : 32'd0) | (sel[116] ? data[3743:3712] : 32'd0) | (sel[117] ? data[3775:3744] : 32'd0) | (sel[118] ? data[3807:3776] : 32'd0) | (sel[119] ? data[3839:3808] : 32'd0) | (sel[120] ? data[3871:3840] : 32'd0) | (sel[121] ? data[3903:3872] : 32'd0) | (sel[122] ? data[3935:3904] : 32'd0) | (sel[123] ? data[3967:3936] : 32'd0) | (sel[124] ? data[3999:3968] : 32'd0) | (sel[125] ? data[4031:4000] : 32'd0) | (sel[126] ? data[4063:4032] : 32'd0) | (sel[127] ? data[4095:4064] : 32'd0);
+        index = (sel[1] ? 7'd1 : 7'd0) | (sel[2] ? 7'd2 : 7'd0) | (sel[3] ? 7'd3 : 7'd0) | (sel[4] ? 7'd4 : 7'd0) | (sel[5] ? 7'd5 : 7'd0) | (sel[6] ? 7'd6 : 7'd0) | (sel[7] ? 7'd7 : 7'd0) | (sel[8] ? 7'd8 : 7'd0) | (sel[9] ? 7'd9 : 7'd0) | (sel[10] ? 7'd10 : 7'd0) | (sel[11] ? 7'd11 : 7'd0) | (sel[12] ? 7'd12 : 7'd0) | (sel[13] ? 7'd13 : 7'd0) | (sel[14] ? 7'd14 : 7'd0) | (sel[15] ? 7'd15 : 7'd0) | (sel[16] ? 7'd16 : 7'd0) | (sel[17] ? 7'd17 : 7'd0) | (sel[18] ? 7'd18 : 7'd0) | (sel[19] ? 7'd19 : 7'd0) | (sel[20] ? 7'd20 : 7'd0) | (sel[21] ? 7'd21 : 7'd0) | (sel[22] ? 7'd22 : 7'd0) | (sel[23] ? 7'd23 : 7'd0) | (sel[24] ? 7'd24 : 7'd0) | (sel[25] ? 7'd25 : 7'd0) | (sel[26] ? 7'd26 : 7'd0) | (sel[27] ? 7'd27 : 7'd0) | (sel[28] ? 7'd28 : 7'd0) | (sel[29] ? 7'd29 : 7'd0) | (sel[30] ? 7'd30 : 7'd0) | (sel[31] ? 7'd31 : 7'd0) | (sel[32] ? 7'd32 : 7'd0) | (sel[33] ? 7'd33 : 7'd0) | (sel[34] ? 7'd34 : 7'd0) | (sel[35] ? 7'd35 : 7'd0) | (sel[36] ? 7'd36 : 7'd0) | (sel[37] ? 7'd37 : 7'd0) | (sel[38] ? 7'd38 : 7'd0) | (sel[39] ? 7'd39 : 7'd0) | (sel[40] ? 7'd40 : 7'd0) | (sel[41] ? 7'd41 : 7'd0) | (sel[42] ? 7'd42 : 7'd0) | (sel[43] ? 7'd43 : 7'd0) | (sel[44] ? 7'd44 : 7'd0) | (sel[45] ? 7'd45 : 7'd0) | (sel[46] ? 7'd46 : 7'd0) | (sel[47] ? 7'd47 : 7'd0) | (sel[48] ? 7'd48 : 7'd0) | (sel[49] ? 7'd49 : 7'd0) | (sel[50] ? 7'd50 : 7'd0) | (sel[51] ? 7'd51 : 7'd0) | (sel[52] ? 7'd52 : 7'd0) | (sel[53] ? 7'd53 : 7'd0) | (sel[54] ? 7'd54 : 7'd0) | (sel[55] ? 7'd55 : 7'd0) | (sel[56] ? 7'd56 : 7'd0) | (sel[57] ? 7'd57 : 7'd0) | (sel[58] ? 7'd58 : 7'd0) | (sel[59] ? 7'd59 : 7'd0) | (sel[60] ? 7'd60 : 7'd0) | (sel[61] ? 7'd61 : 7'd0) | (sel[62] ? 7'd62 : 7'd0) | (sel[63] ? 7'd63 : 7'd0) | (sel[64] ? 7'd64 : 7'd0) | (sel[65] ? 7'd65 : 7'd0) | (sel[66] ? 7'd66 : 7'd0) | (sel[67] ? 7'd67 : 7'd0) | (sel[68] ? 7'd68 : 7'd0) | (sel[69] ? 7'd69 : 7'd0) | (sel[70] ? 7'd70 : 7'd0) | (sel[71] ? 7'd71 : 7'd0) | (sel[72] ? 7'd72 : 7'd0) | (sel[73] ? 7'd73 : 7'd0) | (sel[74] ? 7'd74 : 7'd0) | (sel[75] ? 7'd75 : 7'd0) | (sel[76] ? 7'd76 : 7'd0) | (sel[77] ? 7'd77 : 7'd0) | (sel[78] ? 7'd78 : 7'd0) | (sel[79] ? 7'd79 : 7'd0) | (sel[80] ? 7'd80 : 7'd0) | (sel[81] ? 7'd81 : 7'd0) | (sel[82] ? 7'd82 : 7'd0) | (sel[83] ? 7'd83 : 7'd0) | (sel[84] ? 7'd84 : 7'd0) | (sel[85] ? 7'd85 : 7'd0) | (sel[86] ? 7'd86 : 7'd0) | (sel[87] ? 7'd87 : 7'd0) | (sel[88] ? 7'd88 : 7'd0) | (sel[89] ? 7'd89 : 7'd0) | (sel[90] ? 7'd90 : 7'd0) | (sel[91] ? 7'd91 : 7'd0) | (sel[92] ? 7'd92 : 7'd0) | (sel[93] ? 7'd93 : 7'd0) | (sel[94] ? 7'd94 : 7'd0) | (sel[95] ? 7'd95 : 7'd0) | (sel[96] ? 7'd96 : 7'd0) | (sel[97] ? 7'd97 : 7'd0) | (sel[98] ? 7'd98 : 7'd0) | (sel[99] ? 7'd99 : 7'd0) | (sel[100] ? 7'd100 : 7'd0) | (sel[101] ? 7'd101 : 7'd0) | (sel[102] ? 7'd102 : 7'd0) | (sel[103] ? 7'd103 : 7'd0) | (sel[104] ? 7'd104 : 7'd0) | (sel[105] ? 7'd105 : 7'd0) | (sel[106] ? 7'd106 : 7'd0) | (sel[107] ? 7'd107 : 7'd0) | (sel[108] ? 7'd108 : 7'd0) | (sel[109] ? 7'd109 : 7'd0) | (sel[110] ? 7'd110 : 7'd0) | (sel[111] ? 7'd111 : 7'd0) | (sel[112] ? 7'd112 : 7'd0) | (sel[113] ? 7'd113 : 7'd0) | (sel[114] ? 7'd114 : 7'd0) | (sel[115] ? 7'd115 : 7'd0) | (sel[116] ? 7'd116 : 7'd0) | (sel[117] ? 7'd117 : 7'd0) | (sel[118] ? 7'd118 : 7'd0) | (sel[119] ? 7'd119 : 7'd0) | (sel[120] ? 7'd120 : 7'd0) | (sel[121] ? 7'd121 : 7'd0) | (sel[122] ? 7'd122 : 7'd0) | (sel[123] ? 7'd123 : 7'd0) | (sel[124] ? 7'd124 : 7'd0) | (sel[125] ? 7'd125 : 7'd0) | (sel[126] ? 7'd126 : 7'd0) | (sel[127] ? 7'd127 : 7'd0);
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__head_pc_sel
+
+
+module crown_barrier_16x8_w8_n1024_p32__head_thi_sel(sel,data,out,index);
+    
+    // Module arguments
+    input wire  [127:0] sel;
+    input wire  [7167:0] data;
+    output reg  [55:0] out;
+    output reg  [6:0] index;
+    
+    // Update code (custom)
+    always @(*) begin
+        out = (sel[0] ? data[55:0] : 56'd0) | (sel[1] ? data[111:56] : 56'd0) | (sel[2] ? data[167:112] : 56'd0) | (sel[3] ? data[223:168] : 56'd0) | (sel[4] ? data[279:224] : 56'd0) | (sel[5] ? data[335:280] : 56'd0) | (sel[6] ? data[391:336] : 56'd0) | (sel[7] ? data[447:392] : 56'd0) | (sel[8] ? data[503:448] : 56'd0) | (sel[9] ? data[559:504] : 56'd0) | (sel[10] ? data[615:560] : 56'd0) | (sel[11] ? data[671:616] : 56'd0) | (sel[12] ? data[727:672] : 56'd0) | (sel[13] ? data[783:728] : 56'd0) | (sel[14] ? data[839:784] : 56'd0) | (sel[15] ? data[895:840] : 56'd0) | (sel[16] ? data[951:896] : 56'd0) | (sel[17] ? data[1007:952] : 56'd0) | (sel[18] ? data[1063:1008] : 56'd0) | (sel[19] ? data[1119:1064] : 56'd0) | (sel[20] ? data[1175:1120] : 56'd0) | (sel[21] ? data[1231:1176] : 56'd0) | (sel[22] ? data[1287:1232] : 56'd0) | (sel[23] ? data[1343:1288] : 56'd0) | (sel[24] ? data[1399:1344] : 56'd0) | (sel[25] ? data[1455:1400] : 56'd0) | (sel[26] ? data[1511:1456] : 56'd0) | (sel[27] ? data[1567:1512] : 56'd0) | (sel[28] ? data[1623:1568] : 56'd0) | (sel[29] ? data[1679:1624] : 56'd0) | (sel[30] ? data[1735:1680] : 56'd0) | (sel[31] ? data[1791:1736] : 56'd0) | (sel[32] ? data[1847:1792] : 56'd0) | (sel[33] ? data[1903:1848] : 56'd0) | (sel[34] ? data[1959:1904] : 56'd0) | (sel[35] ? data[2015:1960] : 56'd0) | (sel[36] ? data[2071:2016] : 56'd0) | (sel[37] ? data[2127:2072] : 56'd0) | (sel[38] ? data[2183:2128] : 56'd0) | (sel[39] ? data[2239:2184] : 56'd0) | (sel[40] ? data[2295:2240] : 56'd0) | (sel[41] ? data[2351:2296] : 56'd0) | (sel[42] ? data[2407:2352] : 56'd0) | (sel[43] ? data[2463:2408] : 56'd0) | (sel[44] ? data[2519:2464] : 56'd0) | (sel[45] ? data[2575:2520] : 56'd0) | (sel[46] ? data[2631:2576] : 56'd0) | (sel[47] ? data[2687:2632] : 56'd0) | (sel[48] ? data[2743:2688] : 56'd0) | (sel[49] ? data[2799:2744] : 56'd0) | (sel[50] ? data[2855:2800] : 56'd0) | (sel[51] ? data[2911:2856] : 56'd0) | (sel[52] ? data[2967:2912] : 56'd0) | (sel[53] ? data[3023:2968] : 56'd0) | (sel[54] ? data[3079:3024] : 56'd0) | (sel[55] ? data[3135:3080] : 56'd0) | (sel[56] ? data[3191:3136] : 56'd0) | (sel[57] ? data[3247:3192] : 56'd0) | (sel[58] ? data[3303:3248] : 56'd0) | (sel[59] ? data[3359:3304] : 56'd0) | (sel[60] ? data[3415:3360] : 56'd0) | (sel[61] ? data[3471:3416] : 56'd0) | (sel[62] ? data[3527:3472] : 56'd0) | (sel[63] ? data[3583:3528] : 56'd0) | (sel[64] ? data[3639:3584] : 56'd0) | (sel[65] ? data[3695:3640] : 56'd0) | (sel[66] ? data[3751:3696] : 56'd0) | (sel[67] ? data[3807:3752] : 56'd0) | (sel[68] ? data[3863:3808] : 56'd0) | (sel[69] ? data[3919:3864] : 56'd0) | (sel[70] ? data[3975:3920] : 56'd0) | (sel[71] ? data[4031:3976] : 56'd0) | (sel[72] ? data[4087:4032] : 56'd0) | (sel[73] ? data[4143:4088] : 56'd0) | (sel[74] ? data[4199:4144] : 56'd0) | (sel[75] ? data[4255:4200] : 56'd0) | (sel[76] ? data[4311:4256] : 56'd0) | (sel[77] ? data[4367:4312] : 56'd0) | (sel[78] ? data[4423:4368] : 56'd0) | (sel[79] ? data[4479:4424] : 56'd0) | (sel[80] ? data[4535:4480] : 56'd0) | (sel[81] ? data[4591:4536] : 56'd0) | (sel[82] ? data[4647:4592] : 56'd0) | (sel[83] ? data[4703:4648] : 56'd0) | (sel[84] ? data[4759:4704] : 56'd0) | (sel[85] ? data[4815:4760] : 56'd0) | (sel[86] ? data[4871:4816] : 56'd0) | (sel[87] ? data[4927:4872] : 56'd0) | (sel[88] ? data[4983:4928] : 56'd0) | (sel[89] ? data[5039:4984] : 56'd0) | (sel[90] ? data[5095:5040] : 56'd0) | (sel[91] ? data[5151:5096] : 56'd0) | (sel[92] ? data[5207:5152] : 56'd0) | (sel[93] ? data[5263:5208] : 56'd0) | (sel[94] ? data[5319:5264] : 56'd0) | (sel[95] ? data[5375:5320] : 56'd0) | (sel[96] ? data[5431:5376] : 56'd0) | (sel[97] ? data[5487:5432] : 56'd0) | (sel[98] ? data[5543:5488] : 56'd0) | (sel[99] ? data[5599:5544] : 56'd0) | (sel[100] ? data[5655:5600] : 56'd0) | (sel[101] ? data[5711:5656] : 56'd0) | (sel[102] ? data[5767:5712] : 56'd0) | (sel[103] ? data[5823:5768] : 56'd0) | (sel[104] ? data[5879:5824] : 56'd0) | (sel[105] ? data[5935:5880] : 56'd0) | (sel[106] ? data[5991:5936] : 56'd0) | (sel[107] ? data[6047:5992] : 56'd0) | (sel[108] ? data[6103:6048] : 56'd0) | (sel[109] ? data[6159:6104] : 56'd0) | (sel[110] ? data[6215:6160] : 56'd0) | (sel[111] ? data[6271:6216] : 56'd0) | (sel[112] ? data[6327:6272] : 56'd0) | (sel[113] ? data[6383:6328] : 56'd0) | (sel[114] ? data[6439:6384] : 56'd0) | (sel[115] ? data[6495:6440] : 56'd0) | (sel[116] ? data[6551:6496] : 56'd0) | (sel[117] ? data[6607:6552] : 56'd0) | (sel[118] ? data[6663:6608] : 56'd0) | (sel[119] ? data[6719:6664] : 56'd0) | (sel[120] ? data[6775:6720] : 56'd0) | (sel[121] ? data[6831:6776] : 56'd0) | (sel[122] ? data[6887:6832] : 56'd0) | (sel[123] ? data[6943:6888] : 56'd0) | (sel[124] ? data[6999:6944] : 56'd0) | (sel[125] ? data[7055:7000] : 56'd0) | (sel[126] ? data[7111:7056] : 56'd0) | (sel[127] ? data[7167:7112] : 56'd0);
+        index = (sel[1] ? 7'd1 : 7'd0) | (sel[2] ? 7'd2 : 7'd0) | (sel[3] ? 7'd3 : 7'd0) | (sel[4] ? 7'd4 : 7'd0) | (sel[5] ? 7'd5 : 7'd0) | (sel[6] ? 7'd6 : 7'd0) | (sel[7] ? 7'd7 : 7'd0) | (sel[8] ? 7'd8 : 7'd0) | (sel[9] ? 7'd9 : 7'd0) | (sel[10] ? 7'd10 : 7'd0) | (sel[11] ? 7'd11 : 7'd0) | (sel[12] ? 7'd12 : 7'd0) | (sel[13] ? 7'd13 : 7'd0) | (sel[14] ? 7'd14 : 7'd0) | (sel[15] ? 7'd15 : 7'd0) | (sel[16] ? 7'd16 : 7'd0) | (sel[17] ? 7'd17 : 7'd0) | (sel[18] ? 7'd18 : 7'd0) | (sel[19] ? 7'd19 : 7'd0) | (sel[20] ? 7'd20 : 7'd0) | (sel[21] ? 7'd21 : 7'd0) | (sel[22] ? 7'd22 : 7'd0) | (sel[23] ? 7'd23 : 7'd0) | (sel[24] ? 7'd24 : 7'd0) | (sel[25] ? 7'd25 : 7'd0) | (sel[26] ? 7'd26 : 7'd0) | (sel[27] ? 7'd27 : 7'd0) | (sel[28] ? 7'd28 : 7'd0) | (sel[29] ? 7'd29 : 7'd0) | (sel[30] ? 7'd30 : 7'd0) | (sel[31] ? 7'd31 : 7'd0) | (sel[32] ? 7'd32 : 7'd0) | (sel[33] ? 7'd33 : 7'd0) | (sel[34] ? 7'd34 : 7'd0) | (sel[35] ? 7'd35 : 7'd0) | (sel[36] ? 7'd36 : 7'd0) | (sel[37] ? 7'd37 : 7'd0) | (sel[38] ? 7'd38 : 7'd0) | (sel[39] ? 7'd39 : 7'd0) | (sel[40] ? 7'd40 : 7'd0) | (sel[41] ? 7'd41 : 7'd0) | (sel[42] ? 7'd42 : 7'd0) | (sel[43] ? 7'd43 : 7'd0) | (sel[44] ? 7'd44 : 7'd0) | (sel[45] ? 7'd45 : 7'd0) | (sel[46] ? 7'd46 : 7'd0) | (sel[47] ? 7'd47 : 7'd0) | (sel[48] ? 7'd48 : 7'd0) | (sel[49] ? 7'd49 : 7'd0) | (sel[50] ? 7'd50 : 7'd0) | (sel[51] ? 7'd51 : 7'd0) | (sel[52] ? 7'd52 : 7'd0) | (sel[53] ? 7'd53 : 7'd0) | (sel[54] ? 7'd54 : 7'd0) | (sel[55] ? 7'd55 : 7'd0) | (sel[56] ? 7'd56 : 7'd0) | (sel[57] ? 7'd57 : 7'd0) | (sel[58] ? 7'd58 : 7'd0) | (sel[59] ? 7'd59 : 7'd0) | (sel[60] ? 7'd60 : 7'd0) | (sel[61] ? 7'd61 : 7'd0) | (sel[62] ? 7'd62 : 7'd0) | (sel[63] ? 7'd63 : 7'd0) | (sel[64] ? 7'd64 : 7'd0) | (sel[65] ? 7'd65 : 7'd0) | (sel[66] ? 7'd66 : 7'd0) | (sel[67] ? 7'd67 : 7'd0) | (sel[68] ? 7'd68 : 7'd0) | (sel[69] ? 7'd69 : 7'd0) | (sel[70] ? 7'd70 : 7'd0) | (sel[71] ? 7'd71 : 7'd0) | (sel[72] ? 7'd72 : 7'd0) | (sel[73] ? 7'd73 : 7'd0) | (sel[74] ? 7'd74 : 7'd0) | (sel[75] ? 7'd75 : 7'd0) | (sel[76] ? 7'd76 : 7'd0) | (sel[77] ? 7'd77 : 7'd0) | (sel[78] ? 7'd78 : 7'd0) | (sel[79] ? 7'd79 : 7'd0) | (sel[80] ? 7'd80 : 7'd0) | (sel[81] ? 7'd81 : 7'd0) | (sel[82] ? 7'd82 : 7'd0) | (sel[83] ? 7'd83 : 7'd0) | (sel[84] ? 7'd84 : 7'd0) | (sel[85] ? 7'd85 : 7'd0) | (sel[86] ? 7'd86 : 7'd0) | (sel[87] ? 7'd87 : 7'd0) | (sel[88] ? 7'd88 : 7'd0) | (sel[89] ? 7'd89 : 7'd0) | (sel[90] ? 7'd90 : 7'd0) | (sel[91] ? 7'd91 : 7'd0) | (sel[92] ? 7'd92 : 7'd0) | (sel[93] ? 7'd93 : 7'd0) | (sel[94] ? 7'd94 : 7'd0) | (sel[95] ? 7'd95 : 7'd0) | (sel[96] ? 7'd96 : 7'd0) | (sel[97] ? 7'd97 : 7'd0) | (sel[98] ? 7'd98 : 7'd0) | (sel[99] ? 7'd99 : 7'd0) | (sel[100] ? 7'd100 : 7'd0) | (sel[101] ? 7'd101 : 7'd0) | (sel[102] ? 7'd102 : 7'd0) | (sel[103] ? 7'd103 : 7'd0) | (sel[104] ? 7'd104 : 7'd0) | (sel[105] ? 7'd105 : 7'd0) | (sel[106] ? 7'd106 : 7'd0) | (sel[107] ? 7'd107 : 7'd0) | (sel[108] ? 7'd108 : 7'd0) | (sel[109] ? 7'd109 : 7'd0) | (sel[110] ? 7'd110 : 7'd0) | (sel[111] ? 7'd111 : 7'd0) | (sel[112] ? 7'd112 : 7'd0) | (sel[113] ? 7'd113 : 7'd0) | (sel[114] ? 7'd114 : 7'd0) | (sel[115] ? 7'd115 : 7'd0) | (sel[116] ? 7'd116 : 7'd0) | (sel[117] ? 7'd117 : 7'd0) | (sel[118] ? 7'd118 : 7'd0) | (sel[119] ? 7'd119 : 7'd0) | (sel[120] ? 7'd120 : 7'd0) | (sel[121] ? 7'd121 : 7'd0) | (sel[122] ? 7'd122 : 7'd0) | (sel[123] ? 7'd123 : 7'd0) | (sel[124] ? 7'd124 : 7'd0) | (sel[125] ? 7'd125 : 7'd0) | (sel[126] ? 7'd126 : 7'd0) | (sel[127] ? 7'd127 : 7'd0);
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__head_thi_sel
 
 
 module crown_barrier_16x8_w8_n1024_p32__merge(base,keep,a,a_lanes,b,b_lanes,merged);
@@ -18139,1041 +17055,1194 @@ module crown_barrier_16x8_w8_n1024_p32__new_thi_eq(fields,v,eq);
 endmodule // crown_barrier_16x8_w8_n1024_p32__new_thi_eq
 
 
-module crown_barrier_16x8_w8_n1024_p32__prb_pc_eq(rows,v,eq);
+module crown_barrier_16x8_w8_n1024_p32__prb_pc_eq(fields,v,eq);
     
     // Module arguments
-    input wire  [4095:0] rows;
+    input wire  [2047:0] fields;
     input wire  [255:0] v;
-    output reg  [1023:0] eq;
+    output reg  [63:0] eq;
     
     // Update code (custom)
     always @(*) begin
-        eq[0] = rows[31:0] == v[31:0];
-        eq[1] = rows[31:0] == v[63:32];
-        eq[2] = rows[31:0] == v[95:64];
-        eq[3] = rows[31:0] == v[127:96];
-        eq[4] = rows[31:0] == v[159:128];
-        eq[5] = rows[31:0] == v[191:160];
-        eq[6] = rows[31:0] == v[223:192];
-        eq[7] = rows[31:0] == v[255:224];
-        eq[8] = rows[63:32] == v[31:0];
-        eq[9] = rows[63:32] == v[63:32];
-        eq[10] = rows[63:32] == v[95:64];
-        eq[11] = rows[63:32] == v[127:96];
-        eq[12] = rows[63:32] == v[159:128];
-        eq[13] = rows[63:32] == v[191:160];
-        eq[14] = rows[63:32] == v[223:192];
-        eq[15] = rows[63:32] == v[255:224];
-        eq[16] = rows[95:64] == v[31:0];
-        eq[17] = rows[95:64] == v[63:32];
-        eq[18] = rows[95:64] == v[95:64];
-        eq[19] = rows[95:64] == v[127:96];
-        eq[20] = rows[95:64] == v[159:128];
-        eq[21] = rows[95:64] == v[191:160];
-        eq[22] = rows[95:64] == v[223:192];
-        eq[23] = rows[95:64] == v[255:224];
-        eq[24] = rows[127:96] == v[31:0];
-        eq[25] = rows[127:96] == v[63:32];
-        eq[26] = rows[127:96] == v[95:64];
-        eq[27] = rows[127:96] == v[127:96];
-        eq[28] = rows[127:96] == v[159:128];
-        eq[29] = rows[127:96] == v[191:160];
-        eq[30] = rows[127:96] == v[223:192];
-        eq[31] = rows[127:96] == v[255:224];
-        eq[32] = rows[159:128] == v[31:0];
-        eq[33] = rows[159:128] == v[63:32];
-        eq[34] = rows[159:128] == v[95:64];
-        eq[35] = rows[159:128] == v[127:96];
-        eq[36] = rows[159:128] == v[159:128];
-        eq[37] = rows[159:128] == v[191:160];
-        eq[38] = rows[159:128] == v[223:192];
-        eq[39] = rows[159:128] == v[255:224];
-        eq[40] = rows[191:160] == v[31:0];
-        eq[41] = rows[191:160] == v[63:32];
-        eq[42] = rows[191:160] == v[95:64];
-        eq[43] = rows[191:160] == v[127:96];
-        eq[44] = rows[191:160] == v[159:128];
-        eq[45] = rows[191:160] == v[191:160];
-        eq[46] = rows[191:160] == v[223:192];
-        eq[47] = rows[191:160] == v[255:224];
-        eq[48] = rows[223:192] == v[31:0];
-        eq[49] = rows[223:192] == v[63:32];
-        eq[50] = rows[223:192] == v[95:64];
-        eq[51] = rows[223:192] == v[127:96];
-        eq[52] = rows[223:192] == v[159:128];
-        eq[53] = rows[223:192] == v[191:160];
-        eq[54] = rows[223:192] == v[223:192];
-        eq[55] = rows[223:192] == v[255:224];
-        eq[56] = rows[255:224] == v[31:0];
-        eq[57] = rows[255:224] == v[63:32];
-        eq[58] = rows[255:224] == v[95:64];
-        eq[59] = rows[255:224] == v[127:96];
-        eq[60] = rows[255:224] == v[159:128];
-        eq[61] = rows[255:224] == v[191:160];
-        eq[62] = rows[255:224] == v[223:192];
-        eq[63] = rows[255:224] == v[255:224];
-        eq[64] = rows[287:256] == v[31:0];
-        eq[65] = rows[287:256] == v[63:32];
-        eq[66] = rows[287:256] == v[95:64];
-        eq[67] = rows[287:256] == v[127:96];
-        eq[68] = rows[287:256] == v[159:128];
-        eq[69] = rows[287:256] == v[191:160];
-        eq[70] = rows[287:256] == v[223:192];
-        eq[71] = rows[287:256] == v[255:224];
-        eq[72] = rows[319:288] == v[31:0];
-        eq[73] = rows[319:288] == v[63:32];
-        eq[74] = rows[319:288] == v[95:64];
-        eq[75] = rows[319:288] == v[127:96];
-        eq[76] = rows[319:288] == v[159:128];
-        eq[77] = rows[319:288] == v[191:160];
-        eq[78] = rows[319:288] == v[223:192];
-        eq[79] = rows[319:288] == v[255:224];
-        eq[80] = rows[351:320] == v[31:0];
-        eq[81] = rows[351:320] == v[63:32];
-        eq[82] = rows[351:320] == v[95:64];
-        eq[83] = rows[351:320] == v[127:96];
-        eq[84] = rows[351:320] == v[159:128];
-        eq[85] = rows[351:320] == v[191:160];
-        eq[86] = rows[351:320] == v[223:192];
-        eq[87] = rows[351:320] == v[255:224];
-        eq[88] = rows[383:352] == v[31:0];
-        eq[89] = rows[383:352] == v[63:32];
-        eq[90] = rows[383:352] == v[95:64];
-        eq[91] = rows[383:352] == v[127:96];
-        eq[92] = rows[383:352] == v[159:128];
-        eq[93] = rows[383:352] == v[191:160];
-        eq[94] = rows[383:352] == v[223:192];
-        eq[95] = rows[383:352] == v[255:224];
-        eq[96] = rows[415:384] == v[31:0];
-        eq[97] = rows[415:384] == v[63:32];
-        eq[98] = rows[415:384] == v[95:64];
-        eq[99] = rows[415:384] == v[127:96];
-        eq[100] = rows[415:384] == v[159:128];
-        eq[101] = rows[415:384] == v[191:160];
-        eq[102] = rows[415:384] == v[223:192];
-        eq[103] = rows[415:384] == v[255:224];
-        eq[104] = rows[447:416] == v[31:0];
-        eq[105] = rows[447:416] == v[63:32];
-        eq[106] = rows[447:416] == v[95:64];
-        eq[107] = rows[447:416] == v[127:96];
-        eq[108] = rows[447:416] == v[159:128];
-        eq[109] = rows[447:416] == v[191:160];
-        eq[110] = rows[447:416] == v[223:192];
-        eq[111] = rows[447:416] == v[255:224];
-        eq[112] = rows[479:448] == v[31:0];
-        eq[113] = rows[479:448] == v[63:32];
-        eq[114] = rows[479:448] == v[95:64];
-        eq[115] = rows[479:448] == v[127:96];
-        eq[116] = rows[479:448] == v[159:128];
-        eq[117] = rows[479:448] == v[191:160];
-        eq[118] = rows[479:448] == v[223:192];
-        eq[119] = rows[479:448] == v[255:224];
-        eq[120] = rows[511:480] == v[31:0];
-        eq[121] = rows[511:480] == v[63:32];
-        eq[122] = rows[511:480] == v[95:64];
-        eq[123] = rows[511:480] == v[127:96];
-        eq[124] = rows[511:480] == v[159:128];
-        eq[125] = rows[511:480] == v[191:160];
-        eq[126] = rows[511:480] == v[223:192];
-        eq[127] = rows[511:480] == v[255:224];
-        eq[128] = rows[543:512] == v[31:0];
-        eq[129] = rows[543:512] == v[63:32];
-        eq[130] = rows[543:512] == v[95:64];
-        eq[131] = rows[543:512] == v[127:96];
-        eq[132] = rows[543:512] == v[159:128];
-        eq[133] = rows[543:512] == v[191:160];
-        eq[134] = rows[543:512] == v[223:192];
-        eq[135] = rows[543:512] == v[255:224];
-        eq[136] = rows[575:544] == v[31:0];
-        eq[137] = rows[575:544] == v[63:32];
-        eq[138] = rows[575:544] == v[95:64];
-        eq[139] = rows[575:544] == v[127:96];
-        eq[140] = rows[575:544] == v[159:128];
-        eq[141] = rows[575:544] == v[191:160];
-        eq[142] = rows[575:544] == v[223:192];
-        eq[143] = rows[575:544] == v[255:224];
-        eq[144] = rows[607:576] == v[31:0];
-        eq[145] = rows[607:576] == v[63:32];
-        eq[146] = rows[607:576] == v[95:64];
-        eq[147] = rows[607:576] == v[127:96];
-        eq[148] = rows[607:576] == v[159:128];
-        eq[149] = rows[607:576] == v[191:160];
-        eq[150] = rows[607:576] == v[223:192];
-        eq[151] = rows[607:576] == v[255:224];
-        eq[152] = rows[639:608] == v[31:0];
-        eq[153] = rows[639:608] == v[63:32];
-        eq[154] = rows[639:608] == v[95:64];
-        eq[155] = rows[639:608] == v[127:96];
-        eq[156] = rows[639:608] == v[159:128];
-        eq[157] = rows[639:608] == v[191:160];
-        eq[158] = rows[639:608] == v[223:192];
-        eq[159] = rows[639:608] == v[255:224];
-        eq[160] = rows[671:640] == v[31:0];
-        eq[161] = rows[671:640] == v[63:32];
-        eq[162] = rows[671:640] == v[95:64];
-        eq[163] = rows[671:640] == v[127:96];
-        eq[164] = rows[671:640] == v[159:128];
-        eq[165] = rows[671:640] == v[191:160];
-        eq[166] = rows[671:640] == v[223:192];
-        eq[167] = rows[671:640] == v[255:224];
-        eq[168] = rows[703:672] == v[31:0];
-        eq[169] = rows[703:672] == v[63:32];
-        eq[170] = rows[703:672] == v[95:64];
-        eq[171] = rows[703:672] == v[127:96];
-        eq[172] = rows[703:672] == v[159:128];
-        eq[173] = rows[703:672] == v[191:160];
-        eq[174] = rows[703:672] == v[223:192];
-        eq[175] = rows[703:672] == v[255:224];
-        eq[176] = rows[735:704] == v[31:0];
-        eq[177] = rows[735:704] == v[63:32];
-        eq[178] = rows[735:704] == v[95:64];
-        eq[179] = rows[735:704] == v[127:96];
-        eq[180] = rows[735:704] == v[159:128];
-        eq[181] = rows[735:704] == v[191:160];
-        eq[182] = rows[735:704] == v[223:192];
-        eq[183] = rows[735:704] == v[255:224];
-        eq[184] = rows[767:736] == v[31:0];
-        eq[185] = rows[767:736] == v[63:32];
-        eq[186] = rows[767:736] == v[95:64];
-        eq[187] = rows[767:736] == v[127:96];
-        eq[188] = rows[767:736] == v[159:128];
-        eq[189] = rows[767:736] == v[191:160];
-        eq[190] = rows[767:736] == v[223:192];
-        eq[191] = rows[767:736] == v[255:224];
-        eq[192] = rows[799:768] == v[31:0];
-        eq[193] = rows[799:768] == v[63:32];
-        eq[194] = rows[799:768] == v[95:64];
-        eq[195] = rows[799:768] == v[127:96];
-        eq[196] = rows[799:768] == v[159:128];
-        eq[197] = rows[799:768] == v[191:160];
-        eq[198] = rows[799:768] == v[223:192];
-        eq[199] = rows[799:768] == v[255:224];
-        eq[200] = rows[831:800] == v[31:0];
-        eq[201] = rows[831:800] == v[63:32];
-        eq[202] = rows[831:800] == v[95:64];
-        eq[203] = rows[831:800] == v[127:96];
-        eq[204] = rows[831:800] == v[159:128];
-        eq[205] = rows[831:800] == v[191:160];
-        eq[206] = rows[831:800] == v[223:192];
-        eq[207] = rows[831:800] == v[255:224];
-        eq[208] = rows[863:832] == v[31:0];
-        eq[209] = rows[863:832] == v[63:32];
-        eq[210] = rows[863:832] == v[95:64];
-        eq[211] = rows[863:832] == v[127:96];
-        eq[212] = rows[863:832] == v[159:128];
-        eq[213] = rows[863:832] == v[191:160];
-        eq[214] = rows[863:832] == v[223:192];
-        eq[215] = rows[863:832] == v[255:224];
-        eq[216] = rows[895:864] == v[31:0];
-        eq[217] = rows[895:864] == v[63:32];
-        eq[218] = rows[895:864] == v[95:64];
-        eq[219] = rows[895:864] == v[127:96];
-        eq[220] = rows[895:864] == v[159:128];
-        eq[221] = rows[895:864] == v[191:160];
-        eq[222] = rows[895:864] == v[223:192];
-        eq[223] = rows[895:864] == v[255:224];
-        eq[224] = rows[927:896] == v[31:0];
-        eq[225] = rows[927:896] == v[63:32];
-        eq[226] = rows[927:896] == v[95:64];
-        eq[227] = rows[927:896] == v[127:96];
-        eq[228] = rows[927:896] == v[159:128];
-        eq[229] = rows[927:896] == v[191:160];
-        eq[230] = rows[927:896] == v[223:192];
-        eq[231] = rows[927:896] == v[255:224];
-        eq[232] = rows[959:928] == v[31:0];
-        eq[233] = rows[959:928] == v[63:32];
-        eq[234] = rows[959:928] == v[95:64];
-        eq[235] = rows[959:928] == v[127:96];
-        eq[236] = rows[959:928] == v[159:128];
-        eq[237] = rows[959:928] == v[191:160];
-        eq[238] = rows[959:928] == v[223:192];
-        eq[239] = rows[959:928] == v[255:224];
-        eq[240] = rows[991:960] == v[31:0];
-        eq[241] = rows[991:960] == v[63:32];
-        eq[242] = rows[991:960] == v[95:64];
-        eq[243] = rows[991:960] == v[127:96];
-        eq[244] = rows[991:960] == v[159:128];
-        eq[245] = rows[991:960] == v[191:160];
-        eq[246] = rows[991:960] == v[223:192];
-        eq[247] = rows[991:960] == v[255:224];
-        eq[248] = rows[1023:992] == v[31:0];
-        eq[249] = rows[1023:992] == v[63:32];
-        eq[250] = rows[1023:992] == v[95:64];
-        eq[251] = rows[1023:992] == v[127:96];
-        eq[252] = rows[1023:992] == v[159:128];
-        eq[253] = rows[1023:992] == v[191:160];
-        eq[254] = rows[1023:992] == v[223:192];
-        eq[255] = rows[1023:992] == v[255:224];
-        eq[256] = rows[1055:1024] == v[31:0];
-        eq[257] = rows[1055:1024] == v[63:32];
-        eq[258] = rows[1055:1024] == v[95:64];
-        eq[259] = rows[1055:1024] == v[127:96];
-        eq[260] = rows[1055:1024] == v[159:128];
-        eq[261] = rows[1055:1024] == v[191:160];
-        eq[262] = rows[1055:1024] == v[223:192];
-        eq[263] = rows[1055:1024] == v[255:224];
-        eq[264] = rows[1087:1056] == v[31:0];
-        eq[265] = rows[1087:1056] == v[63:32];
-        eq[266] = rows[1087:1056] == v[95:64];
-        eq[267] = rows[1087:1056] == v[127:96];
-        eq[268] = rows[1087:1056] == v[159:128];
-        eq[269] = rows[1087:1056] == v[191:160];
-        eq[270] = rows[1087:1056] == v[223:192];
-        eq[271] = rows[1087:1056] == v[255:224];
-        eq[272] = rows[1119:1088] == v[31:0];
-        eq[273] = rows[1119:1088] == v[63:32];
-        eq[274] = rows[1119:1088] == v[95:64];
-        eq[275] = rows[1119:1088] == v[127:96];
-        eq[276] = rows[1119:1088] == v[159:128];
-        eq[277] = rows[1119:1088] == v[191:160];
-        eq[278] = rows[1119:1088] == v[223:192];
-        eq[279] = rows[1119:1088] == v[255:224];
-        eq[280] = rows[1151:1120] == v[31:0];
-        eq[281] = rows[1151:1120] == v[63:32];
-        eq[282] = rows[1151:1120] == v[95:64];
-        eq[283] = rows[1151:1120] == v[127:96];
-        eq[284] = rows[1151:1120] == v[159:128];
-        eq[285] = rows[1151:1120] == v[191:160];
-        eq[286] = rows[1151:1120] == v[223:192];
-        eq[287] = rows[1151:1120] == v[255:224];
-        eq[288] = rows[1183:1152] == v[31:0];
-        eq[289] = rows[1183:1152] == v[63:32];
-        eq[290] = rows[1183:1152] == v[95:64];
-        eq[291] = rows[1183:1152] == v[127:96];
-        eq[292] = rows[1183:1152] == v[159:128];
-        eq[293] = rows[1183:1152] == v[191:160];
-        eq[294] = rows[1183:1152] == v[223:192];
-        eq[295] = rows[1183:1152] == v[255:224];
-        eq[296] = rows[1215:1184] == v[31:0];
-        eq[297] = rows[1215:1184] == v[63:32];
-        eq[298] = rows[1215:1184] == v[95:64];
-        eq[299] = rows[1215:1184] == v[127:96];
-        eq[300] = rows[1215:1184] == v[159:128];
-        eq[301] = rows[1215:1184] == v[191:160];
-        eq[302] = rows[1215:1184] == v[223:192];
-        eq[303] = rows[1215:1184] == v[255:224];
-        eq[304] = rows[1247:1216] == v[31:0];
-        eq[305] = rows[1247:1216] == v[63:32];
-        eq[306] = rows[1247:1216] == v[95:64];
-        eq[307] = rows[1247:1216] == v[127:96];
-        eq[308] = rows[1247:1216] == v[159:128];
-        eq[309] = rows[1247:1216] == v[191:160];
-        eq[310] = rows[1247:1216] == v[223:192];
-        eq[311] = rows[1247:1216] == v[255:224];
-        eq[312] = rows[1279:1248] == v[31:0];
-        eq[313] = rows[1279:1248] == v[63:32];
-        eq[314] = rows[1279:1248] == v[95:64];
-        eq[315] = rows[1279:1248] == v[127:96];
-        eq[316] = rows[1279:1248] == v[159:128];
-        eq[317] = rows[1279:1248] == v[191:160];
-        eq[318] = rows[1279:1248] == v[223:192];
-        eq[319] = rows[1279:1248] == v[255:224];
-        eq[320] = rows[1311:1280] == v[31:0];
-        eq[321] = rows[1311:1280] == v[63:32];
-        eq[322] = rows[1311:1280] == v[95:64];
-        eq[323] = rows[1311:1280] == v[127:96];
-        eq[324] = rows[1311:1280] == v[159:128];
-        eq[325] = rows[1311:1280] == v[191:160];
-        eq[326] = rows[1311:1280] == v[223:192];
-        eq[327] = rows[1311:1280] == v[255:224];
-        eq[328] = rows[1343:1312] == v[31:0];
-        eq[329] = rows[1343:1312] == v[63:32];
-        eq[330] = rows[1343:1312] == v[95:64];
-        eq[331] = rows[1343:1312] == v[127:96];
-        eq[332] = rows[1343:1312] == v[159:128];
-        eq[333] = rows[1343:1312] == v[191:160];
-        eq[334] = rows[1343:1312] == v[223:192];
-        eq[335] = rows[1343:1312] == v[255:224];
-        eq[336] = rows[1375:1344] == v[31:0];
-        eq[337] = rows[1375:1344] == v[63:32];
-        eq[338] = rows[1375:1344] == v[95:64];
-        eq[339] = rows[1375:1344] == v[127:96];
-        eq[340] = rows[1375:1344] == v[159:128];
-        eq[341] = rows[1375:1344] == v[191:160];
-        eq[342] = rows[1375:1344] == v[223:192];
-        eq[343] = rows[1375:1344] == v[255:224];
-        eq[344] = rows[1407:1376] == v[31:0];
-        eq[345] = rows[1407:1376] == v[63:32];
-        eq[346] = rows[1407:1376] == v[95:64];
-        eq[347] = rows[1407:1376] == v[127:96];
-        eq[348] = rows[1407:1376] == v[159:128];
-        eq[349] = rows[1407:1376] == v[191:160];
-        eq[350] = rows[1407:1376] == v[223:192];
-        eq[351] = rows[1407:1376] == v[255:224];
-        eq[352] = rows[1439:1408] == v[31:0];
-        eq[353] = rows[1439:1408] == v[63:32];
-        eq[354] = rows[1439:1408] == v[95:64];
-        eq[355] = rows[1439:1408] == v[127:96];
-        eq[356] = rows[1439:1408] == v[159:128];
-        eq[357] = rows[1439:1408] == v[191:160];
-        eq[358] = rows[1439:1408] == v[223:192];
-        eq[359] = rows[1439:1408] == v[255:224];
-        eq[360] = rows[1471:1440] == v[31:0];
-        eq[361] = rows[1471:1440] == v[63:32];
-        eq[362] = rows[1471:1440] == v[95:64];
-        eq[363] = rows[1471:1440] == v[127:96];
-        eq[364] = rows[1471:1440] == v[159:128];
-        eq[365] = rows[1471:1440] == v[191:160];
-        eq[366] = rows[1471:1440] == v[223:192];
-        eq[367] = rows[1471:1440] == v[255:224];
-        eq[368] = rows[1503:1472] == v[31:0];
-        eq[369] = rows[1503:1472] == v[63:32];
-        eq[370] = rows[1503:1472] == v[95:64];
-        eq[371] = rows[1503:1472] == v[127:96];
-        eq[372] = rows[1503:1472] == v[159:128];
-        eq[373] = rows[1503:1472] == v[191:160];
-        eq[374] = rows[1503:1472] == v[223:192];
-        eq[375] = rows[1503:1472] == v[255:224];
-        eq[376] = rows[1535:1504] == v[31:0];
-        eq[377] = rows[1535:1504] == v[63:32];
-        eq[378] = rows[1535:1504] == v[95:64];
-        eq[379] = rows[1535:1504] == v[127:96];
-        eq[380] = rows[1535:1504] == v[159:128];
-        eq[381] = rows[1535:1504] == v[191:160];
-        eq[382] = rows[1535:1504] == v[223:192];
-        eq[383] = rows[1535:1504] == v[255:224];
-        eq[384] = rows[1567:1536] == v[31:0];
-        eq[385] = rows[1567:1536] == v[63:32];
-        eq[386] = rows[1567:1536] == v[95:64];
-        eq[387] = rows[1567:1536] == v[127:96];
-        eq[388] = rows[1567:1536] == v[159:128];
-        eq[389] = rows[1567:1536] == v[191:160];
-        eq[390] = rows[1567:1536] == v[223:192];
-        eq[391] = rows[1567:1536] == v[255:224];
-        eq[392] = rows[1599:1568] == v[31:0];
-        eq[393] = rows[1599:1568] == v[63:32];
-        eq[394] = rows[1599:1568] == v[95:64];
-        eq[395] = rows[1599:1568] == v[127:96];
-        eq[396] = rows[1599:1568] == v[159:128];
-        eq[397] = rows[1599:1568] == v[191:160];
-        eq[398] = rows[1599:1568] == v[223:192];
-        eq[399] = rows[1599:1568] == v[255:224];
-        eq[400] = rows[1631:1600] == v[31:0];
-        eq[401] = rows[1631:1600] == v[63:32];
-        eq[402] = rows[1631:1600] == v[95:64];
-        eq[403] = rows[1631:1600] == v[127:96];
-        eq[404] = rows[1631:1600] == v[159:128];
-        eq[405] = rows[1631:1600] == v[191:160];
-        eq[406] = rows[1631:1600] == v[223:192];
-        eq[407] = rows[1631:1600] == v[255:224];
-        eq[408] = rows[1663:1632] == v[31:0];
-        eq[409] = rows[1663:1632] == v[63:32];
-        eq[410] = rows[1663:1632] == v[95:64];
-        eq[411] = rows[1663:1632] == v[127:96];
-        eq[412] = rows[1663:1632] == v[159:128];
-        eq[413] = rows[1663:1632] == v[191:160];
-        eq[414] = rows[1663:1632] == v[223:192];
-        eq[415] = rows[1663:1632] == v[255:224];
-        eq[416] = rows[1695:1664] == v[31:0];
-        eq[417] = rows[1695:1664] == v[63:32];
-        eq[418] = rows[1695:1664] == v[95:64];
-        eq[419] = rows[1695:1664] == v[127:96];
-        eq[420] = rows[1695:1664] == v[159:128];
-        eq[421] = rows[1695:1664] == v[191:160];
-        eq[422] = rows[1695:1664] == v[223:192];
-        eq[423] = rows[1695:1664] == v[255:224];
-        eq[424] = rows[1727:1696] == v[31:0];
-        eq[425] = rows[1727:1696] == v[63:32];
-        eq[426] = rows[1727:1696] == v[95:64];
-        eq[427] = rows[1727:1696] == v[127:96];
-        eq[428] = rows[1727:1696] == v[159:128];
-        eq[429] = rows[1727:1696] == v[191:160];
-        eq[430] = rows[1727:1696] == v[223:192];
-        eq[431] = rows[1727:1696] == v[255:224];
-        eq[432] = rows[1759:1728] == v[31:0];
-        eq[433] = rows[1759:1728] == v[63:32];
-        eq[434] = rows[1759:1728] == v[95:64];
-        eq[435] = rows[1759:1728] == v[127:96];
-        eq[436] = rows[1759:1728] == v[159:128];
-        eq[437] = rows[1759:1728] == v[191:160];
-        eq[438] = rows[1759:1728] == v[223:192];
-        eq[439] = rows[1759:1728] == v[255:224];
-        eq[440] = rows[1791:1760] == v[31:0];
-        eq[441] = rows[1791:1760] == v[63:32];
-        eq[442] = rows[1791:1760] == v[95:64];
-        eq[443] = rows[1791:1760] == v[127:96];
-        eq[444] = rows[1791:1760] == v[159:128];
-        eq[445] = rows[1791:1760] == v[191:160];
-        eq[446] = rows[1791:1760] == v[223:192];
-        eq[447] = rows[1791:1760] == v[255:224];
-        eq[448] = rows[1823:1792] == v[31:0];
-        eq[449] = rows[1823:1792] == v[63:32];
-        eq[450] = rows[1823:1792] == v[95:64];
-        eq[451] = rows[1823:1792] == v[127:96];
-        eq[452] = rows[1823:1792] == v[159:128];
-        eq[453] = rows[1823:1792] == v[191:160];
-        eq[454] = rows[1823:1792] == v[223:192];
-        eq[455] = rows[1823:1792] == v[255:224];
-        eq[456] = rows[1855:1824] == v[31:0];
-        eq[457] = rows[1855:1824] == v[63:32];
-        eq[458] = rows[1855:1824] == v[95:64];
-        eq[459] = rows[1855:1824] == v[127:96];
-        eq[460] = rows[1855:1824] == v[159:128];
-        eq[461] = rows[1855:1824] == v[191:160];
-        eq[462] = rows[1855:1824] == v[223:192];
-        eq[463] = rows[1855:1824] == v[255:224];
-        eq[464] = rows[1887:1856] == v[31:0];
-        eq[465] = rows[1887:1856] == v[63:32];
-        eq[466] = rows[1887:1856] == v[95:64];
-        eq[467] = rows[1887:1856] == v[127:96];
-        eq[468] = rows[1887:1856] == v[159:128];
-        eq[469] = rows[1887:1856] == v[191:160];
-        eq[470] = rows[1887:1856] == v[223:192];
-        eq[471] = rows[1887:1856] == v[255:224];
-        eq[472] = rows[1919:1888] == v[31:0];
-        eq[473] = rows[1919:1888] == v[63:32];
-        eq[474] = rows[1919:1888] == v[95:64];
-        eq[475] = rows[1919:1888] == v[127:96];
-        eq[476] = rows[1919:1888] == v[159:128];
-        eq[477] = rows[1919:1888] == v[191:160];
-        eq[478] = rows[1919:1888] == v[223:192];
-        eq[479] = rows[1919:1888] == v[255:224];
-        eq[480] = rows[1951:1920] == v[31:0];
-        eq[481] = rows[1951:1920] == v[63:32];
-        eq[482] = rows[1951:1920] == v[95:64];
-        eq[483] = rows[1951:1920] == v[127:96];
-        eq[484] = rows[1951:1920] == v[159:128];
-        eq[485] = rows[1951:1920] == v[191:160];
-        eq[486] = rows[1951:1920] == v[223:192];
-        eq[487] = rows[1951:1920] == v[255:224];
-        eq[488] = rows[1983:1952] == v[31:0];
-        eq[489] = rows[1983:1952] == v[63:32];
-        eq[490] = rows[1983:1952] == v[95:64];
-        eq[491] = rows[1983:1952] == v[127:96];
-        eq[492] = rows[1983:1952] == v[159:128];
-        eq[493] = rows[1983:1952] == v[191:160];
-        eq[494] = rows[1983:1952] == v[223:192];
-        eq[495] = rows[1983:1952] == v[255:224];
-        eq[496] = rows[2015:1984] == v[31:0];
-        eq[497] = rows[2015:1984] == v[63:32];
-        eq[498] = rows[2015:1984] == v[95:64];
-        eq[499] = rows[2015:1984] == v[127:96];
-        eq[500] = rows[2015:1984] == v[159:128];
-        eq[501] = rows[2015:1984] == v[191:160];
-        eq[502] = rows[2015:1984] == v[223:192];
-        eq[503] = rows[2015:1984] == v[255:224];
-        eq[504] = rows[2047:2016] == v[31:0];
-        eq[505] = rows[2047:2016] == v[63:32];
-        eq[506] = rows[2047:2016] == v[95:64];
-        eq[507] = rows[2047:2016] == v[127:96];
-        eq[508] = rows[2047:2016] == v[159:128];
-        eq[509] = rows[2047:2016] == v[191:160];
-        eq[510] = rows[2047:2016] == v[223:192];
-        eq[511] = rows[2047:2016] == v[255:224];
-        eq[512] = rows[2079:2048] == v[31:0];
-        eq[513] = rows[2079:2048] == v[63:32];
-        eq[514] = rows[2079:2048] == v[95:64];
-        eq[515] = rows[2079:2048] == v[127:96];
-        eq[516] = rows[2079:2048] == v[159:128];
-        eq[517] = rows[2079:2048] == v[191:160];
-        eq[518] = rows[2079:2048] == v[223:192];
-        eq[519] = rows[2079:2048] == v[255:224];
-        eq[520] = rows[2111:2080] == v[31:0];
-        eq[521] = rows[2111:2080] == v[63:32];
-        eq[522] = rows[2111:2080] == v[95:64];
-        eq[523] = rows[2111:2080] == v[127:96];
-        eq[524] = rows[2111:2080] == v[159:128];
-        eq[525] = rows[2111:2080] == v[191:160];
-        eq[526] = rows[2111:2080] == v[223:192];
-        eq[527] = rows[2111:2080] == v[255:224];
-        eq[528] = rows[2143:2112] == v[31:0];
-        eq[529] = rows[2143:2112] == v[63:32];
-        eq[530] = rows[2143:2112] == v[95:64];
-        eq[531] = rows[2143:2112] == v[127:96];
-        eq[532] = rows[2143:2112] == v[159:128];
-        eq[533] = rows[2143:2112] == v[191:160];
-        eq[534] = rows[2143:2112] == v[223:192];
-        eq[535] = rows[2143:2112] == v[255:224];
-        eq[536] = rows[2175:2144] == v[31:0];
-        eq[537] = rows[2175:2144] == v[63:32];
-        eq[538] = rows[2175:2144] == v[95:64];
-        eq[539] = rows[2175:2144] == v[127:96];
-        eq[540] = rows[2175:2144] == v[159:128];
-        eq[541] = rows[2175:2144] == v[191:160];
-        eq[542] = rows[2175:2144] == v[223:192];
-        eq[543] = rows[2175:2144] == v[255:224];
-        eq[544] = rows[2207:2176] == v[31:0];
-        eq[545] = rows[2207:2176] == v[63:32];
-        eq[546] = rows[2207:2176] == v[95:64];
-        eq[547] = rows[2207:2176] == v[127:96];
-        eq[548] = rows[2207:2176] == v[159:128];
-        eq[549] = rows[2207:2176] == v[191:160];
-        eq[550] = rows[2207:2176] == v[223:192];
-        eq[551] = rows[2207:2176] == v[255:224];
-        eq[552] = rows[2239:2208] == v[31:0];
-        eq[553] = rows[2239:2208] == v[63:32];
-        eq[554] = rows[2239:2208] == v[95:64];
-        eq[555] = rows[2239:2208] == v[127:96];
-        eq[556] = rows[2239:2208] == v[159:128];
-        eq[557] = rows[2239:2208] == v[191:160];
-        eq[558] = rows[2239:2208] == v[223:192];
-        eq[559] = rows[2239:2208] == v[255:224];
-        eq[560] = rows[2271:2240] == v[31:0];
-        eq[561] = rows[2271:2240] == v[63:32];
-        eq[562] = rows[2271:2240] == v[95:64];
-        eq[563] = rows[2271:2240] == v[127:96];
-        eq[564] = rows[2271:2240] == v[159:128];
-        eq[565] = rows[2271:2240] == v[191:160];
-        eq[566] = rows[2271:2240] == v[223:192];
-        eq[567] = rows[2271:2240] == v[255:224];
-        eq[568] = rows[2303:2272] == v[31:0];
-        eq[569] = rows[2303:2272] == v[63:32];
-        eq[570] = rows[2303:2272] == v[95:64];
-        eq[571] = rows[2303:2272] == v[127:96];
-        eq[572] = rows[2303:2272] == v[159:128];
-        eq[573] = rows[2303:2272] == v[191:160];
-        eq[574] = rows[2303:2272] == v[223:192];
-        eq[575] = rows[2303:2272] == v[255:224];
-        eq[576] = rows[2335:2304] == v[31:0];
-        eq[577] = rows[2335:2304] == v[63:32];
-        eq[578] = rows[2335:2304] == v[95:64];
-        eq[579] = rows[2335:2304] == v[127:96];
-        eq[580] = rows[2335:2304] == v[159:128];
-        eq[581] = rows[2335:2304] == v[191:160];
-        eq[582] = rows[2335:2304] == v[223:192];
-        eq[583] = rows[2335:2304] == v[255:224];
-        eq[584] = rows[2367:2336] == v[31:0];
-        eq[585] = rows[2367:2336] == v[63:32];
-        eq[586] = rows[2367:2336] == v[95:64];
-        eq[587] = rows[2367:2336] == v[127:96];
-        eq[588] = rows[2367:2336] == v[159:128];
-        eq[589] = rows[2367:2336] == v[191:160];
-        eq[590] = rows[2367:2336] == v[223:192];
-        eq[591] = rows[2367:2336] == v[255:224];
-        eq[592] = rows[2399:2368] == v[31:0];
-        eq[593] = rows[2399:2368] == v[63:32];
-        eq[594] = rows[2399:2368] == v[95:64];
-        eq[595] = rows[2399:2368] == v[127:96];
-        eq[596] = rows[2399:2368] == v[159:128];
-        eq[597] = rows[2399:2368] == v[191:160];
-        eq[598] = rows[2399:2368] == v[223:192];
-        eq[599] = rows[2399:2368] == v[255:224];
-        eq[600] = rows[2431:2400] == v[31:0];
-        eq[601] = rows[2431:2400] == v[63:32];
-        eq[602] = rows[2431:2400] == v[95:64];
-        eq[603] = rows[2431:2400] == v[127:96];
-        eq[604] = rows[2431:2400] == v[159:128];
-        eq[605] = rows[2431:2400] == v[191:160];
-        eq[606] = rows[2431:2400] == v[223:192];
-        eq[607] = rows[2431:2400] == v[255:224];
-        eq[608] = rows[2463:2432] == v[31:0];
-        eq[609] = rows[2463:2432] == v[63:32];
-        eq[610] = rows[2463:2432] == v[95:64];
-        eq[611] = rows[2463:2432] == v[127:96];
-        eq[612] = rows[2463:2432] == v[159:128];
-        eq[613] = rows[2463:2432] == v[191:160];
-        eq[614] = rows[2463:2432] == v[223:192];
-        eq[615] = rows[2463:2432] == v[255:224];
-        eq[616] = rows[2495:2464] == v[31:0];
-        eq[617] = rows[2495:2464] == v[63:32];
-        eq[618] = rows[2495:2464] == v[95:64];
-        eq[619] = rows[2495:2464] == v[127:96];
-        eq[620] = rows[2495:2464] == v[159:128];
-        eq[621] = rows[2495:2464] == v[191:160];
-        eq[622] = rows[2495:2464] == v[223:192];
-        eq[623] = rows[2495:2464] == v[255:224];
-        eq[624] = rows[2527:2496] == v[31:0];
-        eq[625] = rows[2527:2496] == v[63:32];
-        eq[626] = rows[2527:2496] == v[95:64];
-        eq[627] = rows[2527:2496] == v[127:96];
-        eq[628] = rows[2527:2496] == v[159:128];
-        eq[629] = rows[2527:2496] == v[191:160];
-        eq[630] = rows[2527:2496] == v[223:192];
-        eq[631] = rows[2527:2496] == v[255:224];
-        eq[632] = rows[2559:2528] == v[31:0];
-        eq[633] = rows[2559:2528] == v[63:32];
-        eq[634] = rows[2559:2528] == v[95:64];
-        eq[635] = rows[2559:2528] == v[127:96];
-        eq[636] = rows[2559:2528] == v[159:128];
-        eq[637] = rows[2559:2528] == v[191:160];
-        eq[638] = rows[2559:2528] == v[223:192];
-        eq[639] = rows[2559:2528] == v[255:224];
-        eq[640] = rows[2591:2560] == v[31:0];
-        eq[641] = rows[2591:2560] == v[63:32];
-        eq[642] = rows[2591:2560] == v[95:64];
-        eq[643] = rows[2591:2560] == v[127:96];
-        eq[644] = rows[2591:2560] == v[159:128];
-        eq[645] = rows[2591:2560] == v[191:160];
-        eq[646] = rows[2591:2560] == v[223:192];
-        eq[647] = rows[2591:2560] == v[255:224];
-        eq[648] = rows[2623:2592] == v[31:0];
-        eq[649] = rows[2623:2592] == v[63:32];
-        eq[650] = rows[2623:2592] == v[95:64];
-        eq[651] = rows[2623:2592] == v[127:96];
-        eq[652] = rows[2623:2592] == v[159:128];
-        eq[653] = rows[2623:2592] == v[191:160];
-        eq[654] = rows[2623:2592] == v[223:192];
-        eq[655] = rows[2623:2592] == v[255:224];
-        eq[656] = rows[2655:2624] == v[31:0];
-        eq[657] = rows[2655:2624] == v[63:32];
-        eq[658] = rows[2655:2624] == v[95:64];
-        eq[659] = rows[2655:2624] == v[127:96];
-        eq[660] = rows[2655:2624] == v[159:128];
-        eq[661] = rows[2655:2624] == v[191:160];
-        eq[662] = rows[2655:2624] == v[223:192];
-        eq[663] = rows[2655:2624] == v[255:224];
-        eq[664] = rows[2687:2656] == v[31:0];
-        eq[665] = rows[2687:2656] == v[63:32];
-        eq[666] = rows[2687:2656] == v[95:64];
-        eq[667] = rows[2687:2656] == v[127:96];
-        eq[668] = rows[2687:2656] == v[159:128];
-        eq[669] = rows[2687:2656] == v[191:160];
-        eq[670] = rows[2687:2656] == v[223:192];
-        eq[671] = rows[2687:2656] == v[255:224];
-        eq[672] = rows[2719:2688] == v[31:0];
-        eq[673] = rows[2719:2688] == v[63:32];
-        eq[674] = rows[2719:2688] == v[95:64];
-        eq[675] = rows[2719:2688] == v[127:96];
-        eq[676] = rows[2719:2688] == v[159:128];
-        eq[677] = rows[2719:2688] == v[191:160];
-        eq[678] = rows[2719:2688] == v[223:192];
-        eq[679] = rows[2719:2688] == v[255:224];
-        eq[680] = rows[2751:2720] == v[31:0];
-        eq[681] = rows[2751:2720] == v[63:32];
-        eq[682] = rows[2751:2720] == v[95:64];
-        eq[683] = rows[2751:2720] == v[127:96];
-        eq[684] = rows[2751:2720] == v[159:128];
-        eq[685] = rows[2751:2720] == v[191:160];
-        eq[686] = rows[2751:2720] == v[223:192];
-        eq[687] = rows[2751:2720] == v[255:224];
-        eq[688] = rows[2783:2752] == v[31:0];
-        eq[689] = rows[2783:2752] == v[63:32];
-        eq[690] = rows[2783:2752] == v[95:64];
-        eq[691] = rows[2783:2752] == v[127:96];
-        eq[692] = rows[2783:2752] == v[159:128];
-        eq[693] = rows[2783:2752] == v[191:160];
-        eq[694] = rows[2783:2752] == v[223:192];
-        eq[695] = rows[2783:2752] == v[255:224];
-        eq[696] = rows[2815:2784] == v[31:0];
-        eq[697] = rows[2815:2784] == v[63:32];
-        eq[698] = rows[2815:2784] == v[95:64];
-        eq[699] = rows[2815:2784] == v[127:96];
-        eq[700] = rows[2815:2784] == v[159:128];
-        eq[701] = rows[2815:2784] == v[191:160];
-        eq[702] = rows[2815:2784] == v[223:192];
-        eq[703] = rows[2815:2784] == v[255:224];
-        eq[704] = rows[2847:2816] == v[31:0];
-        eq[705] = rows[2847:2816] == v[63:32];
-        eq[706] = rows[2847:2816] == v[95:64];
-        eq[707] = rows[2847:2816] == v[127:96];
-        eq[708] = rows[2847:2816] == v[159:128];
-        eq[709] = rows[2847:2816] == v[191:160];
-        eq[710] = rows[2847:2816] == v[223:192];
-        eq[711] = rows[2847:2816] == v[255:224];
-        eq[712] = rows[2879:2848] == v[31:0];
-        eq[713] = rows[2879:2848] == v[63:32];
-        eq[714] = rows[2879:2848] == v[95:64];
-        eq[715] = rows[2879:2848] == v[127:96];
-        eq[716] = rows[2879:2848] == v[159:128];
-        eq[717] = rows[2879:2848] == v[191:160];
-        eq[718] = rows[2879:2848] == v[223:192];
-        eq[719] = rows[2879:2848] == v[255:224];
-        eq[720] = rows[2911:2880] == v[31:0];
-        eq[721] = rows[2911:2880] == v[63:32];
-        eq[722] = rows[2911:2880] == v[95:64];
-        eq[723] = rows[2911:2880] == v[127:96];
-        eq[724] = rows[2911:2880] == v[159:128];
-        eq[725] = rows[2911:2880] == v[191:160];
-        eq[726] = rows[2911:2880] == v[223:192];
-        eq[727] = rows[2911:2880] == v[255:224];
-        eq[728] = rows[2943:2912] == v[31:0];
-        eq[729] = rows[2943:2912] == v[63:32];
-        eq[730] = rows[2943:2912] == v[95:64];
-        eq[731] = rows[2943:2912] == v[127:96];
-        eq[732] = rows[2943:2912] == v[159:128];
-        eq[733] = rows[2943:2912] == v[191:160];
-        eq[734] = rows[2943:2912] == v[223:192];
-        eq[735] = rows[2943:2912] == v[255:224];
-        eq[736] = rows[2975:2944] == v[31:0];
-        eq[737] = rows[2975:2944] == v[63:32];
-        eq[738] = rows[2975:2944] == v[95:64];
-        eq[739] = rows[2975:2944] == v[127:96];
-        eq[740] = rows[2975:2944] == v[159:128];
-        eq[741] = rows[2975:2944] == v[191:160];
-        eq[742] = rows[2975:2944] == v[223:192];
-        eq[743] = rows[2975:2944] == v[255:224];
-        eq[744] = rows[3007:2976] == v[31:0];
-        eq[745] = rows[3007:2976] == v[63:32];
-        eq[746] = rows[3007:2976] == v[95:64];
-        eq[747] = rows[3007:2976] == v[127:96];
-        eq[748] = rows[3007:2976] == v[159:128];
-        eq[749] = rows[3007:2976] == v[191:160];
-        eq[750] = rows[3007:2976] == v[223:192];
-        eq[751] = rows[3007:2976] == v[255:224];
-        eq[752] = rows[3039:3008] == v[31:0];
-        eq[753] = rows[3039:3008] == v[63:32];
-        eq[754] = rows[3039:3008] == v[95:64];
-        eq[755] = rows[3039:3008] == v[127:96];
-        eq[756] = rows[3039:3008] == v[159:128];
-        eq[757] = rows[3039:3008] == v[191:160];
-        eq[758] = rows[3039:3008] == v[223:192];
-        eq[759] = rows[3039:3008] == v[255:224];
-        eq[760] = rows[3071:3040] == v[31:0];
-        eq[761] = rows[3071:3040] == v[63:32];
-        eq[762] = rows[3071:3040] == v[95:64];
-        eq[763] = rows[3071:3040] == v[127:96];
-        eq[764] = rows[3071:3040] == v[159:128];
-        eq[765] = rows[3071:3040] == v[191:160];
-        eq[766] = rows[3071:3040] == v[223:192];
-        eq[767] = rows[3071:3040] == v[255:224];
-        eq[768] = rows[3103:3072] == v[31:0];
-        eq[769] = rows[3103:3072] == v[63:32];
-        eq[770] = rows[3103:3072] == v[95:64];
-        eq[771] = rows[3103:3072] == v[127:96];
-        eq[772] = rows[3103:3072] == v[159:128];
-        eq[773] = rows[3103:3072] == v[191:160];
-        eq[774] = rows[3103:3072] == v[223:192];
-        eq[775] = rows[3103:3072] == v[255:224];
-        eq[776] = rows[3135:3104] == v[31:0];
-        eq[777] = rows[3135:3104] == v[63:32];
-        eq[778] = rows[3135:3104] == v[95:64];
-        eq[779] = rows[3135:3104] == v[127:96];
-        eq[780] = rows[3135:3104] == v[159:128];
-        eq[781] = rows[3135:3104] == v[191:160];
-        eq[782] = rows[3135:3104] == v[223:192];
-        eq[783] = rows[3135:3104] == v[255:224];
-        eq[784] = rows[3167:3136] == v[31:0];
-        eq[785] = rows[3167:3136] == v[63:32];
-        eq[786] = rows[3167:3136] == v[95:64];
-        eq[787] = rows[3167:3136] == v[127:96];
-        eq[788] = rows[3167:3136] == v[159:128];
-        eq[789] = rows[3167:3136] == v[191:160];
-        eq[790] = rows[3167:3136] == v[223:192];
-        eq[791] = rows[3167:3136] == v[255:224];
-        eq[792] = rows[3199:3168] == v[31:0];
-        eq[793] = rows[3199:3168] == v[63:32];
-        eq[794] = rows[3199:3168] == v[95:64];
-        eq[795] = rows[3199:3168] == v[127:96];
-        eq[796] = rows[3199:3168] == v[159:128];
-        eq[797] = rows[3199:3168] == v[191:160];
-        eq[798] = rows[3199:3168] == v[223:192];
-        eq[799] = rows[3199:3168] == v[255:224];
-        eq[800] = rows[3231:3200] == v[31:0];
-        eq[801] = rows[3231:3200] == v[63:32];
-        eq[802] = rows[3231:3200] == v[95:64];
-        eq[803] = rows[3231:3200] == v[127:96];
-        eq[804] = rows[3231:3200] == v[159:128];
-        eq[805] = rows[3231:3200] == v[191:160];
-        eq[806] = rows[3231:3200] == v[223:192];
-        eq[807] = rows[3231:3200] == v[255:224];
-        eq[808] = rows[3263:3232] == v[31:0];
-        eq[809] = rows[3263:3232] == v[63:32];
-        eq[810] = rows[3263:3232] == v[95:64];
-        eq[811] = rows[3263:3232] == v[127:96];
-        eq[812] = rows[3263:3232] == v[159:128];
-        eq[813] = rows[3263:3232] == v[191:160];
-        eq[814] = rows[3263:3232] == v[223:192];
-        eq[815] = rows[3263:3232] == v[255:224];
-        eq[816] = rows[3295:3264] == v[31:0];
-        eq[817] = rows[3295:3264] == v[63:32];
-        eq[818] = rows[3295:3264] == v[95:64];
-        eq[819] = rows[3295:3264] == v[127:96];
-        eq[820] = rows[3295:3264] == v[159:128];
-        eq[821] = rows[3295:3264] == v[191:160];
-        eq[822] = rows[3295:3264] == v[223:192];
-        eq[823] = rows[3295:3264] == v[255:224];
-        eq[824] = rows[3327:3296] == v[31:0];
-        eq[825] = rows[3327:3296] == v[63:32];
-        eq[826] = rows[3327:3296] == v[95:64];
-        eq[827] = rows[3327:3296] == v[127:96];
-        eq[828] = rows[3327:3296] == v[159:128];
-        eq[829] = rows[3327:3296] == v[191:160];
-        eq[830] = rows[3327:3296] == v[223:192];
-        eq[831] = rows[3327:3296] == v[255:224];
-        eq[832] = rows[3359:3328] == v[31:0];
-        eq[833] = rows[3359:3328] == v[63:32];
-        eq[834] = rows[3359:3328] == v[95:64];
-        eq[835] = rows[3359:3328] == v[127:96];
-        eq[836] = rows[3359:3328] == v[159:128];
-        eq[837] = rows[3359:3328] == v[191:160];
-        eq[838] = rows[3359:3328] == v[223:192];
-        eq[839] = rows[3359:3328] == v[255:224];
-        eq[840] = rows[3391:3360] == v[31:0];
-        eq[841] = rows[3391:3360] == v[63:32];
-        eq[842] = rows[3391:3360] == v[95:64];
-        eq[843] = rows[3391:3360] == v[127:96];
-        eq[844] = rows[3391:3360] == v[159:128];
-        eq[845] = rows[3391:3360] == v[191:160];
-        eq[846] = rows[3391:3360] == v[223:192];
-        eq[847] = rows[3391:3360] == v[255:224];
-        eq[848] = rows[3423:3392] == v[31:0];
-        eq[849] = rows[3423:3392] == v[63:32];
-        eq[850] = rows[3423:3392] == v[95:64];
-        eq[851] = rows[3423:3392] == v[127:96];
-        eq[852] = rows[3423:3392] == v[159:128];
-        eq[853] = rows[3423:3392] == v[191:160];
-        eq[854] = rows[3423:3392] == v[223:192];
-        eq[855] = rows[3423:3392] == v[255:224];
-        eq[856] = rows[3455:3424] == v[31:0];
-        eq[857] = rows[3455:3424] == v[63:32];
-        eq[858] = rows[3455:3424] == v[95:64];
-        eq[859] = rows[3455:3424] == v[127:96];
-        eq[860] = rows[3455:3424] == v[159:128];
-        eq[861] = rows[3455:3424] == v[191:160];
-        eq[862] = rows[3455:3424] == v[223:192];
-        eq[863] = rows[3455:3424] == v[255:224];
-        eq[864] = rows[3487:3456] == v[31:0];
-        eq[865] = rows[3487:3456] == v[63:32];
-        eq[866] = rows[3487:3456] == v[95:64];
-        eq[867] = rows[3487:3456] == v[127:96];
-        eq[868] = rows[3487:3456] == v[159:128];
-        eq[869] = rows[3487:3456] == v[191:160];
-        eq[870] = rows[3487:3456] == v[223:192];
-        eq[871] = rows[3487:3456] == v[255:224];
-        eq[872] = rows[3519:3488] == v[31:0];
-        eq[873] = rows[3519:3488] == v[63:32];
-        eq[874] = rows[3519:3488] == v[95:64];
-        eq[875] = rows[3519:3488] == v[127:96];
-        eq[876] = rows[3519:3488] == v[159:128];
-        eq[877] = rows[3519:3488] == v[191:160];
-        eq[878] = rows[3519:3488] == v[223:192];
-        eq[879] = rows[3519:3488] == v[255:224];
-        eq[880] = rows[3551:3520] == v[31:0];
-        eq[881] = rows[3551:3520] == v[63:32];
-        eq[882] = rows[3551:3520] == v[95:64];
-        eq[883] = rows[3551:3520] == v[127:96];
-        eq[884] = rows[3551:3520] == v[159:128];
-        eq[885] = rows[3551:3520] == v[191:160];
-        eq[886] = rows[3551:3520] == v[223:192];
-        eq[887] = rows[3551:3520] == v[255:224];
-        eq[888] = rows[3583:3552] == v[31:0];
-        eq[889] = rows[3583:3552] == v[63:32];
-        eq[890] = rows[3583:3552] == v[95:64];
-        eq[891] = rows[3583:3552] == v[127:96];
-        eq[892] = rows[3583:3552] == v[159:128];
-        eq[893] = rows[3583:3552] == v[191:160];
-        eq[894] = rows[3583:3552] == v[223:192];
-        eq[895] = rows[3583:3552] == v[255:224];
-        eq[896] = rows[3615:3584] == v[31:0];
-        eq[897] = rows[3615:3584] == v[63:32];
-        eq[898] = rows[3615:3584] == v[95:64];
-        eq[899] = rows[3615:3584] == v[127:96];
-        eq[900] = rows[3615:3584] == v[159:128];
-        eq[901] = rows[3615:3584] == v[191:160];
-        eq[902] = rows[3615:3584] == v[223:192];
-        eq[903] = rows[3615:3584] == v[255:224];
-        eq[904] = rows[3647:3616] == v[31:0];
-        eq[905] = rows[3647:3616] == v[63:32];
-        eq[906] = rows[3647:3616] == v[95:64];
-        eq[907] = rows[3647:3616] == v[127:96];
-        eq[908] = rows[3647:3616] == v[159:128];
-        eq[909] = rows[3647:3616] == v[191:160];
-        eq[910] = rows[3647:3616] == v[223:192];
-        eq[911] = rows[3647:3616] == v[255:224];
-        eq[912] = rows[3679:3648] == v[31:0];
-        eq[913] = rows[3679:3648] == v[63:32];
-        eq[914] = rows[3679:3648] == v[95:64];
-        eq[915] = rows[3679:3648] == v[127:96];
-        eq[916] = rows[3679:3648] == v[159:128];
-        eq[917] = rows[3679:3648] == v[191:160];
-        eq[918] = rows[3679:3648] == v[223:192];
-        eq[919] = rows[3679:3648] == v[255:224];
-        eq[920] = rows[3711:3680] == v[31:0];
-        eq[921] = rows[3711:3680] == v[63:32];
-        eq[922] = rows[3711:3680] == v[95:64];
-        eq[923] = rows[3711:3680] == v[127:96];
-        eq[924] = rows[3711:3680] == v[159:128];
-        eq[925] = rows[3711:3680] == v[191:160];
-        eq[926] = rows[3711:3680] == v[223:192];
-        eq[927] = rows[3711:3680] == v[255:224];
-        eq[928] = rows[3743:3712] == v[31:0];
-        eq[929] = rows[3743:3712] == v[63:32];
-        eq[930] = rows[3743:3712] == v[95:64];
-        eq[931] = rows[3743:3712] == v[127:96];
-        eq[932] = rows[3743:3712] == v[159:128];
-        eq[933] = rows[3743:3712] == v[191:160];
-        eq[934] = rows[3743:3712] == v[223:192];
-        eq[935] = rows[3743:3712] == v[255:224];
-        eq[936] = rows[3775:3744] == v[31:0];
-        eq[937] = rows[3775:3744] == v[63:32];
-        eq[938] = rows[3775:3744] == v[95:64];
-        eq[939] = rows[3775:3744] == v[127:96];
-        eq[940] = rows[3775:3744] == v[159:128];
-        eq[941] = rows[3775:3744] == v[191:160];
-        eq[942] = rows[3775:3744] == v[223:192];
-        eq[943] = rows[3775:3744] == v[255:224];
-        eq[944] = rows[3807:3776] == v[31:0];
-        eq[945] = rows[3807:3776] == v[63:32];
-        eq[946] = rows[3807:3776] == v[95:64];
-        eq[947] = rows[3807:3776] == v[127:96];
-        eq[948] = rows[3807:3776] == v[159:128];
-        eq[949] = rows[3807:3776] == v[191:160];
-        eq[950] = rows[3807:3776] == v[223:192];
-        eq[951] = rows[3807:3776] == v[255:224];
-        eq[952] = rows[3839:3808] == v[31:0];
-        eq[953] = rows[3839:3808] == v[63:32];
-        eq[954] = rows[3839:3808] == v[95:64];
-        eq[955] = rows[3839:3808] == v[127:96];
-        eq[956] = rows[3839:3808] == v[159:128];
-        eq[957] = rows[3839:3808] == v[191:160];
-        eq[958] = rows[3839:3808] == v[223:192];
-        eq[959] = rows[3839:3808] == v[255:224];
-        eq[960] = rows[3871:3840] == v[31:0];
-        eq[961] = rows[3871:3840] == v[63:32];
-        eq[962] = rows[3871:3840] == v[95:64];
-        eq[963] = rows[3871:3840] == v[127:96];
-        eq[964] = rows[3871:3840] == v[159:128];
-        eq[965] = rows[3871:3840] == v[191:160];
-        eq[966] = rows[3871:3840] == v[223:192];
-        eq[967] = rows[3871:3840] == v[255:224];
-        eq[968] = rows[3903:3872] == v[31:0];
-        eq[969] = rows[3903:3872] == v[63:32];
-        eq[970] = rows[3903:3872] == v[95:64];
-        eq[971] = rows[3903:3872] == v[127:96];
-        eq[972] = rows[3903:3872] == v[159:128];
-        eq[973] = rows[3903:3872] == v[191:160];
-        eq[974] = rows[3903:3872] == v[223:192];
-        eq[975] = rows[3903:3872] == v[255:224];
-        eq[976] = rows[3935:3904] == v[31:0];
-        eq[977] = rows[3935:3904] == v[63:32];
-        eq[978] = rows[3935:3904] == v[95:64];
-        eq[979] = rows[3935:3904] == v[127:96];
-        eq[980] = rows[3935:3904] == v[159:128];
-        eq[981] = rows[3935:3904] == v[191:160];
-        eq[982] = rows[3935:3904] == v[223:192];
-        eq[983] = rows[3935:3904] == v[255:224];
-        eq[984] = rows[3967:3936] == v[31:0];
-        eq[985] = rows[3967:3936] == v[63:32];
-        eq[986] = rows[3967:3936] == v[95:64];
-        eq[987] = rows[3967:3936] == v[127:96];
-        eq[988] = rows[3967:3936] == v[159:128];
-        eq[989] = rows[3967:3936] == v[191:160];
-        eq[990] = rows[3967:3936] == v[223:192];
-        eq[991] = rows[3967:3936] == v[255:224];
-        eq[992] = rows[3999:3968] == v[31:0];
-        eq[993] = rows[3999:3968] == v[63:32];
-        eq[994] = rows[3999:3968] == v[95:64];
-        eq[995] = rows[3999:3968] == v[127:96];
-        eq[996] = rows[3999:3968] == v[159:128];
-        eq[997] = rows[3999:3968] == v[191:160];
-        eq[998] = rows[3999:3968] == v[223:192];
-        eq[999] = rows[3999:3968] == v[255:224];
-        eq[1000] = rows[4031:4000] == v[31:0];
-        eq[1001] = rows[4031:4000] == v[63:32];
-        eq[1002] = rows[4031:4000] == v[95:64];
-        eq[1003] = rows[4031:4000] == v[127:96];
-        eq[1004] = rows[4031:4000] == v[159:128];
-        eq[1005] = rows[4031:4000] == v[191:160];
-        eq[1006] = rows[4031:4000] == v[223:192];
-        eq[1007] = rows[4031:4000] == v[255:224];
-        eq[1008] = rows[4063:4032] == v[31:0];
-        eq[1009] = rows[4063:4032] == v[63:32];
-        eq[1010] = rows[4063:4032] == v[95:64];
-        eq[1011] = rows[4063:4032] == v[127:96];
-        eq[1012] = rows[4063:4032] == v[159:128];
-        eq[1013] = rows[4063:4032] == v[191:160];
-        eq[1014] = rows[4063:4032] == v[223:192];
-        eq[1015] = rows[4063:4032] == v[255:224];
-        eq[1016] = rows[4095:4064] == v[31:0];
-        eq[1017] = rows[4095:4064] == v[63:32];
-        eq[1018] = rows[4095:4064] == v[95:64];
-        eq[1019] = rows[4095:4064] == v[127:96];
-        eq[1020] = rows[4095:4064] == v[159:128];
-        eq[1021] = rows[4095:4064] == v[191:160];
-        eq[1022] = rows[4095:4064] == v[223:192];
-        eq[1023] = rows[4095:4064] == v[255:224];
+        eq[0] = fields[31:0] == v[31:0];
+        eq[1] = fields[63:32] == v[63:32];
+        eq[2] = fields[95:64] == v[95:64];
+        eq[3] = fields[127:96] == v[127:96];
+        eq[4] = fields[159:128] == v[159:128];
+        eq[5] = fields[191:160] == v[191:160];
+        eq[6] = fields[223:192] == v[223:192];
+        eq[7] = fields[255:224] == v[255:224];
+        eq[8] = fields[287:256] == v[31:0];
+        eq[9] = fields[319:288] == v[63:32];
+        eq[10] = fields[351:320] == v[95:64];
+        eq[11] = fields[383:352] == v[127:96];
+        eq[12] = fields[415:384] == v[159:128];
+        eq[13] = fields[447:416] == v[191:160];
+        eq[14] = fields[479:448] == v[223:192];
+        eq[15] = fields[511:480] == v[255:224];
+        eq[16] = fields[543:512] == v[31:0];
+        eq[17] = fields[575:544] == v[63:32];
+        eq[18] = fields[607:576] == v[95:64];
+        eq[19] = fields[639:608] == v[127:96];
+        eq[20] = fields[671:640] == v[159:128];
+        eq[21] = fields[703:672] == v[191:160];
+        eq[22] = fields[735:704] == v[223:192];
+        eq[23] = fields[767:736] == v[255:224];
+        eq[24] = fields[799:768] == v[31:0];
+        eq[25] = fields[831:800] == v[63:32];
+        eq[26] = fields[863:832] == v[95:64];
+        eq[27] = fields[895:864] == v[127:96];
+        eq[28] = fields[927:896] == v[159:128];
+        eq[29] = fields[959:928] == v[191:160];
+        eq[30] = fields[991:960] == v[223:192];
+        eq[31] = fields[1023:992] == v[255:224];
+        eq[32] = fields[1055:1024] == v[31:0];
+        eq[33] = fields[1087:1056] == v[63:32];
+        eq[34] = fields[1119:1088] == v[95:64];
+        eq[35] = fields[1151:1120] == v[127:96];
+        eq[36] = fields[1183:1152] == v[159:128];
+        eq[37] = fields[1215:1184] == v[191:160];
+        eq[38] = fields[1247:1216] == v[223:192];
+        eq[39] = fields[1279:1248] == v[255:224];
+        eq[40] = fields[1311:1280] == v[31:0];
+        eq[41] = fields[1343:1312] == v[63:32];
+        eq[42] = fields[1375:1344] == v[95:64];
+        eq[43] = fields[1407:1376] == v[127:96];
+        eq[44] = fields[1439:1408] == v[159:128];
+        eq[45] = fields[1471:1440] == v[191:160];
+        eq[46] = fields[1503:1472] == v[223:192];
+        eq[47] = fields[1535:1504] == v[255:224];
+        eq[48] = fields[1567:1536] == v[31:0];
+        eq[49] = fields[1599:1568] == v[63:32];
+        eq[50] = fields[1631:1600] == v[95:64];
+        eq[51] = fields[1663:1632] == v[127:96];
+        eq[52] = fields[1695:1664] == v[159:128];
+        eq[53] = fields[1727:1696] == v[191:160];
+        eq[54] = fields[1759:1728] == v[223:192];
+        eq[55] = fields[1791:1760] == v[255:224];
+        eq[56] = fields[1823:1792] == v[31:0];
+        eq[57] = fields[1855:1824] == v[63:32];
+        eq[58] = fields[1887:1856] == v[95:64];
+        eq[59] = fields[1919:1888] == v[127:96];
+        eq[60] = fields[1951:1920] == v[159:128];
+        eq[61] = fields[1983:1952] == v[191:160];
+        eq[62] = fields[2015:1984] == v[223:192];
+        eq[63] = fields[2047:2016] == v[255:224];
     end
 endmodule // crown_barrier_16x8_w8_n1024_p32__prb_pc_eq
+
+
+module crown_barrier_16x8_w8_n1024_p32__prb_pc_read(fields,thi,read);
+    
+    // Module arguments
+    input wire  [4095:0] fields;
+    input wire  [55:0] thi;
+    output reg  [2047:0] read;
+    
+    // Update code (custom)
+    always @(*) begin
+        read[31:0] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[3871:3840] : fields[3615:3584]) : (thi[3] ? fields[3359:3328] : fields[3103:3072])) : (thi[4] ? (thi[3] ? fields[2847:2816] : fields[2591:2560]) : (thi[3] ? fields[2335:2304] : fields[2079:2048]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1823:1792] : fields[1567:1536]) : (thi[3] ? fields[1311:1280] : fields[1055:1024])) : (thi[4] ? (thi[3] ? fields[799:768] : fields[543:512]) : (thi[3] ? fields[287:256] : fields[31:0]))));
+        read[287:256] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[3903:3872] : fields[3647:3616]) : (thi[3] ? fields[3391:3360] : fields[3135:3104])) : (thi[4] ? (thi[3] ? fields[2879:2848] : fields[2623:2592]) : (thi[3] ? fields[2367:2336] : fields[2111:2080]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1855:1824] : fields[1599:1568]) : (thi[3] ? fields[1343:1312] : fields[1087:1056])) : (thi[4] ? (thi[3] ? fields[831:800] : fields[575:544]) : (thi[3] ? fields[319:288] : fields[63:32]))));
+        read[543:512] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[3935:3904] : fields[3679:3648]) : (thi[3] ? fields[3423:3392] : fields[3167:3136])) : (thi[4] ? (thi[3] ? fields[2911:2880] : fields[2655:2624]) : (thi[3] ? fields[2399:2368] : fields[2143:2112]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1887:1856] : fields[1631:1600]) : (thi[3] ? fields[1375:1344] : fields[1119:1088])) : (thi[4] ? (thi[3] ? fields[863:832] : fields[607:576]) : (thi[3] ? fields[351:320] : fields[95:64]))));
+        read[799:768] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[3967:3936] : fields[3711:3680]) : (thi[3] ? fields[3455:3424] : fields[3199:3168])) : (thi[4] ? (thi[3] ? fields[2943:2912] : fields[2687:2656]) : (thi[3] ? fields[2431:2400] : fields[2175:2144]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1919:1888] : fields[1663:1632]) : (thi[3] ? fields[1407:1376] : fields[1151:1120])) : (thi[4] ? (thi[3] ? fields[895:864] : fields[639:608]) : (thi[3] ? fields[383:352] : fields[127:96]))));
+        read[1055:1024] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[3999:3968] : fields[3743:3712]) : (thi[3] ? fields[3487:3456] : fields[3231:3200])) : (thi[4] ? (thi[3] ? fields[2975:2944] : fields[2719:2688]) : (thi[3] ? fields[2463:2432] : fields[2207:2176]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1951:1920] : fields[1695:1664]) : (thi[3] ? fields[1439:1408] : fields[1183:1152])) : (thi[4] ? (thi[3] ? fields[927:896] : fields[671:640]) : (thi[3] ? fields[415:384] : fields[159:128]))));
+        read[1311:1280] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[4031:4000] : fields[3775:3744]) : (thi[3] ? fields[3519:3488] : fields[3263:3232])) : (thi[4] ? (thi[3] ? fields[3007:2976] : fields[2751:2720]) : (thi[3] ? fields[2495:2464] : fields[2239:2208]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[1983:1952] : fields[1727:1696]) : (thi[3] ? fields[1471:1440] : fields[1215:1184])) : (thi[4] ? (thi[3] ? fields[959:928] : fields[703:672]) : (thi[3] ? fields[447:416] : fields[191:160]))));
+        read[1567:1536] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[4063:4032] : fields[3807:3776]) : (thi[3] ? fields[3551:3520] : fields[3295:3264])) : (thi[4] ? (thi[3] ? fields[3039:3008] : fields[2783:2752]) : (thi[3] ? fields[2527:2496] : fields[2271:2240]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[2015:1984] : fields[1759:1728]) : (thi[3] ? fields[1503:1472] : fields[1247:1216])) : (thi[4] ? (thi[3] ? fields[991:960] : fields[735:704]) : (thi[3] ? fields[479:448] : fields[223:192]))));
+        read[1823:1792] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[4095:4064] : fields[3839:3808]) : (thi[3] ? fields[3583:3552] : fields[3327:3296])) : (thi[4] ? (thi[3] ? fields[3071:3040] : fields[2815:2784]) : (thi[3] ? fields[2559:2528] : fields[2303:2272]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[2047:2016] : fields[1791:1760]) : (thi[3] ? fields[1535:1504] : fields[1279:1248])) : (thi[4] ? (thi[3] ? fields[1023:992] : fields[767:736]) : (thi[3] ? fields[511:480] : fields[255:224]))));
+        read[63:32] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[3871:3840] : fields[3615:3584]) : (thi[10] ? fields[3359:3328] : fields[3103:3072])) : (thi[11] ? (thi[10] ? fields[2847:2816] : fields[2591:2560]) : (thi[10] ? fields[2335:2304] : fields[2079:2048]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1823:1792] : fields[1567:1536]) : (thi[10] ? fields[1311:1280] : fields[1055:1024])) : (thi[11] ? (thi[10] ? fields[799:768] : fields[543:512]) : (thi[10] ? fields[287:256] : fields[31:0]))));
+        read[319:288] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[3903:3872] : fields[3647:3616]) : (thi[10] ? fields[3391:3360] : fields[3135:3104])) : (thi[11] ? (thi[10] ? fields[2879:2848] : fields[2623:2592]) : (thi[10] ? fields[2367:2336] : fields[2111:2080]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1855:1824] : fields[1599:1568]) : (thi[10] ? fields[1343:1312] : fields[1087:1056])) : (thi[11] ? (thi[10] ? fields[831:800] : fields[575:544]) : (thi[10] ? fields[319:288] : fields[63:32]))));
+        read[575:544] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[3935:3904] : fields[3679:3648]) : (thi[10] ? fields[3423:3392] : fields[3167:3136])) : (thi[11] ? (thi[10] ? fields[2911:2880] : fields[2655:2624]) : (thi[10] ? fields[2399:2368] : fields[2143:2112]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1887:1856] : fields[1631:1600]) : (thi[10] ? fields[1375:1344] : fields[1119:1088])) : (thi[11] ? (thi[10] ? fields[863:832] : fields[607:576]) : (thi[10] ? fields[351:320] : fields[95:64]))));
+        read[831:800] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[3967:3936] : fields[3711:3680]) : (thi[10] ? fields[3455:3424] : fields[3199:3168])) : (thi[11] ? (thi[10] ? fields[2943:2912] : fields[2687:2656]) : (thi[10] ? fields[2431:2400] : fields[2175:2144]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1919:1888] : fields[1663:1632]) : (thi[10] ? fields[1407:1376] : fields[1151:1120])) : (thi[11] ? (thi[10] ? fields[895:864] : fields[639:608]) : (thi[10] ? fields[383:352] : fields[127:96]))));
+        read[1087:1056] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[3999:3968] : fields[3743:3712]) : (thi[10] ? fields[3487:3456] : fields[3231:3200])) : (thi[11] ? (thi[10] ? fields[2975:2944] : fields[2719:2688]) : (thi[10] ? fields[2463:2432] : fields[2207:2176]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1951:1920] : fields[1695:1664]) : (thi[10] ? fields[1439:1408] : fields[1183:1152])) : (thi[11] ? (thi[10] ? fields[927:896] : fields[671:640]) : (thi[10] ? fields[415:384] : fields[159:128]))));
+        read[1343:1312] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[4031:4000] : fields[3775:3744]) : (thi[10] ? fields[3519:3488] : fields[3263:3232])) : (thi[11] ? (thi[10] ? fields[3007:2976] : fields[2751:2720]) : (thi[10] ? fields[2495:2464] : fields[2239:2208]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[1983:1952] : fields[1727:1696]) : (thi[10] ? fields[1471:1440] : fields[1215:1184])) : (thi[11] ? (thi[10] ? fields[959:928] : fields[703:672]) : (thi[10] ? fields[447:416] : fields[191:160]))));
+        read[1599:1568] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[4063:4032] : fields[3807:3776]) : (thi[10] ? fields[3551:3520] : fields[3295:3264])) : (thi[11] ? (thi[10] ? fields[3039:3008] : fields[2783:2752]) : (thi[10] ? fields[2527:2496] : fields[2271:2240]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[2015:1984] : fields[1759:1728]) : (thi[10] ? fields[1503:1472] : fields[1247:1216])) : (thi[11] ? (thi[10] ? fields[991:960] : fields[735:704]) : (thi[10] ? fields[479:448] : fields[223:192]))));
+        read[1855:1824] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[4095:4064] : fields[3839:3808]) : (thi[10] ? fields[3583:3552] : fields[3327:3296])) : (thi[11] ? (thi[10] ? fields[3071:3040] : fields[2815:2784]) : (thi[10] ? fields[2559:2528] : fields[2303:2272]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[2047:2016] : fields[1791:1760]) : (thi[10] ? fields[1535:1504] : fields[1279:1248])) : (thi[11] ? (thi[10] ? fields[1023:992] : fields[767:736]) : (thi[10] ? fields[511:480] : fields[255:224]))));
+        read[95:64] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[3871:3840] : fields[3615:3584]) : (thi[17] ? fields[3359:3328] : fields[3103:3072])) : (thi[18] ? (thi[17] ? fields[2847:2816] : fields[2591:2560]) : (thi[17] ? fields[2335:2304] : fields[2079:2048]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1823:1792] : fields[1567:1536]) : (thi[17] ? fields[1311:1280] : fields[1055:1024])) : (thi[18] ? (thi[17] ? fields[799:768] : fields[543:512]) : (thi[17] ? fields[287:256] : fields[31:0]))));
+        read[351:320] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[3903:3872] : fields[3647:3616]) : (thi[17] ? fields[3391:3360] : fields[3135:3104])) : (thi[18] ? (thi[17] ? fields[2879:2848] : fields[2623:2592]) : (thi[17] ? fields[2367:2336] : fields[2111:2080]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1855:1824] : fields[1599:1568]) : (thi[17] ? fields[1343:1312] : fields[1087:1056])) : (thi[18] ? (thi[17] ? fields[831:800] : fields[575:544]) : (thi[17] ? fields[319:288] : fields[63:32]))));
+        read[607:576] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[3935:3904] : fields[3679:3648]) : (thi[17] ? fields[3423:3392] : fields[3167:3136])) : (thi[18] ? (thi[17] ? fields[2911:2880] : fields[2655:2624]) : (thi[17] ? fields[2399:2368] : fields[2143:2112]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1887:1856] : fields[1631:1600]) : (thi[17] ? fields[1375:1344] : fields[1119:1088])) : (thi[18] ? (thi[17] ? fields[863:832] : fields[607:576]) : (thi[17] ? fields[351:320] : fields[95:64]))));
+        read[863:832] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[3967:3936] : fields[3711:3680]) : (thi[17] ? fields[3455:3424] : fields[3199:3168])) : (thi[18] ? (thi[17] ? fields[2943:2912] : fields[2687:2656]) : (thi[17] ? fields[2431:2400] : fields[2175:2144]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1919:1888] : fields[1663:1632]) : (thi[17] ? fields[1407:1376] : fields[1151:1120])) : (thi[18] ? (thi[17] ? fields[895:864] : fields[639:608]) : (thi[17] ? fields[383:352] : fields[127:96]))));
+        read[1119:1088] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[3999:3968] : fields[3743:3712]) : (thi[17] ? fields[3487:3456] : fields[3231:3200])) : (thi[18] ? (thi[17] ? fields[2975:2944] : fields[2719:2688]) : (thi[17] ? fields[2463:2432] : fields[2207:2176]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1951:1920] : fields[1695:1664]) : (thi[17] ? fields[1439:1408] : fields[1183:1152])) : (thi[18] ? (thi[17] ? fields[927:896] : fields[671:640]) : (thi[17] ? fields[415:384] : fields[159:128]))));
+        read[1375:1344] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[4031:4000] : fields[3775:3744]) : (thi[17] ? fields[3519:3488] : fields[3263:3232])) : (thi[18] ? (thi[17] ? fields[3007:2976] : fields[2751:2720]) : (thi[17] ? fields[2495:2464] : fields[2239:2208]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[1983:1952] : fields[1727:1696]) : (thi[17] ? fields[1471:1440] : fields[1215:1184])) : (thi[18] ? (thi[17] ? fields[959:928] : fields[703:672]) : (thi[17] ? fields[447:416] : fields[191:160]))));
+        read[1631:1600] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[4063:4032] : fields[3807:3776]) : (thi[17] ? fields[3551:3520] : fields[3295:3264])) : (thi[18] ? (thi[17] ? fields[3039:3008] : fields[2783:2752]) : (thi[17] ? fields[2527:2496] : fields[2271:2240]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[2015:1984] : fields[1759:1728]) : (thi[17] ? fields[1503:1472] : fields[1247:1216])) : (thi[18] ? (thi[17] ? fields[991:960] : fields[735:704]) : (thi[17] ? fields[479:448] : fields[223:192]))));
+        read[1887:1856] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[4095:4064] : fields[3839:3808]) : (thi[17] ? fields[3583:3552] : fields[3327:3296])) : (thi[18] ? (thi[17] ? fields[3071:3040] : fields[2815:2784]) : (thi[17] ? fields[2559:2528] : fields[2303:2272]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[2047:2016] : fields[1791:1760]) : (thi[17] ? fields[1535:1504] : fields[1279:1248])) : (thi[18] ? (thi[17] ? fields[1023:992] : fields[767:736]) : (thi[17] ? fields[511:480] : fields[255:224]))));
+        read[127:96] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[3871:3840] : fields[3615:3584]) : (thi[24] ? fields[3359:3328] : fields[3103:3072])) : (thi[25] ? (thi[24] ? fields[2847:2816] : fields[2591:2560]) : (thi[24] ? fields[2335:2304] : fields[2079:2048]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1823:1792] : fields[1567:1536]) : (thi[24] ? fields[1311:1280] : fields[1055:1024])) : (thi[25] ? (thi[24] ? fields[799:768] : fields[543:512]) : (thi[24] ? fields[287:256] : fields[31:0]))));
+        read[383:352] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[3903:3872] : fields[3647:3616]) : (thi[24] ? fields[3391:3360] : fields[3135:3104])) : (thi[25] ? (thi[24] ? fields[2879:2848] : fields[2623:2592]) : (thi[24] ? fields[2367:2336] : fields[2111:2080]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1855:1824] : fields[1599:1568]) : (thi[24] ? fields[1343:1312] : fields[1087:1056])) : (thi[25] ? (thi[24] ? fields[831:800] : fields[575:544]) : (thi[24] ? fields[319:288] : fields[63:32]))));
+        read[639:608] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[3935:3904] : fields[3679:3648]) : (thi[24] ? fields[3423:3392] : fields[3167:3136])) : (thi[25] ? (thi[24] ? fields[2911:2880] : fields[2655:2624]) : (thi[24] ? fields[2399:2368] : fields[2143:2112]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1887:1856] : fields[1631:1600]) : (thi[24] ? fields[1375:1344] : fields[1119:1088])) : (thi[25] ? (thi[24] ? fields[863:832] : fields[607:576]) : (thi[24] ? fields[351:320] : fields[95:64]))));
+        read[895:864] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[3967:3936] : fields[3711:3680]) : (thi[24] ? fields[3455:3424] : fields[3199:3168])) : (thi[25] ? (thi[24] ? fields[2943:2912] : fields[2687:2656]) : (thi[24] ? fields[2431:2400] : fields[2175:2144]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1919:1888] : fields[1663:1632]) : (thi[24] ? fields[1407:1376] : fields[1151:1120])) : (thi[25] ? (thi[24] ? fields[895:864] : fields[639:608]) : (thi[24] ? fields[383:352] : fields[127:96]))));
+        read[1151:1120] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[3999:3968] : fields[3743:3712]) : (thi[24] ? fields[3487:3456] : fields[3231:3200])) : (thi[25] ? (thi[24] ? fields[2975:2944] : fields[2719:2688]) : (thi[24] ? fields[2463:2432] : fields[2207:2176]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1951:1920] : fields[1695:1664]) : (thi[24] ? fields[1439:1408] : fields[1183:1152])) : (thi[25] ? (thi[24] ? fields[927:896] : fields[671:640]) : (thi[24] ? fields[415:384] : fields[159:128]))));
+        read[1407:1376] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[4031:4000] : fields[3775:3744]) : (thi[24] ? fields[3519:3488] : fields[3263:3232])) : (thi[25] ? (thi[24] ? fields[3007:2976] : fields[2751:2720]) : (thi[24] ? fields[2495:2464] : fields[2239:2208]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[1983:1952] : fields[1727:1696]) : (thi[24] ? fields[1471:1440] : fields[1215:1184])) : (thi[25] ? (thi[24] ? fields[959:928] : fields[703:672]) : (thi[24] ? fields[447:416] : fields[191:160]))));
+        read[1663:1632] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[4063:4032] : fields[3807:3776]) : (thi[24] ? fields[3551:3520] : fields[3295:3264])) : (thi[25] ? (thi[24] ? fields[3039:3008] : fields[2783:2752]) : (thi[24] ? fields[2527:2496] : fields[2271:2240]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[2015:1984] : fields[1759:1728]) : (thi[24] ? fields[1503:1472] : fields[1247:1216])) : (thi[25] ? (thi[24] ? fields[991:960] : fields[735:704]) : (thi[24] ? fields[479:448] : fields[223:192]))));
+        read[1919:1888] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[4095:4064] : fields[3839:3808]) : (thi[24] ? fields[3583:3552] : fields[3327:3296])) : (thi[25] ? (thi[24] ? fields[3071:3040] : fields[2815:2784]) : (thi[24] ? fields[2559:2528] : fields[2303:2272]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[2047:2016] : fields[1791:1760]) : (thi[24] ? fields[1535:1504] : fields[1279:1248])) : (thi[25] ? (thi[24] ? fields[1023:992] : fields[767:736]) : (thi[24] ? fields[511:480] : fields[255:224]))));
+        read[159:128] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[3871:3840] : fields[3615:3584]) : (thi[31] ? fields[3359:3328] : fields[3103:3072])) : (thi[32] ? (thi[31] ? fields[2847:2816] : fields[2591:2560]) : (thi[31] ? fields[2335:2304] : fields[2079:2048]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1823:1792] : fields[1567:1536]) : (thi[31] ? fields[1311:1280] : fields[1055:1024])) : (thi[32] ? (thi[31] ? fields[799:768] : fields[543:512]) : (thi[31] ? fields[287:256] : fields[31:0]))));
+        read[415:384] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[3903:3872] : fields[3647:3616]) : (thi[31] ? fields[3391:3360] : fields[3135:3104])) : (thi[32] ? (thi[31] ? fields[2879:2848] : fields[2623:2592]) : (thi[31] ? fields[2367:2336] : fields[2111:2080]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1855:1824] : fields[1599:1568]) : (thi[31] ? fields[1343:1312] : fields[1087:1056])) : (thi[32] ? (thi[31] ? fields[831:800] : fields[575:544]) : (thi[31] ? fields[319:288] : fields[63:32]))));
+        read[671:640] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[3935:3904] : fields[3679:3648]) : (thi[31] ? fields[3423:3392] : fields[3167:3136])) : (thi[32] ? (thi[31] ? fields[2911:2880] : fields[2655:2624]) : (thi[31] ? fields[2399:2368] : fields[2143:2112]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1887:1856] : fields[1631:1600]) : (thi[31] ? fields[1375:1344] : fields[1119:1088])) : (thi[32] ? (thi[31] ? fields[863:832] : fields[607:576]) : (thi[31] ? fields[351:320] : fields[95:64]))));
+        read[927:896] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[3967:3936] : fields[3711:3680]) : (thi[31] ? fields[3455:3424] : fields[3199:3168])) : (thi[32] ? (thi[31] ? fields[2943:2912] : fields[2687:2656]) : (thi[31] ? fields[2431:2400] : fields[2175:2144]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1919:1888] : fields[1663:1632]) : (thi[31] ? fields[1407:1376] : fields[1151:1120])) : (thi[32] ? (thi[31] ? fields[895:864] : fields[639:608]) : (thi[31] ? fields[383:352] : fields[127:96]))));
+        read[1183:1152] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[3999:3968] : fields[3743:3712]) : (thi[31] ? fields[3487:3456] : fields[3231:3200])) : (thi[32] ? (thi[31] ? fields[2975:2944] : fields[2719:2688]) : (thi[31] ? fields[2463:2432] : fields[2207:2176]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1951:1920] : fields[1695:1664]) : (thi[31] ? fields[1439:1408] : fields[1183:1152])) : (thi[32] ? (thi[31] ? fields[927:896] : fields[671:640]) : (thi[31] ? fields[415:384] : fields[159:128]))));
+        read[1439:1408] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[4031:4000] : fields[3775:3744]) : (thi[31] ? fields[3519:3488] : fields[3263:3232])) : (thi[32] ? (thi[31] ? fields[3007:2976] : fields[2751:2720]) : (thi[31] ? fields[2495:2464] : fields[2239:2208]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[1983:1952] : fields[1727:1696]) : (thi[31] ? fields[1471:1440] : fields[1215:1184])) : (thi[32] ? (thi[31] ? fields[959:928] : fields[703:672]) : (thi[31] ? fields[447:416] : fields[191:160]))));
+        read[1695:1664] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[4063:4032] : fields[3807:3776]) : (thi[31] ? fields[3551:3520] : fields[3295:3264])) : (thi[32] ? (thi[31] ? fields[3039:3008] : fields[2783:2752]) : (thi[31] ? fields[2527:2496] : fields[2271:2240]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[2015:1984] : fields[1759:1728]) : (thi[31] ? fields[1503:1472] : fields[1247:1216])) : (thi[32] ? (thi[31] ? fields[991:960] : fields[735:704]) : (thi[31] ? fields[479:448] : fields[223:192]))));
+        read[1951:1920] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[4095:4064] : fields[3839:3808]) : (thi[31] ? fields[3583:3552] : fields[3327:3296])) : (thi[32] ? (thi[31] ? fields[3071:3040] : fields[2815:2784]) : (thi[31] ? fields[2559:2528] : fields[2303:2272]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[2047:2016] : fields[1791:1760]) : (thi[31] ? fields[1535:1504] : fields[1279:1248])) : (thi[32] ? (thi[31] ? fields[1023:992] : fields[767:736]) : (thi[31] ? fields[511:480] : fields[255:224]))));
+        read[191:160] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[3871:3840] : fields[3615:3584]) : (thi[38] ? fields[3359:3328] : fields[3103:3072])) : (thi[39] ? (thi[38] ? fields[2847:2816] : fields[2591:2560]) : (thi[38] ? fields[2335:2304] : fields[2079:2048]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1823:1792] : fields[1567:1536]) : (thi[38] ? fields[1311:1280] : fields[1055:1024])) : (thi[39] ? (thi[38] ? fields[799:768] : fields[543:512]) : (thi[38] ? fields[287:256] : fields[31:0]))));
+        read[447:416] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[3903:3872] : fields[3647:3616]) : (thi[38] ? fields[3391:3360] : fields[3135:3104])) : (thi[39] ? (thi[38] ? fields[2879:2848] : fields[2623:2592]) : (thi[38] ? fields[2367:2336] : fields[2111:2080]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1855:1824] : fields[1599:1568]) : (thi[38] ? fields[1343:1312] : fields[1087:1056])) : (thi[39] ? (thi[38] ? fields[831:800] : fields[575:544]) : (thi[38] ? fields[319:288] : fields[63:32]))));
+        read[703:672] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[3935:3904] : fields[3679:3648]) : (thi[38] ? fields[3423:3392] : fields[3167:3136])) : (thi[39] ? (thi[38] ? fields[2911:2880] : fields[2655:2624]) : (thi[38] ? fields[2399:2368] : fields[2143:2112]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1887:1856] : fields[1631:1600]) : (thi[38] ? fields[1375:1344] : fields[1119:1088])) : (thi[39] ? (thi[38] ? fields[863:832] : fields[607:576]) : (thi[38] ? fields[351:320] : fields[95:64]))));
+        read[959:928] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[3967:3936] : fields[3711:3680]) : (thi[38] ? fields[3455:3424] : fields[3199:3168])) : (thi[39] ? (thi[38] ? fields[2943:2912] : fields[2687:2656]) : (thi[38] ? fields[2431:2400] : fields[2175:2144]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1919:1888] : fields[1663:1632]) : (thi[38] ? fields[1407:1376] : fields[1151:1120])) : (thi[39] ? (thi[38] ? fields[895:864] : fields[639:608]) : (thi[38] ? fields[383:352] : fields[127:96]))));
+        read[1215:1184] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[3999:3968] : fields[3743:3712]) : (thi[38] ? fields[3487:3456] : fields[3231:3200])) : (thi[39] ? (thi[38] ? fields[2975:2944] : fields[2719:2688]) : (thi[38] ? fields[2463:2432] : fields[2207:2176]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1951:1920] : fields[1695:1664]) : (thi[38] ? fields[1439:1408] : fields[1183:1152])) : (thi[39] ? (thi[38] ? fields[927:896] : fields[671:640]) : (thi[38] ? fields[415:384] : fields[159:128]))));
+        read[1471:1440] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[4031:4000] : fields[3775:3744]) : (thi[38] ? fields[3519:3488] : fields[3263:3232])) : (thi[39] ? (thi[38] ? fields[3007:2976] : fields[2751:2720]) : (thi[38] ? fields[2495:2464] : fields[2239:2208]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[1983:1952] : fields[1727:1696]) : (thi[38] ? fields[1471:1440] : fields[1215:1184])) : (thi[39] ? (thi[38] ? fields[959:928] : fields[703:672]) : (thi[38] ? fields[447:416] : fields[191:160]))));
+        read[1727:1696] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[4063:4032] : fields[3807:3776]) : (thi[38] ? fields[3551:3520] : fields[3295:3264])) : (thi[39] ? (thi[38] ? fields[3039:3008] : fields[2783:2752]) : (thi[38] ? fields[2527:2496] : fields[2271:2240]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[2015:1984] : fields[1759:1728]) : (thi[38] ? fields[1503:1472] : fields[1247:1216])) : (thi[39] ? (thi[38] ? fields[991:960] : fields[735:704]) : (thi[38] ? fields[479:448] : fields[223:192]))));
+        read[1983:1952] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[4095:4064] : fields[3839:3808]) : (thi[38] ? fields[3583:3552] : fields[3327:3296])) : (thi[39] ? (thi[38] ? fields[3071:3040] : fields[2815:2784]) : (thi[38] ? fields[2559:2528] : fields[2303:2272]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[2047:2016] : fields[1791:1760]) : (thi[38] ? fields[1535:1504] : fields[1279:1248])) : (thi[39] ? (thi[38] ? fields[1023:992] : fields[767:736]) : (thi[38] ? fields[511:480] : fields[255:224]))));
+        read[223:192] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[3871:3840] : fields[3615:3584]) : (thi[45] ? fields[3359:3328] : fields[3103:3072])) : (thi[46] ? (thi[45] ? fields[2847:2816] : fields[2591:2560]) : (thi[45] ? fields[2335:2304] : fields[2079:2048]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1823:1792] : fields[1567:1536]) : (thi[45] ? fields[1311:1280] : fields[1055:1024])) : (thi[46] ? (thi[45] ? fields[799:768] : fields[543:512]) : (thi[45] ? fields[287:256] : fields[31:0]))));
+        read[479:448] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[3903:3872] : fields[3647:3616]) : (thi[45] ? fields[3391:3360] : fields[3135:3104])) : (thi[46] ? (thi[45] ? fields[2879:2848] : fields[2623:2592]) : (thi[45] ? fields[2367:2336] : fields[2111:2080]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1855:1824] : fields[1599:1568]) : (thi[45] ? fields[1343:1312] : fields[1087:1056])) : (thi[46] ? (thi[45] ? fields[831:800] : fields[575:544]) : (thi[45] ? fields[319:288] : fields[63:32]))));
+        read[735:704] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[3935:3904] : fields[3679:3648]) : (thi[45] ? fields[3423:3392] : fields[3167:3136])) : (thi[46] ? (thi[45] ? fields[2911:2880] : fields[2655:2624]) : (thi[45] ? fields[2399:2368] : fields[2143:2112]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1887:1856] : fields[1631:1600]) : (thi[45] ? fields[1375:1344] : fields[1119:1088])) : (thi[46] ? (thi[45] ? fields[863:832] : fields[607:576]) : (thi[45] ? fields[351:320] : fields[95:64]))));
+        read[991:960] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[3967:3936] : fields[3711:3680]) : (thi[45] ? fields[3455:3424] : fields[3199:3168])) : (thi[46] ? (thi[45] ? fields[2943:2912] : fields[2687:2656]) : (thi[45] ? fields[2431:2400] : fields[2175:2144]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1919:1888] : fields[1663:1632]) : (thi[45] ? fields[1407:1376] : fields[1151:1120])) : (thi[46] ? (thi[45] ? fields[895:864] : fields[639:608]) : (thi[45] ? fields[383:352] : fields[127:96]))));
+        read[1247:1216] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[3999:3968] : fields[3743:3712]) : (thi[45] ? fields[3487:3456] : fields[3231:3200])) : (thi[46] ? (thi[45] ? fields[2975:2944] : fields[2719:2688]) : (thi[45] ? fields[2463:2432] : fields[2207:2176]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1951:1920] : fields[1695:1664]) : (thi[45] ? fields[1439:1408] : fields[1183:1152])) : (thi[46] ? (thi[45] ? fields[927:896] : fields[671:640]) : (thi[45] ? fields[415:384] : fields[159:128]))));
+        read[1503:1472] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[4031:4000] : fields[3775:3744]) : (thi[45] ? fields[3519:3488] : fields[3263:3232])) : (thi[46] ? (thi[45] ? fields[3007:2976] : fields[2751:2720]) : (thi[45] ? fields[2495:2464] : fields[2239:2208]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[1983:1952] : fields[1727:1696]) : (thi[45] ? fields[1471:1440] : fields[1215:1184])) : (thi[46] ? (thi[45] ? fields[959:928] : fields[703:672]) : (thi[45] ? fields[447:416] : fields[191:160]))));
+        read[1759:1728] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[4063:4032] : fields[3807:3776]) : (thi[45] ? fields[3551:3520] : fields[3295:3264])) : (thi[46] ? (thi[45] ? fields[3039:3008] : fields[2783:2752]) : (thi[45] ? fields[2527:2496] : fields[2271:2240]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[2015:1984] : fields[1759:1728]) : (thi[45] ? fields[1503:1472] : fields[1247:1216])) : (thi[46] ? (thi[45] ? fields[991:960] : fields[735:704]) : (thi[45] ? fields[479:448] : fields[223:192]))));
+        read[2015:1984] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[4095:4064] : fields[3839:3808]) : (thi[45] ? fields[3583:3552] : fields[3327:3296])) : (thi[46] ? (thi[45] ? fields[3071:3040] : fields[2815:2784]) : (thi[45] ? fields[2559:2528] : fields[2303:2272]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[2047:2016] : fields[1791:1760]) : (thi[45] ? fields[1535:1504] : fields[1279:1248])) : (thi[46] ? (thi[45] ? fields[1023:992] : fields[767:736]) : (thi[45] ? fields[511:480] : fields[255:224]))));
+        read[255:224] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[3871:3840] : fields[3615:3584]) : (thi[52] ? fields[3359:3328] : fields[3103:3072])) : (thi[53] ? (thi[52] ? fields[2847:2816] : fields[2591:2560]) : (thi[52] ? fields[2335:2304] : fields[2079:2048]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1823:1792] : fields[1567:1536]) : (thi[52] ? fields[1311:1280] : fields[1055:1024])) : (thi[53] ? (thi[52] ? fields[799:768] : fields[543:512]) : (thi[52] ? fields[287:256] : fields[31:0]))));
+        read[511:480] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[3903:3872] : fields[3647:3616]) : (thi[52] ? fields[3391:3360] : fields[3135:3104])) : (thi[53] ? (thi[52] ? fields[2879:2848] : fields[2623:2592]) : (thi[52] ? fields[2367:2336] : fields[2111:2080]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1855:1824] : fields[1599:1568]) : (thi[52] ? fields[1343:1312] : fields[1087:1056])) : (thi[53] ? (thi[52] ? fields[831:800] : fields[575:544]) : (thi[52] ? fields[319:288] : fields[63:32]))));
+        read[767:736] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[3935:3904] : fields[3679:3648]) : (thi[52] ? fields[3423:3392] : fields[3167:3136])) : (thi[53] ? (thi[52] ? fields[2911:2880] : fields[2655:2624]) : (thi[52] ? fields[2399:2368] : fields[2143:2112]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1887:1856] : fields[1631:1600]) : (thi[52] ? fields[1375:1344] : fields[1119:1088])) : (thi[53] ? (thi[52] ? fields[863:832] : fields[607:576]) : (thi[52] ? fields[351:320] : fields[95:64]))));
+        read[1023:992] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[3967:3936] : fields[3711:3680]) : (thi[52] ? fields[3455:3424] : fields[3199:3168])) : (thi[53] ? (thi[52] ? fields[2943:2912] : fields[2687:2656]) : (thi[52] ? fields[2431:2400] : fields[2175:2144]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1919:1888] : fields[1663:1632]) : (thi[52] ? fields[1407:1376] : fields[1151:1120])) : (thi[53] ? (thi[52] ? fields[895:864] : fields[639:608]) : (thi[52] ? fields[383:352] : fields[127:96]))));
+        read[1279:1248] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[3999:3968] : fields[3743:3712]) : (thi[52] ? fields[3487:3456] : fields[3231:3200])) : (thi[53] ? (thi[52] ? fields[2975:2944] : fields[2719:2688]) : (thi[52] ? fields[2463:2432] : fields[2207:2176]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1951:1920] : fields[1695:1664]) : (thi[52] ? fields[1439:1408] : fields[1183:1152])) : (thi[53] ? (thi[52] ? fields[927:896] : fields[671:640]) : (thi[52] ? fields[415:384] : fields[159:128]))));
+        read[1535:1504] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[4031:4000] : fields[3775:3744]) : (thi[52] ? fields[3519:3488] : fields[3263:3232])) : (thi[53] ? (thi[52] ? fields[3007:2976] : fields[2751:2720]) : (thi[52] ? fields[2495:2464] : fields[2239:2208]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[1983:1952] : fields[1727:1696]) : (thi[52] ? fields[1471:1440] : fields[1215:1184])) : (thi[53] ? (thi[52] ? fields[959:928] : fields[703:672]) : (thi[52] ? fields[447:416] : fields[191:160]))));
+        read[1791:1760] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[4063:4032] : fields[3807:3776]) : (thi[52] ? fields[3551:3520] : fields[3295:3264])) : (thi[53] ? (thi[52] ? fields[3039:3008] : fields[2783:2752]) : (thi[52] ? fields[2527:2496] : fields[2271:2240]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[2015:1984] : fields[1759:1728]) : (thi[52] ? fields[1503:1472] : fields[1247:1216])) : (thi[53] ? (thi[52] ? fields[991:960] : fields[735:704]) : (thi[52] ? fields[479:448] : fields[223:192]))));
+        read[2047:2016] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[4095:4064] : fields[3839:3808]) : (thi[52] ? fields[3583:3552] : fields[3327:3296])) : (thi[53] ? (thi[52] ? fields[3071:3040] : fields[2815:2784]) : (thi[52] ? fields[2559:2528] : fields[2303:2272]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[2047:2016] : fields[1791:1760]) : (thi[52] ? fields[1535:1504] : fields[1279:1248])) : (thi[53] ? (thi[52] ? fields[1023:992] : fields[767:736]) : (thi[52] ? fields[511:480] : fields[255:224]))));
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__prb_pc_read
+
+
+module crown_barrier_16x8_w8_n1024_p32__prb_sets(thi,masks);
+    
+    // Module arguments
+    input wire  [55:0] thi;
+    output reg  [1023:0] masks;
+    
+    // Update code (custom)
+    always @(*) begin
+        masks[0] = thi[6:3] == 4'd0;
+        masks[1] = thi[13:10] == 4'd0;
+        masks[2] = thi[20:17] == 4'd0;
+        masks[3] = thi[27:24] == 4'd0;
+        masks[4] = thi[34:31] == 4'd0;
+        masks[5] = thi[41:38] == 4'd0;
+        masks[6] = thi[48:45] == 4'd0;
+        masks[7] = thi[55:52] == 4'd0;
+        masks[8] = thi[6:3] == 4'd0;
+        masks[9] = thi[13:10] == 4'd0;
+        masks[10] = thi[20:17] == 4'd0;
+        masks[11] = thi[27:24] == 4'd0;
+        masks[12] = thi[34:31] == 4'd0;
+        masks[13] = thi[41:38] == 4'd0;
+        masks[14] = thi[48:45] == 4'd0;
+        masks[15] = thi[55:52] == 4'd0;
+        masks[16] = thi[6:3] == 4'd0;
+        masks[17] = thi[13:10] == 4'd0;
+        masks[18] = thi[20:17] == 4'd0;
+        masks[19] = thi[27:24] == 4'd0;
+        masks[20] = thi[34:31] == 4'd0;
+        masks[21] = thi[41:38] == 4'd0;
+        masks[22] = thi[48:45] == 4'd0;
+        masks[23] = thi[55:52] == 4'd0;
+        masks[24] = thi[6:3] == 4'd0;
+        masks[25] = thi[13:10] == 4'd0;
+        masks[26] = thi[20:17] == 4'd0;
+        masks[27] = thi[27:24] == 4'd0;
+        masks[28] = thi[34:31] == 4'd0;
+        masks[29] = thi[41:38] == 4'd0;
+        masks[30] = thi[48:45] == 4'd0;
+        masks[31] = thi[55:52] == 4'd0;
+        masks[32] = thi[6:3] == 4'd0;
+        masks[33] = thi[13:10] == 4'd0;
+        masks[34] = thi[20:17] == 4'd0;
+        masks[35] = thi[27:24] == 4'd0;
+        masks[36] = thi[34:31] == 4'd0;
+        masks[37] = thi[41:38] == 4'd0;
+        masks[38] = thi[48:45] == 4'd0;
+        masks[39] = thi[55:52] == 4'd0;
+        masks[40] = thi[6:3] == 4'd0;
+        masks[41] = thi[13:10] == 4'd0;
+        masks[42] = thi[20:17] == 4'd0;
+        masks[43] = thi[27:24] == 4'd0;
+        masks[44] = thi[34:31] == 4'd0;
+        masks[45] = thi[41:38] == 4'd0;
+        masks[46] = thi[48:45] == 4'd0;
+        masks[47] = thi[55:52] == 4'd0;
+        masks[48] = thi[6:3] == 4'd0;
+        masks[49] = thi[13:10] == 4'd0;
+        masks[50] = thi[20:17] == 4'd0;
+        masks[51] = thi[27:24] == 4'd0;
+        masks[52] = thi[34:31] == 4'd0;
+        masks[53] = thi[41:38] == 4'd0;
+        masks[54] = thi[48:45] == 4'd0;
+        masks[55] = thi[55:52] == 4'd0;
+        masks[56] = thi[6:3] == 4'd0;
+        masks[57] = thi[13:10] == 4'd0;
+        masks[58] = thi[20:17] == 4'd0;
+        masks[59] = thi[27:24] == 4'd0;
+        masks[60] = thi[34:31] == 4'd0;
+        masks[61] = thi[41:38] == 4'd0;
+        masks[62] = thi[48:45] == 4'd0;
+        masks[63] = thi[55:52] == 4'd0;
+        masks[64] = thi[6:3] == 4'd1;
+        masks[65] = thi[13:10] == 4'd1;
+        masks[66] = thi[20:17] == 4'd1;
+        masks[67] = thi[27:24] == 4'd1;
+        masks[68] = thi[34:31] == 4'd1;
+        masks[69] = thi[41:38] == 4'd1;
+        masks[70] = thi[48:45] == 4'd1;
+        masks[71] = thi[55:52] == 4'd1;
+        masks[72] = thi[6:3] == 4'd1;
+        masks[73] = thi[13:10] == 4'd1;
+        masks[74] = thi[20:17] == 4'd1;
+        masks[75] = thi[27:24] == 4'd1;
+        masks[76] = thi[34:31] == 4'd1;
+        masks[77] = thi[41:38] == 4'd1;
+        masks[78] = thi[48:45] == 4'd1;
+        masks[79] = thi[55:52] == 4'd1;
+        masks[80] = thi[6:3] == 4'd1;
+        masks[81] = thi[13:10] == 4'd1;
+        masks[82] = thi[20:17] == 4'd1;
+        masks[83] = thi[27:24] == 4'd1;
+        masks[84] = thi[34:31] == 4'd1;
+        masks[85] = thi[41:38] == 4'd1;
+        masks[86] = thi[48:45] == 4'd1;
+        masks[87] = thi[55:52] == 4'd1;
+        masks[88] = thi[6:3] == 4'd1;
+        masks[89] = thi[13:10] == 4'd1;
+        masks[90] = thi[20:17] == 4'd1;
+        masks[91] = thi[27:24] == 4'd1;
+        masks[92] = thi[34:31] == 4'd1;
+        masks[93] = thi[41:38] == 4'd1;
+        masks[94] = thi[48:45] == 4'd1;
+        masks[95] = thi[55:52] == 4'd1;
+        masks[96] = thi[6:3] == 4'd1;
+        masks[97] = thi[13:10] == 4'd1;
+        masks[98] = thi[20:17] == 4'd1;
+        masks[99] = thi[27:24] == 4'd1;
+        masks[100] = thi[34:31] == 4'd1;
+        masks[101] = thi[41:38] == 4'd1;
+        masks[102] = thi[48:45] == 4'd1;
+        masks[103] = thi[55:52] == 4'd1;
+        masks[104] = thi[6:3] == 4'd1;
+        masks[105] = thi[13:10] == 4'd1;
+        masks[106] = thi[20:17] == 4'd1;
+        masks[107] = thi[27:24] == 4'd1;
+        masks[108] = thi[34:31] == 4'd1;
+        masks[109] = thi[41:38] == 4'd1;
+        masks[110] = thi[48:45] == 4'd1;
+        masks[111] = thi[55:52] == 4'd1;
+        masks[112] = thi[6:3] == 4'd1;
+        masks[113] = thi[13:10] == 4'd1;
+        masks[114] = thi[20:17] == 4'd1;
+        masks[115] = thi[27:24] == 4'd1;
+        masks[116] = thi[34:31] == 4'd1;
+        masks[117] = thi[41:38] == 4'd1;
+        masks[118] = thi[48:45] == 4'd1;
+        masks[119] = thi[55:52] == 4'd1;
+        masks[120] = thi[6:3] == 4'd1;
+        masks[121] = thi[13:10] == 4'd1;
+        masks[122] = thi[20:17] == 4'd1;
+        masks[123] = thi[27:24] == 4'd1;
+        masks[124] = thi[34:31] == 4'd1;
+        masks[125] = thi[41:38] == 4'd1;
+        masks[126] = thi[48:45] == 4'd1;
+        masks[127] = thi[55:52] == 4'd1;
+        masks[128] = thi[6:3] == 4'd2;
+        masks[129] = thi[13:10] == 4'd2;
+        masks[130] = thi[20:17] == 4'd2;
+        masks[131] = thi[27:24] == 4'd2;
+        masks[132] = thi[34:31] == 4'd2;
+        masks[133] = thi[41:38] == 4'd2;
+        masks[134] = thi[48:45] == 4'd2;
+        masks[135] = thi[55:52] == 4'd2;
+        masks[136] = thi[6:3] == 4'd2;
+        masks[137] = thi[13:10] == 4'd2;
+        masks[138] = thi[20:17] == 4'd2;
+        masks[139] = thi[27:24] == 4'd2;
+        masks[140] = thi[34:31] == 4'd2;
+        masks[141] = thi[41:38] == 4'd2;
+        masks[142] = thi[48:45] == 4'd2;
+        masks[143] = thi[55:52] == 4'd2;
+        masks[144] = thi[6:3] == 4'd2;
+        masks[145] = thi[13:10] == 4'd2;
+        masks[146] = thi[20:17] == 4'd2;
+        masks[147] = thi[27:24] == 4'd2;
+        masks[148] = thi[34:31] == 4'd2;
+        masks[149] = thi[41:38] == 4'd2;
+        masks[150] = thi[48:45] == 4'd2;
+        masks[151] = thi[55:52] == 4'd2;
+        masks[152] = thi[6:3] == 4'd2;
+        masks[153] = thi[13:10] == 4'd2;
+        masks[154] = thi[20:17] == 4'd2;
+        masks[155] = thi[27:24] == 4'd2;
+        masks[156] = thi[34:31] == 4'd2;
+        masks[157] = thi[41:38] == 4'd2;
+        masks[158] = thi[48:45] == 4'd2;
+        masks[159] = thi[55:52] == 4'd2;
+        masks[160] = thi[6:3] == 4'd2;
+        masks[161] = thi[13:10] == 4'd2;
+        masks[162] = thi[20:17] == 4'd2;
+        masks[163] = thi[27:24] == 4'd2;
+        masks[164] = thi[34:31] == 4'd2;
+        masks[165] = thi[41:38] == 4'd2;
+        masks[166] = thi[48:45] == 4'd2;
+        masks[167] = thi[55:52] == 4'd2;
+        masks[168] = thi[6:3] == 4'd2;
+        masks[169] = thi[13:10] == 4'd2;
+        masks[170] = thi[20:17] == 4'd2;
+        masks[171] = thi[27:24] == 4'd2;
+        masks[172] = thi[34:31] == 4'd2;
+        masks[173] = thi[41:38] == 4'd2;
+        masks[174] = thi[48:45] == 4'd2;
+        masks[175] = thi[55:52] == 4'd2;
+        masks[176] = thi[6:3] == 4'd2;
+        masks[177] = thi[13:10] == 4'd2;
+        masks[178] = thi[20:17] == 4'd2;
+        masks[179] = thi[27:24] == 4'd2;
+        masks[180] = thi[34:31] == 4'd2;
+        masks[181] = thi[41:38] == 4'd2;
+        masks[182] = thi[48:45] == 4'd2;
+        masks[183] = thi[55:52] == 4'd2;
+        masks[184] = thi[6:3] == 4'd2;
+        masks[185] = thi[13:10] == 4'd2;
+        masks[186] = thi[20:17] == 4'd2;
+        masks[187] = thi[27:24] == 4'd2;
+        masks[188] = thi[34:31] == 4'd2;
+        masks[189] = thi[41:38] == 4'd2;
+        masks[190] = thi[48:45] == 4'd2;
+        masks[191] = thi[55:52] == 4'd2;
+        masks[192] = thi[6:3] == 4'd3;
+        masks[193] = thi[13:10] == 4'd3;
+        masks[194] = thi[20:17] == 4'd3;
+        masks[195] = thi[27:24] == 4'd3;
+        masks[196] = thi[34:31] == 4'd3;
+        masks[197] = thi[41:38] == 4'd3;
+        masks[198] = thi[48:45] == 4'd3;
+        masks[199] = thi[55:52] == 4'd3;
+        masks[200] = thi[6:3] == 4'd3;
+        masks[201] = thi[13:10] == 4'd3;
+        masks[202] = thi[20:17] == 4'd3;
+        masks[203] = thi[27:24] == 4'd3;
+        masks[204] = thi[34:31] == 4'd3;
+        masks[205] = thi[41:38] == 4'd3;
+        masks[206] = thi[48:45] == 4'd3;
+        masks[207] = thi[55:52] == 4'd3;
+        masks[208] = thi[6:3] == 4'd3;
+        masks[209] = thi[13:10] == 4'd3;
+        masks[210] = thi[20:17] == 4'd3;
+        masks[211] = thi[27:24] == 4'd3;
+        masks[212] = thi[34:31] == 4'd3;
+        masks[213] = thi[41:38] == 4'd3;
+        masks[214] = thi[48:45] == 4'd3;
+        masks[215] = thi[55:52] == 4'd3;
+        masks[216] = thi[6:3] == 4'd3;
+        masks[217] = thi[13:10] == 4'd3;
+        masks[218] = thi[20:17] == 4'd3;
+        masks[219] = thi[27:24] == 4'd3;
+        masks[220] = thi[34:31] == 4'd3;
+        masks[221] = thi[41:38] == 4'd3;
+        masks[222] = thi[48:45] == 4'd3;
+        masks[223] = thi[55:52] == 4'd3;
+        masks[224] = thi[6:3] == 4'd3;
+        masks[225] = thi[13:10] == 4'd3;
+        masks[226] = thi[20:17] == 4'd3;
+        masks[227] = thi[27:24] == 4'd3;
+        masks[228] = thi[34:31] == 4'd3;
+        masks[229] = thi[41:38] == 4'd3;
+        masks[230] = thi[48:45] == 4'd3;
+        masks[231] = thi[55:52] == 4'd3;
+        masks[232] = thi[6:3] == 4'd3;
+        masks[233] = thi[13:10] == 4'd3;
+        masks[234] = thi[20:17] == 4'd3;
+        masks[235] = thi[27:24] == 4'd3;
+        masks[236] = thi[34:31] == 4'd3;
+        masks[237] = thi[41:38] == 4'd3;
+        masks[238] = thi[48:45] == 4'd3;
+        masks[239] = thi[55:52] == 4'd3;
+        masks[240] = thi[6:3] == 4'd3;
+        masks[241] = thi[13:10] == 4'd3;
+        masks[242] = thi[20:17] == 4'd3;
+        masks[243] = thi[27:24] == 4'd3;
+        masks[244] = thi[34:31] == 4'd3;
+        masks[245] = thi[41:38] == 4'd3;
+        masks[246] = thi[48:45] == 4'd3;
+        masks[247] = thi[55:52] == 4'd3;
+        masks[248] = thi[6:3] == 4'd3;
+        masks[249] = thi[13:10] == 4'd3;
+        masks[250] = thi[20:17] == 4'd3;
+        masks[251] = thi[27:24] == 4'd3;
+        masks[252] = thi[34:31] == 4'd3;
+        masks[253] = thi[41:38] == 4'd3;
+        masks[254] = thi[48:45] == 4'd3;
+        masks[255] = thi[55:52] == 4'd3;
+        masks[256] = thi[6:3] == 4'd4;
+        masks[257] = thi[13:10] == 4'd4;
+        masks[258] = thi[20:17] == 4'd4;
+        masks[259] = thi[27:24] == 4'd4;
+        masks[260] = thi[34:31] == 4'd4;
+        masks[261] = thi[41:38] == 4'd4;
+        masks[262] = thi[48:45] == 4'd4;
+        masks[263] = thi[55:52] == 4'd4;
+        masks[264] = thi[6:3] == 4'd4;
+        masks[265] = thi[13:10] == 4'd4;
+        masks[266] = thi[20:17] == 4'd4;
+        masks[267] = thi[27:24] == 4'd4;
+        masks[268] = thi[34:31] == 4'd4;
+        masks[269] = thi[41:38] == 4'd4;
+        masks[270] = thi[48:45] == 4'd4;
+        masks[271] = thi[55:52] == 4'd4;
+        masks[272] = thi[6:3] == 4'd4;
+        masks[273] = thi[13:10] == 4'd4;
+        masks[274] = thi[20:17] == 4'd4;
+        masks[275] = thi[27:24] == 4'd4;
+        masks[276] = thi[34:31] == 4'd4;
+        masks[277] = thi[41:38] == 4'd4;
+        masks[278] = thi[48:45] == 4'd4;
+        masks[279] = thi[55:52] == 4'd4;
+        masks[280] = thi[6:3] == 4'd4;
+        masks[281] = thi[13:10] == 4'd4;
+        masks[282] = thi[20:17] == 4'd4;
+        masks[283] = thi[27:24] == 4'd4;
+        masks[284] = thi[34:31] == 4'd4;
+        masks[285] = thi[41:38] == 4'd4;
+        masks[286] = thi[48:45] == 4'd4;
+        masks[287] = thi[55:52] == 4'd4;
+        masks[288] = thi[6:3] == 4'd4;
+        masks[289] = thi[13:10] == 4'd4;
+        masks[290] = thi[20:17] == 4'd4;
+        masks[291] = thi[27:24] == 4'd4;
+        masks[292] = thi[34:31] == 4'd4;
+        masks[293] = thi[41:38] == 4'd4;
+        masks[294] = thi[48:45] == 4'd4;
+        masks[295] = thi[55:52] == 4'd4;
+        masks[296] = thi[6:3] == 4'd4;
+        masks[297] = thi[13:10] == 4'd4;
+        masks[298] = thi[20:17] == 4'd4;
+        masks[299] = thi[27:24] == 4'd4;
+        masks[300] = thi[34:31] == 4'd4;
+        masks[301] = thi[41:38] == 4'd4;
+        masks[302] = thi[48:45] == 4'd4;
+        masks[303] = thi[55:52] == 4'd4;
+        masks[304] = thi[6:3] == 4'd4;
+        masks[305] = thi[13:10] == 4'd4;
+        masks[306] = thi[20:17] == 4'd4;
+        masks[307] = thi[27:24] == 4'd4;
+        masks[308] = thi[34:31] == 4'd4;
+        masks[309] = thi[41:38] == 4'd4;
+        masks[310] = thi[48:45] == 4'd4;
+        masks[311] = thi[55:52] == 4'd4;
+        masks[312] = thi[6:3] == 4'd4;
+        masks[313] = thi[13:10] == 4'd4;
+        masks[314] = thi[20:17] == 4'd4;
+        masks[315] = thi[27:24] == 4'd4;
+        masks[316] = thi[34:31] == 4'd4;
+        masks[317] = thi[41:38] == 4'd4;
+        masks[318] = thi[48:45] == 4'd4;
+        masks[319] = thi[55:52] == 4'd4;
+        masks[320] = thi[6:3] == 4'd5;
+        masks[321] = thi[13:10] == 4'd5;
+        masks[322] = thi[20:17] == 4'd5;
+        masks[323] = thi[27:24] == 4'd5;
+        masks[324] = thi[34:31] == 4'd5;
+        masks[325] = thi[41:38] == 4'd5;
+        masks[326] = thi[48:45] == 4'd5;
+        masks[327] = thi[55:52] == 4'd5;
+        masks[328] = thi[6:3] == 4'd5;
+        masks[329] = thi[13:10] == 4'd5;
+        masks[330] = thi[20:17] == 4'd5;
+        masks[331] = thi[27:24] == 4'd5;
+        masks[332] = thi[34:31] == 4'd5;
+        masks[333] = thi[41:38] == 4'd5;
+        masks[334] = thi[48:45] == 4'd5;
+        masks[335] = thi[55:52] == 4'd5;
+        masks[336] = thi[6:3] == 4'd5;
+        masks[337] = thi[13:10] == 4'd5;
+        masks[338] = thi[20:17] == 4'd5;
+        masks[339] = thi[27:24] == 4'd5;
+        masks[340] = thi[34:31] == 4'd5;
+        masks[341] = thi[41:38] == 4'd5;
+        masks[342] = thi[48:45] == 4'd5;
+        masks[343] = thi[55:52] == 4'd5;
+        masks[344] = thi[6:3] == 4'd5;
+        masks[345] = thi[13:10] == 4'd5;
+        masks[346] = thi[20:17] == 4'd5;
+        masks[347] = thi[27:24] == 4'd5;
+        masks[348] = thi[34:31] == 4'd5;
+        masks[349] = thi[41:38] == 4'd5;
+        masks[350] = thi[48:45] == 4'd5;
+        masks[351] = thi[55:52] == 4'd5;
+        masks[352] = thi[6:3] == 4'd5;
+        masks[353] = thi[13:10] == 4'd5;
+        masks[354] = thi[20:17] == 4'd5;
+        masks[355] = thi[27:24] == 4'd5;
+        masks[356] = thi[34:31] == 4'd5;
+        masks[357] = thi[41:38] == 4'd5;
+        masks[358] = thi[48:45] == 4'd5;
+        masks[359] = thi[55:52] == 4'd5;
+        masks[360] = thi[6:3] == 4'd5;
+        masks[361] = thi[13:10] == 4'd5;
+        masks[362] = thi[20:17] == 4'd5;
+        masks[363] = thi[27:24] == 4'd5;
+        masks[364] = thi[34:31] == 4'd5;
+        masks[365] = thi[41:38] == 4'd5;
+        masks[366] = thi[48:45] == 4'd5;
+        masks[367] = thi[55:52] == 4'd5;
+        masks[368] = thi[6:3] == 4'd5;
+        masks[369] = thi[13:10] == 4'd5;
+        masks[370] = thi[20:17] == 4'd5;
+        masks[371] = thi[27:24] == 4'd5;
+        masks[372] = thi[34:31] == 4'd5;
+        masks[373] = thi[41:38] == 4'd5;
+        masks[374] = thi[48:45] == 4'd5;
+        masks[375] = thi[55:52] == 4'd5;
+        masks[376] = thi[6:3] == 4'd5;
+        masks[377] = thi[13:10] == 4'd5;
+        masks[378] = thi[20:17] == 4'd5;
+        masks[379] = thi[27:24] == 4'd5;
+        masks[380] = thi[34:31] == 4'd5;
+        masks[381] = thi[41:38] == 4'd5;
+        masks[382] = thi[48:45] == 4'd5;
+        masks[383] = thi[55:52] == 4'd5;
+        masks[384] = thi[6:3] == 4'd6;
+        masks[385] = thi[13:10] == 4'd6;
+        masks[386] = thi[20:17] == 4'd6;
+        masks[387] = thi[27:24] == 4'd6;
+        masks[388] = thi[34:31] == 4'd6;
+        masks[389] = thi[41:38] == 4'd6;
+        masks[390] = thi[48:45] == 4'd6;
+        masks[391] = thi[55:52] == 4'd6;
+        masks[392] = thi[6:3] == 4'd6;
+        masks[393] = thi[13:10] == 4'd6;
+        masks[394] = thi[20:17] == 4'd6;
+        masks[395] = thi[27:24] == 4'd6;
+        masks[396] = thi[34:31] == 4'd6;
+        masks[397] = thi[41:38] == 4'd6;
+        masks[398] = thi[48:45] == 4'd6;
+        masks[399] = thi[55:52] == 4'd6;
+        masks[400] = thi[6:3] == 4'd6;
+        masks[401] = thi[13:10] == 4'd6;
+        masks[402] = thi[20:17] == 4'd6;
+        masks[403] = thi[27:24] == 4'd6;
+        masks[404] = thi[34:31] == 4'd6;
+        masks[405] = thi[41:38] == 4'd6;
+        masks[406] = thi[48:45] == 4'd6;
+        masks[407] = thi[55:52] == 4'd6;
+        masks[408] = thi[6:3] == 4'd6;
+        masks[409] = thi[13:10] == 4'd6;
+        masks[410] = thi[20:17] == 4'd6;
+        masks[411] = thi[27:24] == 4'd6;
+        masks[412] = thi[34:31] == 4'd6;
+        masks[413] = thi[41:38] == 4'd6;
+        masks[414] = thi[48:45] == 4'd6;
+        masks[415] = thi[55:52] == 4'd6;
+        masks[416] = thi[6:3] == 4'd6;
+        masks[417] = thi[13:10] == 4'd6;
+        masks[418] = thi[20:17] == 4'd6;
+        masks[419] = thi[27:24] == 4'd6;
+        masks[420] = thi[34:31] == 4'd6;
+        masks[421] = thi[41:38] == 4'd6;
+        masks[422] = thi[48:45] == 4'd6;
+        masks[423] = thi[55:52] == 4'd6;
+        masks[424] = thi[6:3] == 4'd6;
+        masks[425] = thi[13:10] == 4'd6;
+        masks[426] = thi[20:17] == 4'd6;
+        masks[427] = thi[27:24] == 4'd6;
+        masks[428] = thi[34:31] == 4'd6;
+        masks[429] = thi[41:38] == 4'd6;
+        masks[430] = thi[48:45] == 4'd6;
+        masks[431] = thi[55:52] == 4'd6;
+        masks[432] = thi[6:3] == 4'd6;
+        masks[433] = thi[13:10] == 4'd6;
+        masks[434] = thi[20:17] == 4'd6;
+        masks[435] = thi[27:24] == 4'd6;
+        masks[436] = thi[34:31] == 4'd6;
+        masks[437] = thi[41:38] == 4'd6;
+        masks[438] = thi[48:45] == 4'd6;
+        masks[439] = thi[55:52] == 4'd6;
+        masks[440] = thi[6:3] == 4'd6;
+        masks[441] = thi[13:10] == 4'd6;
+        masks[442] = thi[20:17] == 4'd6;
+        masks[443] = thi[27:24] == 4'd6;
+        masks[444] = thi[34:31] == 4'd6;
+        masks[445] = thi[41:38] == 4'd6;
+        masks[446] = thi[48:45] == 4'd6;
+        masks[447] = thi[55:52] == 4'd6;
+        masks[448] = thi[6:3] == 4'd7;
+        masks[449] = thi[13:10] == 4'd7;
+        masks[450] = thi[20:17] == 4'd7;
+        masks[451] = thi[27:24] == 4'd7;
+        masks[452] = thi[34:31] == 4'd7;
+        masks[453] = thi[41:38] == 4'd7;
+        masks[454] = thi[48:45] == 4'd7;
+        masks[455] = thi[55:52] == 4'd7;
+        masks[456] = thi[6:3] == 4'd7;
+        masks[457] = thi[13:10] == 4'd7;
+        masks[458] = thi[20:17] == 4'd7;
+        masks[459] = thi[27:24] == 4'd7;
+        masks[460] = thi[34:31] == 4'd7;
+        masks[461] = thi[41:38] == 4'd7;
+        masks[462] = thi[48:45] == 4'd7;
+        masks[463] = thi[55:52] == 4'd7;
+        masks[464] = thi[6:3] == 4'd7;
+        masks[465] = thi[13:10] == 4'd7;
+        masks[466] = thi[20:17] == 4'd7;
+        masks[467] = thi[27:24] == 4'd7;
+        masks[468] = thi[34:31] == 4'd7;
+        masks[469] = thi[41:38] == 4'd7;
+        masks[470] = thi[48:45] == 4'd7;
+        masks[471] = thi[55:52] == 4'd7;
+        masks[472] = thi[6:3] == 4'd7;
+        masks[473] = thi[13:10] == 4'd7;
+        masks[474] = thi[20:17] == 4'd7;
+        masks[475] = thi[27:24] == 4'd7;
+        masks[476] = thi[34:31] == 4'd7;
+        masks[477] = thi[41:38] == 4'd7;
+        masks[478] = thi[48:45] == 4'd7;
+        masks[479] = thi[55:52] == 4'd7;
+        masks[480] = thi[6:3] == 4'd7;
+        masks[481] = thi[13:10] == 4'd7;
+        masks[482] = thi[20:17] == 4'd7;
+        masks[483] = thi[27:24] == 4'd7;
+        masks[484] = thi[34:31] == 4'd7;
+        masks[485] = thi[41:38] == 4'd7;
+        masks[486] = thi[48:45] == 4'd7;
+        masks[487] = thi[55:52] == 4'd7;
+        masks[488] = thi[6:3] == 4'd7;
+        masks[489] = thi[13:10] == 4'd7;
+        masks[490] = thi[20:17] == 4'd7;
+        masks[491] = thi[27:24] == 4'd7;
+        masks[492] = thi[34:31] == 4'd7;
+        masks[493] = thi[41:38] == 4'd7;
+        masks[494] = thi[48:45] == 4'd7;
+        masks[495] = thi[55:52] == 4'd7;
+        masks[496] = thi[6:3] == 4'd7;
+        masks[497] = thi[13:10] == 4'd7;
+        masks[498] = thi[20:17] == 4'd7;
+        masks[499] = thi[27:24] == 4'd7;
+        masks[500] = thi[34:31] == 4'd7;
+        masks[501] = thi[41:38] == 4'd7;
+        masks[502] = thi[48:45] == 4'd7;
+        masks[503] = thi[55:52] == 4'd7;
+        masks[504] = thi[6:3] == 4'd7;
+        masks[505] = thi[13:10] == 4'd7;
+        masks[506] = thi[20:17] == 4'd7;
+        masks[507] = thi[27:24] == 4'd7;
+        masks[508] = thi[34:31] == 4'd7;
+        masks[509] = thi[41:38] == 4'd7;
+        masks[510] = thi[48:45] == 4'd7;
+        masks[511] = thi[55:52] == 4'd7;
+        masks[512] = thi[6:3] == 4'd8;
+        masks[513] = thi[13:10] == 4'd8;
+        masks[514] = thi[20:17] == 4'd8;
+        masks[515] = thi[27:24] == 4'd8;
+        masks[516] = thi[34:31] == 4'd8;
+        masks[517] = thi[41:38] == 4'd8;
+        masks[518] = thi[48:45] == 4'd8;
+        masks[519] = thi[55:52] == 4'd8;
+        masks[520] = thi[6:3] == 4'd8;
+        masks[521] = thi[13:10] == 4'd8;
+        masks[522] = thi[20:17] == 4'd8;
+        masks[523] = thi[27:24] == 4'd8;
+        masks[524] = thi[34:31] == 4'd8;
+        masks[525] = thi[41:38] == 4'd8;
+        masks[526] = thi[48:45] == 4'd8;
+        masks[527] = thi[55:52] == 4'd8;
+        masks[528] = thi[6:3] == 4'd8;
+        masks[529] = thi[13:10] == 4'd8;
+        masks[530] = thi[20:17] == 4'd8;
+        masks[531] = thi[27:24] == 4'd8;
+        masks[532] = thi[34:31] == 4'd8;
+        masks[533] = thi[41:38] == 4'd8;
+        masks[534] = thi[48:45] == 4'd8;
+        masks[535] = thi[55:52] == 4'd8;
+        masks[536] = thi[6:3] == 4'd8;
+        masks[537] = thi[13:10] == 4'd8;
+        masks[538] = thi[20:17] == 4'd8;
+        masks[539] = thi[27:24] == 4'd8;
+        masks[540] = thi[34:31] == 4'd8;
+        masks[541] = thi[41:38] == 4'd8;
+        masks[542] = thi[48:45] == 4'd8;
+        masks[543] = thi[55:52] == 4'd8;
+        masks[544] = thi[6:3] == 4'd8;
+        masks[545] = thi[13:10] == 4'd8;
+        masks[546] = thi[20:17] == 4'd8;
+        masks[547] = thi[27:24] == 4'd8;
+        masks[548] = thi[34:31] == 4'd8;
+        masks[549] = thi[41:38] == 4'd8;
+        masks[550] = thi[48:45] == 4'd8;
+        masks[551] = thi[55:52] == 4'd8;
+        masks[552] = thi[6:3] == 4'd8;
+        masks[553] = thi[13:10] == 4'd8;
+        masks[554] = thi[20:17] == 4'd8;
+        masks[555] = thi[27:24] == 4'd8;
+        masks[556] = thi[34:31] == 4'd8;
+        masks[557] = thi[41:38] == 4'd8;
+        masks[558] = thi[48:45] == 4'd8;
+        masks[559] = thi[55:52] == 4'd8;
+        masks[560] = thi[6:3] == 4'd8;
+        masks[561] = thi[13:10] == 4'd8;
+        masks[562] = thi[20:17] == 4'd8;
+        masks[563] = thi[27:24] == 4'd8;
+        masks[564] = thi[34:31] == 4'd8;
+        masks[565] = thi[41:38] == 4'd8;
+        masks[566] = thi[48:45] == 4'd8;
+        masks[567] = thi[55:52] == 4'd8;
+        masks[568] = thi[6:3] == 4'd8;
+        masks[569] = thi[13:10] == 4'd8;
+        masks[570] = thi[20:17] == 4'd8;
+        masks[571] = thi[27:24] == 4'd8;
+        masks[572] = thi[34:31] == 4'd8;
+        masks[573] = thi[41:38] == 4'd8;
+        masks[574] = thi[48:45] == 4'd8;
+        masks[575] = thi[55:52] == 4'd8;
+        masks[576] = thi[6:3] == 4'd9;
+        masks[577] = thi[13:10] == 4'd9;
+        masks[578] = thi[20:17] == 4'd9;
+        masks[579] = thi[27:24] == 4'd9;
+        masks[580] = thi[34:31] == 4'd9;
+        masks[581] = thi[41:38] == 4'd9;
+        masks[582] = thi[48:45] == 4'd9;
+        masks[583] = thi[55:52] == 4'd9;
+        masks[584] = thi[6:3] == 4'd9;
+        masks[585] = thi[13:10] == 4'd9;
+        masks[586] = thi[20:17] == 4'd9;
+        masks[587] = thi[27:24] == 4'd9;
+        masks[588] = thi[34:31] == 4'd9;
+        masks[589] = thi[41:38] == 4'd9;
+        masks[590] = thi[48:45] == 4'd9;
+        masks[591] = thi[55:52] == 4'd9;
+        masks[592] = thi[6:3] == 4'd9;
+        masks[593] = thi[13:10] == 4'd9;
+        masks[594] = thi[20:17] == 4'd9;
+        masks[595] = thi[27:24] == 4'd9;
+        masks[596] = thi[34:31] == 4'd9;
+        masks[597] = thi[41:38] == 4'd9;
+        masks[598] = thi[48:45] == 4'd9;
+        masks[599] = thi[55:52] == 4'd9;
+        masks[600] = thi[6:3] == 4'd9;
+        masks[601] = thi[13:10] == 4'd9;
+        masks[602] = thi[20:17] == 4'd9;
+        masks[603] = thi[27:24] == 4'd9;
+        masks[604] = thi[34:31] == 4'd9;
+        masks[605] = thi[41:38] == 4'd9;
+        masks[606] = thi[48:45] == 4'd9;
+        masks[607] = thi[55:52] == 4'd9;
+        masks[608] = thi[6:3] == 4'd9;
+        masks[609] = thi[13:10] == 4'd9;
+        masks[610] = thi[20:17] == 4'd9;
+        masks[611] = thi[27:24] == 4'd9;
+        masks[612] = thi[34:31] == 4'd9;
+        masks[613] = thi[41:38] == 4'd9;
+        masks[614] = thi[48:45] == 4'd9;
+        masks[615] = thi[55:52] == 4'd9;
+        masks[616] = thi[6:3] == 4'd9;
+        masks[617] = thi[13:10] == 4'd9;
+        masks[618] = thi[20:17] == 4'd9;
+        masks[619] = thi[27:24] == 4'd9;
+        masks[620] = thi[34:31] == 4'd9;
+        masks[621] = thi[41:38] == 4'd9;
+        masks[622] = thi[48:45] == 4'd9;
+        masks[623] = thi[55:52] == 4'd9;
+        masks[624] = thi[6:3] == 4'd9;
+        masks[625] = thi[13:10] == 4'd9;
+        masks[626] = thi[20:17] == 4'd9;
+        masks[627] = thi[27:24] == 4'd9;
+        masks[628] = thi[34:31] == 4'd9;
+        masks[629] = thi[41:38] == 4'd9;
+        masks[630] = thi[48:45] == 4'd9;
+        masks[631] = thi[55:52] == 4'd9;
+        masks[632] = thi[6:3] == 4'd9;
+        masks[633] = thi[13:10] == 4'd9;
+        masks[634] = thi[20:17] == 4'd9;
+        masks[635] = thi[27:24] == 4'd9;
+        masks[636] = thi[34:31] == 4'd9;
+        masks[637] = thi[41:38] == 4'd9;
+        masks[638] = thi[48:45] == 4'd9;
+        masks[639] = thi[55:52] == 4'd9;
+        masks[640] = thi[6:3] == 4'd10;
+        masks[641] = thi[13:10] == 4'd10;
+        masks[642] = thi[20:17] == 4'd10;
+        masks[643] = thi[27:24] == 4'd10;
+        masks[644] = thi[34:31] == 4'd10;
+        masks[645] = thi[41:38] == 4'd10;
+        masks[646] = thi[48:45] == 4'd10;
+        masks[647] = thi[55:52] == 4'd10;
+        masks[648] = thi[6:3] == 4'd10;
+        masks[649] = thi[13:10] == 4'd10;
+        masks[650] = thi[20:17] == 4'd10;
+        masks[651] = thi[27:24] == 4'd10;
+        masks[652] = thi[34:31] == 4'd10;
+        masks[653] = thi[41:38] == 4'd10;
+        masks[654] = thi[48:45] == 4'd10;
+        masks[655] = thi[55:52] == 4'd10;
+        masks[656] = thi[6:3] == 4'd10;
+        masks[657] = thi[13:10] == 4'd10;
+        masks[658] = thi[20:17] == 4'd10;
+        masks[659] = thi[27:24] == 4'd10;
+        masks[660] = thi[34:31] == 4'd10;
+        masks[661] = thi[41:38] == 4'd10;
+        masks[662] = thi[48:45] == 4'd10;
+        masks[663] = thi[55:52] == 4'd10;
+        masks[664] = thi[6:3] == 4'd10;
+        masks[665] = thi[13:10] == 4'd10;
+        masks[666] = thi[20:17] == 4'd10;
+        masks[667] = thi[27:24] == 4'd10;
+        masks[668] = thi[34:31] == 4'd10;
+        masks[669] = thi[41:38] == 4'd10;
+        masks[670] = thi[48:45] == 4'd10;
+        masks[671] = thi[55:52] == 4'd10;
+        masks[672] = thi[6:3] == 4'd10;
+        masks[673] = thi[13:10] == 4'd10;
+        masks[674] = thi[20:17] == 4'd10;
+        masks[675] = thi[27:24] == 4'd10;
+        masks[676] = thi[34:31] == 4'd10;
+        masks[677] = thi[41:38] == 4'd10;
+        masks[678] = thi[48:45] == 4'd10;
+        masks[679] = thi[55:52] == 4'd10;
+        masks[680] = thi[6:3] == 4'd10;
+        masks[681] = thi[13:10] == 4'd10;
+        masks[682] = thi[20:17] == 4'd10;
+        masks[683] = thi[27:24] == 4'd10;
+        masks[684] = thi[34:31] == 4'd10;
+        masks[685] = thi[41:38] == 4'd10;
+        masks[686] = thi[48:45] == 4'd10;
+        masks[687] = thi[55:52] == 4'd10;
+        masks[688] = thi[6:3] == 4'd10;
+        masks[689] = thi[13:10] == 4'd10;
+        masks[690] = thi[20:17] == 4'd10;
+        masks[691] = thi[27:24] == 4'd10;
+        masks[692] = thi[34:31] == 4'd10;
+        masks[693] = thi[41:38] == 4'd10;
+        masks[694] = thi[48:45] == 4'd10;
+        masks[695] = thi[55:52] == 4'd10;
+        masks[696] = thi[6:3] == 4'd10;
+        masks[697] = thi[13:10] == 4'd10;
+        masks[698] = thi[20:17] == 4'd10;
+        masks[699] = thi[27:24] == 4'd10;
+        masks[700] = thi[34:31] == 4'd10;
+        masks[701] = thi[41:38] == 4'd10;
+        masks[702] = thi[48:45] == 4'd10;
+        masks[703] = thi[55:52] == 4'd10;
+        masks[704] = thi[6:3] == 4'd11;
+        masks[705] = thi[13:10] == 4'd11;
+        masks[706] = thi[20:17] == 4'd11;
+        masks[707] = thi[27:24] == 4'd11;
+        masks[708] = thi[34:31] == 4'd11;
+        masks[709] = thi[41:38] == 4'd11;
+        masks[710] = thi[48:45] == 4'd11;
+        masks[711] = thi[55:52] == 4'd11;
+        masks[712] = thi[6:3] == 4'd11;
+        masks[713] = thi[13:10] == 4'd11;
+        masks[714] = thi[20:17] == 4'd11;
+        masks[715] = thi[27:24] == 4'd11;
+        masks[716] = thi[34:31] == 4'd11;
+        masks[717] = thi[41:38] == 4'd11;
+        masks[718] = thi[48:45] == 4'd11;
+        masks[719] = thi[55:52] == 4'd11;
+        masks[720] = thi[6:3] == 4'd11;
+        masks[721] = thi[13:10] == 4'd11;
+        masks[722] = thi[20:17] == 4'd11;
+        masks[723] = thi[27:24] == 4'd11;
+        masks[724] = thi[34:31] == 4'd11;
+        masks[725] = thi[41:38] == 4'd11;
+        masks[726] = thi[48:45] == 4'd11;
+        masks[727] = thi[55:52] == 4'd11;
+        masks[728] = thi[6:3] == 4'd11;
+        masks[729] = thi[13:10] == 4'd11;
+        masks[730] = thi[20:17] == 4'd11;
+        masks[731] = thi[27:24] == 4'd11;
+        masks[732] = thi[34:31] == 4'd11;
+        masks[733] = thi[41:38] == 4'd11;
+        masks[734] = thi[48:45] == 4'd11;
+        masks[735] = thi[55:52] == 4'd11;
+        masks[736] = thi[6:3] == 4'd11;
+        masks[737] = thi[13:10] == 4'd11;
+        masks[738] = thi[20:17] == 4'd11;
+        masks[739] = thi[27:24] == 4'd11;
+        masks[740] = thi[34:31] == 4'd11;
+        masks[741] = thi[41:38] == 4'd11;
+        masks[742] = thi[48:45] == 4'd11;
+        masks[743] = thi[55:52] == 4'd11;
+        masks[744] = thi[6:3] == 4'd11;
+        masks[745] = thi[13:10] == 4'd11;
+        masks[746] = thi[20:17] == 4'd11;
+        masks[747] = thi[27:24] == 4'd11;
+        masks[748] = thi[34:31] == 4'd11;
+        masks[749] = thi[41:38] == 4'd11;
+        masks[750] = thi[48:45] == 4'd11;
+        masks[751] = thi[55:52] == 4'd11;
+        masks[752] = thi[6:3] == 4'd11;
+        masks[753] = thi[13:10] == 4'd11;
+        masks[754] = thi[20:17] == 4'd11;
+        masks[755] = thi[27:24] == 4'd11;
+        masks[756] = thi[34:31] == 4'd11;
+        masks[757] = thi[41:38] == 4'd11;
+        masks[758] = thi[48:45] == 4'd11;
+        masks[759] = thi[55:52] == 4'd11;
+        masks[760] = thi[6:3] == 4'd11;
+        masks[761] = thi[13:10] == 4'd11;
+        masks[762] = thi[20:17] == 4'd11;
+        masks[763] = thi[27:24] == 4'd11;
+        masks[764] = thi[34:31] == 4'd11;
+        masks[765] = thi[41:38] == 4'd11;
+        masks[766] = thi[48:45] == 4'd11;
+        masks[767] = thi[55:52] == 4'd11;
+        masks[768] = thi[6:3] == 4'd12;
+        masks[769] = thi[13:10] == 4'd12;
+        masks[770] = thi[20:17] == 4'd12;
+        masks[771] = thi[27:24] == 4'd12;
+        masks[772] = thi[34:31] == 4'd12;
+        masks[773] = thi[41:38] == 4'd12;
+        masks[774] = thi[48:45] == 4'd12;
+        masks[775] = thi[55:52] == 4'd12;
+        masks[776] = thi[6:3] == 4'd12;
+        masks[777] = thi[13:10] == 4'd12;
+        masks[778] = thi[20:17] == 4'd12;
+        masks[779] = thi[27:24] == 4'd12;
+        masks[780] = thi[34:31] == 4'd12;
+        masks[781] = thi[41:38] == 4'd12;
+        masks[782] = thi[48:45] == 4'd12;
+        masks[783] = thi[55:52] == 4'd12;
+        masks[784] = thi[6:3] == 4'd12;
+        masks[785] = thi[13:10] == 4'd12;
+        masks[786] = thi[20:17] == 4'd12;
+        masks[787] = thi[27:24] == 4'd12;
+        masks[788] = thi[34:31] == 4'd12;
+        masks[789] = thi[41:38] == 4'd12;
+        masks[790] = thi[48:45] == 4'd12;
+        masks[791] = thi[55:52] == 4'd12;
+        masks[792] = thi[6:3] == 4'd12;
+        masks[793] = thi[13:10] == 4'd12;
+        masks[794] = thi[20:17] == 4'd12;
+        masks[795] = thi[27:24] == 4'd12;
+        masks[796] = thi[34:31] == 4'd12;
+        masks[797] = thi[41:38] == 4'd12;
+        masks[798] = thi[48:45] == 4'd12;
+        masks[799] = thi[55:52] == 4'd12;
+        masks[800] = thi[6:3] == 4'd12;
+        masks[801] = thi[13:10] == 4'd12;
+        masks[802] = thi[20:17] == 4'd12;
+        masks[803] = thi[27:24] == 4'd12;
+        masks[804] = thi[34:31] == 4'd12;
+        masks[805] = thi[41:38] == 4'd12;
+        masks[806] = thi[48:45] == 4'd12;
+        masks[807] = thi[55:52] == 4'd12;
+        masks[808] = thi[6:3] == 4'd12;
+        masks[809] = thi[13:10] == 4'd12;
+        masks[810] = thi[20:17] == 4'd12;
+        masks[811] = thi[27:24] == 4'd12;
+        masks[812] = thi[34:31] == 4'd12;
+        masks[813] = thi[41:38] == 4'd12;
+        masks[814] = thi[48:45] == 4'd12;
+        masks[815] = thi[55:52] == 4'd12;
+        masks[816] = thi[6:3] == 4'd12;
+        masks[817] = thi[13:10] == 4'd12;
+        masks[818] = thi[20:17] == 4'd12;
+        masks[819] = thi[27:24] == 4'd12;
+        masks[820] = thi[34:31] == 4'd12;
+        masks[821] = thi[41:38] == 4'd12;
+        masks[822] = thi[48:45] == 4'd12;
+        masks[823] = thi[55:52] == 4'd12;
+        masks[824] = thi[6:3] == 4'd12;
+        masks[825] = thi[13:10] == 4'd12;
+        masks[826] = thi[20:17] == 4'd12;
+        masks[827] = thi[27:24] == 4'd12;
+        masks[828] = thi[34:31] == 4'd12;
+        masks[829] = thi[41:38] == 4'd12;
+        masks[830] = thi[48:45] == 4'd12;
+        masks[831] = thi[55:52] == 4'd12;
+        masks[832] = thi[6:3] == 4'd13;
+        masks[833] = thi[13:10] == 4'd13;
+        masks[834] = thi[20:17] == 4'd13;
+        masks[835] = thi[27:24] == 4'd13;
+        masks[836] = thi[34:31] == 4'd13;
+        masks[837] = thi[41:38] == 4'd13;
+        masks[838] = thi[48:45] == 4'd13;
+        masks[839] = thi[55:52] == 4'd13;
+        masks[840] = thi[6:3] == 4'd13;
+        masks[841] = thi[13:10] == 4'd13;
+        masks[842] = thi[20:17] == 4'd13;
+        masks[843] = thi[27:24] == 4'd13;
+        masks[844] = thi[34:31] == 4'd13;
+        masks[845] = thi[41:38] == 4'd13;
+        masks[846] = thi[48:45] == 4'd13;
+        masks[847] = thi[55:52] == 4'd13;
+        masks[848] = thi[6:3] == 4'd13;
+        masks[849] = thi[13:10] == 4'd13;
+        masks[850] = thi[20:17] == 4'd13;
+        masks[851] = thi[27:24] == 4'd13;
+        masks[852] = thi[34:31] == 4'd13;
+        masks[853] = thi[41:38] == 4'd13;
+        masks[854] = thi[48:45] == 4'd13;
+        masks[855] = thi[55:52] == 4'd13;
+        masks[856] = thi[6:3] == 4'd13;
+        masks[857] = thi[13:10] == 4'd13;
+        masks[858] = thi[20:17] == 4'd13;
+        masks[859] = thi[27:24] == 4'd13;
+        masks[860] = thi[34:31] == 4'd13;
+        masks[861] = thi[41:38] == 4'd13;
+        masks[862] = thi[48:45] == 4'd13;
+        masks[863] = thi[55:52] == 4'd13;
+        masks[864] = thi[6:3] == 4'd13;
+        masks[865] = thi[13:10] == 4'd13;
+        masks[866] = thi[20:17] == 4'd13;
+        masks[867] = thi[27:24] == 4'd13;
+        masks[868] = thi[34:31] == 4'd13;
+        masks[869] = thi[41:38] == 4'd13;
+        masks[870] = thi[48:45] == 4'd13;
+        masks[871] = thi[55:52] == 4'd13;
+        masks[872] = thi[6:3] == 4'd13;
+        masks[873] = thi[13:10] == 4'd13;
+        masks[874] = thi[20:17] == 4'd13;
+        masks[875] = thi[27:24] == 4'd13;
+        masks[876] = thi[34:31] == 4'd13;
+        masks[877] = thi[41:38] == 4'd13;
+        masks[878] = thi[48:45] == 4'd13;
+        masks[879] = thi[55:52] == 4'd13;
+        masks[880] = thi[6:3] == 4'd13;
+        masks[881] = thi[13:10] == 4'd13;
+        masks[882] = thi[20:17] == 4'd13;
+        masks[883] = thi[27:24] == 4'd13;
+        masks[884] = thi[34:31] == 4'd13;
+        masks[885] = thi[41:38] == 4'd13;
+        masks[886] = thi[48:45] == 4'd13;
+        masks[887] = thi[55:52] == 4'd13;
+        masks[888] = thi[6:3] == 4'd13;
+        masks[889] = thi[13:10] == 4'd13;
+        masks[890] = thi[20:17] == 4'd13;
+        masks[891] = thi[27:24] == 4'd13;
+        masks[892] = thi[34:31] == 4'd13;
+        masks[893] = thi[41:38] == 4'd13;
+        masks[894] = thi[48:45] == 4'd13;
+        masks[895] = thi[55:52] == 4'd13;
+        masks[896] = thi[6:3] == 4'd14;
+        masks[897] = thi[13:10] == 4'd14;
+        masks[898] = thi[20:17] == 4'd14;
+        masks[899] = thi[27:24] == 4'd14;
+        masks[900] = thi[34:31] == 4'd14;
+        masks[901] = thi[41:38] == 4'd14;
+        masks[902] = thi[48:45] == 4'd14;
+        masks[903] = thi[55:52] == 4'd14;
+        masks[904] = thi[6:3] == 4'd14;
+        masks[905] = thi[13:10] == 4'd14;
+        masks[906] = thi[20:17] == 4'd14;
+        masks[907] = thi[27:24] == 4'd14;
+        masks[908] = thi[34:31] == 4'd14;
+        masks[909] = thi[41:38] == 4'd14;
+        masks[910] = thi[48:45] == 4'd14;
+        masks[911] = thi[55:52] == 4'd14;
+        masks[912] = thi[6:3] == 4'd14;
+        masks[913] = thi[13:10] == 4'd14;
+        masks[914] = thi[20:17] == 4'd14;
+        masks[915] = thi[27:24] == 4'd14;
+        masks[916] = thi[34:31] == 4'd14;
+        masks[917] = thi[41:38] == 4'd14;
+        masks[918] = thi[48:45] == 4'd14;
+        masks[919] = thi[55:52] == 4'd14;
+        masks[920] = thi[6:3] == 4'd14;
+        masks[921] = thi[13:10] == 4'd14;
+        masks[922] = thi[20:17] == 4'd14;
+        masks[923] = thi[27:24] == 4'd14;
+        masks[924] = thi[34:31] == 4'd14;
+        masks[925] = thi[41:38] == 4'd14;
+        masks[926] = thi[48:45] == 4'd14;
+        masks[927] = thi[55:52] == 4'd14;
+        masks[928] = thi[6:3] == 4'd14;
+        masks[929] = thi[13:10] == 4'd14;
+        masks[930] = thi[20:17] == 4'd14;
+        masks[931] = thi[27:24] == 4'd14;
+        masks[932] = thi[34:31] == 4'd14;
+        masks[933] = thi[41:38] == 4'd14;
+        masks[934] = thi[48:45] == 4'd14;
+        masks[935] = thi[55:52] == 4'd14;
+        masks[936] = thi[6:3] == 4'd14;
+        masks[937] = thi[13:10] == 4'd14;
+        masks[938] = thi[20:17] == 4'd14;
+        masks[939] = thi[27:24] == 4'd14;
+        masks[940] = thi[34:31] == 4'd14;
+        masks[941] = thi[41:38] == 4'd14;
+        masks[942] = thi[48:45] == 4'd14;
+        masks[943] = thi[55:52] == 4'd14;
+        masks[944] = thi[6:3] == 4'd14;
+        masks[945] = thi[13:10] == 4'd14;
+        masks[946] = thi[20:17] == 4'd14;
+        masks[947] = thi[27:24] == 4'd14;
+        masks[948] = thi[34:31] == 4'd14;
+        masks[949] = thi[41:38] == 4'd14;
+        masks[950] = thi[48:45] == 4'd14;
+        masks[951] = thi[55:52] == 4'd14;
+        masks[952] = thi[6:3] == 4'd14;
+        masks[953] = thi[13:10] == 4'd14;
+        masks[954] = thi[20:17] == 4'd14;
+        masks[955] = thi[27:24] == 4'd14;
+        masks[956] = thi[34:31] == 4'd14;
+        masks[957] = thi[41:38] == 4'd14;
+        masks[958] = thi[48:45] == 4'd14;
+        masks[959] = thi[55:52] == 4'd14;
+        masks[960] = thi[6:3] == 4'd15;
+        masks[961] = thi[13:10] == 4'd15;
+        masks[962] = thi[20:17] == 4'd15;
+        masks[963] = thi[27:24] == 4'd15;
+        masks[964] = thi[34:31] == 4'd15;
+        masks[965] = thi[41:38] == 4'd15;
+        masks[966] = thi[48:45] == 4'd15;
+        masks[967] = thi[55:52] == 4'd15;
+        masks[968] = thi[6:3] == 4'd15;
+        masks[969] = thi[13:10] == 4'd15;
+        masks[970] = thi[20:17] == 4'd15;
+        masks[971] = thi[27:24] == 4'd15;
+        masks[972] = thi[34:31] == 4'd15;
+        masks[973] = thi[41:38] == 4'd15;
+        masks[974] = thi[48:45] == 4'd15;
+        masks[975] = thi[55:52] == 4'd15;
+        masks[976] = thi[6:3] == 4'd15;
+        masks[977] = thi[13:10] == 4'd15;
+        masks[978] = thi[20:17] == 4'd15;
+        masks[979] = thi[27:24] == 4'd15;
+        masks[980] = thi[34:31] == 4'd15;
+        masks[981] = thi[41:38] == 4'd15;
+        masks[982] = thi[48:45] == 4'd15;
+        masks[983] = thi[55:52] == 4'd15;
+        masks[984] = thi[6:3] == 4'd15;
+        masks[985] = thi[13:10] == 4'd15;
+        masks[986] = thi[20:17] == 4'd15;
+        masks[987] = thi[27:24] == 4'd15;
+        masks[988] = thi[34:31] == 4'd15;
+        masks[989] = thi[41:38] == 4'd15;
+        masks[990] = thi[48:45] == 4'd15;
+        masks[991] = thi[55:52] == 4'd15;
+        masks[992] = thi[6:3] == 4'd15;
+        masks[993] = thi[13:10] == 4'd15;
+        masks[994] = thi[20:17] == 4'd15;
+        masks[995] = thi[27:24] == 4'd15;
+        masks[996] = thi[34:31] == 4'd15;
+        masks[997] = thi[41:38] == 4'd15;
+        masks[998] = thi[48:45] == 4'd15;
+        masks[999] = thi[55:52] == 4'd15;
+        masks[1000] = thi[6:3] == 4'd15;
+        masks[1001] = thi[13:10] == 4'd15;
+        masks[1002] = thi[20:17] == 4'd15;
+        masks[1003] = thi[27:24] == 4'd15;
+        masks[1004] = thi[34:31] == 4'd15;
+        masks[1005] = thi[41:38] == 4'd15;
+        masks[1006] = thi[48:45] == 4'd15;
+        masks[1007] = thi[55:52] == 4'd15;
+        masks[1008] = thi[6:3] == 4'd15;
+        masks[1009] = thi[13:10] == 4'd15;
+        masks[1010] = thi[20:17] == 4'd15;
+        masks[1011] = thi[27:24] == 4'd15;
+        masks[1012] = thi[34:31] == 4'd15;
+        masks[1013] = thi[41:38] == 4'd15;
+        masks[1014] = thi[48:45] == 4'd15;
+        masks[1015] = thi[55:52] == 4'd15;
+        masks[1016] = thi[6:3] == 4'd15;
+        masks[1017] = thi[13:10] == 4'd15;
+        masks[1018] = thi[20:17] == 4'd15;
+        masks[1019] = thi[27:24] == 4'd15;
+        masks[1020] = thi[34:31] == 4'd15;
+        masks[1021] = thi[41:38] == 4'd15;
+        masks[1022] = thi[48:45] == 4'd15;
+        masks[1023] = thi[55:52] == 4'd15;
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__prb_sets
 
 
 module crown_barrier_16x8_w8_n1024_p32__r_exp(clock,reset,d,q);
@@ -19256,1041 +18325,1196 @@ module crown_barrier_16x8_w8_n1024_p32__r_valid(clock,reset,d,q);
 endmodule // crown_barrier_16x8_w8_n1024_p32__r_valid
 
 
-module crown_barrier_16x8_w8_n1024_p32__rsv_thi_eq(fields,v,eq);
+module crown_barrier_16x8_w8_n1024_p32__rsv_match(a,b,masks,hit);
     
     // Module arguments
-    input wire  [7167:0] fields;
-    input wire  [55:0] v;
-    output reg  [1023:0] eq;
+    input wire  [63:0] a;
+    input wire  [63:0] b;
+    input wire  [1023:0] masks;
+    output reg  [1023:0] hit;
     
     // Update code (custom)
     always @(*) begin
-        eq[0] = fields[6:0] == v[6:0];
-        eq[1] = fields[13:7] == v[13:7];
-        eq[2] = fields[20:14] == v[20:14];
-        eq[3] = fields[27:21] == v[27:21];
-        eq[4] = fields[34:28] == v[34:28];
-        eq[5] = fields[41:35] == v[41:35];
-        eq[6] = fields[48:42] == v[48:42];
-        eq[7] = fields[55:49] == v[55:49];
-        eq[8] = fields[62:56] == v[6:0];
-        eq[9] = fields[69:63] == v[13:7];
-        eq[10] = fields[76:70] == v[20:14];
-        eq[11] = fields[83:77] == v[27:21];
-        eq[12] = fields[90:84] == v[34:28];
-        eq[13] = fields[97:91] == v[41:35];
-        eq[14] = fields[104:98] == v[48:42];
-        eq[15] = fields[111:105] == v[55:49];
-        eq[16] = fields[118:112] == v[6:0];
-        eq[17] = fields[125:119] == v[13:7];
-        eq[18] = fields[132:126] == v[20:14];
-        eq[19] = fields[139:133] == v[27:21];
-        eq[20] = fields[146:140] == v[34:28];
-        eq[21] = fields[153:147] == v[41:35];
-        eq[22] = fields[160:154] == v[48:42];
-        eq[23] = fields[167:161] == v[55:49];
-        eq[24] = fields[174:168] == v[6:0];
-        eq[25] = fields[181:175] == v[13:7];
-        eq[26] = fields[188:182] == v[20:14];
-        eq[27] = fields[195:189] == v[27:21];
-        eq[28] = fields[202:196] == v[34:28];
-        eq[29] = fields[209:203] == v[41:35];
-        eq[30] = fields[216:210] == v[48:42];
-        eq[31] = fields[223:217] == v[55:49];
-        eq[32] = fields[230:224] == v[6:0];
-        eq[33] = fields[237:231] == v[13:7];
-        eq[34] = fields[244:238] == v[20:14];
-        eq[35] = fields[251:245] == v[27:21];
-        eq[36] = fields[258:252] == v[34:28];
-        eq[37] = fields[265:259] == v[41:35];
-        eq[38] = fields[272:266] == v[48:42];
-        eq[39] = fields[279:273] == v[55:49];
-        eq[40] = fields[286:280] == v[6:0];
-        eq[41] = fields[293:287] == v[13:7];
-        eq[42] = fields[300:294] == v[20:14];
-        eq[43] = fields[307:301] == v[27:21];
-        eq[44] = fields[314:308] == v[34:28];
-        eq[45] = fields[321:315] == v[41:35];
-        eq[46] = fields[328:322] == v[48:42];
-        eq[47] = fields[335:329] == v[55:49];
-        eq[48] = fields[342:336] == v[6:0];
-        eq[49] = fields[349:343] == v[13:7];
-        eq[50] = fields[356:350] == v[20:14];
-        eq[51] = fields[363:357] == v[27:21];
-        eq[52] = fields[370:364] == v[34:28];
-        eq[53] = fields[377:371] == v[41:35];
-        eq[54] = fields[384:378] == v[48:42];
-        eq[55] = fields[391:385] == v[55:49];
-        eq[56] = fields[398:392] == v[6:0];
-        eq[57] = fields[405:399] == v[13:7];
-        eq[58] = fields[412:406] == v[20:14];
-        eq[59] = fields[419:413] == v[27:21];
-        eq[60] = fields[426:420] == v[34:28];
-        eq[61] = fields[433:427] == v[41:35];
-        eq[62] = fields[440:434] == v[48:42];
-        eq[63] = fields[447:441] == v[55:49];
-        eq[64] = fields[454:448] == v[6:0];
-        eq[65] = fields[461:455] == v[13:7];
-        eq[66] = fields[468:462] == v[20:14];
-        eq[67] = fields[475:469] == v[27:21];
-        eq[68] = fields[482:476] == v[34:28];
-        eq[69] = fields[489:483] == v[41:35];
-        eq[70] = fields[496:490] == v[48:42];
-        eq[71] = fields[503:497] == v[55:49];
-        eq[72] = fields[510:504] == v[6:0];
-        eq[73] = fields[517:511] == v[13:7];
-        eq[74] = fields[524:518] == v[20:14];
-        eq[75] = fields[531:525] == v[27:21];
-        eq[76] = fields[538:532] == v[34:28];
-        eq[77] = fields[545:539] == v[41:35];
-        eq[78] = fields[552:546] == v[48:42];
-        eq[79] = fields[559:553] == v[55:49];
-        eq[80] = fields[566:560] == v[6:0];
-        eq[81] = fields[573:567] == v[13:7];
-        eq[82] = fields[580:574] == v[20:14];
-        eq[83] = fields[587:581] == v[27:21];
-        eq[84] = fields[594:588] == v[34:28];
-        eq[85] = fields[601:595] == v[41:35];
-        eq[86] = fields[608:602] == v[48:42];
-        eq[87] = fields[615:609] == v[55:49];
-        eq[88] = fields[622:616] == v[6:0];
-        eq[89] = fields[629:623] == v[13:7];
-        eq[90] = fields[636:630] == v[20:14];
-        eq[91] = fields[643:637] == v[27:21];
-        eq[92] = fields[650:644] == v[34:28];
-        eq[93] = fields[657:651] == v[41:35];
-        eq[94] = fields[664:658] == v[48:42];
-        eq[95] = fields[671:665] == v[55:49];
-        eq[96] = fields[678:672] == v[6:0];
-        eq[97] = fields[685:679] == v[13:7];
-        eq[98] = fields[692:686] == v[20:14];
-        eq[99] = fields[699:693] == v[27:21];
-        eq[100] = fields[706:700] == v[34:28];
-        eq[101] = fields[713:707] == v[41:35];
-        eq[102] = fields[720:714] == v[48:42];
-        eq[103] = fields[727:721] == v[55:49];
-        eq[104] = fields[734:728] == v[6:0];
-        eq[105] = fields[741:735] == v[13:7];
-        eq[106] = fields[748:742] == v[20:14];
-        eq[107] = fields[755:749] == v[27:21];
-        eq[108] = fields[762:756] == v[34:28];
-        eq[109] = fields[769:763] == v[41:35];
-        eq[110] = fields[776:770] == v[48:42];
-        eq[111] = fields[783:777] == v[55:49];
-        eq[112] = fields[790:784] == v[6:0];
-        eq[113] = fields[797:791] == v[13:7];
-        eq[114] = fields[804:798] == v[20:14];
-        eq[115] = fields[811:805] == v[27:21];
-        eq[116] = fields[818:812] == v[34:28];
-        eq[117] = fields[825:819] == v[41:35];
-        eq[118] = fields[832:826] == v[48:42];
-        eq[119] = fields[839:833] == v[55:49];
-        eq[120] = fields[846:840] == v[6:0];
-        eq[121] = fields[853:847] == v[13:7];
-        eq[122] = fields[860:854] == v[20:14];
-        eq[123] = fields[867:861] == v[27:21];
-        eq[124] = fields[874:868] == v[34:28];
-        eq[125] = fields[881:875] == v[41:35];
-        eq[126] = fields[888:882] == v[48:42];
-        eq[127] = fields[895:889] == v[55:49];
-        eq[128] = fields[902:896] == v[6:0];
-        eq[129] = fields[909:903] == v[13:7];
-        eq[130] = fields[916:910] == v[20:14];
-        eq[131] = fields[923:917] == v[27:21];
-        eq[132] = fields[930:924] == v[34:28];
-        eq[133] = fields[937:931] == v[41:35];
-        eq[134] = fields[944:938] == v[48:42];
-        eq[135] = fields[951:945] == v[55:49];
-        eq[136] = fields[958:952] == v[6:0];
-        eq[137] = fields[965:959] == v[13:7];
-        eq[138] = fields[972:966] == v[20:14];
-        eq[139] = fields[979:973] == v[27:21];
-        eq[140] = fields[986:980] == v[34:28];
-        eq[141] = fields[993:987] == v[41:35];
-        eq[142] = fields[1000:994] == v[48:42];
-        eq[143] = fields[1007:1001] == v[55:49];
-        eq[144] = fields[1014:1008] == v[6:0];
-        eq[145] = fields[1021:1015] == v[13:7];
-        eq[146] = fields[1028:1022] == v[20:14];
-        eq[147] = fields[1035:1029] == v[27:21];
-        eq[148] = fields[1042:1036] == v[34:28];
-        eq[149] = fields[1049:1043] == v[41:35];
-        eq[150] = fields[1056:1050] == v[48:42];
-        eq[151] = fields[1063:1057] == v[55:49];
-        eq[152] = fields[1070:1064] == v[6:0];
-        eq[153] = fields[1077:1071] == v[13:7];
-        eq[154] = fields[1084:1078] == v[20:14];
-        eq[155] = fields[1091:1085] == v[27:21];
-        eq[156] = fields[1098:1092] == v[34:28];
-        eq[157] = fields[1105:1099] == v[41:35];
-        eq[158] = fields[1112:1106] == v[48:42];
-        eq[159] = fields[1119:1113] == v[55:49];
-        eq[160] = fields[1126:1120] == v[6:0];
-        eq[161] = fields[1133:1127] == v[13:7];
-        eq[162] = fields[1140:1134] == v[20:14];
-        eq[163] = fields[1147:1141] == v[27:21];
-        eq[164] = fields[1154:1148] == v[34:28];
-        eq[165] = fields[1161:1155] == v[41:35];
-        eq[166] = fields[1168:1162] == v[48:42];
-        eq[167] = fields[1175:1169] == v[55:49];
-        eq[168] = fields[1182:1176] == v[6:0];
-        eq[169] = fields[1189:1183] == v[13:7];
-        eq[170] = fields[1196:1190] == v[20:14];
-        eq[171] = fields[1203:1197] == v[27:21];
-        eq[172] = fields[1210:1204] == v[34:28];
-        eq[173] = fields[1217:1211] == v[41:35];
-        eq[174] = fields[1224:1218] == v[48:42];
-        eq[175] = fields[1231:1225] == v[55:49];
-        eq[176] = fields[1238:1232] == v[6:0];
-        eq[177] = fields[1245:1239] == v[13:7];
-        eq[178] = fields[1252:1246] == v[20:14];
-        eq[179] = fields[1259:1253] == v[27:21];
-        eq[180] = fields[1266:1260] == v[34:28];
-        eq[181] = fields[1273:1267] == v[41:35];
-        eq[182] = fields[1280:1274] == v[48:42];
-        eq[183] = fields[1287:1281] == v[55:49];
-        eq[184] = fields[1294:1288] == v[6:0];
-        eq[185] = fields[1301:1295] == v[13:7];
-        eq[186] = fields[1308:1302] == v[20:14];
-        eq[187] = fields[1315:1309] == v[27:21];
-        eq[188] = fields[1322:1316] == v[34:28];
-        eq[189] = fields[1329:1323] == v[41:35];
-        eq[190] = fields[1336:1330] == v[48:42];
-        eq[191] = fields[1343:1337] == v[55:49];
-        eq[192] = fields[1350:1344] == v[6:0];
-        eq[193] = fields[1357:1351] == v[13:7];
-        eq[194] = fields[1364:1358] == v[20:14];
-        eq[195] = fields[1371:1365] == v[27:21];
-        eq[196] = fields[1378:1372] == v[34:28];
-        eq[197] = fields[1385:1379] == v[41:35];
-        eq[198] = fields[1392:1386] == v[48:42];
-        eq[199] = fields[1399:1393] == v[55:49];
-        eq[200] = fields[1406:1400] == v[6:0];
-        eq[201] = fields[1413:1407] == v[13:7];
-        eq[202] = fields[1420:1414] == v[20:14];
-        eq[203] = fields[1427:1421] == v[27:21];
-        eq[204] = fields[1434:1428] == v[34:28];
-        eq[205] = fields[1441:1435] == v[41:35];
-        eq[206] = fields[1448:1442] == v[48:42];
-        eq[207] = fields[1455:1449] == v[55:49];
-        eq[208] = fields[1462:1456] == v[6:0];
-        eq[209] = fields[1469:1463] == v[13:7];
-        eq[210] = fields[1476:1470] == v[20:14];
-        eq[211] = fields[1483:1477] == v[27:21];
-        eq[212] = fields[1490:1484] == v[34:28];
-        eq[213] = fields[1497:1491] == v[41:35];
-        eq[214] = fields[1504:1498] == v[48:42];
-        eq[215] = fields[1511:1505] == v[55:49];
-        eq[216] = fields[1518:1512] == v[6:0];
-        eq[217] = fields[1525:1519] == v[13:7];
-        eq[218] = fields[1532:1526] == v[20:14];
-        eq[219] = fields[1539:1533] == v[27:21];
-        eq[220] = fields[1546:1540] == v[34:28];
-        eq[221] = fields[1553:1547] == v[41:35];
-        eq[222] = fields[1560:1554] == v[48:42];
-        eq[223] = fields[1567:1561] == v[55:49];
-        eq[224] = fields[1574:1568] == v[6:0];
-        eq[225] = fields[1581:1575] == v[13:7];
-        eq[226] = fields[1588:1582] == v[20:14];
-        eq[227] = fields[1595:1589] == v[27:21];
-        eq[228] = fields[1602:1596] == v[34:28];
-        eq[229] = fields[1609:1603] == v[41:35];
-        eq[230] = fields[1616:1610] == v[48:42];
-        eq[231] = fields[1623:1617] == v[55:49];
-        eq[232] = fields[1630:1624] == v[6:0];
-        eq[233] = fields[1637:1631] == v[13:7];
-        eq[234] = fields[1644:1638] == v[20:14];
-        eq[235] = fields[1651:1645] == v[27:21];
-        eq[236] = fields[1658:1652] == v[34:28];
-        eq[237] = fields[1665:1659] == v[41:35];
-        eq[238] = fields[1672:1666] == v[48:42];
-        eq[239] = fields[1679:1673] == v[55:49];
-        eq[240] = fields[1686:1680] == v[6:0];
-        eq[241] = fields[1693:1687] == v[13:7];
-        eq[242] = fields[1700:1694] == v[20:14];
-        eq[243] = fields[1707:1701] == v[27:21];
-        eq[244] = fields[1714:1708] == v[34:28];
-        eq[245] = fields[1721:1715] == v[41:35];
-        eq[246] = fields[1728:1722] == v[48:42];
-        eq[247] = fields[1735:1729] == v[55:49];
-        eq[248] = fields[1742:1736] == v[6:0];
-        eq[249] = fields[1749:1743] == v[13:7];
-        eq[250] = fields[1756:1750] == v[20:14];
-        eq[251] = fields[1763:1757] == v[27:21];
-        eq[252] = fields[1770:1764] == v[34:28];
-        eq[253] = fields[1777:1771] == v[41:35];
-        eq[254] = fields[1784:1778] == v[48:42];
-        eq[255] = fields[1791:1785] == v[55:49];
-        eq[256] = fields[1798:1792] == v[6:0];
-        eq[257] = fields[1805:1799] == v[13:7];
-        eq[258] = fields[1812:1806] == v[20:14];
-        eq[259] = fields[1819:1813] == v[27:21];
-        eq[260] = fields[1826:1820] == v[34:28];
-        eq[261] = fields[1833:1827] == v[41:35];
-        eq[262] = fields[1840:1834] == v[48:42];
-        eq[263] = fields[1847:1841] == v[55:49];
-        eq[264] = fields[1854:1848] == v[6:0];
-        eq[265] = fields[1861:1855] == v[13:7];
-        eq[266] = fields[1868:1862] == v[20:14];
-        eq[267] = fields[1875:1869] == v[27:21];
-        eq[268] = fields[1882:1876] == v[34:28];
-        eq[269] = fields[1889:1883] == v[41:35];
-        eq[270] = fields[1896:1890] == v[48:42];
-        eq[271] = fields[1903:1897] == v[55:49];
-        eq[272] = fields[1910:1904] == v[6:0];
-        eq[273] = fields[1917:1911] == v[13:7];
-        eq[274] = fields[1924:1918] == v[20:14];
-        eq[275] = fields[1931:1925] == v[27:21];
-        eq[276] = fields[1938:1932] == v[34:28];
-        eq[277] = fields[1945:1939] == v[41:35];
-        eq[278] = fields[1952:1946] == v[48:42];
-        eq[279] = fields[1959:1953] == v[55:49];
-        eq[280] = fields[1966:1960] == v[6:0];
-        eq[281] = fields[1973:1967] == v[13:7];
-        eq[282] = fields[1980:1974] == v[20:14];
-        eq[283] = fields[1987:1981] == v[27:21];
-        eq[284] = fields[1994:1988] == v[34:28];
-        eq[285] = fields[2001:1995] == v[41:35];
-        eq[286] = fields[2008:2002] == v[48:42];
-        eq[287] = fields[2015:2009] == v[55:49];
-        eq[288] = fields[2022:2016] == v[6:0];
-        eq[289] = fields[2029:2023] == v[13:7];
-        eq[290] = fields[2036:2030] == v[20:14];
-        eq[291] = fields[2043:2037] == v[27:21];
-        eq[292] = fields[2050:2044] == v[34:28];
-        eq[293] = fields[2057:2051] == v[41:35];
-        eq[294] = fields[2064:2058] == v[48:42];
-        eq[295] = fields[2071:2065] == v[55:49];
-        eq[296] = fields[2078:2072] == v[6:0];
-        eq[297] = fields[2085:2079] == v[13:7];
-        eq[298] = fields[2092:2086] == v[20:14];
-        eq[299] = fields[2099:2093] == v[27:21];
-        eq[300] = fields[2106:2100] == v[34:28];
-        eq[301] = fields[2113:2107] == v[41:35];
-        eq[302] = fields[2120:2114] == v[48:42];
-        eq[303] = fields[2127:2121] == v[55:49];
-        eq[304] = fields[2134:2128] == v[6:0];
-        eq[305] = fields[2141:2135] == v[13:7];
-        eq[306] = fields[2148:2142] == v[20:14];
-        eq[307] = fields[2155:2149] == v[27:21];
-        eq[308] = fields[2162:2156] == v[34:28];
-        eq[309] = fields[2169:2163] == v[41:35];
-        eq[310] = fields[2176:2170] == v[48:42];
-        eq[311] = fields[2183:2177] == v[55:49];
-        eq[312] = fields[2190:2184] == v[6:0];
-        eq[313] = fields[2197:2191] == v[13:7];
-        eq[314] = fields[2204:2198] == v[20:14];
-        eq[315] = fields[2211:2205] == v[27:21];
-        eq[316] = fields[2218:2212] == v[34:28];
-        eq[317] = fields[2225:2219] == v[41:35];
-        eq[318] = fields[2232:2226] == v[48:42];
-        eq[319] = fields[2239:2233] == v[55:49];
-        eq[320] = fields[2246:2240] == v[6:0];
-        eq[321] = fields[2253:2247] == v[13:7];
-        eq[322] = fields[2260:2254] == v[20:14];
-        eq[323] = fields[2267:2261] == v[27:21];
-        eq[324] = fields[2274:2268] == v[34:28];
-        eq[325] = fields[2281:2275] == v[41:35];
-        eq[326] = fields[2288:2282] == v[48:42];
-        eq[327] = fields[2295:2289] == v[55:49];
-        eq[328] = fields[2302:2296] == v[6:0];
-        eq[329] = fields[2309:2303] == v[13:7];
-        eq[330] = fields[2316:2310] == v[20:14];
-        eq[331] = fields[2323:2317] == v[27:21];
-        eq[332] = fields[2330:2324] == v[34:28];
-        eq[333] = fields[2337:2331] == v[41:35];
-        eq[334] = fields[2344:2338] == v[48:42];
-        eq[335] = fields[2351:2345] == v[55:49];
-        eq[336] = fields[2358:2352] == v[6:0];
-        eq[337] = fields[2365:2359] == v[13:7];
-        eq[338] = fields[2372:2366] == v[20:14];
-        eq[339] = fields[2379:2373] == v[27:21];
-        eq[340] = fields[2386:2380] == v[34:28];
-        eq[341] = fields[2393:2387] == v[41:35];
-        eq[342] = fields[2400:2394] == v[48:42];
-        eq[343] = fields[2407:2401] == v[55:49];
-        eq[344] = fields[2414:2408] == v[6:0];
-        eq[345] = fields[2421:2415] == v[13:7];
-        eq[346] = fields[2428:2422] == v[20:14];
-        eq[347] = fields[2435:2429] == v[27:21];
-        eq[348] = fields[2442:2436] == v[34:28];
-        eq[349] = fields[2449:2443] == v[41:35];
-        eq[350] = fields[2456:2450] == v[48:42];
-        eq[351] = fields[2463:2457] == v[55:49];
-        eq[352] = fields[2470:2464] == v[6:0];
-        eq[353] = fields[2477:2471] == v[13:7];
-        eq[354] = fields[2484:2478] == v[20:14];
-        eq[355] = fields[2491:2485] == v[27:21];
-        eq[356] = fields[2498:2492] == v[34:28];
-        eq[357] = fields[2505:2499] == v[41:35];
-        eq[358] = fields[2512:2506] == v[48:42];
-        eq[359] = fields[2519:2513] == v[55:49];
-        eq[360] = fields[2526:2520] == v[6:0];
-        eq[361] = fields[2533:2527] == v[13:7];
-        eq[362] = fields[2540:2534] == v[20:14];
-        eq[363] = fields[2547:2541] == v[27:21];
-        eq[364] = fields[2554:2548] == v[34:28];
-        eq[365] = fields[2561:2555] == v[41:35];
-        eq[366] = fields[2568:2562] == v[48:42];
-        eq[367] = fields[2575:2569] == v[55:49];
-        eq[368] = fields[2582:2576] == v[6:0];
-        eq[369] = fields[2589:2583] == v[13:7];
-        eq[370] = fields[2596:2590] == v[20:14];
-        eq[371] = fields[2603:2597] == v[27:21];
-        eq[372] = fields[2610:2604] == v[34:28];
-        eq[373] = fields[2617:2611] == v[41:35];
-        eq[374] = fields[2624:2618] == v[48:42];
-        eq[375] = fields[2631:2625] == v[55:49];
-        eq[376] = fields[2638:2632] == v[6:0];
-        eq[377] = fields[2645:2639] == v[13:7];
-        eq[378] = fields[2652:2646] == v[20:14];
-        eq[379] = fields[2659:2653] == v[27:21];
-        eq[380] = fields[2666:2660] == v[34:28];
-        eq[381] = fields[2673:2667] == v[41:35];
-        eq[382] = fields[2680:2674] == v[48:42];
-        eq[383] = fields[2687:2681] == v[55:49];
-        eq[384] = fields[2694:2688] == v[6:0];
-        eq[385] = fields[2701:2695] == v[13:7];
-        eq[386] = fields[2708:2702] == v[20:14];
-        eq[387] = fields[2715:2709] == v[27:21];
-        eq[388] = fields[2722:2716] == v[34:28];
-        eq[389] = fields[2729:2723] == v[41:35];
-        eq[390] = fields[2736:2730] == v[48:42];
-        eq[391] = fields[2743:2737] == v[55:49];
-        eq[392] = fields[2750:2744] == v[6:0];
-        eq[393] = fields[2757:2751] == v[13:7];
-        eq[394] = fields[2764:2758] == v[20:14];
-        eq[395] = fields[2771:2765] == v[27:21];
-        eq[396] = fields[2778:2772] == v[34:28];
-        eq[397] = fields[2785:2779] == v[41:35];
-        eq[398] = fields[2792:2786] == v[48:42];
-        eq[399] = fields[2799:2793] == v[55:49];
-        eq[400] = fields[2806:2800] == v[6:0];
-        eq[401] = fields[2813:2807] == v[13:7];
-        eq[402] = fields[2820:2814] == v[20:14];
-        eq[403] = fields[2827:2821] == v[27:21];
-        eq[404] = fields[2834:2828] == v[34:28];
-        eq[405] = fields[2841:2835] == v[41:35];
-        eq[406] = fields[2848:2842] == v[48:42];
-        eq[407] = fields[2855:2849] == v[55:49];
-        eq[408] = fields[2862:2856] == v[6:0];
-        eq[409] = fields[2869:2863] == v[13:7];
-        eq[410] = fields[2876:2870] == v[20:14];
-        eq[411] = fields[2883:2877] == v[27:21];
-        eq[412] = fields[2890:2884] == v[34:28];
-        eq[413] = fields[2897:2891] == v[41:35];
-        eq[414] = fields[2904:2898] == v[48:42];
-        eq[415] = fields[2911:2905] == v[55:49];
-        eq[416] = fields[2918:2912] == v[6:0];
-        eq[417] = fields[2925:2919] == v[13:7];
-        eq[418] = fields[2932:2926] == v[20:14];
-        eq[419] = fields[2939:2933] == v[27:21];
-        eq[420] = fields[2946:2940] == v[34:28];
-        eq[421] = fields[2953:2947] == v[41:35];
-        eq[422] = fields[2960:2954] == v[48:42];
-        eq[423] = fields[2967:2961] == v[55:49];
-        eq[424] = fields[2974:2968] == v[6:0];
-        eq[425] = fields[2981:2975] == v[13:7];
-        eq[426] = fields[2988:2982] == v[20:14];
-        eq[427] = fields[2995:2989] == v[27:21];
-        eq[428] = fields[3002:2996] == v[34:28];
-        eq[429] = fields[3009:3003] == v[41:35];
-        eq[430] = fields[3016:3010] == v[48:42];
-        eq[431] = fields[3023:3017] == v[55:49];
-        eq[432] = fields[3030:3024] == v[6:0];
-        eq[433] = fields[3037:3031] == v[13:7];
-        eq[434] = fields[3044:3038] == v[20:14];
-        eq[435] = fields[3051:3045] == v[27:21];
-        eq[436] = fields[3058:3052] == v[34:28];
-        eq[437] = fields[3065:3059] == v[41:35];
-        eq[438] = fields[3072:3066] == v[48:42];
-        eq[439] = fields[3079:3073] == v[55:49];
-        eq[440] = fields[3086:3080] == v[6:0];
-        eq[441] = fields[3093:3087] == v[13:7];
-        eq[442] = fields[3100:3094] == v[20:14];
-        eq[443] = fields[3107:3101] == v[27:21];
-        eq[444] = fields[3114:3108] == v[34:28];
-        eq[445] = fields[3121:3115] == v[41:35];
-        eq[446] = fields[3128:3122] == v[48:42];
-        eq[447] = fields[3135:3129] == v[55:49];
-        eq[448] = fields[3142:3136] == v[6:0];
-        eq[449] = fields[3149:3143] == v[13:7];
-        eq[450] = fields[3156:3150] == v[20:14];
-        eq[451] = fields[3163:3157] == v[27:21];
-        eq[452] = fields[3170:3164] == v[34:28];
-        eq[453] = fields[3177:3171] == v[41:35];
-        eq[454] = fields[3184:3178] == v[48:42];
-        eq[455] = fields[3191:3185] == v[55:49];
-        eq[456] = fields[3198:3192] == v[6:0];
-        eq[457] = fields[3205:3199] == v[13:7];
-        eq[458] = fields[3212:3206] == v[20:14];
-        eq[459] = fields[3219:3213] == v[27:21];
-        eq[460] = fields[3226:3220] == v[34:28];
-        eq[461] = fields[3233:3227] == v[41:35];
-        eq[462] = fields[3240:3234] == v[48:42];
-        eq[463] = fields[3247:3241] == v[55:49];
-        eq[464] = fields[3254:3248] == v[6:0];
-        eq[465] = fields[3261:3255] == v[13:7];
-        eq[466] = fields[3268:3262] == v[20:14];
-        eq[467] = fields[3275:3269] == v[27:21];
-        eq[468] = fields[3282:3276] == v[34:28];
-        eq[469] = fields[3289:3283] == v[41:35];
-        eq[470] = fields[3296:3290] == v[48:42];
-        eq[471] = fields[3303:3297] == v[55:49];
-        eq[472] = fields[3310:3304] == v[6:0];
-        eq[473] = fields[3317:3311] == v[13:7];
-        eq[474] = fields[3324:3318] == v[20:14];
-        eq[475] = fields[3331:3325] == v[27:21];
-        eq[476] = fields[3338:3332] == v[34:28];
-        eq[477] = fields[3345:3339] == v[41:35];
-        eq[478] = fields[3352:3346] == v[48:42];
-        eq[479] = fields[3359:3353] == v[55:49];
-        eq[480] = fields[3366:3360] == v[6:0];
-        eq[481] = fields[3373:3367] == v[13:7];
-        eq[482] = fields[3380:3374] == v[20:14];
-        eq[483] = fields[3387:3381] == v[27:21];
-        eq[484] = fields[3394:3388] == v[34:28];
-        eq[485] = fields[3401:3395] == v[41:35];
-        eq[486] = fields[3408:3402] == v[48:42];
-        eq[487] = fields[3415:3409] == v[55:49];
-        eq[488] = fields[3422:3416] == v[6:0];
-        eq[489] = fields[3429:3423] == v[13:7];
-        eq[490] = fields[3436:3430] == v[20:14];
-        eq[491] = fields[3443:3437] == v[27:21];
-        eq[492] = fields[3450:3444] == v[34:28];
-        eq[493] = fields[3457:3451] == v[41:35];
-        eq[494] = fields[3464:3458] == v[48:42];
-        eq[495] = fields[3471:3465] == v[55:49];
-        eq[496] = fields[3478:3472] == v[6:0];
-        eq[497] = fields[3485:3479] == v[13:7];
-        eq[498] = fields[3492:3486] == v[20:14];
-        eq[499] = fields[3499:3493] == v[27:21];
-        eq[500] = fields[3506:3500] == v[34:28];
-        eq[501] = fields[3513:3507] == v[41:35];
-        eq[502] = fields[3520:3514] == v[48:42];
-        eq[503] = fields[3527:3521] == v[55:49];
-        eq[504] = fields[3534:3528] == v[6:0];
-        eq[505] = fields[3541:3535] == v[13:7];
-        eq[506] = fields[3548:3542] == v[20:14];
-        eq[507] = fields[3555:3549] == v[27:21];
-        eq[508] = fields[3562:3556] == v[34:28];
-        eq[509] = fields[3569:3563] == v[41:35];
-        eq[510] = fields[3576:3570] == v[48:42];
-        eq[511] = fields[3583:3577] == v[55:49];
-        eq[512] = fields[3590:3584] == v[6:0];
-        eq[513] = fields[3597:3591] == v[13:7];
-        eq[514] = fields[3604:3598] == v[20:14];
-        eq[515] = fields[3611:3605] == v[27:21];
-        eq[516] = fields[3618:3612] == v[34:28];
-        eq[517] = fields[3625:3619] == v[41:35];
-        eq[518] = fields[3632:3626] == v[48:42];
-        eq[519] = fields[3639:3633] == v[55:49];
-        eq[520] = fields[3646:3640] == v[6:0];
-        eq[521] = fields[3653:3647] == v[13:7];
-        eq[522] = fields[3660:3654] == v[20:14];
-        eq[523] = fields[3667:3661] == v[27:21];
-        eq[524] = fields[3674:3668] == v[34:28];
-        eq[525] = fields[3681:3675] == v[41:35];
-        eq[526] = fields[3688:3682] == v[48:42];
-        eq[527] = fields[3695:3689] == v[55:49];
-        eq[528] = fields[3702:3696] == v[6:0];
-        eq[529] = fields[3709:3703] == v[13:7];
-        eq[530] = fields[3716:3710] == v[20:14];
-        eq[531] = fields[3723:3717] == v[27:21];
-        eq[532] = fields[3730:3724] == v[34:28];
-        eq[533] = fields[3737:3731] == v[41:35];
-        eq[534] = fields[3744:3738] == v[48:42];
-        eq[535] = fields[3751:3745] == v[55:49];
-        eq[536] = fields[3758:3752] == v[6:0];
-        eq[537] = fields[3765:3759] == v[13:7];
-        eq[538] = fields[3772:3766] == v[20:14];
-        eq[539] = fields[3779:3773] == v[27:21];
-        eq[540] = fields[3786:3780] == v[34:28];
-        eq[541] = fields[3793:3787] == v[41:35];
-        eq[542] = fields[3800:3794] == v[48:42];
-        eq[543] = fields[3807:3801] == v[55:49];
-        eq[544] = fields[3814:3808] == v[6:0];
-        eq[545] = fields[3821:3815] == v[13:7];
-        eq[546] = fields[3828:3822] == v[20:14];
-        eq[547] = fields[3835:3829] == v[27:21];
-        eq[548] = fields[3842:3836] == v[34:28];
-        eq[549] = fields[3849:3843] == v[41:35];
-        eq[550] = fields[3856:3850] == v[48:42];
-        eq[551] = fields[3863:3857] == v[55:49];
-        eq[552] = fields[3870:3864] == v[6:0];
-        eq[553] = fields[3877:3871] == v[13:7];
-        eq[554] = fields[3884:3878] == v[20:14];
-        eq[555] = fields[3891:3885] == v[27:21];
-        eq[556] = fields[3898:3892] == v[34:28];
-        eq[557] = fields[3905:3899] == v[41:35];
-        eq[558] = fields[3912:3906] == v[48:42];
-        eq[559] = fields[3919:3913] == v[55:49];
-        eq[560] = fields[3926:3920] == v[6:0];
-        eq[561] = fields[3933:3927] == v[13:7];
-        eq[562] = fields[3940:3934] == v[20:14];
-        eq[563] = fields[3947:3941] == v[27:21];
-        eq[564] = fields[3954:3948] == v[34:28];
-        eq[565] = fields[3961:3955] == v[41:35];
-        eq[566] = fields[3968:3962] == v[48:42];
-        eq[567] = fields[3975:3969] == v[55:49];
-        eq[568] = fields[3982:3976] == v[6:0];
-        eq[569] = fields[3989:3983] == v[13:7];
-        eq[570] = fields[3996:3990] == v[20:14];
-        eq[571] = fields[4003:3997] == v[27:21];
-        eq[572] = fields[4010:4004] == v[34:28];
-        eq[573] = fields[4017:4011] == v[41:35];
-        eq[574] = fields[4024:4018] == v[48:42];
-        eq[575] = fields[4031:4025] == v[55:49];
-        eq[576] = fields[4038:4032] == v[6:0];
-        eq[577] = fields[4045:4039] == v[13:7];
-        eq[578] = fields[4052:4046] == v[20:14];
-        eq[579] = fields[4059:4053] == v[27:21];
-        eq[580] = fields[4066:4060] == v[34:28];
-        eq[581] = fields[4073:4067] == v[41:35];
-        eq[582] = fields[4080:4074] == v[48:42];
-        eq[583] = fields[4087:4081] == v[55:49];
-        eq[584] = fields[4094:4088] == v[6:0];
-        eq[585] = fields[4101:4095] == v[13:7];
-        eq[586] = fields[4108:4102] == v[20:14];
-        eq[587] = fields[4115:4109] == v[27:21];
-        eq[588] = fields[4122:4116] == v[34:28];
-        eq[589] = fields[4129:4123] == v[41:35];
-        eq[590] = fields[4136:4130] == v[48:42];
-        eq[591] = fields[4143:4137] == v[55:49];
-        eq[592] = fields[4150:4144] == v[6:0];
-        eq[593] = fields[4157:4151] == v[13:7];
-        eq[594] = fields[4164:4158] == v[20:14];
-        eq[595] = fields[4171:4165] == v[27:21];
-        eq[596] = fields[4178:4172] == v[34:28];
-        eq[597] = fields[4185:4179] == v[41:35];
-        eq[598] = fields[4192:4186] == v[48:42];
-        eq[599] = fields[4199:4193] == v[55:49];
-        eq[600] = fields[4206:4200] == v[6:0];
-        eq[601] = fields[4213:4207] == v[13:7];
-        eq[602] = fields[4220:4214] == v[20:14];
-        eq[603] = fields[4227:4221] == v[27:21];
-        eq[604] = fields[4234:4228] == v[34:28];
-        eq[605] = fields[4241:4235] == v[41:35];
-        eq[606] = fields[4248:4242] == v[48:42];
-        eq[607] = fields[4255:4249] == v[55:49];
-        eq[608] = fields[4262:4256] == v[6:0];
-        eq[609] = fields[4269:4263] == v[13:7];
-        eq[610] = fields[4276:4270] == v[20:14];
-        eq[611] = fields[4283:4277] == v[27:21];
-        eq[612] = fields[4290:4284] == v[34:28];
-        eq[613] = fields[4297:4291] == v[41:35];
-        eq[614] = fields[4304:4298] == v[48:42];
-        eq[615] = fields[4311:4305] == v[55:49];
-        eq[616] = fields[4318:4312] == v[6:0];
-        eq[617] = fields[4325:4319] == v[13:7];
-        eq[618] = fields[4332:4326] == v[20:14];
-        eq[619] = fields[4339:4333] == v[27:21];
-        eq[620] = fields[4346:4340] == v[34:28];
-        eq[621] = fields[4353:4347] == v[41:35];
-        eq[622] = fields[4360:4354] == v[48:42];
-        eq[623] = fields[4367:4361] == v[55:49];
-        eq[624] = fields[4374:4368] == v[6:0];
-        eq[625] = fields[4381:4375] == v[13:7];
-        eq[626] = fields[4388:4382] == v[20:14];
-        eq[627] = fields[4395:4389] == v[27:21];
-        eq[628] = fields[4402:4396] == v[34:28];
-        eq[629] = fields[4409:4403] == v[41:35];
-        eq[630] = fields[4416:4410] == v[48:42];
-        eq[631] = fields[4423:4417] == v[55:49];
-        eq[632] = fields[4430:4424] == v[6:0];
-        eq[633] = fields[4437:4431] == v[13:7];
-        eq[634] = fields[4444:4438] == v[20:14];
-        eq[635] = fields[4451:4445] == v[27:21];
-        eq[636] = fields[4458:4452] == v[34:28];
-        eq[637] = fields[4465:4459] == v[41:35];
-        eq[638] = fields[4472:4466] == v[48:42];
-        eq[639] = fields[4479:4473] == v[55:49];
-        eq[640] = fields[4486:4480] == v[6:0];
-        eq[641] = fields[4493:4487] == v[13:7];
-        eq[642] = fields[4500:4494] == v[20:14];
-        eq[643] = fields[4507:4501] == v[27:21];
-        eq[644] = fields[4514:4508] == v[34:28];
-        eq[645] = fields[4521:4515] == v[41:35];
-        eq[646] = fields[4528:4522] == v[48:42];
-        eq[647] = fields[4535:4529] == v[55:49];
-        eq[648] = fields[4542:4536] == v[6:0];
-        eq[649] = fields[4549:4543] == v[13:7];
-        eq[650] = fields[4556:4550] == v[20:14];
-        eq[651] = fields[4563:4557] == v[27:21];
-        eq[652] = fields[4570:4564] == v[34:28];
-        eq[653] = fields[4577:4571] == v[41:35];
-        eq[654] = fields[4584:4578] == v[48:42];
-        eq[655] = fields[4591:4585] == v[55:49];
-        eq[656] = fields[4598:4592] == v[6:0];
-        eq[657] = fields[4605:4599] == v[13:7];
-        eq[658] = fields[4612:4606] == v[20:14];
-        eq[659] = fields[4619:4613] == v[27:21];
-        eq[660] = fields[4626:4620] == v[34:28];
-        eq[661] = fields[4633:4627] == v[41:35];
-        eq[662] = fields[4640:4634] == v[48:42];
-        eq[663] = fields[4647:4641] == v[55:49];
-        eq[664] = fields[4654:4648] == v[6:0];
-        eq[665] = fields[4661:4655] == v[13:7];
-        eq[666] = fields[4668:4662] == v[20:14];
-        eq[667] = fields[4675:4669] == v[27:21];
-        eq[668] = fields[4682:4676] == v[34:28];
-        eq[669] = fields[4689:4683] == v[41:35];
-        eq[670] = fields[4696:4690] == v[48:42];
-        eq[671] = fields[4703:4697] == v[55:49];
-        eq[672] = fields[4710:4704] == v[6:0];
-        eq[673] = fields[4717:4711] == v[13:7];
-        eq[674] = fields[4724:4718] == v[20:14];
-        eq[675] = fields[4731:4725] == v[27:21];
-        eq[676] = fields[4738:4732] == v[34:28];
-        eq[677] = fields[4745:4739] == v[41:35];
-        eq[678] = fields[4752:4746] == v[48:42];
-        eq[679] = fields[4759:4753] == v[55:49];
-        eq[680] = fields[4766:4760] == v[6:0];
-        eq[681] = fields[4773:4767] == v[13:7];
-        eq[682] = fields[4780:4774] == v[20:14];
-        eq[683] = fields[4787:4781] == v[27:21];
-        eq[684] = fields[4794:4788] == v[34:28];
-        eq[685] = fields[4801:4795] == v[41:35];
-        eq[686] = fields[4808:4802] == v[48:42];
-        eq[687] = fields[4815:4809] == v[55:49];
-        eq[688] = fields[4822:4816] == v[6:0];
-        eq[689] = fields[4829:4823] == v[13:7];
-        eq[690] = fields[4836:4830] == v[20:14];
-        eq[691] = fields[4843:4837] == v[27:21];
-        eq[692] = fields[4850:4844] == v[34:28];
-        eq[693] = fields[4857:4851] == v[41:35];
-        eq[694] = fields[4864:4858] == v[48:42];
-        eq[695] = fields[4871:4865] == v[55:49];
-        eq[696] = fields[4878:4872] == v[6:0];
-        eq[697] = fields[4885:4879] == v[13:7];
-        eq[698] = fields[4892:4886] == v[20:14];
-        eq[699] = fields[4899:4893] == v[27:21];
-        eq[700] = fields[4906:4900] == v[34:28];
-        eq[701] = fields[4913:4907] == v[41:35];
-        eq[702] = fields[4920:4914] == v[48:42];
-        eq[703] = fields[4927:4921] == v[55:49];
-        eq[704] = fields[4934:4928] == v[6:0];
-        eq[705] = fields[4941:4935] == v[13:7];
-        eq[706] = fields[4948:4942] == v[20:14];
-        eq[707] = fields[4955:4949] == v[27:21];
-        eq[708] = fields[4962:4956] == v[34:28];
-        eq[709] = fields[4969:4963] == v[41:35];
-        eq[710] = fields[4976:4970] == v[48:42];
-        eq[711] = fields[4983:4977] == v[55:49];
-        eq[712] = fields[4990:4984] == v[6:0];
-        eq[713] = fields[4997:4991] == v[13:7];
-        eq[714] = fields[5004:4998] == v[20:14];
-        eq[715] = fields[5011:5005] == v[27:21];
-        eq[716] = fields[5018:5012] == v[34:28];
-        eq[717] = fields[5025:5019] == v[41:35];
-        eq[718] = fields[5032:5026] == v[48:42];
-        eq[719] = fields[5039:5033] == v[55:49];
-        eq[720] = fields[5046:5040] == v[6:0];
-        eq[721] = fields[5053:5047] == v[13:7];
-        eq[722] = fields[5060:5054] == v[20:14];
-        eq[723] = fields[5067:5061] == v[27:21];
-        eq[724] = fields[5074:5068] == v[34:28];
-        eq[725] = fields[5081:5075] == v[41:35];
-        eq[726] = fields[5088:5082] == v[48:42];
-        eq[727] = fields[5095:5089] == v[55:49];
-        eq[728] = fields[5102:5096] == v[6:0];
-        eq[729] = fields[5109:5103] == v[13:7];
-        eq[730] = fields[5116:5110] == v[20:14];
-        eq[731] = fields[5123:5117] == v[27:21];
-        eq[732] = fields[5130:5124] == v[34:28];
-        eq[733] = fields[5137:5131] == v[41:35];
-        eq[734] = fields[5144:5138] == v[48:42];
-        eq[735] = fields[5151:5145] == v[55:49];
-        eq[736] = fields[5158:5152] == v[6:0];
-        eq[737] = fields[5165:5159] == v[13:7];
-        eq[738] = fields[5172:5166] == v[20:14];
-        eq[739] = fields[5179:5173] == v[27:21];
-        eq[740] = fields[5186:5180] == v[34:28];
-        eq[741] = fields[5193:5187] == v[41:35];
-        eq[742] = fields[5200:5194] == v[48:42];
-        eq[743] = fields[5207:5201] == v[55:49];
-        eq[744] = fields[5214:5208] == v[6:0];
-        eq[745] = fields[5221:5215] == v[13:7];
-        eq[746] = fields[5228:5222] == v[20:14];
-        eq[747] = fields[5235:5229] == v[27:21];
-        eq[748] = fields[5242:5236] == v[34:28];
-        eq[749] = fields[5249:5243] == v[41:35];
-        eq[750] = fields[5256:5250] == v[48:42];
-        eq[751] = fields[5263:5257] == v[55:49];
-        eq[752] = fields[5270:5264] == v[6:0];
-        eq[753] = fields[5277:5271] == v[13:7];
-        eq[754] = fields[5284:5278] == v[20:14];
-        eq[755] = fields[5291:5285] == v[27:21];
-        eq[756] = fields[5298:5292] == v[34:28];
-        eq[757] = fields[5305:5299] == v[41:35];
-        eq[758] = fields[5312:5306] == v[48:42];
-        eq[759] = fields[5319:5313] == v[55:49];
-        eq[760] = fields[5326:5320] == v[6:0];
-        eq[761] = fields[5333:5327] == v[13:7];
-        eq[762] = fields[5340:5334] == v[20:14];
-        eq[763] = fields[5347:5341] == v[27:21];
-        eq[764] = fields[5354:5348] == v[34:28];
-        eq[765] = fields[5361:5355] == v[41:35];
-        eq[766] = fields[5368:5362] == v[48:42];
-        eq[767] = fields[5375:5369] == v[55:49];
-        eq[768] = fields[5382:5376] == v[6:0];
-        eq[769] = fields[5389:5383] == v[13:7];
-        eq[770] = fields[5396:5390] == v[20:14];
-        eq[771] = fields[5403:5397] == v[27:21];
-        eq[772] = fields[5410:5404] == v[34:28];
-        eq[773] = fields[5417:5411] == v[41:35];
-        eq[774] = fields[5424:5418] == v[48:42];
-        eq[775] = fields[5431:5425] == v[55:49];
-        eq[776] = fields[5438:5432] == v[6:0];
-        eq[777] = fields[5445:5439] == v[13:7];
-        eq[778] = fields[5452:5446] == v[20:14];
-        eq[779] = fields[5459:5453] == v[27:21];
-        eq[780] = fields[5466:5460] == v[34:28];
-        eq[781] = fields[5473:5467] == v[41:35];
-        eq[782] = fields[5480:5474] == v[48:42];
-        eq[783] = fields[5487:5481] == v[55:49];
-        eq[784] = fields[5494:5488] == v[6:0];
-        eq[785] = fields[5501:5495] == v[13:7];
-        eq[786] = fields[5508:5502] == v[20:14];
-        eq[787] = fields[5515:5509] == v[27:21];
-        eq[788] = fields[5522:5516] == v[34:28];
-        eq[789] = fields[5529:5523] == v[41:35];
-        eq[790] = fields[5536:5530] == v[48:42];
-        eq[791] = fields[5543:5537] == v[55:49];
-        eq[792] = fields[5550:5544] == v[6:0];
-        eq[793] = fields[5557:5551] == v[13:7];
-        eq[794] = fields[5564:5558] == v[20:14];
-        eq[795] = fields[5571:5565] == v[27:21];
-        eq[796] = fields[5578:5572] == v[34:28];
-        eq[797] = fields[5585:5579] == v[41:35];
-        eq[798] = fields[5592:5586] == v[48:42];
-        eq[799] = fields[5599:5593] == v[55:49];
-        eq[800] = fields[5606:5600] == v[6:0];
-        eq[801] = fields[5613:5607] == v[13:7];
-        eq[802] = fields[5620:5614] == v[20:14];
-        eq[803] = fields[5627:5621] == v[27:21];
-        eq[804] = fields[5634:5628] == v[34:28];
-        eq[805] = fields[5641:5635] == v[41:35];
-        eq[806] = fields[5648:5642] == v[48:42];
-        eq[807] = fields[5655:5649] == v[55:49];
-        eq[808] = fields[5662:5656] == v[6:0];
-        eq[809] = fields[5669:5663] == v[13:7];
-        eq[810] = fields[5676:5670] == v[20:14];
-        eq[811] = fields[5683:5677] == v[27:21];
-        eq[812] = fields[5690:5684] == v[34:28];
-        eq[813] = fields[5697:5691] == v[41:35];
-        eq[814] = fields[5704:5698] == v[48:42];
-        eq[815] = fields[5711:5705] == v[55:49];
-        eq[816] = fields[5718:5712] == v[6:0];
-        eq[817] = fields[5725:5719] == v[13:7];
-        eq[818] = fields[5732:5726] == v[20:14];
-        eq[819] = fields[5739:5733] == v[27:21];
-        eq[820] = fields[5746:5740] == v[34:28];
-        eq[821] = fields[5753:5747] == v[41:35];
-        eq[822] = fields[5760:5754] == v[48:42];
-        eq[823] = fields[5767:5761] == v[55:49];
-        eq[824] = fields[5774:5768] == v[6:0];
-        eq[825] = fields[5781:5775] == v[13:7];
-        eq[826] = fields[5788:5782] == v[20:14];
-        eq[827] = fields[5795:5789] == v[27:21];
-        eq[828] = fields[5802:5796] == v[34:28];
-        eq[829] = fields[5809:5803] == v[41:35];
-        eq[830] = fields[5816:5810] == v[48:42];
-        eq[831] = fields[5823:5817] == v[55:49];
-        eq[832] = fields[5830:5824] == v[6:0];
-        eq[833] = fields[5837:5831] == v[13:7];
-        eq[834] = fields[5844:5838] == v[20:14];
-        eq[835] = fields[5851:5845] == v[27:21];
-        eq[836] = fields[5858:5852] == v[34:28];
-        eq[837] = fields[5865:5859] == v[41:35];
-        eq[838] = fields[5872:5866] == v[48:42];
-        eq[839] = fields[5879:5873] == v[55:49];
-        eq[840] = fields[5886:5880] == v[6:0];
-        eq[841] = fields[5893:5887] == v[13:7];
-        eq[842] = fields[5900:5894] == v[20:14];
-        eq[843] = fields[5907:5901] == v[27:21];
-        eq[844] = fields[5914:5908] == v[34:28];
-        eq[845] = fields[5921:5915] == v[41:35];
-        eq[846] = fields[5928:5922] == v[48:42];
-        eq[847] = fields[5935:5929] == v[55:49];
-        eq[848] = fields[5942:5936] == v[6:0];
-        eq[849] = fields[5949:5943] == v[13:7];
-        eq[850] = fields[5956:5950] == v[20:14];
-        eq[851] = fields[5963:5957] == v[27:21];
-        eq[852] = fields[5970:5964] == v[34:28];
-        eq[853] = fields[5977:5971] == v[41:35];
-        eq[854] = fields[5984:5978] == v[48:42];
-        eq[855] = fields[5991:5985] == v[55:49];
-        eq[856] = fields[5998:5992] == v[6:0];
-        eq[857] = fields[6005:5999] == v[13:7];
-        eq[858] = fields[6012:6006] == v[20:14];
-        eq[859] = fields[6019:6013] == v[27:21];
-        eq[860] = fields[6026:6020] == v[34:28];
-        eq[861] = fields[6033:6027] == v[41:35];
-        eq[862] = fields[6040:6034] == v[48:42];
-        eq[863] = fields[6047:6041] == v[55:49];
-        eq[864] = fields[6054:6048] == v[6:0];
-        eq[865] = fields[6061:6055] == v[13:7];
-        eq[866] = fields[6068:6062] == v[20:14];
-        eq[867] = fields[6075:6069] == v[27:21];
-        eq[868] = fields[6082:6076] == v[34:28];
-        eq[869] = fields[6089:6083] == v[41:35];
-        eq[870] = fields[6096:6090] == v[48:42];
-        eq[871] = fields[6103:6097] == v[55:49];
-        eq[872] = fields[6110:6104] == v[6:0];
-        eq[873] = fields[6117:6111] == v[13:7];
-        eq[874] = fields[6124:6118] == v[20:14];
-        eq[875] = fields[6131:6125] == v[27:21];
-        eq[876] = fields[6138:6132] == v[34:28];
-        eq[877] = fields[6145:6139] == v[41:35];
-        eq[878] = fields[6152:6146] == v[48:42];
-        eq[879] = fields[6159:6153] == v[55:49];
-        eq[880] = fields[6166:6160] == v[6:0];
-        eq[881] = fields[6173:6167] == v[13:7];
-        eq[882] = fields[6180:6174] == v[20:14];
-        eq[883] = fields[6187:6181] == v[27:21];
-        eq[884] = fields[6194:6188] == v[34:28];
-        eq[885] = fields[6201:6195] == v[41:35];
-        eq[886] = fields[6208:6202] == v[48:42];
-        eq[887] = fields[6215:6209] == v[55:49];
-        eq[888] = fields[6222:6216] == v[6:0];
-        eq[889] = fields[6229:6223] == v[13:7];
-        eq[890] = fields[6236:6230] == v[20:14];
-        eq[891] = fields[6243:6237] == v[27:21];
-        eq[892] = fields[6250:6244] == v[34:28];
-        eq[893] = fields[6257:6251] == v[41:35];
-        eq[894] = fields[6264:6258] == v[48:42];
-        eq[895] = fields[6271:6265] == v[55:49];
-        eq[896] = fields[6278:6272] == v[6:0];
-        eq[897] = fields[6285:6279] == v[13:7];
-        eq[898] = fields[6292:6286] == v[20:14];
-        eq[899] = fields[6299:6293] == v[27:21];
-        eq[900] = fields[6306:6300] == v[34:28];
-        eq[901] = fields[6313:6307] == v[41:35];
-        eq[902] = fields[6320:6314] == v[48:42];
-        eq[903] = fields[6327:6321] == v[55:49];
-        eq[904] = fields[6334:6328] == v[6:0];
-        eq[905] = fields[6341:6335] == v[13:7];
-        eq[906] = fields[6348:6342] == v[20:14];
-        eq[907] = fields[6355:6349] == v[27:21];
-        eq[908] = fields[6362:6356] == v[34:28];
-        eq[909] = fields[6369:6363] == v[41:35];
-        eq[910] = fields[6376:6370] == v[48:42];
-        eq[911] = fields[6383:6377] == v[55:49];
-        eq[912] = fields[6390:6384] == v[6:0];
-        eq[913] = fields[6397:6391] == v[13:7];
-        eq[914] = fields[6404:6398] == v[20:14];
-        eq[915] = fields[6411:6405] == v[27:21];
-        eq[916] = fields[6418:6412] == v[34:28];
-        eq[917] = fields[6425:6419] == v[41:35];
-        eq[918] = fields[6432:6426] == v[48:42];
-        eq[919] = fields[6439:6433] == v[55:49];
-        eq[920] = fields[6446:6440] == v[6:0];
-        eq[921] = fields[6453:6447] == v[13:7];
-        eq[922] = fields[6460:6454] == v[20:14];
-        eq[923] = fields[6467:6461] == v[27:21];
-        eq[924] = fields[6474:6468] == v[34:28];
-        eq[925] = fields[6481:6475] == v[41:35];
-        eq[926] = fields[6488:6482] == v[48:42];
-        eq[927] = fields[6495:6489] == v[55:49];
-        eq[928] = fields[6502:6496] == v[6:0];
-        eq[929] = fields[6509:6503] == v[13:7];
-        eq[930] = fields[6516:6510] == v[20:14];
-        eq[931] = fields[6523:6517] == v[27:21];
-        eq[932] = fields[6530:6524] == v[34:28];
-        eq[933] = fields[6537:6531] == v[41:35];
-        eq[934] = fields[6544:6538] == v[48:42];
-        eq[935] = fields[6551:6545] == v[55:49];
-        eq[936] = fields[6558:6552] == v[6:0];
-        eq[937] = fields[6565:6559] == v[13:7];
-        eq[938] = fields[6572:6566] == v[20:14];
-        eq[939] = fields[6579:6573] == v[27:21];
-        eq[940] = fields[6586:6580] == v[34:28];
-        eq[941] = fields[6593:6587] == v[41:35];
-        eq[942] = fields[6600:6594] == v[48:42];
-        eq[943] = fields[6607:6601] == v[55:49];
-        eq[944] = fields[6614:6608] == v[6:0];
-        eq[945] = fields[6621:6615] == v[13:7];
-        eq[946] = fields[6628:6622] == v[20:14];
-        eq[947] = fields[6635:6629] == v[27:21];
-        eq[948] = fields[6642:6636] == v[34:28];
-        eq[949] = fields[6649:6643] == v[41:35];
-        eq[950] = fields[6656:6650] == v[48:42];
-        eq[951] = fields[6663:6657] == v[55:49];
-        eq[952] = fields[6670:6664] == v[6:0];
-        eq[953] = fields[6677:6671] == v[13:7];
-        eq[954] = fields[6684:6678] == v[20:14];
-        eq[955] = fields[6691:6685] == v[27:21];
-        eq[956] = fields[6698:6692] == v[34:28];
-        eq[957] = fields[6705:6699] == v[41:35];
-        eq[958] = fields[6712:6706] == v[48:42];
-        eq[959] = fields[6719:6713] == v[55:49];
-        eq[960] = fields[6726:6720] == v[6:0];
-        eq[961] = fields[6733:6727] == v[13:7];
-        eq[962] = fields[6740:6734] == v[20:14];
-        eq[963] = fields[6747:6741] == v[27:21];
-        eq[964] = fields[6754:6748] == v[34:28];
-        eq[965] = fields[6761:6755] == v[41:35];
-        eq[966] = fields[6768:6762] == v[48:42];
-        eq[967] = fields[6775:6769] == v[55:49];
-        eq[968] = fields[6782:6776] == v[6:0];
-        eq[969] = fields[6789:6783] == v[13:7];
-        eq[970] = fields[6796:6790] == v[20:14];
-        eq[971] = fields[6803:6797] == v[27:21];
-        eq[972] = fields[6810:6804] == v[34:28];
-        eq[973] = fields[6817:6811] == v[41:35];
-        eq[974] = fields[6824:6818] == v[48:42];
-        eq[975] = fields[6831:6825] == v[55:49];
-        eq[976] = fields[6838:6832] == v[6:0];
-        eq[977] = fields[6845:6839] == v[13:7];
-        eq[978] = fields[6852:6846] == v[20:14];
-        eq[979] = fields[6859:6853] == v[27:21];
-        eq[980] = fields[6866:6860] == v[34:28];
-        eq[981] = fields[6873:6867] == v[41:35];
-        eq[982] = fields[6880:6874] == v[48:42];
-        eq[983] = fields[6887:6881] == v[55:49];
-        eq[984] = fields[6894:6888] == v[6:0];
-        eq[985] = fields[6901:6895] == v[13:7];
-        eq[986] = fields[6908:6902] == v[20:14];
-        eq[987] = fields[6915:6909] == v[27:21];
-        eq[988] = fields[6922:6916] == v[34:28];
-        eq[989] = fields[6929:6923] == v[41:35];
-        eq[990] = fields[6936:6930] == v[48:42];
-        eq[991] = fields[6943:6937] == v[55:49];
-        eq[992] = fields[6950:6944] == v[6:0];
-        eq[993] = fields[6957:6951] == v[13:7];
-        eq[994] = fields[6964:6958] == v[20:14];
-        eq[995] = fields[6971:6965] == v[27:21];
-        eq[996] = fields[6978:6972] == v[34:28];
-        eq[997] = fields[6985:6979] == v[41:35];
-        eq[998] = fields[6992:6986] == v[48:42];
-        eq[999] = fields[6999:6993] == v[55:49];
-        eq[1000] = fields[7006:7000] == v[6:0];
-        eq[1001] = fields[7013:7007] == v[13:7];
-        eq[1002] = fields[7020:7014] == v[20:14];
-        eq[1003] = fields[7027:7021] == v[27:21];
-        eq[1004] = fields[7034:7028] == v[34:28];
-        eq[1005] = fields[7041:7035] == v[41:35];
-        eq[1006] = fields[7048:7042] == v[48:42];
-        eq[1007] = fields[7055:7049] == v[55:49];
-        eq[1008] = fields[7062:7056] == v[6:0];
-        eq[1009] = fields[7069:7063] == v[13:7];
-        eq[1010] = fields[7076:7070] == v[20:14];
-        eq[1011] = fields[7083:7077] == v[27:21];
-        eq[1012] = fields[7090:7084] == v[34:28];
-        eq[1013] = fields[7097:7091] == v[41:35];
-        eq[1014] = fields[7104:7098] == v[48:42];
-        eq[1015] = fields[7111:7105] == v[55:49];
-        eq[1016] = fields[7118:7112] == v[6:0];
-        eq[1017] = fields[7125:7119] == v[13:7];
-        eq[1018] = fields[7132:7126] == v[20:14];
-        eq[1019] = fields[7139:7133] == v[27:21];
-        eq[1020] = fields[7146:7140] == v[34:28];
-        eq[1021] = fields[7153:7147] == v[41:35];
-        eq[1022] = fields[7160:7154] == v[48:42];
-        eq[1023] = fields[7167:7161] == v[55:49];
+        hit[0] = a[0] & b[0] & masks[0];
+        hit[1] = a[1] & b[1] & masks[1];
+        hit[2] = a[2] & b[2] & masks[2];
+        hit[3] = a[3] & b[3] & masks[3];
+        hit[4] = a[4] & b[4] & masks[4];
+        hit[5] = a[5] & b[5] & masks[5];
+        hit[6] = a[6] & b[6] & masks[6];
+        hit[7] = a[7] & b[7] & masks[7];
+        hit[8] = a[8] & b[8] & masks[8];
+        hit[9] = a[9] & b[9] & masks[9];
+        hit[10] = a[10] & b[10] & masks[10];
+        hit[11] = a[11] & b[11] & masks[11];
+        hit[12] = a[12] & b[12] & masks[12];
+        hit[13] = a[13] & b[13] & masks[13];
+        hit[14] = a[14] & b[14] & masks[14];
+        hit[15] = a[15] & b[15] & masks[15];
+        hit[16] = a[16] & b[16] & masks[16];
+        hit[17] = a[17] & b[17] & masks[17];
+        hit[18] = a[18] & b[18] & masks[18];
+        hit[19] = a[19] & b[19] & masks[19];
+        hit[20] = a[20] & b[20] & masks[20];
+        hit[21] = a[21] & b[21] & masks[21];
+        hit[22] = a[22] & b[22] & masks[22];
+        hit[23] = a[23] & b[23] & masks[23];
+        hit[24] = a[24] & b[24] & masks[24];
+        hit[25] = a[25] & b[25] & masks[25];
+        hit[26] = a[26] & b[26] & masks[26];
+        hit[27] = a[27] & b[27] & masks[27];
+        hit[28] = a[28] & b[28] & masks[28];
+        hit[29] = a[29] & b[29] & masks[29];
+        hit[30] = a[30] & b[30] & masks[30];
+        hit[31] = a[31] & b[31] & masks[31];
+        hit[32] = a[32] & b[32] & masks[32];
+        hit[33] = a[33] & b[33] & masks[33];
+        hit[34] = a[34] & b[34] & masks[34];
+        hit[35] = a[35] & b[35] & masks[35];
+        hit[36] = a[36] & b[36] & masks[36];
+        hit[37] = a[37] & b[37] & masks[37];
+        hit[38] = a[38] & b[38] & masks[38];
+        hit[39] = a[39] & b[39] & masks[39];
+        hit[40] = a[40] & b[40] & masks[40];
+        hit[41] = a[41] & b[41] & masks[41];
+        hit[42] = a[42] & b[42] & masks[42];
+        hit[43] = a[43] & b[43] & masks[43];
+        hit[44] = a[44] & b[44] & masks[44];
+        hit[45] = a[45] & b[45] & masks[45];
+        hit[46] = a[46] & b[46] & masks[46];
+        hit[47] = a[47] & b[47] & masks[47];
+        hit[48] = a[48] & b[48] & masks[48];
+        hit[49] = a[49] & b[49] & masks[49];
+        hit[50] = a[50] & b[50] & masks[50];
+        hit[51] = a[51] & b[51] & masks[51];
+        hit[52] = a[52] & b[52] & masks[52];
+        hit[53] = a[53] & b[53] & masks[53];
+        hit[54] = a[54] & b[54] & masks[54];
+        hit[55] = a[55] & b[55] & masks[55];
+        hit[56] = a[56] & b[56] & masks[56];
+        hit[57] = a[57] & b[57] & masks[57];
+        hit[58] = a[58] & b[58] & masks[58];
+        hit[59] = a[59] & b[59] & masks[59];
+        hit[60] = a[60] & b[60] & masks[60];
+        hit[61] = a[61] & b[61] & masks[61];
+        hit[62] = a[62] & b[62] & masks[62];
+        hit[63] = a[63] & b[63] & masks[63];
+        hit[64] = a[0] & b[0] & masks[64];
+        hit[65] = a[1] & b[1] & masks[65];
+        hit[66] = a[2] & b[2] & masks[66];
+        hit[67] = a[3] & b[3] & masks[67];
+        hit[68] = a[4] & b[4] & masks[68];
+        hit[69] = a[5] & b[5] & masks[69];
+        hit[70] = a[6] & b[6] & masks[70];
+        hit[71] = a[7] & b[7] & masks[71];
+        hit[72] = a[8] & b[8] & masks[72];
+        hit[73] = a[9] & b[9] & masks[73];
+        hit[74] = a[10] & b[10] & masks[74];
+        hit[75] = a[11] & b[11] & masks[75];
+        hit[76] = a[12] & b[12] & masks[76];
+        hit[77] = a[13] & b[13] & masks[77];
+        hit[78] = a[14] & b[14] & masks[78];
+        hit[79] = a[15] & b[15] & masks[79];
+        hit[80] = a[16] & b[16] & masks[80];
+        hit[81] = a[17] & b[17] & masks[81];
+        hit[82] = a[18] & b[18] & masks[82];
+        hit[83] = a[19] & b[19] & masks[83];
+        hit[84] = a[20] & b[20] & masks[84];
+        hit[85] = a[21] & b[21] & masks[85];
+        hit[86] = a[22] & b[22] & masks[86];
+        hit[87] = a[23] & b[23] & masks[87];
+        hit[88] = a[24] & b[24] & masks[88];
+        hit[89] = a[25] & b[25] & masks[89];
+        hit[90] = a[26] & b[26] & masks[90];
+        hit[91] = a[27] & b[27] & masks[91];
+        hit[92] = a[28] & b[28] & masks[92];
+        hit[93] = a[29] & b[29] & masks[93];
+        hit[94] = a[30] & b[30] & masks[94];
+        hit[95] = a[31] & b[31] & masks[95];
+        hit[96] = a[32] & b[32] & masks[96];
+        hit[97] = a[33] & b[33] & masks[97];
+        hit[98] = a[34] & b[34] & masks[98];
+        hit[99] = a[35] & b[35] & masks[99];
+        hit[100] = a[36] & b[36] & masks[100];
+        hit[101] = a[37] & b[37] & masks[101];
+        hit[102] = a[38] & b[38] & masks[102];
+        hit[103] = a[39] & b[39] & masks[103];
+        hit[104] = a[40] & b[40] & masks[104];
+        hit[105] = a[41] & b[41] & masks[105];
+        hit[106] = a[42] & b[42] & masks[106];
+        hit[107] = a[43] & b[43] & masks[107];
+        hit[108] = a[44] & b[44] & masks[108];
+        hit[109] = a[45] & b[45] & masks[109];
+        hit[110] = a[46] & b[46] & masks[110];
+        hit[111] = a[47] & b[47] & masks[111];
+        hit[112] = a[48] & b[48] & masks[112];
+        hit[113] = a[49] & b[49] & masks[113];
+        hit[114] = a[50] & b[50] & masks[114];
+        hit[115] = a[51] & b[51] & masks[115];
+        hit[116] = a[52] & b[52] & masks[116];
+        hit[117] = a[53] & b[53] & masks[117];
+        hit[118] = a[54] & b[54] & masks[118];
+        hit[119] = a[55] & b[55] & masks[119];
+        hit[120] = a[56] & b[56] & masks[120];
+        hit[121] = a[57] & b[57] & masks[121];
+        hit[122] = a[58] & b[58] & masks[122];
+        hit[123] = a[59] & b[59] & masks[123];
+        hit[124] = a[60] & b[60] & masks[124];
+        hit[125] = a[61] & b[61] & masks[125];
+        hit[126] = a[62] & b[62] & masks[126];
+        hit[127] = a[63] & b[63] & masks[127];
+        hit[128] = a[0] & b[0] & masks[128];
+        hit[129] = a[1] & b[1] & masks[129];
+        hit[130] = a[2] & b[2] & masks[130];
+        hit[131] = a[3] & b[3] & masks[131];
+        hit[132] = a[4] & b[4] & masks[132];
+        hit[133] = a[5] & b[5] & masks[133];
+        hit[134] = a[6] & b[6] & masks[134];
+        hit[135] = a[7] & b[7] & masks[135];
+        hit[136] = a[8] & b[8] & masks[136];
+        hit[137] = a[9] & b[9] & masks[137];
+        hit[138] = a[10] & b[10] & masks[138];
+        hit[139] = a[11] & b[11] & masks[139];
+        hit[140] = a[12] & b[12] & masks[140];
+        hit[141] = a[13] & b[13] & masks[141];
+        hit[142] = a[14] & b[14] & masks[142];
+        hit[143] = a[15] & b[15] & masks[143];
+        hit[144] = a[16] & b[16] & masks[144];
+        hit[145] = a[17] & b[17] & masks[145];
+        hit[146] = a[18] & b[18] & masks[146];
+        hit[147] = a[19] & b[19] & masks[147];
+        hit[148] = a[20] & b[20] & masks[148];
+        hit[149] = a[21] & b[21] & masks[149];
+        hit[150] = a[22] & b[22] & masks[150];
+        hit[151] = a[23] & b[23] & masks[151];
+        hit[152] = a[24] & b[24] & masks[152];
+        hit[153] = a[25] & b[25] & masks[153];
+        hit[154] = a[26] & b[26] & masks[154];
+        hit[155] = a[27] & b[27] & masks[155];
+        hit[156] = a[28] & b[28] & masks[156];
+        hit[157] = a[29] & b[29] & masks[157];
+        hit[158] = a[30] & b[30] & masks[158];
+        hit[159] = a[31] & b[31] & masks[159];
+        hit[160] = a[32] & b[32] & masks[160];
+        hit[161] = a[33] & b[33] & masks[161];
+        hit[162] = a[34] & b[34] & masks[162];
+        hit[163] = a[35] & b[35] & masks[163];
+        hit[164] = a[36] & b[36] & masks[164];
+        hit[165] = a[37] & b[37] & masks[165];
+        hit[166] = a[38] & b[38] & masks[166];
+        hit[167] = a[39] & b[39] & masks[167];
+        hit[168] = a[40] & b[40] & masks[168];
+        hit[169] = a[41] & b[41] & masks[169];
+        hit[170] = a[42] & b[42] & masks[170];
+        hit[171] = a[43] & b[43] & masks[171];
+        hit[172] = a[44] & b[44] & masks[172];
+        hit[173] = a[45] & b[45] & masks[173];
+        hit[174] = a[46] & b[46] & masks[174];
+        hit[175] = a[47] & b[47] & masks[175];
+        hit[176] = a[48] & b[48] & masks[176];
+        hit[177] = a[49] & b[49] & masks[177];
+        hit[178] = a[50] & b[50] & masks[178];
+        hit[179] = a[51] & b[51] & masks[179];
+        hit[180] = a[52] & b[52] & masks[180];
+        hit[181] = a[53] & b[53] & masks[181];
+        hit[182] = a[54] & b[54] & masks[182];
+        hit[183] = a[55] & b[55] & masks[183];
+        hit[184] = a[56] & b[56] & masks[184];
+        hit[185] = a[57] & b[57] & masks[185];
+        hit[186] = a[58] & b[58] & masks[186];
+        hit[187] = a[59] & b[59] & masks[187];
+        hit[188] = a[60] & b[60] & masks[188];
+        hit[189] = a[61] & b[61] & masks[189];
+        hit[190] = a[62] & b[62] & masks[190];
+        hit[191] = a[63] & b[63] & masks[191];
+        hit[192] = a[0] & b[0] & masks[192];
+        hit[193] = a[1] & b[1] & masks[193];
+        hit[194] = a[2] & b[2] & masks[194];
+        hit[195] = a[3] & b[3] & masks[195];
+        hit[196] = a[4] & b[4] & masks[196];
+        hit[197] = a[5] & b[5] & masks[197];
+        hit[198] = a[6] & b[6] & masks[198];
+        hit[199] = a[7] & b[7] & masks[199];
+        hit[200] = a[8] & b[8] & masks[200];
+        hit[201] = a[9] & b[9] & masks[201];
+        hit[202] = a[10] & b[10] & masks[202];
+        hit[203] = a[11] & b[11] & masks[203];
+        hit[204] = a[12] & b[12] & masks[204];
+        hit[205] = a[13] & b[13] & masks[205];
+        hit[206] = a[14] & b[14] & masks[206];
+        hit[207] = a[15] & b[15] & masks[207];
+        hit[208] = a[16] & b[16] & masks[208];
+        hit[209] = a[17] & b[17] & masks[209];
+        hit[210] = a[18] & b[18] & masks[210];
+        hit[211] = a[19] & b[19] & masks[211];
+        hit[212] = a[20] & b[20] & masks[212];
+        hit[213] = a[21] & b[21] & masks[213];
+        hit[214] = a[22] & b[22] & masks[214];
+        hit[215] = a[23] & b[23] & masks[215];
+        hit[216] = a[24] & b[24] & masks[216];
+        hit[217] = a[25] & b[25] & masks[217];
+        hit[218] = a[26] & b[26] & masks[218];
+        hit[219] = a[27] & b[27] & masks[219];
+        hit[220] = a[28] & b[28] & masks[220];
+        hit[221] = a[29] & b[29] & masks[221];
+        hit[222] = a[30] & b[30] & masks[222];
+        hit[223] = a[31] & b[31] & masks[223];
+        hit[224] = a[32] & b[32] & masks[224];
+        hit[225] = a[33] & b[33] & masks[225];
+        hit[226] = a[34] & b[34] & masks[226];
+        hit[227] = a[35] & b[35] & masks[227];
+        hit[228] = a[36] & b[36] & masks[228];
+        hit[229] = a[37] & b[37] & masks[229];
+        hit[230] = a[38] & b[38] & masks[230];
+        hit[231] = a[39] & b[39] & masks[231];
+        hit[232] = a[40] & b[40] & masks[232];
+        hit[233] = a[41] & b[41] & masks[233];
+        hit[234] = a[42] & b[42] & masks[234];
+        hit[235] = a[43] & b[43] & masks[235];
+        hit[236] = a[44] & b[44] & masks[236];
+        hit[237] = a[45] & b[45] & masks[237];
+        hit[238] = a[46] & b[46] & masks[238];
+        hit[239] = a[47] & b[47] & masks[239];
+        hit[240] = a[48] & b[48] & masks[240];
+        hit[241] = a[49] & b[49] & masks[241];
+        hit[242] = a[50] & b[50] & masks[242];
+        hit[243] = a[51] & b[51] & masks[243];
+        hit[244] = a[52] & b[52] & masks[244];
+        hit[245] = a[53] & b[53] & masks[245];
+        hit[246] = a[54] & b[54] & masks[246];
+        hit[247] = a[55] & b[55] & masks[247];
+        hit[248] = a[56] & b[56] & masks[248];
+        hit[249] = a[57] & b[57] & masks[249];
+        hit[250] = a[58] & b[58] & masks[250];
+        hit[251] = a[59] & b[59] & masks[251];
+        hit[252] = a[60] & b[60] & masks[252];
+        hit[253] = a[61] & b[61] & masks[253];
+        hit[254] = a[62] & b[62] & masks[254];
+        hit[255] = a[63] & b[63] & masks[255];
+        hit[256] = a[0] & b[0] & masks[256];
+        hit[257] = a[1] & b[1] & masks[257];
+        hit[258] = a[2] & b[2] & masks[258];
+        hit[259] = a[3] & b[3] & masks[259];
+        hit[260] = a[4] & b[4] & masks[260];
+        hit[261] = a[5] & b[5] & masks[261];
+        hit[262] = a[6] & b[6] & masks[262];
+        hit[263] = a[7] & b[7] & masks[263];
+        hit[264] = a[8] & b[8] & masks[264];
+        hit[265] = a[9] & b[9] & masks[265];
+        hit[266] = a[10] & b[10] & masks[266];
+        hit[267] = a[11] & b[11] & masks[267];
+        hit[268] = a[12] & b[12] & masks[268];
+        hit[269] = a[13] & b[13] & masks[269];
+        hit[270] = a[14] & b[14] & masks[270];
+        hit[271] = a[15] & b[15] & masks[271];
+        hit[272] = a[16] & b[16] & masks[272];
+        hit[273] = a[17] & b[17] & masks[273];
+        hit[274] = a[18] & b[18] & masks[274];
+        hit[275] = a[19] & b[19] & masks[275];
+        hit[276] = a[20] & b[20] & masks[276];
+        hit[277] = a[21] & b[21] & masks[277];
+        hit[278] = a[22] & b[22] & masks[278];
+        hit[279] = a[23] & b[23] & masks[279];
+        hit[280] = a[24] & b[24] & masks[280];
+        hit[281] = a[25] & b[25] & masks[281];
+        hit[282] = a[26] & b[26] & masks[282];
+        hit[283] = a[27] & b[27] & masks[283];
+        hit[284] = a[28] & b[28] & masks[284];
+        hit[285] = a[29] & b[29] & masks[285];
+        hit[286] = a[30] & b[30] & masks[286];
+        hit[287] = a[31] & b[31] & masks[287];
+        hit[288] = a[32] & b[32] & masks[288];
+        hit[289] = a[33] & b[33] & masks[289];
+        hit[290] = a[34] & b[34] & masks[290];
+        hit[291] = a[35] & b[35] & masks[291];
+        hit[292] = a[36] & b[36] & masks[292];
+        hit[293] = a[37] & b[37] & masks[293];
+        hit[294] = a[38] & b[38] & masks[294];
+        hit[295] = a[39] & b[39] & masks[295];
+        hit[296] = a[40] & b[40] & masks[296];
+        hit[297] = a[41] & b[41] & masks[297];
+        hit[298] = a[42] & b[42] & masks[298];
+        hit[299] = a[43] & b[43] & masks[299];
+        hit[300] = a[44] & b[44] & masks[300];
+        hit[301] = a[45] & b[45] & masks[301];
+        hit[302] = a[46] & b[46] & masks[302];
+        hit[303] = a[47] & b[47] & masks[303];
+        hit[304] = a[48] & b[48] & masks[304];
+        hit[305] = a[49] & b[49] & masks[305];
+        hit[306] = a[50] & b[50] & masks[306];
+        hit[307] = a[51] & b[51] & masks[307];
+        hit[308] = a[52] & b[52] & masks[308];
+        hit[309] = a[53] & b[53] & masks[309];
+        hit[310] = a[54] & b[54] & masks[310];
+        hit[311] = a[55] & b[55] & masks[311];
+        hit[312] = a[56] & b[56] & masks[312];
+        hit[313] = a[57] & b[57] & masks[313];
+        hit[314] = a[58] & b[58] & masks[314];
+        hit[315] = a[59] & b[59] & masks[315];
+        hit[316] = a[60] & b[60] & masks[316];
+        hit[317] = a[61] & b[61] & masks[317];
+        hit[318] = a[62] & b[62] & masks[318];
+        hit[319] = a[63] & b[63] & masks[319];
+        hit[320] = a[0] & b[0] & masks[320];
+        hit[321] = a[1] & b[1] & masks[321];
+        hit[322] = a[2] & b[2] & masks[322];
+        hit[323] = a[3] & b[3] & masks[323];
+        hit[324] = a[4] & b[4] & masks[324];
+        hit[325] = a[5] & b[5] & masks[325];
+        hit[326] = a[6] & b[6] & masks[326];
+        hit[327] = a[7] & b[7] & masks[327];
+        hit[328] = a[8] & b[8] & masks[328];
+        hit[329] = a[9] & b[9] & masks[329];
+        hit[330] = a[10] & b[10] & masks[330];
+        hit[331] = a[11] & b[11] & masks[331];
+        hit[332] = a[12] & b[12] & masks[332];
+        hit[333] = a[13] & b[13] & masks[333];
+        hit[334] = a[14] & b[14] & masks[334];
+        hit[335] = a[15] & b[15] & masks[335];
+        hit[336] = a[16] & b[16] & masks[336];
+        hit[337] = a[17] & b[17] & masks[337];
+        hit[338] = a[18] & b[18] & masks[338];
+        hit[339] = a[19] & b[19] & masks[339];
+        hit[340] = a[20] & b[20] & masks[340];
+        hit[341] = a[21] & b[21] & masks[341];
+        hit[342] = a[22] & b[22] & masks[342];
+        hit[343] = a[23] & b[23] & masks[343];
+        hit[344] = a[24] & b[24] & masks[344];
+        hit[345] = a[25] & b[25] & masks[345];
+        hit[346] = a[26] & b[26] & masks[346];
+        hit[347] = a[27] & b[27] & masks[347];
+        hit[348] = a[28] & b[28] & masks[348];
+        hit[349] = a[29] & b[29] & masks[349];
+        hit[350] = a[30] & b[30] & masks[350];
+        hit[351] = a[31] & b[31] & masks[351];
+        hit[352] = a[32] & b[32] & masks[352];
+        hit[353] = a[33] & b[33] & masks[353];
+        hit[354] = a[34] & b[34] & masks[354];
+        hit[355] = a[35] & b[35] & masks[355];
+        hit[356] = a[36] & b[36] & masks[356];
+        hit[357] = a[37] & b[37] & masks[357];
+        hit[358] = a[38] & b[38] & masks[358];
+        hit[359] = a[39] & b[39] & masks[359];
+        hit[360] = a[40] & b[40] & masks[360];
+        hit[361] = a[41] & b[41] & masks[361];
+        hit[362] = a[42] & b[42] & masks[362];
+        hit[363] = a[43] & b[43] & masks[363];
+        hit[364] = a[44] & b[44] & masks[364];
+        hit[365] = a[45] & b[45] & masks[365];
+        hit[366] = a[46] & b[46] & masks[366];
+        hit[367] = a[47] & b[47] & masks[367];
+        hit[368] = a[48] & b[48] & masks[368];
+        hit[369] = a[49] & b[49] & masks[369];
+        hit[370] = a[50] & b[50] & masks[370];
+        hit[371] = a[51] & b[51] & masks[371];
+        hit[372] = a[52] & b[52] & masks[372];
+        hit[373] = a[53] & b[53] & masks[373];
+        hit[374] = a[54] & b[54] & masks[374];
+        hit[375] = a[55] & b[55] & masks[375];
+        hit[376] = a[56] & b[56] & masks[376];
+        hit[377] = a[57] & b[57] & masks[377];
+        hit[378] = a[58] & b[58] & masks[378];
+        hit[379] = a[59] & b[59] & masks[379];
+        hit[380] = a[60] & b[60] & masks[380];
+        hit[381] = a[61] & b[61] & masks[381];
+        hit[382] = a[62] & b[62] & masks[382];
+        hit[383] = a[63] & b[63] & masks[383];
+        hit[384] = a[0] & b[0] & masks[384];
+        hit[385] = a[1] & b[1] & masks[385];
+        hit[386] = a[2] & b[2] & masks[386];
+        hit[387] = a[3] & b[3] & masks[387];
+        hit[388] = a[4] & b[4] & masks[388];
+        hit[389] = a[5] & b[5] & masks[389];
+        hit[390] = a[6] & b[6] & masks[390];
+        hit[391] = a[7] & b[7] & masks[391];
+        hit[392] = a[8] & b[8] & masks[392];
+        hit[393] = a[9] & b[9] & masks[393];
+        hit[394] = a[10] & b[10] & masks[394];
+        hit[395] = a[11] & b[11] & masks[395];
+        hit[396] = a[12] & b[12] & masks[396];
+        hit[397] = a[13] & b[13] & masks[397];
+        hit[398] = a[14] & b[14] & masks[398];
+        hit[399] = a[15] & b[15] & masks[399];
+        hit[400] = a[16] & b[16] & masks[400];
+        hit[401] = a[17] & b[17] & masks[401];
+        hit[402] = a[18] & b[18] & masks[402];
+        hit[403] = a[19] & b[19] & masks[403];
+        hit[404] = a[20] & b[20] & masks[404];
+        hit[405] = a[21] & b[21] & masks[405];
+        hit[406] = a[22] & b[22] & masks[406];
+        hit[407] = a[23] & b[23] & masks[407];
+        hit[408] = a[24] & b[24] & masks[408];
+        hit[409] = a[25] & b[25] & masks[409];
+        hit[410] = a[26] & b[26] & masks[410];
+        hit[411] = a[27] & b[27] & masks[411];
+        hit[412] = a[28] & b[28] & masks[412];
+        hit[413] = a[29] & b[29] & masks[413];
+        hit[414] = a[30] & b[30] & masks[414];
+        hit[415] = a[31] & b[31] & masks[415];
+        hit[416] = a[32] & b[32] & masks[416];
+        hit[417] = a[33] & b[33] & masks[417];
+        hit[418] = a[34] & b[34] & masks[418];
+        hit[419] = a[35] & b[35] & masks[419];
+        hit[420] = a[36] & b[36] & masks[420];
+        hit[421] = a[37] & b[37] & masks[421];
+        hit[422] = a[38] & b[38] & masks[422];
+        hit[423] = a[39] & b[39] & masks[423];
+        hit[424] = a[40] & b[40] & masks[424];
+        hit[425] = a[41] & b[41] & masks[425];
+        hit[426] = a[42] & b[42] & masks[426];
+        hit[427] = a[43] & b[43] & masks[427];
+        hit[428] = a[44] & b[44] & masks[428];
+        hit[429] = a[45] & b[45] & masks[429];
+        hit[430] = a[46] & b[46] & masks[430];
+        hit[431] = a[47] & b[47] & masks[431];
+        hit[432] = a[48] & b[48] & masks[432];
+        hit[433] = a[49] & b[49] & masks[433];
+        hit[434] = a[50] & b[50] & masks[434];
+        hit[435] = a[51] & b[51] & masks[435];
+        hit[436] = a[52] & b[52] & masks[436];
+        hit[437] = a[53] & b[53] & masks[437];
+        hit[438] = a[54] & b[54] & masks[438];
+        hit[439] = a[55] & b[55] & masks[439];
+        hit[440] = a[56] & b[56] & masks[440];
+        hit[441] = a[57] & b[57] & masks[441];
+        hit[442] = a[58] & b[58] & masks[442];
+        hit[443] = a[59] & b[59] & masks[443];
+        hit[444] = a[60] & b[60] & masks[444];
+        hit[445] = a[61] & b[61] & masks[445];
+        hit[446] = a[62] & b[62] & masks[446];
+        hit[447] = a[63] & b[63] & masks[447];
+        hit[448] = a[0] & b[0] & masks[448];
+        hit[449] = a[1] & b[1] & masks[449];
+        hit[450] = a[2] & b[2] & masks[450];
+        hit[451] = a[3] & b[3] & masks[451];
+        hit[452] = a[4] & b[4] & masks[452];
+        hit[453] = a[5] & b[5] & masks[453];
+        hit[454] = a[6] & b[6] & masks[454];
+        hit[455] = a[7] & b[7] & masks[455];
+        hit[456] = a[8] & b[8] & masks[456];
+        hit[457] = a[9] & b[9] & masks[457];
+        hit[458] = a[10] & b[10] & masks[458];
+        hit[459] = a[11] & b[11] & masks[459];
+        hit[460] = a[12] & b[12] & masks[460];
+        hit[461] = a[13] & b[13] & masks[461];
+        hit[462] = a[14] & b[14] & masks[462];
+        hit[463] = a[15] & b[15] & masks[463];
+        hit[464] = a[16] & b[16] & masks[464];
+        hit[465] = a[17] & b[17] & masks[465];
+        hit[466] = a[18] & b[18] & masks[466];
+        hit[467] = a[19] & b[19] & masks[467];
+        hit[468] = a[20] & b[20] & masks[468];
+        hit[469] = a[21] & b[21] & masks[469];
+        hit[470] = a[22] & b[22] & masks[470];
+        hit[471] = a[23] & b[23] & masks[471];
+        hit[472] = a[24] & b[24] & masks[472];
+        hit[473] = a[25] & b[25] & masks[473];
+        hit[474] = a[26] & b[26] & masks[474];
+        hit[475] = a[27] & b[27] & masks[475];
+        hit[476] = a[28] & b[28] & masks[476];
+        hit[477] = a[29] & b[29] & masks[477];
+        hit[478] = a[30] & b[30] & masks[478];
+        hit[479] = a[31] & b[31] & masks[479];
+        hit[480] = a[32] & b[32] & masks[480];
+        hit[481] = a[33] & b[33] & masks[481];
+        hit[482] = a[34] & b[34] & masks[482];
+        hit[483] = a[35] & b[35] & masks[483];
+        hit[484] = a[36] & b[36] & masks[484];
+        hit[485] = a[37] & b[37] & masks[485];
+        hit[486] = a[38] & b[38] & masks[486];
+        hit[487] = a[39] & b[39] & masks[487];
+        hit[488] = a[40] & b[40] & masks[488];
+        hit[489] = a[41] & b[41] & masks[489];
+        hit[490] = a[42] & b[42] & masks[490];
+        hit[491] = a[43] & b[43] & masks[491];
+        hit[492] = a[44] & b[44] & masks[492];
+        hit[493] = a[45] & b[45] & masks[493];
+        hit[494] = a[46] & b[46] & masks[494];
+        hit[495] = a[47] & b[47] & masks[495];
+        hit[496] = a[48] & b[48] & masks[496];
+        hit[497] = a[49] & b[49] & masks[497];
+        hit[498] = a[50] & b[50] & masks[498];
+        hit[499] = a[51] & b[51] & masks[499];
+        hit[500] = a[52] & b[52] & masks[500];
+        hit[501] = a[53] & b[53] & masks[501];
+        hit[502] = a[54] & b[54] & masks[502];
+        hit[503] = a[55] & b[55] & masks[503];
+        hit[504] = a[56] & b[56] & masks[504];
+        hit[505] = a[57] & b[57] & masks[505];
+        hit[506] = a[58] & b[58] & masks[506];
+        hit[507] = a[59] & b[59] & masks[507];
+        hit[508] = a[60] & b[60] & masks[508];
+        hit[509] = a[61] & b[61] & masks[509];
+        hit[510] = a[62] & b[62] & masks[510];
+        hit[511] = a[63] & b[63] & masks[511];
+        hit[512] = a[0] & b[0] & masks[512];
+        hit[513] = a[1] & b[1] & masks[513];
+        hit[514] = a[2] & b[2] & masks[514];
+        hit[515] = a[3] & b[3] & masks[515];
+        hit[516] = a[4] & b[4] & masks[516];
+        hit[517] = a[5] & b[5] & masks[517];
+        hit[518] = a[6] & b[6] & masks[518];
+        hit[519] = a[7] & b[7] & masks[519];
+        hit[520] = a[8] & b[8] & masks[520];
+        hit[521] = a[9] & b[9] & masks[521];
+        hit[522] = a[10] & b[10] & masks[522];
+        hit[523] = a[11] & b[11] & masks[523];
+        hit[524] = a[12] & b[12] & masks[524];
+        hit[525] = a[13] & b[13] & masks[525];
+        hit[526] = a[14] & b[14] & masks[526];
+        hit[527] = a[15] & b[15] & masks[527];
+        hit[528] = a[16] & b[16] & masks[528];
+        hit[529] = a[17] & b[17] & masks[529];
+        hit[530] = a[18] & b[18] & masks[530];
+        hit[531] = a[19] & b[19] & masks[531];
+        hit[532] = a[20] & b[20] & masks[532];
+        hit[533] = a[21] & b[21] & masks[533];
+        hit[534] = a[22] & b[22] & masks[534];
+        hit[535] = a[23] & b[23] & masks[535];
+        hit[536] = a[24] & b[24] & masks[536];
+        hit[537] = a[25] & b[25] & masks[537];
+        hit[538] = a[26] & b[26] & masks[538];
+        hit[539] = a[27] & b[27] & masks[539];
+        hit[540] = a[28] & b[28] & masks[540];
+        hit[541] = a[29] & b[29] & masks[541];
+        hit[542] = a[30] & b[30] & masks[542];
+        hit[543] = a[31] & b[31] & masks[543];
+        hit[544] = a[32] & b[32] & masks[544];
+        hit[545] = a[33] & b[33] & masks[545];
+        hit[546] = a[34] & b[34] & masks[546];
+        hit[547] = a[35] & b[35] & masks[547];
+        hit[548] = a[36] & b[36] & masks[548];
+        hit[549] = a[37] & b[37] & masks[549];
+        hit[550] = a[38] & b[38] & masks[550];
+        hit[551] = a[39] & b[39] & masks[551];
+        hit[552] = a[40] & b[40] & masks[552];
+        hit[553] = a[41] & b[41] & masks[553];
+        hit[554] = a[42] & b[42] & masks[554];
+        hit[555] = a[43] & b[43] & masks[555];
+        hit[556] = a[44] & b[44] & masks[556];
+        hit[557] = a[45] & b[45] & masks[557];
+        hit[558] = a[46] & b[46] & masks[558];
+        hit[559] = a[47] & b[47] & masks[559];
+        hit[560] = a[48] & b[48] & masks[560];
+        hit[561] = a[49] & b[49] & masks[561];
+        hit[562] = a[50] & b[50] & masks[562];
+        hit[563] = a[51] & b[51] & masks[563];
+        hit[564] = a[52] & b[52] & masks[564];
+        hit[565] = a[53] & b[53] & masks[565];
+        hit[566] = a[54] & b[54] & masks[566];
+        hit[567] = a[55] & b[55] & masks[567];
+        hit[568] = a[56] & b[56] & masks[568];
+        hit[569] = a[57] & b[57] & masks[569];
+        hit[570] = a[58] & b[58] & masks[570];
+        hit[571] = a[59] & b[59] & masks[571];
+        hit[572] = a[60] & b[60] & masks[572];
+        hit[573] = a[61] & b[61] & masks[573];
+        hit[574] = a[62] & b[62] & masks[574];
+        hit[575] = a[63] & b[63] & masks[575];
+        hit[576] = a[0] & b[0] & masks[576];
+        hit[577] = a[1] & b[1] & masks[577];
+        hit[578] = a[2] & b[2] & masks[578];
+        hit[579] = a[3] & b[3] & masks[579];
+        hit[580] = a[4] & b[4] & masks[580];
+        hit[581] = a[5] & b[5] & masks[581];
+        hit[582] = a[6] & b[6] & masks[582];
+        hit[583] = a[7] & b[7] & masks[583];
+        hit[584] = a[8] & b[8] & masks[584];
+        hit[585] = a[9] & b[9] & masks[585];
+        hit[586] = a[10] & b[10] & masks[586];
+        hit[587] = a[11] & b[11] & masks[587];
+        hit[588] = a[12] & b[12] & masks[588];
+        hit[589] = a[13] & b[13] & masks[589];
+        hit[590] = a[14] & b[14] & masks[590];
+        hit[591] = a[15] & b[15] & masks[591];
+        hit[592] = a[16] & b[16] & masks[592];
+        hit[593] = a[17] & b[17] & masks[593];
+        hit[594] = a[18] & b[18] & masks[594];
+        hit[595] = a[19] & b[19] & masks[595];
+        hit[596] = a[20] & b[20] & masks[596];
+        hit[597] = a[21] & b[21] & masks[597];
+        hit[598] = a[22] & b[22] & masks[598];
+        hit[599] = a[23] & b[23] & masks[599];
+        hit[600] = a[24] & b[24] & masks[600];
+        hit[601] = a[25] & b[25] & masks[601];
+        hit[602] = a[26] & b[26] & masks[602];
+        hit[603] = a[27] & b[27] & masks[603];
+        hit[604] = a[28] & b[28] & masks[604];
+        hit[605] = a[29] & b[29] & masks[605];
+        hit[606] = a[30] & b[30] & masks[606];
+        hit[607] = a[31] & b[31] & masks[607];
+        hit[608] = a[32] & b[32] & masks[608];
+        hit[609] = a[33] & b[33] & masks[609];
+        hit[610] = a[34] & b[34] & masks[610];
+        hit[611] = a[35] & b[35] & masks[611];
+        hit[612] = a[36] & b[36] & masks[612];
+        hit[613] = a[37] & b[37] & masks[613];
+        hit[614] = a[38] & b[38] & masks[614];
+        hit[615] = a[39] & b[39] & masks[615];
+        hit[616] = a[40] & b[40] & masks[616];
+        hit[617] = a[41] & b[41] & masks[617];
+        hit[618] = a[42] & b[42] & masks[618];
+        hit[619] = a[43] & b[43] & masks[619];
+        hit[620] = a[44] & b[44] & masks[620];
+        hit[621] = a[45] & b[45] & masks[621];
+        hit[622] = a[46] & b[46] & masks[622];
+        hit[623] = a[47] & b[47] & masks[623];
+        hit[624] = a[48] & b[48] & masks[624];
+        hit[625] = a[49] & b[49] & masks[625];
+        hit[626] = a[50] & b[50] & masks[626];
+        hit[627] = a[51] & b[51] & masks[627];
+        hit[628] = a[52] & b[52] & masks[628];
+        hit[629] = a[53] & b[53] & masks[629];
+        hit[630] = a[54] & b[54] & masks[630];
+        hit[631] = a[55] & b[55] & masks[631];
+        hit[632] = a[56] & b[56] & masks[632];
+        hit[633] = a[57] & b[57] & masks[633];
+        hit[634] = a[58] & b[58] & masks[634];
+        hit[635] = a[59] & b[59] & masks[635];
+        hit[636] = a[60] & b[60] & masks[636];
+        hit[637] = a[61] & b[61] & masks[637];
+        hit[638] = a[62] & b[62] & masks[638];
+        hit[639] = a[63] & b[63] & masks[639];
+        hit[640] = a[0] & b[0] & masks[640];
+        hit[641] = a[1] & b[1] & masks[641];
+        hit[642] = a[2] & b[2] & masks[642];
+        hit[643] = a[3] & b[3] & masks[643];
+        hit[644] = a[4] & b[4] & masks[644];
+        hit[645] = a[5] & b[5] & masks[645];
+        hit[646] = a[6] & b[6] & masks[646];
+        hit[647] = a[7] & b[7] & masks[647];
+        hit[648] = a[8] & b[8] & masks[648];
+        hit[649] = a[9] & b[9] & masks[649];
+        hit[650] = a[10] & b[10] & masks[650];
+        hit[651] = a[11] & b[11] & masks[651];
+        hit[652] = a[12] & b[12] & masks[652];
+        hit[653] = a[13] & b[13] & masks[653];
+        hit[654] = a[14] & b[14] & masks[654];
+        hit[655] = a[15] & b[15] & masks[655];
+        hit[656] = a[16] & b[16] & masks[656];
+        hit[657] = a[17] & b[17] & masks[657];
+        hit[658] = a[18] & b[18] & masks[658];
+        hit[659] = a[19] & b[19] & masks[659];
+        hit[660] = a[20] & b[20] & masks[660];
+        hit[661] = a[21] & b[21] & masks[661];
+        hit[662] = a[22] & b[22] & masks[662];
+        hit[663] = a[23] & b[23] & masks[663];
+        hit[664] = a[24] & b[24] & masks[664];
+        hit[665] = a[25] & b[25] & masks[665];
+        hit[666] = a[26] & b[26] & masks[666];
+        hit[667] = a[27] & b[27] & masks[667];
+        hit[668] = a[28] & b[28] & masks[668];
+        hit[669] = a[29] & b[29] & masks[669];
+        hit[670] = a[30] & b[30] & masks[670];
+        hit[671] = a[31] & b[31] & masks[671];
+        hit[672] = a[32] & b[32] & masks[672];
+        hit[673] = a[33] & b[33] & masks[673];
+        hit[674] = a[34] & b[34] & masks[674];
+        hit[675] = a[35] & b[35] & masks[675];
+        hit[676] = a[36] & b[36] & masks[676];
+        hit[677] = a[37] & b[37] & masks[677];
+        hit[678] = a[38] & b[38] & masks[678];
+        hit[679] = a[39] & b[39] & masks[679];
+        hit[680] = a[40] & b[40] & masks[680];
+        hit[681] = a[41] & b[41] & masks[681];
+        hit[682] = a[42] & b[42] & masks[682];
+        hit[683] = a[43] & b[43] & masks[683];
+        hit[684] = a[44] & b[44] & masks[684];
+        hit[685] = a[45] & b[45] & masks[685];
+        hit[686] = a[46] & b[46] & masks[686];
+        hit[687] = a[47] & b[47] & masks[687];
+        hit[688] = a[48] & b[48] & masks[688];
+        hit[689] = a[49] & b[49] & masks[689];
+        hit[690] = a[50] & b[50] & masks[690];
+        hit[691] = a[51] & b[51] & masks[691];
+        hit[692] = a[52] & b[52] & masks[692];
+        hit[693] = a[53] & b[53] & masks[693];
+        hit[694] = a[54] & b[54] & masks[694];
+        hit[695] = a[55] & b[55] & masks[695];
+        hit[696] = a[56] & b[56] & masks[696];
+        hit[697] = a[57] & b[57] & masks[697];
+        hit[698] = a[58] & b[58] & masks[698];
+        hit[699] = a[59] & b[59] & masks[699];
+        hit[700] = a[60] & b[60] & masks[700];
+        hit[701] = a[61] & b[61] & masks[701];
+        hit[702] = a[62] & b[62] & masks[702];
+        hit[703] = a[63] & b[63] & masks[703];
+        hit[704] = a[0] & b[0] & masks[704];
+        hit[705] = a[1] & b[1] & masks[705];
+        hit[706] = a[2] & b[2] & masks[706];
+        hit[707] = a[3] & b[3] & masks[707];
+        hit[708] = a[4] & b[4] & masks[708];
+        hit[709] = a[5] & b[5] & masks[709];
+        hit[710] = a[6] & b[6] & masks[710];
+        hit[711] = a[7] & b[7] & masks[711];
+        hit[712] = a[8] & b[8] & masks[712];
+        hit[713] = a[9] & b[9] & masks[713];
+        hit[714] = a[10] & b[10] & masks[714];
+        hit[715] = a[11] & b[11] & masks[715];
+        hit[716] = a[12] & b[12] & masks[716];
+        hit[717] = a[13] & b[13] & masks[717];
+        hit[718] = a[14] & b[14] & masks[718];
+        hit[719] = a[15] & b[15] & masks[719];
+        hit[720] = a[16] & b[16] & masks[720];
+        hit[721] = a[17] & b[17] & masks[721];
+        hit[722] = a[18] & b[18] & masks[722];
+        hit[723] = a[19] & b[19] & masks[723];
+        hit[724] = a[20] & b[20] & masks[724];
+        hit[725] = a[21] & b[21] & masks[725];
+        hit[726] = a[22] & b[22] & masks[726];
+        hit[727] = a[23] & b[23] & masks[727];
+        hit[728] = a[24] & b[24] & masks[728];
+        hit[729] = a[25] & b[25] & masks[729];
+        hit[730] = a[26] & b[26] & masks[730];
+        hit[731] = a[27] & b[27] & masks[731];
+        hit[732] = a[28] & b[28] & masks[732];
+        hit[733] = a[29] & b[29] & masks[733];
+        hit[734] = a[30] & b[30] & masks[734];
+        hit[735] = a[31] & b[31] & masks[735];
+        hit[736] = a[32] & b[32] & masks[736];
+        hit[737] = a[33] & b[33] & masks[737];
+        hit[738] = a[34] & b[34] & masks[738];
+        hit[739] = a[35] & b[35] & masks[739];
+        hit[740] = a[36] & b[36] & masks[740];
+        hit[741] = a[37] & b[37] & masks[741];
+        hit[742] = a[38] & b[38] & masks[742];
+        hit[743] = a[39] & b[39] & masks[743];
+        hit[744] = a[40] & b[40] & masks[744];
+        hit[745] = a[41] & b[41] & masks[745];
+        hit[746] = a[42] & b[42] & masks[746];
+        hit[747] = a[43] & b[43] & masks[747];
+        hit[748] = a[44] & b[44] & masks[748];
+        hit[749] = a[45] & b[45] & masks[749];
+        hit[750] = a[46] & b[46] & masks[750];
+        hit[751] = a[47] & b[47] & masks[751];
+        hit[752] = a[48] & b[48] & masks[752];
+        hit[753] = a[49] & b[49] & masks[753];
+        hit[754] = a[50] & b[50] & masks[754];
+        hit[755] = a[51] & b[51] & masks[755];
+        hit[756] = a[52] & b[52] & masks[756];
+        hit[757] = a[53] & b[53] & masks[757];
+        hit[758] = a[54] & b[54] & masks[758];
+        hit[759] = a[55] & b[55] & masks[759];
+        hit[760] = a[56] & b[56] & masks[760];
+        hit[761] = a[57] & b[57] & masks[761];
+        hit[762] = a[58] & b[58] & masks[762];
+        hit[763] = a[59] & b[59] & masks[763];
+        hit[764] = a[60] & b[60] & masks[764];
+        hit[765] = a[61] & b[61] & masks[765];
+        hit[766] = a[62] & b[62] & masks[766];
+        hit[767] = a[63] & b[63] & masks[767];
+        hit[768] = a[0] & b[0] & masks[768];
+        hit[769] = a[1] & b[1] & masks[769];
+        hit[770] = a[2] & b[2] & masks[770];
+        hit[771] = a[3] & b[3] & masks[771];
+        hit[772] = a[4] & b[4] & masks[772];
+        hit[773] = a[5] & b[5] & masks[773];
+        hit[774] = a[6] & b[6] & masks[774];
+        hit[775] = a[7] & b[7] & masks[775];
+        hit[776] = a[8] & b[8] & masks[776];
+        hit[777] = a[9] & b[9] & masks[777];
+        hit[778] = a[10] & b[10] & masks[778];
+        hit[779] = a[11] & b[11] & masks[779];
+        hit[780] = a[12] & b[12] & masks[780];
+        hit[781] = a[13] & b[13] & masks[781];
+        hit[782] = a[14] & b[14] & masks[782];
+        hit[783] = a[15] & b[15] & masks[783];
+        hit[784] = a[16] & b[16] & masks[784];
+        hit[785] = a[17] & b[17] & masks[785];
+        hit[786] = a[18] & b[18] & masks[786];
+        hit[787] = a[19] & b[19] & masks[787];
+        hit[788] = a[20] & b[20] & masks[788];
+        hit[789] = a[21] & b[21] & masks[789];
+        hit[790] = a[22] & b[22] & masks[790];
+        hit[791] = a[23] & b[23] & masks[791];
+        hit[792] = a[24] & b[24] & masks[792];
+        hit[793] = a[25] & b[25] & masks[793];
+        hit[794] = a[26] & b[26] & masks[794];
+        hit[795] = a[27] & b[27] & masks[795];
+        hit[796] = a[28] & b[28] & masks[796];
+        hit[797] = a[29] & b[29] & masks[797];
+        hit[798] = a[30] & b[30] & masks[798];
+        hit[799] = a[31] & b[31] & masks[799];
+        hit[800] = a[32] & b[32] & masks[800];
+        hit[801] = a[33] & b[33] & masks[801];
+        hit[802] = a[34] & b[34] & masks[802];
+        hit[803] = a[35] & b[35] & masks[803];
+        hit[804] = a[36] & b[36] & masks[804];
+        hit[805] = a[37] & b[37] & masks[805];
+        hit[806] = a[38] & b[38] & masks[806];
+        hit[807] = a[39] & b[39] & masks[807];
+        hit[808] = a[40] & b[40] & masks[808];
+        hit[809] = a[41] & b[41] & masks[809];
+        hit[810] = a[42] & b[42] & masks[810];
+        hit[811] = a[43] & b[43] & masks[811];
+        hit[812] = a[44] & b[44] & masks[812];
+        hit[813] = a[45] & b[45] & masks[813];
+        hit[814] = a[46] & b[46] & masks[814];
+        hit[815] = a[47] & b[47] & masks[815];
+        hit[816] = a[48] & b[48] & masks[816];
+        hit[817] = a[49] & b[49] & masks[817];
+        hit[818] = a[50] & b[50] & masks[818];
+        hit[819] = a[51] & b[51] & masks[819];
+        hit[820] = a[52] & b[52] & masks[820];
+        hit[821] = a[53] & b[53] & masks[821];
+        hit[822] = a[54] & b[54] & masks[822];
+        hit[823] = a[55] & b[55] & masks[823];
+        hit[824] = a[56] & b[56] & masks[824];
+        hit[825] = a[57] & b[57] & masks[825];
+        hit[826] = a[58] & b[58] & masks[826];
+        hit[827] = a[59] & b[59] & masks[827];
+        hit[828] = a[60] & b[60] & masks[828];
+        hit[829] = a[61] & b[61] & masks[829];
+        hit[830] = a[62] & b[62] & masks[830];
+        hit[831] = a[63] & b[63] & masks[831];
+        hit[832] = a[0] & b[0] & masks[832];
+        hit[833] = a[1] & b[1] & masks[833];
+        hit[834] = a[2] & b[2] & masks[834];
+        hit[835] = a[3] & b[3] & masks[835];
+        hit[836] = a[4] & b[4] & masks[836];
+        hit[837] = a[5] & b[5] & masks[837];
+        hit[838] = a[6] & b[6] & masks[838];
+        hit[839] = a[7] & b[7] & masks[839];
+        hit[840] = a[8] & b[8] & masks[840];
+        hit[841] = a[9] & b[9] & masks[841];
+        hit[842] = a[10] & b[10] & masks[842];
+        hit[843] = a[11] & b[11] & masks[843];
+        hit[844] = a[12] & b[12] & masks[844];
+        hit[845] = a[13] & b[13] & masks[845];
+        hit[846] = a[14] & b[14] & masks[846];
+        hit[847] = a[15] & b[15] & masks[847];
+        hit[848] = a[16] & b[16] & masks[848];
+        hit[849] = a[17] & b[17] & masks[849];
+        hit[850] = a[18] & b[18] & masks[850];
+        hit[851] = a[19] & b[19] & masks[851];
+        hit[852] = a[20] & b[20] & masks[852];
+        hit[853] = a[21] & b[21] & masks[853];
+        hit[854] = a[22] & b[22] & masks[854];
+        hit[855] = a[23] & b[23] & masks[855];
+        hit[856] = a[24] & b[24] & masks[856];
+        hit[857] = a[25] & b[25] & masks[857];
+        hit[858] = a[26] & b[26] & masks[858];
+        hit[859] = a[27] & b[27] & masks[859];
+        hit[860] = a[28] & b[28] & masks[860];
+        hit[861] = a[29] & b[29] & masks[861];
+        hit[862] = a[30] & b[30] & masks[862];
+        hit[863] = a[31] & b[31] & masks[863];
+        hit[864] = a[32] & b[32] & masks[864];
+        hit[865] = a[33] & b[33] & masks[865];
+        hit[866] = a[34] & b[34] & masks[866];
+        hit[867] = a[35] & b[35] & masks[867];
+        hit[868] = a[36] & b[36] & masks[868];
+        hit[869] = a[37] & b[37] & masks[869];
+        hit[870] = a[38] & b[38] & masks[870];
+        hit[871] = a[39] & b[39] & masks[871];
+        hit[872] = a[40] & b[40] & masks[872];
+        hit[873] = a[41] & b[41] & masks[873];
+        hit[874] = a[42] & b[42] & masks[874];
+        hit[875] = a[43] & b[43] & masks[875];
+        hit[876] = a[44] & b[44] & masks[876];
+        hit[877] = a[45] & b[45] & masks[877];
+        hit[878] = a[46] & b[46] & masks[878];
+        hit[879] = a[47] & b[47] & masks[879];
+        hit[880] = a[48] & b[48] & masks[880];
+        hit[881] = a[49] & b[49] & masks[881];
+        hit[882] = a[50] & b[50] & masks[882];
+        hit[883] = a[51] & b[51] & masks[883];
+        hit[884] = a[52] & b[52] & masks[884];
+        hit[885] = a[53] & b[53] & masks[885];
+        hit[886] = a[54] & b[54] & masks[886];
+        hit[887] = a[55] & b[55] & masks[887];
+        hit[888] = a[56] & b[56] & masks[888];
+        hit[889] = a[57] & b[57] & masks[889];
+        hit[890] = a[58] & b[58] & masks[890];
+        hit[891] = a[59] & b[59] & masks[891];
+        hit[892] = a[60] & b[60] & masks[892];
+        hit[893] = a[61] & b[61] & masks[893];
+        hit[894] = a[62] & b[62] & masks[894];
+        hit[895] = a[63] & b[63] & masks[895];
+        hit[896] = a[0] & b[0] & masks[896];
+        hit[897] = a[1] & b[1] & masks[897];
+        hit[898] = a[2] & b[2] & masks[898];
+        hit[899] = a[3] & b[3] & masks[899];
+        hit[900] = a[4] & b[4] & masks[900];
+        hit[901] = a[5] & b[5] & masks[901];
+        hit[902] = a[6] & b[6] & masks[902];
+        hit[903] = a[7] & b[7] & masks[903];
+        hit[904] = a[8] & b[8] & masks[904];
+        hit[905] = a[9] & b[9] & masks[905];
+        hit[906] = a[10] & b[10] & masks[906];
+        hit[907] = a[11] & b[11] & masks[907];
+        hit[908] = a[12] & b[12] & masks[908];
+        hit[909] = a[13] & b[13] & masks[909];
+        hit[910] = a[14] & b[14] & masks[910];
+        hit[911] = a[15] & b[15] & masks[911];
+        hit[912] = a[16] & b[16] & masks[912];
+        hit[913] = a[17] & b[17] & masks[913];
+        hit[914] = a[18] & b[18] & masks[914];
+        hit[915] = a[19] & b[19] & masks[915];
+        hit[916] = a[20] & b[20] & masks[916];
+        hit[917] = a[21] & b[21] & masks[917];
+        hit[918] = a[22] & b[22] & masks[918];
+        hit[919] = a[23] & b[23] & masks[919];
+        hit[920] = a[24] & b[24] & masks[920];
+        hit[921] = a[25] & b[25] & masks[921];
+        hit[922] = a[26] & b[26] & masks[922];
+        hit[923] = a[27] & b[27] & masks[923];
+        hit[924] = a[28] & b[28] & masks[924];
+        hit[925] = a[29] & b[29] & masks[925];
+        hit[926] = a[30] & b[30] & masks[926];
+        hit[927] = a[31] & b[31] & masks[927];
+        hit[928] = a[32] & b[32] & masks[928];
+        hit[929] = a[33] & b[33] & masks[929];
+        hit[930] = a[34] & b[34] & masks[930];
+        hit[931] = a[35] & b[35] & masks[931];
+        hit[932] = a[36] & b[36] & masks[932];
+        hit[933] = a[37] & b[37] & masks[933];
+        hit[934] = a[38] & b[38] & masks[934];
+        hit[935] = a[39] & b[39] & masks[935];
+        hit[936] = a[40] & b[40] & masks[936];
+        hit[937] = a[41] & b[41] & masks[937];
+        hit[938] = a[42] & b[42] & masks[938];
+        hit[939] = a[43] & b[43] & masks[939];
+        hit[940] = a[44] & b[44] & masks[940];
+        hit[941] = a[45] & b[45] & masks[941];
+        hit[942] = a[46] & b[46] & masks[942];
+        hit[943] = a[47] & b[47] & masks[943];
+        hit[944] = a[48] & b[48] & masks[944];
+        hit[945] = a[49] & b[49] & masks[945];
+        hit[946] = a[50] & b[50] & masks[946];
+        hit[947] = a[51] & b[51] & masks[947];
+        hit[948] = a[52] & b[52] & masks[948];
+        hit[949] = a[53] & b[53] & masks[949];
+        hit[950] = a[54] & b[54] & masks[950];
+        hit[951] = a[55] & b[55] & masks[951];
+        hit[952] = a[56] & b[56] & masks[952];
+        hit[953] = a[57] & b[57] & masks[953];
+        hit[954] = a[58] & b[58] & masks[954];
+        hit[955] = a[59] & b[59] & masks[955];
+        hit[956] = a[60] & b[60] & masks[956];
+        hit[957] = a[61] & b[61] & masks[957];
+        hit[958] = a[62] & b[62] & masks[958];
+        hit[959] = a[63] & b[63] & masks[959];
+        hit[960] = a[0] & b[0] & masks[960];
+        hit[961] = a[1] & b[1] & masks[961];
+        hit[962] = a[2] & b[2] & masks[962];
+        hit[963] = a[3] & b[3] & masks[963];
+        hit[964] = a[4] & b[4] & masks[964];
+        hit[965] = a[5] & b[5] & masks[965];
+        hit[966] = a[6] & b[6] & masks[966];
+        hit[967] = a[7] & b[7] & masks[967];
+        hit[968] = a[8] & b[8] & masks[968];
+        hit[969] = a[9] & b[9] & masks[969];
+        hit[970] = a[10] & b[10] & masks[970];
+        hit[971] = a[11] & b[11] & masks[971];
+        hit[972] = a[12] & b[12] & masks[972];
+        hit[973] = a[13] & b[13] & masks[973];
+        hit[974] = a[14] & b[14] & masks[974];
+        hit[975] = a[15] & b[15] & masks[975];
+        hit[976] = a[16] & b[16] & masks[976];
+        hit[977] = a[17] & b[17] & masks[977];
+        hit[978] = a[18] & b[18] & masks[978];
+        hit[979] = a[19] & b[19] & masks[979];
+        hit[980] = a[20] & b[20] & masks[980];
+        hit[981] = a[21] & b[21] & masks[981];
+        hit[982] = a[22] & b[22] & masks[982];
+        hit[983] = a[23] & b[23] & masks[983];
+        hit[984] = a[24] & b[24] & masks[984];
+        hit[985] = a[25] & b[25] & masks[985];
+        hit[986] = a[26] & b[26] & masks[986];
+        hit[987] = a[27] & b[27] & masks[987];
+        hit[988] = a[28] & b[28] & masks[988];
+        hit[989] = a[29] & b[29] & masks[989];
+        hit[990] = a[30] & b[30] & masks[990];
+        hit[991] = a[31] & b[31] & masks[991];
+        hit[992] = a[32] & b[32] & masks[992];
+        hit[993] = a[33] & b[33] & masks[993];
+        hit[994] = a[34] & b[34] & masks[994];
+        hit[995] = a[35] & b[35] & masks[995];
+        hit[996] = a[36] & b[36] & masks[996];
+        hit[997] = a[37] & b[37] & masks[997];
+        hit[998] = a[38] & b[38] & masks[998];
+        hit[999] = a[39] & b[39] & masks[999];
+        hit[1000] = a[40] & b[40] & masks[1000];
+        hit[1001] = a[41] & b[41] & masks[1001];
+        hit[1002] = a[42] & b[42] & masks[1002];
+        hit[1003] = a[43] & b[43] & masks[1003];
+        hit[1004] = a[44] & b[44] & masks[1004];
+        hit[1005] = a[45] & b[45] & masks[1005];
+        hit[1006] = a[46] & b[46] & masks[1006];
+        hit[1007] = a[47] & b[47] & masks[1007];
+        hit[1008] = a[48] & b[48] & masks[1008];
+        hit[1009] = a[49] & b[49] & masks[1009];
+        hit[1010] = a[50] & b[50] & masks[1010];
+        hit[1011] = a[51] & b[51] & masks[1011];
+        hit[1012] = a[52] & b[52] & masks[1012];
+        hit[1013] = a[53] & b[53] & masks[1013];
+        hit[1014] = a[54] & b[54] & masks[1014];
+        hit[1015] = a[55] & b[55] & masks[1015];
+        hit[1016] = a[56] & b[56] & masks[1016];
+        hit[1017] = a[57] & b[57] & masks[1017];
+        hit[1018] = a[58] & b[58] & masks[1018];
+        hit[1019] = a[59] & b[59] & masks[1019];
+        hit[1020] = a[60] & b[60] & masks[1020];
+        hit[1021] = a[61] & b[61] & masks[1021];
+        hit[1022] = a[62] & b[62] & masks[1022];
+        hit[1023] = a[63] & b[63] & masks[1023];
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__rsv_match
+
+
+module crown_barrier_16x8_w8_n1024_p32__rsv_thi_eq(fields,v,eq);
+    
+    // Module arguments
+    input wire  [191:0] fields;
+    input wire  [55:0] v;
+    output reg  [63:0] eq;
+    
+    // Update code (custom)
+    always @(*) begin
+        eq[0] = fields[2:0] == v[2:0];
+        eq[1] = fields[5:3] == v[9:7];
+        eq[2] = fields[8:6] == v[16:14];
+        eq[3] = fields[11:9] == v[23:21];
+        eq[4] = fields[14:12] == v[30:28];
+        eq[5] = fields[17:15] == v[37:35];
+        eq[6] = fields[20:18] == v[44:42];
+        eq[7] = fields[23:21] == v[51:49];
+        eq[8] = fields[26:24] == v[2:0];
+        eq[9] = fields[29:27] == v[9:7];
+        eq[10] = fields[32:30] == v[16:14];
+        eq[11] = fields[35:33] == v[23:21];
+        eq[12] = fields[38:36] == v[30:28];
+        eq[13] = fields[41:39] == v[37:35];
+        eq[14] = fields[44:42] == v[44:42];
+        eq[15] = fields[47:45] == v[51:49];
+        eq[16] = fields[50:48] == v[2:0];
+        eq[17] = fields[53:51] == v[9:7];
+        eq[18] = fields[56:54] == v[16:14];
+        eq[19] = fields[59:57] == v[23:21];
+        eq[20] = fields[62:60] == v[30:28];
+        eq[21] = fields[65:63] == v[37:35];
+        eq[22] = fields[68:66] == v[44:42];
+        eq[23] = fields[71:69] == v[51:49];
+        eq[24] = fields[74:72] == v[2:0];
+        eq[25] = fields[77:75] == v[9:7];
+        eq[26] = fields[80:78] == v[16:14];
+        eq[27] = fields[83:81] == v[23:21];
+        eq[28] = fields[86:84] == v[30:28];
+        eq[29] = fields[89:87] == v[37:35];
+        eq[30] = fields[92:90] == v[44:42];
+        eq[31] = fields[95:93] == v[51:49];
+        eq[32] = fields[98:96] == v[2:0];
+        eq[33] = fields[101:99] == v[9:7];
+        eq[34] = fields[104:102] == v[16:14];
+        eq[35] = fields[107:105] == v[23:21];
+        eq[36] = fields[110:108] == v[30:28];
+        eq[37] = fields[113:111] == v[37:35];
+        eq[38] = fields[116:114] == v[44:42];
+        eq[39] = fields[119:117] == v[51:49];
+        eq[40] = fields[122:120] == v[2:0];
+        eq[41] = fields[125:123] == v[9:7];
+        eq[42] = fields[128:126] == v[16:14];
+        eq[43] = fields[131:129] == v[23:21];
+        eq[44] = fields[134:132] == v[30:28];
+        eq[45] = fields[137:135] == v[37:35];
+        eq[46] = fields[140:138] == v[44:42];
+        eq[47] = fields[143:141] == v[51:49];
+        eq[48] = fields[146:144] == v[2:0];
+        eq[49] = fields[149:147] == v[9:7];
+        eq[50] = fields[152:150] == v[16:14];
+        eq[51] = fields[155:153] == v[23:21];
+        eq[52] = fields[158:156] == v[30:28];
+        eq[53] = fields[161:159] == v[37:35];
+        eq[54] = fields[164:162] == v[44:42];
+        eq[55] = fields[167:165] == v[51:49];
+        eq[56] = fields[170:168] == v[2:0];
+        eq[57] = fields[173:171] == v[9:7];
+        eq[58] = fields[176:174] == v[16:14];
+        eq[59] = fields[179:177] == v[23:21];
+        eq[60] = fields[182:180] == v[30:28];
+        eq[61] = fields[185:183] == v[37:35];
+        eq[62] = fields[188:186] == v[44:42];
+        eq[63] = fields[191:189] == v[51:49];
     end
 endmodule // crown_barrier_16x8_w8_n1024_p32__rsv_thi_eq
+
+
+module crown_barrier_16x8_w8_n1024_p32__rsv_thi_read(fields,thi,read);
+    
+    // Module arguments
+    input wire  [7167:0] fields;
+    input wire  [55:0] thi;
+    output reg  [191:0] read;
+    
+    // Update code (custom)
+    always @(*) begin
+        read[2:0] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[6722:6720] : fields[6274:6272]) : (thi[3] ? fields[5826:5824] : fields[5378:5376])) : (thi[4] ? (thi[3] ? fields[4930:4928] : fields[4482:4480]) : (thi[3] ? fields[4034:4032] : fields[3586:3584]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3138:3136] : fields[2690:2688]) : (thi[3] ? fields[2242:2240] : fields[1794:1792])) : (thi[4] ? (thi[3] ? fields[1346:1344] : fields[898:896]) : (thi[3] ? fields[450:448] : fields[2:0]))));
+        read[26:24] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[6778:6776] : fields[6330:6328]) : (thi[3] ? fields[5882:5880] : fields[5434:5432])) : (thi[4] ? (thi[3] ? fields[4986:4984] : fields[4538:4536]) : (thi[3] ? fields[4090:4088] : fields[3642:3640]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3194:3192] : fields[2746:2744]) : (thi[3] ? fields[2298:2296] : fields[1850:1848])) : (thi[4] ? (thi[3] ? fields[1402:1400] : fields[954:952]) : (thi[3] ? fields[506:504] : fields[58:56]))));
+        read[50:48] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[6834:6832] : fields[6386:6384]) : (thi[3] ? fields[5938:5936] : fields[5490:5488])) : (thi[4] ? (thi[3] ? fields[5042:5040] : fields[4594:4592]) : (thi[3] ? fields[4146:4144] : fields[3698:3696]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3250:3248] : fields[2802:2800]) : (thi[3] ? fields[2354:2352] : fields[1906:1904])) : (thi[4] ? (thi[3] ? fields[1458:1456] : fields[1010:1008]) : (thi[3] ? fields[562:560] : fields[114:112]))));
+        read[74:72] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[6890:6888] : fields[6442:6440]) : (thi[3] ? fields[5994:5992] : fields[5546:5544])) : (thi[4] ? (thi[3] ? fields[5098:5096] : fields[4650:4648]) : (thi[3] ? fields[4202:4200] : fields[3754:3752]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3306:3304] : fields[2858:2856]) : (thi[3] ? fields[2410:2408] : fields[1962:1960])) : (thi[4] ? (thi[3] ? fields[1514:1512] : fields[1066:1064]) : (thi[3] ? fields[618:616] : fields[170:168]))));
+        read[98:96] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[6946:6944] : fields[6498:6496]) : (thi[3] ? fields[6050:6048] : fields[5602:5600])) : (thi[4] ? (thi[3] ? fields[5154:5152] : fields[4706:4704]) : (thi[3] ? fields[4258:4256] : fields[3810:3808]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3362:3360] : fields[2914:2912]) : (thi[3] ? fields[2466:2464] : fields[2018:2016])) : (thi[4] ? (thi[3] ? fields[1570:1568] : fields[1122:1120]) : (thi[3] ? fields[674:672] : fields[226:224]))));
+        read[122:120] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[7002:7000] : fields[6554:6552]) : (thi[3] ? fields[6106:6104] : fields[5658:5656])) : (thi[4] ? (thi[3] ? fields[5210:5208] : fields[4762:4760]) : (thi[3] ? fields[4314:4312] : fields[3866:3864]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3418:3416] : fields[2970:2968]) : (thi[3] ? fields[2522:2520] : fields[2074:2072])) : (thi[4] ? (thi[3] ? fields[1626:1624] : fields[1178:1176]) : (thi[3] ? fields[730:728] : fields[282:280]))));
+        read[146:144] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[7058:7056] : fields[6610:6608]) : (thi[3] ? fields[6162:6160] : fields[5714:5712])) : (thi[4] ? (thi[3] ? fields[5266:5264] : fields[4818:4816]) : (thi[3] ? fields[4370:4368] : fields[3922:3920]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3474:3472] : fields[3026:3024]) : (thi[3] ? fields[2578:2576] : fields[2130:2128])) : (thi[4] ? (thi[3] ? fields[1682:1680] : fields[1234:1232]) : (thi[3] ? fields[786:784] : fields[338:336]))));
+        read[170:168] = (thi[6] ? (thi[5] ? (thi[4] ? (thi[3] ? fields[7114:7112] : fields[6666:6664]) : (thi[3] ? fields[6218:6216] : fields[5770:5768])) : (thi[4] ? (thi[3] ? fields[5322:5320] : fields[4874:4872]) : (thi[3] ? fields[4426:4424] : fields[3978:3976]))) : (thi[5] ? (thi[4] ? (thi[3] ? fields[3530:3528] : fields[3082:3080]) : (thi[3] ? fields[2634:2632] : fields[2186:2184])) : (thi[4] ? (thi[3] ? fields[1738:1736] : fields[1290:1288]) : (thi[3] ? fields[842:840] : fields[394:392]))));
+        read[5:3] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[6729:6727] : fields[6281:6279]) : (thi[10] ? fields[5833:5831] : fields[5385:5383])) : (thi[11] ? (thi[10] ? fields[4937:4935] : fields[4489:4487]) : (thi[10] ? fields[4041:4039] : fields[3593:3591]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3145:3143] : fields[2697:2695]) : (thi[10] ? fields[2249:2247] : fields[1801:1799])) : (thi[11] ? (thi[10] ? fields[1353:1351] : fields[905:903]) : (thi[10] ? fields[457:455] : fields[9:7]))));
+        read[29:27] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[6785:6783] : fields[6337:6335]) : (thi[10] ? fields[5889:5887] : fields[5441:5439])) : (thi[11] ? (thi[10] ? fields[4993:4991] : fields[4545:4543]) : (thi[10] ? fields[4097:4095] : fields[3649:3647]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3201:3199] : fields[2753:2751]) : (thi[10] ? fields[2305:2303] : fields[1857:1855])) : (thi[11] ? (thi[10] ? fields[1409:1407] : fields[961:959]) : (thi[10] ? fields[513:511] : fields[65:63]))));
+        read[53:51] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[6841:6839] : fields[6393:6391]) : (thi[10] ? fields[5945:5943] : fields[5497:5495])) : (thi[11] ? (thi[10] ? fields[5049:5047] : fields[4601:4599]) : (thi[10] ? fields[4153:4151] : fields[3705:3703]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3257:3255] : fields[2809:2807]) : (thi[10] ? fields[2361:2359] : fields[1913:1911])) : (thi[11] ? (thi[10] ? fields[1465:1463] : fields[1017:1015]) : (thi[10] ? fields[569:567] : fields[121:119]))));
+        read[77:75] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[6897:6895] : fields[6449:6447]) : (thi[10] ? fields[6001:5999] : fields[5553:5551])) : (thi[11] ? (thi[10] ? fields[5105:5103] : fields[4657:4655]) : (thi[10] ? fields[4209:4207] : fields[3761:3759]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3313:3311] : fields[2865:2863]) : (thi[10] ? fields[2417:2415] : fields[1969:1967])) : (thi[11] ? (thi[10] ? fields[1521:1519] : fields[1073:1071]) : (thi[10] ? fields[625:623] : fields[177:175]))));
+        read[101:99] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[6953:6951] : fields[6505:6503]) : (thi[10] ? fields[6057:6055] : fields[5609:5607])) : (thi[11] ? (thi[10] ? fields[5161:5159] : fields[4713:4711]) : (thi[10] ? fields[4265:4263] : fields[3817:3815]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3369:3367] : fields[2921:2919]) : (thi[10] ? fields[2473:2471] : fields[2025:2023])) : (thi[11] ? (thi[10] ? fields[1577:1575] : fields[1129:1127]) : (thi[10] ? fields[681:679] : fields[233:231]))));
+        read[125:123] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[7009:7007] : fields[6561:6559]) : (thi[10] ? fields[6113:6111] : fields[5665:5663])) : (thi[11] ? (thi[10] ? fields[5217:5215] : fields[4769:4767]) : (thi[10] ? fields[4321:4319] : fields[3873:3871]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3425:3423] : fields[2977:2975]) : (thi[10] ? fields[2529:2527] : fields[2081:2079])) : (thi[11] ? (thi[10] ? fields[1633:1631] : fields[1185:1183]) : (thi[10] ? fields[737:735] : fields[289:287]))));
+        read[149:147] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[7065:7063] : fields[6617:6615]) : (thi[10] ? fields[6169:6167] : fields[5721:5719])) : (thi[11] ? (thi[10] ? fields[5273:5271] : fields[4825:4823]) : (thi[10] ? fields[4377:4375] : fields[3929:3927]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3481:3479] : fields[3033:3031]) : (thi[10] ? fields[2585:2583] : fields[2137:2135])) : (thi[11] ? (thi[10] ? fields[1689:1687] : fields[1241:1239]) : (thi[10] ? fields[793:791] : fields[345:343]))));
+        read[173:171] = (thi[13] ? (thi[12] ? (thi[11] ? (thi[10] ? fields[7121:7119] : fields[6673:6671]) : (thi[10] ? fields[6225:6223] : fields[5777:5775])) : (thi[11] ? (thi[10] ? fields[5329:5327] : fields[4881:4879]) : (thi[10] ? fields[4433:4431] : fields[3985:3983]))) : (thi[12] ? (thi[11] ? (thi[10] ? fields[3537:3535] : fields[3089:3087]) : (thi[10] ? fields[2641:2639] : fields[2193:2191])) : (thi[11] ? (thi[10] ? fields[1745:1743] : fields[1297:1295]) : (thi[10] ? fields[849:847] : fields[401:399]))));
+        read[8:6] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[6736:6734] : fields[6288:6286]) : (thi[17] ? fields[5840:5838] : fields[5392:5390])) : (thi[18] ? (thi[17] ? fields[4944:4942] : fields[4496:4494]) : (thi[17] ? fields[4048:4046] : fields[3600:3598]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3152:3150] : fields[2704:2702]) : (thi[17] ? fields[2256:2254] : fields[1808:1806])) : (thi[18] ? (thi[17] ? fields[1360:1358] : fields[912:910]) : (thi[17] ? fields[464:462] : fields[16:14]))));
+        read[32:30] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[6792:6790] : fields[6344:6342]) : (thi[17] ? fields[5896:5894] : fields[5448:5446])) : (thi[18] ? (thi[17] ? fields[5000:4998] : fields[4552:4550]) : (thi[17] ? fields[4104:4102] : fields[3656:3654]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3208:3206] : fields[2760:2758]) : (thi[17] ? fields[2312:2310] : fields[1864:1862])) : (thi[18] ? (thi[17] ? fields[1416:1414] : fields[968:966]) : (thi[17] ? fields[520:518] : fields[72:70]))));
+        read[56:54] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[6848:6846] : fields[6400:6398]) : (thi[17] ? fields[5952:5950] : fields[5504:5502])) : (thi[18] ? (thi[17] ? fields[5056:5054] : fields[4608:4606]) : (thi[17] ? fields[4160:4158] : fields[3712:3710]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3264:3262] : fields[2816:2814]) : (thi[17] ? fields[2368:2366] : fields[1920:1918])) : (thi[18] ? (thi[17] ? fields[1472:1470] : fields[1024:1022]) : (thi[17] ? fields[576:574] : fields[128:126]))));
+        read[80:78] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[6904:6902] : fields[6456:6454]) : (thi[17] ? fields[6008:6006] : fields[5560:5558])) : (thi[18] ? (thi[17] ? fields[5112:5110] : fields[4664:4662]) : (thi[17] ? fields[4216:4214] : fields[3768:3766]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3320:3318] : fields[2872:2870]) : (thi[17] ? fields[2424:2422] : fields[1976:1974])) : (thi[18] ? (thi[17] ? fields[1528:1526] : fields[1080:1078]) : (thi[17] ? fields[632:630] : fields[184:182]))));
+        read[104:102] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[6960:6958] : fields[6512:6510]) : (thi[17] ? fields[6064:6062] : fields[5616:5614])) : (thi[18] ? (thi[17] ? fields[5168:5166] : fields[4720:4718]) : (thi[17] ? fields[4272:4270] : fields[3824:3822]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3376:3374] : fields[2928:2926]) : (thi[17] ? fields[2480:2478] : fields[2032:2030])) : (thi[18] ? (thi[17] ? fields[1584:1582] : fields[1136:1134]) : (thi[17] ? fields[688:686] : fields[240:238]))));
+        read[128:126] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[7016:7014] : fields[6568:6566]) : (thi[17] ? fields[6120:6118] : fields[5672:5670])) : (thi[18] ? (thi[17] ? fields[5224:5222] : fields[4776:4774]) : (thi[17] ? fields[4328:4326] : fields[3880:3878]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3432:3430] : fields[2984:2982]) : (thi[17] ? fields[2536:2534] : fields[2088:2086])) : (thi[18] ? (thi[17] ? fields[1640:1638] : fields[1192:1190]) : (thi[17] ? fields[744:742] : fields[296:294]))));
+        read[152:150] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[7072:7070] : fields[6624:6622]) : (thi[17] ? fields[6176:6174] : fields[5728:5726])) : (thi[18] ? (thi[17] ? fields[5280:5278] : fields[4832:4830]) : (thi[17] ? fields[4384:4382] : fields[3936:3934]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3488:3486] : fields[3040:3038]) : (thi[17] ? fields[2592:2590] : fields[2144:2142])) : (thi[18] ? (thi[17] ? fields[1696:1694] : fields[1248:1246]) : (thi[17] ? fields[800:798] : fields[352:350]))));
+        read[176:174] = (thi[20] ? (thi[19] ? (thi[18] ? (thi[17] ? fields[7128:7126] : fields[6680:6678]) : (thi[17] ? fields[6232:6230] : fields[5784:5782])) : (thi[18] ? (thi[17] ? fields[5336:5334] : fields[4888:4886]) : (thi[17] ? fields[4440:4438] : fields[3992:3990]))) : (thi[19] ? (thi[18] ? (thi[17] ? fields[3544:3542] : fields[3096:3094]) : (thi[17] ? fields[2648:2646] : fields[2200:2198])) : (thi[18] ? (thi[17] ? fields[1752:1750] : fields[1304:1302]) : (thi[17] ? fields[856:854] : fields[408:406]))));
+        read[11:9] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[6743:6741] : fields[6295:6293]) : (thi[24] ? fields[5847:5845] : fields[5399:5397])) : (thi[25] ? (thi[24] ? fields[4951:4949] : fields[4503:4501]) : (thi[24] ? fields[4055:4053] : fields[3607:3605]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3159:3157] : fields[2711:2709]) : (thi[24] ? fields[2263:2261] : fields[1815:1813])) : (thi[25] ? (thi[24] ? fields[1367:1365] : fields[919:917]) : (thi[24] ? fields[471:469] : fields[23:21]))));
+        read[35:33] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[6799:6797] : fields[6351:6349]) : (thi[24] ? fields[5903:5901] : fields[5455:5453])) : (thi[25] ? (thi[24] ? fields[5007:5005] : fields[4559:4557]) : (thi[24] ? fields[4111:4109] : fields[3663:3661]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3215:3213] : fields[2767:2765]) : (thi[24] ? fields[2319:2317] : fields[1871:1869])) : (thi[25] ? (thi[24] ? fields[1423:1421] : fields[975:973]) : (thi[24] ? fields[527:525] : fields[79:77]))));
+        read[59:57] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[6855:6853] : fields[6407:6405]) : (thi[24] ? fields[5959:5957] : fields[5511:5509])) : (thi[25] ? (thi[24] ? fields[5063:5061] : fields[4615:4613]) : (thi[24] ? fields[4167:4165] : fields[3719:3717]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3271:3269] : fields[2823:2821]) : (thi[24] ? fields[2375:2373] : fields[1927:1925])) : (thi[25] ? (thi[24] ? fields[1479:1477] : fields[1031:1029]) : (thi[24] ? fields[583:581] : fields[135:133]))));
+        read[83:81] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[6911:6909] : fields[6463:6461]) : (thi[24] ? fields[6015:6013] : fields[5567:5565])) : (thi[25] ? (thi[24] ? fields[5119:5117] : fields[4671:4669]) : (thi[24] ? fields[4223:4221] : fields[3775:3773]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3327:3325] : fields[2879:2877]) : (thi[24] ? fields[2431:2429] : fields[1983:1981])) : (thi[25] ? (thi[24] ? fields[1535:1533] : fields[1087:1085]) : (thi[24] ? fields[639:637] : fields[191:189]))));
+        read[107:105] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[6967:6965] : fields[6519:6517]) : (thi[24] ? fields[6071:6069] : fields[5623:5621])) : (thi[25] ? (thi[24] ? fields[5175:5173] : fields[4727:4725]) : (thi[24] ? fields[4279:4277] : fields[3831:3829]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3383:3381] : fields[2935:2933]) : (thi[24] ? fields[2487:2485] : fields[2039:2037])) : (thi[25] ? (thi[24] ? fields[1591:1589] : fields[1143:1141]) : (thi[24] ? fields[695:693] : fields[247:245]))));
+        read[131:129] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[7023:7021] : fields[6575:6573]) : (thi[24] ? fields[6127:6125] : fields[5679:5677])) : (thi[25] ? (thi[24] ? fields[5231:5229] : fields[4783:4781]) : (thi[24] ? fields[4335:4333] : fields[3887:3885]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3439:3437] : fields[2991:2989]) : (thi[24] ? fields[2543:2541] : fields[2095:2093])) : (thi[25] ? (thi[24] ? fields[1647:1645] : fields[1199:1197]) : (thi[24] ? fields[751:749] : fields[303:301]))));
+        read[155:153] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[7079:7077] : fields[6631:6629]) : (thi[24] ? fields[6183:6181] : fields[5735:5733])) : (thi[25] ? (thi[24] ? fields[5287:5285] : fields[4839:4837]) : (thi[24] ? fields[4391:4389] : fields[3943:3941]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3495:3493] : fields[3047:3045]) : (thi[24] ? fields[2599:2597] : fields[2151:2149])) : (thi[25] ? (thi[24] ? fields[1703:1701] : fields[1255:1253]) : (thi[24] ? fields[807:805] : fields[359:357]))));
+        read[179:177] = (thi[27] ? (thi[26] ? (thi[25] ? (thi[24] ? fields[7135:7133] : fields[6687:6685]) : (thi[24] ? fields[6239:6237] : fields[5791:5789])) : (thi[25] ? (thi[24] ? fields[5343:5341] : fields[4895:4893]) : (thi[24] ? fields[4447:4445] : fields[3999:3997]))) : (thi[26] ? (thi[25] ? (thi[24] ? fields[3551:3549] : fields[3103:3101]) : (thi[24] ? fields[2655:2653] : fields[2207:2205])) : (thi[25] ? (thi[24] ? fields[1759:1757] : fields[1311:1309]) : (thi[24] ? fields[863:861] : fields[415:413]))));
+        read[14:12] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[6750:6748] : fields[6302:6300]) : (thi[31] ? fields[5854:5852] : fields[5406:5404])) : (thi[32] ? (thi[31] ? fields[4958:4956] : fields[4510:4508]) : (thi[31] ? fields[4062:4060] : fields[3614:3612]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3166:3164] : fields[2718:2716]) : (thi[31] ? fields[2270:2268] : fields[1822:1820])) : (thi[32] ? (thi[31] ? fields[1374:1372] : fields[926:924]) : (thi[31] ? fields[478:476] : fields[30:28]))));
+        read[38:36] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[6806:6804] : fields[6358:6356]) : (thi[31] ? fields[5910:5908] : fields[5462:5460])) : (thi[32] ? (thi[31] ? fields[5014:5012] : fields[4566:4564]) : (thi[31] ? fields[4118:4116] : fields[3670:3668]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3222:3220] : fields[2774:2772]) : (thi[31] ? fields[2326:2324] : fields[1878:1876])) : (thi[32] ? (thi[31] ? fields[1430:1428] : fields[982:980]) : (thi[31] ? fields[534:532] : fields[86:84]))));
+        read[62:60] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[6862:6860] : fields[6414:6412]) : (thi[31] ? fields[5966:5964] : fields[5518:5516])) : (thi[32] ? (thi[31] ? fields[5070:5068] : fields[4622:4620]) : (thi[31] ? fields[4174:4172] : fields[3726:3724]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3278:3276] : fields[2830:2828]) : (thi[31] ? fields[2382:2380] : fields[1934:1932])) : (thi[32] ? (thi[31] ? fields[1486:1484] : fields[1038:1036]) : (thi[31] ? fields[590:588] : fields[142:140]))));
+        read[86:84] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[6918:6916] : fields[6470:6468]) : (thi[31] ? fields[6022:6020] : fields[5574:5572])) : (thi[32] ? (thi[31] ? fields[5126:5124] : fields[4678:4676]) : (thi[31] ? fields[4230:4228] : fields[3782:3780]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3334:3332] : fields[2886:2884]) : (thi[31] ? fields[2438:2436] : fields[1990:1988])) : (thi[32] ? (thi[31] ? fields[1542:1540] : fields[1094:1092]) : (thi[31] ? fields[646:644] : fields[198:196]))));
+        read[110:108] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[6974:6972] : fields[6526:6524]) : (thi[31] ? fields[6078:6076] : fields[5630:5628])) : (thi[32] ? (thi[31] ? fields[5182:5180] : fields[4734:4732]) : (thi[31] ? fields[4286:4284] : fields[3838:3836]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3390:3388] : fields[2942:2940]) : (thi[31] ? fields[2494:2492] : fields[2046:2044])) : (thi[32] ? (thi[31] ? fields[1598:1596] : fields[1150:1148]) : (thi[31] ? fields[702:700] : fields[254:252]))));
+        read[134:132] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[7030:7028] : fields[6582:6580]) : (thi[31] ? fields[6134:6132] : fields[5686:5684])) : (thi[32] ? (thi[31] ? fields[5238:5236] : fields[4790:4788]) : (thi[31] ? fields[4342:4340] : fields[3894:3892]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3446:3444] : fields[2998:2996]) : (thi[31] ? fields[2550:2548] : fields[2102:2100])) : (thi[32] ? (thi[31] ? fields[1654:1652] : fields[1206:1204]) : (thi[31] ? fields[758:756] : fields[310:308]))));
+        read[158:156] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[7086:7084] : fields[6638:6636]) : (thi[31] ? fields[6190:6188] : fields[5742:5740])) : (thi[32] ? (thi[31] ? fields[5294:5292] : fields[4846:4844]) : (thi[31] ? fields[4398:4396] : fields[3950:3948]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3502:3500] : fields[3054:3052]) : (thi[31] ? fields[2606:2604] : fields[2158:2156])) : (thi[32] ? (thi[31] ? fields[1710:1708] : fields[1262:1260]) : (thi[31] ? fields[814:812] : fields[366:364]))));
+        read[182:180] = (thi[34] ? (thi[33] ? (thi[32] ? (thi[31] ? fields[7142:7140] : fields[6694:6692]) : (thi[31] ? fields[6246:6244] : fields[5798:5796])) : (thi[32] ? (thi[31] ? fields[5350:5348] : fields[4902:4900]) : (thi[31] ? fields[4454:4452] : fields[4006:4004]))) : (thi[33] ? (thi[32] ? (thi[31] ? fields[3558:3556] : fields[3110:3108]) : (thi[31] ? fields[2662:2660] : fields[2214:2212])) : (thi[32] ? (thi[31] ? fields[1766:1764] : fields[1318:1316]) : (thi[31] ? fields[870:868] : fields[422:420]))));
+        read[17:15] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[6757:6755] : fields[6309:6307]) : (thi[38] ? fields[5861:5859] : fields[5413:5411])) : (thi[39] ? (thi[38] ? fields[4965:4963] : fields[4517:4515]) : (thi[38] ? fields[4069:4067] : fields[3621:3619]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3173:3171] : fields[2725:2723]) : (thi[38] ? fields[2277:2275] : fields[1829:1827])) : (thi[39] ? (thi[38] ? fields[1381:1379] : fields[933:931]) : (thi[38] ? fields[485:483] : fields[37:35]))));
+        read[41:39] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[6813:6811] : fields[6365:6363]) : (thi[38] ? fields[5917:5915] : fields[5469:5467])) : (thi[39] ? (thi[38] ? fields[5021:5019] : fields[4573:4571]) : (thi[38] ? fields[4125:4123] : fields[3677:3675]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3229:3227] : fields[2781:2779]) : (thi[38] ? fields[2333:2331] : fields[1885:1883])) : (thi[39] ? (thi[38] ? fields[1437:1435] : fields[989:987]) : (thi[38] ? fields[541:539] : fields[93:91]))));
+        read[65:63] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[6869:6867] : fields[6421:6419]) : (thi[38] ? fields[5973:5971] : fields[5525:5523])) : (thi[39] ? (thi[38] ? fields[5077:5075] : fields[4629:4627]) : (thi[38] ? fields[4181:4179] : fields[3733:3731]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3285:3283] : fields[2837:2835]) : (thi[38] ? fields[2389:2387] : fields[1941:1939])) : (thi[39] ? (thi[38] ? fields[1493:1491] : fields[1045:1043]) : (thi[38] ? fields[597:595] : fields[149:147]))));
+        read[89:87] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[6925:6923] : fields[6477:6475]) : (thi[38] ? fields[6029:6027] : fields[5581:5579])) : (thi[39] ? (thi[38] ? fields[5133:5131] : fields[4685:4683]) : (thi[38] ? fields[4237:4235] : fields[3789:3787]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3341:3339] : fields[2893:2891]) : (thi[38] ? fields[2445:2443] : fields[1997:1995])) : (thi[39] ? (thi[38] ? fields[1549:1547] : fields[1101:1099]) : (thi[38] ? fields[653:651] : fields[205:203]))));
+        read[113:111] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[6981:6979] : fields[6533:6531]) : (thi[38] ? fields[6085:6083] : fields[5637:5635])) : (thi[39] ? (thi[38] ? fields[5189:5187] : fields[4741:4739]) : (thi[38] ? fields[4293:4291] : fields[3845:3843]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3397:3395] : fields[2949:2947]) : (thi[38] ? fields[2501:2499] : fields[2053:2051])) : (thi[39] ? (thi[38] ? fields[1605:1603] : fields[1157:1155]) : (thi[38] ? fields[709:707] : fields[261:259]))));
+        read[137:135] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[7037:7035] : fields[6589:6587]) : (thi[38] ? fields[6141:6139] : fields[5693:5691])) : (thi[39] ? (thi[38] ? fields[5245:5243] : fields[4797:4795]) : (thi[38] ? fields[4349:4347] : fields[3901:3899]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3453:3451] : fields[3005:3003]) : (thi[38] ? fields[2557:2555] : fields[2109:2107])) : (thi[39] ? (thi[38] ? fields[1661:1659] : fields[1213:1211]) : (thi[38] ? fields[765:763] : fields[317:315]))));
+        read[161:159] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[7093:7091] : fields[6645:6643]) : (thi[38] ? fields[6197:6195] : fields[5749:5747])) : (thi[39] ? (thi[38] ? fields[5301:5299] : fields[4853:4851]) : (thi[38] ? fields[4405:4403] : fields[3957:3955]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3509:3507] : fields[3061:3059]) : (thi[38] ? fields[2613:2611] : fields[2165:2163])) : (thi[39] ? (thi[38] ? fields[1717:1715] : fields[1269:1267]) : (thi[38] ? fields[821:819] : fields[373:371]))));
+        read[185:183] = (thi[41] ? (thi[40] ? (thi[39] ? (thi[38] ? fields[7149:7147] : fields[6701:6699]) : (thi[38] ? fields[6253:6251] : fields[5805:5803])) : (thi[39] ? (thi[38] ? fields[5357:5355] : fields[4909:4907]) : (thi[38] ? fields[4461:4459] : fields[4013:4011]))) : (thi[40] ? (thi[39] ? (thi[38] ? fields[3565:3563] : fields[3117:3115]) : (thi[38] ? fields[2669:2667] : fields[2221:2219])) : (thi[39] ? (thi[38] ? fields[1773:1771] : fields[1325:1323]) : (thi[38] ? fields[877:875] : fields[429:427]))));
+        read[20:18] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[6764:6762] : fields[6316:6314]) : (thi[45] ? fields[5868:5866] : fields[5420:5418])) : (thi[46] ? (thi[45] ? fields[4972:4970] : fields[4524:4522]) : (thi[45] ? fields[4076:4074] : fields[3628:3626]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3180:3178] : fields[2732:2730]) : (thi[45] ? fields[2284:2282] : fields[1836:1834])) : (thi[46] ? (thi[45] ? fields[1388:1386] : fields[940:938]) : (thi[45] ? fields[492:490] : fields[44:42]))));
+        read[44:42] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[6820:6818] : fields[6372:6370]) : (thi[45] ? fields[5924:5922] : fields[5476:5474])) : (thi[46] ? (thi[45] ? fields[5028:5026] : fields[4580:4578]) : (thi[45] ? fields[4132:4130] : fields[3684:3682]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3236:3234] : fields[2788:2786]) : (thi[45] ? fields[2340:2338] : fields[1892:1890])) : (thi[46] ? (thi[45] ? fields[1444:1442] : fields[996:994]) : (thi[45] ? fields[548:546] : fields[100:98]))));
+        read[68:66] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[6876:6874] : fields[6428:6426]) : (thi[45] ? fields[5980:5978] : fields[5532:5530])) : (thi[46] ? (thi[45] ? fields[5084:5082] : fields[4636:4634]) : (thi[45] ? fields[4188:4186] : fields[3740:3738]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3292:3290] : fields[2844:2842]) : (thi[45] ? fields[2396:2394] : fields[1948:1946])) : (thi[46] ? (thi[45] ? fields[1500:1498] : fields[1052:1050]) : (thi[45] ? fields[604:602] : fields[156:154]))));
+        read[92:90] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[6932:6930] : fields[6484:6482]) : (thi[45] ? fields[6036:6034] : fields[5588:5586])) : (thi[46] ? (thi[45] ? fields[5140:5138] : fields[4692:4690]) : (thi[45] ? fields[4244:4242] : fields[3796:3794]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3348:3346] : fields[2900:2898]) : (thi[45] ? fields[2452:2450] : fields[2004:2002])) : (thi[46] ? (thi[45] ? fields[1556:1554] : fields[1108:1106]) : (thi[45] ? fields[660:658] : fields[212:210]))));
+        read[116:114] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[6988:6986] : fields[6540:6538]) : (thi[45] ? fields[6092:6090] : fields[5644:5642])) : (thi[46] ? (thi[45] ? fields[5196:5194] : fields[4748:4746]) : (thi[45] ? fields[4300:4298] : fields[3852:3850]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3404:3402] : fields[2956:2954]) : (thi[45] ? fields[2508:2506] : fields[2060:2058])) : (thi[46] ? (thi[45] ? fields[1612:1610] : fields[1164:1162]) : (thi[45] ? fields[716:714] : fields[268:266]))));
+        read[140:138] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[7044:7042] : fields[6596:6594]) : (thi[45] ? fields[6148:6146] : fields[5700:5698])) : (thi[46] ? (thi[45] ? fields[5252:5250] : fields[4804:4802]) : (thi[45] ? fields[4356:4354] : fields[3908:3906]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3460:3458] : fields[3012:3010]) : (thi[45] ? fields[2564:2562] : fields[2116:2114])) : (thi[46] ? (thi[45] ? fields[1668:1666] : fields[1220:1218]) : (thi[45] ? fields[772:770] : fields[324:322]))));
+        read[164:162] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[7100:7098] : fields[6652:6650]) : (thi[45] ? fields[6204:6202] : fields[5756:5754])) : (thi[46] ? (thi[45] ? fields[5308:5306] : fields[4860:4858]) : (thi[45] ? fields[4412:4410] : fields[3964:3962]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3516:3514] : fields[3068:3066]) : (thi[45] ? fields[2620:2618] : fields[2172:2170])) : (thi[46] ? (thi[45] ? fields[1724:1722] : fields[1276:1274]) : (thi[45] ? fields[828:826] : fields[380:378]))));
+        read[188:186] = (thi[48] ? (thi[47] ? (thi[46] ? (thi[45] ? fields[7156:7154] : fields[6708:6706]) : (thi[45] ? fields[6260:6258] : fields[5812:5810])) : (thi[46] ? (thi[45] ? fields[5364:5362] : fields[4916:4914]) : (thi[45] ? fields[4468:4466] : fields[4020:4018]))) : (thi[47] ? (thi[46] ? (thi[45] ? fields[3572:3570] : fields[3124:3122]) : (thi[45] ? fields[2676:2674] : fields[2228:2226])) : (thi[46] ? (thi[45] ? fields[1780:1778] : fields[1332:1330]) : (thi[45] ? fields[884:882] : fields[436:434]))));
+        read[23:21] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[6771:6769] : fields[6323:6321]) : (thi[52] ? fields[5875:5873] : fields[5427:5425])) : (thi[53] ? (thi[52] ? fields[4979:4977] : fields[4531:4529]) : (thi[52] ? fields[4083:4081] : fields[3635:3633]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3187:3185] : fields[2739:2737]) : (thi[52] ? fields[2291:2289] : fields[1843:1841])) : (thi[53] ? (thi[52] ? fields[1395:1393] : fields[947:945]) : (thi[52] ? fields[499:497] : fields[51:49]))));
+        read[47:45] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[6827:6825] : fields[6379:6377]) : (thi[52] ? fields[5931:5929] : fields[5483:5481])) : (thi[53] ? (thi[52] ? fields[5035:5033] : fields[4587:4585]) : (thi[52] ? fields[4139:4137] : fields[3691:3689]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3243:3241] : fields[2795:2793]) : (thi[52] ? fields[2347:2345] : fields[1899:1897])) : (thi[53] ? (thi[52] ? fields[1451:1449] : fields[1003:1001]) : (thi[52] ? fields[555:553] : fields[107:105]))));
+        read[71:69] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[6883:6881] : fields[6435:6433]) : (thi[52] ? fields[5987:5985] : fields[5539:5537])) : (thi[53] ? (thi[52] ? fields[5091:5089] : fields[4643:4641]) : (thi[52] ? fields[4195:4193] : fields[3747:3745]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3299:3297] : fields[2851:2849]) : (thi[52] ? fields[2403:2401] : fields[1955:1953])) : (thi[53] ? (thi[52] ? fields[1507:1505] : fields[1059:1057]) : (thi[52] ? fields[611:609] : fields[163:161]))));
+        read[95:93] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[6939:6937] : fields[6491:6489]) : (thi[52] ? fields[6043:6041] : fields[5595:5593])) : (thi[53] ? (thi[52] ? fields[5147:5145] : fields[4699:4697]) : (thi[52] ? fields[4251:4249] : fields[3803:3801]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3355:3353] : fields[2907:2905]) : (thi[52] ? fields[2459:2457] : fields[2011:2009])) : (thi[53] ? (thi[52] ? fields[1563:1561] : fields[1115:1113]) : (thi[52] ? fields[667:665] : fields[219:217]))));
+        read[119:117] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[6995:6993] : fields[6547:6545]) : (thi[52] ? fields[6099:6097] : fields[5651:5649])) : (thi[53] ? (thi[52] ? fields[5203:5201] : fields[4755:4753]) : (thi[52] ? fields[4307:4305] : fields[3859:3857]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3411:3409] : fields[2963:2961]) : (thi[52] ? fields[2515:2513] : fields[2067:2065])) : (thi[53] ? (thi[52] ? fields[1619:1617] : fields[1171:1169]) : (thi[52] ? fields[723:721] : fields[275:273]))));
+        read[143:141] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[7051:7049] : fields[6603:6601]) : (thi[52] ? fields[6155:6153] : fields[5707:5705])) : (thi[53] ? (thi[52] ? fields[5259:5257] : fields[4811:4809]) : (thi[52] ? fields[4363:4361] : fields[3915:3913]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3467:3465] : fields[3019:3017]) : (thi[52] ? fields[2571:2569] : fields[2123:2121])) : (thi[53] ? (thi[52] ? fields[1675:1673] : fields[1227:1225]) : (thi[52] ? fields[779:777] : fields[331:329]))));
+        read[167:165] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[7107:7105] : fields[6659:6657]) : (thi[52] ? fields[6211:6209] : fields[5763:5761])) : (thi[53] ? (thi[52] ? fields[5315:5313] : fields[4867:4865]) : (thi[52] ? fields[4419:4417] : fields[3971:3969]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3523:3521] : fields[3075:3073]) : (thi[52] ? fields[2627:2625] : fields[2179:2177])) : (thi[53] ? (thi[52] ? fields[1731:1729] : fields[1283:1281]) : (thi[52] ? fields[835:833] : fields[387:385]))));
+        read[191:189] = (thi[55] ? (thi[54] ? (thi[53] ? (thi[52] ? fields[7163:7161] : fields[6715:6713]) : (thi[52] ? fields[6267:6265] : fields[5819:5817])) : (thi[53] ? (thi[52] ? fields[5371:5369] : fields[4923:4921]) : (thi[52] ? fields[4475:4473] : fields[4027:4025]))) : (thi[54] ? (thi[53] ? (thi[52] ? fields[3579:3577] : fields[3131:3129]) : (thi[52] ? fields[2683:2681] : fields[2235:2233])) : (thi[53] ? (thi[52] ? fields[1787:1785] : fields[1339:1337]) : (thi[52] ? fields[891:889] : fields[443:441]))));
+    end
+endmodule // crown_barrier_16x8_w8_n1024_p32__rsv_thi_read
 
 
 module crown_barrier_16x8_w8_n1024_p32__s_exp(whole,parts__0,parts__1,parts__2,parts__3,parts__4,parts__5,parts__6,parts__7,parts__8,parts__9,parts__10,parts__11,parts__12,parts__13,parts__14,parts__15,parts__16,parts__17,parts__18,parts__19,parts__20,parts__21,parts__22,parts__23,parts__24,parts__25,parts__26,parts__27,parts__28,parts__29,parts__30,parts__31,parts__32,parts__33,parts__34,parts__35,parts__36,parts__37,parts__38,parts__39,parts__40,parts__41,parts__42,parts__43,parts__44,parts__45,parts__46,parts__47,parts__48,parts__49,parts__50,parts__51,parts__52,parts__53,parts__54,parts__55,parts__56,parts__57,parts__58,parts__59,parts__60,parts__61,parts__62,parts__63,parts__64,parts__65,parts__66,parts__67,parts__68,parts__69,parts__70,parts__71,parts__72,parts__73,parts__74,parts__75,parts__76,parts__77,parts__78,parts__79,parts__80,parts__81,parts__82,parts__83,parts__84,parts__85,parts__86,parts__87,parts__88,parts__89,parts__90,parts__91,parts__92,parts__93,parts__94,parts__95,parts__96,parts__97,parts__98,parts__99,parts__100,parts__101,parts__102,parts__103,parts__104,parts__105,parts__106,parts__107,parts__108,parts__109,parts__110,parts__111,parts__112,parts__113,parts__114,parts__115,parts__116,parts__117,parts__118,parts__119,parts__120,parts__121,parts__122,parts__123,parts__124,parts__125,parts__126,parts__127);
@@ -21628,1037 +20852,12 @@ module crown_barrier_16x8_w8_n1024_p32__s_valid(whole,parts__0,parts__1,parts__2
 endmodule // crown_barrier_16x8_w8_n1024_p32__s_valid
 
 
-module crown_barrier_16x8_w8_n1024_p32__sets(thi,masks);
+module crown_barrier_16x8_w8_n1024_p32__used_pop(x,count);
     
     // Module arguments
-    input wire  [55:0] thi;
-    output reg  [1023:0] masks;
+    input wire  [127:0] x;
+    output reg  [7:0] count;
     
     // Update code (custom)
-    always @(*) begin
-        masks[0] = thi[6:3] == 4'd0;
-        masks[1] = thi[13:10] == 4'd0;
-        masks[2] = thi[20:17] == 4'd0;
-        masks[3] = thi[27:24] == 4'd0;
-        masks[4] = thi[34:31] == 4'd0;
-        masks[5] = thi[41:38] == 4'd0;
-        masks[6] = thi[48:45] == 4'd0;
-        masks[7] = thi[55:52] == 4'd0;
-        masks[8] = thi[6:3] == 4'd0;
-        masks[9] = thi[13:10] == 4'd0;
-        masks[10] = thi[20:17] == 4'd0;
-        masks[11] = thi[27:24] == 4'd0;
-        masks[12] = thi[34:31] == 4'd0;
-        masks[13] = thi[41:38] == 4'd0;
-        masks[14] = thi[48:45] == 4'd0;
-        masks[15] = thi[55:52] == 4'd0;
-        masks[16] = thi[6:3] == 4'd0;
-        masks[17] = thi[13:10] == 4'd0;
-        masks[18] = thi[20:17] == 4'd0;
-        masks[19] = thi[27:24] == 4'd0;
-        masks[20] = thi[34:31] == 4'd0;
-        masks[21] = thi[41:38] == 4'd0;
-        masks[22] = thi[48:45] == 4'd0;
-        masks[23] = thi[55:52] == 4'd0;
-        masks[24] = thi[6:3] == 4'd0;
-        masks[25] = thi[13:10] == 4'd0;
-        masks[26] = thi[20:17] == 4'd0;
-        masks[27] = thi[27:24] == 4'd0;
-        masks[28] = thi[34:31] == 4'd0;
-        masks[29] = thi[41:38] == 4'd0;
-        masks[30] = thi[48:45] == 4'd0;
-        masks[31] = thi[55:52] == 4'd0;
-        masks[32] = thi[6:3] == 4'd0;
-        masks[33] = thi[13:10] == 4'd0;
-        masks[34] = thi[20:17] == 4'd0;
-        masks[35] = thi[27:24] == 4'd0;
-        masks[36] = thi[34:31] == 4'd0;
-        masks[37] = thi[41:38] == 4'd0;
-        masks[38] = thi[48:45] == 4'd0;
-        masks[39] = thi[55:52] == 4'd0;
-        masks[40] = thi[6:3] == 4'd0;
-        masks[41] = thi[13:10] == 4'd0;
-        masks[42] = thi[20:17] == 4'd0;
-        masks[43] = thi[27:24] == 4'd0;
-        masks[44] = thi[34:31] == 4'd0;
-        masks[45] = thi[41:38] == 4'd0;
-        masks[46] = thi[48:45] == 4'd0;
-        masks[47] = thi[55:52] == 4'd0;
-        masks[48] = thi[6:3] == 4'd0;
-        masks[49] = thi[13:10] == 4'd0;
-        masks[50] = thi[20:17] == 4'd0;
-        masks[51] = thi[27:24] == 4'd0;
-        masks[52] = thi[34:31] == 4'd0;
-        masks[53] = thi[41:38] == 4'd0;
-        masks[54] = thi[48:45] == 4'd0;
-        masks[55] = thi[55:52] == 4'd0;
-        masks[56] = thi[6:3] == 4'd0;
-        masks[57] = thi[13:10] == 4'd0;
-        masks[58] = thi[20:17] == 4'd0;
-        masks[59] = thi[27:24] == 4'd0;
-        masks[60] = thi[34:31] == 4'd0;
-        masks[61] = thi[41:38] == 4'd0;
-        masks[62] = thi[48:45] == 4'd0;
-        masks[63] = thi[55:52] == 4'd0;
-        masks[64] = thi[6:3] == 4'd1;
-        masks[65] = thi[13:10] == 4'd1;
-        masks[66] = thi[20:17] == 4'd1;
-        masks[67] = thi[27:24] == 4'd1;
-        masks[68] = thi[34:31] == 4'd1;
-        masks[69] = thi[41:38] == 4'd1;
-        masks[70] = thi[48:45] == 4'd1;
-        masks[71] = thi[55:52] == 4'd1;
-        masks[72] = thi[6:3] == 4'd1;
-        masks[73] = thi[13:10] == 4'd1;
-        masks[74] = thi[20:17] == 4'd1;
-        masks[75] = thi[27:24] == 4'd1;
-        masks[76] = thi[34:31] == 4'd1;
-        masks[77] = thi[41:38] == 4'd1;
-        masks[78] = thi[48:45] == 4'd1;
-        masks[79] = thi[55:52] == 4'd1;
-        masks[80] = thi[6:3] == 4'd1;
-        masks[81] = thi[13:10] == 4'd1;
-        masks[82] = thi[20:17] == 4'd1;
-        masks[83] = thi[27:24] == 4'd1;
-        masks[84] = thi[34:31] == 4'd1;
-        masks[85] = thi[41:38] == 4'd1;
-        masks[86] = thi[48:45] == 4'd1;
-        masks[87] = thi[55:52] == 4'd1;
-        masks[88] = thi[6:3] == 4'd1;
-        masks[89] = thi[13:10] == 4'd1;
-        masks[90] = thi[20:17] == 4'd1;
-        masks[91] = thi[27:24] == 4'd1;
-        masks[92] = thi[34:31] == 4'd1;
-        masks[93] = thi[41:38] == 4'd1;
-        masks[94] = thi[48:45] == 4'd1;
-        masks[95] = thi[55:52] == 4'd1;
-        masks[96] = thi[6:3] == 4'd1;
-        masks[97] = thi[13:10] == 4'd1;
-        masks[98] = thi[20:17] == 4'd1;
-        masks[99] = thi[27:24] == 4'd1;
-        masks[100] = thi[34:31] == 4'd1;
-        masks[101] = thi[41:38] == 4'd1;
-        masks[102] = thi[48:45] == 4'd1;
-        masks[103] = thi[55:52] == 4'd1;
-        masks[104] = thi[6:3] == 4'd1;
-        masks[105] = thi[13:10] == 4'd1;
-        masks[106] = thi[20:17] == 4'd1;
-        masks[107] = thi[27:24] == 4'd1;
-        masks[108] = thi[34:31] == 4'd1;
-        masks[109] = thi[41:38] == 4'd1;
-        masks[110] = thi[48:45] == 4'd1;
-        masks[111] = thi[55:52] == 4'd1;
-        masks[112] = thi[6:3] == 4'd1;
-        masks[113] = thi[13:10] == 4'd1;
-        masks[114] = thi[20:17] == 4'd1;
-        masks[115] = thi[27:24] == 4'd1;
-        masks[116] = thi[34:31] == 4'd1;
-        masks[117] = thi[41:38] == 4'd1;
-        masks[118] = thi[48:45] == 4'd1;
-        masks[119] = thi[55:52] == 4'd1;
-        masks[120] = thi[6:3] == 4'd1;
-        masks[121] = thi[13:10] == 4'd1;
-        masks[122] = thi[20:17] == 4'd1;
-        masks[123] = thi[27:24] == 4'd1;
-        masks[124] = thi[34:31] == 4'd1;
-        masks[125] = thi[41:38] == 4'd1;
-        masks[126] = thi[48:45] == 4'd1;
-        masks[127] = thi[55:52] == 4'd1;
-        masks[128] = thi[6:3] == 4'd2;
-        masks[129] = thi[13:10] == 4'd2;
-        masks[130] = thi[20:17] == 4'd2;
-        masks[131] = thi[27:24] == 4'd2;
-        masks[132] = thi[34:31] == 4'd2;
-        masks[133] = thi[41:38] == 4'd2;
-        masks[134] = thi[48:45] == 4'd2;
-        masks[135] = thi[55:52] == 4'd2;
-        masks[136] = thi[6:3] == 4'd2;
-        masks[137] = thi[13:10] == 4'd2;
-        masks[138] = thi[20:17] == 4'd2;
-        masks[139] = thi[27:24] == 4'd2;
-        masks[140] = thi[34:31] == 4'd2;
-        masks[141] = thi[41:38] == 4'd2;
-        masks[142] = thi[48:45] == 4'd2;
-        masks[143] = thi[55:52] == 4'd2;
-        masks[144] = thi[6:3] == 4'd2;
-        masks[145] = thi[13:10] == 4'd2;
-        masks[146] = thi[20:17] == 4'd2;
-        masks[147] = thi[27:24] == 4'd2;
-        masks[148] = thi[34:31] == 4'd2;
-        masks[149] = thi[41:38] == 4'd2;
-        masks[150] = thi[48:45] == 4'd2;
-        masks[151] = thi[55:52] == 4'd2;
-        masks[152] = thi[6:3] == 4'd2;
-        masks[153] = thi[13:10] == 4'd2;
-        masks[154] = thi[20:17] == 4'd2;
-        masks[155] = thi[27:24] == 4'd2;
-        masks[156] = thi[34:31] == 4'd2;
-        masks[157] = thi[41:38] == 4'd2;
-        masks[158] = thi[48:45] == 4'd2;
-        masks[159] = thi[55:52] == 4'd2;
-        masks[160] = thi[6:3] == 4'd2;
-        masks[161] = thi[13:10] == 4'd2;
-        masks[162] = thi[20:17] == 4'd2;
-        masks[163] = thi[27:24] == 4'd2;
-        masks[164] = thi[34:31] == 4'd2;
-        masks[165] = thi[41:38] == 4'd2;
-        masks[166] = thi[48:45] == 4'd2;
-        masks[167] = thi[55:52] == 4'd2;
-        masks[168] = thi[6:3] == 4'd2;
-        masks[169] = thi[13:10] == 4'd2;
-        masks[170] = thi[20:17] == 4'd2;
-        masks[171] = thi[27:24] == 4'd2;
-        masks[172] = thi[34:31] == 4'd2;
-        masks[173] = thi[41:38] == 4'd2;
-        masks[174] = thi[48:45] == 4'd2;
-        masks[175] = thi[55:52] == 4'd2;
-        masks[176] = thi[6:3] == 4'd2;
-        masks[177] = thi[13:10] == 4'd2;
-        masks[178] = thi[20:17] == 4'd2;
-        masks[179] = thi[27:24] == 4'd2;
-        masks[180] = thi[34:31] == 4'd2;
-        masks[181] = thi[41:38] == 4'd2;
-        masks[182] = thi[48:45] == 4'd2;
-        masks[183] = thi[55:52] == 4'd2;
-        masks[184] = thi[6:3] == 4'd2;
-        masks[185] = thi[13:10] == 4'd2;
-        masks[186] = thi[20:17] == 4'd2;
-        masks[187] = thi[27:24] == 4'd2;
-        masks[188] = thi[34:31] == 4'd2;
-        masks[189] = thi[41:38] == 4'd2;
-        masks[190] = thi[48:45] == 4'd2;
-        masks[191] = thi[55:52] == 4'd2;
-        masks[192] = thi[6:3] == 4'd3;
-        masks[193] = thi[13:10] == 4'd3;
-        masks[194] = thi[20:17] == 4'd3;
-        masks[195] = thi[27:24] == 4'd3;
-        masks[196] = thi[34:31] == 4'd3;
-        masks[197] = thi[41:38] == 4'd3;
-        masks[198] = thi[48:45] == 4'd3;
-        masks[199] = thi[55:52] == 4'd3;
-        masks[200] = thi[6:3] == 4'd3;
-        masks[201] = thi[13:10] == 4'd3;
-        masks[202] = thi[20:17] == 4'd3;
-        masks[203] = thi[27:24] == 4'd3;
-        masks[204] = thi[34:31] == 4'd3;
-        masks[205] = thi[41:38] == 4'd3;
-        masks[206] = thi[48:45] == 4'd3;
-        masks[207] = thi[55:52] == 4'd3;
-        masks[208] = thi[6:3] == 4'd3;
-        masks[209] = thi[13:10] == 4'd3;
-        masks[210] = thi[20:17] == 4'd3;
-        masks[211] = thi[27:24] == 4'd3;
-        masks[212] = thi[34:31] == 4'd3;
-        masks[213] = thi[41:38] == 4'd3;
-        masks[214] = thi[48:45] == 4'd3;
-        masks[215] = thi[55:52] == 4'd3;
-        masks[216] = thi[6:3] == 4'd3;
-        masks[217] = thi[13:10] == 4'd3;
-        masks[218] = thi[20:17] == 4'd3;
-        masks[219] = thi[27:24] == 4'd3;
-        masks[220] = thi[34:31] == 4'd3;
-        masks[221] = thi[41:38] == 4'd3;
-        masks[222] = thi[48:45] == 4'd3;
-        masks[223] = thi[55:52] == 4'd3;
-        masks[224] = thi[6:3] == 4'd3;
-        masks[225] = thi[13:10] == 4'd3;
-        masks[226] = thi[20:17] == 4'd3;
-        masks[227] = thi[27:24] == 4'd3;
-        masks[228] = thi[34:31] == 4'd3;
-        masks[229] = thi[41:38] == 4'd3;
-        masks[230] = thi[48:45] == 4'd3;
-        masks[231] = thi[55:52] == 4'd3;
-        masks[232] = thi[6:3] == 4'd3;
-        masks[233] = thi[13:10] == 4'd3;
-        masks[234] = thi[20:17] == 4'd3;
-        masks[235] = thi[27:24] == 4'd3;
-        masks[236] = thi[34:31] == 4'd3;
-        masks[237] = thi[41:38] == 4'd3;
-        masks[238] = thi[48:45] == 4'd3;
-        masks[239] = thi[55:52] == 4'd3;
-        masks[240] = thi[6:3] == 4'd3;
-        masks[241] = thi[13:10] == 4'd3;
-        masks[242] = thi[20:17] == 4'd3;
-        masks[243] = thi[27:24] == 4'd3;
-        masks[244] = thi[34:31] == 4'd3;
-        masks[245] = thi[41:38] == 4'd3;
-        masks[246] = thi[48:45] == 4'd3;
-        masks[247] = thi[55:52] == 4'd3;
-        masks[248] = thi[6:3] == 4'd3;
-        masks[249] = thi[13:10] == 4'd3;
-        masks[250] = thi[20:17] == 4'd3;
-        masks[251] = thi[27:24] == 4'd3;
-        masks[252] = thi[34:31] == 4'd3;
-        masks[253] = thi[41:38] == 4'd3;
-        masks[254] = thi[48:45] == 4'd3;
-        masks[255] = thi[55:52] == 4'd3;
-        masks[256] = thi[6:3] == 4'd4;
-        masks[257] = thi[13:10] == 4'd4;
-        masks[258] = thi[20:17] == 4'd4;
-        masks[259] = thi[27:24] == 4'd4;
-        masks[260] = thi[34:31] == 4'd4;
-        masks[261] = thi[41:38] == 4'd4;
-        masks[262] = thi[48:45] == 4'd4;
-        masks[263] = thi[55:52] == 4'd4;
-        masks[264] = thi[6:3] == 4'd4;
-        masks[265] = thi[13:10] == 4'd4;
-        masks[266] = thi[20:17] == 4'd4;
-        masks[267] = thi[27:24] == 4'd4;
-        masks[268] = thi[34:31] == 4'd4;
-        masks[269] = thi[41:38] == 4'd4;
-        masks[270] = thi[48:45] == 4'd4;
-        masks[271] = thi[55:52] == 4'd4;
-        masks[272] = thi[6:3] == 4'd4;
-        masks[273] = thi[13:10] == 4'd4;
-        masks[274] = thi[20:17] == 4'd4;
-        masks[275] = thi[27:24] == 4'd4;
-        masks[276] = thi[34:31] == 4'd4;
-        masks[277] = thi[41:38] == 4'd4;
-        masks[278] = thi[48:45] == 4'd4;
-        masks[279] = thi[55:52] == 4'd4;
-        masks[280] = thi[6:3] == 4'd4;
-        masks[281] = thi[13:10] == 4'd4;
-        masks[282] = thi[20:17] == 4'd4;
-        masks[283] = thi[27:24] == 4'd4;
-        masks[284] = thi[34:31] == 4'd4;
-        masks[285] = thi[41:38] == 4'd4;
-        masks[286] = thi[48:45] == 4'd4;
-        masks[287] = thi[55:52] == 4'd4;
-        masks[288] = thi[6:3] == 4'd4;
-        masks[289] = thi[13:10] == 4'd4;
-        masks[290] = thi[20:17] == 4'd4;
-        masks[291] = thi[27:24] == 4'd4;
-        masks[292] = thi[34:31] == 4'd4;
-        masks[293] = thi[41:38] == 4'd4;
-        masks[294] = thi[48:45] == 4'd4;
-        masks[295] = thi[55:52] == 4'd4;
-        masks[296] = thi[6:3] == 4'd4;
-        masks[297] = thi[13:10] == 4'd4;
-        masks[298] = thi[20:17] == 4'd4;
-        masks[299] = thi[27:24] == 4'd4;
-        masks[300] = thi[34:31] == 4'd4;
-        masks[301] = thi[41:38] == 4'd4;
-        masks[302] = thi[48:45] == 4'd4;
-        masks[303] = thi[55:52] == 4'd4;
-        masks[304] = thi[6:3] == 4'd4;
-        masks[305] = thi[13:10] == 4'd4;
-        masks[306] = thi[20:17] == 4'd4;
-        masks[307] = thi[27:24] == 4'd4;
-        masks[308] = thi[34:31] == 4'd4;
-        masks[309] = thi[41:38] == 4'd4;
-        masks[310] = thi[48:45] == 4'd4;
-        masks[311] = thi[55:52] == 4'd4;
-        masks[312] = thi[6:3] == 4'd4;
-        masks[313] = thi[13:10] == 4'd4;
-        masks[314] = thi[20:17] == 4'd4;
-        masks[315] = thi[27:24] == 4'd4;
-        masks[316] = thi[34:31] == 4'd4;
-        masks[317] = thi[41:38] == 4'd4;
-        masks[318] = thi[48:45] == 4'd4;
-        masks[319] = thi[55:52] == 4'd4;
-        masks[320] = thi[6:3] == 4'd5;
-        masks[321] = thi[13:10] == 4'd5;
-        masks[322] = thi[20:17] == 4'd5;
-        masks[323] = thi[27:24] == 4'd5;
-        masks[324] = thi[34:31] == 4'd5;
-        masks[325] = thi[41:38] == 4'd5;
-        masks[326] = thi[48:45] == 4'd5;
-        masks[327] = thi[55:52] == 4'd5;
-        masks[328] = thi[6:3] == 4'd5;
-        masks[329] = thi[13:10] == 4'd5;
-        masks[330] = thi[20:17] == 4'd5;
-        masks[331] = thi[27:24] == 4'd5;
-        masks[332] = thi[34:31] == 4'd5;
-        masks[333] = thi[41:38] == 4'd5;
-        masks[334] = thi[48:45] == 4'd5;
-        masks[335] = thi[55:52] == 4'd5;
-        masks[336] = thi[6:3] == 4'd5;
-        masks[337] = thi[13:10] == 4'd5;
-        masks[338] = thi[20:17] == 4'd5;
-        masks[339] = thi[27:24] == 4'd5;
-        masks[340] = thi[34:31] == 4'd5;
-        masks[341] = thi[41:38] == 4'd5;
-        masks[342] = thi[48:45] == 4'd5;
-        masks[343] = thi[55:52] == 4'd5;
-        masks[344] = thi[6:3] == 4'd5;
-        masks[345] = thi[13:10] == 4'd5;
-        masks[346] = thi[20:17] == 4'd5;
-        masks[347] = thi[27:24] == 4'd5;
-        masks[348] = thi[34:31] == 4'd5;
-        masks[349] = thi[41:38] == 4'd5;
-        masks[350] = thi[48:45] == 4'd5;
-        masks[351] = thi[55:52] == 4'd5;
-        masks[352] = thi[6:3] == 4'd5;
-        masks[353] = thi[13:10] == 4'd5;
-        masks[354] = thi[20:17] == 4'd5;
-        masks[355] = thi[27:24] == 4'd5;
-        masks[356] = thi[34:31] == 4'd5;
-        masks[357] = thi[41:38] == 4'd5;
-        masks[358] = thi[48:45] == 4'd5;
-        masks[359] = thi[55:52] == 4'd5;
-        masks[360] = thi[6:3] == 4'd5;
-        masks[361] = thi[13:10] == 4'd5;
-        masks[362] = thi[20:17] == 4'd5;
-        masks[363] = thi[27:24] == 4'd5;
-        masks[364] = thi[34:31] == 4'd5;
-        masks[365] = thi[41:38] == 4'd5;
-        masks[366] = thi[48:45] == 4'd5;
-        masks[367] = thi[55:52] == 4'd5;
-        masks[368] = thi[6:3] == 4'd5;
-        masks[369] = thi[13:10] == 4'd5;
-        masks[370] = thi[20:17] == 4'd5;
-        masks[371] = thi[27:24] == 4'd5;
-        masks[372] = thi[34:31] == 4'd5;
-        masks[373] = thi[41:38] == 4'd5;
-        masks[374] = thi[48:45] == 4'd5;
-        masks[375] = thi[55:52] == 4'd5;
-        masks[376] = thi[6:3] == 4'd5;
-        masks[377] = thi[13:10] == 4'd5;
-        masks[378] = thi[20:17] == 4'd5;
-        masks[379] = thi[27:24] == 4'd5;
-        masks[380] = thi[34:31] == 4'd5;
-        masks[381] = thi[41:38] == 4'd5;
-        masks[382] = thi[48:45] == 4'd5;
-        masks[383] = thi[55:52] == 4'd5;
-        masks[384] = thi[6:3] == 4'd6;
-        masks[385] = thi[13:10] == 4'd6;
-        masks[386] = thi[20:17] == 4'd6;
-        masks[387] = thi[27:24] == 4'd6;
-        masks[388] = thi[34:31] == 4'd6;
-        masks[389] = thi[41:38] == 4'd6;
-        masks[390] = thi[48:45] == 4'd6;
-        masks[391] = thi[55:52] == 4'd6;
-        masks[392] = thi[6:3] == 4'd6;
-        masks[393] = thi[13:10] == 4'd6;
-        masks[394] = thi[20:17] == 4'd6;
-        masks[395] = thi[27:24] == 4'd6;
-        masks[396] = thi[34:31] == 4'd6;
-        masks[397] = thi[41:38] == 4'd6;
-        masks[398] = thi[48:45] == 4'd6;
-        masks[399] = thi[55:52] == 4'd6;
-        masks[400] = thi[6:3] == 4'd6;
-        masks[401] = thi[13:10] == 4'd6;
-        masks[402] = thi[20:17] == 4'd6;
-        masks[403] = thi[27:24] == 4'd6;
-        masks[404] = thi[34:31] == 4'd6;
-        masks[405] = thi[41:38] == 4'd6;
-        masks[406] = thi[48:45] == 4'd6;
-        masks[407] = thi[55:52] == 4'd6;
-        masks[408] = thi[6:3] == 4'd6;
-        masks[409] = thi[13:10] == 4'd6;
-        masks[410] = thi[20:17] == 4'd6;
-        masks[411] = thi[27:24] == 4'd6;
-        masks[412] = thi[34:31] == 4'd6;
-        masks[413] = thi[41:38] == 4'd6;
-        masks[414] = thi[48:45] == 4'd6;
-        masks[415] = thi[55:52] == 4'd6;
-        masks[416] = thi[6:3] == 4'd6;
-        masks[417] = thi[13:10] == 4'd6;
-        masks[418] = thi[20:17] == 4'd6;
-        masks[419] = thi[27:24] == 4'd6;
-        masks[420] = thi[34:31] == 4'd6;
-        masks[421] = thi[41:38] == 4'd6;
-        masks[422] = thi[48:45] == 4'd6;
-        masks[423] = thi[55:52] == 4'd6;
-        masks[424] = thi[6:3] == 4'd6;
-        masks[425] = thi[13:10] == 4'd6;
-        masks[426] = thi[20:17] == 4'd6;
-        masks[427] = thi[27:24] == 4'd6;
-        masks[428] = thi[34:31] == 4'd6;
-        masks[429] = thi[41:38] == 4'd6;
-        masks[430] = thi[48:45] == 4'd6;
-        masks[431] = thi[55:52] == 4'd6;
-        masks[432] = thi[6:3] == 4'd6;
-        masks[433] = thi[13:10] == 4'd6;
-        masks[434] = thi[20:17] == 4'd6;
-        masks[435] = thi[27:24] == 4'd6;
-        masks[436] = thi[34:31] == 4'd6;
-        masks[437] = thi[41:38] == 4'd6;
-        masks[438] = thi[48:45] == 4'd6;
-        masks[439] = thi[55:52] == 4'd6;
-        masks[440] = thi[6:3] == 4'd6;
-        masks[441] = thi[13:10] == 4'd6;
-        masks[442] = thi[20:17] == 4'd6;
-        masks[443] = thi[27:24] == 4'd6;
-        masks[444] = thi[34:31] == 4'd6;
-        masks[445] = thi[41:38] == 4'd6;
-        masks[446] = thi[48:45] == 4'd6;
-        masks[447] = thi[55:52] == 4'd6;
-        masks[448] = thi[6:3] == 4'd7;
-        masks[449] = thi[13:10] == 4'd7;
-        masks[450] = thi[20:17] == 4'd7;
-        masks[451] = thi[27:24] == 4'd7;
-        masks[452] = thi[34:31] == 4'd7;
-        masks[453] = thi[41:38] == 4'd7;
-        masks[454] = thi[48:45] == 4'd7;
-        masks[455] = thi[55:52] == 4'd7;
-        masks[456] = thi[6:3] == 4'd7;
-        masks[457] = thi[13:10] == 4'd7;
-        masks[458] = thi[20:17] == 4'd7;
-        masks[459] = thi[27:24] == 4'd7;
-        masks[460] = thi[34:31] == 4'd7;
-        masks[461] = thi[41:38] == 4'd7;
-        masks[462] = thi[48:45] == 4'd7;
-        masks[463] = thi[55:52] == 4'd7;
-        masks[464] = thi[6:3] == 4'd7;
-        masks[465] = thi[13:10] == 4'd7;
-        masks[466] = thi[20:17] == 4'd7;
-        masks[467] = thi[27:24] == 4'd7;
-        masks[468] = thi[34:31] == 4'd7;
-        masks[469] = thi[41:38] == 4'd7;
-        masks[470] = thi[48:45] == 4'd7;
-        masks[471] = thi[55:52] == 4'd7;
-        masks[472] = thi[6:3] == 4'd7;
-        masks[473] = thi[13:10] == 4'd7;
-        masks[474] = thi[20:17] == 4'd7;
-        masks[475] = thi[27:24] == 4'd7;
-        masks[476] = thi[34:31] == 4'd7;
-        masks[477] = thi[41:38] == 4'd7;
-        masks[478] = thi[48:45] == 4'd7;
-        masks[479] = thi[55:52] == 4'd7;
-        masks[480] = thi[6:3] == 4'd7;
-        masks[481] = thi[13:10] == 4'd7;
-        masks[482] = thi[20:17] == 4'd7;
-        masks[483] = thi[27:24] == 4'd7;
-        masks[484] = thi[34:31] == 4'd7;
-        masks[485] = thi[41:38] == 4'd7;
-        masks[486] = thi[48:45] == 4'd7;
-        masks[487] = thi[55:52] == 4'd7;
-        masks[488] = thi[6:3] == 4'd7;
-        masks[489] = thi[13:10] == 4'd7;
-        masks[490] = thi[20:17] == 4'd7;
-        masks[491] = thi[27:24] == 4'd7;
-        masks[492] = thi[34:31] == 4'd7;
-        masks[493] = thi[41:38] == 4'd7;
-        masks[494] = thi[48:45] == 4'd7;
-        masks[495] = thi[55:52] == 4'd7;
-        masks[496] = thi[6:3] == 4'd7;
-        masks[497] = thi[13:10] == 4'd7;
-        masks[498] = thi[20:17] == 4'd7;
-        masks[499] = thi[27:24] == 4'd7;
-        masks[500] = thi[34:31] == 4'd7;
-        masks[501] = thi[41:38] == 4'd7;
-        masks[502] = thi[48:45] == 4'd7;
-        masks[503] = thi[55:52] == 4'd7;
-        masks[504] = thi[6:3] == 4'd7;
-        masks[505] = thi[13:10] == 4'd7;
-        masks[506] = thi[20:17] == 4'd7;
-        masks[507] = thi[27:24] == 4'd7;
-        masks[508] = thi[34:31] == 4'd7;
-        masks[509] = thi[41:38] == 4'd7;
-        masks[510] = thi[48:45] == 4'd7;
-        masks[511] = thi[55:52] == 4'd7;
-        masks[512] = thi[6:3] == 4'd8;
-        masks[513] = thi[13:10] == 4'd8;
-        masks[514] = thi[20:17] == 4'd8;
-        masks[515] = thi[27:24] == 4'd8;
-        masks[516] = thi[34:31] == 4'd8;
-        masks[517] = thi[41:38] == 4'd8;
-        masks[518] = thi[48:45] == 4'd8;
-        masks[519] = thi[55:52] == 4'd8;
-        masks[520] = thi[6:3] == 4'd8;
-        masks[521] = thi[13:10] == 4'd8;
-        masks[522] = thi[20:17] == 4'd8;
-        masks[523] = thi[27:24] == 4'd8;
-        masks[524] = thi[34:31] == 4'd8;
-        masks[525] = thi[41:38] == 4'd8;
-        masks[526] = thi[48:45] == 4'd8;
-        masks[527] = thi[55:52] == 4'd8;
-        masks[528] = thi[6:3] == 4'd8;
-        masks[529] = thi[13:10] == 4'd8;
-        masks[530] = thi[20:17] == 4'd8;
-        masks[531] = thi[27:24] == 4'd8;
-        masks[532] = thi[34:31] == 4'd8;
-        masks[533] = thi[41:38] == 4'd8;
-        masks[534] = thi[48:45] == 4'd8;
-        masks[535] = thi[55:52] == 4'd8;
-        masks[536] = thi[6:3] == 4'd8;
-        masks[537] = thi[13:10] == 4'd8;
-        masks[538] = thi[20:17] == 4'd8;
-        masks[539] = thi[27:24] == 4'd8;
-        masks[540] = thi[34:31] == 4'd8;
-        masks[541] = thi[41:38] == 4'd8;
-        masks[542] = thi[48:45] == 4'd8;
-        masks[543] = thi[55:52] == 4'd8;
-        masks[544] = thi[6:3] == 4'd8;
-        masks[545] = thi[13:10] == 4'd8;
-        masks[546] = thi[20:17] == 4'd8;
-        masks[547] = thi[27:24] == 4'd8;
-        masks[548] = thi[34:31] == 4'd8;
-        masks[549] = thi[41:38] == 4'd8;
-        masks[550] = thi[48:45] == 4'd8;
-        masks[551] = thi[55:52] == 4'd8;
-        masks[552] = thi[6:3] == 4'd8;
-        masks[553] = thi[13:10] == 4'd8;
-        masks[554] = thi[20:17] == 4'd8;
-        masks[555] = thi[27:24] == 4'd8;
-        masks[556] = thi[34:31] == 4'd8;
-        masks[557] = thi[41:38] == 4'd8;
-        masks[558] = thi[48:45] == 4'd8;
-        masks[559] = thi[55:52] == 4'd8;
-        masks[560] = thi[6:3] == 4'd8;
-        masks[561] = thi[13:10] == 4'd8;
-        masks[562] = thi[20:17] == 4'd8;
-        masks[563] = thi[27:24] == 4'd8;
-        masks[564] = thi[34:31] == 4'd8;
-        masks[565] = thi[41:38] == 4'd8;
-        masks[566] = thi[48:45] == 4'd8;
-        masks[567] = thi[55:52] == 4'd8;
-        masks[568] = thi[6:3] == 4'd8;
-        masks[569] = thi[13:10] == 4'd8;
-        masks[570] = thi[20:17] == 4'd8;
-        masks[571] = thi[27:24] == 4'd8;
-        masks[572] = thi[34:31] == 4'd8;
-        masks[573] = thi[41:38] == 4'd8;
-        masks[574] = thi[48:45] == 4'd8;
-        masks[575] = thi[55:52] == 4'd8;
-        masks[576] = thi[6:3] == 4'd9;
-        masks[577] = thi[13:10] == 4'd9;
-        masks[578] = thi[20:17] == 4'd9;
-        masks[579] = thi[27:24] == 4'd9;
-        masks[580] = thi[34:31] == 4'd9;
-        masks[581] = thi[41:38] == 4'd9;
-        masks[582] = thi[48:45] == 4'd9;
-        masks[583] = thi[55:52] == 4'd9;
-        masks[584] = thi[6:3] == 4'd9;
-        masks[585] = thi[13:10] == 4'd9;
-        masks[586] = thi[20:17] == 4'd9;
-        masks[587] = thi[27:24] == 4'd9;
-        masks[588] = thi[34:31] == 4'd9;
-        masks[589] = thi[41:38] == 4'd9;
-        masks[590] = thi[48:45] == 4'd9;
-        masks[591] = thi[55:52] == 4'd9;
-        masks[592] = thi[6:3] == 4'd9;
-        masks[593] = thi[13:10] == 4'd9;
-        masks[594] = thi[20:17] == 4'd9;
-        masks[595] = thi[27:24] == 4'd9;
-        masks[596] = thi[34:31] == 4'd9;
-        masks[597] = thi[41:38] == 4'd9;
-        masks[598] = thi[48:45] == 4'd9;
-        masks[599] = thi[55:52] == 4'd9;
-        masks[600] = thi[6:3] == 4'd9;
-        masks[601] = thi[13:10] == 4'd9;
-        masks[602] = thi[20:17] == 4'd9;
-        masks[603] = thi[27:24] == 4'd9;
-        masks[604] = thi[34:31] == 4'd9;
-        masks[605] = thi[41:38] == 4'd9;
-        masks[606] = thi[48:45] == 4'd9;
-        masks[607] = thi[55:52] == 4'd9;
-        masks[608] = thi[6:3] == 4'd9;
-        masks[609] = thi[13:10] == 4'd9;
-        masks[610] = thi[20:17] == 4'd9;
-        masks[611] = thi[27:24] == 4'd9;
-        masks[612] = thi[34:31] == 4'd9;
-        masks[613] = thi[41:38] == 4'd9;
-        masks[614] = thi[48:45] == 4'd9;
-        masks[615] = thi[55:52] == 4'd9;
-        masks[616] = thi[6:3] == 4'd9;
-        masks[617] = thi[13:10] == 4'd9;
-        masks[618] = thi[20:17] == 4'd9;
-        masks[619] = thi[27:24] == 4'd9;
-        masks[620] = thi[34:31] == 4'd9;
-        masks[621] = thi[41:38] == 4'd9;
-        masks[622] = thi[48:45] == 4'd9;
-        masks[623] = thi[55:52] == 4'd9;
-        masks[624] = thi[6:3] == 4'd9;
-        masks[625] = thi[13:10] == 4'd9;
-        masks[626] = thi[20:17] == 4'd9;
-        masks[627] = thi[27:24] == 4'd9;
-        masks[628] = thi[34:31] == 4'd9;
-        masks[629] = thi[41:38] == 4'd9;
-        masks[630] = thi[48:45] == 4'd9;
-        masks[631] = thi[55:52] == 4'd9;
-        masks[632] = thi[6:3] == 4'd9;
-        masks[633] = thi[13:10] == 4'd9;
-        masks[634] = thi[20:17] == 4'd9;
-        masks[635] = thi[27:24] == 4'd9;
-        masks[636] = thi[34:31] == 4'd9;
-        masks[637] = thi[41:38] == 4'd9;
-        masks[638] = thi[48:45] == 4'd9;
-        masks[639] = thi[55:52] == 4'd9;
-        masks[640] = thi[6:3] == 4'd10;
-        masks[641] = thi[13:10] == 4'd10;
-        masks[642] = thi[20:17] == 4'd10;
-        masks[643] = thi[27:24] == 4'd10;
-        masks[644] = thi[34:31] == 4'd10;
-        masks[645] = thi[41:38] == 4'd10;
-        masks[646] = thi[48:45] == 4'd10;
-        masks[647] = thi[55:52] == 4'd10;
-        masks[648] = thi[6:3] == 4'd10;
-        masks[649] = thi[13:10] == 4'd10;
-        masks[650] = thi[20:17] == 4'd10;
-        masks[651] = thi[27:24] == 4'd10;
-        masks[652] = thi[34:31] == 4'd10;
-        masks[653] = thi[41:38] == 4'd10;
-        masks[654] = thi[48:45] == 4'd10;
-        masks[655] = thi[55:52] == 4'd10;
-        masks[656] = thi[6:3] == 4'd10;
-        masks[657] = thi[13:10] == 4'd10;
-        masks[658] = thi[20:17] == 4'd10;
-        masks[659] = thi[27:24] == 4'd10;
-        masks[660] = thi[34:31] == 4'd10;
-        masks[661] = thi[41:38] == 4'd10;
-        masks[662] = thi[48:45] == 4'd10;
-        masks[663] = thi[55:52] == 4'd10;
-        masks[664] = thi[6:3] == 4'd10;
-        masks[665] = thi[13:10] == 4'd10;
-        masks[666] = thi[20:17] == 4'd10;
-        masks[667] = thi[27:24] == 4'd10;
-        masks[668] = thi[34:31] == 4'd10;
-        masks[669] = thi[41:38] == 4'd10;
-        masks[670] = thi[48:45] == 4'd10;
-        masks[671] = thi[55:52] == 4'd10;
-        masks[672] = thi[6:3] == 4'd10;
-        masks[673] = thi[13:10] == 4'd10;
-        masks[674] = thi[20:17] == 4'd10;
-        masks[675] = thi[27:24] == 4'd10;
-        masks[676] = thi[34:31] == 4'd10;
-        masks[677] = thi[41:38] == 4'd10;
-        masks[678] = thi[48:45] == 4'd10;
-        masks[679] = thi[55:52] == 4'd10;
-        masks[680] = thi[6:3] == 4'd10;
-        masks[681] = thi[13:10] == 4'd10;
-        masks[682] = thi[20:17] == 4'd10;
-        masks[683] = thi[27:24] == 4'd10;
-        masks[684] = thi[34:31] == 4'd10;
-        masks[685] = thi[41:38] == 4'd10;
-        masks[686] = thi[48:45] == 4'd10;
-        masks[687] = thi[55:52] == 4'd10;
-        masks[688] = thi[6:3] == 4'd10;
-        masks[689] = thi[13:10] == 4'd10;
-        masks[690] = thi[20:17] == 4'd10;
-        masks[691] = thi[27:24] == 4'd10;
-        masks[692] = thi[34:31] == 4'd10;
-        masks[693] = thi[41:38] == 4'd10;
-        masks[694] = thi[48:45] == 4'd10;
-        masks[695] = thi[55:52] == 4'd10;
-        masks[696] = thi[6:3] == 4'd10;
-        masks[697] = thi[13:10] == 4'd10;
-        masks[698] = thi[20:17] == 4'd10;
-        masks[699] = thi[27:24] == 4'd10;
-        masks[700] = thi[34:31] == 4'd10;
-        masks[701] = thi[41:38] == 4'd10;
-        masks[702] = thi[48:45] == 4'd10;
-        masks[703] = thi[55:52] == 4'd10;
-        masks[704] = thi[6:3] == 4'd11;
-        masks[705] = thi[13:10] == 4'd11;
-        masks[706] = thi[20:17] == 4'd11;
-        masks[707] = thi[27:24] == 4'd11;
-        masks[708] = thi[34:31] == 4'd11;
-        masks[709] = thi[41:38] == 4'd11;
-        masks[710] = thi[48:45] == 4'd11;
-        masks[711] = thi[55:52] == 4'd11;
-        masks[712] = thi[6:3] == 4'd11;
-        masks[713] = thi[13:10] == 4'd11;
-        masks[714] = thi[20:17] == 4'd11;
-        masks[715] = thi[27:24] == 4'd11;
-        masks[716] = thi[34:31] == 4'd11;
-        masks[717] = thi[41:38] == 4'd11;
-        masks[718] = thi[48:45] == 4'd11;
-        masks[719] = thi[55:52] == 4'd11;
-        masks[720] = thi[6:3] == 4'd11;
-        masks[721] = thi[13:10] == 4'd11;
-        masks[722] = thi[20:17] == 4'd11;
-        masks[723] = thi[27:24] == 4'd11;
-        masks[724] = thi[34:31] == 4'd11;
-        masks[725] = thi[41:38] == 4'd11;
-        masks[726] = thi[48:45] == 4'd11;
-        masks[727] = thi[55:52] == 4'd11;
-        masks[728] = thi[6:3] == 4'd11;
-        masks[729] = thi[13:10] == 4'd11;
-        masks[730] = thi[20:17] == 4'd11;
-        masks[731] = thi[27:24] == 4'd11;
-        masks[732] = thi[34:31] == 4'd11;
-        masks[733] = thi[41:38] == 4'd11;
-        masks[734] = thi[48:45] == 4'd11;
-        masks[735] = thi[55:52] == 4'd11;
-        masks[736] = thi[6:3] == 4'd11;
-        masks[737] = thi[13:10] == 4'd11;
-        masks[738] = thi[20:17] == 4'd11;
-        masks[739] = thi[27:24] == 4'd11;
-        masks[740] = thi[34:31] == 4'd11;
-        masks[741] = thi[41:38] == 4'd11;
-        masks[742] = thi[48:45] == 4'd11;
-        masks[743] = thi[55:52] == 4'd11;
-        masks[744] = thi[6:3] == 4'd11;
-        masks[745] = thi[13:10] == 4'd11;
-        masks[746] = thi[20:17] == 4'd11;
-        masks[747] = thi[27:24] == 4'd11;
-        masks[748] = thi[34:31] == 4'd11;
-        masks[749] = thi[41:38] == 4'd11;
-        masks[750] = thi[48:45] == 4'd11;
-        masks[751] = thi[55:52] == 4'd11;
-        masks[752] = thi[6:3] == 4'd11;
-        masks[753] = thi[13:10] == 4'd11;
-        masks[754] = thi[20:17] == 4'd11;
-        masks[755] = thi[27:24] == 4'd11;
-        masks[756] = thi[34:31] == 4'd11;
-        masks[757] = thi[41:38] == 4'd11;
-        masks[758] = thi[48:45] == 4'd11;
-        masks[759] = thi[55:52] == 4'd11;
-        masks[760] = thi[6:3] == 4'd11;
-        masks[761] = thi[13:10] == 4'd11;
-        masks[762] = thi[20:17] == 4'd11;
-        masks[763] = thi[27:24] == 4'd11;
-        masks[764] = thi[34:31] == 4'd11;
-        masks[765] = thi[41:38] == 4'd11;
-        masks[766] = thi[48:45] == 4'd11;
-        masks[767] = thi[55:52] == 4'd11;
-        masks[768] = thi[6:3] == 4'd12;
-        masks[769] = thi[13:10] == 4'd12;
-        masks[770] = thi[20:17] == 4'd12;
-        masks[771] = thi[27:24] == 4'd12;
-        masks[772] = thi[34:31] == 4'd12;
-        masks[773] = thi[41:38] == 4'd12;
-        masks[774] = thi[48:45] == 4'd12;
-        masks[775] = thi[55:52] == 4'd12;
-        masks[776] = thi[6:3] == 4'd12;
-        masks[777] = thi[13:10] == 4'd12;
-        masks[778] = thi[20:17] == 4'd12;
-        masks[779] = thi[27:24] == 4'd12;
-        masks[780] = thi[34:31] == 4'd12;
-        masks[781] = thi[41:38] == 4'd12;
-        masks[782] = thi[48:45] == 4'd12;
-        masks[783] = thi[55:52] == 4'd12;
-        masks[784] = thi[6:3] == 4'd12;
-        masks[785] = thi[13:10] == 4'd12;
-        masks[786] = thi[20:17] == 4'd12;
-        masks[787] = thi[27:24] == 4'd12;
-        masks[788] = thi[34:31] == 4'd12;
-        masks[789] = thi[41:38] == 4'd12;
-        masks[790] = thi[48:45] == 4'd12;
-        masks[791] = thi[55:52] == 4'd12;
-        masks[792] = thi[6:3] == 4'd12;
-        masks[793] = thi[13:10] == 4'd12;
-        masks[794] = thi[20:17] == 4'd12;
-        masks[795] = thi[27:24] == 4'd12;
-        masks[796] = thi[34:31] == 4'd12;
-        masks[797] = thi[41:38] == 4'd12;
-        masks[798] = thi[48:45] == 4'd12;
-        masks[799] = thi[55:52] == 4'd12;
-        masks[800] = thi[6:3] == 4'd12;
-        masks[801] = thi[13:10] == 4'd12;
-        masks[802] = thi[20:17] == 4'd12;
-        masks[803] = thi[27:24] == 4'd12;
-        masks[804] = thi[34:31] == 4'd12;
-        masks[805] = thi[41:38] == 4'd12;
-        masks[806] = thi[48:45] == 4'd12;
-        masks[807] = thi[55:52] == 4'd12;
-        masks[808] = thi[6:3] == 4'd12;
-        masks[809] = thi[13:10] == 4'd12;
-        masks[810] = thi[20:17] == 4'd12;
-        masks[811] = thi[27:24] == 4'd12;
-        masks[812] = thi[34:31] == 4'd12;
-        masks[813] = thi[41:38] == 4'd12;
-        masks[814] = thi[48:45] == 4'd12;
-        masks[815] = thi[55:52] == 4'd12;
-        masks[816] = thi[6:3] == 4'd12;
-        masks[817] = thi[13:10] == 4'd12;
-        masks[818] = thi[20:17] == 4'd12;
-        masks[819] = thi[27:24] == 4'd12;
-        masks[820] = thi[34:31] == 4'd12;
-        masks[821] = thi[41:38] == 4'd12;
-        masks[822] = thi[48:45] == 4'd12;
-        masks[823] = thi[55:52] == 4'd12;
-        masks[824] = thi[6:3] == 4'd12;
-        masks[825] = thi[13:10] == 4'd12;
-        masks[826] = thi[20:17] == 4'd12;
-        masks[827] = thi[27:24] == 4'd12;
-        masks[828] = thi[34:31] == 4'd12;
-        masks[829] = thi[41:38] == 4'd12;
-        masks[830] = thi[48:45] == 4'd12;
-        masks[831] = thi[55:52] == 4'd12;
-        masks[832] = thi[6:3] == 4'd13;
-        masks[833] = thi[13:10] == 4'd13;
-        masks[834] = thi[20:17] == 4'd13;
-        masks[835] = thi[27:24] == 4'd13;
-        masks[836] = thi[34:31] == 4'd13;
-        masks[837] = thi[41:38] == 4'd13;
-        masks[838] = thi[48:45] == 4'd13;
-        masks[839] = thi[55:52] == 4'd13;
-        masks[840] = thi[6:3] == 4'd13;
-        masks[841] = thi[13:10] == 4'd13;
-        masks[842] = thi[20:17] == 4'd13;
-        masks[843] = thi[27:24] == 4'd13;
-        masks[844] = thi[34:31] == 4'd13;
-        masks[845] = thi[41:38] == 4'd13;
-        masks[846] = thi[48:45] == 4'd13;
-        masks[847] = thi[55:52] == 4'd13;
-        masks[848] = thi[6:3] == 4'd13;
-        masks[849] = thi[13:10] == 4'd13;
-        masks[850] = thi[20:17] == 4'd13;
-        masks[851] = thi[27:24] == 4'd13;
-        masks[852] = thi[34:31] == 4'd13;
-        masks[853] = thi[41:38] == 4'd13;
-        masks[854] = thi[48:45] == 4'd13;
-        masks[855] = thi[55:52] == 4'd13;
-        masks[856] = thi[6:3] == 4'd13;
-        masks[857] = thi[13:10] == 4'd13;
-        masks[858] = thi[20:17] == 4'd13;
-        masks[859] = thi[27:24] == 4'd13;
-        masks[860] = thi[34:31] == 4'd13;
-        masks[861] = thi[41:38] == 4'd13;
-        masks[862] = thi[48:45] == 4'd13;
-        masks[863] = thi[55:52] == 4'd13;
-        masks[864] = thi[6:3] == 4'd13;
-        masks[865] = thi[13:10] == 4'd13;
-        masks[866] = thi[20:17] == 4'd13;
-        masks[867] = thi[27:24] == 4'd13;
-        masks[868] = thi[34:31] == 4'd13;
-        masks[869] = thi[41:38] == 4'd13;
-        masks[870] = thi[48:45] == 4'd13;
-        masks[871] = thi[55:52] == 4'd13;
-        masks[872] = thi[6:3] == 4'd13;
-        masks[873] = thi[13:10] == 4'd13;
-        masks[874] = thi[20:17] == 4'd13;
-        masks[875] = thi[27:24] == 4'd13;
-        masks[876] = thi[34:31] == 4'd13;
-        masks[877] = thi[41:38] == 4'd13;
-        masks[878] = thi[48:45] == 4'd13;
-        masks[879] = thi[55:52] == 4'd13;
-        masks[880] = thi[6:3] == 4'd13;
-        masks[881] = thi[13:10] == 4'd13;
-        masks[882] = thi[20:17] == 4'd13;
-        masks[883] = thi[27:24] == 4'd13;
-        masks[884] = thi[34:31] == 4'd13;
-        masks[885] = thi[41:38] == 4'd13;
-        masks[886] = thi[48:45] == 4'd13;
-        masks[887] = thi[55:52] == 4'd13;
-        masks[888] = thi[6:3] == 4'd13;
-        masks[889] = thi[13:10] == 4'd13;
-        masks[890] = thi[20:17] == 4'd13;
-        masks[891] = thi[27:24] == 4'd13;
-        masks[892] = thi[34:31] == 4'd13;
-        masks[893] = thi[41:38] == 4'd13;
-        masks[894] = thi[48:45] == 4'd13;
-        masks[895] = thi[55:52] == 4'd13;
-        masks[896] = thi[6:3] == 4'd14;
-        masks[897] = thi[13:10] == 4'd14;
-        masks[898] = thi[20:17] == 4'd14;
-        masks[899] = thi[27:24] == 4'd14;
-        masks[900] = thi[34:31] == 4'd14;
-        masks[901] = thi[41:38] == 4'd14;
-        masks[902] = thi[48:45] == 4'd14;
-        masks[903] = thi[55:52] == 4'd14;
-        masks[904] = thi[6:3] == 4'd14;
-        masks[905] = thi[13:10] == 4'd14;
-        masks[906] = thi[20:17] == 4'd14;
-        masks[907] = thi[27:24] == 4'd14;
-        masks[908] = thi[34:31] == 4'd14;
-        masks[909] = thi[41:38] == 4'd14;
-        masks[910] = thi[48:45] == 4'd14;
-        masks[911] = thi[55:52] == 4'd14;
-        masks[912] = thi[6:3] == 4'd14;
-        masks[913] = thi[13:10] == 4'd14;
-        masks[914] = thi[20:17] == 4'd14;
-        masks[915] = thi[27:24] == 4'd14;
-        masks[916] = thi[34:31] == 4'd14;
-        masks[917] = thi[41:38] == 4'd14;
-        masks[918] = thi[48:45] == 4'd14;
-        masks[919] = thi[55:52] == 4'd14;
-        masks[920] = thi[6:3] == 4'd14;
-        masks[921] = thi[13:10] == 4'd14;
-        masks[922] = thi[20:17] == 4'd14;
-        masks[923] = thi[27:24] == 4'd14;
-        masks[924] = thi[34:31] == 4'd14;
-        masks[925] = thi[41:38] == 4'd14;
-        masks[926] = thi[48:45] == 4'd14;
-        masks[927] = thi[55:52] == 4'd14;
-        masks[928] = thi[6:3] == 4'd14;
-        masks[929] = thi[13:10] == 4'd14;
-        masks[930] = thi[20:17] == 4'd14;
-        masks[931] = thi[27:24] == 4'd14;
-        masks[932] = thi[34:31] == 4'd14;
-        masks[933] = thi[41:38] == 4'd14;
-        masks[934] = thi[48:45] == 4'd14;
-        masks[935] = thi[55:52] == 4'd14;
-        masks[936] = thi[6:3] == 4'd14;
-        masks[937] = thi[13:10] == 4'd14;
-        masks[938] = thi[20:17] == 4'd14;
-        masks[939] = thi[27:24] == 4'd14;
-        masks[940] = thi[34:31] == 4'd14;
-        masks[941] = thi[41:38] == 4'd14;
-        masks[942] = thi[48:45] == 4'd14;
-        masks[943] = thi[55:52] == 4'd14;
-        masks[944] = thi[6:3] == 4'd14;
-        masks[945] = thi[13:10] == 4'd14;
-        masks[946] = thi[20:17] == 4'd14;
-        masks[947] = thi[27:24] == 4'd14;
-        masks[948] = thi[34:31] == 4'd14;
-        masks[949] = thi[41:38] == 4'd14;
-        masks[950] = thi[48:45] == 4'd14;
-        masks[951] = thi[55:52] == 4'd14;
-        masks[952] = thi[6:3] == 4'd14;
-        masks[953] = thi[13:10] == 4'd14;
-        masks[954] = thi[20:17] == 4'd14;
-        masks[955] = thi[27:24] == 4'd14;
-        masks[956] = thi[34:31] == 4'd14;
-        masks[957] = thi[41:38] == 4'd14;
-        masks[958] = thi[48:45] == 4'd14;
-        masks[959] = thi[55:52] == 4'd14;
-        masks[960] = thi[6:3] == 4'd15;
-        masks[961] = thi[13:10] == 4'd15;
-        masks[962] = thi[20:17] == 4'd15;
-        masks[963] = thi[27:24] == 4'd15;
-        masks[964] = thi[34:31] == 4'd15;
-        masks[965] = thi[41:38] == 4'd15;
-        masks[966] = thi[48:45] == 4'd15;
-        masks[967] = thi[55:52] == 4'd15;
-        masks[968] = thi[6:3] == 4'd15;
-        masks[969] = thi[13:10] == 4'd15;
-        masks[970] = thi[20:17] == 4'd15;
-        masks[971] = thi[27:24] == 4'd15;
-        masks[972] = thi[34:31] == 4'd15;
-        masks[973] = thi[41:38] == 4'd15;
-        masks[974] = thi[48:45] == 4'd15;
-        masks[975] = thi[55:52] == 4'd15;
-        masks[976] = thi[6:3] == 4'd15;
-        masks[977] = thi[13:10] == 4'd15;
-        masks[978] = thi[20:17] == 4'd15;
-        masks[979] = thi[27:24] == 4'd15;
-        masks[980] = thi[34:31] == 4'd15;
-        masks[981] = thi[41:38] == 4'd15;
-        masks[982] = thi[48:45] == 4'd15;
-        masks[983] = thi[55:52] == 4'd15;
-        masks[984] = thi[6:3] == 4'd15;
-        masks[985] = thi[13:10] == 4'd15;
-        masks[986] = thi[20:17] == 4'd15;
-        masks[987] = thi[27:24] == 4'd15;
-        masks[988] = thi[34:31] == 4'd15;
-        masks[989] = thi[41:38] == 4'd15;
-        masks[990] = thi[48:45] == 4'd15;
-        masks[991] = thi[55:52] == 4'd15;
-        masks[992] = thi[6:3] == 4'd15;
-        masks[993] = thi[13:10] == 4'd15;
-        masks[994] = thi[20:17] == 4'd15;
-        masks[995] = thi[27:24] == 4'd15;
-        masks[996] = thi[34:31] == 4'd15;
-        masks[997] = thi[41:38] == 4'd15;
-        masks[998] = thi[48:45] == 4'd15;
-        masks[999] = thi[55:52] == 4'd15;
-        masks[1000] = thi[6:3] == 4'd15;
-        masks[1001] = thi[13:10] == 4'd15;
-        masks[1002] = thi[20:17] == 4'd15;
-        masks[1003] = thi[27:24] == 4'd15;
-        masks[1004] = thi[34:31] == 4'd15;
-        masks[1005] = thi[41:38] == 4'd15;
-        masks[1006] = thi[48:45] == 4'd15;
-        masks[1007] = thi[55:52] == 4'd15;
-        masks[1008] = thi[6:3] == 4'd15;
-        masks[1009] = thi[13:10] == 4'd15;
-        masks[1010] = thi[20:17] == 4'd15;
-        masks[1011] = thi[27:24] == 4'd15;
-        masks[1012] = thi[34:31] == 4'd15;
-        masks[1013] = thi[41:38] == 4'd15;
-        masks[1014] = thi[48:45] == 4'd15;
-        masks[1015] = thi[55:52] == 4'd15;
-        masks[1016] = thi[6:3] == 4'd15;
-        masks[1017] = thi[13:10] == 4'd15;
-        masks[1018] = thi[20:17] == 4'd15;
-        masks[1019] = thi[27:24] == 4'd15;
-        masks[1020] = thi[34:31] == 4'd15;
-        masks[1021] = thi[41:38] == 4'd15;
-        masks[1022] = thi[48:45] == 4'd15;
-        masks[1023] = thi[55:52] == 4'd15;
-    end
-endmodule // crown_barrier_16x8_w8_n1024_p32__sets
+    always @(*) count = 8'd0 + x[0] + x[1] + x[2] + x[3] + x[4] + x[5] + x[6] + x[7] + x[8] + x[9] + x[10] + x[11] + x[12] + x[13] + x[14] + x[15] + x[16] + x[17] + x[18] + x[19] + x[20] + x[21] + x[22] + x[23] + x[24] + x[25] + x[26] + x[27] + x[28] + x[29] + x[30] + x[31] + x[32] + x[33] + x[34] + x[35] + x[36] + x[37] + x[38] + x[39] + x[40] + x[41] + x[42] + x[43] + x[44] + x[45] + x[46] + x[47] + x[48] + x[49] + x[50] + x[51] + x[52] + x[53] + x[54] + x[55] + x[56] + x[57] + x[58] + x[59] + x[60] + x[61] + x[62] + x[63] + x[64] + x[65] + x[66] + x[67] + x[68] + x[69] + x[70] + x[71] + x[72] + x[73] + x[74] + x[75] + x[76] + x[77] + x[78] + x[79] + x[80] + x[81] + x[82] + x[83] + x[84] + x[85] + x[86] + x[87] + x[88] + x[89] + x[90] + x[91] + x[92] + x[93] + x[94] + x[95] + x[96] + x[97] + x[98] + x[99] + x[100] + x[101] + x[102] + x[103] + x[104] + x[105] + x[106] + x[107] + x[108] + x[109] + x[110] + x[111] + x[112] + x[113] + x[114] + x[115] + x[116] + x[117] + x[118] + x[119] + x[120] + x[121] + x[122] + x[123] + x[124] + x[125] + x[126] + x[127];
+endmodule // crown_barrier_16x8_w8_n1024_p32__used_pop

@@ -3,10 +3,16 @@
 //!
 //! Each entry field is one register for the whole table (entry `e = set·ways + way` at field
 //! `e`), read through a `Split`, written through a `Concat`; an invalid entry holds zeros, so
-//! the registers are the state digest. The tag compare of §3.4.5 is two comparator banks:
-//! every entry's R against every probed lane's next PC ([`CrossEq`]) and every entry's lane-l
-//! thread index against lane l's ([`LaneEq`]); equal thread indices imply the same set, so no
-//! set decode is needed to match. One cycle, in the contract's order:
+//! the registers are the state digest. The tag compare of §3.4.5 uses the per-lane set read:
+//! a lane's thread can only match an entry of its own set (A7: an entry's expected lanes hold
+//! threads of its set), so each lane reads its set's `ways` entries ([`SetRead`], a `sets`:1
+//! multiplexer per field) and compares those, R against the lane's next PC and the in-set
+//! bits of the thread index ([`LaneEq`]): `ways × W` comparators instead of `entries × W`.
+//! [`SetScatter`] maps the results back to entries, gated by the lane's set ([`SetMasks`]).
+//! The reservation's duplicate check reads the same way; the entries a reservation writes
+//! this cycle all carry `rsv_pc`, so their arrival compare is `W` comparators. Counts are
+//! population counts and the head a one-hot read ([`OrSelect`]; one complete entry has
+//! rank 0), not chains through the entries. One cycle, in the contract's order:
 //! 1. reserve: lanes covered by a live entry at R with the same thread are dropped (A8); each
 //!    set's group (lanes whose thread maps to it, [`SetMasks`]) claims the set's first invalid
 //!    way, walking the entries in index order with a claimed-set mask; a group with no way
@@ -19,7 +25,9 @@
 //!
 //! The `crown` top instantiates [`BarrierTable`] directly.
 
-use crate::crown_bits::{CrossEq, LaneEq, LaneMerge, PopCount, SetMasks};
+use crate::crown_bits::{
+    CrossEq, LaneEq, LaneMerge, OrSelect, PopCount, SetMasks, SetRead, SetScatter,
+};
 use crate::primitives::{emit, Concat, Fixed, Split, SplitAny, Wire, WordReg};
 use crate::Design;
 use rust_hdl::prelude::*;
@@ -82,27 +90,37 @@ pub struct BarrierTable {
     c_new: Concat,
     merge: LaneMerge,
 
-    // The tag compare and the set decode.
+    // The tag compare: per-lane set reads, per-way compares, back to entries.
+    rsv_thi_read: SetRead,
     rsv_thi_eq: LaneEq,
+    rsv_match: SetScatter,
+    prb_pc_read: SetRead,
+    prb_thi_read: SetRead,
+    prb_pc_eq: LaneEq,
     prb_thi_eq: LaneEq,
-    prb_pc_eq: CrossEq,
+    prb_sets: SetMasks,
+    prb_match: SetScatter,
     new_thi_eq: LaneEq,
     new_pc_eq: CrossEq,
     sets: SetMasks,
-    s_rsv_thi_eq: Split,
-    s_prb_thi_eq: Split,
-    s_prb_pc_eq: Split,
+    s_rsv_match: Split,
+    s_prb_match: Split,
     s_sets: Split,
     dedup_pop: PopCount,
     new_pop: PopCount,
     fail_pop: PopCount,
+    used_pop: PopCount,
+    done_pop: PopCount,
+    /// Per entry: complete with rank 0 (the head).
+    c_head: Concat,
+    head_pc_sel: OrSelect,
+    head_exp_sel: OrSelect,
+    head_thi_sel: OrSelect,
 
     /// Per entry: its set as a one-hot constant.
     set_bit: Vec<Fixed>,
 
     new_lanes: Vec<Wire<Local>>,
-    n_used: Wire<Local>,
-    n_live: Wire<Local>,
     n_done: Wire<Local>,
     draining: Signal<Local, Bit>,
     covered: Wire<Local>,
@@ -145,6 +163,11 @@ impl BarrierTable {
         };
         let (valid, complete) = (bit(), bit());
         let cb = cfg.count_bits();
+        let (sets, ways, sb) = (cfg.sets, cfg.ways, cfg.set_bits());
+        // In-set bits of a thread index (at least one: with one thread per set the compare
+        // is of a set bit, equal in the lane's own set).
+        let lo = t.saturating_sub(sb).max(1);
+        let thi_read = || SetRead::new(sets, ways, w, w * t, t, lo, t, sb);
         BarrierTable {
             clock: Default::default(),
             reset: Default::default(),
@@ -197,23 +220,32 @@ impl BarrierTable {
             c_keep: Concat::new(&vec![w; e]),
             c_new: Concat::new(&vec![w; e]),
             merge: LaneMerge::new(e, w, t),
-            rsv_thi_eq: LaneEq::new(e, w, t),
-            prb_thi_eq: LaneEq::new(e, w, t),
-            prb_pc_eq: CrossEq::new(e, w, p),
+            rsv_thi_read: thi_read(),
+            rsv_thi_eq: LaneEq::strided(ways, w, lo, t),
+            rsv_match: SetScatter::new(e, ways, w),
+            prb_pc_read: SetRead::new(sets, ways, w, p, 0, p, t, sb),
+            prb_thi_read: thi_read(),
+            prb_pc_eq: LaneEq::new(ways, w, p),
+            prb_thi_eq: LaneEq::strided(ways, w, lo, t),
+            prb_sets: SetMasks::new(e, ways, w, t, sb),
+            prb_match: SetScatter::new(e, ways, w),
             new_thi_eq: LaneEq::new(1, w, t),
             new_pc_eq: CrossEq::new(1, w, p),
-            sets: SetMasks::new(e, cfg.ways, w, t, cfg.set_bits()),
-            s_rsv_thi_eq: Split::new(&vec![w; e]),
-            s_prb_thi_eq: Split::new(&vec![w; e]),
-            s_prb_pc_eq: Split::new(&vec![w; e]),
+            sets: SetMasks::new(e, ways, w, t, sb),
+            s_rsv_match: Split::new(&vec![w; e]),
+            s_prb_match: Split::new(&vec![w; e]),
             s_sets: Split::new(&vec![w; e]),
             dedup_pop: PopCount::new(w),
             new_pop: PopCount::new(cfg.sets),
             fail_pop: PopCount::new(cfg.sets),
+            used_pop: PopCount::new(e),
+            done_pop: PopCount::new(e),
+            c_head: Concat::new(&vec![1; e]),
+            head_pc_sel: OrSelect::new(e, p),
+            head_exp_sel: OrSelect::new(e, w),
+            head_thi_sel: OrSelect::new(e, w * t),
             set_bit: (0..e).map(|x| Fixed::new(1u64 << (x / cfg.ways))).collect(),
             new_lanes: (0..e).map(|_| Wire::new(w)).collect(),
-            n_used: Wire::new(cb),
-            n_live: Wire::new(cb),
             n_done: Wire::new(cb),
             draining: Default::default(),
             covered: Wire::new(w),
@@ -255,50 +287,60 @@ impl Logic for BarrierTable {
         self.s_thi.whole.next = self.r_thi.q.val();
         self.s_ord.whole.next = self.r_ord.q.val();
 
-        self.rsv_thi_eq.fields.next = self.r_thi.q.val();
+        self.rsv_thi_read.fields.next = self.r_thi.q.val();
+        self.rsv_thi_read.thi.next = self.rsv_thi.val();
+        self.rsv_thi_eq.fields.next = self.rsv_thi_read.read.val();
         self.rsv_thi_eq.v.next = self.rsv_thi.val();
-        self.prb_thi_eq.fields.next = self.r_thi.q.val();
-        self.prb_thi_eq.v.next = self.prb_thi.val();
-        self.prb_pc_eq.rows.next = self.r_pc.q.val();
+        self.rsv_match.a.next = self.rsv_thi_eq.eq.val();
+        self.rsv_match.b.next = self.rsv_thi_eq.eq.val();
+        self.rsv_match.masks.next = self.sets.masks.val();
+        self.prb_pc_read.fields.next = self.r_pc.q.val();
+        self.prb_pc_read.thi.next = self.prb_thi.val();
+        self.prb_thi_read.fields.next = self.r_thi.q.val();
+        self.prb_thi_read.thi.next = self.prb_thi.val();
+        self.prb_pc_eq.fields.next = self.prb_pc_read.read.val();
         self.prb_pc_eq.v.next = self.prb_pc.val();
+        self.prb_thi_eq.fields.next = self.prb_thi_read.read.val();
+        self.prb_thi_eq.v.next = self.prb_thi.val();
+        self.prb_sets.thi.next = self.prb_thi.val();
+        self.prb_match.a.next = self.prb_pc_eq.eq.val();
+        self.prb_match.b.next = self.prb_thi_eq.eq.val();
+        self.prb_match.masks.next = self.prb_sets.masks.val();
         self.new_thi_eq.fields.next = self.rsv_thi.val();
         self.new_thi_eq.v.next = self.prb_thi.val();
         self.new_pc_eq.rows.next = self.rsv_pc.val();
         self.new_pc_eq.v.next = self.prb_pc.val();
         self.sets.thi.next = self.rsv_thi.val();
-        self.s_rsv_thi_eq.whole.next = self.rsv_thi_eq.eq.val();
-        self.s_prb_thi_eq.whole.next = self.prb_thi_eq.eq.val();
-        self.s_prb_pc_eq.whole.next = self.prb_pc_eq.eq.val();
+        self.s_rsv_match.whole.next = self.rsv_match.hit.val();
+        self.s_prb_match.whole.next = self.prb_match.hit.val();
         self.s_sets.whole.next = self.sets.masks.val();
 
         // Start of cycle: counts and the head (the complete entry of rank 0).
-        self.n_used.next = 0.into();
-        self.n_live.next = 0.into();
-        self.n_done.next = 0.into();
-        self.head_valid.next = false;
-        self.head_entry.next = 0.into();
-        self.head_pc.next = 0.into();
-        self.head_lanes.next = 0.into();
-        self.head_thi.next = 0.into();
+        self.used_pop.x.next = self.r_valid.q.val();
+        self.done_pop.x.next = self.r_valid.q.val() & self.r_complete.q.val();
+        self.n_done.next = self.done_pop.count.val();
+        self.used.next = self.used_pop.count.val();
+        self.live.next = self.used_pop.count.val() - self.done_pop.count.val();
         for e in 0..self.new_lanes.len() {
-            if self.s_valid.parts[e].val().any() {
-                self.n_used.next = self.n_used.val() + 1usize;
-                if self.s_complete.parts[e].val().any() {
-                    self.n_done.next = self.n_done.val() + 1usize;
-                    if !self.s_ord.parts[e].val().any() {
-                        self.head_valid.next = true;
-                        self.head_entry.next = e.into();
-                        self.head_pc.next = self.s_pc.parts[e].val();
-                        self.head_lanes.next = self.s_exp.parts[e].val();
-                        self.head_thi.next = self.s_thi.parts[e].val();
-                    }
-                } else {
-                    self.n_live.next = self.n_live.val() + 1usize;
-                }
+            self.c_head.parts[e].next = false.into();
+            if self.s_valid.parts[e].val().any()
+                & self.s_complete.parts[e].val().any()
+                & !self.s_ord.parts[e].val().any()
+            {
+                self.c_head.parts[e].next = true.into();
             }
         }
-        self.used.next = self.n_used.val();
-        self.live.next = self.n_live.val();
+        self.head_pc_sel.sel.next = self.c_head.whole.val();
+        self.head_pc_sel.data.next = self.r_pc.q.val();
+        self.head_exp_sel.sel.next = self.c_head.whole.val();
+        self.head_exp_sel.data.next = self.r_exp.q.val();
+        self.head_thi_sel.sel.next = self.c_head.whole.val();
+        self.head_thi_sel.data.next = self.r_thi.q.val();
+        self.head_valid.next = self.c_head.whole.val().any();
+        self.head_entry.next = self.head_pc_sel.index.val();
+        self.head_pc.next = self.head_pc_sel.out.val();
+        self.head_lanes.next = self.head_exp_sel.out.val();
+        self.head_thi.next = self.head_thi_sel.out.val();
         self.draining.next = self.drain.val() & self.n_done.val().any();
         self.rank.next = self.n_done.val();
         if self.draining.val() {
@@ -313,7 +355,7 @@ impl Logic for BarrierTable {
                 & (self.s_pc.parts[e].val() == self.rsv_pc.val())
             {
                 self.covered.next = self.covered.val()
-                    | (self.s_exp.parts[e].val() & self.s_rsv_thi_eq.parts[e].val());
+                    | (self.s_exp.parts[e].val() & self.s_rsv_match.parts[e].val());
             }
         }
         self.remaining.next = 0.into();
@@ -355,8 +397,7 @@ impl Logic for BarrierTable {
                 self.m.next = self.prb_lanes.val()
                     & self.s_exp.parts[e].val()
                     & !self.s_arr.parts[e].val()
-                    & self.s_prb_thi_eq.parts[e].val()
-                    & self.s_prb_pc_eq.parts[e].val();
+                    & self.s_prb_match.parts[e].val();
             }
             if self.new_lanes[e].val().any() {
                 self.m.next = self.prb_lanes.val()

@@ -101,8 +101,8 @@ impl Logic for LaneMerge {
 }
 
 /// Per-lane equality of a table's fields with one vector's: `eq[r·lanes + l]` = field
-/// `(r, l)` of `fields` equals field `l` of `v` (`f`-bit fields). The thread-index half of
-/// the barrier table's tag compare.
+/// `(r, l)` of `fields` equals field `l` of `v` (`f`-bit fields). The barrier table's tag
+/// compare, one row per way of the lanes' sets.
 #[derive(LogicBlock)]
 pub struct LaneEq {
     pub fields: Wire<In>,
@@ -110,16 +110,23 @@ pub struct LaneEq {
     pub eq: Wire<Out>,
     _lanes: usize,
     _f: usize,
+    _vs: usize,
 }
 
 impl LaneEq {
     pub fn new(rows: usize, lanes: usize, f: usize) -> LaneEq {
+        LaneEq::strided(rows, lanes, f, f)
+    }
+    /// `v`'s lane `l` is the low `f` bits of its `vs`-bit field `l` (a thread index's
+    /// in-set bits).
+    pub fn strided(rows: usize, lanes: usize, f: usize, vs: usize) -> LaneEq {
         LaneEq {
             fields: Wire::new(rows * lanes * f),
-            v: Wire::new(lanes * f),
+            v: Wire::new(lanes * vs),
             eq: Wire::new(rows * lanes),
             _lanes: lanes,
             _f: f,
+            _vs: vs,
         }
     }
 }
@@ -133,7 +140,7 @@ impl Logic for LaneEq {
         let (n, w, f) = (self.eq.width(), self._lanes, self._f);
         let mut code = String::from("always @(*) begin\n");
         for i in 0..n {
-            let (lo, src) = (i * f, (i % w) * f);
+            let (lo, src) = (i * f, (i % w) * self._vs);
             code += &format!(
                 "    eq[{i}] = fields[{hi}:{lo}] == v[{sh}:{src}];\n",
                 hi = lo + f - 1,
@@ -312,5 +319,230 @@ impl Logic for CtaTag {
         }
         code += "end\n";
         Verilog::Custom(code)
+    }
+}
+
+/// A part-select `[hi:lo]`, or nothing for a one-bit vector (Verilog cannot bit-select a
+/// scalar).
+fn sel(width: usize, hi: usize, lo: usize) -> String {
+    if width == 1 {
+        String::new()
+    } else if hi == lo {
+        format!("[{lo}]")
+    } else {
+        format!("[{hi}:{lo}]")
+    }
+}
+
+/// The per-lane set read of §3.4.5 ("parallel per-lane set reads"): lane `l` selects the
+/// `ways` entries of its thread's set (the high `set_bits` of its `thi_bits`-bit thread
+/// index, field `l` of `thi`), a `sets`:1 multiplexer per field. `fields` holds `per` bits
+/// per entry (entry `e = set·ways + way` at `e·per`); lane `l` reads bits `l·lane_stride ..
+/// + f` of each, to `read` field `way·lanes + l` (`f` bits). A thread can only match an
+/// entry of its own set, so the tag compare needs `ways × lanes` comparators, not
+/// `entries × lanes`.
+#[derive(LogicBlock)]
+pub struct SetRead {
+    pub fields: Wire<In>,
+    pub thi: Wire<In>,
+    pub read: Wire<Out>,
+    _sets: usize,
+    _ways: usize,
+    _lanes: usize,
+    _per: usize,
+    _stride: usize,
+    _f: usize,
+    _thi_bits: usize,
+    _set_bits: usize,
+}
+
+impl SetRead {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        sets: usize,
+        ways: usize,
+        lanes: usize,
+        per: usize,
+        lane_stride: usize,
+        f: usize,
+        thi_bits: usize,
+        set_bits: usize,
+    ) -> SetRead {
+        SetRead {
+            fields: Wire::new(sets * ways * per),
+            thi: Wire::new(lanes * thi_bits),
+            read: Wire::new(ways * lanes * f),
+            _sets: sets,
+            _ways: ways,
+            _lanes: lanes,
+            _per: per,
+            _stride: lane_stride,
+            _f: f,
+            _thi_bits: thi_bits,
+            _set_bits: set_bits,
+        }
+    }
+}
+
+impl Logic for SetRead {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.read.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (ways, w, per, f, t, sb) = (
+            self._ways,
+            self._lanes,
+            self._per,
+            self._f,
+            self._thi_bits,
+            self._set_bits,
+        );
+        let (rw, fw, tw) = (self.read.width(), self.fields.width(), self.thi.width());
+        // A binary tree of 2:1 multiplexers on the set bits (FPGA tools pack these into
+        // LUTs and their wide-mux cells; a case statement became a one-hot select).
+        fn tree(
+            sets: std::ops::Range<usize>,
+            bit: usize,
+            leaf: &dyn Fn(usize) -> String,
+            sel_bit: &dyn Fn(usize) -> String,
+        ) -> String {
+            if sets.len() == 1 {
+                return leaf(sets.start);
+            }
+            let mid = sets.start + sets.len() / 2;
+            format!(
+                "({} ? {} : {})",
+                sel_bit(bit - 1),
+                tree(mid..sets.end, bit - 1, leaf, sel_bit),
+                tree(sets.start..mid, bit - 1, leaf, sel_bit)
+            )
+        }
+        let mut code = String::from("always @(*) begin\n");
+        for l in 0..w {
+            // Bit `b` of lane `l`'s set: bit `t - sb + b` of its thread index.
+            let sel_bit = |b: usize| {
+                let i = l * t + t - sb + b;
+                format!("thi{}", sel(tw, i, i))
+            };
+            for way in 0..ways {
+                let dst = (way * w + l) * f;
+                let leaf = |s: usize| {
+                    let src = (s * ways + way) * per + l * self._stride;
+                    format!("fields{}", sel(fw, src + f - 1, src))
+                };
+                code += &format!(
+                    "    read{} = {};\n",
+                    sel(rw, dst + f - 1, dst),
+                    tree(0..self._sets, sb, &leaf, &sel_bit)
+                );
+            }
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// Back from the lanes' set reads to the table's entries: `hit[e·lanes + l]` = `a` and `b`
+/// at field `(e mod ways)·lanes + l` (the lane's compare with the way of `e` in its own set)
+/// and `masks[e·lanes + l]` (`e` is in lane `l`'s set, [`SetMasks`]).
+#[derive(LogicBlock)]
+pub struct SetScatter {
+    pub a: Wire<In>,
+    pub b: Wire<In>,
+    pub masks: Wire<In>,
+    pub hit: Wire<Out>,
+    _ways: usize,
+    _lanes: usize,
+}
+
+impl SetScatter {
+    pub fn new(entries: usize, ways: usize, lanes: usize) -> SetScatter {
+        SetScatter {
+            a: Wire::new(ways * lanes),
+            b: Wire::new(ways * lanes),
+            masks: Wire::new(entries * lanes),
+            hit: Wire::new(entries * lanes),
+            _ways: ways,
+            _lanes: lanes,
+        }
+    }
+}
+
+impl Logic for SetScatter {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.hit.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, w, ways) = (self.hit.width(), self._lanes, self._ways);
+        let (aw, hw) = (self.a.width(), self.hit.width());
+        let mut code = String::from("always @(*) begin\n");
+        for i in 0..n {
+            let j = ((i / w) % ways) * w + i % w;
+            code += &format!(
+                "    hit{h} = a{s} & b{s} & masks{h};\n",
+                h = sel(hw, i, i),
+                s = sel(aw, j, j)
+            );
+        }
+        code += "end\n";
+        Verilog::Custom(code)
+    }
+}
+
+/// One-hot read: `out` = OR over `n` fields of `data` (`f` bits each) of field `i` where
+/// `sel[i]`, and `index` = OR of those `i`. With at most one `sel` bit set (the head: one
+/// complete entry has rank 0) this is that field, without a priority chain.
+#[derive(LogicBlock)]
+pub struct OrSelect {
+    pub sel: Wire<In>,
+    pub data: Wire<In>,
+    pub out: Wire<Out>,
+    pub index: Wire<Out>,
+}
+
+impl OrSelect {
+    pub fn new(n: usize, f: usize) -> OrSelect {
+        OrSelect {
+            sel: Wire::new(n),
+            data: Wire::new(n * f),
+            out: Wire::new(f),
+            index: Wire::new(bits_for(n.max(2) - 1)),
+        }
+    }
+}
+
+impl Logic for OrSelect {
+    fn update(&mut self) {}
+    fn connect(&mut self) {
+        self.out.connect();
+        self.index.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let (n, f, ib) = (self.sel.width(), self.out.width(), self.index.width());
+        let dw = self.data.width();
+        let s = |i: usize| format!("sel{}", sel(n, i, i));
+        let terms: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    "({} ? data{} : {f}'d0)",
+                    s(i),
+                    sel(dw, i * f + f - 1, i * f)
+                )
+            })
+            .collect();
+        let idx: Vec<String> = (1..n)
+            .map(|i| format!("({} ? {ib}'d{i} : {ib}'d0)", s(i)))
+            .collect();
+        let idx = if idx.is_empty() {
+            format!("{ib}'d0")
+        } else {
+            idx.join(" | ")
+        };
+        Verilog::Custom(format!(
+            "always @(*) begin\n    out = {};\n    index = {idx};\nend\n",
+            terms.join(" | ")
+        ))
     }
 }
