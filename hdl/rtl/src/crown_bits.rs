@@ -153,8 +153,9 @@ impl Logic for LaneEq {
 }
 
 /// Every pair's equality: `eq[r·m + j]` = field `r` of `rows` equals field `j` of `v`
-/// (`f`-bit fields). The PC half of the barrier table's tag compare, a row's R against each
-/// probed lane's next PC.
+/// (`f`-bit fields). The barrier table uses one row: the reservation's R against each probed
+/// lane's next PC (the arrival check of the entries written this cycle); the table's own
+/// entries are compared through the lanes' set reads ([`SetRead`], [`LaneEq`]).
 #[derive(LogicBlock)]
 pub struct CrossEq {
     pub rows: Wire<In>,
