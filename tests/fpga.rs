@@ -2,6 +2,7 @@
 //! block RAM, Fmax over seeds), a design that does not fit, and the command's bad input.
 
 use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Output};
 
 fn warpforge(args: &[&str]) -> Output {
@@ -166,6 +167,65 @@ fn a_ram_too_large_for_the_part_is_reported_not_placed() {
     );
     assert!(p["fmax_mhz"].is_null());
     assert!(p["placed"].as_object().unwrap().is_empty());
+}
+
+/// A synthesis past `--time-limit` is its part's error; the run goes on with the other parts.
+/// A `yosys` that never finishes `synth_ecp5` (and runs the real Yosys otherwise) stands in
+/// for a design too large to synthesise in time.
+#[test]
+fn a_synthesis_past_the_time_limit_is_its_parts_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join("yosys"))
+        .find(|p| p.is_file())
+        .expect("yosys is installed");
+    let fake = dir.path().join("yosys");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *synth_ecp5*) exec sleep 600;; esac\nexec {} \"$@\"\n",
+            real.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = vec![dir.path().to_path_buf()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(["fpga", "ram", "--set", "depth=256", "--set", "width=16"])
+        .args(["--part", "ecp5-85k,ice40-up5k", "--seeds", "1"])
+        .args(["--time-limit", "20", "--json"])
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .output()
+        .expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Not every part was placed: exit 1, with the report.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("ecp5-85k synthesis: yosys did not finish within 20 s"),
+        "{stderr}"
+    );
+    let r = json_of(&out);
+    let ecp5 = &r["parts"]["ecp5-85k"];
+    assert!(ecp5["fits"].is_null(), "{ecp5}");
+    assert!(ecp5["used"].is_null(), "{ecp5}");
+    assert!(ecp5["fmax_mhz"].is_null(), "{ecp5}");
+    assert!(
+        ecp5["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("synthesis: yosys did not finish"),
+        "{ecp5}"
+    );
+    assert!(ecp5["synth_s"].as_f64().unwrap() >= 20.0, "{ecp5}");
+    // The iCE40 part, after it, has its numbers.
+    let ice40 = &r["parts"]["ice40-up5k"];
+    assert_eq!(ice40["fits"], true, "{ice40}");
+    assert!(ice40["error"].is_null(), "{ice40}");
+    assert_eq!(u(ice40, &["used", "brams"]), 1);
+    assert!(ice40["fmax_mhz"]["min"].as_f64().unwrap() > 20.0, "{ice40}");
 }
 
 #[test]

@@ -342,10 +342,11 @@ pub struct PartReport {
     pub board: String,
     pub constraints: String,
     pub nextpnr: Option<String>,
-    /// From the synthesis, wrapper included.
-    pub used: Used,
+    /// From the synthesis, wrapper included; `None` when the synthesis did not finish.
+    pub used: Option<Used>,
     pub available: Capacity,
-    pub fits: bool,
+    /// `None` when the synthesis did not finish (then `error` says why).
+    pub fits: Option<bool>,
     /// Why the design does not fit (each resource over the part's count).
     pub reason: Option<String>,
     /// nextpnr's utilisation (first seed): every resource type used.
@@ -356,7 +357,8 @@ pub struct PartReport {
     pub fmax_mhz: Option<Fmax>,
     /// The slowest path of the first seed.
     pub critical_path: Option<CriticalPath>,
-    /// A place-and-route failure of a design that fits by the synthesis figures.
+    /// A synthesis that did not finish, or a place-and-route failure of a design that fits by
+    /// the synthesis figures.
     pub error: Option<String>,
     pub synth_s: f64,
     pub pnr_s: f64,
@@ -364,7 +366,7 @@ pub struct PartReport {
 
 impl PartReport {
     pub fn ok(&self) -> bool {
-        self.fits && self.error.is_none()
+        self.fits == Some(true) && self.error.is_none()
     }
 }
 
@@ -491,51 +493,80 @@ pub fn fpga(
         .prefix("warpforge-fpga-")
         .tempdir()
         .map_err(|e| io_error("could not create a temporary directory", &e))?;
-    let d = dir.path();
+    let d = &dir.path().to_path_buf();
     write(&d.join("design.v"), &design.verilog)?;
     write(&d.join("wrapper.v"), &wrap.verilog)?;
 
     let mut parts = BTreeMap::new();
     // Netlists by synthesis command: parts of one family with one command share one.
-    let mut netlists: BTreeMap<&str, (String, Used, f64)> = BTreeMap::new();
+    // A synthesis that timed out is kept as its error and its time.
+    type Synthesis = Result<(String, Used, f64), (String, f64)>;
+    let mut netlists: BTreeMap<&str, Synthesis> = BTreeMap::new();
     let mut keep = false;
     for p in &opts.parts {
-        let (netlist, used, synth_s) = match netlists.get(p.synth) {
-            Some(n) => n.clone(),
-            None => {
-                progress(&format!("fpga {}: {} ({})", design.module, p.synth, p.name));
-                let t = Instant::now();
-                let tag = p.synth.replace([' ', '-'], "_");
-                let res = synthesize(&yosys, d, p, &tag, opts.limit).inspect_err(|_| {
-                    keep = true;
-                })?;
-                let n = (
-                    format!("{tag}.netlist.json"),
-                    used_of(p.arch, &res),
-                    secs(t),
-                );
-                netlists.insert(p.synth, n.clone());
-                n
-            }
-        };
-        let reason = misfit(&used, &p.capacity);
         let mut r = PartReport {
             device: p.device.into(),
             board: p.board.into(),
             constraints: p.constraints.into(),
             nextpnr: None,
-            used,
+            used: None,
             available: p.capacity,
-            fits: reason.is_none(),
-            reason: reason.clone(),
+            fits: None,
+            reason: None,
             placed: BTreeMap::new(),
             clock_target_mhz: None,
             fmax_mhz: None,
             critical_path: None,
             error: None,
-            synth_s,
+            synth_s: 0.0,
             pnr_s: 0.0,
         };
+        let synthesis = match netlists.get(p.synth) {
+            Some(n) => n.clone(),
+            None => {
+                progress(&format!("fpga {}: {} ({})", design.module, p.synth, p.name));
+                let t = Instant::now();
+                let tag = p.synth.replace([' ', '-'], "_");
+                // A synthesis past the time limit is this part's error (and that of every part
+                // sharing the synthesis); the other parts still run. Any other failure ends
+                // the run.
+                let n = match synthesize(&yosys, d, p, &tag, opts.limit) {
+                    Ok(res) => Ok((
+                        format!("{tag}.netlist.json"),
+                        used_of(p.arch, &res),
+                        secs(t),
+                    )),
+                    Err(e @ FlowError::Timeout { .. }) => {
+                        keep = true;
+                        Err((format!("synthesis: {e}"), secs(t)))
+                    }
+                    Err(e) => {
+                        // Its log, named in the error, stays.
+                        let _ = dir.keep();
+                        return Err(e);
+                    }
+                };
+                netlists.insert(p.synth, n.clone());
+                n
+            }
+        };
+        let (netlist, used) = match synthesis {
+            Ok((netlist, used, synth_s)) => {
+                r.synth_s = synth_s;
+                (netlist, used)
+            }
+            Err((e, synth_s)) => {
+                progress(&format!("fpga {}: {} {e}", design.module, p.name));
+                r.synth_s = synth_s;
+                r.error = Some(e);
+                parts.insert(p.name.to_string(), r);
+                continue;
+            }
+        };
+        let reason = misfit(&used, &p.capacity);
+        r.used = Some(used);
+        r.fits = Some(reason.is_none());
+        r.reason = reason.clone();
         if let Some(why) = reason {
             progress(&format!(
                 "fpga {}: {} does not fit: {why}; not placed",
@@ -826,7 +857,12 @@ impl fmt::Display for FpgaReport {
             "part", "device", "LUTs", "FFs", "BRAMs", "DSPs", "fit"
         )?;
         for (name, p) in &self.parts {
-            let frac = |u: u64, a: u64| format!("{u}/{a}");
+            // "?" where the synthesis did not finish.
+            let frac = |u: Option<u64>, a: u64| match u {
+                Some(u) => format!("{u}/{a}"),
+                None => format!("?/{a}"),
+            };
+            let used = |k: fn(&Used) -> u64| p.used.as_ref().map(k);
             let fmax = match (&p.fmax_mhz, &p.error) {
                 (Some(m), _) => format!(
                     "{:.1} / {:.1} / {:.1} ({})",
@@ -843,11 +879,15 @@ impl fmt::Display for FpgaReport {
                 "  {:<11} {:<20} {:>13} {:>13} {:>9} {:>7}  {:<4} {}",
                 name,
                 p.device,
-                frac(p.used.luts, p.available.luts),
-                frac(p.used.ffs, p.available.ffs),
-                frac(p.used.brams, p.available.brams),
-                frac(p.used.dsps, p.available.dsps),
-                if p.fits { "yes" } else { "NO" },
+                frac(used(|u| u.luts), p.available.luts),
+                frac(used(|u| u.ffs), p.available.ffs),
+                frac(used(|u| u.brams), p.available.brams),
+                frac(used(|u| u.dsps), p.available.dsps),
+                match p.fits {
+                    Some(true) => "yes",
+                    Some(false) => "NO",
+                    None => "?",
+                },
                 fmax
             )?;
         }
@@ -855,8 +895,10 @@ impl fmt::Display for FpgaReport {
             if let Some(why) = &p.reason {
                 writeln!(f, "  {name}: does not fit: {why}")?;
             }
-            if let Some(e) = &p.error {
-                writeln!(f, "  {name}: place and route failed: {e}")?;
+            match (&p.error, p.used) {
+                (Some(e), None) => writeln!(f, "  {name}: {e}")?,
+                (Some(e), Some(_)) => writeln!(f, "  {name}: place and route failed: {e}")?,
+                (None, _) => {}
             }
             if let Some(c) = &p.critical_path {
                 writeln!(

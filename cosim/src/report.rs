@@ -338,8 +338,9 @@ pub fn html(r: &Report) -> String {
                 .and_then(|f| f.parts.get(p))
                 .map(|pr| match (&pr.fmax_mhz, pr.fits) {
                     (Some(f), _) => format!("{:.1} / {:.1}", f.min, f.median),
-                    (None, false) => "does not fit".into(),
-                    (None, true) => "not routed".into(),
+                    (None, Some(false)) => "does not fit".into(),
+                    (None, Some(true)) => "not routed".into(),
+                    (None, None) => "synthesis did not finish".into(),
                 })
                 .unwrap_or_else(|| "—".into());
             s += &td(&format!("fmax_{p}"), esc(&cell));
