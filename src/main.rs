@@ -130,6 +130,10 @@ enum Command {
         /// Time limit of each tool run in seconds (one synthesis, one seed's place and route).
         #[arg(long, default_value_t = fpga::DEFAULT_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
         time_limit: u64,
+        /// Synthesis and the fit check only: no place and route (no Fmax). Exit 0 when every
+        /// part fits.
+        #[arg(long)]
+        fit_only: bool,
         #[arg(long)]
         json: bool,
     },
@@ -490,8 +494,9 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             parts,
             seeds,
             time_limit,
+            fit_only,
             json,
-        } => fpga_cmd(&target, &parts, seeds as u32, time_limit, json),
+        } => fpga_cmd(&target, &parts, seeds as u32, time_limit, fit_only, json),
         Command::Bench {
             target,
             cycles,
@@ -689,6 +694,7 @@ fn fpga_cmd(
     parts: &[String],
     seeds: u32,
     time_limit: u64,
+    fit_only: bool,
     json: bool,
 ) -> Result<u8, Fail> {
     // Parts first: a misspelt part is reported before anything is generated.
@@ -696,6 +702,7 @@ fn fpga_cmd(
     let u = resolve(target)?;
     let mut opts = fpga::Options::new(chosen, seeds);
     opts.limit = std::time::Duration::from_secs(time_limit);
+    opts.place = !fit_only;
     let r = fpga::fpga(&u.design(), &u.manifest(), &opts, &mut |line| {
         eprintln!("{line}")
     })

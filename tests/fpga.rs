@@ -270,6 +270,46 @@ fn with_path(dir: &tempfile::TempDir, args: &[&str]) -> Output {
         .expect("binary runs")
 }
 
+/// `--fit-only`: synthesis and the fit check, no place and route, so nextpnr is not needed.
+#[test]
+fn fit_only_synthesises_and_checks_the_fit_without_nextpnr() {
+    // Debian's Yosys runs ABC as `berkeley-abc` from PATH.
+    let yosys_only = path_with(&["yosys", "berkeley-abc"]);
+    let args = ["fpga", "ram", "--set", "depth=256", "--set", "width=16"];
+    let out = with_path(
+        &yosys_only,
+        &[&args[..], &["--part", "ice40-hx8k", "--fit-only", "--json"]].concat(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("place and route"), "{stderr}");
+    assert!(
+        stderr.contains("ice40-hx8k fits; not placed (fit check only)"),
+        "{stderr}"
+    );
+    let r = json_of(&out);
+    assert_eq!(r["seeds"], 0);
+    let p = &r["parts"]["ice40-hx8k"];
+    assert_eq!(p["fits"], true);
+    assert_eq!(u(p, &["used", "brams"]), 1);
+    assert!(p["fmax_mhz"].is_null() && p["nextpnr"].is_null(), "{p}");
+    // A part it does not fit is still exit 1 with the numbers.
+    let out = with_path(
+        &yosys_only,
+        &["fpga", "ram", "--set", "depth=256", "--set", "width=512"]
+            .iter()
+            .chain(&["--part", "ice40-up5k", "--fit-only"])
+            .copied()
+            .collect::<Vec<_>>(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("does not fit: 32 BRAMs needed, 30 available"),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn missing_tools_name_their_install() {
     let none = path_with(&[]);

@@ -293,6 +293,8 @@ pub struct Options {
     pub parts: Vec<&'static Part>,
     pub seeds: u32,
     pub limit: Duration,
+    /// Place and route the parts that fit (false: synthesis and the fit check only).
+    pub place: bool,
     pub search_path: OsString,
 }
 
@@ -302,6 +304,7 @@ impl Options {
             parts,
             seeds,
             limit: DEFAULT_LIMIT,
+            place: true,
             search_path: tools::search_path(),
         }
     }
@@ -311,6 +314,7 @@ impl Options {
 pub struct FpgaReport {
     pub unit: String,
     pub module: String,
+    /// Placer seeds per part; 0 for a fit check only.
     pub seeds: u32,
     pub yosys: String,
     pub wrapper: Wrapper,
@@ -319,7 +323,7 @@ pub struct FpgaReport {
 }
 
 impl FpgaReport {
-    /// Every part fitted and was placed and routed.
+    /// Every part fitted and was placed and routed (with `place` off: every part fitted).
     pub fn ok(&self) -> bool {
         self.parts.values().all(PartReport::ok)
     }
@@ -483,7 +487,7 @@ pub fn fpga(
     // Every tool first, so a missing one stops the run before any work.
     let yosys = tools::require_in("yosys", &opts.search_path)?;
     let mut nextpnr = BTreeMap::new();
-    for p in &opts.parts {
+    for p in opts.parts.iter().filter(|_| opts.place) {
         if let std::collections::btree_map::Entry::Vacant(e) = nextpnr.entry(p.arch.nextpnr()) {
             e.insert(find_nextpnr(p.arch, &opts.search_path)?);
         }
@@ -575,6 +579,14 @@ pub fn fpga(
             parts.insert(p.name.to_string(), r);
             continue;
         }
+        if !opts.place {
+            progress(&format!(
+                "fpga {}: {} fits; not placed (fit check only)",
+                design.module, p.name
+            ));
+            parts.insert(p.name.to_string(), r);
+            continue;
+        }
         let tool = &nextpnr[p.arch.nextpnr()];
         r.nextpnr = tools::version(tool).ok();
         let constraints = Path::new(p.constraints)
@@ -629,7 +641,7 @@ pub fn fpga(
     Ok(FpgaReport {
         unit: manifest.unit.clone(),
         module: design.module.clone(),
-        seeds: opts.seeds,
+        seeds: if opts.place { opts.seeds } else { 0 },
         yosys: version,
         wrapper: wrap,
         parts,
@@ -841,12 +853,15 @@ impl fmt::Display for FpgaReport {
         let w = &self.wrapper;
         writeln!(
             f,
-            "fpga {} (module {}), {} placer seed{}; wrapper: {} input bits in through `sin`, \
+            "fpga {} (module {}), {}; wrapper: {} input bits in through `sin`, \
              {} output bits out through `sout`, {} pins",
             self.unit,
             self.module,
-            self.seeds,
-            if self.seeds == 1 { "" } else { "s" },
+            match self.seeds {
+                0 => "fit check only".to_string(),
+                1 => "1 placer seed".to_string(),
+                n => format!("{n} placer seeds"),
+            },
             w.input_bits,
             w.output_bits,
             w.pins.len()
