@@ -542,7 +542,8 @@ pub fn fpga(
                     )),
                     Err(e @ FlowError::Timeout { .. }) => {
                         keep = true;
-                        Err((format!("synthesis: {e}"), secs(t)))
+                        let log = d.join(format!("{tag}.log"));
+                        Err((format!("synthesis: {e} (log: {})", log.display()), secs(t)))
                     }
                     Err(e) => {
                         // Its log, named in the error, stays.
