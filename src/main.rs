@@ -134,6 +134,9 @@ enum Command {
         /// part fits.
         #[arg(long)]
         fit_only: bool,
+        /// Seeds placed and routed at once (1 to 20): one single-threaded nextpnr each.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
+        jobs: u64,
         #[arg(long)]
         json: bool,
     },
@@ -495,8 +498,17 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             seeds,
             time_limit,
             fit_only,
+            jobs,
             json,
-        } => fpga_cmd(&target, &parts, seeds as u32, time_limit, fit_only, json),
+        } => fpga_cmd(
+            &target,
+            &parts,
+            seeds as u32,
+            time_limit,
+            fit_only,
+            jobs as usize,
+            json,
+        ),
         Command::Bench {
             target,
             cycles,
@@ -695,6 +707,7 @@ fn fpga_cmd(
     seeds: u32,
     time_limit: u64,
     fit_only: bool,
+    jobs: usize,
     json: bool,
 ) -> Result<u8, Fail> {
     // Parts first: a misspelt part is reported before anything is generated.
@@ -703,6 +716,7 @@ fn fpga_cmd(
     let mut opts = fpga::Options::new(chosen, seeds);
     opts.limit = std::time::Duration::from_secs(time_limit);
     opts.place = !fit_only;
+    opts.jobs = jobs;
     let r = fpga::fpga(&u.design(), &u.manifest(), &opts, &mut |line| {
         eprintln!("{line}")
     })

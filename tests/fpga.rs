@@ -234,6 +234,45 @@ fn a_synthesis_past_the_time_limit_is_its_parts_error() {
     assert!(ice40["fmax_mhz"]["min"].as_f64().unwrap() > 20.0, "{ice40}");
 }
 
+/// `--jobs 2` runs two seeds at once: the same per-seed results as one at a time (nextpnr is
+/// deterministic for a seed), reported in seed order.
+#[test]
+fn seeds_run_in_parallel_give_the_sequential_results() {
+    let run = |jobs: &str| {
+        let out = warpforge(&[
+            "fpga",
+            "ram",
+            "--set",
+            "depth=256",
+            "--set",
+            "width=16",
+            "--part",
+            "ice40-hx8k",
+            "--seeds",
+            "2",
+            "--jobs",
+            jobs,
+            "--json",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        (json_of(&out), stderr)
+    };
+    let (one, _) = run("1");
+    let (two, stderr) = run("2");
+    // Both seeds start before either result.
+    let started = stderr.find("seed 2/2").expect("seed 2 started");
+    let first_result = stderr.find("seed 1: ").expect("seed 1's result");
+    assert!(started < first_result, "{stderr}");
+    let per_seed = |r: &Value| r["parts"]["ice40-hx8k"]["fmax_mhz"]["per_seed"].clone();
+    assert_eq!(per_seed(&one), per_seed(&two));
+    assert_eq!(per_seed(&two)[1]["seed"], 2);
+    assert_eq!(
+        one["parts"]["ice40-hx8k"]["placed"],
+        two["parts"]["ice40-hx8k"]["placed"]
+    );
+}
+
 #[test]
 fn unknown_part() {
     assert_error(
@@ -252,6 +291,8 @@ fn bad_seed_counts() {
     for bad in ["0", "21", "-1", "three"] {
         let out = warpforge(&["fpga", "ram", &format!("--seeds={bad}")]);
         assert_error(&out, &["--seeds"]);
+        let out = warpforge(&["fpga", "ram", &format!("--jobs={bad}")]);
+        assert_error(&out, &["--jobs"]);
     }
 }
 

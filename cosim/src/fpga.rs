@@ -295,6 +295,8 @@ pub struct Options {
     pub limit: Duration,
     /// Place and route the parts that fit (false: synthesis and the fit check only).
     pub place: bool,
+    /// Seeds placed and routed at once (each nextpnr runs single-threaded).
+    pub jobs: usize,
     pub search_path: OsString,
 }
 
@@ -305,6 +307,7 @@ impl Options {
             seeds,
             limit: DEFAULT_LIMIT,
             place: true,
+            jobs: 1,
             search_path: tools::search_path(),
         }
     }
@@ -477,6 +480,12 @@ pub fn fpga(
     opts: &Options,
     progress: &mut dyn FnMut(&str),
 ) -> Result<FpgaReport, FlowError> {
+    if opts.jobs == 0 || opts.jobs > MAX_SEEDS as usize {
+        return Err(FlowError::BadInput(format!(
+            "--jobs {}: must be from 1 to {MAX_SEEDS}",
+            opts.jobs
+        )));
+    }
     if opts.seeds == 0 || opts.seeds > MAX_SEEDS {
         return Err(FlowError::BadInput(format!(
             "--seeds {}: must be from 1 to {MAX_SEEDS}",
@@ -597,35 +606,66 @@ pub fn fpga(
         write(&d.join(&constraints), p.constraints_text)?;
         let t = Instant::now();
         let mut seeds = vec![];
-        for seed in 1..=opts.seeds {
-            progress(&format!(
-                "fpga {}: {} place and route, seed {seed}/{}",
-                design.module, p.name, opts.seeds
-            ));
-            match place_and_route(tool, d, p, &netlist, &constraints, seed, opts.limit) {
-                Ok(pnr) => {
-                    progress(&format!(
-                        "fpga {}: {} seed {seed}: {:.1} MHz",
-                        design.module, p.name, pnr.fmax
-                    ));
-                    if seeds.is_empty() {
-                        r.placed = pnr.placed;
-                        r.clock_target_mhz = pnr.target;
-                        r.critical_path = pnr.critical_path;
+        // Seeds run `jobs` at a time (each nextpnr is single-threaded); results are taken in
+        // seed order, and the first failing seed ends the part.
+        let all: Vec<u32> = (1..=opts.seeds).collect();
+        'chunks: for chunk in all.chunks(opts.jobs.max(1)) {
+            for seed in chunk {
+                progress(&format!(
+                    "fpga {}: {} place and route, seed {seed}/{}",
+                    design.module, p.name, opts.seeds
+                ));
+            }
+            let results: Vec<(u32, Result<Pnr, FlowError>)> = std::thread::scope(|s| {
+                let runs: Vec<_> = chunk
+                    .iter()
+                    .map(|&seed| {
+                        let (netlist, constraints) = (&netlist, &constraints);
+                        s.spawn(move || {
+                            place_and_route(tool, d, p, netlist, constraints, seed, opts.limit)
+                        })
+                    })
+                    .collect();
+                chunk
+                    .iter()
+                    .zip(runs)
+                    .map(|(&seed, run)| {
+                        let res = run.join().unwrap_or_else(|_| {
+                            Err(FlowError::Io {
+                                what: format!("place and route of seed {seed}"),
+                                error: "its thread panicked".into(),
+                            })
+                        });
+                        (seed, res)
+                    })
+                    .collect()
+            });
+            for (seed, res) in results {
+                match res {
+                    Ok(pnr) => {
+                        progress(&format!(
+                            "fpga {}: {} seed {seed}: {:.1} MHz",
+                            design.module, p.name, pnr.fmax
+                        ));
+                        if seeds.is_empty() {
+                            r.placed = pnr.placed;
+                            r.clock_target_mhz = pnr.target;
+                            r.critical_path = pnr.critical_path;
+                        }
+                        seeds.push(SeedFmax {
+                            seed,
+                            mhz: pnr.fmax,
+                        });
                     }
-                    seeds.push(SeedFmax {
-                        seed,
-                        mhz: pnr.fmax,
-                    });
-                }
-                Err(e) => {
-                    keep = true;
-                    progress(&format!(
-                        "fpga {}: {} seed {seed}: {e}",
-                        design.module, p.name
-                    ));
-                    r.error = Some(format!("seed {seed}: {e}"));
-                    break;
+                    Err(e) => {
+                        keep = true;
+                        progress(&format!(
+                            "fpga {}: {} seed {seed}: {e}",
+                            design.module, p.name
+                        ));
+                        r.error = Some(format!("seed {seed}: {e}"));
+                        break 'chunks;
+                    }
                 }
             }
         }
