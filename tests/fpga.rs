@@ -30,6 +30,13 @@ fn assert_error(out: &Output, needles: &[&str]) {
     }
 }
 
+/// `fpga` on a 256 × 16 RAM (4 kbit: one iCE40 SB_RAM40_4K, one ECP5 DP16KD), then `extra`.
+fn small_ram<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["fpga", "ram", "--set", "depth=256", "--set", "width=16"];
+    a.extend_from_slice(extra);
+    a
+}
+
 fn u(v: &Value, path: &[&str]) -> u64 {
     let mut x = v;
     for k in path {
@@ -43,19 +50,13 @@ fn u(v: &Value, path: &[&str]) -> u64 {
 /// one part of each family, two seeds on the iCE40.
 #[test]
 fn small_ram_places_and_routes_in_block_ram() {
-    let out = warpforge(&[
-        "fpga",
-        "ram",
-        "--set",
-        "depth=256",
-        "--set",
-        "width=16",
+    let out = warpforge(&small_ram(&[
         "--part",
         "ice40-up5k,ecp5-85k",
         "--seeds",
         "2",
         "--json",
-    ]);
+    ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     // Progress on stderr, one line per step: two syntheses and two seeds per part.
@@ -194,8 +195,12 @@ fn a_synthesis_past_the_time_limit_is_its_parts_error() {
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     let out = Command::new(env!("CARGO_BIN_EXE_warpforge"))
-        .args(["fpga", "ram", "--set", "depth=256", "--set", "width=16"])
-        .args(["--part", "ecp5-85k,ice40-up5k", "--seeds", "1"])
+        .args(small_ram(&[
+            "--part",
+            "ecp5-85k,ice40-up5k",
+            "--seeds",
+            "1",
+        ]))
         .args(["--time-limit", "20", "--json"])
         .env("PATH", std::env::join_paths(path).unwrap())
         .output()
@@ -239,13 +244,7 @@ fn a_synthesis_past_the_time_limit_is_its_parts_error() {
 #[test]
 fn seeds_run_in_parallel_give_the_sequential_results() {
     let run = |jobs: &str| {
-        let out = warpforge(&[
-            "fpga",
-            "ram",
-            "--set",
-            "depth=256",
-            "--set",
-            "width=16",
+        let out = warpforge(&small_ram(&[
             "--part",
             "ice40-hx8k",
             "--seeds",
@@ -253,7 +252,7 @@ fn seeds_run_in_parallel_give_the_sequential_results() {
             "--jobs",
             jobs,
             "--json",
-        ]);
+        ]));
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         (json_of(&out), stderr)
@@ -322,10 +321,9 @@ fn with_path(dir: &tempfile::TempDir, args: &[&str]) -> Output {
 fn fit_only_synthesises_and_checks_the_fit_without_nextpnr() {
     // Debian's Yosys runs ABC as `berkeley-abc` from PATH.
     let yosys_only = path_with(&["yosys", "berkeley-abc"]);
-    let args = ["fpga", "ram", "--set", "depth=256", "--set", "width=16"];
     let out = with_path(
         &yosys_only,
-        &[&args[..], &["--part", "ice40-hx8k", "--fit-only", "--json"]].concat(),
+        &small_ram(&["--part", "ice40-hx8k", "--fit-only", "--json"]),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
