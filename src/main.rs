@@ -137,6 +137,10 @@ enum Command {
         /// Seeds placed and routed at once (1 to 20): one single-threaded nextpnr each.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
         jobs: u64,
+        /// nextpnr's router: router1 (nextpnr's default) or router2 (faster on large designs,
+        /// lower Fmax on those measured).
+        #[arg(long, default_value = "router1")]
+        router: String,
         #[arg(long)]
         json: bool,
     },
@@ -499,16 +503,17 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             time_limit,
             fit_only,
             jobs,
+            router,
             json,
-        } => fpga_cmd(
-            &target,
-            &parts,
-            seeds as u32,
-            time_limit,
-            fit_only,
-            jobs as usize,
-            json,
-        ),
+        } => {
+            // Checked before anything is generated, as the parts are.
+            let mut opts = fpga::Options::new(fpga_parts(&parts)?, seeds as u32);
+            opts.limit = std::time::Duration::from_secs(time_limit);
+            opts.place = !fit_only;
+            opts.jobs = jobs as usize;
+            opts.router = fpga::Router::parse(&router).map_err(|e| bad(e.to_string()))?;
+            fpga_cmd(&target, &opts, json)
+        }
         Command::Bench {
             target,
             cycles,
@@ -701,23 +706,9 @@ fn report_cmd(
     Ok(0)
 }
 
-fn fpga_cmd(
-    target: &Target,
-    parts: &[String],
-    seeds: u32,
-    time_limit: u64,
-    fit_only: bool,
-    jobs: usize,
-    json: bool,
-) -> Result<u8, Fail> {
-    // Parts first: a misspelt part is reported before anything is generated.
-    let chosen = fpga_parts(parts)?;
+fn fpga_cmd(target: &Target, opts: &fpga::Options, json: bool) -> Result<u8, Fail> {
     let u = resolve(target)?;
-    let mut opts = fpga::Options::new(chosen, seeds);
-    opts.limit = std::time::Duration::from_secs(time_limit);
-    opts.place = !fit_only;
-    opts.jobs = jobs;
-    let r = fpga::fpga(&u.design(), &u.manifest(), &opts, &mut |line| {
+    let r = fpga::fpga(&u.design(), &u.manifest(), opts, &mut |line| {
         eprintln!("{line}")
     })
     .map_err(|e| bad(e.to_string()))?;

@@ -170,41 +170,58 @@ fn a_ram_too_large_for_the_part_is_reported_not_placed() {
     assert!(p["placed"].as_object().unwrap().is_empty());
 }
 
+/// A directory holding a stand-in for `tool`: a shell script that runs `prelude`, then the
+/// real tool (found on PATH) with the same arguments.
+fn stand_in(tool: &str, prelude: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|d| d.join(tool))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{tool} is installed"));
+    let fake = dir.path().join(tool);
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\n{prelude}\nexec {} \"$@\"\n", real.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+/// `warpforge args` with `dir` first on PATH.
+fn with_path_first(dir: &tempfile::TempDir, args: &[&str]) -> Output {
+    let mut path = vec![dir.path().to_path_buf()];
+    path.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    Command::new(env!("CARGO_BIN_EXE_warpforge"))
+        .args(args)
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .output()
+        .expect("binary runs")
+}
+
 /// A synthesis past `--time-limit` is its part's error; the run goes on with the other parts.
 /// A `yosys` that never finishes `synth_ecp5` (and runs the real Yosys otherwise) stands in
 /// for a design too large to synthesise in time.
 #[test]
 fn a_synthesis_past_the_time_limit_is_its_parts_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let real = std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-        .map(|d| d.join("yosys"))
-        .find(|p| p.is_file())
-        .expect("yosys is installed");
-    let fake = dir.path().join("yosys");
-    std::fs::write(
-        &fake,
-        format!(
-            "#!/bin/sh\ncase \"$*\" in *synth_ecp5*) exec sleep 600;; esac\nexec {} \"$@\"\n",
-            real.display()
-        ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let mut path = vec![dir.path().to_path_buf()];
-    path.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
-    let out = Command::new(env!("CARGO_BIN_EXE_warpforge"))
-        .args(small_ram(&[
+    let dir = stand_in(
+        "yosys",
+        "case \"$*\" in *synth_ecp5*) exec sleep 600;; esac",
+    );
+    let out = with_path_first(
+        &dir,
+        &small_ram(&[
             "--part",
             "ecp5-85k,ice40-up5k",
             "--seeds",
             "1",
-        ]))
-        .args(["--time-limit", "20", "--json"])
-        .env("PATH", std::env::join_paths(path).unwrap())
-        .output()
-        .expect("binary runs");
+            "--time-limit",
+            "20",
+            "--json",
+        ]),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Not every part was placed: exit 1, with the report.
     assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -272,6 +289,31 @@ fn seeds_run_in_parallel_give_the_sequential_results() {
     );
 }
 
+/// `--router router2` reaches nextpnr (a stand-in records its arguments) and the report.
+#[test]
+fn the_router_is_passed_to_nextpnr() {
+    let dir = stand_in("nextpnr-ice40", "echo \"$*\" >> \"$(dirname \"$0\")/args\"");
+    let out = with_path_first(
+        &dir,
+        &small_ram(&[
+            "--part",
+            "ice40-hx8k",
+            "--seeds",
+            "1",
+            "--router",
+            "router2",
+            "--json",
+        ]),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(json_of(&out)["parts"]["ice40-hx8k"]["router"], "router2");
+    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    // One call for the version, one for the seed.
+    let seed_call = args.lines().find(|l| l.contains("--seed 1")).expect(&args);
+    assert!(seed_call.contains("--router router2"), "{args}");
+}
+
 #[test]
 fn unknown_part() {
     assert_error(
@@ -293,6 +335,10 @@ fn bad_seed_counts() {
         let out = warpforge(&["fpga", "ram", &format!("--jobs={bad}")]);
         assert_error(&out, &["--jobs"]);
     }
+    assert_error(
+        &warpforge(&["fpga", "ram", "--router", "router3"]),
+        &["--router router3", "router1, router2"],
+    );
 }
 
 /// A PATH holding only the named tools (symlinks to the real ones).
