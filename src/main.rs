@@ -134,6 +134,10 @@ enum Command {
         /// part fits.
         #[arg(long)]
         fit_only: bool,
+        /// The first placer seed (1 to 10000): seeds run are first-seed .. first-seed + seeds - 1,
+        /// to add seeds to an earlier run.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_FIRST_SEED as u64))]
+        first_seed: u64,
         /// Seeds placed and routed at once (1 to 20): one single-threaded nextpnr each.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
         jobs: u64,
@@ -502,6 +506,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             seeds,
             time_limit,
             fit_only,
+            first_seed,
             jobs,
             router,
             json,
@@ -511,6 +516,7 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             opts.limit = std::time::Duration::from_secs(time_limit);
             opts.place = !fit_only;
             opts.jobs = jobs as usize;
+            opts.first_seed = first_seed as u32;
             opts.router = fpga::Router::parse(&router).map_err(|e| bad(e.to_string()))?;
             fpga_cmd(&target, &opts, json)
         }

@@ -257,25 +257,20 @@ fn a_synthesis_past_the_time_limit_is_its_parts_error() {
 }
 
 /// `--jobs 2` runs two seeds at once: the same per-seed results as one at a time (nextpnr is
-/// deterministic for a seed), reported in seed order.
+/// deterministic for a seed), reported in seed order. `--first-seed 2 --seeds 1` runs seed 2
+/// alone, with the same result again.
 #[test]
 fn seeds_run_in_parallel_give_the_sequential_results() {
-    let run = |jobs: &str| {
-        let out = warpforge(&small_ram(&[
-            "--part",
-            "ice40-hx8k",
-            "--seeds",
-            "2",
-            "--jobs",
-            jobs,
-            "--json",
-        ]));
+    let run = |seeds: &[&str]| {
+        let out = warpforge(&small_ram(
+            &[&["--part", "ice40-hx8k", "--json"], seeds].concat(),
+        ));
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert_eq!(out.status.code(), Some(0), "{stderr}");
         (json_of(&out), stderr)
     };
-    let (one, _) = run("1");
-    let (two, stderr) = run("2");
+    let (one, _) = run(&["--seeds", "2", "--jobs", "1"]);
+    let (two, stderr) = run(&["--seeds", "2", "--jobs", "2"]);
     // Both seeds start before either result.
     let started = stderr.find("seed 2/2").expect("seed 2 started");
     let first_result = stderr.find("seed 1: ").expect("seed 1's result");
@@ -287,6 +282,11 @@ fn seeds_run_in_parallel_give_the_sequential_results() {
         one["parts"]["ice40-hx8k"]["placed"],
         two["parts"]["ice40-hx8k"]["placed"]
     );
+    let (second, stderr) = run(&["--seeds", "1", "--first-seed", "2"]);
+    assert!(stderr.contains("place and route, seed 2/2"), "{stderr}");
+    assert!(!stderr.contains("seed 1"), "{stderr}");
+    assert_eq!(per_seed(&second)[0], per_seed(&one)[1]);
+    assert_eq!(per_seed(&second).as_array().unwrap().len(), 1);
 }
 
 /// `--router router2` reaches nextpnr (a stand-in records its arguments) and the report.
@@ -334,6 +334,10 @@ fn bad_seed_counts() {
         assert_error(&out, &["--seeds"]);
         let out = warpforge(&["fpga", "ram", &format!("--jobs={bad}")]);
         assert_error(&out, &["--jobs"]);
+    }
+    for bad in ["0", "10001"] {
+        let out = warpforge(&["fpga", "ram", &format!("--first-seed={bad}")]);
+        assert_error(&out, &["--first-seed"]);
     }
     assert_error(
         &warpforge(&["fpga", "ram", "--router", "router3"]),

@@ -22,6 +22,8 @@ use warpforge_hdl::Design;
 pub const DEFAULT_SEEDS: u32 = 3;
 /// Most placer seeds one run accepts.
 pub const MAX_SEEDS: u32 = 20;
+/// The highest first seed `--first-seed` takes.
+pub const MAX_FIRST_SEED: u32 = 10_000;
 /// Time limit of each tool run (one synthesis, one place-and-route of one seed).
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(1800);
 /// Parts measured when none are named: one per board family.
@@ -321,6 +323,8 @@ impl Router {
 pub struct Options {
     pub parts: Vec<&'static Part>,
     pub seeds: u32,
+    /// Seeds run are `first_seed ..= first_seed + seeds - 1` (to add seeds to an earlier run).
+    pub first_seed: u32,
     pub limit: Duration,
     /// Place and route the parts that fit (false: synthesis and the fit check only).
     pub place: bool,
@@ -335,6 +339,7 @@ impl Options {
         Options {
             parts,
             seeds,
+            first_seed: 1,
             limit: DEFAULT_LIMIT,
             place: true,
             jobs: 1,
@@ -519,6 +524,12 @@ pub fn fpga(
             opts.jobs
         )));
     }
+    if opts.first_seed == 0 || opts.first_seed > MAX_FIRST_SEED {
+        return Err(FlowError::BadInput(format!(
+            "--first-seed {}: must be from 1 to {MAX_FIRST_SEED}",
+            opts.first_seed
+        )));
+    }
     if opts.seeds == 0 || opts.seeds > MAX_SEEDS {
         return Err(FlowError::BadInput(format!(
             "--seeds {}: must be from 1 to {MAX_SEEDS}",
@@ -642,12 +653,13 @@ pub fn fpga(
         let mut seeds = vec![];
         // Seeds run `jobs` at a time (each nextpnr is single-threaded); results are taken in
         // seed order, and the first failing seed ends the part.
-        let all: Vec<u32> = (1..=opts.seeds).collect();
+        let last = opts.first_seed + opts.seeds - 1;
+        let all: Vec<u32> = (opts.first_seed..=last).collect();
         'chunks: for chunk in all.chunks(opts.jobs.max(1)) {
             for seed in chunk {
                 progress(&format!(
-                    "fpga {}: {} place and route, seed {seed}/{}",
-                    design.module, p.name, opts.seeds
+                    "fpga {}: {} place and route, seed {seed}/{last}",
+                    design.module, p.name
                 ));
             }
             let results: Vec<(u32, Result<Pnr, FlowError>)> = std::thread::scope(|s| {
