@@ -1,9 +1,9 @@
-//! `dwr` in lockstep on insert-heavy configurations: one ILT set of two ways, so the barriers'
-//! PCs all meet in one set and the ILT's inserts evict all the time, at three barrier
-//! latencies. The quick suite's configurations (tests/lockstep.rs) use the default ILT, where
-//! evictions are rare; here the stimulus must show ≥ 1,000 evictions, inserts and hits and
-//! ≥ 100 flushes per run, so the ILT's FIFO and flush paths are checked every cycle against
-//! the model.
+//! `dwr` in lockstep on insert-heavy configurations: one ILT set of two ways with `d4_learn`'s
+//! three insert ports, so the barriers' PCs all meet in one set and the ILT's inserts evict
+//! all the time, at BAR_LAT = 2, 3 and 5. The quick suite's dwr configurations
+//! (`cosim/src/regress.rs`) include small ILTs too, but do not check that the stimulus reached
+//! the ILT's paths; here each run must show ≥ 1,000 evictions, inserts and hits and ≥ 100
+//! flushes, so the ILT's FIFO and flush paths are compared every cycle against the model.
 
 use warpforge_cosim::lockstep::{self, Options, Source};
 use warpforge_cosim::registry::Unit;
