@@ -385,7 +385,7 @@ pub struct PartReport {
     pub board: String,
     pub constraints: String,
     pub nextpnr: Option<String>,
-    /// The router nextpnr ran with.
+    /// The router chosen for nextpnr (recorded also for a part not placed).
     pub router: Router,
     /// From the synthesis, wrapper included; `None` when the synthesis did not finish.
     pub used: Option<Used>,
