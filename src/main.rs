@@ -120,16 +120,8 @@ enum Command {
     Fpga {
         #[command(flatten)]
         target: Target,
-        /// Part (repeatable or comma-separated): ice40-up5k, ice40-hx8k, ecp5-85k, ecp5-45k,
-        /// ecp5-25k [default: ice40-up5k,ecp5-85k].
-        #[arg(long = "part", value_name = "PART", value_delimiter = ',')]
-        parts: Vec<String>,
-        /// Placer seeds per part (1 to 20).
-        #[arg(long, default_value_t = fpga::DEFAULT_SEEDS as u64, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
-        seeds: u64,
-        /// Time limit of each tool run in seconds (one synthesis, one seed's place and route).
-        #[arg(long, default_value_t = fpga::DEFAULT_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
-        time_limit: u64,
+        #[command(flatten)]
+        pnr: PnrArgs,
         /// Synthesis and the fit check only: no place and route (no Fmax). Exit 0 when every
         /// part fits.
         #[arg(long)]
@@ -138,13 +130,6 @@ enum Command {
         /// to add seeds to an earlier run.
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_FIRST_SEED as u64))]
         first_seed: u64,
-        /// Seeds placed and routed at once (1 to 20): one single-threaded nextpnr each.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
-        jobs: u64,
-        /// nextpnr's router: router1 (nextpnr's default) or router2 (faster on large designs,
-        /// lower Fmax on those measured).
-        #[arg(long, default_value = "router1")]
-        router: String,
         #[arg(long)]
         json: bool,
     },
@@ -157,15 +142,12 @@ enum Command {
         /// Directory for report.html and report.json.
         #[arg(long, default_value = "report-out")]
         out: PathBuf,
-        /// Also place and route every unit (slow): Fmax per part.
+        /// Also place and route every unit (slow): Fmax per part. The place-and-route options
+        /// below apply only with it.
         #[arg(long)]
         fpga: bool,
-        /// Parts for --fpga (repeatable or comma-separated) [default: ice40-up5k,ecp5-85k].
-        #[arg(long = "part", value_name = "PART", value_delimiter = ',')]
-        parts: Vec<String>,
-        /// Placer seeds per part for --fpga (1 to 20).
-        #[arg(long, default_value_t = fpga::DEFAULT_SEEDS as u64, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
-        seeds: u64,
+        #[command(flatten)]
+        pnr: PnrArgs,
         #[arg(long)]
         json: bool,
     },
@@ -247,6 +229,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// The place-and-route options `fpga` and `report --fpga` share.
+#[derive(Args, Clone)]
+struct PnrArgs {
+    /// Part (repeatable or comma-separated): ice40-up5k, ice40-hx8k, ecp5-85k, ecp5-45k,
+    /// ecp5-25k [default: ice40-up5k,ecp5-85k].
+    #[arg(long = "part", value_name = "PART", value_delimiter = ',')]
+    parts: Vec<String>,
+    /// Placer seeds per part (1 to 20).
+    #[arg(long, default_value_t = fpga::DEFAULT_SEEDS as u64, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
+    seeds: u64,
+    /// Time limit of each tool run in seconds (one synthesis, one seed's place and route).
+    #[arg(long, default_value_t = fpga::DEFAULT_LIMIT.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    time_limit: u64,
+    /// Seeds placed and routed at once (1 to 20): one single-threaded nextpnr each.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=fpga::MAX_SEEDS as u64))]
+    jobs: u64,
+    /// nextpnr's router: router1 (nextpnr's default) or router2 (faster on large designs,
+    /// lower Fmax on those measured).
+    #[arg(long, default_value = "router1")]
+    router: String,
+}
+
+impl PnrArgs {
+    /// Checked before anything is generated: an unknown part or router is exit 2 up front.
+    fn options(&self) -> Result<fpga::Options, Fail> {
+        let mut opts = fpga::Options::new(fpga_parts(&self.parts)?, self.seeds as u32);
+        opts.limit = std::time::Duration::from_secs(self.time_limit);
+        opts.jobs = self.jobs as usize;
+        opts.router = fpga::Router::parse(&self.router).map_err(|e| bad(e.to_string()))?;
+        Ok(opts)
+    }
 }
 
 /// A unit name or a TOML config file, plus `--set key=value` overrides.
@@ -502,22 +517,14 @@ fn run(cmd: Command) -> Result<u8, Fail> {
         }
         Command::Fpga {
             target,
-            parts,
-            seeds,
-            time_limit,
+            pnr,
             fit_only,
             first_seed,
-            jobs,
-            router,
             json,
         } => {
-            // Checked before anything is generated, as the parts are.
-            let mut opts = fpga::Options::new(fpga_parts(&parts)?, seeds as u32);
-            opts.limit = std::time::Duration::from_secs(time_limit);
+            let mut opts = pnr.options()?;
             opts.place = !fit_only;
-            opts.jobs = jobs as usize;
             opts.first_seed = first_seed as u32;
-            opts.router = fpga::Router::parse(&router).map_err(|e| bad(e.to_string()))?;
             fpga_cmd(&target, &opts, json)
         }
         Command::Bench {
@@ -605,10 +612,9 @@ fn run(cmd: Command) -> Result<u8, Fail> {
             config,
             out,
             fpga,
-            parts,
-            seeds,
+            pnr,
             json,
-        } => report_cmd(&config, &out, fpga, &parts, seeds as u32, json),
+        } => report_cmd(&config, &out, fpga, &pnr, json),
         Command::Noc(a) => noc_cli::run(a),
         Command::Regress {
             suite,
@@ -677,8 +683,7 @@ fn report_cmd(
     config: &Path,
     out: &Path,
     with_fpga: bool,
-    parts: &[String],
-    seeds: u32,
+    pnr: &PnrArgs,
     json: bool,
 ) -> Result<u8, Fail> {
     let name = config.display().to_string();
@@ -686,7 +691,7 @@ fn report_cmd(
         .map_err(|e| bad(format!("--config {name}: cannot read: {e}")))?;
     let entries = report::parse_spec(&name, &text).map_err(bad)?;
     let opts = match with_fpga {
-        true => Some(fpga::Options::new(fpga_parts(parts)?, seeds)),
+        true => Some(pnr.options()?),
         false => None,
     };
     check_out_dir(out)?;

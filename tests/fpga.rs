@@ -314,6 +314,64 @@ fn the_router_is_passed_to_nextpnr() {
     assert!(seed_call.contains("--router router2"), "{args}");
 }
 
+/// `report --fpga` takes the place-and-route options of `fpga`: two seeds at once with router2
+/// reach nextpnr (a stand-in records its arguments), and the page shows the part's Fmax.
+#[test]
+fn the_report_places_and_routes_with_the_fpga_options() {
+    let dir = stand_in("nextpnr-ice40", "echo \"$*\" >> \"$(dirname \"$0\")/args\"");
+    let spec = dir.path().join("report.toml");
+    std::fs::write(
+        &spec,
+        "[[unit]]\nlabel = \"RAM\"\nunit = \"ram\"\nparams = { depth = 256, width = 16 }\n",
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let (spec_s, out_s) = (spec.to_str().unwrap(), out_dir.to_str().unwrap());
+    let report = |extra: &[&str]| {
+        let mut a = vec!["report", "--config", spec_s, "--out", out_s, "--fpga"];
+        a.extend_from_slice(extra);
+        with_path_first(&dir, &a)
+    };
+    assert_error(
+        &report(&["--router", "router3"]),
+        &["--router router3", "router1, router2"],
+    );
+    let out = report(&[
+        "--part",
+        "ice40-hx8k",
+        "--seeds",
+        "2",
+        "--jobs",
+        "2",
+        "--router",
+        "router2",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("report.json")).unwrap())
+            .unwrap();
+    let p = &r["rows"][0]["fpga"]["parts"]["ice40-hx8k"];
+    assert_eq!(p["router"], "router2", "{p}");
+    let per_seed = p["fmax_mhz"]["per_seed"].as_array().expect("placed");
+    assert_eq!(per_seed.len(), 2, "{p}");
+    let args = std::fs::read_to_string(dir.path().join("args")).unwrap();
+    let seed_calls: Vec<&str> = args.lines().filter(|l| l.contains("--seed ")).collect();
+    assert_eq!(seed_calls.len(), 2, "{args}");
+    assert!(
+        seed_calls.iter().all(|l| l.contains("--router router2")),
+        "{args}"
+    );
+    let (min, median) = (
+        p["fmax_mhz"]["min"].as_f64().unwrap(),
+        p["fmax_mhz"]["median"].as_f64().unwrap(),
+    );
+    let html = std::fs::read_to_string(out_dir.join("report.html")).unwrap();
+    let cell = format!("<td data-key=\"fmax_ice40-hx8k\">{min:.1} / {median:.1}</td>");
+    assert!(html.contains(&cell), "{cell} not in the page");
+}
+
 #[test]
 fn unknown_part() {
     assert_error(
