@@ -256,6 +256,47 @@ fn a_synthesis_past_the_time_limit_is_its_parts_error() {
     assert!(ice40["fmax_mhz"]["min"].as_f64().unwrap() > 20.0, "{ice40}");
 }
 
+/// A seed past `--time-limit` is its part's error, and its log stays with what nextpnr wrote
+/// before it was killed. The stand-in `nextpnr-ice40` writes one line to the file given by
+/// `--log` (as the real one does as it goes), then never finishes.
+#[test]
+fn a_seed_past_the_time_limit_keeps_its_partial_log() {
+    let dir = stand_in(
+        "nextpnr-ice40",
+        "case \"$*\" in *--seed*)\n\
+         while [ $# -gt 0 ]; do [ \"$1\" = --log ] && echo 'Info: Running main analytical placer.' > \"$2\"; shift; done\n\
+         exec sleep 600;; esac",
+    );
+    let out = with_path_first(
+        &dir,
+        &small_ram(&[
+            "--part",
+            "ice40-hx8k",
+            "--seeds",
+            "1",
+            "--time-limit",
+            "20",
+            "--json",
+        ]),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let r = json_of(&out);
+    let p = &r["parts"]["ice40-hx8k"];
+    assert_eq!(p["fits"], true, "{p}");
+    assert!(p["fmax_mhz"].is_null(), "{p}");
+    let err = p["error"].as_str().unwrap();
+    assert!(
+        err.starts_with("seed 1: nextpnr-ice40 (ice40-hx8k) failed: did not finish within 20 s"),
+        "{err}"
+    );
+    let log = std::path::Path::new(err.split("(log: ").nth(1).unwrap().trim_end_matches(')'));
+    assert_eq!(log.file_name().unwrap(), "ice40-hx8k.seed1.log", "{err}");
+    let text = std::fs::read_to_string(log).expect("the killed seed's log stays");
+    assert_eq!(text, "Info: Running main analytical placer.\n");
+    std::fs::remove_dir_all(log.parent().unwrap()).unwrap();
+}
+
 /// `--jobs 2` runs two seeds at once: the same per-seed results as one at a time (nextpnr is
 /// deterministic for a seed), reported in seed order. `--first-seed 2 --seeds 1` runs seed 2
 /// alone, with the same result again.

@@ -851,23 +851,41 @@ fn place_and_route(
         Arch::Ecp5 => "--lpf",
     };
     let seed_s = seed.to_string();
-    let out = tools::run(
+    let log_path = dir.join(&log);
+    let failed = |message: String| FlowError::ToolFailed {
+        tool: part.arch.nextpnr().into(),
+        step: format!("({})", part.name),
+        message,
+        log: Some(log_path.clone()),
+    };
+    // nextpnr writes its own log (`--log`) as it goes, so a seed killed at the time limit
+    // still shows how far it got: placing, or which routing iteration.
+    let out = match tools::run(
         Command::new(tool)
             .args(part.nextpnr_args)
             .args(["--json", netlist, cflag, constraints, "--seed", &seed_s])
             .args(["--report", &report, "--timing-allow-fail", "--threads", "1"])
-            .args(["--router", opts.router.name()])
+            .args(["--router", opts.router.name(), "--log", &log])
             .current_dir(dir),
         opts.limit,
-    )?;
-    write(&dir.join(&log), &out.combined())?;
+    ) {
+        Ok(out) => out,
+        Err(FlowError::Timeout { limit, .. }) => {
+            return Err(failed(format!(
+                "did not finish within {} s and was killed",
+                limit.as_secs()
+            )))
+        }
+        Err(e) => return Err(e),
+    };
     if !out.success() {
-        return Err(FlowError::ToolFailed {
-            tool: part.arch.nextpnr().into(),
-            step: format!("({})", part.name),
-            message: first_error(&out.combined()),
-            log: Some(dir.join(log)),
-        });
+        // What nextpnr printed outside its log (a crash, the WebAssembly runtime's errors)
+        // goes after it.
+        let mut text = std::fs::read_to_string(&log_path).unwrap_or_default();
+        text.push_str("\n--- stdout and stderr ---\n");
+        text.push_str(&out.combined());
+        write(&log_path, &text)?;
+        return Err(failed(first_error(&out.combined())));
     }
     let text = std::fs::read_to_string(dir.join(&report))
         .map_err(|e| io_error(&format!("could not read {report}"), &e))?;
