@@ -37,6 +37,13 @@ fn small_ram<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     a
 }
 
+/// The small RAM on the HX8K, one seed (the stand-in nextpnr tests), then `extra`.
+fn one_hx8k_seed<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut a = small_ram(&["--part", "ice40-hx8k", "--seeds", "1"]);
+    a.extend_from_slice(extra);
+    a
+}
+
 fn u(v: &Value, path: &[&str]) -> u64 {
     let mut x = v;
     for k in path {
@@ -267,18 +274,7 @@ fn a_seed_past_the_time_limit_keeps_its_partial_log() {
          while [ $# -gt 0 ]; do [ \"$1\" = --log ] && echo 'Info: Running main analytical placer.' > \"$2\"; shift; done\n\
          exec sleep 600;; esac",
     );
-    let out = with_path_first(
-        &dir,
-        &small_ram(&[
-            "--part",
-            "ice40-hx8k",
-            "--seeds",
-            "1",
-            "--time-limit",
-            "20",
-            "--json",
-        ]),
-    );
+    let out = with_path_first(&dir, &one_hx8k_seed(&["--time-limit", "20", "--json"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     let r = json_of(&out);
@@ -334,18 +330,7 @@ fn seeds_run_in_parallel_give_the_sequential_results() {
 #[test]
 fn the_router_is_passed_to_nextpnr() {
     let dir = stand_in("nextpnr-ice40", "echo \"$*\" >> \"$(dirname \"$0\")/args\"");
-    let out = with_path_first(
-        &dir,
-        &small_ram(&[
-            "--part",
-            "ice40-hx8k",
-            "--seeds",
-            "1",
-            "--router",
-            "router2",
-            "--json",
-        ]),
-    );
+    let out = with_path_first(&dir, &one_hx8k_seed(&["--router", "router2", "--json"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(json_of(&out)["parts"]["ice40-hx8k"]["router"], "router2");
